@@ -1,0 +1,183 @@
+// The internal records every stage shares. Inbound payloads are parsed into these before the model sees them.
+import { z } from 'zod';
+
+export const LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
+export const LangSchema = z.enum(LANGS);
+export type Lang = z.infer<typeof LangSchema>;
+export const DEFAULT_LANG: Lang = 'en';
+
+export const EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+/** Why a reset was granted, as the ledger classifies it; drives the title/summary templates. */
+export const REASONS = ['incident', 'launch', 'milestone', 'celebration', 'banked', 'policy', 'other'] as const;
+export const ReasonSchema = z.enum(REASONS);
+export type Reason = z.infer<typeof ReasonSchema>;
+
+export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+export const EventIdSchema = z.string().regex(EVENT_ID_PATTERN, 'ids are 1-80 chars of a-z 0-9 . _ - starting with a letter or digit');
+
+/** Text with an English original and optional hand-written translations; a missing language falls back to `en`. */
+export const LocalizedSchema = z
+  .object({
+    en: z.string().min(1),
+    de: z.string().min(1).optional(),
+    ko: z.string().min(1).optional(),
+    ja: z.string().min(1).optional(),
+    zh: z.string().min(1).optional(),
+  })
+  .strict();
+export type Localized = z.infer<typeof LocalizedSchema>;
+
+const isoInstant = z.iso.datetime({ offset: false });
+const isoDate = z.iso.date();
+
+export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
+export const TimeBasisSchema = z.enum(TIME_BASES);
+export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
+export const TimePrecisionSchema = z.enum(TIME_PRECISIONS);
+
+export const ORIGINS = ['ledger', 'service_resets', 'curated'] as const;
+export const OriginSchema = z.enum(ORIGINS);
+
+export const EvidenceSourceSchema = z
+  .object({
+    platform: z.string().min(1).max(40),
+    url: z.url(),
+    author: z.string().max(80).optional(),
+  })
+  .strict();
+
+/**
+ * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names
+ * which of them `occurred_at` is (the effective time wins when known). With `time_precision: day` the
+ * instants are plain dates `YYYY-MM-DD`.
+ */
+export const EventSchema = z
+  .object({
+    id: EventIdSchema,
+    type: EventTypeSchema,
+    status: z.enum(['archived', 'verified']),
+    reason: ReasonSchema,
+    origin: OriginSchema,
+    time_precision: TimePrecisionSchema,
+    time_basis: TimeBasisSchema,
+    announced_at: z.union([isoInstant, isoDate]).nullable(),
+    observed_at: z.union([isoInstant, isoDate]).nullable(),
+    effective_at: z.union([isoInstant, isoDate]).nullable(),
+    /** Hand-written text; absent fields are rendered from templates keyed by type and reason. */
+    title: LocalizedSchema.optional(),
+    summary: LocalizedSchema.optional(),
+    scope: LocalizedSchema.optional(),
+    author_notes: LocalizedSchema.optional(),
+    verification_notes: LocalizedSchema.optional(),
+    /** The original announcement, never translated or edited. */
+    evidence_text: z.string().min(1).max(4000),
+    sources: z.array(EvidenceSourceSchema).default([]),
+    /** Ids of other records describing the same event (e.g. the ledger row a verified record replaces). */
+    same_as: z.array(EventIdSchema).default([]),
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    if (e.announced_at === null && e.observed_at === null && e.effective_at === null) {
+      ctx.addIssue({ code: 'custom', path: ['announced_at'], message: 'at least one of announced_at, observed_at, effective_at is required' });
+    }
+    const basisField = `${e.time_basis === 'announcement' ? 'announced' : e.time_basis === 'observation' ? 'observed' : 'effective'}_at` as const;
+    if (e[basisField] === null) {
+      ctx.addIssue({ code: 'custom', path: [basisField], message: `time_basis is ${e.time_basis} but ${basisField} is null` });
+    }
+    for (const f of ['announced_at', 'observed_at', 'effective_at'] as const) {
+      const v = e[f];
+      if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v)) {
+        ctx.addIssue({ code: 'custom', path: [f], message: e.time_precision === 'day' ? 'time_precision day wants YYYY-MM-DD' : 'a full ISO 8601 UTC instant is required unless time_precision is day' });
+      }
+    }
+    if (e.status === 'verified') {
+      if (!e.verification_notes) ctx.addIssue({ code: 'custom', path: ['verification_notes'], message: 'a verified record needs verification_notes' });
+      if (!e.author_notes) ctx.addIssue({ code: 'custom', path: ['author_notes'], message: 'a verified record needs author_notes' });
+      if (e.sources.length === 0) ctx.addIssue({ code: 'custom', path: ['sources'], message: 'a verified record needs at least one evidence source' });
+    }
+  });
+export type Event = z.infer<typeof EventSchema>;
+export type EventInput = z.input<typeof EventSchema>;
+
+export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed'] as const;
+export const SourceKindSchema = z.enum(SOURCE_KINDS);
+export type SourceKind = z.infer<typeof SourceKindSchema>;
+
+/** A translatable detail: a locale key under `check.` plus its interpolation values. */
+export const DetailSchema = z.object({
+  code: z.string().min(1),
+  params: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
+});
+export type Detail = z.infer<typeof DetailSchema>;
+
+export const SourceCheckSchema = z.object({
+  source: z.string().min(1),
+  kind: SourceKindSchema,
+  url: z.string(),
+  ok: z.boolean(),
+  http_status: z.number().int().nullable(),
+  latency_ms: z.number().nonnegative().nullable(),
+  items_read: z.number().int().nonnegative(),
+  checked_at: isoInstant,
+  detail: DetailSchema,
+});
+export type SourceCheck = z.infer<typeof SourceCheckSchema>;
+
+export const ComponentStatusSchema = z.string().min(1).max(60);
+export const UpstreamStatusSchema = z.object({
+  page_url: z.string(),
+  indicator: z.string(),
+  /** The upstream service's own words, never translated. */
+  description: z.string(),
+  updated_at: z.string().nullable(),
+  components: z.array(z.object({ id: z.string(), name: z.string(), status: ComponentStatusSchema })),
+  fetched_at: isoInstant,
+});
+export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
+
+export const SignalSchema = z.object({
+  id: z.string().min(1).max(120),
+  kind: z.enum(['feed_item', 'status_incident']),
+  source: z.string().min(1),
+  /** Untrusted upstream text, length-capped, never translated. */
+  title: z.string().max(300),
+  excerpt: z.string().max(1000),
+  url: z.string().nullable(),
+  published_at: isoInstant.nullable(),
+  first_seen_at: isoInstant,
+  review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
+  promoted_to: EventIdSchema.nullable(),
+});
+export type Signal = z.infer<typeof SignalSchema>;
+
+export const ForecastLogEntrySchema = z.object({
+  checkpoint: isoInstant,
+  issued_at: isoInstant,
+  model_version: z.string(),
+  probability_24h: z.number().min(0).max(1),
+  probability_48h: z.number().min(0).max(1),
+  /** Climatology (base rate known at issue time), kept so accuracy can compare against it. */
+  base_rate_24h: z.number().min(0).max(1),
+  base_rate_48h: z.number().min(0).max(1),
+  sample_size: z.number().int().nonnegative(),
+});
+export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
+
+export const STATE_SCHEMA_VERSION = 1;
+/** What must outlive a run. Every field has a default so an old or partial file still loads. */
+export const StateSchema = z.object({
+  schema_version: z.literal(STATE_SCHEMA_VERSION).default(STATE_SCHEMA_VERSION),
+  updated_at: isoInstant.nullable().default(null),
+  /** Recent checks, newest last, capped per source. */
+  checks: z.array(SourceCheckSchema).default([]),
+  /** Last good data per source: a failed check never replaces it. */
+  upstream_events: z.array(EventSchema).default([]),
+  upstream_status: UpstreamStatusSchema.nullable().default(null),
+  signals: z.array(SignalSchema).default([]),
+  forecast_log: z.array(ForecastLogEntrySchema).default([]),
+});
+export type State = z.infer<typeof StateSchema>;
+export const emptyState = (): State => StateSchema.parse({});

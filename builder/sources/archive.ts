@@ -1,0 +1,95 @@
+// Source 4: the curated archive in data/, kept in git, where review is the verification process.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { EventSchema, type Event } from '../model/schemas.ts';
+
+export const ArchiveFileSchema = z
+  .object({
+    archive: z.object({ name: z.string().min(1), url: z.url(), commit: z.string().optional(), license: z.string().min(1), notice: z.string().min(1) }),
+    records: z.array(EventSchema),
+  })
+  .strict();
+
+export const ReviewDecisionSchema = z
+  .object({
+    signal_id: z.string().min(1),
+    decision: z.enum(['dismissed', 'promoted']),
+    event_id: z.string().optional(),
+    reviewed_by: z.string().min(1),
+    note: z.string().optional(),
+  })
+  .strict()
+  .refine((d) => d.decision !== 'promoted' || !!d.event_id, { path: ['event_id'], message: 'a promoted signal names the verified event it became' });
+export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
+
+export interface ArchiveInfo {
+  name: string;
+  url: string;
+  notice: string;
+  records: number;
+  since: string | null;
+}
+
+export interface CuratedData {
+  events: Event[];
+  archives: ArchiveInfo[];
+  reviews: ReviewDecision[];
+}
+
+export class DataValidationError extends Error {
+  constructor(file: string, issues: z.core.$ZodIssue[]) {
+    const lines = issues.slice(0, 10).map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+    super(`[sources/archive] invalid curated data\n${lines.join('\n')}`);
+    this.name = 'DataValidationError';
+  }
+}
+
+async function jsonFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(dir, f));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+async function parseFile<T>(file: string, schema: z.ZodType<T>, root: string): Promise<T> {
+  const rel = path.relative(path.dirname(root), file);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new DataValidationError(rel, [{ code: 'custom', path: [], message: `not valid JSON: ${(err as Error).message}`, input: undefined } as z.core.$ZodIssue]);
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) throw new DataValidationError(rel, r.error.issues);
+  return r.data;
+}
+
+/** Reads and validates data/: archive/*.json (imported archives), verified/*.json (one verified event each), reviews/*.json. */
+export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
+  const events: Event[] = [];
+  const archives: ArchiveInfo[] = [];
+  for (const file of await jsonFiles(path.join(dataDir, 'archive'))) {
+    const a = await parseFile(file, ArchiveFileSchema, dataDir);
+    events.push(...a.records);
+    const dates = a.records.map((r) => (r.effective_at ?? r.observed_at ?? r.announced_at ?? '').slice(0, 10)).filter(Boolean).sort();
+    archives.push({ name: a.archive.name, url: a.archive.url, notice: a.archive.notice, records: a.records.length, since: dates[0] ?? null });
+  }
+  for (const file of await jsonFiles(path.join(dataDir, 'verified'))) {
+    const e = await parseFile(file, EventSchema, dataDir);
+    if (e.status !== 'verified') throw new DataValidationError(path.relative(path.dirname(dataDir), file), [{ code: 'custom', path: ['status'], message: 'records in data/verified must have status "verified"', input: e.status } as z.core.$ZodIssue]);
+    events.push(e);
+  }
+  const reviews: ReviewDecision[] = [];
+  for (const file of await jsonFiles(path.join(dataDir, 'reviews'))) {
+    reviews.push(...(await parseFile(file, z.array(ReviewDecisionSchema), dataDir)));
+  }
+  const ids = new Set<string>();
+  for (const e of events) {
+    if (ids.has(e.id)) throw new Error(`[sources/archive] duplicate event id ${e.id} in ${dataDir}`);
+    ids.add(e.id);
+  }
+  return { events, archives, reviews };
+}
