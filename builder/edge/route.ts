@@ -1,0 +1,175 @@
+// The one router, shared by the CloudFront Function and the local preview. Pure and dependency-free: it maps a
+// request to an object key or answers it itself. It is bundled into a CloudFront Function (runtime 2.0), so it
+// keeps to plain functions and simple syntax, and imports nothing but the error messages.
+import de from '../../locales/de/errors.json' with { type: 'json' };
+import en from '../../locales/en/errors.json' with { type: 'json' };
+import ja from '../../locales/ja/errors.json' with { type: 'json' };
+import ko from '../../locales/ko/errors.json' with { type: 'json' };
+import zh from '../../locales/zh/errors.json' with { type: 'json' };
+import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
+
+export const ROUTE_LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
+export type RouteLang = (typeof ROUTE_LANGS)[number];
+/** Kept equal to EVENT_TYPES in model/schemas.ts (a test pins it); duplicated so the edge bundle stays tiny. */
+export const ROUTE_EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
+export const ENDPOINTS = ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy'] as const;
+
+export const MAX_URI_LENGTH = 512;
+export const MAX_QUERY_LENGTH = 1024;
+export const MAX_QUERY_PARAMS = 20;
+
+type ErrorCode = keyof typeof en;
+const MESSAGES: Record<RouteLang, Record<ErrorCode, string>> = { en, de, ko, ja, zh };
+const EVENT_ID = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+const SAFE_PATH = /^\/[A-Za-z0-9._~\/-]*$/;
+
+export interface RouteRequest {
+  method: string;
+  /** The path as received, still percent-encoded, without the query string. */
+  uri: string;
+  /** The raw query string without the leading `?` (empty when none). */
+  query: string;
+}
+
+export type RouteResult =
+  | { kind: 'object'; key: string; lang: RouteLang | null; headers: Record<string, string> }
+  | { kind: 'response'; status: number; headers: Record<string, string>; body: string };
+
+/** Headers of every answer; `contentLanguage` null only for the empty preflight answer. */
+export function baseHeaders(contentLanguage: string | null): Record<string, string> {
+  const h: Record<string, string> = {
+    'content-type': JSON_CONTENT_TYPE,
+    'cache-control': CACHE_CONTROL,
+    'access-control-allow-origin': '*',
+  };
+  if (contentLanguage !== null) h['content-language'] = contentLanguage;
+  return h;
+}
+
+/** Caps and quotes untrusted input before it is echoed in a message. */
+function echo(value: string): string {
+  return value.length > 64 ? value.slice(0, 64) + '…' : value;
+}
+
+export function formatMessage(lang: RouteLang, code: ErrorCode, params: Record<string, string>): string {
+  return MESSAGES[lang][code].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
+    return Object.prototype.hasOwnProperty.call(params, name) ? (params[name] as string) : '';
+  });
+}
+
+export function errorResponse(
+  status: number,
+  lang: RouteLang,
+  code: ErrorCode,
+  params: Record<string, string>,
+  extra?: Record<string, unknown>,
+): RouteResult {
+  const error: Record<string, unknown> = { status: status, code: code, message: formatMessage(lang, code, params) };
+  if (extra) for (const k in extra) error[k] = extra[k];
+  const headers = baseHeaders(lang);
+  if (status === 405) headers['allow'] = 'GET, HEAD, OPTIONS';
+  return { kind: 'response', status: status, headers: headers, body: JSON.stringify({ error: error, meta: { lang: lang } }) };
+}
+
+
+/** Splits a raw query string into decoded name → values. Returns null on malformed percent-encoding. */
+export function parseQuery(query: string): Record<string, string[]> | null {
+  const out: Record<string, string[]> = {};
+  if (query === '') return out;
+  const parts = query.split('&');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent((eq === -1 ? part : part.slice(0, eq)).replace(/\+/g, ' '));
+      value = eq === -1 ? '' : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '));
+    } catch (_e) {
+      return null;
+    }
+    if (!Object.prototype.hasOwnProperty.call(out, name)) out[name] = [];
+    (out[name] as string[]).push(value);
+  }
+  return out;
+}
+
+function isLang(v: string): v is RouteLang {
+  return (ROUTE_LANGS as readonly string[]).indexOf(v) !== -1;
+}
+
+/**
+ * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
+ * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
+ * unsupported or repeated; path → object key, or 404/400 answered here. Unknown parameters are ignored.
+ */
+export function route(req: RouteRequest): RouteResult {
+  if (req.uri.length > MAX_URI_LENGTH || req.query.length > MAX_QUERY_LENGTH) {
+    return errorResponse(414, 'en', 'request_too_long', {});
+  }
+  if (req.method === 'OPTIONS') {
+    const h = baseHeaders(null);
+    delete h['content-type'];
+    h['access-control-allow-methods'] = 'GET, HEAD, OPTIONS';
+    h['access-control-allow-headers'] = '*';
+    h['access-control-max-age'] = '86400';
+    return { kind: 'response', status: 204, headers: h, body: '' };
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return errorResponse(405, 'en', 'method_not_allowed', { method: echo(req.method.replace(/[^A-Za-z-]/g, '?')) });
+  }
+  const q = parseQuery(req.query);
+  if (q === null) return errorResponse(400, 'en', 'malformed_query', {});
+  let count = 0;
+  for (const _k in q) count += (q[_k] as string[]).length;
+  if (count > MAX_QUERY_PARAMS) return errorResponse(400, 'en', 'too_many_parameters', {});
+
+  let lang: RouteLang = 'en';
+  const langs = q['lang'];
+  if (langs !== undefined) {
+    if (langs.length > 1) return errorResponse(400, 'en', 'ambiguous_parameter', { name: 'lang' });
+    const v = (langs[0] as string).toLowerCase();
+    if (!isLang(v)) {
+      return errorResponse(400, 'en', 'unsupported_lang', { value: echo(langs[0] as string), valid: ROUTE_LANGS.join(', ') }, { valid_values: ROUTE_LANGS.slice() });
+    }
+    lang = v;
+  }
+
+  const uri = req.uri;
+  if (!SAFE_PATH.test(uri) || uri.indexOf('//') !== -1 || /\/\.\.?(\/|$)/.test(uri)) {
+    return errorResponse(400, lang, 'invalid_path', {});
+  }
+  const segs = uri.split('/');
+  // segs[0] is '' (leading slash)
+  if (segs[1] !== 'api') return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+  if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) {
+    return { kind: 'object', key: 'api/index.json', lang: null, headers: baseHeaders('en') };
+  }
+  const name = segs[2] as string;
+  if (segs.length === 3) {
+    if (name === 'openapi.json') return { kind: 'object', key: 'api/openapi.json', lang: null, headers: baseHeaders('en') };
+    if ((ENDPOINTS as readonly string[]).indexOf(name) === -1) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+    if (name === 'history') {
+      const types = q['type'];
+      if (types !== undefined) {
+        if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
+        const t = types[0] as string;
+        if ((ROUTE_EVENT_TYPES as readonly string[]).indexOf(t) === -1) {
+          return errorResponse(400, lang, 'unknown_type', { value: echo(t), valid: ROUTE_EVENT_TYPES.join(', ') }, { valid_values: ROUTE_EVENT_TYPES.slice() });
+        }
+        return { kind: 'object', key: 'api/' + lang + '/history/' + t + '.json', lang: lang, headers: baseHeaders(lang) };
+      }
+    }
+    return { kind: 'object', key: 'api/' + lang + '/' + name + '.json', lang: lang, headers: baseHeaders(lang) };
+  }
+  if (segs.length === 4 && name === 'events') {
+    const id = segs[3] as string;
+    if (!EVENT_ID.test(id)) return errorResponse(404, lang, 'event_not_found', { id: echo(id) });
+    return { kind: 'object', key: 'api/' + lang + '/events/' + id + '.json', lang: lang, headers: baseHeaders(lang) };
+  }
+  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(segs[3] as string)) {
+    return { kind: 'object', key: 'api/schemas/' + segs[3], lang: null, headers: baseHeaders('en') };
+  }
+  return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+}

@@ -1,0 +1,349 @@
+// Pure: the chance of a global reset in the next 24 h and 48 h, from the global resets known at `asOf`.
+// No clock, no I/O: the caller passes `asOf`, and nothing later than `asOf` is ever read.
+import { DAY_MS, eventMs, eventTime } from './events.ts';
+import type { Detail, Event } from './schemas.ts';
+
+export const HOUR_MS = 60 * 60 * 1000;
+export const HORIZONS_HOURS = [24, 48] as const;
+export type HorizonHours = (typeof HORIZONS_HOURS)[number];
+
+/** Peer benchmarks score forecasts issued at 00, 06, 12 and 18 UTC; the climatology is measured on the same grid. */
+export const CHECKPOINT_INTERVAL_MS = 6 * HOUR_MS;
+
+/**
+ * Below ten global resets no probability is published. Ten events is where a Poisson rate stops being a guess:
+ * the exact 95% interval for a count of 10 spans about 0.48x..1.84x the estimate (a factor of ~3.8), while at
+ * 5 it spans 0.32x..2.33x (a factor of ~7), i.e. "a reset every 4 days" and "one a month" would both fit.
+ * The hazard model also splits those events over time-since-last-reset bins, so it needs more than a handful.
+ * In the bundled history the 10th reset is 2026-03-11, after six months of sparse records.
+ */
+export const MIN_SAMPLE_RESETS = 10;
+/** A burst of resets inside a few days says nothing about the long-run rate; a month of windows is the floor. */
+export const MIN_HISTORY_DAYS = 30;
+/** Trailing history both the climatology and the models look at (one year of the product's life). */
+export const HISTORY_WINDOW_DAYS = 365;
+/**
+ * Probabilities are clipped to [1%, 99%]. With a few dozen events nobody can claim better than 1-in-100 odds
+ * either way, and an exact 0 or 1 would score an unbounded log-loss and read as certainty to a user.
+ */
+export const MIN_PROBABILITY = 0.01;
+export const MAX_PROBABILITY = 0.99;
+
+export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v2'] as const;
+export type ModelVersion = (typeof MODEL_VERSIONS)[number];
+export const PRODUCTION_MODEL: ModelVersion = 'hazard-v2';
+
+/** Baseline window, fixed a priori (one quarter) and never tuned, so the baseline stays a baseline. */
+export const POISSON_TRAILING_DAYS = 90;
+
+export interface HazardParams {
+  /** Weight of an event or of exposure halves every `half_life_days` before `asOf` (Infinity: no decay). */
+  half_life_days: number;
+  /**
+   * Gamma prior on each bin's hazard, worth `prior_days` days of exposure at the overall (recency-weighted)
+   * rate: bins with little exposure (long gaps are rare) shrink to the overall rate instead of to noise.
+   */
+  prior_days: number;
+  /** Lower edges, in days since the last global reset, of the piecewise-constant hazard; the first is 0. */
+  bin_edges_days: readonly number[];
+  /** Days after a reset with `reason: incident` that get their own hazard stratum; 0 turns the covariate off. */
+  incident_window_days: number;
+}
+
+/**
+ * Chosen by `tuneHazard` in backtest.ts on checkpoints whose outcome was known before the split cutoff
+ * (BACKTEST_CUTOFF); the held-out period after it never influenced them. backtest.test.ts pins that the train
+ * argmin is still these values, so re-tuning on other data shows up as a failing test, not a silent change.
+ */
+export const HAZARD_V2_PARAMS: HazardParams = {
+  half_life_days: 30,
+  prior_days: 7,
+  bin_edges_days: [0, 1, 3, 7, 14],
+  incident_window_days: 0,
+};
+
+export interface Climatology {
+  base_rate_24h: number | null;
+  base_rate_48h: number | null;
+  /** Global resets in the trailing window at `asOf`. */
+  sample_size: number;
+  /** Checkpoint windows (24h) the base rate was measured on; 0 when it is null. */
+  windows_24h: number;
+  windows_48h: number;
+}
+
+export interface Forecast {
+  probability_24h: number | null;
+  probability_48h: number | null;
+  base_rate_24h: number | null;
+  base_rate_48h: number | null;
+  sample_size: number;
+  model_version: ModelVersion;
+  explanation: Detail;
+  last_global_reset_at: string | null;
+  window_days: number;
+}
+
+export interface ForecastOptions {
+  model?: ModelVersion;
+  /** Overrides for the hazard model (the backtest tunes with these); production uses HAZARD_V2_PARAMS. */
+  hazard?: Partial<HazardParams>;
+}
+
+/** The 6-hour checkpoint (00/06/12/18 UTC) at or before `ms`; the epoch is midnight UTC, so plain flooring works. */
+export function checkpointAtOrBefore(ms: number): number {
+  return Math.floor(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
+}
+
+export function checkpointAtOrAfter(ms: number): number {
+  return Math.ceil(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
+}
+
+/** ISO 8601 UTC, without the `.000` when the instant is a whole second. */
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+export function clipProbability(p: number): number {
+  return Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
+}
+
+/** A global reset as the models see it: when, and whether it compensated an outage. */
+export interface KnownReset {
+  ms: number;
+  incident: boolean;
+}
+
+interface KnownResets {
+  /** Ascending epoch ms of the global resets in (asOf - HISTORY_WINDOW_DAYS, asOf]. */
+  times: number[];
+  resets: KnownReset[];
+  last: Event | null;
+}
+
+function knownResets(events: readonly Event[], asOfMs: number): KnownResets {
+  const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
+  let last: Event | null = null;
+  let lastMs = -Infinity;
+  const resets: KnownReset[] = [];
+  for (const e of events) {
+    // Banked grants and policy notes are not the forecast target and do not feed it either.
+    if (e.type !== 'global_reset') continue;
+    const ms = eventMs(e);
+    if (!Number.isFinite(ms) || ms > asOfMs || ms <= from) continue;
+    resets.push({ ms, incident: e.reason === 'incident' });
+    if (ms > lastMs || (ms === lastMs && last !== null && e.id > last.id)) {
+      last = e;
+      lastMs = ms;
+    }
+  }
+  resets.sort((a, b) => a.ms - b.ms || Number(a.incident) - Number(b.incident));
+  return { times: resets.map((r) => r.ms), resets, last };
+}
+
+/** The global resets a forecast at `asOf` may use, oldest first (exported so the backtest can reuse them). */
+export function resetsKnownAt(events: readonly Event[], asOf: Date): KnownReset[] {
+  return knownResets(events, asOf.getTime()).resets;
+}
+
+function enoughData(times: readonly number[], asOfMs: number): boolean {
+  const first = times[0];
+  return times.length >= MIN_SAMPLE_RESETS && first !== undefined && asOfMs - first >= MIN_HISTORY_DAYS * DAY_MS;
+}
+
+/** Fraction (and count) of checkpoint windows (c, c + h] fully known at `asOf` that held at least one reset. */
+function windowFrequency(times: readonly number[], asOfMs: number, horizonMs: number): { rate: number; windows: number } | null {
+  const first = times[0];
+  if (first === undefined) return null;
+  let i = 0;
+  let windows = 0;
+  let hits = 0;
+  for (let c = checkpointAtOrAfter(first); c + horizonMs <= asOfMs; c += CHECKPOINT_INTERVAL_MS) {
+    while (i < times.length && times[i]! <= c) i++;
+    windows++;
+    if (i < times.length && times[i]! <= c + horizonMs) hits++;
+  }
+  return windows === 0 ? null : { rate: hits / windows, windows };
+}
+
+/**
+ * Climatology: the share of 24h (48h) windows starting at a checkpoint in the trailing history, from the first
+ * known reset up to `asOf`, that contained at least one global reset. It is measured on exactly the quantity a
+ * forecast is scored on, so the comparison is like for like, and it assumes no distribution: resets cluster,
+ * and a Poisson conversion of the mean rate would overstate the chance of at least one. Null under the same
+ * minimum sample as the forecast.
+ */
+export function computeClimatology(events: readonly Event[], asOf: Date): Climatology {
+  const asOfMs = asOf.getTime();
+  const { times } = knownResets(events, asOfMs);
+  return climatologyOf(times, asOfMs);
+}
+
+function climatologyOf(times: readonly number[], asOfMs: number): Climatology {
+  const none: Climatology = { base_rate_24h: null, base_rate_48h: null, sample_size: times.length, windows_24h: 0, windows_48h: 0 };
+  if (!enoughData(times, asOfMs)) return none;
+  const w24 = windowFrequency(times, asOfMs, 24 * HOUR_MS);
+  const w48 = windowFrequency(times, asOfMs, 48 * HOUR_MS);
+  if (w24 === null || w48 === null) return none;
+  return { base_rate_24h: w24.rate, base_rate_48h: w48.rate, sample_size: times.length, windows_24h: w24.windows, windows_48h: w48.windows };
+}
+
+/** poisson-v1: resets in the trailing 90 days (or the known history, if shorter) as a constant Poisson rate. */
+function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
+  const first = times[0]!;
+  const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - first);
+  const from = asOfMs - spanMs;
+  const n = times.filter((t) => t > from).length;
+  return 1 - Math.exp(-(n / spanMs) * horizonMs);
+}
+
+/**
+ * hazard-v2: a piecewise-constant hazard on the time since the last global reset, estimated as recency-weighted
+ * events over recency-weighted exposure per bin (a piecewise-exponential survival model), each bin shrunk to
+ * the overall recency-weighted rate. Recency weighting lets it follow regime changes (months of silence, then
+ * several resets a week); the time-since-last bins let it follow bursts. P(>=1 reset in the next h) is
+ * 1 - exp(-cumulative hazard from the current gap s0 to s0 + h), exact for a renewal process because only the
+ * first reset in the window matters.
+ *
+ * With `incident_window_days` > 0, the first days after a reset that compensated an outage form their own
+ * stratum, each bin shrunk to the pooled bin hazard (outages tend to come in runs, so one compensation may
+ * be followed by another).
+ */
+export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams): number {
+  const n = resets.length;
+  const edges = params.bin_edges_days.map((d) => d * DAY_MS);
+  const k = edges.length;
+  const lower = (b: number) => edges[b]!;
+  const upper = (b: number) => (b + 1 < k ? edges[b + 1]! : Infinity);
+  const binOf = (s: number) => {
+    let b = k - 1;
+    while (b > 0 && s < lower(b)) b--;
+    return b;
+  };
+  const incidentMs = params.incident_window_days * DAY_MS;
+  const halfLifeMs = params.half_life_days * DAY_MS;
+  const decays = Number.isFinite(halfLifeMs);
+  const weight = (u: number) => (decays ? Math.pow(2, -(asOfMs - u) / halfLifeMs) : 1);
+  // Exact integral of the weight over [a, b], in days.
+  const exposure = (a: number, b: number) => (decays ? ((weight(b) - weight(a)) * halfLifeMs) / Math.LN2 : b - a) / DAY_MS;
+
+  // Index 0: ordinary stratum, 1: within incident_window_days after an incident reset.
+  const events = [new Array<number>(k).fill(0), new Array<number>(k).fill(0)];
+  const exposed = [new Array<number>(k).fill(0), new Array<number>(k).fill(0)];
+  for (let i = 0; i < n; i++) {
+    const start = resets[i]!.ms;
+    const incident = resets[i]!.incident;
+    const next = resets[i + 1]?.ms;
+    const end = next ?? asOfMs;
+    for (let b = 0; b < k; b++) {
+      const a = start + lower(b);
+      const z = Math.min(end, start + upper(b));
+      if (z <= a) continue;
+      // Split the piece at the end of the incident window.
+      const cut = incident ? Math.min(Math.max(a, start + incidentMs), z) : a;
+      if (cut > a) exposed[1]![b]! += exposure(a, cut);
+      if (z > cut) exposed[0]![b]! += exposure(cut, z);
+    }
+    if (next !== undefined) {
+      const gap = next - start;
+      events[incident && gap < incidentMs ? 1 : 0]![binOf(gap)]! += weight(next);
+    }
+  }
+  const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+  const totalEvents = sum(events[0]!) + sum(events[1]!);
+  const totalExposed = sum(exposed[0]!) + sum(exposed[1]!);
+  const overall = totalExposed > 0 ? totalEvents / totalExposed : 0;
+  const pooled = edges.map((_, b) => (events[0]![b]! + events[1]![b]! + params.prior_days * overall) / (exposed[0]![b]! + exposed[1]![b]! + params.prior_days));
+  const stratified = (st: 0 | 1, b: number) =>
+    incidentMs > 0 ? (events[st]![b]! + params.prior_days * pooled[b]!) / (exposed[st]![b]! + params.prior_days) : pooled[b]!;
+
+  const last = resets[n - 1]!;
+  const s0 = asOfMs - last.ms;
+  const incidentEnd = last.incident ? incidentMs : 0;
+  let cumulative = 0;
+  for (let b = 0; b < k; b++) {
+    const a = Math.max(s0, lower(b));
+    const z = Math.min(s0 + horizonMs, upper(b));
+    if (z <= a) continue;
+    const cut = Math.min(Math.max(a, incidentEnd), z);
+    cumulative += (stratified(1, b) * (cut - a) + stratified(0, b) * (z - cut)) / DAY_MS;
+  }
+  return cumulative;
+}
+
+/**
+ * A model's probability of at least one global reset within `horizonMs` of `asOfMs`, clipped. `resets` are the
+ * ones known at `asOfMs` (resetsKnownAt); the caller has checked the minimum sample.
+ */
+export function modelProbability(model: ModelVersion, resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams = HAZARD_V2_PARAMS): number {
+  const raw =
+    model === 'poisson-v1'
+      ? poissonProbability(resets.map((r) => r.ms), asOfMs, horizonMs)
+      : 1 - Math.exp(-hazardCumulative(resets, asOfMs, horizonMs, params));
+  return clipProbability(raw);
+}
+
+const percent = (p: number) => Math.round(p * 100);
+const oneDecimal = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * The forecast published at `asOf`. Only global resets with an event time at or before `asOf` are read, so
+ * adding a later record never changes an earlier forecast. Below the minimum sample the probabilities are
+ * null (never 0) and the explanation says why.
+ */
+export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}): Forecast {
+  const model = opts.model ?? PRODUCTION_MODEL;
+  const params: HazardParams = { ...HAZARD_V2_PARAMS, ...opts.hazard };
+  const asOfMs = asOf.getTime();
+  const { times, resets, last } = knownResets(events, asOfMs);
+  const climatology = climatologyOf(times, asOfMs);
+  const lastAt = last === null ? null : eventTime(last).at;
+  const firstMs = times[0];
+  const historyDays = firstMs === undefined ? 0 : oneDecimal((asOfMs - firstMs) / DAY_MS);
+
+  if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) {
+    return {
+      probability_24h: null,
+      probability_48h: null,
+      base_rate_24h: null,
+      base_rate_48h: null,
+      sample_size: times.length,
+      model_version: model,
+      explanation: {
+        code: 'insufficient_data',
+        params: { sample_size: times.length, min_sample: MIN_SAMPLE_RESETS, history_days: historyDays, min_history_days: MIN_HISTORY_DAYS, window_days: HISTORY_WINDOW_DAYS },
+      },
+      last_global_reset_at: lastAt,
+      window_days: HISTORY_WINDOW_DAYS,
+    };
+  }
+
+  const p24 = modelProbability(model, resets, asOfMs, 24 * HOUR_MS, params);
+  // Clipping keeps the 48h probability at or above the 24h one; max() guards against rounding at the clip.
+  const p48 = Math.max(p24, modelProbability(model, resets, asOfMs, 48 * HOUR_MS, params));
+  const daysSinceLast = oneDecimal((asOfMs - times[times.length - 1]!) / DAY_MS);
+  return {
+    probability_24h: p24,
+    probability_48h: p48,
+    base_rate_24h: climatology.base_rate_24h,
+    base_rate_48h: climatology.base_rate_48h,
+    sample_size: times.length,
+    model_version: model,
+    explanation: {
+      code: model === 'poisson-v1' ? 'probability_poisson' : 'probability_hazard',
+      params: {
+        probability_24h: percent(p24),
+        probability_48h: percent(p48),
+        base_rate_24h: percent(climatology.base_rate_24h),
+        base_rate_48h: percent(climatology.base_rate_48h),
+        sample_size: times.length,
+        days_since_last: daysSinceLast,
+        window_days: HISTORY_WINDOW_DAYS,
+        half_life_days: params.half_life_days,
+        trailing_days: POISSON_TRAILING_DAYS,
+      },
+    },
+    last_global_reset_at: lastAt,
+    window_days: HISTORY_WINDOW_DAYS,
+  };
+}

@@ -1,0 +1,79 @@
+// Pure: today's four-state status, `reset`, and the latest resets.
+import { eventDate, eventMs, utcDate } from './events.ts';
+import type { Detail, Event, SourceCheck, SourceKind } from './schemas.ts';
+
+/** A reset source whose last good check is older than this no longer vouches for "no reset today". */
+export const STALE_AFTER_MS = 30 * 60 * 1000;
+/** Only these sources can report a reset, so only they keep today's state fresh. */
+export const RESET_SOURCE_KINDS: readonly SourceKind[] = ['reset_tracker'];
+
+export const TODAY_STATES = ['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const;
+export type TodayState = (typeof TODAY_STATES)[number];
+
+export interface TodayStatus {
+  date: string;
+  state: TodayState;
+  /** true for a reset today, false only when fresh checks found none, null when unknown (never false then). */
+  reset: boolean | null;
+  event_ids: string[];
+  last_good_check_at: string | null;
+  /** When a `no_verified_reset` answer expires if no newer good check arrives; null for the other states. */
+  valid_until: string | null;
+  explanation: Detail;
+}
+
+export function lastGoodResetCheck(checks: readonly SourceCheck[]): SourceCheck | null {
+  let best: SourceCheck | null = null;
+  for (const c of checks) {
+    if (!c.ok || !RESET_SOURCE_KINDS.includes(c.kind)) continue;
+    if (best === null || Date.parse(c.checked_at) > Date.parse(best.checked_at)) best = c;
+  }
+  return best;
+}
+
+function hasEvidence(e: Event): boolean {
+  return e.sources.length > 0 && e.evidence_text.trim().length > 0;
+}
+
+/**
+ * Today's state for the UTC date of `asOf`. Events only count once they happened (a reset announced for later
+ * is not today's reset yet), and the day is decided on the effective time when known.
+ */
+export function computeToday(events: readonly Event[], checks: readonly SourceCheck[], asOf: Date): TodayStatus {
+  const date = utcDate(asOf);
+  const now = asOf.getTime();
+  const todays = events.filter((e) => e.type === 'global_reset' && eventMs(e) <= now && eventDate(e) === date);
+  const verified = todays.filter((e) => e.status === 'verified' && hasEvidence(e));
+  const good = lastGoodResetCheck(checks);
+  const last = good?.checked_at ?? null;
+  const base = { date, last_good_check_at: last, valid_until: null };
+  if (verified.length > 0) {
+    return { ...base, state: 'confirmed_today', reset: true, event_ids: verified.map((e) => e.id), explanation: { code: 'state.confirmed_today', params: { date } } };
+  }
+  if (todays.length > 0) {
+    return { ...base, state: 'recorded_today', reset: true, event_ids: todays.map((e) => e.id), explanation: { code: 'state.recorded_today', params: { date } } };
+  }
+  if (good !== null && now - Date.parse(good.checked_at) <= STALE_AFTER_MS) {
+    return {
+      ...base,
+      state: 'no_verified_reset',
+      reset: false,
+      event_ids: [],
+      valid_until: new Date(Date.parse(good.checked_at) + STALE_AFTER_MS).toISOString(),
+      explanation: { code: 'state.no_verified_reset', params: { date } },
+    };
+  }
+  return {
+    ...base,
+    state: 'unknown',
+    reset: null,
+    event_ids: [],
+    explanation: last === null ? { code: 'state.unknown_unchecked', params: {} } : { code: 'state.unknown_stale', params: { last } },
+  };
+}
+
+/** Latest global reset that has happened by `asOf`, among all records and among verified ones. */
+export function computeLatest(events: readonly Event[], asOf: Date): { latestReset: Event | null; latestVerifiedReset: Event | null } {
+  const past = events.filter((e) => e.type === 'global_reset' && eventMs(e) <= asOf.getTime()).sort((a, b) => eventMs(b) - eventMs(a));
+  return { latestReset: past[0] ?? null, latestVerifiedReset: past.find((e) => e.status === 'verified') ?? null };
+}

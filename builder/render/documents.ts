@@ -1,0 +1,247 @@
+// Pure: one JSON document per endpoint × language (plus history per type and one per event), validated against the
+// response schemas, and the OpenAPI document generated from them.
+import type { TFunction } from 'i18next';
+import { z } from 'zod';
+import { CACHE_CONTROL, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
+import { eventTime } from '../model/events.ts';
+import { EVENT_TYPES, LANGS, type Detail, type Event, type Lang, type Localized, type Signal, type SourceCheck, type UpstreamStatus } from '../model/schemas.ts';
+import { RESET_SOURCE_KINDS, STALE_AFTER_MS, type TodayStatus } from '../model/status.ts';
+import type { OutputDocument } from '../publish/sink.ts';
+import { PHASE } from '../publish/sink.ts';
+import { translateDetail, translator } from './i18n.ts';
+import { buildOpenApi } from './openapi.ts';
+import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
+
+
+export interface ForecastView {
+  probability_24h: number | null;
+  probability_48h: number | null;
+  base_rate_24h: number | null;
+  base_rate_48h: number | null;
+  sample_size: number;
+  model_version: string;
+  explanation: Detail;
+  last_global_reset_at: string | null;
+}
+
+export interface AccuracyView {
+  window_days: number;
+  forecasts: { checkpoint: string; issued_at: string; horizon_hours: 24 | 48; probability: number; outcome: boolean; brier: number; model_version: string }[];
+  summary: Record<'h24' | 'h48', { brier: number | null; climatology_brier: number | null; sample_size: number }>;
+}
+
+export interface ArchiveView {
+  name: string;
+  url: string;
+  records: number;
+  notice: string;
+  since: string | null;
+}
+
+export interface RenderInput {
+  asOf: Date;
+  /** Merged, newest first. */
+  events: readonly Event[];
+  today: TodayStatus;
+  latestReset: Event | null;
+  latestVerifiedReset: Event | null;
+  checks: readonly SourceCheck[];
+  upstreamStatus: UpstreamStatus | null;
+  signals: readonly Signal[];
+  forecast: ForecastView;
+  accuracy: AccuracyView;
+  archives: readonly ArchiveView[];
+}
+
+const RECENT_EVENTS = 10;
+
+function pick(text: Localized | undefined, lang: Lang): { text: string | null; translated: boolean } {
+  if (!text) return { text: null, translated: true };
+  const v = text[lang];
+  return v !== undefined ? { text: v, translated: true } : { text: text.en, translated: lang === 'en' };
+}
+
+export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof DOCUMENT_SCHEMAS.event>['event'] {
+  const when = eventTime(e);
+  const date = when.at.slice(0, 10);
+  const untranslated: string[] = [];
+  const field = (name: string, text: Localized | undefined, fallback: () => string): string => {
+    const p = pick(text, lang);
+    if (!p.translated) untranslated.push(name);
+    return p.text ?? fallback();
+  };
+  const reason = t(`common:reason.${e.reason}`);
+  const notes = (name: string, text: Localized | undefined): string | null => {
+    const p = pick(text, lang);
+    if (!p.translated) untranslated.push(name);
+    return p.text;
+  };
+  return {
+    id: e.id,
+    url: `/api/events/${e.id}?lang=${lang}`,
+    type: e.type,
+    status: e.status,
+    reason: e.reason,
+    origin: e.origin,
+    title: field('title', e.title, () => t(`common:title.${e.type}`, { reason })),
+    summary: field('summary', e.summary, () => t(`common:summary.${e.type}`, { date, reason })),
+    scope: field('scope', e.scope, () => t(`common:scope.${e.type}`)),
+    author_notes: notes('author_notes', e.author_notes),
+    verification_notes: notes('verification_notes', e.verification_notes),
+    evidence_text: e.evidence_text,
+    time_precision: e.time_precision,
+    time_basis: when.basis,
+    occurred_at: when.at,
+    announced_at: e.announced_at,
+    observed_at: e.observed_at,
+    effective_at: e.effective_at,
+    sources: e.sources.map((s) => ({ ...s })),
+    same_as: [...e.same_as],
+    untranslated_fields: untranslated,
+  };
+}
+
+/** The latest check of each source, in a stable order. */
+export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
+  const by = new Map<string, SourceCheck>();
+  for (const c of checks) {
+    const prev = by.get(c.source);
+    if (!prev || Date.parse(c.checked_at) >= Date.parse(prev.checked_at)) by.set(c.source, c);
+  }
+  return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
+}
+
+function validate(name: DocumentSchemaName, key: string, doc: unknown): string {
+  const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+  }
+  return JSON.stringify(doc);
+}
+
+export function renderApi(input: RenderInput): OutputDocument[] {
+  const { asOf } = input;
+  const generatedAt = asOf.toISOString();
+  const staleAfter = new Date(asOf.getTime() + STALE_AFTER_MS).toISOString();
+  const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
+  const docs: OutputDocument[] = [];
+  const add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown) =>
+    docs.push({ key, body: validate(name, key, doc), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
+
+  const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
+  const lastCheckAt = input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null);
+  const current = latestChecks(input.checks);
+
+  for (const lang of LANGS) {
+    const t = translator(lang);
+    const meta = { lang, generated_at: generatedAt, stale_after: staleAfter, api_version: API_VERSION, docs: '/api/openapi.json', license };
+    const rendered = new Map(input.events.map((e) => [e.id, renderEvent(e, lang, t)]));
+    const ev = (e: Event) => rendered.get(e.id)!;
+    const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
+
+    for (const e of input.events) add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, { meta, event: ev(e) });
+
+    const coverage = {
+      partial: true as const,
+      since: allDates[0] ?? null,
+      until: allDates[allDates.length - 1] ?? null,
+      archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
+      note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
+    };
+    const history = (type: Event['type'] | null) => {
+      const list = type === null ? input.events : input.events.filter((e) => e.type === type);
+      return { meta, type, types: [...EVENT_TYPES], coverage, count: list.length, events: list.map(ev) };
+    };
+    add('history', `api/${lang}/history.json`, lang, PHASE.lists, history(null));
+    for (const type of EVENT_TYPES) add('history', `api/${lang}/history/${type}.json`, lang, PHASE.lists, history(type));
+
+    const f = input.forecast;
+    add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
+      meta,
+      probability_24h: f.probability_24h,
+      probability_48h: f.probability_48h,
+      base_rate_24h: f.base_rate_24h,
+      base_rate_48h: f.base_rate_48h,
+      sample_size: f.sample_size,
+      model_version: f.model_version,
+      explanation: translateDetail(t, f.explanation, 'forecast'),
+      issued_at: generatedAt,
+      last_global_reset_at: f.last_global_reset_at,
+    });
+    add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
+      meta,
+      note: t('common:signals.note'),
+      count: input.signals.length,
+      signals: input.signals.map((s) => ({ ...s })),
+    });
+    add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, {
+      meta,
+      note: t('common:accuracy.note'),
+      window_days: input.accuracy.window_days,
+      summary: input.accuracy.summary,
+      forecasts: input.accuracy.forecasts,
+    });
+
+    add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
+      meta,
+      reset: today.reset,
+      latestReset: input.latestReset ? ev(input.latestReset) : null,
+      latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
+      last_source_check_at: lastCheckAt,
+      today,
+    });
+    const u = input.upstreamStatus;
+    add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
+      meta,
+      reset: today.reset,
+      today,
+      recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
+      source_checks: current.map((c) => ({
+        source: c.source,
+        kind: c.kind,
+        url: c.url,
+        ok: c.ok,
+        http_status: c.http_status,
+        latency_ms: c.latency_ms,
+        items_read: c.items_read,
+        checked_at: c.checked_at,
+        detail_code: c.detail.code,
+        detail: translateDetail(t, c.detail, 'checks'),
+        affects_today: RESET_SOURCE_KINDS.includes(c.kind),
+      })),
+      upstream_status: u
+        ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }
+        : null,
+    });
+  }
+
+  const schemaNames = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
+  add('index', 'api/index.json', 'en', PHASE.summaries, {
+    api_version: API_VERSION,
+    generated_at: generatedAt,
+    languages: [...LANGS],
+    default_language: 'en',
+    types: [...EVENT_TYPES],
+    endpoints: [
+      { path: '/api/latest', description: 'Has a global reset happened today, and the latest resets.' },
+      { path: '/api/status', description: "Today's state, recent events, source checks, upstream status." },
+      { path: '/api/history', description: 'All recorded events; ?type= filters by event type.' },
+      { path: '/api/events/{id}', description: 'One event.' },
+      { path: '/api/forecast', description: 'Probability of a global reset in the next 24h and 48h.' },
+      { path: '/api/signals', description: 'Public signals awaiting review.' },
+      { path: '/api/accuracy', description: 'How good past forecasts were (Brier scores).' },
+    ],
+    openapi: '/api/openapi.json',
+    schemas: schemaNames.map((n) => `/api/schemas/${n}.json`),
+    license,
+  });
+  const json = (key: string, value: unknown) =>
+    docs.push({ key, body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE, contentLanguage: 'en', cacheControl: CACHE_CONTROL, phase: PHASE.schemas });
+  json('api/openapi.json', buildOpenApi());
+  for (const n of schemaNames) json(`api/schemas/${n}.json`, z.toJSONSchema(DOCUMENT_SCHEMAS[n], { target: 'draft-2020-12', io: 'output' }));
+  const messages = Object.fromEntries(LANGS.map((l) => [l, translator(l)('errors:missing_object')]));
+  const notFound = { error: { status: 404, code: 'not_found', message: messages.en, messages }, meta: { lang: null } };
+  docs.push({ key: NOT_FOUND_KEY, body: validate('error', NOT_FOUND_KEY, notFound), contentType: JSON_CONTENT_TYPE, contentLanguage: NOT_FOUND_CONTENT_LANGUAGE, cacheControl: CACHE_CONTROL, phase: PHASE.leaves });
+  return docs;
+}

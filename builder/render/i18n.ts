@@ -1,0 +1,58 @@
+// i18next resources for every language, loaded statically so rendering stays pure (no fs).
+import i18next, { type TFunction } from 'i18next';
+import deChecks from '../../locales/de/checks.json' with { type: 'json' };
+import deCommon from '../../locales/de/common.json' with { type: 'json' };
+import deErrors from '../../locales/de/errors.json' with { type: 'json' };
+import deForecast from '../../locales/de/forecast.json' with { type: 'json' };
+import enChecks from '../../locales/en/checks.json' with { type: 'json' };
+import enCommon from '../../locales/en/common.json' with { type: 'json' };
+import enErrors from '../../locales/en/errors.json' with { type: 'json' };
+import enForecast from '../../locales/en/forecast.json' with { type: 'json' };
+import jaChecks from '../../locales/ja/checks.json' with { type: 'json' };
+import jaCommon from '../../locales/ja/common.json' with { type: 'json' };
+import jaErrors from '../../locales/ja/errors.json' with { type: 'json' };
+import jaForecast from '../../locales/ja/forecast.json' with { type: 'json' };
+import koChecks from '../../locales/ko/checks.json' with { type: 'json' };
+import koCommon from '../../locales/ko/common.json' with { type: 'json' };
+import koErrors from '../../locales/ko/errors.json' with { type: 'json' };
+import koForecast from '../../locales/ko/forecast.json' with { type: 'json' };
+import zhChecks from '../../locales/zh/checks.json' with { type: 'json' };
+import zhCommon from '../../locales/zh/common.json' with { type: 'json' };
+import zhErrors from '../../locales/zh/errors.json' with { type: 'json' };
+import zhForecast from '../../locales/zh/forecast.json' with { type: 'json' };
+import { LANGS, type Detail, type Lang } from '../model/schemas.ts';
+
+export const NAMESPACES = ['common', 'errors', 'checks', 'forecast'] as const;
+export type Namespace = (typeof NAMESPACES)[number];
+
+export const RESOURCES: Record<Lang, Record<Namespace, object>> = {
+  en: { common: enCommon, errors: enErrors, checks: enChecks, forecast: enForecast },
+  de: { common: deCommon, errors: deErrors, checks: deChecks, forecast: deForecast },
+  ko: { common: koCommon, errors: koErrors, checks: koChecks, forecast: koForecast },
+  ja: { common: jaCommon, errors: jaErrors, checks: jaChecks, forecast: jaForecast },
+  zh: { common: zhCommon, errors: zhErrors, checks: zhChecks, forecast: zhForecast },
+};
+
+const instance = i18next.createInstance();
+void instance.init({
+  resources: RESOURCES,
+  lng: 'en',
+  supportedLngs: [...LANGS],
+  // A missing key must show up as the key itself in tests, not silently as English.
+  fallbackLng: false,
+  ns: [...NAMESPACES],
+  defaultNS: 'common',
+  initAsync: false,
+  interpolation: { escapeValue: false },
+  returnNull: false,
+});
+
+export function translator(lang: Lang): TFunction {
+  return instance.getFixedT(lang);
+}
+
+/** Translates a Detail whose code is `ns:key` or a key of the common namespace. */
+export function translateDetail(t: TFunction, d: Detail, ns: Namespace = 'common'): string {
+  const key = d.code.includes(':') ? d.code : `${ns}:${d.code}`;
+  return t(key, d.params);
+}

@@ -1,0 +1,225 @@
+// Response schemas: the build validates every document against them, and the OpenAPI document and JSON Schemas
+// are generated from the very same definitions.
+import { z } from 'zod';
+import { EVENT_TYPES, LANGS, ORIGINS, REASONS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
+import { TODAY_STATES } from '../model/status.ts';
+
+const instant = z.iso.datetime({ offset: false });
+const instantOrDate = z.union([instant, z.iso.date()]);
+const probability = z.number().gt(0).lt(1);
+
+export const API_VERSION = '1';
+
+export const MetaSchema = z
+  .object({
+    lang: z.enum(LANGS),
+    generated_at: instant.describe('When the builder produced this document.'),
+    stale_after: instant.describe('After this time the document is out of date: treat today\'s state as unknown.'),
+    api_version: z.literal(API_VERSION),
+    docs: z.string(),
+    license: z.string().describe('Notice for data derived from third-party archives.'),
+  })
+  .meta({ id: 'Meta' });
+
+export const EventDocSchema = z
+  .object({
+    id: z.string(),
+    url: z.string().describe('Path of this event in the API.'),
+    type: z.enum(EVENT_TYPES),
+    status: z.enum(['archived', 'verified']),
+    reason: z.enum(REASONS),
+    origin: z.enum(ORIGINS),
+    title: z.string(),
+    summary: z.string(),
+    scope: z.string(),
+    author_notes: z.string().nullable(),
+    verification_notes: z.string().nullable(),
+    evidence_text: z.string().describe('The original announcement, never translated.'),
+    time_precision: z.enum(TIME_PRECISIONS),
+    time_basis: z.enum(TIME_BASES),
+    occurred_at: instantOrDate.describe('The time named by time_basis: effective, else observed, else announced.'),
+    announced_at: instantOrDate.nullable(),
+    observed_at: instantOrDate.nullable(),
+    effective_at: instantOrDate.nullable(),
+    sources: z.array(z.object({ platform: z.string(), url: z.string(), author: z.string().optional() })),
+    same_as: z.array(z.string()),
+    untranslated_fields: z.array(z.string()).describe('Fields shown in their original language because no translation exists yet.'),
+  })
+  .meta({ id: 'Event' });
+
+export const TodaySchema = z
+  .object({
+    date: z.iso.date(),
+    state: z.enum(TODAY_STATES),
+    reset: z.boolean().nullable(),
+    event_ids: z.array(z.string()),
+    last_good_check_at: instant.nullable(),
+    valid_until: instant.nullable(),
+    explanation: z.string(),
+  })
+  .meta({ id: 'Today' });
+
+export const LatestDocSchema = z
+  .object({
+    meta: MetaSchema,
+    reset: z.boolean().nullable().describe('true: a global reset today; false: fresh checks found none; null: unknown (never false then).'),
+    latestReset: EventDocSchema.nullable(),
+    latestVerifiedReset: EventDocSchema.nullable(),
+    last_source_check_at: instant.nullable(),
+    today: TodaySchema,
+  })
+  .meta({ id: 'Latest' });
+
+export const CoverageSchema = z.object({
+  partial: z.literal(true),
+  since: z.iso.date().nullable(),
+  until: z.iso.date().nullable(),
+  archives: z.array(z.object({ name: z.string(), url: z.string(), records: z.number().int(), notice: z.string() })),
+  note: z.string(),
+});
+
+export const HistoryDocSchema = z
+  .object({
+    meta: MetaSchema,
+    type: z.enum(EVENT_TYPES).nullable(),
+    types: z.array(z.enum(EVENT_TYPES)),
+    coverage: CoverageSchema,
+    count: z.number().int().nonnegative(),
+    events: z.array(EventDocSchema),
+  })
+  .meta({ id: 'History' });
+
+export const EventResponseSchema = z.object({ meta: MetaSchema, event: EventDocSchema }).meta({ id: 'EventResponse' });
+
+export const ForecastDocSchema = z
+  .object({
+    meta: MetaSchema,
+    probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
+    probability_48h: probability.nullable(),
+    base_rate_24h: probability.nullable(),
+    base_rate_48h: probability.nullable(),
+    sample_size: z.number().int().nonnegative(),
+    model_version: z.string(),
+    explanation: z.string(),
+    issued_at: instant,
+    last_global_reset_at: instantOrDate.nullable(),
+  })
+  .meta({ id: 'Forecast' });
+
+export const SourceCheckDocSchema = z.object({
+  source: z.string(),
+  kind: z.enum(SOURCE_KINDS),
+  url: z.string(),
+  ok: z.boolean(),
+  http_status: z.number().int().nullable(),
+  latency_ms: z.number().nullable(),
+  items_read: z.number().int(),
+  checked_at: instant,
+  detail_code: z.string(),
+  detail: z.string(),
+  affects_today: z.boolean().describe('Whether this source can report a reset and so keeps today\'s state fresh.'),
+});
+
+export const UpstreamStatusDocSchema = z.object({
+  page_url: z.string(),
+  indicator: z.string(),
+  description: z.string().describe('The upstream service\'s own words, never translated.'),
+  updated_at: z.string().nullable(),
+  fetched_at: instant,
+  components: z.array(z.object({ id: z.string(), name: z.string(), status: z.string() })),
+});
+
+export const StatusDocSchema = z
+  .object({
+    meta: MetaSchema,
+    reset: z.boolean().nullable(),
+    today: TodaySchema,
+    recent_events: z.array(EventDocSchema),
+    source_checks: z.array(SourceCheckDocSchema),
+    upstream_status: UpstreamStatusDocSchema.nullable(),
+  })
+  .meta({ id: 'Status' });
+
+export const SignalDocSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['feed_item', 'status_incident']),
+  source: z.string(),
+  title: z.string(),
+  excerpt: z.string(),
+  url: z.string().nullable(),
+  published_at: instant.nullable(),
+  first_seen_at: instant,
+  review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
+  promoted_to: z.string().nullable(),
+});
+
+export const SignalsDocSchema = z
+  .object({ meta: MetaSchema, note: z.string(), count: z.number().int().nonnegative(), signals: z.array(SignalDocSchema) })
+  .meta({ id: 'Signals' });
+
+const HorizonSummarySchema = z.object({
+  brier: z.number().nullable(),
+  climatology_brier: z.number().nullable(),
+  sample_size: z.number().int().nonnegative(),
+});
+
+export const AccuracyDocSchema = z
+  .object({
+    meta: MetaSchema,
+    note: z.string(),
+    window_days: z.number().int().positive(),
+    summary: z.object({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }),
+    forecasts: z.array(
+      z.object({
+        checkpoint: instant,
+        issued_at: instant,
+        horizon_hours: z.union([z.literal(24), z.literal(48)]),
+        probability: z.number().min(0).max(1),
+        outcome: z.boolean(),
+        brier: z.number().min(0).max(1),
+        model_version: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'Accuracy' });
+
+export const ErrorDocSchema = z
+  .object({
+    error: z.object({
+      status: z.number().int(),
+      code: z.string(),
+      message: z.string(),
+      messages: z.record(z.string(), z.string()).optional(),
+      valid_values: z.array(z.string()).optional(),
+    }),
+    meta: z.object({ lang: z.enum(LANGS).nullable() }),
+  })
+  .meta({ id: 'Error' });
+
+export const IndexDocSchema = z
+  .object({
+    api_version: z.literal(API_VERSION),
+    generated_at: instant,
+    languages: z.array(z.enum(LANGS)),
+    default_language: z.enum(LANGS),
+    types: z.array(z.enum(EVENT_TYPES)),
+    endpoints: z.array(z.object({ path: z.string(), description: z.string() })),
+    openapi: z.string(),
+    schemas: z.array(z.string()),
+    license: z.string(),
+  })
+  .meta({ id: 'Index' });
+
+/** Every document schema by the name its JSON Schema is published under (api/schemas/<name>.json). */
+export const DOCUMENT_SCHEMAS = {
+  latest: LatestDocSchema,
+  history: HistoryDocSchema,
+  event: EventResponseSchema,
+  forecast: ForecastDocSchema,
+  status: StatusDocSchema,
+  signals: SignalsDocSchema,
+  accuracy: AccuracyDocSchema,
+  error: ErrorDocSchema,
+  index: IndexDocSchema,
+} as const;
+export type DocumentSchemaName = keyof typeof DOCUMENT_SCHEMAS;

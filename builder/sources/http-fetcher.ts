@@ -1,0 +1,196 @@
+// The real Fetcher: undici with per-request timeouts, a run deadline, a body cap, bounded retries and redirects.
+// Every expected failure comes back as a FetchResult value whose detail code is a key of locales/<lang>/checks.json.
+import { request, type Dispatcher } from 'undici';
+import pLimit from 'p-limit';
+import type { Detail } from '../model/schemas.ts';
+import type { FetchResult, Fetcher } from './fetcher.ts';
+
+export const REQUEST_TIMEOUT_MS = 10_000;
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+export const MAX_RETRIES = 2;
+/** The whole run's network budget: a scheduled run every 15 minutes must never pile up behind a slow source. */
+export const RUN_DEADLINE_MS = 60_000;
+export const MAX_REDIRECTS = 3;
+export const MAX_CONCURRENT_REQUESTS = 4;
+export const BACKOFF_BASE_MS = 500;
+export const BACKOFF_MAX_MS = 8_000;
+/** A retry is only worth starting if it leaves at least this much time for the request itself. */
+export const MIN_ATTEMPT_MS = 250;
+export const USER_AGENT = 'reset-status-api/0.1 (+https://github.com/OWNER/reset-status-api)';
+
+export interface HttpFetcherOptions {
+  /** Absolute end of the run's network budget (Date or epoch ms); every attempt and wait must finish by then. */
+  deadline?: Date | number;
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  /** Retries after the first attempt, for 5xx, 429 and network errors. */
+  retries?: number;
+  backoffBaseMs?: number;
+  maxRedirects?: number;
+  concurrency?: number;
+  userAgent?: string;
+  /** Defaults to undici's global dispatcher. */
+  dispatcher?: Dispatcher;
+}
+
+type Attempt =
+  | { ok: true; status: number; body: string; url: string }
+  | { ok: false; status: number | null; detail: Detail; error: string; retryable: boolean; retryAfterMs: number | null };
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** `Retry-After` as milliseconds from `nowMs`: delta seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfterMs(value: string | null | undefined, nowMs: number): number | null {
+  if (value === null || value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}
+
+function headerValue(h: Record<string, string | string[] | undefined>, name: string): string | null {
+  const v = h[name];
+  if (v === undefined) return null;
+  return Array.isArray(v) ? (v[0] ?? null) : v;
+}
+
+function errorCode(err: unknown): string | null {
+  // Happy-eyeballs connects report an AggregateError; the first inner error carries the useful code.
+  const e = err as { code?: unknown; errors?: { code?: unknown }[]; cause?: { code?: unknown } };
+  for (const c of [e?.code, e?.errors?.[0]?.code, e?.cause?.code]) if (typeof c === 'string') return c;
+  return null;
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
+  const deadlineMs = opts.deadline === undefined ? Date.now() + RUN_DEADLINE_MS : +opts.deadline;
+  const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const retries = opts.retries ?? MAX_RETRIES;
+  const backoffBaseMs = opts.backoffBaseMs ?? BACKOFF_BASE_MS;
+  const maxRedirects = opts.maxRedirects ?? MAX_REDIRECTS;
+  const userAgent = opts.userAgent ?? USER_AGENT;
+  const limit = pLimit(opts.concurrency ?? MAX_CONCURRENT_REQUESTS);
+
+  const fail = (
+    url: string,
+    status: number | null,
+    code: string,
+    params: Record<string, string | number>,
+    why: string,
+    retryable = false,
+    retryAfterMs: number | null = null,
+  ): Attempt => ({ ok: false, status, detail: { code, params }, error: `[sources/http] GET ${url} -> ${why}`, retryable, retryAfterMs });
+
+  /** One HTTP exchange (plus redirects), each hop under its own timeout, never past the deadline. */
+  async function attemptOnce(startUrl: string, accept: string): Promise<Attempt> {
+    const visited = new Set<string>();
+    let url = startUrl;
+    for (let hop = 0; ; hop++) {
+      visited.add(url);
+      const remaining = deadlineMs - Date.now();
+      if (remaining <= 0) return fail(url, null, 'deadline_exceeded', {}, 'run deadline exceeded before the request');
+      const hitsDeadline = remaining < timeoutMs;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), Math.min(timeoutMs, remaining));
+      const onAbort = (): Attempt =>
+        hitsDeadline
+          ? fail(url, null, 'deadline_exceeded', {}, 'run deadline exceeded', false)
+          : fail(url, null, 'timeout', { seconds: seconds(timeoutMs) }, `timed out after ${timeoutMs} ms`, true);
+      try {
+        const res = await request(url, {
+          method: 'GET',
+          headers: { 'user-agent': userAgent, accept },
+          signal: controller.signal,
+          ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+        });
+        const status = res.statusCode;
+        if (REDIRECT_STATUSES.has(status)) {
+          await res.body.dump().catch(() => undefined);
+          const location = headerValue(res.headers, 'location');
+          if (!location) return fail(url, status, 'http_status', { status }, `${status} without Location`);
+          let next: URL;
+          try {
+            next = new URL(location, url);
+          } catch {
+            return fail(url, status, 'bad_redirect', {}, `${status} to an invalid Location`);
+          }
+          if (next.protocol !== 'http:' && next.protocol !== 'https:') return fail(url, status, 'bad_redirect', {}, `${status} to a non-http(s) Location`);
+          if (visited.has(next.href)) return fail(url, status, 'redirect_loop', {}, `redirect loop back to ${next.href}`);
+          if (hop >= maxRedirects) return fail(url, status, 'too_many_redirects', { max: maxRedirects }, `more than ${maxRedirects} redirects`);
+          url = next.href;
+          continue;
+        }
+        if (status < 200 || status > 299) {
+          await res.body.dump().catch(() => undefined);
+          const retryAfterMs = status === 429 || status === 503 ? parseRetryAfterMs(headerValue(res.headers, 'retry-after'), Date.now()) : null;
+          if (status === 429) return fail(url, status, 'rate_limited', {}, '429', true, retryAfterMs);
+          return fail(url, status, 'http_status', { status }, String(status), status >= 500, retryAfterMs);
+        }
+        const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
+        if (declared > maxBodyBytes) {
+          res.body.destroy();
+          return fail(url, status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, `body of ${declared} bytes over the ${maxBodyBytes} byte cap`);
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > maxBodyBytes) {
+            res.body.destroy();
+            return fail(url, status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, `body over the ${maxBodyBytes} byte cap`);
+          }
+          chunks.push(chunk);
+        }
+        const body = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+        return { ok: true, status, body, url };
+      } catch (err) {
+        if (controller.signal.aborted) return onAbort();
+        const code = errorCode(err);
+        if (code === 'ECONNREFUSED') return fail(url, null, 'connection_refused', {}, 'connection refused', true);
+        if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail(url, null, 'dns_error', { host: new URL(url).hostname }, `DNS lookup failed (${code})`, code === 'EAI_AGAIN');
+        return fail(url, null, 'network_error', { code: code ?? 'unknown' }, `network error: ${(err as Error)?.message ?? String(err)}`, true);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
+  return {
+    async get(url, getOpts): Promise<FetchResult> {
+      const started = Date.now();
+      const accept = getOpts?.accept ?? '*/*';
+      const done = (a: Attempt): FetchResult => {
+        const latencyMs = Date.now() - started;
+        return a.ok ? { ok: true, status: a.status, body: a.body, latencyMs, url: a.url } : { ok: false, status: a.status, latencyMs, url, detail: a.detail, error: a.error };
+      };
+      for (let attempt = 0; ; attempt++) {
+        const a = await limit(() => attemptOnce(url, accept));
+        if (a.ok || !a.retryable || attempt >= retries) return done(a);
+        const remaining = deadlineMs - Date.now();
+        if (a.retryAfterMs !== null) {
+          // Honour the server's wish or give up now: retrying earlier would be rude and waiting past the deadline useless.
+          if (a.retryAfterMs + MIN_ATTEMPT_MS > remaining) {
+            return done(
+              a.status === 429
+                ? { ...a, detail: { code: 'rate_limited_retry_after', params: { seconds: Math.ceil(a.retryAfterMs / 1000) } }, error: `${a.error} (Retry-After ${Math.ceil(a.retryAfterMs / 1000)} s exceeds the run deadline)` }
+                : { ...a, error: `${a.error} (Retry-After ${Math.ceil(a.retryAfterMs / 1000)} s exceeds the run deadline)` },
+            );
+          }
+          await sleep(a.retryAfterMs);
+          continue;
+        }
+        // No jitter: one scheduled client per source, so there is no herd to spread out.
+        const waitMs = Math.min(backoffBaseMs * 2 ** attempt, BACKOFF_MAX_MS);
+        if (waitMs + MIN_ATTEMPT_MS > remaining) return done(a);
+        await sleep(waitMs);
+      }
+    },
+  };
+}
