@@ -34,9 +34,15 @@ export interface StateStore {
 /**
  * Read-modify-write with retries: a lost race is retried from a fresh read, so newer state is never overwritten.
  */
-export async function updateState(store: StateStore, mutate: (s: State) => State, maxAttempts = 5): Promise<State> {
+export async function updateState(
+  store: StateStore,
+  mutate: (s: State) => State,
+  maxAttempts = 5,
+  onWarnings: (warnings: string[]) => void = () => {},
+): Promise<State> {
   for (let attempt = 1; ; attempt++) {
-    const { state, version } = await store.load();
+    const { state, version, warnings } = await store.load();
+    if (warnings.length > 0) onWarnings(warnings);
     const next = mutate(state);
     try {
       await store.save(next, version);

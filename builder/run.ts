@@ -1,0 +1,97 @@
+// One refresh: read the clock once, check the sources, update state, compute, render, publish.
+import { randomUUID } from 'node:crypto';
+import { appendForecastLog, computeAccuracy } from './model/accuracy.ts';
+import { applySourceResults } from './model/apply.ts';
+import { mergeEvents } from './model/events.ts';
+import { computeForecast } from './model/forecast.ts';
+import type { Event, State } from './model/schemas.ts';
+import { computeLatest, computeToday, type TodayState } from './model/status.ts';
+import { renderApi } from './render/documents.ts';
+import type { PublishReport, Sink } from './publish/sink.ts';
+import { loadCuratedData, type CuratedData } from './sources/archive.ts';
+import type { Fetcher, SourceConfig, SourceResult } from './sources/fetcher.ts';
+import { fetchAllSources } from './sources/index.ts';
+import { updateState, type StateStore } from './state/store.ts';
+
+/** A run that dies holding the lock blocks the next ones for at most this long. */
+export const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
+
+export interface RunDeps {
+  now: () => Date;
+  fetcher: Fetcher;
+  sources: readonly SourceConfig[];
+  store: StateStore;
+  sink: Sink;
+  dataDir: string;
+  log?: (line: string) => void;
+}
+
+export interface RunSummary {
+  asOf: string;
+  skipped: boolean;
+  published: PublishReport | null;
+  documents: number;
+  sources: { id: string; ok: boolean; detail: string }[];
+  today: TodayState | null;
+  reset: boolean | null;
+  forecast: { probability_24h: number | null; probability_48h: number | null; sample_size: number; model_version: string } | null;
+  warnings: string[];
+}
+
+/** Pure: the state after this run's source results, with the as-issued forecast logged at checkpoints. */
+export function computeNextState(state: State, results: readonly SourceResult[], curated: CuratedData, asOf: Date): State {
+  const applied = applySourceResults(state, results, curated.reviews, asOf);
+  const events = mergeEvents(curated.events, applied.upstream_events);
+  const forecast = computeForecast(events, asOf);
+  return { ...applied, forecast_log: appendForecastLog(applied.forecast_log, forecast, asOf), updated_at: asOf.toISOString() };
+}
+
+export async function run(deps: RunDeps): Promise<RunSummary> {
+  const asOf = deps.now();
+  const log = deps.log ?? (() => {});
+  const warnings: string[] = [];
+  const curated = await loadCuratedData(deps.dataDir);
+
+  const lock = await deps.store.acquireLock(`run-${randomUUID()}`, RUN_LOCK_TTL_MS, asOf);
+  if (lock === null) {
+    log('another run holds the lock; nothing published by this one');
+    return { asOf: asOf.toISOString(), skipped: true, published: null, documents: 0, sources: [], today: null, reset: null, forecast: null, warnings };
+  }
+  try {
+    const results = await fetchAllSources([...deps.sources], deps.fetcher, asOf);
+    const state = await updateState(deps.store, (s) => computeNextState(s, results, curated, asOf), 5, (w) => warnings.push(...w));
+
+    const events: Event[] = mergeEvents(curated.events, state.upstream_events);
+    const today = computeToday(events, state.checks, asOf);
+    const latest = computeLatest(events, asOf);
+    const forecast = computeForecast(events, asOf);
+    const accuracy = computeAccuracy(state.forecast_log, events, asOf);
+    const docs = renderApi({
+      asOf,
+      events,
+      today,
+      latestReset: latest.latestReset,
+      latestVerifiedReset: latest.latestVerifiedReset,
+      checks: state.checks,
+      upstreamStatus: state.upstream_status,
+      signals: state.signals,
+      forecast,
+      accuracy,
+      archives: curated.archives,
+    });
+    const published = await deps.sink.publish(docs);
+    return {
+      asOf: asOf.toISOString(),
+      skipped: false,
+      published,
+      documents: docs.length,
+      sources: results.map((r) => ({ id: r.check.source, ok: r.check.ok, detail: r.check.detail.code })),
+      today: today.state,
+      reset: today.reset,
+      forecast: { probability_24h: forecast.probability_24h, probability_48h: forecast.probability_48h, sample_size: forecast.sample_size, model_version: forecast.model_version },
+      warnings,
+    };
+  } finally {
+    await deps.store.releaseLock(lock);
+  }
+}

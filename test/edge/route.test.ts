@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTE_EVENT_TYPES, ROUTE_LANGS, parseQuery, route, type RouteResult } from '../../builder/edge/route.ts';
+import { EVENT_TYPES, LANGS } from '../../builder/model/schemas.ts';
+
+const get = (uri: string, query = '', method = 'GET') => route({ method, uri, query });
+const asError = (r: RouteResult) => {
+  if (r.kind !== 'response') throw new Error(`expected a response, got object ${r.key}`);
+  return { status: r.status, headers: r.headers, body: JSON.parse(r.body) as { error: { code: string; message: string; valid_values?: string[] }; meta: { lang: string } } };
+};
+const asKey = (r: RouteResult) => {
+  if (r.kind !== 'object') throw new Error(`expected an object, got ${r.status} ${r.body}`);
+  return r.key;
+};
+
+describe('route', () => {
+  it('keeps its copies of the languages and event types equal to the model', () => {
+    expect([...ROUTE_LANGS]).toEqual([...LANGS]);
+    expect([...ROUTE_EVENT_TYPES]).toEqual([...EVENT_TYPES]);
+  });
+
+  it('maps every endpoint and language to its object key, English by default', () => {
+    for (const name of ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy']) {
+      expect(asKey(get(`/api/${name}`))).toBe(`api/en/${name}.json`);
+      for (const lang of LANGS) expect(asKey(get(`/api/${name}`, `lang=${lang}`))).toBe(`api/${lang}/${name}.json`);
+    }
+    expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'lang=ja'))).toBe('api/ja/events/ledger-2025-11-05-2019.json');
+    expect(asKey(get('/api/history', 'type=banked_grant&lang=de'))).toBe('api/de/history/banked_grant.json');
+  });
+
+  it('sets the contract headers on object answers', () => {
+    const r = get('/api/latest', 'lang=ko');
+    expect(r.headers).toEqual({
+      'content-type': 'application/json; charset=utf-8',
+      'content-language': 'ko',
+      'cache-control': 'public, max-age=30',
+      'access-control-allow-origin': '*',
+    });
+  });
+
+  it('treats lang case-insensitively but refuses unsupported, empty and repeated values in English', () => {
+    expect(asKey(get('/api/latest', 'lang=EN'))).toBe('api/en/latest.json');
+    expect(asKey(get('/api/latest', 'lang=De'))).toBe('api/de/latest.json');
+    const fr = asError(get('/api/latest', 'lang=fr'));
+    expect(fr.status).toBe(400);
+    expect(fr.body.error.code).toBe('unsupported_lang');
+    expect(fr.body.error.message).toContain('"fr"');
+    expect(fr.body.error.valid_values).toEqual([...LANGS]);
+    expect(fr.headers['content-language']).toBe('en');
+    expect(asError(get('/api/latest', 'lang=')).body.error.code).toBe('unsupported_lang');
+    const twice = asError(get('/api/latest', 'lang=de&lang=ko'));
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.code).toBe('ambiguous_parameter');
+    expect(asError(get('/api/latest', 'lang=en-US')).status).toBe(400);
+  });
+
+  it('names the valid types, in the selected language, for an unknown type', () => {
+    const en = asError(get('/api/history', 'type=boost'));
+    expect(en.status).toBe(400);
+    expect(en.body.error.valid_values).toEqual([...EVENT_TYPES]);
+    for (const t of EVENT_TYPES) expect(en.body.error.message).toContain(t);
+    const de = asError(get('/api/history', 'type=boost&lang=de'));
+    expect(de.body.error.message).toMatch(/Unbekannter Ereignistyp/);
+    expect(de.headers['content-language']).toBe('de');
+    expect(asError(get('/api/history', 'type=global_reset&type=banked_grant')).body.error.code).toBe('ambiguous_parameter');
+    expect(asError(get('/api/history', 'type=')).status).toBe(400);
+  });
+
+  it('ignores unknown parameters, and type outside history', () => {
+    expect(asKey(get('/api/latest', 'foo=bar&lang=zh&x'))).toBe('api/zh/latest.json');
+    expect(asKey(get('/api/forecast', 'type=nonsense'))).toBe('api/en/forecast.json');
+  });
+
+  it('answers malformed event ids with a translated 404 without touching storage', () => {
+    const r = asError(get('/api/events/NOT_AN_ID', 'lang=ja'));
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('event_not_found');
+    expect(r.body.error.message).toContain('イベント');
+  });
+
+  it('answers OPTIONS with a 204 preflight and other methods with 405', () => {
+    const o = get('/api/latest', '', 'OPTIONS');
+    expect(o.kind).toBe('response');
+    if (o.kind === 'response') {
+      expect(o.status).toBe(204);
+      expect(o.body).toBe('');
+      expect(o.headers['access-control-allow-origin']).toBe('*');
+      expect(o.headers['access-control-allow-methods']).toContain('GET');
+    }
+    for (const m of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const r = asError(get('/api/latest', '', m));
+      expect(r.status).toBe(405);
+      expect(r.headers['allow']).toBe('GET, HEAD, OPTIONS');
+    }
+    expect(asKey(get('/api/latest', '', 'HEAD'))).toBe('api/en/latest.json');
+  });
+
+  it('never maps hostile paths outside api/', () => {
+    const hostile = [
+      '/api/../state/state.json',
+      '/api/events/..',
+      '/api/events/../../etc/passwd',
+      '/api/%2e%2e/state.json',
+      '/api/events/a%2Fb',
+      '/api//latest',
+      '/api/latest/',
+      '/api/évènements',
+      '/api/events/\u0000',
+      '/state/state.json',
+      '/backups/x/manifest.json',
+      '/',
+      '',
+      '/api/events/a/b',
+      '/api/schemas/../../x.json',
+    ];
+    for (const uri of hostile) {
+      const r = get(uri);
+      if (r.kind === 'object') expect(r.key).toMatch(/^api\/[a-z0-9._\/-]+$/);
+      else expect([400, 404]).toContain(r.status);
+      if (r.kind === 'object') expect(r.key).not.toContain('..');
+    }
+    expect(asError(get('/api/../state/state.json')).status).toBe(400);
+  });
+
+  it('refuses oversized requests, too many parameters and malformed encoding', () => {
+    expect(asError(get('/api/' + 'a'.repeat(600))).status).toBe(414);
+    expect(asError(get('/api/latest', 'x=' + 'a'.repeat(2000))).status).toBe(414);
+    expect(asError(get('/api/latest', Array.from({ length: 25 }, (_, i) => `p${i}=1`).join('&'))).body.error.code).toBe('too_many_parameters');
+    expect(asError(get('/api/latest', 'lang=%E0%A4%A')).body.error.code).toBe('malformed_query');
+  });
+
+  it('parses repeated and encoded query parameters', () => {
+    expect(parseQuery('a=1&a=2&b=%20x+y&c')).toEqual({ a: ['1', '2'], b: [' x y'], c: [''] });
+    expect(parseQuery('%')).toBeNull();
+  });
+
+  it('serves the index, OpenAPI document and JSON Schemas under readable keys', () => {
+    expect(asKey(get('/api'))).toBe('api/index.json');
+    expect(asKey(get('/api/'))).toBe('api/index.json');
+    expect(asKey(get('/api/openapi.json'))).toBe('api/openapi.json');
+    expect(asKey(get('/api/schemas/latest.json'))).toBe('api/schemas/latest.json');
+  });
+});
