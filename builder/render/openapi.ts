@@ -8,7 +8,10 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 export function buildOpenApi(): Record<string, unknown> {
   // Every response schema carries a `.meta({ id })`, so each becomes one named component.
   const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
-  for (const s of Object.values(schemas)) delete (s as Record<string, unknown>).$schema;
+  for (const s of Object.values(schemas)) {
+    delete (s as Record<string, unknown>).$schema;
+    delete (s as Record<string, unknown>).$id;
+  }
   const langParam = {
     name: 'lang',
     in: 'query',

@@ -1,0 +1,66 @@
+// Builds a real API into a temporary directory with the real pipeline (run), for tests that need dist/.
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLocalSink } from '../../builder/publish/local-sink.ts';
+import { run, type RunSummary } from '../../builder/run.ts';
+import type { SourceConfig } from '../../builder/sources/fetcher.ts';
+import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
+import { createLocalStateStore } from '../../builder/state/local-store.ts';
+
+export const DATA_DIR = new URL('../../data', import.meta.url).pathname;
+
+export interface TempBuild {
+  outDir: string;
+  stateDir: string;
+  build(now: string, sources?: readonly SourceConfig[], dataDir?: string): Promise<RunSummary>;
+}
+
+export async function createTempBuild(): Promise<TempBuild> {
+  const root = await mkdtemp(path.join(tmpdir(), 'rsa-build-'));
+  const outDir = path.join(root, 'dist');
+  const stateDir = path.join(root, 'state');
+  return {
+    outDir,
+    stateDir,
+    build: (now, sources = [], dataDir = DATA_DIR) =>
+      run({
+        now: () => new Date(now),
+        fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0, deadline: Date.now() + 10_000 }),
+        sources,
+        store: createLocalStateStore(stateDir),
+        sink: createLocalSink(outDir),
+        dataDir,
+      }),
+  };
+}
+
+export interface LoopbackServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 with a free port. */
+export async function startLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<LoopbackServer> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An upstream reset tracker answering with the given records (newest first), one page. */
+export function trackerHandler(records: () => unknown[]) {
+  return (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: records(), pagination: { has_more: false, next_cursor: null }, meta: { api_version: '1', generated_at: new Date(0).toISOString() } }));
+  };
+}
