@@ -1,6 +1,6 @@
 // StateStore on the local disk: atomic writes, a corrupt file set aside (never deleted), a lock file.
-import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 import { StateConflictError, type LoadedState, type LockHandle, type StateStore } from './store.ts';
@@ -19,7 +19,7 @@ async function readIfExists(file: string): Promise<string | null> {
 /** Write-then-rename, so a reader or a crash never sees half a file. */
 export async function writeFileAtomic(file: string, body: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(tmp, body);
   await rename(tmp, file);
 }
@@ -38,6 +38,36 @@ export function parseStoredState(text: string): { ok: true; state: State } | { o
     return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };
   }
   return { ok: true, state: r.data };
+}
+
+/** A mutex file older than this was left by a crashed writer and may be broken. */
+export const MUTEX_STALE_MS = 10_000;
+const MUTEX_RETRY_MS = 5;
+
+/**
+ * Compare-and-write needs the check and the rename to be one step for every writer, in this process or another:
+ * an exclusive-create mutex file makes it so.
+ */
+async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  await mkdir(dir, { recursive: true });
+  const mutex = path.join(dir, '.write.mutex');
+  for (;;) {
+    try {
+      const fh = await open(mutex, 'wx');
+      await fh.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = await stat(mutex).then((st) => Date.now() - st.mtimeMs, () => 0);
+      if (age > MUTEX_STALE_MS) await rm(mutex, { force: true });
+      else await new Promise((r) => setTimeout(r, MUTEX_RETRY_MS));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(mutex, { force: true });
+  }
 }
 
 export function createLocalStateStore(dir: string): StateStore {
@@ -59,12 +89,14 @@ export function createLocalStateStore(dir: string): StateStore {
       };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
-      const current = await readIfExists(file);
-      const currentVersion = current === null ? null : sha256(current);
-      if (currentVersion !== expectedVersion) throw new StateConflictError(`local ${file}`);
       const body = JSON.stringify(StateSchema.parse(state));
-      await writeFileAtomic(file, body);
-      return sha256(body);
+      return withMutex(dir, async () => {
+        const current = await readIfExists(file);
+        const currentVersion = current === null ? null : sha256(current);
+        if (currentVersion !== expectedVersion) throw new StateConflictError(`local ${file}`);
+        await writeFileAtomic(file, body);
+        return sha256(body);
+      });
     },
     async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
       await mkdir(dir, { recursive: true });
@@ -77,20 +109,31 @@ export function createLocalStateStore(dir: string): StateStore {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      const held = await readIfExists(lockFile);
-      let expiresAt = 0;
-      try {
-        expiresAt = Date.parse((JSON.parse(held ?? '{}') as { expiresAt?: string }).expiresAt ?? '');
-      } catch {
-        expiresAt = 0; // an unreadable lock is treated as expired
-      }
-      if (Number.isFinite(expiresAt) && expiresAt > now.getTime()) return null;
-      await writeFileAtomic(lockFile, JSON.stringify(handle));
-      return handle;
+      // Taking over an expired lock is a read-then-write: under the mutex, only one racer sees it expired.
+      return withMutex(dir, async () => {
+        const held = await readIfExists(lockFile);
+        let expiresAt = 0;
+        try {
+          expiresAt = Date.parse((JSON.parse(held ?? '{}') as { expiresAt?: string }).expiresAt ?? '');
+        } catch {
+          expiresAt = 0; // an unreadable lock is treated as expired
+        }
+        if (held !== null && Number.isFinite(expiresAt) && expiresAt > now.getTime()) return null;
+        await writeFileAtomic(lockFile, JSON.stringify(handle));
+        return handle;
+      });
     },
     async releaseLock(handle: LockHandle): Promise<void> {
-      const held = await readIfExists(lockFile);
-      if (held !== null && (JSON.parse(held) as LockHandle).owner === handle.owner) await rm(lockFile, { force: true });
+      await withMutex(dir, async () => {
+        const held = await readIfExists(lockFile);
+        let owner: string | null = null;
+        try {
+          owner = held === null ? null : (JSON.parse(held) as LockHandle).owner;
+        } catch {
+          owner = null;
+        }
+        if (owner === handle.owner) await rm(lockFile, { force: true });
+      });
     },
   };
 }
