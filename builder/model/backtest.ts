@@ -62,6 +62,13 @@ export interface Score {
   climatology_brier: number | null;
   /** Brier skill score against climatology: 1 - brier / climatology_brier; positive beats the base rate. */
   skill: number | null;
+  /** climatology_brier - brier; positive means the model is better. */
+  improvement: number | null;
+  /**
+   * Standard error of `improvement` from non-overlapping blocks one horizon long: forecasts issued 6 hours
+   * apart share most of their window, so they are far from independent and a naive SE would be too small.
+   */
+  improvement_se: number | null;
   base_rate_mean: number | null;
   observed_frequency: number | null;
   reliability: ReliabilityBin[];
@@ -137,7 +144,27 @@ export function computeReliability(pairs: readonly { p: number; outcome: boolean
   }));
 }
 
-export function computeScore(rows: readonly { p: number; base_rate: number; outcome: boolean }[]): Score {
+export interface ScoredForecast {
+  at: number;
+  p: number;
+  base_rate: number;
+  outcome: boolean;
+}
+
+function blockStandardError(rows: readonly ScoredForecast[], blockMs: number): number | null {
+  const blocks = new Map<number, number[]>();
+  for (const r of rows) {
+    const key = Math.floor(r.at / blockMs);
+    blocks.set(key, [...(blocks.get(key) ?? []), brier(r.base_rate, r.outcome) - brier(r.p, r.outcome)]);
+  }
+  const means = [...blocks.values()].map((xs) => mean(xs)!);
+  if (means.length < 2) return null;
+  const m = mean(means)!;
+  const variance = means.reduce((s, x) => s + (x - m) ** 2, 0) / (means.length - 1);
+  return Math.sqrt(variance / means.length);
+}
+
+export function computeScore(rows: readonly ScoredForecast[], horizonHours: number): Score {
   const b = mean(rows.map((r) => brier(r.p, r.outcome)));
   const c = mean(rows.map((r) => brier(r.base_rate, r.outcome)));
   return {
@@ -145,6 +172,8 @@ export function computeScore(rows: readonly { p: number; base_rate: number; outc
     brier: b,
     climatology_brier: c,
     skill: b === null || c === null || c === 0 ? null : 1 - b / c,
+    improvement: b === null || c === null ? null : c - b,
+    improvement_se: blockStandardError(rows, horizonHours * HOUR_MS),
     base_rate_mean: mean(rows.map((r) => r.base_rate)),
     observed_frequency: mean(rows.map((r) => (r.outcome ? 1 : 0))),
     reliability: computeReliability(rows.map((r) => ({ p: r.p, outcome: r.outcome }))),
@@ -181,8 +210,8 @@ function planCheckpoints(events: readonly Event[], fromMs: number, toMs: number,
 function scoreModel(plan: Plan, model: ModelVersion, params: HazardParams, split: 'train' | 'test'): HorizonScores {
   const out = {} as HorizonScores;
   for (const h of HORIZONS_HOURS) {
-    const rows = plan[h].filter((c) => c.split === split).map((c) => ({ p: modelProbability(model, c.resets, c.at, h * HOUR_MS, params), base_rate: c.base_rate, outcome: c.outcome }));
-    out[hKey(h)] = computeScore(rows);
+    const rows = plan[h].filter((c) => c.split === split).map((c) => ({ at: c.at, p: modelProbability(model, c.resets, c.at, h * HOUR_MS, params), base_rate: c.base_rate, outcome: c.outcome }));
+    out[hKey(h)] = computeScore(rows, h);
   }
   return out;
 }

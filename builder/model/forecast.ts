@@ -57,9 +57,9 @@ export interface HazardParams {
  */
 export const HAZARD_V2_PARAMS: HazardParams = {
   half_life_days: 30,
-  prior_days: 7,
-  bin_edges_days: [0, 1, 3, 7, 14],
-  incident_window_days: 0,
+  prior_days: 1,
+  bin_edges_days: [0],
+  incident_window_days: 2,
 };
 
 export interface Climatology {
@@ -193,6 +193,8 @@ function poissonProbability(times: readonly number[], asOfMs: number, horizonMs:
   const first = times[0]!;
   const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - first);
   const from = asOfMs - spanMs;
+  // Strictly after `from`: when the window is the whole history, the first reset opens the observation period
+  // and counting it too would bias the rate up (n events, but only n - 1 gaps observed).
   const n = times.filter((t) => t > from).length;
   return 1 - Math.exp(-(n / spanMs) * horizonMs);
 }
@@ -223,31 +225,50 @@ export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, 
   const incidentMs = params.incident_window_days * DAY_MS;
   const halfLifeMs = params.half_life_days * DAY_MS;
   const decays = Number.isFinite(halfLifeMs);
-  const weight = (u: number) => (decays ? Math.pow(2, -(asOfMs - u) / halfLifeMs) : 1);
-  // Exact integral of the weight over [a, b], in days.
-  const exposure = (a: number, b: number) => (decays ? ((weight(b) - weight(a)) * halfLifeMs) / Math.LN2 : b - a) / DAY_MS;
+  // Weight exp(-ln2 * age / half-life); offsets from a reset reuse its weight times a precomputed factor, which
+  // keeps the backtest's grid search cheap.
+  const c = decays ? Math.LN2 / halfLifeMs : 0;
+  const weight = (u: number) => (decays ? Math.exp((u - asOfMs) * c) : 1);
+  const factor = (offsetMs: number) => (decays ? Math.exp(offsetMs * c) : 1);
+  // Exact integral of the weight over [a, z], in days, from the weights at both ends.
+  const exposure = (a: number, wa: number, z: number, wz: number) => (decays ? (wz - wa) / c : z - a) / DAY_MS;
+  const edgeFactor = edges.map(factor);
+  const incidentFactor = factor(incidentMs);
 
   // Index 0: ordinary stratum, 1: within incident_window_days after an incident reset.
   const events = [new Array<number>(k).fill(0), new Array<number>(k).fill(0)];
   const exposed = [new Array<number>(k).fill(0), new Array<number>(k).fill(0)];
+  let ws = weight(resets[0]!.ms);
   for (let i = 0; i < n; i++) {
     const start = resets[i]!.ms;
     const incident = resets[i]!.incident;
     const next = resets[i + 1]?.ms;
     const end = next ?? asOfMs;
+    const we = next === undefined ? 1 : weight(next);
     for (let b = 0; b < k; b++) {
       const a = start + lower(b);
-      const z = Math.min(end, start + upper(b));
-      if (z <= a) continue;
-      // Split the piece at the end of the incident window.
-      const cut = incident ? Math.min(Math.max(a, start + incidentMs), z) : a;
-      if (cut > a) exposed[1]![b]! += exposure(a, cut);
-      if (z > cut) exposed[0]![b]! += exposure(cut, z);
+      if (a >= end) break;
+      const wa = ws * edgeFactor[b]!;
+      const capped = start + upper(b) >= end;
+      const z = capped ? end : start + upper(b);
+      const wz = capped ? we : ws * edgeFactor[b + 1]!;
+      // Split the piece where the incident window ends.
+      const incidentEnd = incident ? start + incidentMs : a;
+      if (incidentEnd <= a) {
+        exposed[0]![b]! += exposure(a, wa, z, wz);
+      } else if (incidentEnd >= z) {
+        exposed[1]![b]! += exposure(a, wa, z, wz);
+      } else {
+        const wc = ws * incidentFactor;
+        exposed[1]![b]! += exposure(a, wa, incidentEnd, wc);
+        exposed[0]![b]! += exposure(incidentEnd, wc, z, wz);
+      }
     }
     if (next !== undefined) {
       const gap = next - start;
-      events[incident && gap < incidentMs ? 1 : 0]![binOf(gap)]! += weight(next);
+      events[incident && gap < incidentMs ? 1 : 0]![binOf(gap)]! += we;
     }
+    ws = we;
   }
   const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
   const totalEvents = sum(events[0]!) + sum(events[1]!);
