@@ -106,7 +106,7 @@ export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed'] as c
 export const SourceKindSchema = z.enum(SOURCE_KINDS);
 export type SourceKind = z.infer<typeof SourceKindSchema>;
 
-/** A translatable detail: a locale key under `check.` plus its interpolation values. */
+/** A translatable detail: a locale key (namespace `checks`, `forecast` or `common`) plus its interpolation values. */
 export const DetailSchema = z.object({
   code: z.string().min(1),
   params: z.record(z.string(), z.union([z.string(), z.number()])).default({}),

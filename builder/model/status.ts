@@ -1,11 +1,12 @@
 // Pure: today's four-state status, `reset`, and the latest resets.
 import { eventDate, eventMs, utcDate } from './events.ts';
+import { RESET_SOURCE_KINDS } from './apply.ts';
 import type { Detail, Event, SourceCheck, SourceKind } from './schemas.ts';
+
+export { RESET_SOURCE_KINDS };
 
 /** A reset source whose last good check is older than this no longer vouches for "no reset today". */
 export const STALE_AFTER_MS = 30 * 60 * 1000;
-/** Only these sources can report a reset, so only they keep today's state fresh. */
-export const RESET_SOURCE_KINDS: readonly SourceKind[] = ['reset_tracker'];
 
 export const TODAY_STATES = ['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const;
 export type TodayState = (typeof TODAY_STATES)[number];
@@ -25,7 +26,7 @@ export interface TodayStatus {
 export function lastGoodResetCheck(checks: readonly SourceCheck[]): SourceCheck | null {
   let best: SourceCheck | null = null;
   for (const c of checks) {
-    if (!c.ok || !RESET_SOURCE_KINDS.includes(c.kind)) continue;
+    if (!c.ok || !(RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind)) continue;
     if (best === null || Date.parse(c.checked_at) > Date.parse(best.checked_at)) best = c;
   }
   return best;

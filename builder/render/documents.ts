@@ -208,7 +208,7 @@ export function renderApi(input: RenderInput): OutputDocument[] {
         checked_at: c.checked_at,
         detail_code: c.detail.code,
         detail: translateDetail(t, c.detail, 'checks'),
-        affects_today: RESET_SOURCE_KINDS.includes(c.kind),
+        affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
       })),
       upstream_status: u
         ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }

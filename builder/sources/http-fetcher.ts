@@ -66,6 +66,12 @@ function seconds(ms: number): number {
   return Math.round(ms / 100) / 10;
 }
 
+/** Drops a body we will not read; the listener keeps undici's abort error from surfacing as an uncaught one. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
@@ -99,10 +105,12 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
       const hitsDeadline = remaining < timeoutMs;
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), Math.min(timeoutMs, remaining));
+      // Set once headers arrive, so a body that trickles past the timeout still reports the status it had.
+      let statusSeen: number | null = null;
       const onAbort = (): Attempt =>
         hitsDeadline
-          ? fail(url, null, 'deadline_exceeded', {}, 'run deadline exceeded', false)
-          : fail(url, null, 'timeout', { seconds: seconds(timeoutMs) }, `timed out after ${timeoutMs} ms`, true);
+          ? fail(url, statusSeen, 'deadline_exceeded', {}, 'run deadline exceeded', false)
+          : fail(url, statusSeen, 'timeout', { seconds: seconds(timeoutMs) }, `timed out after ${timeoutMs} ms`, true);
       try {
         const res = await request(url, {
           method: 'GET',
@@ -111,6 +119,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
           ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
         });
         const status = res.statusCode;
+        statusSeen = status;
         if (REDIRECT_STATUSES.has(status)) {
           await res.body.dump().catch(() => undefined);
           const location = headerValue(res.headers, 'location');
@@ -135,7 +144,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         }
         const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
         if (declared > maxBodyBytes) {
-          res.body.destroy();
+          discard(res.body);
           return fail(url, status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, `body of ${declared} bytes over the ${maxBodyBytes} byte cap`);
         }
         const chunks: Buffer[] = [];
@@ -143,7 +152,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         for await (const chunk of res.body as AsyncIterable<Buffer>) {
           size += chunk.length;
           if (size > maxBodyBytes) {
-            res.body.destroy();
+            discard(res.body);
             return fail(url, status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, `body over the ${maxBodyBytes} byte cap`);
           }
           chunks.push(chunk);
@@ -166,6 +175,15 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
     async get(url, getOpts): Promise<FetchResult> {
       const started = Date.now();
       const accept = getOpts?.accept ?? '*/*';
+      let parsedUrl: URL | null = null;
+      try {
+        parsedUrl = new URL(url);
+      } catch {
+        // handled below
+      }
+      if (parsedUrl === null || (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')) {
+        return { ok: false, status: null, latencyMs: 0, url, detail: { code: 'invalid_url', params: {} }, error: `[sources/http] GET ${url} -> not an http(s) URL` };
+      }
       const done = (a: Attempt): FetchResult => {
         const latencyMs = Date.now() - started;
         return a.ok ? { ok: true, status: a.status, body: a.body, latencyMs, url: a.url } : { ok: false, status: a.status, latencyMs, url, detail: a.detail, error: a.error };

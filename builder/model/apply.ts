@@ -1,0 +1,116 @@
+// Pure: folds one run's source results and the review decisions into the stored state.
+import type { ReviewDecision } from '../sources/archive.ts';
+import type { SourceResult } from '../sources/fetcher.ts';
+import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
+import { EVENT_ID_PATTERN, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
+
+/** 24 hours of checks at one run every 15 minutes. */
+export const CHECK_HISTORY_PER_SOURCE = 96;
+export const SIGNAL_WINDOW_MS = 7 * DAY_MS;
+export const MAX_SIGNALS = 500;
+
+/**
+ * The source kinds that can report a reset. Today's state goes stale when these have not been checked
+ * successfully recently. The status page (outages, not resets) and the signal feeds (unreviewed chatter) cannot
+ * report a reset, so their failures must not turn today's state `unknown`.
+ */
+export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
+
+/**
+ * Check details meaning "ok, but the tracker's cursor never ended": the newest pages were read, older ones may be
+ * missing (see reset-tracker.ts). Their events are merged into the stored ones instead of replacing them.
+ */
+export const PARTIAL_READ_CODES: readonly string[] = ['page_cap_reached', 'cursor_repeated'];
+
+function capChecks(checks: readonly SourceCheck[], perSource: number): SourceCheck[] {
+  const seen = new Map<string, number>();
+  const kept: SourceCheck[] = [];
+  for (let i = checks.length - 1; i >= 0; i--) {
+    const c = checks[i]!;
+    const n = (seen.get(c.source) ?? 0) + 1;
+    seen.set(c.source, n);
+    if (n <= perSource) kept.push(c);
+  }
+  return kept.reverse();
+}
+
+function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
+  const good = results.filter((r) => r.check.ok && r.check.kind === 'reset_tracker' && r.events !== undefined);
+  if (good.length === 0) return [...previous];
+  const full = good.filter((r) => !PARTIAL_READ_CODES.includes(r.check.detail.code));
+  const partial = good.filter((r) => PARTIAL_READ_CODES.includes(r.check.detail.code));
+  const byId = new Map<string, Event>();
+  // A complete read is the tracker's whole truth (records it deleted go away); a partial one only adds and updates.
+  for (const e of full.length > 0 ? full.flatMap((r) => r.events ?? []) : previous) if (!byId.has(e.id)) byId.set(e.id, e);
+  for (const e of partial.flatMap((r) => r.events ?? [])) byId.set(e.id, e);
+  return [...byId.values()].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
+}
+
+function signalKey(s: Signal): string | null {
+  return s.url === null ? null : `url:${normalizeUrl(s.url)}`;
+}
+
+/** The instant that places a signal in the window; a published_at in the future is not trusted. */
+function signalMs(s: Signal, asOfMs: number): number {
+  const published = s.published_at === null ? NaN : Date.parse(s.published_at);
+  return !Number.isNaN(published) && published <= asOfMs ? published : Date.parse(s.first_seen_at);
+}
+
+function computeSignals(previous: readonly Signal[], results: readonly SourceResult[], reviews: readonly ReviewDecision[], asOfMs: number): Signal[] {
+  const all: Signal[] = [...previous];
+  const byId = new Map<string, number>();
+  const byUrl = new Map<string, number>();
+  const index = (s: Signal, i: number) => {
+    byId.set(s.id, i);
+    const k = signalKey(s);
+    if (k !== null) byUrl.set(k, i);
+  };
+  all.forEach(index);
+  for (const s of results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? [])) {
+    const k = signalKey(s);
+    const at = (k !== null ? byUrl.get(k) : undefined) ?? byId.get(s.id);
+    if (at === undefined) {
+      all.push(s);
+      index(s, all.length - 1);
+    } else {
+      // Keep the id review decisions refer to and when we first saw it; take the fresh text.
+      const old = all[at]!;
+      all[at] = { ...s, id: old.id, first_seen_at: old.first_seen_at };
+      index(all[at]!, at);
+    }
+  }
+  // data/reviews is the truth for review state: a decision reverted in git puts the signal back in the queue.
+  const decisions = new Map(reviews.map((d) => [d.signal_id, d]));
+  const cutoff = asOfMs - SIGNAL_WINDOW_MS;
+  return all
+    .filter((s) => signalMs(s, asOfMs) >= cutoff)
+    .map((s): Signal => {
+      const d = decisions.get(s.id);
+      if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
+      if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
+      if (!d.event_id || !EVENT_ID_PATTERN.test(d.event_id)) {
+        throw new Error(`[model/apply] review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`);
+      }
+      return { ...s, review: 'promoted', promoted_to: d.event_id };
+    })
+    .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id))
+    .slice(0, MAX_SIGNALS);
+}
+
+/**
+ * The state after this run: every check appended (history capped per source); upstream events and status
+ * replaced only by ok results, so a failed or malformed response never wipes the last good data; signals
+ * merged by link (or id), kept for 7 days, with review decisions applied.
+ */
+export function applySourceResults(state: State, results: readonly SourceResult[], reviews: readonly ReviewDecision[], asOf: Date): State {
+  const status = results.filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined).at(-1)?.status;
+  return {
+    ...state,
+    updated_at: asOf.toISOString(),
+    checks: capChecks([...state.checks, ...results.map((r) => r.check)], CHECK_HISTORY_PER_SOURCE),
+    upstream_events: computeUpstreamEvents(state.upstream_events, results),
+    upstream_status: status ?? state.upstream_status,
+    signals: computeSignals(state.signals, results, reviews, asOf.getTime()),
+  };
+}
+

@@ -1,0 +1,89 @@
+// Which sources a run checks, from the environment. An operator mistake here throws: it is a bug, not an outage.
+import type { SourceKind } from '../model/schemas.ts';
+import type { SourceConfig } from './fetcher.ts';
+
+export const DEFAULT_STATUS_PAGE_URL = 'https://status.openai.com/api/v2/summary.json';
+export const DEFAULT_UPSTREAM_URL = 'https://codex-resets.com/api/v1/resets';
+export const DEFAULT_SIGNAL_FEEDS = ['https://www.reddit.com/r/codex/new/.rss'] as const;
+
+export const STATUS_PAGE_SOURCE_ID = 'status-page';
+export const RESET_TRACKER_SOURCE_ID = 'reset-tracker';
+
+export type SourceEnv = Readonly<Record<string, string | undefined>>;
+
+export interface DisabledSource {
+  id: string;
+  kind: SourceKind;
+  /** The variable that disabled it. */
+  variable: string;
+}
+
+export class SourceConfigError extends Error {
+  constructor(message: string) {
+    super(`[sources/config] ${message}`);
+    this.name = 'SourceConfigError';
+  }
+}
+
+function parseHttpUrl(variable: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SourceConfigError(`${variable} is not a valid URL: ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SourceConfigError(`${variable} must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  }
+  return url.href;
+}
+
+/** Unset → the default; set to an empty (or blank) string → disabled; anything else → that value. */
+function setting(env: SourceEnv, variable: string): { state: 'default' } | { state: 'disabled' } | { state: 'set'; value: string } {
+  const v = env[variable];
+  if (v === undefined) return { state: 'default' };
+  if (v.trim() === '') return { state: 'disabled' };
+  return { state: 'set', value: v.trim() };
+}
+
+interface Resolved {
+  configs: SourceConfig[];
+  disabled: DisabledSource[];
+}
+
+function resolve(env: SourceEnv): Resolved {
+  const configs: SourceConfig[] = [];
+  const disabled: DisabledSource[] = [];
+  const single = (variable: string, id: string, kind: SourceKind, fallback: string) => {
+    const s = setting(env, variable);
+    if (s.state === 'disabled') disabled.push({ id, kind, variable });
+    else configs.push({ id, kind, url: parseHttpUrl(variable, s.state === 'set' ? s.value : fallback) });
+  };
+  single('RESET_STATUS_PAGE_URL', STATUS_PAGE_SOURCE_ID, 'status_page', DEFAULT_STATUS_PAGE_URL);
+  single('RESET_UPSTREAM_URL', RESET_TRACKER_SOURCE_ID, 'reset_tracker', DEFAULT_UPSTREAM_URL);
+
+  const feeds = setting(env, 'RESET_SIGNAL_FEEDS');
+  if (feeds.state === 'disabled') disabled.push({ id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' });
+  else {
+    const raw = feeds.state === 'set' ? feeds.value.split(',').map((s) => s.trim()).filter((s) => s !== '') : [...DEFAULT_SIGNAL_FEEDS];
+    const urls = [...new Set(raw.map((u) => parseHttpUrl('RESET_SIGNAL_FEEDS', u)))];
+    // Ids follow the list order: reordering the list renames feeds, which only affects check history, since
+    // signals are keyed by their link.
+    urls.forEach((url, i) => configs.push({ id: `feed-${i + 1}`, kind: 'signal_feed', url }));
+  }
+  return { configs, disabled };
+}
+
+/**
+ * The sources to check. Each variable: unset → the documented default; empty string → that source is disabled
+ * (not checked, no check recorded); otherwise an http(s) URL, or for RESET_SIGNAL_FEEDS a comma-separated list of
+ * them. Throws SourceConfigError naming the variable for anything else.
+ */
+export function sourceConfigsFromEnv(env: SourceEnv): SourceConfig[] {
+  return resolve(env).configs;
+}
+
+/** The sources an operator switched off, so the status can say "disabled" instead of "not checked yet". */
+export function disabledSourcesFromEnv(env: SourceEnv): DisabledSource[] {
+  return resolve(env).disabled;
+}

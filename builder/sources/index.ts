@@ -1,0 +1,45 @@
+// Runs every configured source once, in parallel and bounded, and returns one result per source, in config order.
+import pLimit from 'p-limit';
+import { computeCheck } from './common.ts';
+import type { Fetcher, SourceConfig, SourceResult } from './fetcher.ts';
+import { fetchResetTracker, type ResetTrackerOptions } from './reset-tracker.ts';
+import { fetchSignalFeed } from './signal-feeds.ts';
+import { fetchStatusPage } from './status-page.ts';
+
+export const MAX_CONCURRENT_SOURCES = 4;
+
+export interface FetchAllOptions {
+  concurrency?: number;
+  tracker?: ResetTrackerOptions;
+}
+
+function fetchOne(config: SourceConfig, fetcher: Fetcher, asOf: Date, opts: FetchAllOptions): Promise<SourceResult> {
+  switch (config.kind) {
+    case 'status_page':
+      return fetchStatusPage(fetcher, config, asOf);
+    case 'reset_tracker':
+      return fetchResetTracker(fetcher, config, asOf, opts.tracker);
+    case 'signal_feed':
+      return fetchSignalFeed(fetcher, config, asOf);
+  }
+}
+
+/**
+ * Source failures are already values. A throw here is a bug in an adapter; it is logged with its stack and recorded
+ * as a failed check (`internal_error`) so one broken adapter cannot stop the other sources from updating state.
+ */
+export async function fetchAllSources(configs: readonly SourceConfig[], fetcher: Fetcher, asOf: Date, opts: FetchAllOptions = {}): Promise<SourceResult[]> {
+  const limit = pLimit(opts.concurrency ?? MAX_CONCURRENT_SOURCES);
+  return Promise.all(
+    configs.map((config) =>
+      limit(async (): Promise<SourceResult> => {
+        try {
+          return await fetchOne(config, fetcher, asOf, opts);
+        } catch (err) {
+          console.error(`[sources/index] ${config.kind} ${config.id} (${config.url}) threw:`, err);
+          return { check: computeCheck(config, asOf, { ok: false, http_status: null, latency_ms: null, items_read: 0, detail: { code: 'internal_error', params: {} } }) };
+        }
+      }),
+    ),
+  );
+}

@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { applySourceResults } from '../../builder/model/apply.ts';
+import { emptyState, SignalSchema, type State } from '../../builder/model/schemas.ts';
+import type { SourceConfig } from '../../builder/sources/fetcher.ts';
+import { fetchSignalFeed, isResetNews, MAX_FEED_ITEMS, parseFeed } from '../../builder/sources/signal-feeds.ts';
+import { AS_OF, fixture, startServer, testFetcher, type TestServer } from './helpers.ts';
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function serve(body: string, type: string): Promise<SourceConfig> {
+  server = await startServer((_req, res) => {
+    res.writeHead(200, { 'content-type': type });
+    res.end(body);
+  });
+  return { id: 'feed-1', kind: 'signal_feed', url: `${server.url}/feed` };
+}
+
+function parsed(body: string) {
+  const r = parseFeed(body);
+  if (!r.ok) throw new Error(`parse failed: ${r.code}`);
+  return r.feed;
+}
+
+describe('fetchSignalFeed', () => {
+  it('reads RSS 2.0, turning only reset news into signals awaiting review', async () => {
+    const r = await fetchSignalFeed(testFetcher(), await serve(fixture('feed-rss.xml'), 'application/rss+xml'), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, http_status: 200, items_read: 3, detail: { code: 'ok', params: {} } });
+    expect(r.check.latency_ms).not.toBeNull();
+    expect(r.signals).toHaveLength(1);
+    const s = SignalSchema.parse(r.signals![0]);
+    expect(s).toMatchObject({
+      kind: 'feed_item',
+      source: 'feed-1',
+      title: 'Codex usage limits reset for everyone & more',
+      url: 'https://news.example.test/posts/1',
+      published_at: '2026-11-21T09:30:00Z',
+      first_seen_at: AS_OF.toISOString(),
+      review: 'awaiting_review',
+      promoted_to: null,
+    });
+    // CDATA kept as text (even a stray </item>), then markup and scripts stripped.
+    expect(s.excerpt).toBe('OpenAI says it reset Codex limits after the outage. inside CDATA is text.');
+    expect(s.id).toMatch(/^feed-item-[0-9a-f]{24}$/);
+  });
+
+  it('reads Atom, where the feed being about Codex gives the context', async () => {
+    const r = await fetchSignalFeed(testFetcher(), await serve(fixture('feed-atom.xml'), 'application/atom+xml'), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 2 });
+    expect(r.signals).toHaveLength(1);
+    expect(r.signals![0]).toMatchObject({
+      title: 'Limits reset again?',
+      excerpt: 'Limits were reset about 10 minutes ago, check yours & report.',
+      url: 'https://forum.example.test/r/codex/comments/aaa111/limits_reset/',
+      published_at: '2026-11-21T10:58:30Z',
+    });
+  });
+
+  it('reads JSON Feed 1.1 and drops non-http links', async () => {
+    const r = await fetchSignalFeed(testFetcher(), await serve(fixture('feed.json'), 'application/feed+json'), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 2 });
+    expect(r.signals).toEqual([
+      expect.objectContaining({ title: 'How Codex resets work', url: 'https://blog.example.test/codex-resets-explained', published_at: '2026-11-19T21:00:00Z', excerpt: 'When OpenAI resets Codex usage limits, everyone starts fresh.' }),
+    ]);
+    expect(parsed(fixture('feed.json')).items[1]!.link).toBeNull();
+  });
+
+  it('fails a document that is no feed, and one of the wrong shape, keeping stored signals', async () => {
+    const before = await fetchSignalFeed(testFetcher(), await serve(fixture('feed-rss.xml'), 'application/rss+xml'), AS_OF);
+    await server!.close();
+    const state: State = applySourceResults(emptyState(), [before], [], AS_OF);
+    expect(state.signals).toHaveLength(1);
+
+    const html = await fetchSignalFeed(testFetcher(), await serve('<!doctype html><html><body>hi</body></html>', 'text/html'), AS_OF);
+    expect(html.check).toMatchObject({ ok: false, http_status: 200, items_read: 0, detail: { code: 'unknown_feed_format', params: {} } });
+    await server!.close();
+    const shape = await fetchSignalFeed(testFetcher(), await serve('{"version":"https://jsonfeed.org/version/1.1","items":[{"title":"x"}]}', 'application/json'), AS_OF);
+    expect(shape.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch', params: { path: 'items[0].id' } } });
+    await server!.close();
+    const badJson = await fetchSignalFeed(testFetcher(), await serve('{"version":', 'application/json'), AS_OF);
+    expect(badJson.check.detail.code).toBe('invalid_json');
+
+    const next = applySourceResults(state, [html, shape, badJson], [], new Date(AS_OF.getTime() + 900_000));
+    expect(next.signals).toEqual(state.signals);
+  });
+
+  it('fails a feed over the body cap', async () => {
+    const big = `<rss><channel>${'<item><title>codex reset</title></item>'.repeat(200)}</channel></rss>`;
+    const r = await fetchSignalFeed(testFetcher({ maxBodyBytes: 1024 }), await serve(big, 'application/rss+xml'), AS_OF);
+    expect(r.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'body_too_large', params: { limit_kib: 1 } } });
+    expect(r.signals).toBeUndefined();
+  });
+});
+
+describe('parseFeed on untrusted text', () => {
+  it('strips control characters, bidi overrides and markup, decodes entities, and caps lengths', () => {
+    const title = `Codex reset \u0007now\u202E &#x1F600; &lt;b&gt;bold&lt;/b&gt; ${'long '.repeat(100)}`;
+    const desc = `<![CDATA[${'<p>x</p>'.repeat(2000)}]]>`;
+    const feed = parsed(`<rss><channel><item><title>${title}</title><description>${desc}</description><link>https://a.example.test/1</link></item></channel></rss>`);
+    const item = feed.items[0]!;
+    expect(item.title.length).toBeLessThanOrEqual(300);
+    expect(item.title.startsWith('Codex reset now 😀 bold long')).toBe(true);
+    expect(item.title.endsWith('…')).toBe(true);
+    expect(item.title).not.toMatch(/[\u0000-\u001f\u202e<>]/);
+    expect(item.excerpt.length).toBeLessThanOrEqual(1000);
+  });
+
+  it('never expands DTD entities and tolerates unterminated markup', () => {
+    const evil = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><rss><channel><item><title>&b; codex reset</title></item><item><title>unterminated';
+    const feed = parsed(evil);
+    expect(feed.items).toHaveLength(1);
+    expect(feed.items[0]!.title).toBe('&b; codex reset');
+    expect(parseFeed('<?xml version="1.0"?><?pi <?also')).toEqual({ ok: false, code: 'unknown_feed_format' });
+  });
+
+  it(`reads at most ${MAX_FEED_ITEMS} items`, () => {
+    const items = Array.from({ length: 500 }, (_, i) => `<entry><id>e${i}</id><title>t${i}</title></entry>`).join('');
+    expect(parsed(`<feed xmlns="http://www.w3.org/2005/Atom"><title>f</title>${items}</feed>`).items).toHaveLength(MAX_FEED_ITEMS);
+  });
+});
+
+describe('isResetNews (the keyword rule)', () => {
+  const item = (title: string, excerpt = '') => ({ title, excerpt });
+  it('needs a reset word and Codex context', () => {
+    expect(isResetNews(item('Codex limits reset for everyone'))).toBe(true);
+    expect(isResetNews(item('OpenAI resets usage limits', 'for all Codex users'))).toBe(true);
+    expect(isResetNews(item('They RESET the limits'), 'newest submissions : codex')).toBe(true);
+    expect(isResetNews(item('Did my limits just reset?'))).toBe(false);
+    expect(isResetNews(item('Codex usage limits are too low'))).toBe(false);
+    expect(isResetNews(item('Codex presets and resetting? no: preset'))).toBe(true);
+    expect(isResetNews(item('Codex presets are great'))).toBe(false);
+    expect(isResetNews(item('codexes reset'))).toBe(false);
+  });
+});

@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { applySourceResults } from '../../builder/model/apply.ts';
+import { emptyState, SignalSchema, UpstreamStatusSchema, type State } from '../../builder/model/schemas.ts';
+import type { SourceConfig } from '../../builder/sources/fetcher.ts';
+import { fetchStatusPage } from '../../builder/sources/status-page.ts';
+import { AS_OF, fixture, refusedUrl, sendJson, startServer, testFetcher, type TestServer } from './helpers.ts';
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+const config = (url: string): SourceConfig => ({ id: 'status-page', kind: 'status_page', url });
+
+async function serve(body: string, status = 200): Promise<SourceConfig> {
+  server = await startServer((_req, res) => sendJson(res, body, status));
+  return config(`${server.url}/api/v2/summary.json`);
+}
+
+/** State holding good data from an earlier run, to prove a failure never wipes it. */
+async function goodState(): Promise<State> {
+  const s = await startServer((_req, res) => sendJson(res, fixture('statuspage-v2-summary.json')));
+  try {
+    const r = await fetchStatusPage(testFetcher(), config(s.url), new Date(AS_OF.getTime() - 900_000));
+    return applySourceResults(emptyState(), [r], [], new Date(AS_OF.getTime() - 900_000));
+  } finally {
+    await s.close();
+  }
+}
+
+describe('fetchStatusPage', () => {
+  it('reads an Atlassian Statuspage v2 summary: Codex components, upstream words, Codex incidents as signals', async () => {
+    const r = await fetchStatusPage(testFetcher(), await serve(fixture('statuspage-v2-summary.json')), AS_OF);
+    expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: AS_OF.toISOString() });
+    expect(r.check.latency_ms).not.toBeNull();
+    expect(UpstreamStatusSchema.parse(r.status)).toEqual({
+      page_url: 'https://status.example.test',
+      indicator: 'minor',
+      description: 'Partially Degraded Service',
+      updated_at: '2026-11-21T19:52:03.118Z',
+      components: [
+        { id: 'cmp-codex-web', name: 'Codex Web', status: 'degraded_performance' },
+        { id: 'cmp-codex-api', name: 'Codex API', status: 'operational' },
+        { id: 'cmp-codex-cli', name: 'Codex CLI', status: 'under_maintenance' },
+      ],
+      fetched_at: AS_OF.toISOString(),
+    });
+    const signals = r.signals!.map((s) => SignalSchema.parse(s));
+    expect(signals.map((s) => s.id)).toEqual(['status-incident-inc-01', 'status-incident-inc-03']);
+    expect(signals[0]).toMatchObject({
+      kind: 'status_incident',
+      source: 'status-page',
+      title: 'Elevated errors for Codex tasks',
+      excerpt: 'A fix has been deployed and we are monitoring the results.',
+      url: 'https://stspg.example.test/abc1',
+      published_at: '2026-11-21T10:00:00Z',
+      review: 'awaiting_review',
+      promoted_to: null,
+    });
+    // Named generically, but it affects a Codex component.
+    expect(signals[1]).toMatchObject({ title: 'Degraded performance', url: null, excerpt: 'identified, impact: major' });
+  });
+
+  it('reads the incident.io variant without incident lists and keeps unknown component statuses', async () => {
+    const r = await fetchStatusPage(testFetcher(), await serve(fixture('statuspage-incidentio-summary.json')), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 2, detail: { code: 'ok' } });
+    expect(r.status).toMatchObject({ indicator: 'none', description: 'All Systems Operational', updated_at: '2026-11-21T11:58:40Z' });
+    expect(r.status!.components).toEqual([
+      { id: '01HCOMPCODEXWEB', name: 'Codex Web', status: 'operational' },
+      { id: '01HCOMPCODEXVS', name: 'Codex VS Code extension', status: 'full_outage_experimental' },
+    ]);
+    expect(r.signals).toEqual([]);
+  });
+
+  it('reports invalid JSON and keeps the last good status', async () => {
+    const state = await goodState();
+    const r = await fetchStatusPage(testFetcher(), await serve('{"page": '), AS_OF);
+    expect(r.check).toMatchObject({ ok: false, http_status: 200, items_read: 0, detail: { code: 'invalid_json', params: {} } });
+    expect(r.check.latency_ms).not.toBeNull();
+    expect(r.status).toBeUndefined();
+    const next = applySourceResults(state, [r], [], AS_OF);
+    expect(next.upstream_status).toEqual(state.upstream_status);
+    expect(next.checks.at(-1)).toEqual(r.check);
+  });
+
+  it('reports valid JSON of the wrong shape with the path that failed', async () => {
+    const state = await goodState();
+    const body = JSON.parse(fixture('statuspage-incidentio-summary.json')) as { components: { status: unknown }[] };
+    body.components[1]!.status = 3;
+    const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(body)), AS_OF);
+    expect(r.check).toMatchObject({ ok: false, http_status: 200, items_read: 0, detail: { code: 'schema_mismatch', params: { path: 'components[1].status' } } });
+    expect(applySourceResults(state, [r], [], AS_OF).upstream_status).toEqual(state.upstream_status);
+  });
+
+  it('reports an HTTP failure and keeps the last good status', async () => {
+    const state = await goodState();
+    const r = await fetchStatusPage(testFetcher({ retries: 1 }), await serve('{"error":"down"}', 503), AS_OF);
+    expect(r.check).toMatchObject({ ok: false, http_status: 503, items_read: 0, detail: { code: 'http_status', params: { status: 503 } } });
+    expect(server!.requests).toHaveLength(2);
+    const next = applySourceResults(state, [r], [], AS_OF);
+    expect(next.upstream_status).toEqual(state.upstream_status);
+    expect(next.signals).toEqual(state.signals);
+  });
+
+  it('reports a refused connection', async () => {
+    const r = await fetchStatusPage(testFetcher({ retries: 0 }), config(await refusedUrl()), AS_OF);
+    expect(r.check).toMatchObject({ ok: false, http_status: null, detail: { code: 'connection_refused' } });
+    expect(r.check.latency_ms).not.toBeNull();
+  });
+});
