@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { createLocalSink } from './publish/local-sink.ts';
 import type { Sink } from './publish/sink.ts';
 import { run, type RunSummary } from './run.ts';
-import { sourceConfigsFromEnv } from './sources/config.ts';
+import { disabledSourcesFromEnv, sourceConfigsFromEnv } from './sources/config.ts';
 import { createHttpFetcher } from './sources/http-fetcher.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
@@ -87,6 +87,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       log: (l) => console.log(l),
     });
     console.log(formatSummary(summary));
+    for (const d of disabledSourcesFromEnv(process.env)) console.log(`disabled: ${d.id} (${d.variable} is empty)`);
     return 0;
   } catch (err) {
     console.error(`build failed: no valid API was produced\n${(err as Error).message}`);
