@@ -1,0 +1,250 @@
+// Sink into an S3 bucket: uploads only what changed, phase by phase, and removes dropped objects only after a delay.
+//
+// Change detection without downloading bodies: a small manifest object outside the public prefix records, per
+// published key, the ETag S3 returned for our PUT and a SHA-256 fingerprint of body + headers. A document is
+// unchanged when its fingerprint equals the recorded one AND a ListObjectsV2 of the bucket still shows the
+// recorded ETag for the key. The listing catches objects changed or deleted behind our back; the fingerprint
+// catches header-only changes (which an MD5 ETag would miss) and works whatever the ETag is (SSE-KMS and
+// multipart ETags are not MD5s). Cost per publish: one GET of the manifest, one LIST per 1000 objects, the
+// PUTs of changed objects, one conditional PUT of the manifest. The body's SHA-256 also goes into the object's
+// metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+import { createHash } from 'node:crypto';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
+import { assertSafeKey } from './local-sink.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MANIFEST_KEY,
+  DELETE_AFTER_MS,
+  assertPrivateKey,
+  bareEtag,
+  describeS3Error,
+  getObjectBytes,
+  isConditionFailure,
+  putIfAbsent,
+  putIfMatch,
+} from './s3-config.ts';
+import type { OutputDocument, PublishReport, Sink } from './sink.ts';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const CACHE_CONTROL = 'public, max-age=30';
+const MANIFEST_VERSION = 1;
+
+export interface S3SinkOptions {
+  client: S3Client;
+  bucket: string;
+  /** Public API prefix, '' or ending in '/'. Document keys are relative to it. */
+  prefix?: string;
+  /** Private key of the publish manifest; must lie outside the public prefix. */
+  manifestKey?: string;
+  deleteAfterMs?: number;
+  concurrency?: number;
+  /** The clock; read once per publish. */
+  now?: () => Date;
+}
+
+interface ManifestEntry {
+  etag: string;
+  fingerprint: string;
+}
+
+interface Manifest {
+  version: typeof MANIFEST_VERSION;
+  /** Relative key → what we last uploaded there. */
+  objects: Record<string, ManifestEntry>;
+  /** Relative key → ISO time a publish first found it missing from the build. */
+  missingSince: Record<string, string>;
+}
+
+const emptyManifest = (): Manifest => ({ version: MANIFEST_VERSION, objects: {}, missingSince: {} });
+
+function parseManifest(bytes: Uint8Array): Manifest | null {
+  try {
+    const raw = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<Manifest>;
+    if (raw.version !== MANIFEST_VERSION || typeof raw.objects !== 'object' || raw.objects === null) return null;
+    const objects: Record<string, ManifestEntry> = {};
+    for (const [k, v] of Object.entries(raw.objects)) {
+      if (typeof v?.etag === 'string' && typeof v.fingerprint === 'string') objects[k] = { etag: v.etag, fingerprint: v.fingerprint };
+    }
+    const missingSince: Record<string, string> = {};
+    for (const [k, v] of Object.entries(raw.missingSince ?? {})) {
+      if (typeof v === 'string' && Number.isFinite(Date.parse(v))) missingSince[k] = v;
+    }
+    return { version: MANIFEST_VERSION, objects, missingSince };
+  } catch {
+    return null;
+  }
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+function headersOf(d: OutputDocument): { contentType: string; contentLanguage: string | null; cacheControl: string } {
+  return { contentType: d.contentType || JSON_CONTENT_TYPE, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl || CACHE_CONTROL };
+}
+
+export function fingerprintOf(d: OutputDocument): string {
+  const h = headersOf(d);
+  return sha256(JSON.stringify([sha256(d.body), h.contentType, h.contentLanguage, h.cacheControl]));
+}
+
+/** Common first path segments of the keys, so a shared bucket is listed only where this build publishes. */
+function listPrefixes(prefix: string, keys: Iterable<string>): string[] {
+  const roots = new Set<string>();
+  for (const k of keys) {
+    const slash = k.indexOf('/');
+    roots.add(slash === -1 ? k : k.slice(0, slash + 1));
+  }
+  return [...roots].sort().map((r) => prefix + r);
+}
+
+export function createS3Sink(opts: S3SinkOptions): Sink {
+  const { client, bucket } = opts;
+  const prefix = opts.prefix ?? '';
+  if (prefix !== '' && !prefix.endsWith('/')) throw new Error(`[publish/s3] prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
+  if (prefix !== '') assertSafeKey(prefix.slice(0, -1));
+  const manifestKey = opts.manifestKey ?? DEFAULT_MANIFEST_KEY;
+  assertPrivateKey(manifestKey, prefix, 'publish/s3');
+  const deleteAfterMs = opts.deleteAfterMs ?? DELETE_AFTER_MS;
+  const limit = pLimit(opts.concurrency ?? DEFAULT_CONCURRENCY);
+  const now = opts.now ?? (() => new Date());
+  const name = `s3://${bucket}/${prefix}`;
+
+  return {
+    name,
+    async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
+      const startedAt = now();
+      const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
+      const byKey = new Map<string, OutputDocument>();
+      for (const d of docs) {
+        assertSafeKey(d.key);
+        if (byKey.has(d.key)) throw new Error(`[publish/s3] the build has two documents for ${d.key}`);
+        byKey.set(d.key, d);
+      }
+      if (byKey.has(manifestKey.slice(prefix.length)) && manifestKey.startsWith(prefix)) {
+        throw new Error(`[publish/s3] a document would overwrite the manifest ${manifestKey}`);
+      }
+
+      report.requests++;
+      let stored: { body: Uint8Array; etag: string } | null;
+      try {
+        stored = await getObjectBytes(client, bucket, manifestKey);
+      } catch (err) {
+        throw describeS3Error('publish/s3', 'GET', bucket, manifestKey, err);
+      }
+      // An unreadable manifest only costs a full re-upload; dropped objects it tracked are then left in place.
+      const manifest = (stored && parseManifest(stored.body)) ?? emptyManifest();
+
+      const listed = new Map<string, string>();
+      for (const listPrefix of listPrefixes(prefix, [...byKey.keys(), ...Object.keys(manifest.objects)])) {
+        let token: string | undefined;
+        do {
+          report.requests++;
+          let page;
+          try {
+            page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: listPrefix, ...(token ? { ContinuationToken: token } : {}) }));
+          } catch (err) {
+            throw describeS3Error('publish/s3', 'LIST', bucket, listPrefix, err);
+          }
+          for (const o of page.Contents ?? []) if (o.Key !== undefined) listed.set(o.Key, bareEtag(o.ETag));
+          token = page.IsTruncated ? page.NextContinuationToken : undefined;
+        } while (token);
+      }
+
+      const next: Manifest = { version: MANIFEST_VERSION, objects: {}, missingSince: {} };
+      const toUpload: OutputDocument[] = [];
+      for (const d of byKey.values()) {
+        const fingerprint = fingerprintOf(d);
+        const seen = manifest.objects[d.key];
+        if (seen && seen.fingerprint === fingerprint && listed.get(prefix + d.key) === seen.etag) {
+          report.unchanged++;
+          next.objects[d.key] = seen;
+        } else {
+          toUpload.push(d);
+        }
+      }
+
+      // Every object of a lower phase is in place before any of a higher phase is written, so a summary never
+      // points at an event file that is not there yet. After the first failure nothing new is started.
+      const phases = [...new Set(toUpload.map((d) => d.phase))].sort((a, b) => a - b);
+      let failure: unknown = null;
+      for (const phase of phases) {
+        const batch = toUpload.filter((d) => d.phase === phase);
+        const results = await Promise.allSettled(
+          batch.map((d) =>
+            limit(async () => {
+              if (failure !== null) return;
+              const key = prefix + d.key;
+              const h = headersOf(d);
+              report.requests++;
+              try {
+                const r = await client.send(
+                  new PutObjectCommand({
+                    Bucket: bucket,
+                    Key: key,
+                    Body: d.body,
+                    ContentType: h.contentType,
+                    CacheControl: h.cacheControl,
+                    ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
+                    Metadata: { sha256: sha256(d.body) },
+                  }),
+                );
+                next.objects[d.key] = { etag: bareEtag(r.ETag), fingerprint: fingerprintOf(d) };
+                report.written++;
+              } catch (err) {
+                failure ??= describeS3Error('publish/s3', 'PUT', bucket, key, err);
+                throw failure;
+              }
+            }),
+          ),
+        );
+        if (failure !== null || results.some((r) => r.status === 'rejected')) break;
+      }
+      if (failure !== null) throw failure;
+
+      // Objects we published before and the build no longer has: remembered with the time they went missing,
+      // deleted once that is older than the delay (clients and CDN caches may still follow links to them).
+      const toDelete: string[] = [];
+      for (const key of Object.keys(manifest.objects)) {
+        if (byKey.has(key)) continue;
+        const since = manifest.missingSince[key] ?? startedAt.toISOString();
+        if (!listed.has(prefix + key)) continue; // already gone: forget it
+        if (startedAt.getTime() - Date.parse(since) >= deleteAfterMs) {
+          toDelete.push(key);
+        } else {
+          next.objects[key] = manifest.objects[key]!;
+          next.missingSince[key] = since;
+          report.pendingDelete++;
+        }
+      }
+
+      await Promise.all(
+        toDelete.map((key) =>
+          limit(async () => {
+            report.requests++;
+            try {
+              await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
+            } catch (err) {
+              throw describeS3Error('publish/s3', 'DELETE', bucket, prefix + key, err);
+            }
+            report.deleted++;
+          }),
+        ),
+      );
+      // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
+      // and the next run, not finding them in the listing, forgets them. The other order could orphan objects.
+      report.requests++;
+      const manifestInput = { Bucket: bucket, Key: manifestKey, Body: JSON.stringify(next), ContentType: JSON_CONTENT_TYPE, CacheControl: 'no-store' };
+      try {
+        if (stored === null) await putIfAbsent(client, manifestInput);
+        else await putIfMatch(client, manifestInput, stored.etag);
+      } catch (err) {
+        if (isConditionFailure(err)) {
+          throw new Error(`[publish/s3] PUT s3://${bucket}/${manifestKey}: another publisher changed the manifest during this run (hold the run lock while publishing)`);
+        }
+        throw describeS3Error('publish/s3', 'PUT', bucket, manifestKey, err);
+      }
+
+      return report;
+    },
+  };
+}

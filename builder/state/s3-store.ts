@@ -1,0 +1,144 @@
+// StateStore in one S3 object outside the public prefix: conditional writes on the ETag, a corrupt object
+// copied aside (never lost), and a run lock that only conditional writes can take.
+//
+// Every decision rests on conditional PUTs (If-None-Match: * to create, If-Match: <etag> to replace), which both
+// AWS S3 and radosgw enforce atomically. Conditional DELETE and conditional COPY are not relied upon: radosgw
+// (pacific) ignores If-Match on DELETE and x-amz-copy-source-if-match on COPY.
+import type { S3Client } from '@aws-sdk/client-s3';
+import { StateSchema, emptyState, type State } from '../model/schemas.ts';
+import {
+  DEFAULT_LOCK_KEY,
+  DEFAULT_STATE_KEY,
+  assertPrivateKey,
+  describeS3Error,
+  getObjectBytes,
+  isConditionFailure,
+  putIfAbsent,
+  putIfMatch,
+} from '../publish/s3-config.ts';
+import { parseStoredState } from './local-store.ts';
+import { StateConflictError, type LoadedState, type LockHandle, type StateStore } from './store.ts';
+
+export interface S3StateStoreOptions {
+  client: S3Client;
+  bucket: string;
+  key?: string;
+  lockKey?: string;
+  /** Where an unusable state object is copied before a clean start; default `state/corrupt/`. */
+  backupPrefix?: string;
+  /** The public API prefix, to refuse keeping state where the CDN would serve it. */
+  publicPrefix?: string;
+}
+
+export const DEFAULT_CORRUPT_PREFIX = 'state/corrupt/';
+const WHERE = 'state/s3';
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** A released lock is overwritten with this expiry, so it reads as expired to everyone. */
+const RELEASED_AT = new Date(0).toISOString();
+
+interface StoredLock {
+  owner: string;
+  expiresAt: string;
+}
+
+function parseLock(bytes: Uint8Array): StoredLock | null {
+  try {
+    const raw = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<StoredLock>;
+    if (typeof raw.owner !== 'string' || typeof raw.expiresAt !== 'string' || !Number.isFinite(Date.parse(raw.expiresAt))) return null;
+    return { owner: raw.owner, expiresAt: raw.expiresAt };
+  } catch {
+    return null;
+  }
+}
+
+export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
+  const { client, bucket } = opts;
+  const key = opts.key ?? DEFAULT_STATE_KEY;
+  const lockKey = opts.lockKey ?? DEFAULT_LOCK_KEY;
+  const corruptPrefix = opts.backupPrefix ?? DEFAULT_CORRUPT_PREFIX;
+  const publicPrefix = opts.publicPrefix ?? '';
+  for (const k of [key, lockKey, corruptPrefix]) assertPrivateKey(k, publicPrefix, WHERE);
+  if (key === lockKey) throw new Error(`[${WHERE}] the state and the lock cannot share the key ${key}`);
+
+  async function get(k: string) {
+    try {
+      return await getObjectBytes(client, bucket, k);
+    } catch (err) {
+      throw describeS3Error(WHERE, 'GET', bucket, k, err);
+    }
+  }
+
+  /** Writes the lock; true when we won, false when a condition failed (someone else got there first). */
+  async function putLock(lock: StoredLock, expectedEtag: string | null): Promise<boolean> {
+    const input = { Bucket: bucket, Key: lockKey, Body: JSON.stringify(lock), ContentType: JSON_TYPE, CacheControl: 'no-store' };
+    try {
+      if (expectedEtag === null) await putIfAbsent(client, input);
+      else await putIfMatch(client, input, expectedEtag);
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw describeS3Error(WHERE, 'PUT', bucket, lockKey, err);
+    }
+  }
+
+  return {
+    name: `s3://${bucket}/${key}`,
+
+    async load(): Promise<LoadedState> {
+      const stored = await get(key);
+      if (stored === null) return { state: emptyState(), version: null, warnings: [] };
+      const parsed = parseStoredState(Buffer.from(stored.body).toString('utf8'));
+      if (parsed.ok) return { state: parsed.state, version: stored.etag, warnings: [] };
+      // Keep the exact bytes under a name derived from their ETag: loading the same corrupt object twice keeps
+      // one copy. The returned version is the corrupt object's ETag, so the next save replaces it conditionally.
+      const aside = `${corruptPrefix}${key.replace(/\//g, '_')}.${stored.etag || 'no-etag'}`;
+      try {
+        await putIfAbsent(client, { Bucket: bucket, Key: aside, Body: stored.body, ContentType: 'application/octet-stream' });
+      } catch (err) {
+        if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, aside, err);
+      }
+      return {
+        state: emptyState(),
+        version: stored.etag,
+        warnings: [`[${WHERE}] s3://${bucket}/${key} is unusable (${parsed.reason}); kept it as s3://${bucket}/${aside} and started from a clean state`],
+      };
+    },
+
+    async save(state: State, expectedVersion: string | null): Promise<string> {
+      const body = JSON.stringify(StateSchema.parse(state));
+      const input = { Bucket: bucket, Key: key, Body: body, ContentType: JSON_TYPE, CacheControl: 'no-store' };
+      try {
+        return expectedVersion === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedVersion);
+      } catch (err) {
+        if (isConditionFailure(err)) throw new StateConflictError(`PUT s3://${bucket}/${key}`);
+        throw describeS3Error(WHERE, 'PUT', bucket, key, err);
+      }
+    },
+
+    async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
+      const handle: LockHandle = { owner, expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
+      // Two rounds: the lock may vanish between a failed create and the read (deleted by hand or by an old release).
+      for (let round = 0; round < 2; round++) {
+        if (await putLock(handle, null)) return handle;
+        const held = await get(lockKey);
+        if (held === null) continue;
+        const lock = parseLock(held.body);
+        // An unreadable lock counts as expired: refusing forever would stop every future run.
+        if (lock !== null && Date.parse(lock.expiresAt) > now.getTime()) return null;
+        // Conditional on the expired lock's ETag: of several runners taking over the same stale lock, one wins.
+        return (await putLock(handle, held.etag)) ? handle : null;
+      }
+      return null;
+    },
+
+    async releaseLock(handle: LockHandle): Promise<void> {
+      const held = await get(lockKey);
+      if (held === null) return;
+      const lock = parseLock(held.body);
+      if (lock === null || lock.owner !== handle.owner || lock.expiresAt !== handle.expiresAt) return; // not ours any more
+      // Released by overwriting, conditional on the version we just read: an unconditional DELETE (all radosgw
+      // offers) could remove a lock another runner took over in between. The stale record is taken over as usual.
+      await putLock({ owner: handle.owner, expiresAt: RELEASED_AT }, held.etag);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLocalSink } from '../../builder/publish/local-sink.ts';
+import { createS3Sink } from '../../builder/publish/s3-sink.ts';
+import { PHASE } from '../../builder/publish/sink.ts';
+import { doc, sampleBuild, sinkContract } from '../contracts/sink.ts';
+import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
+
+const DELETE_AFTER_MS = 60 * 60 * 1000;
+const T0 = Date.parse('2026-11-21T00:00:00.000Z');
+
+const tmpDirs: string[] = [];
+afterAll(async () => {
+  for (const d of tmpDirs) await rm(d, { recursive: true, force: true });
+});
+
+sinkContract('local directory', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'reset-sink-'));
+  tmpDirs.push(dir);
+  return {
+    sink: createLocalSink(dir),
+    read: async (key) => readFile(path.join(dir, key), 'utf8').catch(() => null),
+    advance: () => {},
+    deleteAfterMs: 0,
+  };
+});
+
+describeS3('S3 sink (radosgw)', () => {
+  let client: S3Client;
+  let bucket: string;
+  let n = 0;
+
+  beforeAll(async () => {
+    client = createTestClient();
+    bucket = await createTestBucket(client, 'sink');
+  });
+  afterAll(async () => {
+    if (bucket) await removeTestBucket(client, bucket);
+  });
+
+  /** A sink on its own prefix and manifest, with a clock the test moves. */
+  function s3Harness(opts: { client?: S3Client; prefix?: string } = {}) {
+    const prefix = opts.prefix ?? `site-${++n}/`;
+    const clock = { ms: T0 };
+    const make = (c: S3Client) =>
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, now: () => new Date(clock.ms) });
+    return {
+      prefix,
+      clock,
+      make,
+      sink: make(opts.client ?? client),
+      read: (key: string) => readText(client, bucket, prefix + key),
+      advance: (ms: number) => {
+        clock.ms += ms;
+      },
+      deleteAfterMs: DELETE_AFTER_MS,
+    };
+  }
+
+  sinkContract('S3 bucket', async () => s3Harness());
+
+  it('stores Content-Type, Content-Language, Cache-Control and the body checksum on every object', async () => {
+    const h = s3Harness();
+    await h.sink.publish(sampleBuild(1));
+    const de = await head(client, bucket, `${h.prefix}api/de/latest.json`);
+    expect(de.ContentType).toBe('application/json; charset=utf-8');
+    expect(de.ContentLanguage).toBe('de');
+    expect(de.CacheControl).toBe('public, max-age=30');
+    expect(de.Metadata?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const schema = await head(client, bucket, `${h.prefix}api/openapi.json`);
+    expect(schema.ContentLanguage).toBeUndefined();
+    expect(schema.CacheControl).toBe('public, max-age=30');
+  });
+
+  it('re-uploads a document whose headers changed although its body did not', async () => {
+    const h = s3Harness();
+    await h.sink.publish(sampleBuild(1));
+    const build = sampleBuild(1).map((d) => (d.key === 'api/de/latest.json' ? { ...d, contentLanguage: 'de-DE' } : d));
+    expect(await h.sink.publish(build)).toMatchObject({ written: 1 });
+    expect((await head(client, bucket, `${h.prefix}api/de/latest.json`)).ContentLanguage).toBe('de-DE');
+  });
+
+  it('re-uploads an object changed or deleted behind its back, found from the listing without downloading bodies', async () => {
+    const sent: string[] = [];
+    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }) });
+    await h.sink.publish(sampleBuild(1));
+    await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
+    sent.length = 0;
+    const report = await h.sink.publish(sampleBuild(1));
+    expect(report).toMatchObject({ written: 1, unchanged: 6 });
+    expect(await h.read('api/en/history.json')).toBe(sampleBuild(1)[3]!.body);
+    // Only the manifest is downloaded; published objects are compared by listing.
+    expect(sent.filter((c) => c === 'GetObjectCommand')).toHaveLength(1);
+    expect(sent.filter((c) => c === 'HeadObjectCommand')).toHaveLength(0);
+    expect(report.requests).toBe(sent.length);
+  });
+
+  it('finishes every object of a lower phase before it starts a higher one', async () => {
+    const puts: string[] = [];
+    const h = s3Harness({
+      client: createTestClient({ onSend: (c, input) => c === 'PutObjectCommand' && puts.push(String(input.Key)) }),
+    });
+    const build = [
+      ...sampleBuild(1),
+      ...Array.from({ length: 12 }, (_, i) => doc(`api/en/events/x-${i}.json`, { i }, PHASE.leaves)),
+    ].reverse();
+    await h.sink.publish(build);
+    const phaseOf = new Map(build.map((d) => [h.prefix + d.key, d.phase]));
+    const phases = puts.filter((k) => phaseOf.has(k)).map((k) => phaseOf.get(k)!);
+    expect(phases).toHaveLength(build.length);
+    expect(phases).toEqual([...phases].sort((a, b) => a - b));
+  });
+
+  it('keeps a dropped object for the whole delay and reports it pending, then deletes it', async () => {
+    const h = s3Harness();
+    await h.sink.publish(sampleBuild(1));
+    const next = sampleBuild(1).filter((d) => d.key !== 'api/en/events/r-2.json');
+    expect(await h.sink.publish(next)).toMatchObject({ deleted: 0, pendingDelete: 1 });
+    h.advance(DELETE_AFTER_MS - 1);
+    expect(await h.sink.publish(next)).toMatchObject({ deleted: 0, pendingDelete: 1 });
+    expect(await h.read('api/en/events/r-2.json')).not.toBeNull();
+    h.advance(1);
+    expect(await h.sink.publish(next)).toMatchObject({ deleted: 1, pendingDelete: 0 });
+    expect(await h.read('api/en/events/r-2.json')).toBeNull();
+  });
+
+  it('never touches objects it did not publish, inside or outside its prefix', async () => {
+    const h = s3Harness();
+    await writeText(client, bucket, `${h.prefix}api/hand-made.json`, 'x');
+    await writeText(client, bucket, 'state/state.json', '{}');
+    await h.sink.publish(sampleBuild(1));
+    h.advance(DELETE_AFTER_MS * 2);
+    await h.sink.publish(sampleBuild(1).slice(0, 2));
+    h.advance(DELETE_AFTER_MS * 2);
+    await h.sink.publish(sampleBuild(1).slice(0, 2));
+    expect(await readText(client, bucket, `${h.prefix}api/hand-made.json`)).toBe('x');
+    expect(await readText(client, bucket, 'state/state.json')).toBe('{}');
+    const keys = await listAllKeys(client, bucket, h.prefix);
+    expect(keys).toEqual([`${h.prefix}api/de/events/r-1.json`, `${h.prefix}api/en/events/r-1.json`, `${h.prefix}api/hand-made.json`]);
+  });
+
+  it('refuses a manifest key under the public prefix', () => {
+    expect(() => createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json' })).toThrow(/public prefix/);
+    expect(() => createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json' })).toThrow(/public API root/);
+  });
+
+  it('leaves the previous API fully readable when a publish breaks halfway, and the next publish completes it', async () => {
+    const h = s3Harness();
+    const before = sampleBuild(1);
+    await h.sink.publish(before);
+    const after = [...sampleBuild(5), ...Array.from({ length: 6 }, (_, i) => doc(`api/en/events/n-${i}.json`, { i }, PHASE.leaves))];
+
+    const broken = h.make(createTestClient({ failPutsAfter: 3 }));
+    await expect(broken.publish(after)).rejects.toThrow(/\[publish\/s3\] PUT s3:\/\/reset-sink-[0-9a-f]+\/site-\d+\/api\/.* -> 503/);
+    for (const d of before) expect(await h.read(d.key)).not.toBeNull();
+    // Summaries still describe the old build: nothing of a higher phase was written after the failure.
+    expect(await h.read('api/en/latest.json')).toBe(JSON.stringify({ rev: 1 }));
+
+    const report = await h.sink.publish(after);
+    expect(report.written).toBeGreaterThan(0);
+    for (const d of after) expect(await h.read(d.key)).toBe(d.body);
+    expect(await h.sink.publish(after)).toMatchObject({ written: 0, unchanged: after.length });
+  });
+});
