@@ -43,12 +43,29 @@ export function parseBuildArgs(argv: readonly string[], clock: () => Date = () =
   return { now, outDir: values.out, stateDir: values['state-dir'], dataDir: values['data-dir'], target: values.target };
 }
 
-async function createTargets(opts: BuildOptions): Promise<{ store: StateStore; sink: Sink }> {
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export async function createTargets(opts: BuildOptions, env: Env): Promise<{ store: StateStore; sink: Sink }> {
   if (opts.target === 's3') {
+    // Loaded only for S3 runs so a local build never pays for the AWS SDK.
     const { createS3Targets } = await import('./publish/s3-targets.ts');
-    return createS3Targets(process.env);
+    return createS3Targets(env);
   }
   return { store: createLocalStateStore(opts.stateDir), sink: createLocalSink(opts.outDir) };
+}
+
+/** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
+export async function runBuild(opts: BuildOptions, env: Env): Promise<RunSummary> {
+  const { store, sink } = await createTargets(opts, env);
+  return run({
+    now: () => opts.now,
+    fetcher: createHttpFetcher(),
+    sources: sourceConfigsFromEnv(env),
+    store,
+    sink,
+    dataDir: path.resolve(opts.dataDir),
+    log: (l) => console.log(l),
+  });
 }
 
 export function formatSummary(s: RunSummary): string {
@@ -76,16 +93,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const { store, sink } = await createTargets(opts);
-    const summary = await run({
-      now: () => opts.now,
-      fetcher: createHttpFetcher(),
-      sources: sourceConfigsFromEnv(process.env),
-      store,
-      sink,
-      dataDir: path.resolve(opts.dataDir),
-      log: (l) => console.log(l),
-    });
+    const summary = await runBuild(opts, process.env);
     console.log(formatSummary(summary));
     for (const d of disabledSourcesFromEnv(process.env)) console.log(`disabled: ${d.id} (${d.variable} is empty)`);
     return 0;

@@ -1,0 +1,71 @@
+// The refresh job (every 15 minutes from .github/workflows/refresh.yml): one build run published to S3, then a
+// markdown table of what it did appended to $GITHUB_STEP_SUMMARY, so the Actions page shows each run at a glance.
+//   tsx schedules/refresh.ts [--now ISO] [--target s3|local] [--out dist] [--state-dir .state] [--data-dir data]
+// The target defaults to RESET_TARGET, else s3: this entry point exists for the scheduled publish.
+import { appendFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { formatSummary, parseBuildArgs, runBuild, type BuildOptions, type Env } from '../builder/main.ts';
+import type { RunSummary } from '../builder/run.ts';
+
+/** Keeps a cell on one table row whatever a source's detail contains. */
+const cell = (v: string): string => v.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+const pct = (v: number | null): string => (v === null ? '`null` (too little data)' : `${(v * 100).toFixed(1)}%`);
+
+/** The job summary: pure, so a test can pin it without running a build. */
+export function formatStepSummary(s: RunSummary, target: string): string {
+  const rows: [string, string][] = [['as of', `\`${s.asOf}\``], ['target', cell(target)]];
+  if (s.skipped) {
+    rows.push(['result', 'skipped: another run holds the lock; nothing published by this one']);
+  } else {
+    const p = s.published;
+    if (p !== null) {
+      rows.push(['documents', `${s.documents} rendered: ${p.written} written, ${p.unchanged} unchanged, ${p.deleted} deleted, ${p.pendingDelete} awaiting deletion`]);
+    }
+    for (const src of s.sources) rows.push([`source \`${cell(src.id)}\``, `${src.ok ? 'ok' : '**failed**'}: ${cell(src.detail)}`]);
+    if (s.sources.length === 0) rows.push(['sources', 'none checked (all disabled)']);
+    rows.push(['today', `\`${s.today ?? 'n/a'}\` (reset: \`${String(s.reset)}\`)`]);
+    if (s.forecast !== null) {
+      const f = s.forecast;
+      rows.push(['forecast', `24h ${pct(f.probability_24h)}, 48h ${pct(f.probability_48h)}, sample ${f.sample_size}, model \`${cell(f.model_version)}\``]);
+    }
+  }
+  for (const w of s.warnings) rows.push(['warning', cell(w)]);
+  return ['### Refresh', '', '| item | this run |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`), ''].join('\n');
+}
+
+export function formatFailureSummary(message: string): string {
+  return ['### Refresh failed', '', 'No valid API was published by this run; the previous documents stay in place.', '', '```', message, '```', ''].join('\n');
+}
+
+async function writeStepSummary(env: Env, markdown: string): Promise<void> {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (file === undefined || file === '') return;
+  await appendFile(file, markdown + '\n', 'utf8');
+}
+
+export async function refresh(argv: readonly string[], env: Env): Promise<number> {
+  const args = argv.some((a) => a === '--target' || a.startsWith('--target=')) ? [...argv] : ['--target', env.RESET_TARGET || 's3', ...argv];
+  let opts: BuildOptions;
+  try {
+    opts = parseBuildArgs(args);
+  } catch (err) {
+    console.error(`refresh: ${(err as Error).message}`);
+    return 2;
+  }
+  const target = opts.target === 's3' ? `s3://${env.RESET_S3_BUCKET ?? '?'}/${env.RESET_S3_PREFIX ?? ''}` : `local:${opts.outDir}`;
+  try {
+    const summary = await runBuild(opts, env);
+    console.log(formatSummary(summary));
+    await writeStepSummary(env, formatStepSummary(summary, target));
+    return 0;
+  } catch (err) {
+    const message = (err as Error).message;
+    console.error(`refresh failed: no valid API was published\n${message}`);
+    await writeStepSummary(env, formatFailureSummary(message)).catch(() => {});
+    return 1;
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await refresh(process.argv.slice(2), process.env);
+}

@@ -1,0 +1,371 @@
+// The built CloudFront Function, run in a bare JavaScript context like the edge's, must answer every request exactly
+// as the local preview does over HTTP: same object key (and so the same document or the same 404), or the same
+// status, headers and body when it answers itself.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { STATUS_CODES } from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
+import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
+import { MAX_QUERY_LENGTH, MAX_QUERY_PARAMS, MAX_URI_LENGTH, ROUTE_LANGS } from '../../builder/edge/route.ts';
+import { createLocalSink } from '../../builder/publish/local-sink.ts';
+import { run } from '../../builder/run.ts';
+import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
+import { createLocalStateStore } from '../../builder/state/local-store.ts';
+import { EDGE_OUTPUT, MAX_FUNCTION_BYTES, buildEdgeFunction } from '../../scripts/build-edge.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const AS_OF = new Date('2026-11-21T12:00:00Z');
+
+interface EdgeQueryValue {
+  value: string;
+  multiValue?: { value: string }[];
+}
+interface EdgeRequest {
+  method: string;
+  uri: string;
+  querystring: Record<string, EdgeQueryValue>;
+  headers: Record<string, { value: string }>;
+  cookies: Record<string, unknown>;
+}
+interface EdgeResponse {
+  statusCode: number;
+  statusDescription: string;
+  headers: Record<string, { value: string }>;
+  body?: { encoding: string; data: string };
+}
+type Handler = (event: unknown) => EdgeRequest | EdgeResponse;
+
+/**
+ * The viewer-request event CloudFront would build for this request line: the path as sent, and the query split into
+ * still-encoded name/value pairs, repeated names collapsed into one entry with `multiValue`.
+ */
+function cloudFrontEvent(method: string, target: string): { version: string; context: { eventType: string }; viewer: { ip: string }; request: EdgeRequest } {
+  const qi = target.indexOf('?');
+  const querystring: Record<string, EdgeQueryValue> = {};
+  if (qi !== -1) {
+    for (const part of target.slice(qi + 1).split('&')) {
+      if (part === '') continue;
+      const eq = part.indexOf('=');
+      const name = eq === -1 ? part : part.slice(0, eq);
+      const value = eq === -1 ? '' : part.slice(eq + 1);
+      const entry = querystring[name];
+      if (entry === undefined) querystring[name] = { value };
+      else (entry.multiValue ??= [{ value: entry.value }]).push({ value });
+    }
+  }
+  return {
+    version: '1.0',
+    context: { eventType: 'viewer-request' },
+    viewer: { ip: '127.0.0.1' },
+    request: { method, uri: qi === -1 ? target : target.slice(0, qi), querystring, headers: { host: { value: 'api.example.test' } }, cookies: {} },
+  };
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** HTTP/1.1 over a plain socket: Node's own client refuses the malformed targets this table exists to send. */
+function rawRequest(port: number, method: string, target: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('connect', () => {
+      const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+      socket.write(`${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${hasBody ? 'Content-Length: 0\r\n' : ''}\r\n`);
+    });
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const all = Buffer.concat(chunks);
+      const split = all.indexOf('\r\n\r\n');
+      if (split === -1) return reject(new Error(`no HTTP response head for ${method} ${target}`));
+      const [statusLine, ...lines] = all.subarray(0, split).toString('latin1').split('\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1]);
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const i = line.indexOf(':');
+        const name = line.slice(0, i).trim().toLowerCase();
+        const value = line.slice(i + 1).trim();
+        headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+      }
+      let body = all.subarray(split + 4);
+      if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+        const parts: Buffer[] = [];
+        let at = 0;
+        for (;;) {
+          const eol = body.indexOf('\r\n', at);
+          const size = parseInt(body.subarray(at, eol).toString('latin1'), 16);
+          if (!(size > 0)) break;
+          parts.push(body.subarray(eol + 2, eol + 2 + size));
+          at = eol + 2 + size + 2;
+        }
+        body = Buffer.concat(parts);
+      }
+      resolve({ status, headers, body: body.toString('utf8') });
+    });
+  });
+}
+
+/** What a case must come to: an object key the edge rewrites to, or the status of the answer the edge gives itself. */
+interface Case {
+  method: string;
+  target: string;
+  want: string | number;
+}
+
+const params = (n: number, extra = ''): string => Array.from({ length: n }, (_, i) => `p${i}=${i}`).join('&') + extra;
+
+function cases(eventId: string): Case[] {
+  const get = (target: string, want: string | number): Case => ({ method: 'GET', target, want });
+  return [
+    // every endpoint and language
+    get('/api/latest', 'api/en/latest.json'),
+    ...ROUTE_LANGS.map((l) => get(`/api/latest?lang=${l}`, `api/${l}/latest.json`)),
+    get('/api/forecast?lang=de', 'api/de/forecast.json'),
+    get('/api/status?lang=ko', 'api/ko/status.json'),
+    get('/api/signals?lang=ja', 'api/ja/signals.json'),
+    get('/api/accuracy?lang=zh', 'api/zh/accuracy.json'),
+    get('/api/history', 'api/en/history.json'),
+    get('/api/history?type=global_reset', 'api/en/history/global_reset.json'),
+    get('/api/history?lang=ja&type=banked_grant', 'api/ja/history/banked_grant.json'),
+    get('/api/history?type=policy_change&lang=de', 'api/de/history/policy_change.json'),
+    get(`/api/events/${eventId}`, `api/en/events/${eventId}.json`),
+    get(`/api/events/${eventId}?lang=ko`, `api/ko/events/${eventId}.json`),
+    get('/api', 'api/index.json'),
+    get('/api/', 'api/index.json'),
+    get('/api/?lang=de', 'api/index.json'),
+    get('/api/openapi.json', 'api/openapi.json'),
+    get('/api/schemas/latest.json', 'api/schemas/latest.json'),
+    // well-formed keys without an object: the CDN's custom error response, as the preview's
+    get('/api/events/no-such-event', 'api/en/events/no-such-event.json'),
+    get('/api/events/2026-01-01.x?lang=zh', 'api/zh/events/2026-01-01.x.json'),
+    get('/api/schemas/no-such-schema.json', 'api/schemas/no-such-schema.json'),
+    // lang: case-insensitive, exactly once, supported only
+    get('/api/latest?lang=EN', 'api/en/latest.json'),
+    get('/api/latest?lang=Zh', 'api/zh/latest.json'),
+    get('/api/latest?lang=%64%65', 'api/de/latest.json'),
+    get('/api/latest?%6Cang=ja', 'api/ja/latest.json'),
+    get('/api/latest?lang=fr', 400),
+    get('/api/latest?lang=', 400),
+    get('/api/latest?lang', 400),
+    get('/api/latest?lang=de+', 400),
+    get('/api/latest?lang=de&lang=de', 400),
+    get('/api/latest?lang=de&lang=ja', 400),
+    get('/api/history?lang=en&type=global_reset&lang=ko', 400),
+    get('/api/latest?lang=%E6%97%A5%E6%9C%AC%E8%AA%9E', 400),
+    get(`/api/latest?lang=${'x'.repeat(200)}`, 400),
+    // type
+    get('/api/history?type=outage', 400),
+    get('/api/history?type=', 400),
+    get('/api/history?type=GLOBAL_RESET', 400),
+    get('/api/history?type=global_reset&type=global_reset', 400),
+    get('/api/history?type=global_reset&type=banked_grant&lang=de', 400),
+    get('/api/latest?type=outage', 'api/en/latest.json'),
+    // unknown parameters are ignored; empty pairs too
+    get('/api/latest?utm_source=x&foo=bar&lang=de', 'api/de/latest.json'),
+    get('/api/latest?&&lang=ja&&', 'api/ja/latest.json'),
+    get('/api/latest?LANG=fr&Lang=xx', 'api/en/latest.json'),
+    get(`/api/latest?${params(MAX_QUERY_PARAMS - 1, '&lang=ko')}`, 'api/ko/latest.json'),
+    get(`/api/latest?${params(MAX_QUERY_PARAMS + 1)}`, 400),
+    get(`/api/latest?${params(25)}`, 400),
+    get('/api/latest?a=1&a=2&a=3&lang=zh', 'api/zh/latest.json'),
+    // malformed percent-encoding
+    get('/api/latest?lang=%E0%A4%A', 400),
+    get('/api/latest?%zz=1', 400),
+    get('/api/latest?x=%', 400),
+    get('/api/latest?x=%C3%28', 400),
+    // ids
+    get('/api/events/BAD_ID', 404),
+    get('/api/events/-leading-dash', 404),
+    get(`/api/events/${'a'.repeat(81)}`, 404),
+    get('/api/events/', 404),
+    get('/api/events/a%20b', 400),
+    get('/api/events/id.json/extra', 404),
+    // paths: traversal, encodings, doubled slashes, non-ASCII, non-API
+    get('/api/../state/state.json', 400),
+    get('/api/schemas/../../state/state.json', 400),
+    get('/api/%2e%2e/state/state.json', 400),
+    get('/api/%2E%2E%2Fstate%2Fstate.json', 400),
+    get('/api%2Flatest', 400),
+    get('/api/events%2Fx', 400),
+    get('//api/latest', 400),
+    get('/api//latest', 400),
+    get('/api/./latest', 400),
+    get('/api/latest/.', 400),
+    get('/api/%C3%A9v%C3%A9nements', 400),
+    get('/api/latest?lang=de&q=%C3%A9t%C3%A9', 'api/de/latest.json'),
+    get('/api/latest/', 404),
+    get('/api/latest.json', 404),
+    get('/api/en/latest.json', 404),
+    get('/api/nope', 404),
+    get('/API/latest', 404),
+    get('/', 404),
+    get('/index.html', 404),
+    get('/state/state.json', 404),
+    get('/backups/2026-11-21T00-00-00Z/manifest.json', 404),
+    get('/favicon.ico?lang=ja', 404),
+    // size limits
+    get(`/api/${'a'.repeat(MAX_URI_LENGTH)}`, 414),
+    get(`/api/latest?x=${'a'.repeat(MAX_QUERY_LENGTH)}`, 414),
+    // methods
+    { method: 'HEAD', target: '/api/latest?lang=de', want: 'api/de/latest.json' },
+    { method: 'HEAD', target: '/api/latest?lang=fr', want: 400 },
+    { method: 'HEAD', target: '/api/events/no-such-event', want: 'api/en/events/no-such-event.json' },
+    { method: 'OPTIONS', target: '/api/latest', want: 204 },
+    { method: 'OPTIONS', target: '/anything?lang=fr', want: 204 },
+    { method: 'POST', target: '/api/latest', want: 405 },
+    { method: 'PUT', target: '/api/latest?lang=de', want: 405 },
+    { method: 'DELETE', target: '/api/latest', want: 405 },
+    { method: 'PATCH', target: '/api/events/x', want: 405 },
+  ];
+}
+
+let tmp: string;
+let dist: string;
+let preview: PreviewServer;
+let handler: Handler;
+let code: string;
+let eventId: string;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'edge-test-'));
+  dist = path.join(tmp, 'dist');
+  // The real build with every network source off: the curated archive alone yields a full API.
+  await run({
+    now: () => AS_OF,
+    fetcher: createHttpFetcher(),
+    sources: [],
+    store: createLocalStateStore(path.join(tmp, 'state')),
+    sink: createLocalSink(dist),
+    dataDir: path.join(ROOT, 'data'),
+  });
+  const ids = (await readdir(path.join(dist, 'api/en/events'))).filter((f) => f.endsWith('.json')).sort();
+  eventId = (ids[0] ?? '').replace(/\.json$/, '');
+  preview = await startPreview({ root: dist, port: 0 });
+
+  code = await readFile(EDGE_OUTPUT, 'utf8');
+  // A bare realm: only the ECMAScript built-ins, no eval, nothing of Node's.
+  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+  vm.runInContext(code, context, { filename: 'cloudfront-function.js' });
+  handler = (context as { handler: Handler }).handler;
+});
+
+afterAll(async () => {
+  await preview?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+describe('the built CloudFront Function', () => {
+  it('is within the CloudFront Functions size limit', () => {
+    expect(Buffer.byteLength(code, 'utf8')).toBeLessThanOrEqual(MAX_FUNCTION_BYTES);
+  });
+
+  it('is what a fresh build of builder/edge produces (the committed file is not stale)', async () => {
+    expect(code).toBe(await buildEdgeFunction());
+  });
+
+  it('is a plain script with a top-level handler(event) and no module syntax', () => {
+    expect(code).toMatch(/(^|[;}\n])function handler\(event\)\{/);
+    expect(code).not.toMatch(/^\s*(import|export)\b/m);
+    expect(code).not.toMatch(/\brequire\(|\bprocess\.|\bsetTimeout\b|\bsetInterval\b|\bfetch\(|\bXMLHttpRequest\b/);
+    expect(typeof handler).toBe('function');
+  });
+
+  it('runs where Node globals, timers and network do not exist', () => {
+    const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+    vm.runInContext(code, context);
+    expect(vm.runInContext('[typeof require, typeof process, typeof setTimeout, typeof fetch, typeof Buffer].join()', context)).toBe(
+      'undefined,undefined,undefined,undefined,undefined',
+    );
+    const res = vm.runInContext('handler({request:{method:"GET",uri:"/api/latest",querystring:{lang:{value:"de"}},headers:{},cookies:{}}})', context) as EdgeRequest;
+    expect(res.uri).toBe('/api/de/latest.json');
+  });
+
+  it('rebuilds repeated parameters from multiValue, so a repeated lang is refused as at the preview', () => {
+    const res = handler({
+      request: { method: 'GET', uri: '/api/latest', querystring: { lang: { value: 'de', multiValue: [{ value: 'de' }, { value: 'ja' }] } }, headers: {}, cookies: {} },
+    }) as EdgeResponse;
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body?.data ?? '{}').error.code).toBe('ambiguous_parameter');
+  });
+
+  it('keeps the viewer request otherwise untouched when it rewrites to an object key', () => {
+    const event = cloudFrontEvent('GET', '/api/history?type=global_reset&lang=ja&utm=1');
+    const res = handler(event) as EdgeRequest;
+    expect(res.uri).toBe('/api/ja/history/global_reset.json');
+    expect(res.querystring).toEqual({});
+    expect(res.method).toBe('GET');
+    expect(res.headers).toEqual({ host: { value: 'api.example.test' } });
+  });
+});
+
+describe('edge and preview answer alike', () => {
+  it('covers at least 50 requests, hostile ones included', () => {
+    expect(cases('x').length).toBeGreaterThanOrEqual(50);
+  });
+
+  it('agrees on every request of the table', async () => {
+    expect(eventId).not.toBe('');
+    const notFoundBody = await readFile(path.join(dist, NOT_FOUND_KEY), 'utf8');
+    for (const c of cases(eventId)) {
+      const label = `${c.method} ${c.target.length > 80 ? c.target.slice(0, 80) + '…' : c.target}`;
+      // JSON round trip: plain values of this realm, whatever the vm context's prototypes.
+      const edge = JSON.parse(JSON.stringify(handler(cloudFrontEvent(c.method, c.target)))) as EdgeRequest | EdgeResponse;
+      const http = await rawRequest(Number(new URL(preview.url).port), c.method, c.target);
+      const headersOf = (h: Record<string, string>) => ({
+        'content-type': h['content-type'],
+        'content-language': h['content-language'],
+        'cache-control': h['cache-control'],
+        'access-control-allow-origin': h['access-control-allow-origin'],
+      });
+
+      if ('statusCode' in edge) {
+        expect(edge.statusCode, label).toBe(c.want);
+        expect(edge.statusDescription, label).toBe(STATUS_CODES[edge.statusCode]);
+        expect(http.status, label).toBe(edge.statusCode);
+        const edgeHeaders: Record<string, string> = {};
+        for (const [k, v] of Object.entries(edge.headers)) edgeHeaders[k] = v.value;
+        expect(headersOf(http.headers), label).toEqual(headersOf(edgeHeaders));
+        expect(http.headers['allow'], label).toBe(edgeHeaders['allow']);
+        if (c.method !== 'HEAD') expect(http.body, label).toBe(edge.body?.data ?? '');
+        if (edge.body !== undefined) expect(edge.body.encoding, label).toBe('text');
+        continue;
+      }
+
+      expect(`${edge.uri}`, label).toBe(`/${c.want}`);
+      expect(edge.querystring, label).toEqual({});
+      expect(edge.method, label).toBe(c.method);
+      const key = edge.uri.slice(1);
+      const file = path.join(dist, key);
+      if (existsSync(file)) {
+        const lang = key.split('/')[1] ?? '';
+        expect(http.status, label).toBe(200);
+        expect(headersOf(http.headers), label).toEqual({
+          'content-type': JSON_CONTENT_TYPE,
+          'content-language': (ROUTE_LANGS as readonly string[]).includes(lang) ? lang : 'en',
+          'cache-control': 'public, max-age=30',
+          'access-control-allow-origin': '*',
+        });
+        if (c.method !== 'HEAD') expect(http.body, label).toBe(await readFile(file, 'utf8'));
+      } else {
+        expect(http.status, label).toBe(404);
+        expect(headersOf(http.headers), label).toEqual({
+          'content-type': JSON_CONTENT_TYPE,
+          'content-language': NOT_FOUND_CONTENT_LANGUAGE,
+          'cache-control': 'public, max-age=30',
+          'access-control-allow-origin': '*',
+        });
+        if (c.method !== 'HEAD') expect(http.body, label).toBe(notFoundBody);
+      }
+    }
+  });
+});

@@ -1,0 +1,269 @@
+// The workflows are deployment code: their schedules, permissions and credentials are pinned here, along with the
+// refresh job's step summary and the IAM/bucket policies the workflows depend on.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { RunSummary } from '../builder/run.ts';
+import { formatFailureSummary, formatStepSummary } from '../schedules/refresh.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const WORKFLOW_DIR = path.join(ROOT, '.github/workflows');
+const OIDC_ACTION = 'aws-actions/configure-aws-credentials';
+const REFRESH_CRON = '*/15 * * * *';
+
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+}
+interface Job {
+  if?: string;
+  permissions?: Record<string, string> | string;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean } | string;
+  strategy?: { matrix?: Record<string, unknown> };
+  steps?: Step[];
+}
+interface Workflow {
+  name?: string;
+  on: Record<string, unknown>;
+  permissions?: Record<string, string> | string;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean } | string;
+  jobs: Record<string, Job>;
+}
+
+const files = readdirSync(WORKFLOW_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+const raw = new Map(files.map((f) => [f, readFileSync(path.join(WORKFLOW_DIR, f), 'utf8')]));
+const workflows = new Map(files.map((f) => [f, parse(raw.get(f) as string) as Workflow]));
+
+function wf(file: string): Workflow {
+  const w = workflows.get(file);
+  if (w === undefined) throw new Error(`.github/workflows/${file} is missing`);
+  return w;
+}
+const steps = (job: Job): Step[] => job.steps ?? [];
+const runs = (job: Job): string => steps(job).map((s) => s.run ?? '').join('\n');
+const usesOidc = (job: Job): boolean => steps(job).some((s) => (s.uses ?? '').startsWith(`${OIDC_ACTION}@`));
+const crons = (w: Workflow): string[] => ((w.on.schedule as { cron: string }[] | undefined) ?? []).map((s) => s.cron);
+const effectivePermissions = (w: Workflow, job: Job): Record<string, string> | string | undefined => job.permissions ?? w.permissions;
+
+/** A five-field cron with each field a number, `*`, `*\/n`, or a list/range of numbers. */
+function isCron(expr: string): boolean {
+  const fields = expr.split(' ');
+  return fields.length === 5 && fields.every((f) => /^(\*|\*\/\d+|\d+(-\d+)?(,\d+(-\d+)?)*)$/.test(f));
+}
+
+describe('every workflow', () => {
+  it('exists: ci, refresh and backup', () => {
+    expect(files).toEqual(expect.arrayContaining(['ci.yml', 'refresh.yml', 'backup.yml']));
+  });
+
+  it.each(files)('%s declares least-privilege permissions: read-only by default, never write-all', (file) => {
+    const w = wf(file);
+    expect(w.permissions, 'workflow-level permissions must be explicit').toBeTypeOf('object');
+    for (const [scope, level] of Object.entries(w.permissions as Record<string, string>)) {
+      expect(`${scope}: ${level}`).toMatch(/: (read|none)$/);
+    }
+    for (const [name, job] of Object.entries(w.jobs)) {
+      const perms = effectivePermissions(w, job);
+      expect(typeof perms, `${file} ${name}: permissions`).toBe('object');
+      for (const [scope, level] of Object.entries(perms as Record<string, string>)) {
+        if (level !== 'write') continue;
+        // OIDC jobs may mint an id token; the keepalive may re-enable workflows; nothing may write the repository.
+        const allowed = (scope === 'id-token' && usesOidc(job)) || (scope === 'actions' && /\/enable\b|workflow enable/.test(runs(job)));
+        expect(allowed, `${file} ${name}: ${scope}: write`).toBe(true);
+      }
+    }
+  });
+
+  it.each(files)('%s asks for an id token only in jobs that assume the AWS role, and assumes it by OIDC', (file) => {
+    const w = wf(file);
+    for (const [name, job] of Object.entries(w.jobs)) {
+      const perms = effectivePermissions(w, job) as Record<string, string>;
+      expect(perms['id-token'] === 'write', `${file} ${name}: id-token write iff OIDC`).toBe(usesOidc(job));
+      for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`))) {
+        expect(s.with?.['role-to-assume'], `${file} ${name}`).toBe('${{ vars.AWS_ROLE_ARN }}');
+        expect(Object.keys(s.with ?? {}).filter((k) => /access-key|secret|session-token/.test(k)), `${file} ${name}`).toEqual([]);
+      }
+    }
+  });
+
+  it.each(files)('%s holds no long-lived AWS keys', (file) => {
+    const text = raw.get(file) as string;
+    expect(text).not.toMatch(/AWS_SECRET_ACCESS_KEY|aws-secret-access-key|AWS_ACCESS_KEY_ID|aws-access-key-id|AWS_SESSION_TOKEN/i);
+    expect(text).not.toMatch(/\b(AKIA|ASIA)[A-Z0-9]{16}\b/);
+    expect(text).not.toMatch(/secrets\.AWS/);
+  });
+
+  it.each(files)('%s calls only schedules/ entry points that exist on disk', (file) => {
+    for (const job of Object.values(wf(file).jobs)) {
+      for (const m of runs(job).matchAll(/schedules\/[\w.-]+\.ts/g)) expect(existsSync(path.join(ROOT, m[0])), m[0]).toBe(true);
+    }
+  });
+
+  it.each(files)('%s has valid cron expressions', (file) => {
+    for (const c of crons(wf(file))) expect(isCron(c), c).toBe(true);
+  });
+});
+
+describe('ci.yml', () => {
+  const w = wf('ci.yml');
+  const job = Object.values(w.jobs)[0] as Job;
+
+  it('runs on every push and pull request with read-only contents', () => {
+    expect(Object.keys(w.on)).toEqual(expect.arrayContaining(['push', 'pull_request']));
+    expect(w.permissions).toEqual({ contents: 'read' });
+  });
+
+  it('tests on Node 20 and on an LTS line', () => {
+    const nodes = (job.strategy?.matrix?.node as unknown[]).map(String);
+    expect(nodes).toContain('20');
+    expect(nodes.some((n) => n === '22' || n === '24')).toBe(true);
+    expect(steps(job).find((s) => (s.uses ?? '').startsWith('actions/setup-node@'))?.with?.['node-version']).toBe('${{ matrix.node }}');
+  });
+
+  it('installs from the lockfile, typechecks, checks the edge function and runs the tests', () => {
+    const r = runs(job);
+    const order = ['npm ci', 'npm run typecheck', 'scripts/build-edge.ts --check', '.ci/run'].map((cmd) => r.indexOf(cmd));
+    expect(order.every((i) => i !== -1), order.join()).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+});
+
+describe('refresh.yml', () => {
+  const w = wf('refresh.yml');
+  const entries = Object.entries(w.jobs);
+  const [, refresh] = entries.find(([, j]) => runs(j).includes('schedules/refresh.ts')) ?? [];
+  const [, keepalive] = entries.find(([, j]) => /actions\/workflows\/.+\/enable|gh workflow enable/.test(runs(j))) ?? [];
+
+  it('runs every 15 minutes, on demand, and when reviewed data lands on main', () => {
+    expect(crons(w)).toContain(REFRESH_CRON);
+    expect(w.on).toHaveProperty('workflow_dispatch');
+    const push = w.on.push as { branches?: string[]; paths?: string[] };
+    expect(push.paths).toContain('data/**');
+    expect(push.branches).toEqual(['main']);
+  });
+
+  it('publishes with npx tsx schedules/refresh.ts under OIDC credentials', () => {
+    expect(refresh).toBeDefined();
+    const job = refresh as Job;
+    expect(usesOidc(job)).toBe(true);
+    expect(runs(job)).toMatch(/npx tsx schedules\/refresh\.ts/);
+    expect(runs(job)).toContain('npm ci');
+    expect(effectivePermissions(w, job)).toEqual({ 'id-token': 'write', contents: 'read' });
+    const publish = steps(job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+    expect(publish?.env?.RESET_S3_BUCKET).toBe('${{ vars.RESET_S3_BUCKET }}');
+    expect(publish?.env?.RESET_TARGET).toBe('s3');
+  });
+
+  it('never cancels a running publish', () => {
+    const c = (refresh?.concurrency ?? w.concurrency) as { group: string; 'cancel-in-progress'?: boolean };
+    expect(c.group).toBe('refresh');
+    expect(c['cancel-in-progress']).toBe(false);
+  });
+
+  it('keeps the schedules alive with a weekly re-enable that does not also publish', () => {
+    expect(keepalive).toBeDefined();
+    const job = keepalive as Job;
+    expect(job.permissions).toEqual({ actions: 'write' });
+    const weekly = crons(w).find((c) => c !== REFRESH_CRON);
+    expect(weekly).toBeDefined();
+    expect(job.if).toContain(`'${weekly}'`);
+    expect(refresh?.if).toContain(`'${REFRESH_CRON}'`);
+    // Every workflow with a schedule is re-enabled, or GitHub would still disable it after 60 idle days.
+    for (const [file, other] of workflows) if (crons(other).length > 0) expect(runs(job), file).toContain(file);
+  });
+});
+
+describe('backup.yml', () => {
+  const w = wf('backup.yml');
+  const job = Object.values(w.jobs)[0] as Job;
+
+  it('runs daily and on demand', () => {
+    const cs = crons(w);
+    expect(cs).toHaveLength(1);
+    const [minute, hour, dom, month, dow] = (cs[0] as string).split(' ');
+    expect(minute).toMatch(/^\d+$/);
+    expect(hour).toMatch(/^\d+$/);
+    expect([dom, month, dow]).toEqual(['*', '*', '*']);
+    expect(w.on).toHaveProperty('workflow_dispatch');
+  });
+
+  it('creates a backup and verifies the newest one with the backup CLI, under OIDC credentials', () => {
+    const r = runs(job);
+    expect(usesOidc(job)).toBe(true);
+    expect(r).toMatch(/npx tsx schedules\/backup\.ts create/);
+    expect(r).toMatch(/npx tsx schedules\/backup\.ts verify/);
+    const cli = readFileSync(path.join(ROOT, 'schedules/backup.ts'), 'utf8');
+    for (const m of r.matchAll(/schedules\/backup\.ts (\w+)/g)) expect(cli, `backup CLI command ${m[1]}`).toContain(`case '${m[1]}'`);
+  });
+});
+
+describe('refresh step summary', () => {
+  const summary: RunSummary = {
+    asOf: '2026-11-21T12:00:00.000Z',
+    skipped: false,
+    published: { target: 's3://b/', written: 3, unchanged: 340, deleted: 1, pendingDelete: 2, requests: 9 },
+    documents: 344,
+    sources: [
+      { id: 'status-page', ok: true, detail: 'ok' },
+      { id: 'reset-tracker', ok: false, detail: 'http_503 | retry' },
+    ],
+    today: 'no_verified_reset',
+    reset: false,
+    forecast: { probability_24h: null, probability_48h: 0.125, sample_size: 12, model_version: 'hazard-v2' },
+    warnings: [],
+  };
+
+  it('tabulates what the run did, one source a row, with table-breaking characters escaped', () => {
+    const md = formatStepSummary(summary, 's3://b/');
+    expect(md).toContain('| as of | `2026-11-21T12:00:00.000Z` |');
+    expect(md).toContain('| documents | 344 rendered: 3 written, 340 unchanged, 1 deleted, 2 awaiting deletion |');
+    expect(md).toContain('| source `status-page` | ok: ok |');
+    expect(md).toContain('| source `reset-tracker` | **failed**: http_503 \\| retry |');
+    expect(md).toContain('| today | `no_verified_reset` (reset: `false`) |');
+    expect(md).toContain('24h `null` (too little data), 48h 12.5%, sample 12');
+    for (const line of md.split('\n').filter((l) => l.startsWith('|'))) expect(line.replace(/\\\|/g, '').split('|')).toHaveLength(4);
+  });
+
+  it('says so when another run held the lock, and when the run failed', () => {
+    expect(formatStepSummary({ ...summary, skipped: true, published: null, sources: [], forecast: null }, 's3://b/')).toContain('skipped');
+    expect(formatFailureSummary('[publish/s3-config] RESET_S3_BUCKET is not set')).toContain('RESET_S3_BUCKET is not set');
+  });
+});
+
+describe('infra policies', () => {
+  const json = (name: string) => JSON.parse(readFileSync(path.join(ROOT, 'infra', name), 'utf8')) as { Statement: Record<string, unknown>[] };
+  const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [v as string]);
+
+  it('lets CloudFront read the api/ prefix and nothing else', () => {
+    const policy = json('bucket-policy.json');
+    const allows = policy.Statement.filter((s) => s.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(allows[0]?.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
+    expect(list(allows[0]?.Action)).toEqual(['s3:GetObject']);
+    expect(list(allows[0]?.Resource)).toEqual(['arn:aws:s3:::<BUCKET>/api/*']);
+    expect(JSON.stringify(allows[0]?.Condition)).toContain('AWS:SourceArn');
+  });
+
+  it('trusts only GitHub OIDC tokens of the main branch', () => {
+    const [s] = json('iam-trust-policy.json').Statement;
+    expect(JSON.stringify(s?.Principal)).toContain('oidc-provider/token.actions.githubusercontent.com');
+    const eq = (s?.Condition as { StringEquals: Record<string, string> }).StringEquals;
+    expect(eq['token.actions.githubusercontent.com:aud']).toBe('sts.amazonaws.com');
+    expect(eq['token.actions.githubusercontent.com:sub']).toMatch(/^repo:[^:*]+\/[^:*]+:ref:refs\/heads\/main$/);
+  });
+
+  it('gives the workflow role only object rights under its prefixes, and deletes only under api/', () => {
+    for (const s of json('iam-refresh-role.json').Statement) {
+      expect(s.Effect).toBe('Allow');
+      for (const a of list(s.Action)) expect(a).toMatch(/^s3:(GetObject|PutObject|DeleteObject|ListBucket)$/);
+      for (const r of list(s.Resource)) expect(r).toMatch(/^arn:aws:s3:::<BUCKET>(\/(api|state|backups)\/\*)?$/);
+      if (list(s.Action).includes('s3:DeleteObject')) expect(list(s.Resource)).toEqual(['arn:aws:s3:::<BUCKET>/api/*']);
+      if (list(s.Action).includes('s3:ListBucket')) expect(JSON.stringify(s.Condition)).toContain('s3:prefix');
+    }
+  });
+});
