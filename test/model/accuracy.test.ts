@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { testEvent } from '../helpers/events.ts';
 import { ACCURACY_WINDOW_DAYS, FORECAST_LOG_RETENTION_DAYS, appendForecastLog, computeAccuracy, shouldLogForecast } from '../../builder/model/accuracy.ts';
 import type { Forecast } from '../../builder/model/forecast.ts';
-import { EventSchema, type Event, type EventType, type ForecastLogEntry } from '../../builder/model/schemas.ts';
+import type { Event, ForecastLogEntry } from '../../builder/model/schemas.ts';
 
-function ev(at: string, type: EventType = 'global_reset'): Event {
-  return EventSchema.parse({
-    id: `t-${type}-${at.replace(/[^0-9]/g, '')}`,
-    type,
-    status: 'archived',
-    reason: type === 'banked_grant' ? 'banked' : 'other',
-    origin: 'ledger',
-    time_precision: 'second',
-    time_basis: 'announcement',
-    announced_at: at,
-    observed_at: null,
-    effective_at: null,
-    evidence_text: `test ${type} at ${at}`,
-  });
-}
+const ev = testEvent;
 
 const forecast = (p24: number | null, p48: number | null = p24 === null ? null : Math.min(0.99, p24 * 1.5)): Forecast => ({
   probability_24h: p24,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testEvent } from '../helpers/events.ts';
 import {
   HAZARD_V2_PARAMS,
   MAX_PROBABILITY,
@@ -9,23 +10,9 @@ import {
   computeClimatology,
   computeForecast,
 } from '../../builder/model/forecast.ts';
-import { EventSchema, type Event, type EventType, type Reason } from '../../builder/model/schemas.ts';
+import type { Event, Reason } from '../../builder/model/schemas.ts';
 
-function ev(at: string, type: EventType = 'global_reset', reason: Reason = 'other'): Event {
-  return EventSchema.parse({
-    id: `t-${type}-${at.replace(/[^0-9]/g, '')}`,
-    type,
-    status: 'archived',
-    reason: type === 'banked_grant' ? 'banked' : type === 'policy_change' ? 'policy' : reason,
-    origin: 'ledger',
-    time_precision: 'second',
-    time_basis: 'announcement',
-    announced_at: at,
-    observed_at: null,
-    effective_at: null,
-    evidence_text: `test ${type} at ${at}`,
-  });
-}
+const ev = testEvent;
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 /** `n` global resets `everyDays` apart, the last at `lastAt`. */
