@@ -24,7 +24,11 @@ export interface RunDeps {
   sink: Sink;
   dataDir: string;
   log?: (line: string) => void;
+  /** Called after each stage with its wall time, for benchmarks; never affects the run. */
+  onStage?: (name: RunStage, ms: number) => void;
 }
+
+export type RunStage = 'load' | 'lock' | 'fetch' | 'state' | 'compute' | 'render' | 'publish';
 
 export interface RunSummary {
   asOf: string;
@@ -50,22 +54,34 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
   const asOf = deps.now();
   const log = deps.log ?? (() => {});
   const warnings: string[] = [];
+  let mark = performance.now();
+  const stage = (name: RunStage) => {
+    if (!deps.onStage) return;
+    const t = performance.now();
+    deps.onStage(name, t - mark);
+    mark = t;
+  };
   const curated = await loadCuratedData(deps.dataDir);
+  stage('load');
 
   const lock = await deps.store.acquireLock(`run-${randomUUID()}`, RUN_LOCK_TTL_MS, asOf);
+  stage('lock');
   if (lock === null) {
     log('another run holds the lock; nothing published by this one');
     return { asOf: asOf.toISOString(), skipped: true, published: null, documents: 0, sources: [], today: null, reset: null, forecast: null, warnings };
   }
   try {
     const results = await fetchAllSources([...deps.sources], deps.fetcher, asOf);
+    stage('fetch');
     const state = await updateState(deps.store, (s) => computeNextState(s, results, curated, asOf), 5, (w) => warnings.push(...w));
+    stage('state');
 
     const events: Event[] = mergeEvents(curated.events, state.upstream_events);
     const today = computeToday(events, state.checks, asOf);
     const latest = computeLatest(events, asOf);
     const forecast = computeForecast(events, asOf);
     const accuracy = computeAccuracy(state.forecast_log, events, asOf);
+    stage('compute');
     const docs = renderApi({
       asOf,
       events,
@@ -79,7 +95,9 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       accuracy,
       archives: curated.archives,
     });
+    stage('render');
     const published = await deps.sink.publish(docs);
+    stage('publish');
     return {
       asOf: asOf.toISOString(),
       skipped: false,

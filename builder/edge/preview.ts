@@ -69,6 +69,15 @@ export async function startPreview(opts: { root: string; port: number; host?: st
   });
   const host = opts.host ?? '127.0.0.1';
   const inner = server.server;
+  // Requests Node's parser refuses (a raw non-ASCII byte in the path, say) never reach the router; answer them
+  // with the same JSON 400 the router gives a bad path instead of Node's bare one.
+  inner.on('clientError', (_err, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const r = route({ method: 'GET', uri: '/%', query: '' });
+    const body = r.kind === 'response' ? r.body : '';
+    const head = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+    socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   await new Promise<void>((resolve, reject) => {
     inner.once('error', reject);
     inner.listen(opts.port, host, () => resolve());

@@ -111,8 +111,34 @@ export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
   return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 
+/**
+ * i18next's `t` is pure for a fixed language and resources, and a long history asks it the same few template
+ * questions (title and scope by type and reason) for every event: answering repeats from a map keeps rendering
+ * 10,000 events from being mostly i18next. Only string keys with flat string/number options are remembered.
+ */
+function memoizeT(t: TFunction): TFunction {
+  const call = t as unknown as (key: unknown, opts?: unknown) => unknown;
+  const cache = new Map<string, unknown>();
+  return ((key: unknown, opts?: unknown) => {
+    if (typeof key !== 'string' || (opts !== undefined && (typeof opts !== 'object' || opts === null))) return call(key, opts);
+    const id = opts === undefined ? key : `${key}\u0000${JSON.stringify(opts)}`;
+    let v = cache.get(id);
+    if (v === undefined) {
+      v = call(key, opts);
+      cache.set(id, v);
+    }
+    return v;
+  }) as unknown as TFunction;
+}
+
+/** History documents as their schema, except that each event must be one already validated as an event document. */
+const HistoryEnvelopeSchema = DOCUMENT_SCHEMAS.history.extend({ events: z.array(z.custom<object>((v) => typeof v === 'object' && v !== null && validatedEvents.has(v))) });
+const validatedEvents = new WeakSet<object>();
+
 function validate(name: DocumentSchemaName, key: string, doc: unknown): string {
-  const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
+  // Every event in a history is rendered once per language and validated in its own event document first;
+  // checking it again inside every history that lists it multiplied the cost without adding a guarantee.
+  const r = (name === 'history' ? HistoryEnvelopeSchema : DOCUMENT_SCHEMAS[name]).safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
@@ -126,8 +152,10 @@ export function renderApi(input: RenderInput): OutputDocument[] {
   const staleAfter = new Date(asOf.getTime() + STALE_AFTER_MS).toISOString();
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const docs: OutputDocument[] = [];
-  const add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown) =>
+  const add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown) => {
     docs.push({ key, body: validate(name, key, doc), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
+    if (name === 'event') validatedEvents.add((doc as { event: object }).event);
+  };
 
   const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
   const lastCheckAt = input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null);
@@ -136,7 +164,8 @@ export function renderApi(input: RenderInput): OutputDocument[] {
   for (const lang of LANGS) {
     const t = translator(lang);
     const meta = { lang, generated_at: generatedAt, stale_after: staleAfter, api_version: API_VERSION, docs: '/api/openapi.json', license };
-    const rendered = new Map(input.events.map((e) => [e.id, renderEvent(e, lang, t)]));
+    const tEvent = memoizeT(t);
+    const rendered = new Map(input.events.map((e) => [e.id, renderEvent(e, lang, tEvent)]));
     const ev = (e: Event) => rendered.get(e.id)!;
     const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
 

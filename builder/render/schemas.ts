@@ -96,8 +96,9 @@ export const ForecastDocSchema = z
     meta: MetaSchema,
     probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
     probability_48h: probability.nullable(),
-    base_rate_24h: probability.nullable(),
-    base_rate_48h: probability.nullable(),
+    // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
+    base_rate_24h: z.number().min(0).max(1).nullable(),
+    base_rate_48h: z.number().min(0).max(1).nullable(),
     sample_size: z.number().int().nonnegative(),
     model_version: z.string(),
     explanation: z.string(),

@@ -163,6 +163,28 @@ describe('lang and type parameters', () => {
   });
 });
 
+describe('requests Node itself refuses', () => {
+  it('a raw non-ASCII byte in the path gets the contract JSON 400, not a bare one', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(preview.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(port), '127.0.0.1', () => {
+        sock.write(Buffer.concat([Buffer.from('GET /api/'), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+      });
+      let out = '';
+      sock.on('data', (d) => (out += d.toString('utf8')));
+      sock.on('end', () => resolve(out));
+      sock.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400/);
+    expect(head).toMatch(/content-type: application\/json; charset=utf-8/i);
+    expect(head).toMatch(/access-control-allow-origin: \*/i);
+    expect(head).toMatch(/content-language: en/i);
+    expect(JSON.parse(body!).error.code).toBe('invalid_path');
+  });
+});
+
 describe('null semantics and states', () => {
   it('reset is false only after a fresh good check, and null (never false) when sources fail or go stale', async () => {
     const fresh = (await getJson('/api/latest')).body;

@@ -1,0 +1,198 @@
+// Benchmark 3: publishing the 10,000-event build to radosgw on loopback, cold and after one new event, side by side
+// with `aws s3 sync` of the same dist/ to another bucket on the same server. Requests of both are counted by a
+// counting HTTP proxy on 127.0.0.1 in front of radosgw, which both go through alike.
+//
+//   RESET_BENCH_S3_ENDPOINT=http://127.0.0.1:7490 npx tsx bench/publish.ts [--quick] [events]
+// Without RESET_BENCH_S3_ENDPOINT the bench starts its own radosgw (scripts/rgw.sh, port 7490) and stops it after.
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createLocalSink } from '../builder/publish/local-sink.ts';
+import { createS3Sink } from '../builder/publish/s3-sink.ts';
+import type { OutputDocument, PublishReport, Sink } from '../builder/publish/sink.ts';
+import { run } from '../builder/run.ts';
+import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
+import { createLocalStateStore } from '../builder/state/local-store.ts';
+import { BENCH_NOW, benchArgs, fmtMs, runChild, saveResults, syntheticEvents, table } from './lib.ts';
+
+const ACCESS_KEY = 'reset-test-access-key';
+const SECRET_KEY = 'reset-test-secret-key';
+const OWN_RGW_PORT = 7490;
+export const INCREMENTAL_TARGET_SPEEDUP = 10;
+
+interface Counter {
+  url: string;
+  counts: Map<string, number>;
+  reset(): void;
+  total(): number;
+  close(): Promise<void>;
+}
+
+/** A forwarding proxy that counts requests by method. */
+async function startCountingProxy(target: string): Promise<Counter> {
+  const t = new URL(target);
+  const counts = new Map<string, number>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    counts.set(req.method ?? '?', (counts.get(req.method ?? '?') ?? 0) + 1);
+    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts,
+    reset: () => counts.clear(),
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The documents of a build of `events` (one run, captured from the sink), also written to `dist`. */
+async function build(dataDir: string, work: string, dist: string): Promise<OutputDocument[]> {
+  let docs: OutputDocument[] = [];
+  const local = createLocalSink(dist);
+  const sink: Sink = { name: 'capture', publish: (d): Promise<PublishReport> => ((docs = [...d]), local.publish(d)) };
+  await run({ now: () => new Date(BENCH_NOW), fetcher: createHttpFetcher(), sources: [], store: createLocalStateStore(path.join(work, 'state')), sink, dataDir });
+  return docs;
+}
+
+async function writeData(dir: string, events: unknown[]): Promise<void> {
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(path.join(dir, 'archive'), { recursive: true });
+  await writeFile(path.join(dir, 'archive', 'synthetic.json'), JSON.stringify({ archive: { name: 'synthetic', url: 'https://example.invalid/synthetic', license: 'CC0-1.0', notice: 'Synthetic benchmark data (seed 42).' }, records: events }));
+}
+
+interface Measured {
+  ms: number;
+  requests: Record<string, number>;
+  uploaded: number;
+}
+
+export interface PublishResult {
+  events: number;
+  objects: number;
+  sink: { cold: Measured; incremental: Measured };
+  aws: { cold: Measured; incremental: Measured } | null;
+}
+
+export async function benchPublish(opts: { quick: boolean; events?: number }): Promise<{ result: PublishResult; report: string }> {
+  const n = opts.events ?? (opts.quick ? 1_000 : 10_000);
+  const work = await mkdtemp(path.join(tmpdir(), 'rsa-bench-publish-'));
+  let endpoint = process.env.RESET_BENCH_S3_ENDPOINT ?? '';
+  const ownRgw = endpoint === '' ? path.join(work, 'rgw') : null;
+  try {
+    if (ownRgw) {
+      const r = await runChild('bash', ['scripts/rgw.sh', 'start', ownRgw, String(OWN_RGW_PORT)], { timeoutMs: 180_000 });
+      if (r.code !== 0) throw new Error(`could not start radosgw: ${r.stderr.slice(-1500)}`);
+      endpoint = `http://127.0.0.1:${OWN_RGW_PORT}`;
+    }
+    const proxy = await startCountingProxy(endpoint);
+    try {
+      const client = new S3Client({
+        endpoint: proxy.url,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY },
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      const suffix = Date.now().toString(36);
+      const bucketSink = `bench-sink-${suffix}`;
+      const bucketAws = `bench-aws-${suffix}`;
+      for (const b of [bucketSink, bucketAws]) await client.send(new CreateBucketCommand({ Bucket: b }));
+
+      const events = syntheticEvents(n);
+      const dataDir = path.join(work, 'data');
+      const dist = path.join(work, 'dist');
+      await writeData(dataDir, events);
+      const docs1 = await build(dataDir, work, dist);
+
+      const sink = createS3Sink({ client, bucket: bucketSink, now: () => new Date(BENCH_NOW) });
+      const measureSink = async (docs: OutputDocument[]): Promise<Measured> => {
+        proxy.reset();
+        const t0 = performance.now();
+        const rep = await sink.publish(docs);
+        return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: rep.written };
+      };
+      const hasAws = (await runChild('sh', ['-c', 'command -v aws'])).code === 0;
+      const awsEnv = { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_DEFAULT_REGION: 'us-east-1' };
+      const measureAws = async (): Promise<Measured> => {
+        proxy.reset();
+        const t0 = performance.now();
+        const r = await runChild('aws', ['s3', 'sync', dist, `s3://${bucketAws}/`, '--endpoint-url', proxy.url, '--only-show-errors', '--no-progress'], { env: awsEnv, timeoutMs: 30 * 60 * 1000 });
+        const ms = performance.now() - t0;
+        if (r.code !== 0) throw new Error(`aws s3 sync failed: ${r.stderr.slice(-1500)}`);
+        return { ms, requests: Object.fromEntries(proxy.counts), uploaded: proxy.counts.get('PUT') ?? 0 };
+      };
+
+      // Cold: alternate which goes first is pointless with one cold shot each; the sink goes first, aws second.
+      const sinkCold = await measureSink(docs1);
+      const awsCold = hasAws ? await measureAws() : null;
+
+      // One new global reset, newest: changes its event files, the histories, latest and status, nothing else.
+      const fresh = syntheticEvents(1, 7)[0]!;
+      fresh.id = 'syn-new-event';
+      fresh.announced_at = '2026-11-21T11:30:00Z';
+      fresh.type = 'global_reset';
+      fresh.reason = 'incident';
+      fresh.sources = [{ platform: 'X', url: 'https://x.com/example/status/1', author: 'example' }];
+      await writeData(dataDir, [...events, fresh]);
+      // aws s3 sync compares size and modification time; a second's gap makes every rewritten file newer.
+      await new Promise((r) => setTimeout(r, 1100));
+      const docs2 = await build(dataDir, work, dist);
+      const sinkInc = await measureSink(docs2);
+      const awsInc = hasAws ? await measureAws() : null;
+
+      const result: PublishResult = { events: n, objects: docs1.length, sink: { cold: sinkCold, incremental: sinkInc }, aws: awsCold && awsInc ? { cold: awsCold, incremental: awsInc } : null };
+      const req = (m: Measured) => Object.entries(m.requests).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+      const rows = [
+        ['S3 sink, cold', fmtMs(sinkCold.ms), sinkCold.uploaded, req(sinkCold)],
+        ...(awsCold ? [['aws s3 sync, cold', fmtMs(awsCold.ms), awsCold.uploaded, req(awsCold)]] : []),
+        ['S3 sink, one new event', fmtMs(sinkInc.ms), sinkInc.uploaded, req(sinkInc)],
+        ...(awsInc ? [['aws s3 sync, one new event', fmtMs(awsInc.ms), awsInc.uploaded, req(awsInc)]] : []),
+      ];
+      const verdict = awsCold && awsInc
+        ? [
+            `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target at least as fast: ${sinkCold.ms <= awsCold.ms ? 'met' : 'MISSED'}`,
+            `Incremental: sink ${fmtMs(sinkInc.ms)} vs aws ${fmtMs(awsInc.ms)} = ${(awsInc.ms / sinkInc.ms).toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${awsInc.ms / sinkInc.ms >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.uploaded} of ${docs2.length}`,
+          ].join('\n')
+        : 'awscli is not installed: the aws s3 sync comparison was skipped.';
+      const report = [
+        `### Publishing ${n.toLocaleString('en')} events (${docs1.length.toLocaleString('en')} objects) to radosgw on loopback (one shot each; requests counted at a proxy both go through)`,
+        '',
+        table(['publisher', 'wall', 'objects uploaded', 'requests by method'], rows),
+        '',
+        verdict,
+      ].join('\n');
+      return { result, report };
+    } finally {
+      await proxy.close();
+    }
+  } finally {
+    if (ownRgw) await runChild('bash', ['scripts/rgw.sh', 'stop', ownRgw]);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = benchArgs();
+  const n = Number(args.rest[0]);
+  const { result, report } = await benchPublish({ quick: args.quick, ...(Number.isInteger(n) && n > 0 ? { events: n } : {}) });
+  console.log(report);
+  console.log(`\n(raw: ${await saveResults('publish', result)})`);
+}
+

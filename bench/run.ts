@@ -1,0 +1,26 @@
+// All benchmarks in sequence (`npm run bench`, `--quick` for fewer repetitions and smaller sizes). Each one also
+// runs alone: npx tsx bench/<name>.ts. Raw figures land in bench/results/*.json (ignored by git).
+import { benchPublish } from './publish.ts';
+import { benchRefresh } from './refresh.ts';
+import { benchScale } from './scale.ts';
+import { benchServe } from './serve.ts';
+import { benchArgs, machine, saveResults } from './lib.ts';
+
+const args = benchArgs();
+const only = new Set(args.rest);
+const want = (name: string) => only.size === 0 || only.has(name);
+const m = machine();
+console.log(`machine: node ${m.node}, ${m.nproc} CPUs (${m.cpu}), ${m.memory_mib} MiB, ${m.platform}${args.quick ? ', --quick' : ''}\n`);
+const all: Record<string, unknown> = {};
+for (const [name, bench] of [
+  ['refresh', () => benchRefresh(args)],
+  ['scale', () => benchScale(args)],
+  ['serve', () => benchServe(args)],
+  ['publish', () => benchPublish(args)],
+] as const) {
+  if (!want(name)) continue;
+  const { result, report } = await bench();
+  all[name] = result;
+  console.log(report + '\n');
+}
+console.log(`(raw: ${await saveResults('all', all)})`);

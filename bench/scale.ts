@@ -1,0 +1,179 @@
+// Benchmark 2: the refresh with 1,000 to 100,000 synthetic events (seeded, one archive file) in five languages.
+// Each size runs in its own child process, so its peak RSS is its own. In the child, repeated and interleaved:
+//  - run(): the real pipeline into an empty dist (render and publish timed by the onStage hook);
+//  - the floor: the very same documents as objects, JSON.stringify'd and written as plain files into an empty dir.
+// The target compares render + publish with the floor measured in the same process, on the same documents.
+//
+//   npx tsx bench/scale.ts [--quick] [sizes...]      e.g. npx tsx bench/scale.ts 10000
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pLimit from 'p-limit';
+import { WRITE_CONCURRENCY } from '../builder/publish/local-sink.ts';
+import type { OutputDocument, PublishReport, Sink } from '../builder/publish/sink.ts';
+import { BENCH_NOW, benchArgs, fmtMiB, fmtMs, lastJson, median, runChild, saveResults, startSources, table, writeSyntheticData } from './lib.ts';
+
+export const SCALE_TARGET_RATIO = 2;
+export const SCALE_TARGET_RSS_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_SIZES = [1_000, 10_000, 30_000, 100_000];
+const QUICK_SIZES = [1_000, 10_000];
+
+interface ChildReport {
+  events: number;
+  documents: number;
+  bytes: number;
+  stages: Record<string, number[]>;
+  floor_ms: number[];
+  /** Peak RSS after the first run(), before the floor's own copies of the documents exist. */
+  run_max_rss_bytes: number;
+}
+
+/** The least any publisher must do: stringify and write each file, with the sink's own I/O concurrency. */
+async function floor(docs: readonly { key: string; value: unknown }[], dir: string): Promise<number> {
+  const t0 = performance.now();
+  const dirs = new Set(docs.map((d) => path.dirname(path.join(dir, d.key))));
+  for (const d of dirs) await mkdir(d, { recursive: true });
+  const limit = pLimit(WRITE_CONCURRENCY);
+  await Promise.all(docs.map((d) => limit(() => writeFile(path.join(dir, d.key), JSON.stringify(d.value)))));
+  return performance.now() - t0;
+}
+
+async function child(dataDir: string, work: string, reps: number): Promise<void> {
+  const { run } = await import('../builder/run.ts');
+  const { createHttpFetcher } = await import('../builder/sources/http-fetcher.ts');
+  const { sourceConfigsFromEnv } = await import('../builder/sources/config.ts');
+  const { createLocalStateStore } = await import('../builder/state/local-store.ts');
+  const { createLocalSink } = await import('../builder/publish/local-sink.ts');
+  const stages: Record<string, number[]> = {};
+  const floorMs: number[] = [];
+  let runRss = 0;
+  let documents = 0;
+  let bytes = 0;
+  let events = 0;
+  for (let i = 0; i < reps; i++) {
+    const out = path.join(work, `dist-${i}`);
+    let captured: readonly OutputDocument[] = [];
+    const local = createLocalSink(out);
+    // Keeps the documents for the floor; the real sink does all the work.
+    const sink: Sink = { name: local.name, publish: (docs): Promise<PublishReport> => ((captured = docs), local.publish(docs)) };
+    const summary = await run({
+      now: () => new Date(BENCH_NOW),
+      fetcher: createHttpFetcher(),
+      sources: sourceConfigsFromEnv(process.env),
+      store: createLocalStateStore(path.join(work, `state-${i}`)),
+      sink,
+      dataDir,
+      onStage: (name, ms) => (stages[name] ??= []).push(ms),
+    });
+    if (i === 0) runRss = process.resourceUsage().maxRSS * 1024;
+    documents = summary.documents;
+    events = captured.filter((d) => d.key.startsWith('api/en/events/')).length;
+    bytes = captured.reduce((n, d) => n + Buffer.byteLength(d.body), 0);
+    const values = captured.map((d) => ({ key: d.key, value: JSON.parse(d.body) as unknown }));
+    captured = [];
+    await rm(out, { recursive: true, force: true });
+    floorMs.push(await floor(values, path.join(work, `floor-${i}`)));
+    await rm(path.join(work, `floor-${i}`), { recursive: true, force: true });
+  }
+  const report: ChildReport = { events, documents, bytes, stages, floor_ms: floorMs, run_max_rss_bytes: runRss };
+  console.log(JSON.stringify(report));
+}
+
+export interface ScaleRow {
+  events: number;
+  documents: number;
+  bytes: number;
+  reps: number;
+  render_ms: number;
+  publish_ms: number;
+  total_run_ms: number;
+  floor_ms: number;
+  ratio: number;
+  run_max_rss_bytes: number;
+  stages: Record<string, number>;
+}
+
+export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Promise<{ result: ScaleRow[]; report: string }> {
+  const sizes = opts.sizes && opts.sizes.length > 0 ? opts.sizes : opts.quick ? QUICK_SIZES : DEFAULT_SIZES;
+  const sources = await startSources();
+  const rows: ScaleRow[] = [];
+  try {
+    for (const n of sizes) {
+      const work = await mkdtemp(path.join(tmpdir(), `rsa-bench-scale-${n}-`));
+      try {
+        const dataDir = await writeSyntheticData(path.join(work, 'data'), n);
+        const reps = n >= 50_000 ? 1 : opts.quick ? 2 : 3;
+        const c = await runChild(process.execPath, ['--max-old-space-size=4096', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
+          env: sources.env,
+          timeoutMs: 20 * 60 * 1000,
+        });
+        if (c.code !== 0) throw new Error(`scale child (${n} events) exited ${c.code}\n${c.stderr.slice(-3000)}`);
+        const r = lastJson<ChildReport>(c.stdout);
+        const stages = Object.fromEntries(Object.entries(r.stages).map(([k, v]) => [k, median(v)]));
+        const renderPublish = r.stages.render!.map((v, i) => v + r.stages.publish![i]!);
+        const ratios = renderPublish.map((v, i) => v / r.floor_ms[i]!);
+        rows.push({
+          events: n,
+          documents: r.documents,
+          bytes: r.bytes,
+          reps,
+          render_ms: stages.render!,
+          publish_ms: stages.publish!,
+          total_run_ms: Object.values(stages).reduce((a, b) => a + b, 0),
+          floor_ms: median(r.floor_ms),
+          ratio: median(ratios),
+          run_max_rss_bytes: r.run_max_rss_bytes,
+          stages,
+        });
+        console.error(`[scale] ${n} events done: ratio ${median(ratios).toFixed(2)}`);
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await sources.close();
+  }
+  const per = (v: number, n: number) => `${((v / n) * 1000).toFixed(0)} µs`;
+  const ten = rows.find((r) => r.events === 10_000);
+  const verdict = ten
+    ? `Target at 10,000 events: render + publish within ${SCALE_TARGET_RATIO}x the floor -> ${ten.ratio.toFixed(2)}x, ${ten.ratio <= SCALE_TARGET_RATIO ? 'met' : 'MISSED'}; peak RSS under 1 GiB -> ${fmtMiB(ten.run_max_rss_bytes)}, ${ten.run_max_rss_bytes < SCALE_TARGET_RSS_BYTES ? 'met' : 'MISSED'}`
+    : 'Target size 10,000 not run.';
+  const report = [
+    `### Scale: synthetic events x 5 languages, medians of the repetitions in one child process per size`,
+    '',
+    table(
+      ['events', 'documents', 'output', 'reps', 'load+fetch+state+compute', 'render', 'publish (local sink)', 'render+publish', 'floor (stringify+write)', 'ratio', 'peak RSS', 'render+publish per event'],
+      rows.map((r) => [
+        r.events.toLocaleString('en'),
+        r.documents.toLocaleString('en'),
+        fmtMiB(r.bytes),
+        r.reps,
+        fmtMs((r.stages.load ?? 0) + (r.stages.lock ?? 0) + (r.stages.fetch ?? 0) + (r.stages.state ?? 0) + (r.stages.compute ?? 0)),
+        fmtMs(r.render_ms),
+        fmtMs(r.publish_ms),
+        fmtMs(r.render_ms + r.publish_ms),
+        fmtMs(r.floor_ms),
+        `${r.ratio.toFixed(2)}x`,
+        fmtMiB(r.run_max_rss_bytes),
+        per(r.render_ms + r.publish_ms, r.events),
+      ]),
+    ),
+    '',
+    verdict,
+  ].join('\n');
+  return { result: rows, report };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = benchArgs();
+  if (args.rest[0] === '--child') {
+    const [, dataDir, work, reps] = args.rest as [string, string, string, string];
+    await child(dataDir, work, Number(reps));
+  } else {
+    const sizes = args.rest.map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    const { result, report } = await benchScale({ quick: args.quick, sizes });
+    console.log(report);
+    console.log(`\n(raw: ${await saveResults('scale', result)})`);
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { computeToday } from '../../builder/model/status.ts';
+import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
+import { testEvent } from '../helpers/events.ts';
+
+const asOf = new Date('2026-11-21T12:00:00Z');
+const input = (over: Partial<RenderInput> = {}): RenderInput => {
+  const events = [testEvent('2026-11-20T10:00:00Z'), testEvent('2026-11-19T10:00:00Z', 'banked_grant')];
+  return {
+    asOf,
+    events,
+    today: computeToday(events, [], asOf),
+    latestReset: events[0]!,
+    latestVerifiedReset: null,
+    checks: [],
+    upstreamStatus: null,
+    signals: [],
+    forecast: { probability_24h: 0.5, probability_48h: 0.7, base_rate_24h: 0.9, base_rate_48h: 1, sample_size: 40, model_version: 'hazard-v2', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: events[0]!.announced_at },
+    accuracy: { window_days: 30, forecasts: [], summary: { h24: { brier: null, climatology_brier: null, sample_size: 0 }, h48: { brier: null, climatology_brier: null, sample_size: 0 } } },
+    archives: [],
+    ...over,
+  };
+};
+
+describe('renderApi', () => {
+  it('publishes a base rate of exactly 1 (every window had a reset) instead of failing the build', () => {
+    const docs = renderApi(input());
+    const f = JSON.parse(docs.find((d) => d.key === 'api/en/forecast.json')!.body);
+    expect(f.base_rate_48h).toBe(1);
+  });
+
+  it('refuses to publish a probability of 0, which would claim certainty', () => {
+    expect(() => renderApi(input({ forecast: { ...input().forecast, probability_24h: 0 } }))).toThrow(/api\/en\/forecast\.json does not match the forecast schema at probability_24h/);
+  });
+
+  it('renders every endpoint, history type and event in all five languages, leaves before summaries', () => {
+    const docs = renderApi(input());
+    const keys = new Set(docs.map((d) => d.key));
+    for (const lang of ['en', 'de', 'ko', 'ja', 'zh']) {
+      for (const k of ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy']) expect(keys.has(`api/${lang}/${k}.json`)).toBe(true);
+      for (const t of ['global_reset', 'banked_grant', 'policy_change']) expect(keys.has(`api/${lang}/history/${t}.json`)).toBe(true);
+      expect(keys.has(`api/${lang}/events/t-global_reset-20261120100000.json`)).toBe(true);
+    }
+    const phase = (k: string) => docs.find((d) => d.key === k)!.phase;
+    expect(phase('api/en/events/t-global_reset-20261120100000.json')).toBeLessThan(phase('api/en/history.json'));
+    expect(phase('api/en/history.json')).toBeLessThan(phase('api/en/latest.json'));
+    expect(docs.find((d) => d.key === 'api/ja/latest.json')!.contentLanguage).toBe('ja');
+  });
+});
