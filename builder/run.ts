@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { appendForecastLog, computeAccuracy } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
 import { mergeEvents } from './model/events.ts';
-import { computeForecast } from './model/forecast.ts';
+import { computeForecast, type Forecast } from './model/forecast.ts';
 import type { Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, type TodayState } from './model/status.ts';
 import { renderApi } from './render/documents.ts';
@@ -42,12 +42,20 @@ export interface RunSummary {
   warnings: string[];
 }
 
-/** Pure: the state after this run's source results, with the as-issued forecast logged at checkpoints. */
-export function computeNextState(state: State, results: readonly SourceResult[], curated: CuratedData, asOf: Date): State {
+/**
+ * Pure: the state after this run's source results, with the as-issued forecast logged at checkpoints, and the
+ * merged events and forecast it was computed from (the run publishes exactly these).
+ */
+export function computeNextState(
+  state: State,
+  results: readonly SourceResult[],
+  curated: CuratedData,
+  asOf: Date,
+): { state: State; events: Event[]; forecast: Forecast } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   const events = mergeEvents(curated.events, applied.upstream_events);
   const forecast = computeForecast(events, asOf);
-  return { ...applied, forecast_log: appendForecastLog(applied.forecast_log, forecast, asOf), updated_at: asOf.toISOString() };
+  return { state: { ...applied, forecast_log: appendForecastLog(applied.forecast_log, forecast, asOf), updated_at: asOf.toISOString() }, events, forecast };
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -73,13 +81,19 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
   try {
     const results = await fetchAllSources([...deps.sources], deps.fetcher, asOf);
     stage('fetch');
-    const state = await updateState(deps.store, (s) => computeNextState(s, results, curated, asOf), 5, (w) => warnings.push(...w));
+    // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
+    let next: ReturnType<typeof computeNextState> | null = null;
+    const state = await updateState(
+      deps.store,
+      (s) => (next = computeNextState(s, results, curated, asOf)).state,
+      5,
+      (w) => warnings.push(...w),
+    );
     stage('state');
 
-    const events: Event[] = mergeEvents(curated.events, state.upstream_events);
+    const { events, forecast } = next!;
     const today = computeToday(events, state.checks, asOf);
     const latest = computeLatest(events, asOf);
-    const forecast = computeForecast(events, asOf);
     const accuracy = computeAccuracy(state.forecast_log, events, asOf);
     stage('compute');
     const docs = renderApi({

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
 import { readFile } from 'node:fs/promises';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
-import { baseHeaders, route } from './route.ts';
+import { baseHeaders, errorResponse, route } from './route.ts';
 
 type UnionResponse = ServerResponse & { emit(event: 'next'): boolean };
 
@@ -73,7 +73,7 @@ export async function startPreview(opts: { root: string; port: number; host?: st
   // with the same JSON 400 the router gives a bad path instead of Node's bare one.
   inner.on('clientError', (_err, socket) => {
     if (!socket.writable) return socket.destroy();
-    const r = route({ method: 'GET', uri: '/%', query: '' });
+    const r = errorResponse(400, 'en', 'invalid_path', {});
     const body = r.kind === 'response' ? r.body : '';
     const head = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
     socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);

@@ -1,8 +1,8 @@
 // Sink into a local directory (dist/): writes only changed files, in phase order, and removes files the build dropped.
-import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { replaceFile } from '../state/local-store.ts';
 import type { OutputDocument, PublishReport, Sink } from './sink.ts';
 
 async function listFiles(root: string, rel = ''): Promise<string[]> {
@@ -71,10 +71,7 @@ export function createLocalSink(dir: string): Sink {
                   return;
                 }
                 await ensureDir(path.dirname(file));
-                // As writeFileAtomic, minus its mkdir: readers see the old file or the new one, never half of one.
-                const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-                await writeFile(tmp, d.body);
-                await rename(tmp, file);
+                await replaceFile(file, d.body);
                 report.written++;
               }),
             ),

@@ -16,12 +16,17 @@ async function readIfExists(file: string): Promise<string | null> {
   }
 }
 
-/** Write-then-rename, so a reader or a crash never sees half a file. */
-export async function writeFileAtomic(file: string, body: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+/** Write-then-rename into an existing directory, so a reader or a crash never sees half a file. */
+export async function replaceFile(file: string, body: string): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(tmp, body);
   await rename(tmp, file);
+}
+
+/** As replaceFile, creating the directory first. */
+export async function writeFileAtomic(file: string, body: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await replaceFile(file, body);
 }
 
 /** Parses a stored state document; returns the reason when it cannot be used. */
