@@ -1,4 +1,5 @@
-// StateStore on the local disk: atomic writes, a corrupt file set aside (never deleted), a lock file.
+// StateStore on the local disk: atomic writes, a corrupt file set aside (never deleted) and replaced by the last
+// good copy, a lock file.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -78,6 +79,7 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 export function createLocalStateStore(dir: string): StateStore {
   const file = path.join(dir, 'state.json');
   const lockFile = path.join(dir, 'run.lock');
+  const lastGoodFile = path.join(dir, 'state.last-good.json');
   return {
     name: `local:${dir}`,
     async load(): Promise<LoadedState> {
@@ -87,11 +89,18 @@ export function createLocalStateStore(dir: string): StateStore {
       if (parsed.ok) return { state: parsed.state, version: sha256(text), warnings: [] };
       const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       await rename(file, aside);
-      return {
-        state: emptyState(),
-        version: null,
-        warnings: [`[state/local] ${file} is unusable (${parsed.reason}); kept it as ${aside} and started from a clean state`],
-      };
+      const problem = `[state/local] ${file} is unusable (${parsed.reason}); kept it as ${aside}`;
+      const copy = await readIfExists(lastGoodFile);
+      const fallback = copy === null ? null : parseStoredState(copy);
+      if (fallback?.ok) {
+        return {
+          state: fallback.state,
+          version: null,
+          warnings: [`${problem} and carried on from the last good copy ${lastGoodFile} (saved at ${fallback.state.updated_at ?? 'an unknown time'})`],
+        };
+      }
+      const why = fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
+      return { state: emptyState(), version: null, warnings: [`${problem}; ${why}, so this run started from a clean state`] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = JSON.stringify(StateSchema.parse(state));
@@ -100,6 +109,8 @@ export function createLocalStateStore(dir: string): StateStore {
         const currentVersion = current === null ? null : sha256(current);
         if (currentVersion !== expectedVersion) throw new StateConflictError(`local ${file}`);
         await writeFileAtomic(file, body);
+        // Only after the state landed: the copy is never ahead of the state.
+        await replaceFile(lastGoodFile, body);
         return sha256(body);
       });
     },

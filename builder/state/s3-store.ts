@@ -1,10 +1,10 @@
 // StateStore in one S3 object outside the public prefix: conditional writes on the ETag, a corrupt object
-// copied aside (never lost), and a run lock that only conditional writes can take.
+// copied aside (never lost) and replaced by the last good copy, and a run lock that only conditional writes can take.
 //
 // Every decision rests on conditional PUTs (If-None-Match: * to create, If-Match: <etag> to replace), which both
 // AWS S3 and radosgw enforce atomically. Conditional DELETE and conditional COPY are not relied upon: radosgw
 // (pacific) ignores If-Match on DELETE and x-amz-copy-source-if-match on COPY.
-import type { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 import {
   DEFAULT_LOCK_KEY,
@@ -26,11 +26,14 @@ export interface S3StateStoreOptions {
   lockKey?: string;
   /** Where an unusable state object is copied before a clean start; default `state/corrupt/`. */
   backupPrefix?: string;
+  /** A second copy of every saved state, read only when the state object is unusable; default `<key>.last-good`. */
+  lastGoodKey?: string;
   /** The public API prefix, to refuse keeping state where the CDN would serve it. */
   publicPrefix?: string;
 }
 
 export const DEFAULT_CORRUPT_PREFIX = 'state/corrupt/';
+export const LAST_GOOD_SUFFIX = '.last-good';
 const WHERE = 'state/s3';
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** A released lock is overwritten with this expiry, so it reads as expired to everyone. */
@@ -56,9 +59,10 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
   const key = opts.key ?? DEFAULT_STATE_KEY;
   const lockKey = opts.lockKey ?? DEFAULT_LOCK_KEY;
   const corruptPrefix = opts.backupPrefix ?? DEFAULT_CORRUPT_PREFIX;
+  const lastGoodKey = opts.lastGoodKey ?? `${key}${LAST_GOOD_SUFFIX}`;
   const publicPrefix = opts.publicPrefix ?? '';
-  for (const k of [key, lockKey, corruptPrefix]) assertPrivateKey(k, publicPrefix, WHERE);
-  if (key === lockKey) throw new Error(`[${WHERE}] the state and the lock cannot share the key ${key}`);
+  for (const k of [key, lockKey, corruptPrefix, lastGoodKey]) assertPrivateKey(k, publicPrefix, WHERE);
+  if (new Set([key, lockKey, lastGoodKey]).size !== 3) throw new Error(`[${WHERE}] the state, its last good copy and the lock need three different keys`);
 
   async function get(k: string) {
     try {
@@ -97,22 +101,38 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
       } catch (err) {
         if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, aside, err);
       }
-      return {
-        state: emptyState(),
-        version: stored.etag,
-        warnings: [`[${WHERE}] s3://${bucket}/${key} is unusable (${parsed.reason}); kept it as s3://${bucket}/${aside} and started from a clean state`],
-      };
+      const problem = `[${WHERE}] s3://${bucket}/${key} is unusable (${parsed.reason}); kept it as s3://${bucket}/${aside}`;
+      const copy = await get(lastGoodKey);
+      const fallback = copy === null ? null : parseStoredState(Buffer.from(copy.body).toString('utf8'));
+      if (fallback?.ok) {
+        return {
+          state: fallback.state,
+          version: stored.etag,
+          warnings: [`${problem} and carried on from the last good copy s3://${bucket}/${lastGoodKey} (saved at ${fallback.state.updated_at ?? 'an unknown time'})`],
+        };
+      }
+      const why = fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
+      return { state: emptyState(), version: stored.etag, warnings: [`${problem}; ${why}, so this run started from a clean state`] };
     },
 
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = JSON.stringify(StateSchema.parse(state));
       const input = { Bucket: bucket, Key: key, Body: body, ContentType: JSON_TYPE, CacheControl: 'no-store' };
+      let version: string;
       try {
-        return expectedVersion === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedVersion);
+        version = expectedVersion === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedVersion);
       } catch (err) {
         if (isConditionFailure(err)) throw new StateConflictError(`PUT s3://${bucket}/${key}`);
         throw describeS3Error(WHERE, 'PUT', bucket, key, err);
       }
+      // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly
+      // (the state itself is saved; the next run writes the copy again).
+      try {
+        await client.send(new PutObjectCommand({ ...input, Key: lastGoodKey }));
+      } catch (err) {
+        throw describeS3Error(WHERE, 'PUT', bucket, lastGoodKey, err);
+      }
+      return version;
     },
 
     async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {

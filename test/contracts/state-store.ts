@@ -9,6 +9,8 @@ export interface StateStoreHarness {
   another(): StateStore;
   /** Replaces the stored state with raw text, bypassing the store. */
   writeRaw(text: string): Promise<void>;
+  /** Replaces the store's last good copy of the state with raw text. */
+  writeRawCopy(text: string): Promise<void>;
   /** The contents of everything the store set aside as unusable. */
   keptAside(): Promise<string[]>;
 }
@@ -98,13 +100,27 @@ export function stateStoreContract(label: string, setup: () => Promise<StateStor
       expect(await another().acquireLock('third', 60_000, later)).toBeNull();
     });
 
-    it('sets a corrupt state aside, never losing it, and starts clean', async () => {
+    it('sets a corrupt state aside, never losing it, and carries on from the last good copy', async () => {
+      const h = await setup();
+      const v1 = await h.store.save(withSignal(emptyState(), 'a'), null);
+      await h.store.save({ ...withSignal(withSignal(emptyState(), 'a'), 'b'), updated_at: T0.toISOString() }, v1);
+      await h.writeRaw('{"signals": not json');
+      const loaded = await h.store.load();
+      expect(loaded.state.signals.map((s) => s.id)).toEqual(['a', 'b']);
+      expect(loaded.warnings.join('\n')).toMatch(/unusable \(not valid JSON.*kept it as .*carried on from the last good copy .*saved at 2026-11-21T00:00:00\.000Z/);
+      expect(await h.keptAside()).toContain('{"signals": not json');
+      const version = await h.store.save(withSignal(loaded.state, 'c'), loaded.version);
+      expect(await h.store.load()).toMatchObject({ version, warnings: [] });
+    });
+
+    it('starts clean, saying why, when the last good copy is unusable too', async () => {
       const h = await setup();
       await h.store.save(withSignal(emptyState(), 'a'), null);
       await h.writeRaw('{"signals": not json');
+      await h.writeRawCopy('[]');
       const loaded = await h.store.load();
       expect(loaded.state).toEqual(emptyState());
-      expect(loaded.warnings.join('\n')).toMatch(/unusable.*not valid JSON/);
+      expect(loaded.warnings.join('\n')).toMatch(/unusable.*not valid JSON.*the last good copy is unusable too \(schema mismatch.*started from a clean state/);
       expect(await h.keptAside()).toContain('{"signals": not json');
       const version = await h.store.save(withSignal(loaded.state, 'fresh'), loaded.version);
       expect(await h.store.load()).toMatchObject({ version, warnings: [] });
@@ -115,7 +131,7 @@ export function stateStoreContract(label: string, setup: () => Promise<StateStor
       await h.writeRaw(JSON.stringify({ schema_version: 99 }));
       const loaded = await h.store.load();
       expect(loaded.state).toEqual(emptyState());
-      expect(loaded.warnings.join('\n')).toMatch(/schema mismatch/);
+      expect(loaded.warnings.join('\n')).toMatch(/schema mismatch.*there is no last good copy/);
     });
   });
 }

@@ -24,6 +24,7 @@ stateStoreContract('local directory', async () => {
     store: createLocalStateStore(dir),
     another: () => createLocalStateStore(dir),
     writeRaw: (text) => writeFile(path.join(dir, 'state.json'), text),
+    writeRawCopy: (text) => writeFile(path.join(dir, 'state.last-good.json'), text),
     keptAside: async () =>
       Promise.all((await readdir(dir)).filter((f) => f.startsWith('state.json.corrupt-')).map((f) => readFile(path.join(dir, f), 'utf8'))),
   };
@@ -50,6 +51,7 @@ describeS3('S3 state store (radosgw)', () => {
       store: make(),
       another: make,
       writeRaw: (text: string) => writeText(client, bucket, `${base}state.json`, text),
+      writeRawCopy: (text: string) => writeText(client, bucket, `${base}state.json.last-good`, text),
       keptAside: async () => Promise.all((await listAllKeys(client, bucket, `${base}corrupt/`)).map(async (k) => (await readText(client, bucket, k)) ?? '')),
     };
   }

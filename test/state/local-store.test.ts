@@ -52,7 +52,8 @@ describe('local state store', () => {
     const store = createLocalStateStore(dir);
     let v: string | null = null;
     for (let i = 0; i < 5; i++) v = await store.save({ ...emptyState(), updated_at: `2026-11-21T0${i}:00:00.000Z` }, v);
-    expect(await readdir(dir)).toEqual(['state.json']);
+    expect((await readdir(dir)).sort()).toEqual(['state.json', 'state.last-good.json']);
+    expect(await readFile(path.join(dir, 'state.last-good.json'), 'utf8')).toBe(await readFile(path.join(dir, 'state.json'), 'utf8'));
   });
 
   it('updateState retries a lost race from a fresh read so no update is lost', async () => {
