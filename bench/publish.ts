@@ -6,8 +6,6 @@
 // Without RESET_BENCH_S3_ENDPOINT the bench starts its own radosgw (scripts/rgw.sh, port 7490) and stops it after.
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,49 +15,13 @@ import type { OutputDocument, PublishReport, Sink } from '../builder/publish/sin
 import { run } from '../builder/run.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
+import { startS3Proxy } from '../test/helpers/s3-proxy.ts';
 import { BENCH_NOW, benchArgs, fmtMs, runChild, saveResults, syntheticEvents, table } from './lib.ts';
 
 const ACCESS_KEY = 'reset-test-access-key';
 const SECRET_KEY = 'reset-test-secret-key';
 const OWN_RGW_PORT = 7490;
 export const INCREMENTAL_TARGET_SPEEDUP = 10;
-
-interface Counter {
-  url: string;
-  counts: Map<string, number>;
-  reset(): void;
-  total(): number;
-  close(): Promise<void>;
-}
-
-/** A forwarding proxy that counts requests by method. */
-async function startCountingProxy(target: string): Promise<Counter> {
-  const t = new URL(target);
-  const counts = new Map<string, number>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    counts.set(req.method ?? '?', (counts.get(req.method ?? '?') ?? 0) + 1);
-    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    counts,
-    reset: () => counts.clear(),
-    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** The documents of a build of `events` (one run, captured from the sink), also written to `dist`. */
 async function build(dataDir: string, work: string, dist: string): Promise<OutputDocument[]> {
@@ -100,7 +62,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       if (r.code !== 0) throw new Error(`could not start radosgw: ${r.stderr.slice(-1500)}`);
       endpoint = `http://127.0.0.1:${OWN_RGW_PORT}`;
     }
-    const proxy = await startCountingProxy(endpoint);
+    const proxy = await startS3Proxy(endpoint);
     try {
       const client = new S3Client({
         endpoint: proxy.url,
@@ -123,7 +85,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
 
       const sink = createS3Sink({ client, bucket: bucketSink, now: () => new Date(BENCH_NOW) });
       const measureSink = async (docs: OutputDocument[]): Promise<Measured> => {
-        proxy.reset();
+        proxy.resetCounts();
         const t0 = performance.now();
         const rep = await sink.publish(docs);
         return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: rep.written };
@@ -131,7 +93,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       const hasAws = (await runChild('sh', ['-c', 'command -v aws'])).code === 0;
       const awsEnv = { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_DEFAULT_REGION: 'us-east-1' };
       const measureAws = async (): Promise<Measured> => {
-        proxy.reset();
+        proxy.resetCounts();
         const t0 = performance.now();
         const r = await runChild('aws', ['s3', 'sync', dist, `s3://${bucketAws}/`, '--endpoint-url', proxy.url, '--only-show-errors', '--no-progress'], { env: awsEnv, timeoutMs: 30 * 60 * 1000 });
         const ms = performance.now() - t0;

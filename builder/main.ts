@@ -49,7 +49,7 @@ export async function createTargets(opts: BuildOptions, env: Env): Promise<{ sto
   if (opts.target === 's3') {
     // Loaded only for S3 runs so a local build never pays for the AWS SDK.
     const { createS3Targets } = await import('./publish/s3-targets.ts');
-    return createS3Targets(env);
+    return createS3Targets(env, () => opts.now);
   }
   return { store: createLocalStateStore(opts.stateDir), sink: createLocalSink(opts.outDir) };
 }

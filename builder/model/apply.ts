@@ -34,6 +34,16 @@ function capChecks(checks: readonly SourceCheck[], perSource: number): SourceChe
   return kept.reverse();
 }
 
+/**
+ * Appends this run's checks. A check of the same source at the same instant replaces the stored one: a run
+ * repeated for the same instant (the retry of a run that failed after saving state) is one check, not two.
+ */
+function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[]): SourceCheck[] {
+  const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
+  const replaced = new Set(fresh.map(key));
+  return [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
+}
+
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   const good = results.filter((r) => r.check.ok && r.check.kind === 'reset_tracker' && r.events !== undefined);
   if (good.length === 0) return [...previous];
@@ -98,7 +108,7 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
 }
 
 /**
- * The state after this run: every check appended (history capped per source); upstream events and status
+ * The state after this run: every check appended (history capped per source, a repeated instant replaced); upstream events and status
  * replaced only by ok results, so a failed or malformed response never wipes the last good data; signals
  * merged by link (or id), kept for 7 days, with review decisions applied.
  */
@@ -107,7 +117,7 @@ export function applySourceResults(state: State, results: readonly SourceResult[
   return {
     ...state,
     updated_at: asOf.toISOString(),
-    checks: capChecks([...state.checks, ...results.map((r) => r.check)], CHECK_HISTORY_PER_SOURCE),
+    checks: capChecks(appendChecks(state.checks, results.map((r) => r.check)), CHECK_HISTORY_PER_SOURCE),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     upstream_status: status ?? state.upstream_status,
     signals: computeSignals(state.signals, results, reviews, asOf.getTime()),

@@ -31,6 +31,19 @@ describe('applySourceResults', () => {
     expect(StateSchema.parse(next)).toEqual(next);
   });
 
+
+  it('treats a run repeated for the same instant as one check per source, the later result winning', () => {
+    const earlier = check('reset-tracker', true, minutesAgo(15));
+    const failed = [{ check: check('reset-tracker', false, AS_OF.toISOString()) }, { check: check('feed-1', true, AS_OF.toISOString()) }];
+    const once = applySourceResults({ ...emptyState(), checks: [earlier] }, failed, [], AS_OF);
+    const retried = applySourceResults(once, [{ check: check('reset-tracker', true, AS_OF.toISOString()) }], [], AS_OF);
+    expect(retried.checks.map((c) => [c.source, c.checked_at, c.ok])).toEqual([
+      ['reset-tracker', minutesAgo(15), true],
+      ['feed-1', AS_OF.toISOString(), true],
+      ['reset-tracker', AS_OF.toISOString(), true],
+    ]);
+    expect(applySourceResults(once, failed, [], AS_OF)).toEqual(once);
+  });
   it('replaces the upstream status only from an ok result', () => {
     const state: State = { ...emptyState(), upstream_status: status('none') };
     const failed: SourceResult = { check: check('status-page', false, AS_OF.toISOString()) };
