@@ -5,12 +5,12 @@
 // unchanged when its fingerprint equals the recorded one AND a ListObjectsV2 of the bucket still shows the
 // recorded ETag for the key. The listing catches objects changed or deleted behind our back; the fingerprint
 // catches header-only changes (which an MD5 ETag would miss) and works whatever the ETag is (SSE-KMS and
-// multipart ETags are not MD5s). Cost per publish: one GET of the manifest, one LIST per 1000 objects, the
-// PUTs of changed objects, one conditional PUT of the manifest. The body's SHA-256 also goes into the object's
+// multipart ETags are not MD5s). Cost per publish: one GET of the manifest, one LIST per 1000 objects (run in
+// parallel), the PUTs of changed objects, one conditional PUT of the manifest. The body's SHA-256 also goes into the object's
 // metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { assertSafeKey } from './local-sink.ts';
 import {
   DEFAULT_CONCURRENCY,
@@ -41,6 +41,8 @@ export interface S3SinkOptions {
   concurrency?: number;
   /** The clock; read once per publish. */
   now?: () => Date;
+  /** Keys per listing page and range; default 1000 (the S3 maximum). Smaller only to test the range listing. */
+  listPageKeys?: number;
 }
 
 interface ManifestEntry {
@@ -87,14 +89,70 @@ export function fingerprintOf(d: OutputDocument): string {
   return sha256(JSON.stringify([sha256(d.body), h.contentType, h.contentLanguage, h.cacheControl]));
 }
 
-/** Common first path segments of the keys, so a shared bucket is listed only where this build publishes. */
-function listPrefixes(prefix: string, keys: Iterable<string>): string[] {
-  const roots = new Set<string>();
+/** Keys per ListObjectsV2 page (the S3 maximum) and per listing range. */
+export const LIST_PAGE = 1000;
+
+/**
+ * Key → bare ETag of every object under the roots (first path segments) of `keys`, listed in parallel ranges:
+ * the sorted expected keys are cut every `pageKeys` keys, and each range is listed from its start (StartAfter) and
+ * paged until it passes the next range's start, so objects we never published are listed too and nothing is
+ * missed. S3 lists in UTF-8 byte order; keys here are ASCII (assertSafeKey), where that is JavaScript's order.
+ */
+async function listRanges(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  keys: Iterable<string>,
+  limit: LimitFunction,
+  onRequest: () => void,
+  pageKeys = LIST_PAGE,
+): Promise<Map<string, string>> {
+  const byRoot = new Map<string, Set<string>>();
   for (const k of keys) {
     const slash = k.indexOf('/');
-    roots.add(slash === -1 ? k : k.slice(0, slash + 1));
+    const root = prefix + (slash === -1 ? k : k.slice(0, slash + 1));
+    let set = byRoot.get(root);
+    if (!set) byRoot.set(root, (set = new Set()));
+    set.add(prefix + k);
   }
-  return [...roots].sort().map((r) => prefix + r);
+  const ranges: { root: string; after: string | undefined; until: string | undefined }[] = [];
+  for (const [root, set] of [...byRoot].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const sorted = [...set].sort();
+    const starts: (string | undefined)[] = [undefined];
+    for (let i = pageKeys - 1; i < sorted.length - 1; i += pageKeys) starts.push(sorted[i]);
+    starts.forEach((after, i) => ranges.push({ root, after, until: starts[i + 1] }));
+  }
+  const listed = new Map<string, string>();
+  await Promise.all(
+    ranges.map(({ root, after, until }) =>
+      limit(async () => {
+        let token: string | undefined;
+        for (;;) {
+          onRequest();
+          let page;
+          try {
+            page = await client.send(
+              new ListObjectsV2Command({ Bucket: bucket, Prefix: root, MaxKeys: pageKeys, ...(token ? { ContinuationToken: token } : after !== undefined ? { StartAfter: after } : {}) }),
+            );
+          } catch (err) {
+            throw Object.assign(err as object, { listPrefix: root });
+          }
+          let passed = false;
+          for (const o of page.Contents ?? []) {
+            if (o.Key === undefined) continue;
+            if (until !== undefined && o.Key > until) {
+              passed = true; // the next range lists from here
+              break;
+            }
+            listed.set(o.Key, bareEtag(o.ETag));
+          }
+          token = page.IsTruncated && !passed ? page.NextContinuationToken : undefined;
+          if (!token) return;
+        }
+      }),
+    ),
+  );
+  return listed;
 }
 
 export function createS3Sink(opts: S3SinkOptions): Sink {
@@ -134,20 +192,11 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       // An unreadable manifest only costs a full re-upload; dropped objects it tracked are then left in place.
       const manifest = (stored && parseManifest(stored.body)) ?? emptyManifest();
 
-      const listed = new Map<string, string>();
-      for (const listPrefix of listPrefixes(prefix, [...byKey.keys(), ...Object.keys(manifest.objects)])) {
-        let token: string | undefined;
-        do {
-          report.requests++;
-          let page;
-          try {
-            page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: listPrefix, ...(token ? { ContinuationToken: token } : {}) }));
-          } catch (err) {
-            throw describeS3Error('publish/s3', 'LIST', bucket, listPrefix, err);
-          }
-          for (const o of page.Contents ?? []) if (o.Key !== undefined) listed.set(o.Key, bareEtag(o.ETag));
-          token = page.IsTruncated ? page.NextContinuationToken : undefined;
-        } while (token);
+      let listed: Map<string, string>;
+      try {
+        listed = await listRanges(client, bucket, prefix, [...byKey.keys(), ...Object.keys(manifest.objects)], limit, () => report.requests++, opts.listPageKeys);
+      } catch (err) {
+        throw describeS3Error('publish/s3', 'LIST', bucket, (err as { listPrefix?: string }).listPrefix ?? prefix, err);
       }
 
       const next: Manifest = { version: MANIFEST_VERSION, objects: {}, missingSince: {} };

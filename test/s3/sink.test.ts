@@ -42,11 +42,11 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   /** A sink on its own prefix and manifest, with a clock the test moves. */
-  function s3Harness(opts: { client?: S3Client; prefix?: string } = {}) {
+  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number } = {}) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, now: () => new Date(clock.ms) });
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}) });
     return {
       prefix,
       clock,
@@ -96,6 +96,23 @@ describeS3('S3 sink (radosgw)', () => {
     expect(sent.filter((c) => c === 'GetObjectCommand')).toHaveLength(1);
     expect(sent.filter((c) => c === 'HeadObjectCommand')).toHaveLength(0);
     expect(report.requests).toBe(sent.length);
+  });
+
+  it('lists in parallel ranges that together cover every key, objects it never published included', async () => {
+    const sent: string[] = [];
+    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listPageKeys: 2 });
+    await h.sink.publish(sampleBuild(1));
+    // Foreign objects inside one range make it page past its first answer; then two of ours change behind its back.
+    for (const k of ['api/de/m-foreign-1.json', 'api/de/m-foreign-2.json', 'api/de/m-foreign-3.json']) await writeText(client, bucket, h.prefix + k, 'theirs');
+    await writeText(client, bucket, `${h.prefix}api/en/events/r-2.json`, 'tampered');
+    await writeText(client, bucket, `${h.prefix}api/openapi.json`, 'tampered');
+    sent.length = 0;
+    const report = await h.sink.publish(sampleBuild(1));
+    expect(report).toMatchObject({ written: 2, unchanged: 5 });
+    for (const d of sampleBuild(1)) expect(await h.read(d.key)).toBe(d.body);
+    expect(await h.read('api/de/m-foreign-2.json')).toBe('theirs');
+    // 7 keys in ranges of 2: four ranges, one of which pages through the foreign objects.
+    expect(sent.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(4);
   });
 
   it('finishes every object of a lower phase before it starts a higher one', async () => {
