@@ -75,13 +75,15 @@ export async function benchRefresh(opts: { quick: boolean }): Promise<{ result: 
         ['node --import tsx (loader floor)', process.execPath, ['--import', 'tsx', '--import', './bench/rss-probe.ts', '-e', '']],
         ['node --import tsx builder/main.ts, cold', process.execPath, [...main, ...args]],
         ['node --import tsx builder/main.ts, warm (next tick)', process.execPath, [...main, ...args]],
-        ['npx tsx builder/main.ts, warm', 'npx', ['tsx', '--import', './bench/rss-probe.ts', 'builder/main.ts', ...args]],
+        ['npm run build, warm', 'npm', ['run', '--silent', 'build', '--', ...args]],
+        ['npx tsx builder/main.ts, warm (the tsx CLI: two processes)', 'npx', ['tsx', '--import', './bench/rss-probe.ts', 'builder/main.ts', ...args]],
       ] as const) {
         await rm(rssFile, { force: true });
         const r = await runChild(cmd, argv, { env });
         if (r.code !== 0) throw new Error(`${name} exited ${r.code}\n${r.stderr.slice(-2000)}`);
         if (name.includes('main.ts') && !/sources: 3 ok, 0 failed/.test(r.stdout)) throw new Error(`${name}: sources did not all succeed\n${r.stdout}`);
-        const rss = name.startsWith('node -e') ? NaN : (JSON.parse(await readFile(rssFile, 'utf8')) as { max_rss_bytes: number }).max_rss_bytes;
+        // npm's own process would write the probe's file last, so `npm run build` is timed without it.
+        const rss = name.startsWith('node -e') || name.startsWith('npm ') ? NaN : (JSON.parse(await readFile(rssFile, 'utf8')) as { max_rss_bytes: number }).max_rss_bytes;
         record(name, r.wallMs, rss);
       }
       const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(dir, 'dist-stages'), path.join(dir, 'state-stages'), data], { env });
@@ -104,14 +106,14 @@ export async function benchRefresh(opts: { quick: boolean }): Promise<{ result: 
   ]);
   const cold = median(e2e['node --import tsx builder/main.ts, cold']!.wall_ms);
   const warm = median(e2e['node --import tsx builder/main.ts, warm (next tick)']!.wall_ms);
-  const npx = median(e2e['npx tsx builder/main.ts, warm']!.wall_ms);
+  const npm = median(e2e['npm run build, warm']!.wall_ms);
   const stageRows = STAGES.filter((s) => stages[s]).map((s) => [s, fmtMs(median(stages[s]!)), `${fmtMs(Math.min(...stages[s]!))}–${fmtMs(Math.max(...stages[s]!))}`]);
   const report = [
     `### Refresh tick (data/: ${documents} documents, 3 loopback sources), ${runs} runs, medians`,
     '',
     table(['process', 'wall (median)', 'range', 'peak RSS (median)'], rows),
     '',
-    `Target: a whole refresh process under ${fmtMs(REFRESH_TARGET_MS)}: cold ${fmtMs(cold)}, warm ${fmtMs(warm)}, via npx ${fmtMs(npx)} -> ${Math.max(cold, warm, npx) < REFRESH_TARGET_MS ? 'met' : 'MISSED'}`,
+    `Target: a whole refresh process under ${fmtMs(REFRESH_TARGET_MS)}: cold ${fmtMs(cold)}, warm ${fmtMs(warm)}, via npm run build ${fmtMs(npm)} -> ${Math.max(cold, warm, npm) < REFRESH_TARGET_MS ? 'met' : 'MISSED'}`,
     '',
     'Stages of run() in a child process (startup = process start to the first line of run(), imports included):',
     '',

@@ -147,11 +147,11 @@ describe('refresh.yml', () => {
     expect(push.branches).toEqual(['main']);
   });
 
-  it('publishes with npx tsx schedules/refresh.ts under OIDC credentials', () => {
+  it('publishes with node --import tsx schedules/refresh.ts under OIDC credentials', () => {
     expect(refresh).toBeDefined();
     const job = refresh as Job;
     expect(usesOidc(job)).toBe(true);
-    expect(runs(job)).toMatch(/npx tsx schedules\/refresh\.ts/);
+    expect(runs(job)).toMatch(/node --import tsx schedules\/refresh\.ts/);
     expect(runs(job)).toContain('npm ci');
     expect(effectivePermissions(w, job)).toEqual({ 'id-token': 'write', contents: 'read' });
     const publish = steps(job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
