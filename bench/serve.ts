@@ -47,20 +47,24 @@ interface WrkRun {
   p50_ms: number;
   p99_ms: number;
   errors: number;
+  requests: number;
+  /** CPU time of this process (both servers live here, wrk does not) per request served: steadier than req/s on a shared machine. */
+  cpu_us_per_req: number;
 }
 
 function unitMs(v: string, unit: string): number {
   return Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 }
 
-function parseWrk(out: string): WrkRun {
+function parseWrk(out: string, cpuUs: number): WrkRun {
+  const requests = Number(/(\d+) requests in /.exec(out)?.[1] ?? NaN);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { rps, p50_ms: p50 ? unitMs(p50[1]!, p50[2]!) : NaN, p99_ms: p99 ? unitMs(p99[1]!, p99[2]!) : NaN, errors };
+  return { rps, p50_ms: p50 ? unitMs(p50[1]!, p50[2]!) : NaN, p99_ms: p99 ? unitMs(p99[1]!, p99[2]!) : NaN, errors, requests, cpu_us_per_req: cpuUs / requests };
 }
 
 async function startPlain(root: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -101,18 +105,26 @@ export interface ServeResult {
   duration_s: number;
   preview: WrkRun[];
   plain: WrkRun[];
+  /** Median of the per-round shares 1 - preview/plain: the figure held against the target. */
   routing_share: number;
+  routing_share_per_round: number[];
+  /** 1 - median(preview)/median(plain), as a cross-check of the median of per-round shares. */
+  routing_share_of_medians: number;
+  /** 1 - median plain CPU per request / median preview CPU per request: the routing's share of the preview's CPU. */
+  routing_cpu_share: number;
   route_calls_per_s: number[];
   edge_function_bytes: number | null;
   wrk: boolean;
 }
 
 export async function benchServe(opts: { quick: boolean }): Promise<{ result: ServeResult; report: string }> {
-  const rounds = opts.quick ? 2 : 5;
-  const durationS = opts.quick ? 3 : 8;
+  // Many short rounds rather than a few long ones: on a shared machine the load drifts, and the two runs a round
+  // compares should be as close together in time as they can be.
+  const rounds = opts.quick ? 4 : 10;
+  const durationS = opts.quick ? 2 : 4;
   const work = await mkdtemp(path.join(tmpdir(), 'rsa-bench-serve-'));
   const dist = path.join(work, 'dist');
-  const result: ServeResult = { rounds, duration_s: durationS, preview: [], plain: [], routing_share: NaN, route_calls_per_s: [], edge_function_bytes: null, wrk: false };
+  const result: ServeResult = { rounds, duration_s: durationS, preview: [], plain: [], routing_share: NaN, routing_share_per_round: [], routing_share_of_medians: NaN, routing_cpu_share: NaN, route_calls_per_s: [], edge_function_bytes: null, wrk: false };
   const lines: string[] = [];
   try {
     await run({
@@ -141,9 +153,11 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
           if ((await ra.text()) !== (await rb.text())) throw new Error(`preview and plain serve different bodies for ${a}`);
         }
         const wrk = async (url: string, script: string) => {
+          const cpu0 = process.cpuUsage();
           const r = await runChild('wrk', ['-t', String(WRK_THREADS), '-c', String(WRK_CONNECTIONS), '-d', `${durationS}s`, '--latency', '-s', script, url]);
+          const cpu = process.cpuUsage(cpu0);
           if (r.code !== 0) throw new Error(`wrk failed: ${r.stderr}`);
-          return parseWrk(r.stdout);
+          return parseWrk(r.stdout, cpu.user + cpu.system);
         };
         await wrk(preview.url, previewLua);
         await wrk(plain.url, plainLua);
@@ -161,22 +175,27 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
         await preview.close();
         await plain.close();
       }
-      const ratios = result.preview.map((p, i) => 1 - p.rps / result.plain[i]!.rps);
-      result.routing_share = median(ratios);
+      result.routing_share_per_round = result.preview.map((p, i) => 1 - p.rps / result.plain[i]!.rps);
+      result.routing_share = median(result.routing_share_per_round);
+      result.routing_share_of_medians = 1 - median(result.preview.map((r) => r.rps)) / median(result.plain.map((r) => r.rps));
+      result.routing_cpu_share = 1 - median(result.plain.map((r) => r.cpu_us_per_req)) / median(result.preview.map((r) => r.cpu_us_per_req));
+      const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
       const row = (name: string, rs: WrkRun[]) => [
         name,
         median(rs.map((r) => r.rps)).toFixed(0),
         `${Math.min(...rs.map((r) => r.rps)).toFixed(0)}–${Math.max(...rs.map((r) => r.rps)).toFixed(0)}`,
         fmtMs(median(rs.map((r) => r.p50_ms))),
         fmtMs(median(rs.map((r) => r.p99_ms))),
+        `${median(rs.map((r) => r.cpu_us_per_req)).toFixed(0)} µs`,
         rs.reduce((n, r) => n + r.errors, 0),
       ];
       lines.push(
         `### Serving: wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS} -d${durationS}s --latency, ${rounds} alternating rounds over ${MIX.length} URLs, medians`,
         '',
-        table(['server', 'requests/s', 'range', 'p50', 'p99', 'errors / non-2xx'], [row('preview (router in `before`)', result.preview), row('plain http-server, same files', result.plain)]),
+        table(['server', 'requests/s', 'range', 'p50', 'p99', 'server CPU / request', 'errors / non-2xx'], [row('preview (router in `before`)', result.preview), row('plain http-server, same files', result.plain)]),
         '',
-        `Throughput lost to routing (median of per-round 1 - preview/plain): ${(result.routing_share * 100).toFixed(1)}% -> target under ${ROUTING_TARGET_SHARE * 100}%: ${result.routing_share < ROUTING_TARGET_SHARE ? 'met' : 'MISSED'}`,
+        `Throughput lost to routing (median of per-round 1 - preview/plain): ${pct(result.routing_share)} -> target under ${ROUTING_TARGET_SHARE * 100}%: ${result.routing_share < ROUTING_TARGET_SHARE ? 'met' : 'MISSED'}`,
+        `Per round (in run order): ${result.routing_share_per_round.map(pct).join(', ')}; ratio of the medians: ${pct(result.routing_share_of_medians)}; share of the preview's CPU per request: ${pct(result.routing_cpu_share)}`,
       );
     } else {
       lines.push('### Serving: wrk is not installed; the preview/http-server comparison was skipped.');
