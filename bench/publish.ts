@@ -119,8 +119,11 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       };
 
       // Cold: alternate which goes first is pointless with one cold shot each; the sink goes first, aws second.
+      const progress = (label: string, m: Measured) => console.error(`[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}`);
       const sinkCold = await measureSink(docs1);
+      progress('S3 sink, cold', sinkCold);
       const awsCold = hasAws ? await measureAws() : null;
+      if (awsCold) progress('aws s3 sync, cold', awsCold);
 
       // Incremental rounds: each adds one new global reset, the newest, which changes its event files, the
       // histories, latest and status, nothing else. The order alternates so neither tool always goes first.
@@ -147,6 +150,9 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
           const awsInc = await measureAws();
           incremental.push({ sink: await measureSink(lastDocs), aws: awsInc });
         }
+        const last = incremental.at(-1)!;
+        progress(`S3 sink, round ${i + 1}`, last.sink);
+        if (last.aws) progress(`aws s3 sync, round ${i + 1}`, last.aws);
       }
       const sinkInc = incremental.map((r) => r.sink);
       const awsInc = incremental.flatMap((r) => (r.aws ? [r.aws] : []));
