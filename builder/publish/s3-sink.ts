@@ -145,6 +145,10 @@ async function listRanges(
               break;
             }
             listed.set(o.Key, bareEtag(o.ETag));
+            if (o.Key === until) {
+              passed = true; // this range is complete: no need to ask for a page beyond it
+              break;
+            }
           }
           token = page.IsTruncated && !passed ? page.NextContinuationToken : undefined;
           if (!token) return;
