@@ -1,25 +1,50 @@
 // Sink into a local directory (dist/): writes only changed files, in phase order, and removes files the build dropped.
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { replaceFile } from '../state/local-store.ts';
 import type { OutputDocument, PublishReport, Sink } from './sink.ts';
 
-async function listFiles(root: string, rel = ''): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(path.join(root, rel), { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  const out: string[] = [];
-  for (const e of entries) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listFiles(root, r)));
-    else out.push(r);
-  }
-  return out;
+/**
+ * New directories are built under `<dir>/.publish-staging-<pid>-<uuid>/` and renamed into place whole. Keys
+ * starting with this are refused, and leftovers of a publish that crashed are removed by the next one.
+ */
+export const STAGING_PREFIX = '.publish-staging-';
+
+interface Listing {
+  /** Keys of the files already there. */
+  files: Set<string>;
+  /** Directories already there, relative to the root ('' is the root itself). */
+  dirs: Set<string>;
+  /** Staging directories left behind by a publish that did not finish. */
+  staleStaging: string[];
+}
+
+async function listTree(root: string): Promise<Listing | null> {
+  const listing: Listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
+  const walk = async (rel: string): Promise<boolean> => {
+    let entries;
+    try {
+      entries = await readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    for (const e of entries) {
+      if (!rel && e.name.startsWith(STAGING_PREFIX)) {
+        listing.staleStaging.push(e.name);
+        continue;
+      }
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        listing.dirs.add(r);
+        await walk(r);
+      } else listing.files.add(r);
+    }
+    return true;
+  };
+  return (await walk('')) ? listing : null;
 }
 
 export function assertSafeKey(key: string): void {
@@ -34,60 +59,158 @@ export function assertSafeKey(key: string): void {
  */
 export const WRITE_CONCURRENCY = 16;
 
+const parentOf = (key: string) => {
+  const i = key.lastIndexOf('/');
+  return i < 0 ? '' : key.slice(0, i);
+};
+
+/** Runs `fn` on every item, `limit` at a time; after a failure starts no more, waits for the started ones, throws the first. */
+async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  const errors: unknown[] = [];
+  await Promise.all(
+    items.map((item) =>
+      limit(async () => {
+        if (errors.length > 0) return;
+        try {
+          await fn(item);
+        } catch (err) {
+          errors.push(err);
+        }
+      }),
+    ),
+  );
+  if (errors.length > 0) throw errors[0];
+}
+
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * How each document reaches the disk, none of them ever visible half-written:
+ *  - a file that exists is read and compared; only a changed one is replaced (temp file + rename), so an unchanged
+ *    file keeps its mtime;
+ *  - a new file in a directory that exists is written the same way, temp file + rename;
+ *  - a new file in a directory that does not exist yet is written straight into a staging copy of the topmost
+ *    missing directory, which is renamed into place once the whole phase is written. This is the cold-build
+ *    case (all 50,000 files of a 10,000-event build): one rename per new directory instead of one per file.
+ * A phase's staged directories are renamed in before the next phase starts, so phases stay ordered.
+ */
 export function createLocalSink(dir: string): Sink {
+  const name = `local:${dir}`;
+  const fail = (what: string, err: unknown): Error => new Error(`[publish] ${name}: ${what}: ${reason(err)}`, { cause: err });
   return {
-    name: `local:${dir}`,
+    name,
     async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
-      const report: PublishReport = { target: this.name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
+      const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
       // Every key is checked before anything is written, so a bad build cannot leave half of itself behind.
-      for (const d of docs) assertSafeKey(d.key);
+      for (const d of docs) {
+        assertSafeKey(d.key);
+        if (d.key.startsWith(STAGING_PREFIX)) throw new Error(`[publish] refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
+      }
       const limit = pLimit(WRITE_CONCURRENCY);
-      // One listing up front: new files need no read to compare, and each directory is created once, not per file.
-      const existing = new Set(await listFiles(dir));
-      const dirs = new Map<string, Promise<unknown>>();
+      // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
+      let listing = await listTree(dir);
+      if (listing === null) {
+        // An empty directory shows a reader nothing; everything below it is staged.
+        try {
+          await mkdir(dir, { recursive: true });
+        } catch (err) {
+          throw fail('could not create the output directory', err);
+        }
+        listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
+      }
+      const { files: existing, dirs } = listing;
+      const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
+      let staged = 0;
+      const made = new Map<string, Promise<unknown>>();
       const ensureDir = (d: string) => {
-        let made = dirs.get(d);
-        if (made === undefined) dirs.set(d, (made = mkdir(d, { recursive: true })));
-        return made;
+        let p = made.get(d);
+        if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
+        return p;
       };
-      for (const phase of [...new Set(docs.map((d) => d.phase))].sort((a, b) => a - b)) {
-        // Phases still complete one after another; only files of the same phase overlap.
-        await Promise.all(
-          docs
+      try {
+        for (const phase of [...new Set(docs.map((d) => d.phase))].sort((a, b) => a - b)) {
+          /** Topmost missing directory (relative) -> its staged copy, for this phase. */
+          const moves = new Map<string, string>();
+          const newDirs: string[] = [];
+          const jobs = docs
             .filter((d) => d.phase === phase)
-            .map((d) =>
-              limit(async () => {
-                const file = path.join(dir, d.key);
+            .map((d) => {
+              if (existing.has(d.key)) return { d, stagedFile: null, compare: true };
+              const parent = parentOf(d.key);
+              if (dirs.has(parent)) return { d, stagedFile: null, compare: false };
+              const parts = parent.split('/');
+              let top = parts[0]!;
+              for (let i = 1; dirs.has(top); i++) top = `${top}/${parts[i]!}`;
+              let copy = moves.get(top);
+              if (copy === undefined) moves.set(top, (copy = path.join(staging, String(staged++))));
+              newDirs.push(parent);
+              return { d, stagedFile: path.join(copy, d.key.slice(top.length + 1)), compare: false };
+            });
+          await forEachLimited(limit, jobs, async ({ d, stagedFile, compare }) => {
+            try {
+              if (stagedFile !== null) {
+                await ensureDir(path.dirname(stagedFile));
+                await writeFile(stagedFile, d.body);
+                report.written++;
+                return;
+              }
+              const file = path.join(dir, d.key);
+              if (compare) {
                 let current: string | null = null;
-                if (existing.has(d.key)) {
-                  try {
-                    current = await readFile(file, 'utf8');
-                  } catch {
-                    current = null;
-                  }
+                try {
+                  current = await readFile(file, 'utf8');
+                } catch {
+                  current = null; // gone or unreadable: written again below, which reports a real problem
                 }
                 if (current === d.body) {
                   report.unchanged++;
                   return;
                 }
-                await ensureDir(path.dirname(file));
-                await replaceFile(file, d.body);
-                report.written++;
-              }),
-            ),
-        );
+              }
+              await replaceFile(file, d.body);
+              report.written++;
+            } catch (err) {
+              throw fail(`could not write ${d.key}`, err);
+            }
+          });
+          // The phase's new directories appear whole, each with one rename, before the next phase starts.
+          for (const [top, copy] of moves) {
+            try {
+              await rename(copy, path.join(dir, top));
+            } catch (err) {
+              const code = (err as NodeJS.ErrnoException).code;
+              const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
+              throw fail(`could not move the new directory ${top} into place${hint}`, err);
+            }
+          }
+          for (const p of newDirs) {
+            for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
+            dirs.add(p);
+          }
+        }
+      } finally {
+        if (staged > 0) await rm(staging, { recursive: true, force: true });
       }
       const keep = new Set(docs.map((d) => d.key));
-      await Promise.all(
-        [...existing]
-          .filter((f) => !keep.has(f))
-          .map((f) =>
-            limit(async () => {
-              await rm(path.join(dir, f), { force: true });
-              report.deleted++;
-            }),
-          ),
+      await forEachLimited(
+        limit,
+        [...existing].filter((f) => !keep.has(f)),
+        async (f) => {
+          try {
+            await rm(path.join(dir, f), { force: true });
+          } catch (err) {
+            throw fail(`could not delete ${f}`, err);
+          }
+          report.deleted++;
+        },
       );
+      for (const s of listing.staleStaging) {
+        try {
+          await rm(path.join(dir, s), { recursive: true, force: true });
+        } catch (err) {
+          throw fail(`could not remove ${s}, left by a publish that did not finish`, err);
+        }
+      }
       return report;
     },
   };

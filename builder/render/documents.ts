@@ -135,7 +135,11 @@ function memoizeT(t: TFunction): TFunction {
 const HistoryEnvelopeSchema = DOCUMENT_SCHEMAS.history.extend({ events: z.array(z.custom<object>((v) => typeof v === 'object' && v !== null && validatedEvents.has(v))) });
 const validatedEvents = new WeakSet<object>();
 
-function validate(name: DocumentSchemaName, key: string, doc: unknown): string {
+/**
+ * Validates `doc` and returns its JSON: `JSON.stringify(doc)`, or `json()` when given, which must produce the same
+ * text from parts already serialized.
+ */
+function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: () => string): string {
   // Every event in a history is rendered once per language and validated in its own event document first;
   // checking it again inside every history that lists it multiplied the cost without adding a guarantee.
   const r = (name === 'history' ? HistoryEnvelopeSchema : DOCUMENT_SCHEMAS[name]).safeParse(doc);
@@ -143,7 +147,18 @@ function validate(name: DocumentSchemaName, key: string, doc: unknown): string {
     const i = r.error.issues[0]!;
     throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
   }
-  return JSON.stringify(doc);
+  return json ? json() : JSON.stringify(doc);
+}
+
+/**
+ * `JSON.stringify(doc)` for an object whose last property is `last`, given that array's elements already serialized:
+ * JSON.stringify composes, so `{..., "last": [a, b]}` is the rest's text with the elements' texts spliced in.
+ */
+function spliceLastArray(doc: Record<string, unknown>, last: string, items: readonly string[]): string {
+  const head = JSON.stringify({ ...doc, [last]: [] });
+  const tail = `${JSON.stringify(last)}:[]}`;
+  if (!head.endsWith(tail)) throw new Error(`[render] ${last} is not the last property of the document`);
+  return `${head.slice(0, -2)}${items.join(',')}]}`;
 }
 
 export function renderApi(input: RenderInput): OutputDocument[] {
@@ -152,8 +167,8 @@ export function renderApi(input: RenderInput): OutputDocument[] {
   const staleAfter = new Date(asOf.getTime() + STALE_AFTER_MS).toISOString();
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const docs: OutputDocument[] = [];
-  const add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown) => {
-    docs.push({ key, body: validate(name, key, doc), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
+  const add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown, json?: () => string) => {
+    docs.push({ key, body: validate(name, key, doc, json), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
     if (name === 'event') validatedEvents.add((doc as { event: object }).event);
   };
 
@@ -169,7 +184,18 @@ export function renderApi(input: RenderInput): OutputDocument[] {
     const ev = (e: Event) => rendered.get(e.id)!;
     const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
 
-    for (const e of input.events) add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, { meta, event: ev(e) });
+    // Each event is serialized once per language: its own document and every history listing it splice in that text
+    // (the histories alone were half of all the bytes stringified, re-serializing every event).
+    const metaJson = JSON.stringify(meta);
+    const evJson = new Map<string, string>();
+    for (const e of input.events) {
+      const event = ev(e);
+      add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, { meta, event }, () => {
+        const text = JSON.stringify(event);
+        evJson.set(e.id, text);
+        return `{"meta":${metaJson},"event":${text}}`;
+      });
+    }
 
     const coverage = {
       partial: true as const,
@@ -178,12 +204,13 @@ export function renderApi(input: RenderInput): OutputDocument[] {
       archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
       note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
     };
-    const history = (type: Event['type'] | null) => {
+    const history = (key: string, type: Event['type'] | null) => {
       const list = type === null ? input.events : input.events.filter((e) => e.type === type);
-      return { meta, type, types: [...EVENT_TYPES], coverage, count: list.length, events: list.map(ev) };
+      const doc = { meta, type, types: [...EVENT_TYPES], coverage, count: list.length, events: list.map(ev) };
+      add('history', key, lang, PHASE.lists, doc, () => spliceLastArray(doc, 'events', list.map((e) => evJson.get(e.id)!)));
     };
-    add('history', `api/${lang}/history.json`, lang, PHASE.lists, history(null));
-    for (const type of EVENT_TYPES) add('history', `api/${lang}/history/${type}.json`, lang, PHASE.lists, history(type));
+    history(`api/${lang}/history.json`, null);
+    for (const type of EVENT_TYPES) history(`api/${lang}/history/${type}.json`, type);
 
     const f = input.forecast;
     add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {

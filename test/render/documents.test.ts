@@ -46,4 +46,24 @@ describe('renderApi', () => {
     expect(phase('api/en/history.json')).toBeLessThan(phase('api/en/latest.json'));
     expect(docs.find((d) => d.key === 'api/ja/latest.json')!.contentLanguage).toBe('ja');
   });
+
+  it('writes each event and history document as the plain JSON of its content, histories listing the event documents\' events', () => {
+    const tricky = { ...testEvent('2026-11-18T10:00:00Z'), title: { en: 'Quote " backslash \\ line\nbreak \u2028 emoji 🎉', ko: '초기화' } };
+    const events = [...input().events, tricky];
+    const docs = renderApi(input({ events }));
+    const body = (key: string) => docs.find((d) => d.key === key)!.body;
+    for (const lang of ['en', 'ko']) {
+      const history = JSON.parse(body(`api/${lang}/history.json`)) as { count: number; events: unknown[] };
+      expect(history.count).toBe(3);
+      for (const k of [`api/${lang}/history.json`, ...['global_reset', 'banked_grant', 'policy_change'].map((t) => `api/${lang}/history/${t}.json`)]) {
+        expect(JSON.stringify(JSON.parse(body(k)))).toBe(body(k));
+      }
+      events.forEach((e, i) => {
+        const own = body(`api/${lang}/events/${e.id}.json`);
+        expect(JSON.stringify(JSON.parse(own))).toBe(own);
+        expect(history.events[i]).toEqual((JSON.parse(own) as { event: unknown }).event);
+      });
+    }
+    expect(JSON.parse(body('api/en/history.json')).events[2].title).toBe(tricky.title.en);
+  });
 });

@@ -1,0 +1,135 @@
+// The local sink beyond the shared Sink contract (run in test/s3/sink.test.ts): how it writes into a directory that
+// readers (the preview server) and `aws s3 sync` look at while and after it publishes.
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLocalSink, STAGING_PREFIX } from '../../builder/publish/local-sink.ts';
+import { PHASE } from '../../builder/publish/sink.ts';
+import { doc, sampleBuild } from './sink.ts';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+async function tmp(): Promise<string> {
+  const d = await mkdtemp(path.join(tmpdir(), 'rsa-local-sink-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Every file under `root`, relative, sorted. */
+async function tree(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .sort();
+}
+
+const OLD = new Date('2020-01-01T00:00:00Z');
+
+describe('local sink', () => {
+  it('publishes into a directory that does not exist yet, leaving nothing but the documents', async () => {
+    const dir = path.join(await tmp(), 'dist', 'nested');
+    const build = sampleBuild(1);
+    const report = await createLocalSink(dir).publish(build);
+    expect(report).toMatchObject({ written: build.length, unchanged: 0, deleted: 0 });
+    expect(await tree(dir)).toEqual(build.map((d) => d.key).sort());
+    for (const d of build) expect(await readFile(path.join(dir, d.key), 'utf8')).toBe(d.body);
+  });
+
+  it('leaves unchanged files untouched (same mtime) and rewrites only changed ones', async () => {
+    const dir = await tmp();
+    const sink = createLocalSink(dir);
+    await sink.publish(sampleBuild(1));
+    for (const d of sampleBuild(1)) await utimes(path.join(dir, d.key), OLD, OLD);
+    const report = await sink.publish(sampleBuild(1, { latestRev: 2 }));
+    expect(report).toMatchObject({ written: 2, unchanged: sampleBuild(1).length - 2 });
+    for (const d of sampleBuild(1)) {
+      const { mtimeMs } = await stat(path.join(dir, d.key));
+      if (d.key.endsWith('latest.json')) expect(mtimeMs).toBeGreaterThan(OLD.getTime());
+      else expect(mtimeMs).toBe(OLD.getTime());
+    }
+  });
+
+  it('notices a file changed or removed behind its back, and writes it again', async () => {
+    const dir = await tmp();
+    const sink = createLocalSink(dir);
+    const build = sampleBuild(1);
+    await sink.publish(build);
+    await writeFile(path.join(dir, 'api/en/history.json'), '{"tampered":true}');
+    // Same length as the real body: a size check alone would miss it.
+    const latest = build.find((d) => d.key === 'api/de/latest.json')!;
+    await writeFile(path.join(dir, latest.key), latest.body.replace('1', '9'));
+    await rm(path.join(dir, 'api/openapi.json'));
+    const report = await sink.publish(build);
+    expect(report).toMatchObject({ written: 3, unchanged: build.length - 3, deleted: 0 });
+    for (const d of build) expect(await readFile(path.join(dir, d.key), 'utf8')).toBe(d.body);
+  });
+
+  it('never shows a reader a new directory half-filled, nor a later phase before an earlier one is complete', async () => {
+    const dir = await tmp();
+    const n = 400;
+    const leaves = Array.from({ length: n }, (_, i) => doc(`api/en/events/e-${i}.json`, { id: i, pad: 'x'.repeat(2000) }, PHASE.leaves));
+    const build = [...leaves, doc('api/en/history.json', { count: n }, PHASE.lists), doc('api/index.json', { ok: true }, PHASE.summaries)];
+    let done = false;
+    const publishing = createLocalSink(dir)
+      .publish(build)
+      .finally(() => (done = true));
+    let seen = 0;
+    while (!done) {
+      // Later phases are looked at first: whatever was there then must be complete below it a moment later.
+      const summary = await readFile(path.join(dir, 'api/index.json'), 'utf8').catch(() => null);
+      const lists = await readFile(path.join(dir, 'api/en/history.json'), 'utf8').catch(() => null);
+      const events = await readdir(path.join(dir, 'api/en/events')).catch(() => null);
+      if (events !== null) {
+        expect(events.length).toBe(n);
+        const one = leaves[seen++ % n]!;
+        expect(await readFile(path.join(dir, one.key), 'utf8')).toBe(one.body);
+      }
+      if (lists !== null) expect(lists).toBe(build[n]!.body);
+      if (lists !== null) expect(events?.length).toBe(n);
+      if (summary !== null) expect(lists).toBe(build[n]!.body);
+    }
+    expect((await publishing).written).toBe(build.length);
+    expect(await tree(dir)).toEqual(build.map((d) => d.key).sort());
+  });
+
+  it('fails with the key and the cause, keeps the earlier phases, writes no later one and leaves no staging behind', async () => {
+    const dir = await tmp();
+    const build = [
+      doc('api/en/events/r-1.json', { id: 'r-1' }, PHASE.leaves),
+      // A file cannot also be a directory: the next phase's new directory cannot be moved into place.
+      doc('api/en/history.json', { items: [] }, PHASE.leaves),
+      doc('api/en/history.json/all.json', { items: [] }, PHASE.lists),
+      doc('api/en/latest.json', { rev: 1 }, PHASE.summaries),
+    ];
+    await expect(createLocalSink(dir).publish(build)).rejects.toThrow(/api\/en\/history\.json.*(ENOTDIR|EEXIST|not a directory)/);
+    expect(await tree(dir)).toEqual(['api/en/events/r-1.json', 'api/en/history.json']);
+    expect((await readdir(dir)).filter((e) => e.startsWith(STAGING_PREFIX))).toEqual([]);
+  });
+
+  it('fails a phase as a whole for new directories: none of them appears when one of its files cannot be written', async () => {
+    const dir = await tmp();
+    const sink = createLocalSink(dir);
+    // A directory where the next build wants a file: replacing it fails.
+    await sink.publish([doc('api/x.json/inner.json', {}, PHASE.leaves)]);
+    const build = [doc('api/new/a.json', { a: 1 }, PHASE.leaves), doc('api/x.json', {}, PHASE.leaves)];
+    await expect(sink.publish(build)).rejects.toThrow(/could not write api\/x\.json/);
+    expect(await readdir(path.join(dir, 'api'))).not.toContain('new');
+    expect((await readdir(dir)).filter((e) => e.startsWith(STAGING_PREFIX))).toEqual([]);
+  });
+
+  it('removes what a crashed publish left in its staging area without counting it, and refuses keys inside it', async () => {
+    const dir = await tmp();
+    const stale = path.join(dir, `${STAGING_PREFIX}1-dead`, '0', 'api', 'en');
+    await mkdir(stale, { recursive: true });
+    await writeFile(path.join(stale, 'half.json'), '{"half":');
+    const sink = createLocalSink(dir);
+    const report = await sink.publish(sampleBuild(1));
+    expect(report).toMatchObject({ written: sampleBuild(1).length, deleted: 0 });
+    expect(await readdir(dir)).toEqual(['api']);
+    await expect(sink.publish([doc(`${STAGING_PREFIX}x/a.json`, {}, PHASE.leaves)])).rejects.toThrow(/staging area/);
+  });
+});
