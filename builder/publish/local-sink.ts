@@ -82,6 +82,27 @@ async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readon
   if (errors.length > 0) throw errors[0];
 }
 
+/**
+ * The same items, taking one from each directory in turn. Creating a file holds its directory's lock, and while
+ * inodes are slow to allocate (on a journal-less ext4, for minutes after many files were deleted) the other writers
+ * in that directory spin on the lock instead of working: profiling a 10,000-event publish with 4 writers in one
+ * events directory found a fifth of its samples spinning there. Files written at the same time now go to different
+ * directories.
+ */
+function acrossDirectories<T extends { d: OutputDocument }>(items: readonly T[]): T[] {
+  const by = new Map<string, T[]>();
+  for (const item of items) {
+    const p = parentOf(item.d.key);
+    let list = by.get(p);
+    if (list === undefined) by.set(p, (list = []));
+    list.push(item);
+  }
+  const lists = [...by.values()];
+  const out: T[] = [];
+  for (let i = 0; out.length < items.length; i++) for (const list of lists) if (i < list.length) out.push(list[i]!);
+  return out;
+}
+
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -146,7 +167,7 @@ export function createLocalSink(dir: string): Sink {
               newDirs.push(parent);
               return { d, stagedFile: path.join(copy, d.key.slice(top.length + 1)), compare: false };
             });
-          await forEachLimited(limit, jobs, async ({ d, stagedFile, compare }) => {
+          await forEachLimited(limit, acrossDirectories(jobs), async ({ d, stagedFile, compare }) => {
             try {
               if (stagedFile !== null) {
                 await ensureDir(path.dirname(stagedFile));

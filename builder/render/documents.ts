@@ -184,16 +184,18 @@ export function renderApi(input: RenderInput): OutputDocument[] {
     const ev = (e: Event) => rendered.get(e.id)!;
     const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
 
-    // Each event is serialized once per language: its own document and every history listing it splice in that text
-    // (the histories alone were half of all the bytes stringified, re-serializing every event).
-    const metaJson = JSON.stringify(meta);
+    // Each event is serialized once per language, in its own document; the histories listing it splice in that text
+    // (they were half of all the bytes stringified, re-serializing every event). JSON.stringify composes, so the
+    // event's text is the document's, after the meta: a slice of it, which copies nothing.
+    const eventPrefix = `{"meta":${JSON.stringify(meta)},"event":`;
     const evJson = new Map<string, string>();
     for (const e of input.events) {
-      const event = ev(e);
-      add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, { meta, event }, () => {
-        const text = JSON.stringify(event);
-        evJson.set(e.id, text);
-        return `{"meta":${metaJson},"event":${text}}`;
+      const doc = { meta, event: ev(e) };
+      add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc, () => {
+        const body = JSON.stringify(doc);
+        if (!body.startsWith(eventPrefix)) throw new Error(`[render] ${e.id}: the event document does not start with its meta`);
+        evJson.set(e.id, body.slice(eventPrefix.length, -1));
+        return body;
       });
     }
 
