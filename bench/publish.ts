@@ -3,13 +3,16 @@
 // counting HTTP proxy on 127.0.0.1 in front of radosgw, which both go through alike.
 //
 //   RESET_BENCH_S3_ENDPOINT=http://127.0.0.1:7490 npx tsx bench/publish.ts [--quick] [events]
-// Without RESET_BENCH_S3_ENDPOINT the bench starts its own radosgw (scripts/rgw.sh, port 7490) and stops it after.
+// Without RESET_BENCH_S3_ENDPOINT the bench starts its own radosgw (scripts/rgw.sh, port 7490, a 4 GiB OSD) and stops
+// it after. A radosgw of your own needs that room too (RGW_MEMSTORE_BYTES=4294967296 scripts/rgw.sh start ...): a
+// full OSD never answers, which the bench sees as read timeouts.
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
+import { S3_CONNECT_TIMEOUT_MS, S3_IDLE_TIMEOUT_MS } from '../builder/publish/s3-config.ts';
 import { createS3Sink } from '../builder/publish/s3-sink.ts';
 import type { OutputDocument, PublishReport, Sink } from '../builder/publish/sink.ts';
 import { run } from '../builder/run.ts';
@@ -23,6 +26,7 @@ const ACCESS_KEY = 'reset-test-access-key';
 const SECRET_KEY = 'reset-test-secret-key';
 const OWN_RGW_PORT = 7490;
 export const INCREMENTAL_TARGET_SPEEDUP = 10;
+const BENCH_MEMSTORE_BYTES = 4 * 1024 ** 3;
 
 /** The documents of a build of `events` (one run, captured from the sink), also written to `dist`. */
 async function build(dataDir: string, work: string, dist: string): Promise<OutputDocument[]> {
@@ -75,7 +79,8 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
   const ownRgw = endpoint === '' ? path.join(work, 'rgw') : null;
   try {
     if (ownRgw) {
-      const r = await runChild('bash', ['scripts/rgw.sh', 'start', ownRgw, String(OWN_RGW_PORT)], { timeoutMs: 180_000 });
+      // Two buckets of the build plus the rounds' rewritten histories: the default 512 MiB OSD fills up at 10,000 events.
+      const r = await runChild('bash', ['scripts/rgw.sh', 'start', ownRgw, String(OWN_RGW_PORT)], { timeoutMs: 180_000, env: { RGW_MEMSTORE_BYTES: String(BENCH_MEMSTORE_BYTES) } });
       if (r.code !== 0) throw new Error(`could not start radosgw: ${r.stderr.slice(-1500)}`);
       endpoint = `http://127.0.0.1:${OWN_RGW_PORT}`;
     }
@@ -88,6 +93,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY },
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: { socketTimeout: S3_IDLE_TIMEOUT_MS, connectionTimeout: S3_CONNECT_TIMEOUT_MS },
       });
       const suffix = Date.now().toString(36);
       const bucketSink = `bench-sink-${suffix}`;

@@ -141,9 +141,12 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
       works.push(work);
       const dataDir = await writeSyntheticData(path.join(work, 'data'), n);
       const reps = n >= 50_000 ? 1 : opts.quick ? 2 : 3;
-      const c = await runChild(process.execPath, ['--max-old-space-size=4096', '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
+      // The heap holds every rendered body at once (about 60 KiB per event) and, for the floor, the parsed documents:
+      // 4 GiB fits 30,000 events, 100,000 need about 10 GiB.
+      const heapMiB = Math.max(4096, Math.ceil(n / 10));
+      const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
         env: sources.env,
-        timeoutMs: 20 * 60 * 1000,
+        timeoutMs: Math.max(20, n / 2_000) * 60 * 1000,
       });
       if (c.code !== 0) throw new Error(`scale child (${n} events) exited ${c.code}\n${c.stderr.slice(-3000)}`);
       const r = lastJson<ChildReport>(c.stdout);

@@ -5,6 +5,9 @@
 #   scripts/rgw.sh stop DIR                   end the three daemons by the PIDs recorded in DIR
 #   scripts/rgw.sh env DIR                    print the `export` lines the S3 tests read
 #
+# RGW_MEMSTORE_BYTES sets the OSD's capacity (default 512 MiB, enough for the tests). Past 95% of it the OSD is
+# full and radosgw accepts requests but never answers them: the 10,000-event publish bench needs 4 GiB.
+#
 # Needs the Debian packages radosgw ceph-mon ceph-osd (apt-get install -y radosgw ceph-mon ceph-osd ceph-mgr).
 # Everything lives in memory and in DIR; nothing is reachable from outside the loopback interface.
 set -euo pipefail
@@ -15,14 +18,16 @@ readonly RGW_SECRET_KEY=reset-test-secret-key
 readonly RGW_REGION=us-east-1
 readonly RGW_BUCKETS=(reset-test)
 readonly READY_TIMEOUT_S=${RGW_READY_TIMEOUT_S:-90}
+readonly memstore_bytes=${RGW_MEMSTORE_BYTES:-536870912}
 readonly STOP_GRACE_S=3
 # Marks a directory as ours, so `start` never wipes a directory this script did not create.
 readonly MARKER=.reset-rgw-dir
 
 die() { echo "[rgw] $*" >&2; exit 1; }
+[[ $memstore_bytes =~ ^[1-9][0-9]*$ ]] || die "RGW_MEMSTORE_BYTES must be a number of bytes, got '$memstore_bytes'"
 
 usage() {
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -182,7 +187,7 @@ mon max pg per osd = 1000
 mon warn on pool no redundancy = false
 # Memory-backed object store: fast to create, gone when the OSD stops.
 osd objectstore = memstore
-memstore device bytes = 536870912
+memstore device bytes = $memstore_bytes
 ms bind ipv6 = false
 run dir = $dir/run
 log file = $dir/log/\$name.log

@@ -81,9 +81,19 @@ export function s3ConfigFromEnv(env: Env): { ok: true; config: S3Config } | { ok
   return { ok: true, config };
 }
 
-export function createS3Client(cfg: Pick<S3Config, 'region' | 'endpoint'>): S3Client {
+/**
+ * A request whose connection stays silent this long fails (and is retried by the SDK) instead of hanging the run:
+ * the SDK has no timeout by default, and a stalled S3 server (a radosgw whose OSD is full accepts requests and never
+ * answers them) would otherwise hold the run lock until it expires. It is an idle timeout, so a large upload that
+ * keeps moving is never cut off.
+ */
+export const S3_IDLE_TIMEOUT_MS = 30_000;
+export const S3_CONNECT_TIMEOUT_MS = 5_000;
+
+export function createS3Client(cfg: Pick<S3Config, 'region' | 'endpoint'>, timeouts: { idleMs?: number; connectMs?: number } = {}): S3Client {
   return new S3Client({
     region: cfg.region,
+    requestHandler: { socketTimeout: timeouts.idleMs ?? S3_IDLE_TIMEOUT_MS, connectionTimeout: timeouts.connectMs ?? S3_CONNECT_TIMEOUT_MS },
     ...(cfg.endpoint !== null
       ? {
           endpoint: cfg.endpoint,
