@@ -47,6 +47,8 @@ interface Measured {
   ms: number;
   requests: Record<string, number>;
   uploaded: number;
+  /** The S3 sink's own split of its wall time (manifest, list, compare, upload, delete, manifest_put). */
+  steps?: Record<string, number>;
 }
 
 export interface PublishResult {
@@ -111,7 +113,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         proxy.resetCounts();
         const t0 = performance.now();
         const rep = await sink.publish(docs);
-        return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: rep.written };
+        return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: rep.written, ...(rep.steps ? { steps: rep.steps } : {}) };
       };
       const hasAws = (await runChild('sh', ['-c', 'command -v aws'])).code === 0;
       const awsEnv = { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_DEFAULT_REGION: 'us-east-1' };
@@ -125,7 +127,8 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       };
 
       // Cold: alternate which goes first is pointless with one cold shot each; the sink goes first, aws second.
-      const progress = (label: string, m: Measured) => console.error(`[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}`);
+      const split = (m: Measured) => (m.steps ? `; ${Object.entries(m.steps).map(([k, v]) => `${k} ${fmtMs(v)}`).join(', ')}` : '');
+      const progress = (label: string, m: Measured) => console.error(`[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}${split(m)}`);
       const sinkCold = await measureSink(docs1);
       progress('S3 sink, cold', sinkCold);
       const awsCold = hasAws ? await measureAws() : null;
@@ -186,6 +189,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
             `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target at least as fast: ${sinkCold.ms <= awsCold.ms ? 'met' : 'MISSED'}`,
             `Incremental: per-round ratios ${ratios.map((x) => `${x.toFixed(1)}x`).join(', ')}; median ${r.toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${r >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.map((m) => m.uploaded).join('/')} of ${lastDocs.length}`,
             `aws CLI start-up alone (aws --version, median of 3): ${fmtMs(result.awsStartMs ?? 0)}`,
+            `S3 sink, median incremental round split${split(mid(sinkInc)).replace(/^;/, ':')}`,
           ].join('\n')
         : 'awscli is not installed: the aws s3 sync comparison was skipped.';
       const report = [

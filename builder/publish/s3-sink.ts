@@ -8,7 +8,7 @@
 // multipart ETags are not MD5s). Cost per publish: one GET of the manifest, one LIST per 1000 objects (run in
 // parallel), the PUTs of changed objects, one conditional PUT of the manifest. The body's SHA-256 also goes into the object's
 // metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { assertSafeKey } from './local-sink.ts';
@@ -78,15 +78,39 @@ function parseManifest(bytes: Uint8Array): Manifest | null {
   }
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+/** Hex SHA-256 of a string's UTF-8 bytes: one native call, no hash object per document. */
+const sha256 = (s: string | Uint8Array) => hash('sha256', s, 'hex');
 
 function headersOf(d: OutputDocument): { contentType: string; contentLanguage: string | null; cacheControl: string } {
   return { contentType: d.contentType || JSON_CONTENT_TYPE, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl || CACHE_CONTROL };
 }
 
-export function fingerprintOf(d: OutputDocument): string {
+/** The fingerprint from the body's SHA-256, which the publish computes once per document and reuses. */
+function fingerprintFrom(bodySha256: string, d: OutputDocument): string {
   const h = headersOf(d);
-  return sha256(JSON.stringify([sha256(d.body), h.contentType, h.contentLanguage, h.cacheControl]));
+  return sha256(JSON.stringify([bodySha256, h.contentType, h.contentLanguage, h.cacheControl]));
+}
+
+export function fingerprintOf(d: OutputDocument): string {
+  return fingerprintFrom(sha256(d.body), d);
+}
+
+/**
+ * A PutObject whose payload hash (SigV4's `x-amz-content-sha256`) is the one already computed: the SDK's signer
+ * takes the header when it is there and hashes the whole body again when it is not, which for the large history
+ * documents was a pass over every uploaded byte.
+ */
+function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand>[0], bodySha256: string): PutObjectCommand {
+  const command = new PutObjectCommand(input);
+  command.middlewareStack.add(
+    (next) => (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) request.headers['x-amz-content-sha256'] = bodySha256;
+      return next(args);
+    },
+    { step: 'build', name: 'knownPayloadSha256' },
+  );
+  return command;
 }
 
 /** Keys per ListObjectsV2 page (the S3 maximum) and per listing range. */
@@ -175,7 +199,14 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
     name,
     async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
       const startedAt = now();
-      const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
+      const steps: Record<string, number> = {};
+      const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0, steps };
+      let mark = performance.now();
+      const step = (label: string) => {
+        const t = performance.now();
+        steps[label] = t - mark;
+        mark = t;
+      };
       const byKey = new Map<string, OutputDocument>();
       for (const d of docs) {
         assertSafeKey(d.key);
@@ -195,6 +226,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       }
       // An unreadable manifest only costs a full re-upload; dropped objects it tracked are then left in place.
       const manifest = (stored && parseManifest(stored.body)) ?? emptyManifest();
+      step('manifest');
 
       let listed: Map<string, string>;
       try {
@@ -202,28 +234,32 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       } catch (err) {
         throw describeS3Error('publish/s3', 'LIST', bucket, (err as { listPrefix?: string }).listPrefix ?? prefix, err);
       }
+      step('list');
 
       const next: Manifest = { version: MANIFEST_VERSION, objects: {}, missingSince: {} };
-      const toUpload: OutputDocument[] = [];
+      const toUpload: { d: OutputDocument; bodySha256: string; fingerprint: string }[] = [];
       for (const d of byKey.values()) {
-        const fingerprint = fingerprintOf(d);
+        const bodySha256 = sha256(d.body);
+        const fingerprint = fingerprintFrom(bodySha256, d);
         const seen = manifest.objects[d.key];
         if (seen && seen.fingerprint === fingerprint && listed.get(prefix + d.key) === seen.etag) {
           report.unchanged++;
           next.objects[d.key] = seen;
         } else {
-          toUpload.push(d);
+          toUpload.push({ d, bodySha256, fingerprint });
         }
       }
 
+      step('compare');
+
       // Every object of a lower phase is in place before any of a higher phase is written, so a summary never
       // points at an event file that is not there yet. After the first failure nothing new is started.
-      const phases = [...new Set(toUpload.map((d) => d.phase))].sort((a, b) => a - b);
+      const phases = [...new Set(toUpload.map((u) => u.d.phase))].sort((a, b) => a - b);
       let failure: unknown = null;
       for (const phase of phases) {
-        const batch = toUpload.filter((d) => d.phase === phase);
+        const batch = toUpload.filter((u) => u.d.phase === phase);
         const results = await Promise.allSettled(
-          batch.map((d) =>
+          batch.map(({ d, bodySha256, fingerprint }) =>
             limit(async () => {
               if (failure !== null) return;
               const key = prefix + d.key;
@@ -231,17 +267,21 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
               report.requests++;
               try {
                 const r = await client.send(
-                  new PutObjectCommand({
-                    Bucket: bucket,
-                    Key: key,
-                    Body: d.body,
-                    ContentType: h.contentType,
-                    CacheControl: h.cacheControl,
-                    ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
-                    Metadata: { sha256: sha256(d.body) },
-                  }),
+                  putWithPayloadHash(
+                    {
+                      Bucket: bucket,
+                      Key: key,
+                      // Bytes, encoded once: a string body is encoded again for its length and for the socket.
+                      Body: Buffer.from(d.body, 'utf8'),
+                      ContentType: h.contentType,
+                      CacheControl: h.cacheControl,
+                      ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
+                      Metadata: { sha256: bodySha256 },
+                    },
+                    bodySha256,
+                  ),
                 );
-                next.objects[d.key] = { etag: bareEtag(r.ETag), fingerprint: fingerprintOf(d) };
+                next.objects[d.key] = { etag: bareEtag(r.ETag), fingerprint };
                 report.written++;
               } catch (err) {
                 failure ??= describeS3Error('publish/s3', 'PUT', bucket, key, err);
@@ -253,6 +293,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         if (failure !== null || results.some((r) => r.status === 'rejected')) break;
       }
       if (failure !== null) throw failure;
+      step('upload');
 
       // Objects we published before and the build no longer has: remembered with the time they went missing,
       // deleted once that is older than the delay (clients and CDN caches may still follow links to them).
@@ -283,6 +324,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
           }),
         ),
       );
+      step('delete');
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
       // and the next run, not finding them in the listing, forgets them. The other order could orphan objects.
       report.requests++;
@@ -296,6 +338,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         }
         throw describeS3Error('publish/s3', 'PUT', bucket, manifestKey, err);
       }
+      step('manifest_put');
 
       return report;
     },

@@ -19,6 +19,8 @@ export interface PublishReport {
   /** Objects no longer in the build but kept until their safe delay has passed. */
   pendingDelete: number;
   requests: number;
+  /** Wall time of each step of this publish, in ms, in the order run (S3: manifest, list, compare, upload, ...). */
+  steps?: Record<string, number>;
 }
 
 export interface Sink {
