@@ -105,7 +105,8 @@ function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand
   command.middlewareStack.add(
     (next) => (args) => {
       const request = args.request as { headers?: Record<string, string> };
-      if (request.headers) request.headers['x-amz-content-sha256'] = bodySha256;
+      // A header already there (a streaming or trailer-checksum upload) is the SDK's own choice and stays.
+      if (request.headers && request.headers['x-amz-content-sha256'] === undefined) request.headers['x-amz-content-sha256'] = bodySha256;
       return next(args);
     },
     { step: 'build', name: 'knownPayloadSha256' },
