@@ -141,8 +141,8 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
       works.push(work);
       const dataDir = await writeSyntheticData(path.join(work, 'data'), n);
       const reps = n >= 50_000 ? 1 : opts.quick ? 2 : 3;
-      // The heap holds every rendered body at once (about 60 KiB per event) and, for the floor, the parsed documents:
-      // 4 GiB fits 30,000 events, 100,000 need about 10 GiB.
+      // The heap holds every rendered body at once and, for the floor, the parsed documents: 4 GiB fits 30,000
+      // events; 100,000 peaked at 4.1 GiB of RSS after run() and need more for the floor's copies.
       const heapMiB = Math.max(4096, Math.ceil(n / 10));
       const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
         env: sources.env,

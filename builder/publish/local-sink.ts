@@ -85,9 +85,9 @@ async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readon
 /**
  * The same items, taking one from each directory in turn. Creating a file holds its directory's lock, and while
  * inodes are slow to allocate (on a journal-less ext4, for minutes after many files were deleted) the other writers
- * in that directory spin on the lock instead of working: profiling a 10,000-event publish with 4 writers in one
- * events directory found a fifth of its samples spinning there. Files written at the same time now go to different
- * directories.
+ * in that directory spin on the lock instead of working: a profile of a cold 10,000-event publish found a fifth of
+ * its samples spinning there. Files written at the same time now go to different directories; an A/B on that
+ * build took the publish from 8.35 s to 3.62 s (median of 8 each, BENCHMARKS.md section 2).
  */
 function acrossDirectories<T extends { d: OutputDocument }>(items: readonly T[]): T[] {
   const by = new Map<string, T[]>();
