@@ -216,7 +216,15 @@ EOF
 
   ceph "${conf[@]}" --connect-timeout 10 osd create >/dev/null
   ceph-osd "${conf[@]}" -i 0 --mkfs >"$dir/log/mkfs-osd.out" 2>&1 || { log_tail "$dir"; die "ceph-osd --mkfs failed"; }
-  ceph-osd "${conf[@]}" -i 0 >"$dir/log/osd.out" 2>&1 || { log_tail "$dir"; die "ceph-osd failed to start"; }
+  # Now and then (about one start in six here) the OSD's first command reaches the monitor before the OSD has the
+  # monitor map, is refused with 'wrong fsid', and the OSD exits. Starting it again finds the map in place.
+  local attempt
+  for attempt in 1 2 3; do
+    ceph-osd "${conf[@]}" -i 0 >>"$dir/log/osd.out" 2>&1 && break
+    [ "$attempt" -lt 3 ] || { log_tail "$dir"; die "ceph-osd failed to start (3 attempts)"; }
+    echo "[rgw] ceph-osd exited during start (attempt $attempt: $(grep -o "wrong fsid" "$dir/log/osd.out" | tail -1)); starting it again" >&2
+    sleep 1
+  done
   record_pid "$dir" osd "$dir/run/osd.0.pid"
 
   radosgw "${conf[@]}" -n client.rgw >"$dir/log/rgw.out" 2>&1 || { log_tail "$dir"; die "radosgw failed to start"; }
