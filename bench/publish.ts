@@ -6,13 +6,13 @@
 // Without RESET_BENCH_S3_ENDPOINT the bench starts its own radosgw (scripts/rgw.sh, port 7490, a 4 GiB OSD) and stops
 // it after. A radosgw of your own needs that room too (RGW_MEMSTORE_BYTES=4294967296 scripts/rgw.sh start ...): a
 // full OSD never answers, which the bench sees as read timeouts.
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
-import { S3_CONNECT_TIMEOUT_MS, S3_IDLE_TIMEOUT_MS } from '../builder/publish/s3-config.ts';
+import { createS3Client } from '../builder/publish/s3-config.ts';
 import { createS3Sink } from '../builder/publish/s3-sink.ts';
 import type { OutputDocument, PublishReport, Sink } from '../builder/publish/sink.ts';
 import { run } from '../builder/run.ts';
@@ -88,15 +88,8 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
     }
     const proxy = await startS3Proxy(endpoint);
     try {
-      const client = new S3Client({
-        endpoint: proxy.url,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY },
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-        requestHandler: { socketTimeout: S3_IDLE_TIMEOUT_MS, connectionTimeout: S3_CONNECT_TIMEOUT_MS },
-      });
+      // The project's own client (timeouts, path style, checksums as for any S3-compatible endpoint), on the proxy.
+      const client = createS3Client({ region: 'us-east-1', endpoint: proxy.url }, { credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY } });
       const suffix = Date.now().toString(36);
       const bucketSink = `bench-sink-${suffix}`;
       const bucketAws = `bench-aws-${suffix}`;

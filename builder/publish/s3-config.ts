@@ -90,10 +90,18 @@ export function s3ConfigFromEnv(env: Env): { ok: true; config: S3Config } | { ok
 export const S3_IDLE_TIMEOUT_MS = 30_000;
 export const S3_CONNECT_TIMEOUT_MS = 5_000;
 
-export function createS3Client(cfg: Pick<S3Config, 'region' | 'endpoint'>, timeouts: { idleMs?: number; connectMs?: number } = {}): S3Client {
+/**
+ * The client every S3 part of the project uses. `credentials` defaults to the SDK's own chain (environment, profile,
+ * instance role); the publish bench passes radosgw's test keys.
+ */
+export function createS3Client(
+  cfg: Pick<S3Config, 'region' | 'endpoint'>,
+  opts: { idleMs?: number; connectMs?: number; credentials?: { accessKeyId: string; secretAccessKey: string } } = {},
+): S3Client {
   return new S3Client({
     region: cfg.region,
-    requestHandler: { socketTimeout: timeouts.idleMs ?? S3_IDLE_TIMEOUT_MS, connectionTimeout: timeouts.connectMs ?? S3_CONNECT_TIMEOUT_MS },
+    requestHandler: { socketTimeout: opts.idleMs ?? S3_IDLE_TIMEOUT_MS, connectionTimeout: opts.connectMs ?? S3_CONNECT_TIMEOUT_MS },
+    ...(opts.credentials ? { credentials: opts.credentials } : {}),
     ...(cfg.endpoint !== null
       ? {
           endpoint: cfg.endpoint,

@@ -79,20 +79,16 @@ function parseManifest(bytes: Uint8Array): Manifest | null {
 }
 
 /** Hex SHA-256 of a string's UTF-8 bytes: one native call, no hash object per document. */
-const sha256 = (s: string | Uint8Array) => hash('sha256', s, 'hex');
+const sha256 = (s: string) => hash('sha256', s, 'hex');
 
 function headersOf(d: OutputDocument): { contentType: string; contentLanguage: string | null; cacheControl: string } {
   return { contentType: d.contentType || JSON_CONTENT_TYPE, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl || CACHE_CONTROL };
 }
 
-/** The fingerprint from the body's SHA-256, which the publish computes once per document and reuses. */
-function fingerprintFrom(bodySha256: string, d: OutputDocument): string {
+/** Body and headers in one value, from the body's SHA-256, which the publish computes once per document and reuses. */
+function fingerprint(bodySha256: string, d: OutputDocument): string {
   const h = headersOf(d);
   return sha256(JSON.stringify([bodySha256, h.contentType, h.contentLanguage, h.cacheControl]));
-}
-
-export function fingerprintOf(d: OutputDocument): string {
-  return fingerprintFrom(sha256(d.body), d);
 }
 
 /**
@@ -115,7 +111,7 @@ function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand
 }
 
 /** Keys per ListObjectsV2 page (the S3 maximum) and per listing range. */
-export const LIST_PAGE = 1000;
+const LIST_PAGE = 1000;
 
 /**
  * Key → bare ETag of every object under the roots (first path segments) of `keys`, listed in parallel ranges:
@@ -241,13 +237,13 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       const toUpload: { d: OutputDocument; bodySha256: string; fingerprint: string }[] = [];
       for (const d of byKey.values()) {
         const bodySha256 = sha256(d.body);
-        const fingerprint = fingerprintFrom(bodySha256, d);
+        const fp = fingerprint(bodySha256, d);
         const seen = manifest.objects[d.key];
-        if (seen && seen.fingerprint === fingerprint && listed.get(prefix + d.key) === seen.etag) {
+        if (seen && seen.fingerprint === fp && listed.get(prefix + d.key) === seen.etag) {
           report.unchanged++;
           next.objects[d.key] = seen;
         } else {
-          toUpload.push({ d, bodySha256, fingerprint });
+          toUpload.push({ d, bodySha256, fingerprint: fp });
         }
       }
 
