@@ -34,8 +34,27 @@ function better(a: Event, b: Event): Event {
 }
 
 /**
+ * Records of the same reset from different origins are merged when their times are this close and their type
+ * is the same, even without a shared id or URL (a tracker's observation and the ledger's post, say). Three hours
+ * is wider than the propagation windows announcements name ("in the next hour", "over the next 30 minutes"),
+ * and a quarter of the shortest gap between two distinct global resets in the bundled history (11.9 h,
+ * 2026-07-10 17:59 to 2026-07-11 05:54), so two real resets are not folded into one.
+ */
+export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
+
+/** Every instant a record carries (announced, observed, effective); day-precision records have none. */
+function instantsOf(e: Event): number[] {
+  if (e.time_precision === 'day') return [];
+  return [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null).map((t) => Date.parse(t));
+}
+
+/**
  * Merges records from every origin into one list, one record per real-world event, newest first.
- * Two records are the same event when one lists the other in `same_as` or they cite the same source post.
+ * Two records are the same event when one lists the other in `same_as`, they cite the same source post, or
+ * (the proximity rule) they come from different origins, have the same type and carry instants within
+ * MERGE_WINDOW_MS of each other. Proximity never joins two records of the same origin (one source listing two
+ * resets an hour apart means two resets), closest pairs are joined first, and a group never gains a second
+ * record of an origin it already holds by proximity alone.
  * The winner is the verified one (then curated, ledger, tracker); it keeps its own text and translations,
  * and gains the sources and `same_as` ids of the records it absorbed.
  */
@@ -60,6 +79,7 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
       else union(j, i);
     }
   });
+  unionByProximity(all, find, union);
   const groups = new Map<number, Event[]>();
   all.forEach((e, i) => {
     const r = find(i);
@@ -79,6 +99,42 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
     merged.push({ ...winner, sources: [...sources.values()], same_as: [...sameAs].sort() });
   }
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
+}
+
+/** Candidate pairs for the proximity rule, closest first: a sweep over all instants, so large histories stay fast. */
+function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
+  const points = all.flatMap((e, i) => instantsOf(e).map((t) => ({ t, i }))).sort((x, y) => x.t - y.t || x.i - y.i);
+  const best = new Map<string, { i: number; j: number; d: number }>();
+  for (let p = 0; p < points.length; p++) {
+    for (let q = p + 1; q < points.length && points[q]!.t - points[p]!.t <= MERGE_WINDOW_MS; q++) {
+      const [i, j] = [Math.min(points[p]!.i, points[q]!.i), Math.max(points[p]!.i, points[q]!.i)];
+      const a = all[i]!;
+      const b = all[j]!;
+      if (i === j || a.origin === b.origin || a.type !== b.type) continue;
+      const d = points[q]!.t - points[p]!.t;
+      const key = `${i}:${j}`;
+      if ((best.get(key)?.d ?? Infinity) > d) best.set(key, { i, j, d });
+    }
+  }
+  return [...best.values()].sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
+}
+
+function unionByProximity(all: readonly Event[], find: (i: number) => number, union: (a: number, b: number) => void): void {
+  const origins = new Map<number, Set<string>>();
+  all.forEach((e, k) => {
+    const r = find(k);
+    origins.set(r, (origins.get(r) ?? new Set()).add(e.origin));
+  });
+  for (const { i, j } of proximityPairs(all)) {
+    const ri = find(i);
+    const rj = find(j);
+    if (ri === rj) continue;
+    const oi = origins.get(ri)!;
+    const oj = origins.get(rj)!;
+    if ([...oj].some((o) => oi.has(o))) continue;
+    union(i, j);
+    origins.set(find(i), new Set([...oi, ...oj]));
+  }
 }
 
 /** Lower-cases host, drops query, fragment and trailing slash, and treats twitter.com as x.com. */

@@ -1,5 +1,7 @@
 // Turns the public codex-reset-ledger CSV into archived event records.
-import { EventSchema, type Event, type EventType, type Reason, REASONS } from '../model/schemas.ts';
+import { z } from 'zod';
+import { citedPost, timesFromPost, type PostTimeDisagreement } from '../model/evidence.ts';
+import { EventSchema, EventTypeSchema, ReasonSchema, type Event, type EventType, type Reason, REASONS } from '../model/schemas.ts';
 
 export const LEDGER_NAME = 'codex-reset-ledger';
 export const LEDGER_URL = 'https://github.com/kosanhu2021-source/codex-reset-ledger';
@@ -44,6 +46,55 @@ export function parseCsv(text: string): string[][] {
 
 const HEADER = ['date_utc', 'time_utc', 'type', 'description', 'source_url', 'source_platform'] as const;
 
+/**
+ * A reviewed decision on one ledger row (data/ledger-review.json): why the row's type or time is read
+ * differently from the ledger, with the evidence. The import fails on a post-time disagreement that no decision
+ * explains, and on a decision that matches no row, so both the data and its review stay in step.
+ */
+export const LedgerDecisionSchema = z
+  .object({
+    /** The row's `date_utc` and `time_utc` as an instant (`2026-06-28T23:54:07Z`), or the date alone. */
+    row: z.string().regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$/),
+    /** The X post the row cites, so a decision cannot silently drift onto another row. */
+    post_id: z.string().regex(/^\d{1,20}$/).nullable(),
+    /** What is changed (or `kept`), in one sentence; shown as the record's author note. */
+    decision: z.string().min(1).max(600),
+    /** The written reason. */
+    why: z.string().min(1).max(2000),
+    /** What the reviewer looked at: quotes, post times computed from ids, neighbouring rows. */
+    evidence: z.array(z.string().min(1).max(600)).min(1),
+    reviewed_by: z.string().min(1).max(80),
+    reviewed_at: z.iso.date(),
+    /** The row's own time differs from its post's: keep it as the observation time (the disagreement is expected). */
+    explains_time_disagreement: z.boolean().default(false),
+    set_type: EventTypeSchema.optional(),
+    set_reason: ReasonSchema.optional(),
+    /**
+     * The post announces the reset for a bounded window ("in the next hour"): effective_at is the window's end,
+     * the latest instant the announcement allows, and its UTC date decides "today" (docs/forecast.md).
+     */
+    effective_within_minutes: z.number().int().positive().max(24 * 60).optional(),
+    /** The row's `00:00:00` is a placeholder for "some time that day". */
+    date_only: z.boolean().default(false),
+  })
+  .strict();
+export type LedgerDecision = z.infer<typeof LedgerDecisionSchema>;
+export const LedgerReviewSchema = z.object({ ledger: z.literal(LEDGER_NAME), decisions: z.array(LedgerDecisionSchema) }).strict();
+
+export interface LedgerImportReport {
+  rows: number;
+  /** Every row whose own time is more than a minute from its post's time, and whether a decision explains it. */
+  disagreements: (PostTimeDisagreement & { row: string; explained: boolean })[];
+  decisions_applied: { row: string; decision: string }[];
+}
+
+export class LedgerImportError extends Error {
+  constructor(problems: readonly string[]) {
+    super(`[data/ledger] import refused:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'LedgerImportError';
+  }
+}
+
 function typeOf(ledgerType: string): { type: EventType; reason: Reason } {
   if (ledgerType === 'banked') return { type: 'banked_grant', reason: 'banked' };
   if (ledgerType === 'policy') return { type: 'policy_change', reason: 'policy' };
@@ -51,38 +102,77 @@ function typeOf(ledgerType: string): { type: EventType; reason: Reason } {
   return { type: 'global_reset', reason };
 }
 
-export function ledgerRowsToEvents(csv: string): Event[] {
+const addMinutes = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace(/\.000Z$/, 'Z');
+
+/** One row as an event, times taken from the post it cites, with the reviewed decision (if any) applied. */
+function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerDecision | undefined, report: LedgerImportReport, problems: string[]): Event {
+  const [date, time, ledgerType, description, url, platform] = r;
+  const where = `[data/ledger] row ${n + 2}`;
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`${where}: bad date_utc ${JSON.stringify(date)}`);
+  if (!ledgerType || !description) throw new Error(`${where}: type and description are required`);
+  const hasTime = !!time && /^\d{2}:\d{2}:\d{2}$/.test(time);
+  const rowKey = hasTime ? `${date}T${time}Z` : date;
+  // Ids come from the row as published, so a reviewed change of time never changes a public id.
+  let id = `ledger-${date}-${hasTime ? time!.slice(0, 5).replace(':', '') : ledgerType}`;
+  for (let k = 2; seen.has(id); k++) id = `${id}-${k}`;
+  seen.add(id);
+  const sources = url ? [{ platform: platform || 'web', url, ...(url.includes('x.com/') ? { author: url.split('/')[3] ?? '' } : {}) }] : [];
+  const post = citedPost(sources);
+  if (decision && decision.post_id !== (post?.id ?? null)) problems.push(`${where} (${rowKey}): decision names post ${decision.post_id}, the row cites ${post?.id ?? 'none'}`);
+  const dateOnly = !hasTime || decision?.date_only === true;
+  // The post's creation time is the announcement; a ledger time away from it is what the ledger observed.
+  const times = dateOnly ? { announced_at: date, observed_at: null, time_basis: 'announcement' as const, disagreement: null } : timesFromPost(rowKey, sources);
+  if (times.disagreement) {
+    const explained = decision?.explains_time_disagreement === true;
+    report.disagreements.push({ ...times.disagreement, row: rowKey, explained });
+    if (!explained) problems.push(`${where} (${rowKey}): time differs from post ${times.disagreement.post_id} (${times.disagreement.post_at}) by ${times.disagreement.difference_s} s; add a reviewed decision to data/ledger-review.json`);
+  }
+  const base = typeOf(ledgerType);
+  const effectiveAt = decision?.effective_within_minutes === undefined ? null : addMinutes(times.announced_at, decision.effective_within_minutes);
+  if (decision) report.decisions_applied.push({ row: rowKey, decision: decision.decision });
+  return EventSchema.parse({
+    id,
+    type: decision?.set_type ?? base.type,
+    status: 'archived',
+    reason: decision?.set_reason ?? base.reason,
+    origin: 'ledger',
+    time_precision: dateOnly ? 'day' : 'second',
+    time_basis: effectiveAt !== null ? 'effective' : times.time_basis,
+    announced_at: times.announced_at,
+    observed_at: times.observed_at,
+    effective_at: effectiveAt,
+    ...(decision ? { author_notes: { en: `Reviewed ${decision.reviewed_at}: ${decision.decision}` } } : {}),
+    evidence_text: description,
+    sources,
+  });
+}
+
+/** The ledger CSV as archived events plus the import report; throws LedgerImportError on what review must settle first. */
+export function importLedger(csv: string, decisions: readonly LedgerDecision[] = []): { events: Event[]; report: LedgerImportReport } {
   const [header, ...rows] = parseCsv(csv);
   if (!header || HEADER.some((h, i) => header[i] !== h)) {
     throw new Error(`[data/ledger] unexpected header ${JSON.stringify(header)}; expected ${HEADER.join(',')}`);
   }
+  const byRow = new Map<string, LedgerDecision>();
+  for (const d of decisions) {
+    if (byRow.has(d.row)) throw new LedgerImportError([`two decisions for row ${d.row}`]);
+    byRow.set(d.row, d);
+  }
+  const report: LedgerImportReport = { rows: rows.length, disagreements: [], decisions_applied: [] };
+  const problems: string[] = [];
   const seen = new Set<string>();
-  return rows.map((r, n) => {
-    const [date, time, ledgerType, description, url, platform] = r;
-    const where = `[data/ledger] row ${n + 2}`;
-    if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`${where}: bad date_utc ${JSON.stringify(date)}`);
-    if (!ledgerType || !description) throw new Error(`${where}: type and description are required`);
-    const hasTime = !!time && /^\d{2}:\d{2}:\d{2}$/.test(time);
-    const at = hasTime ? `${date}T${time}Z` : date;
-    let id = `ledger-${date}-${hasTime ? time!.slice(0, 5).replace(':', '') : ledgerType}`;
-    for (let k = 2; seen.has(id); k++) id = `${id}-${k}`;
-    seen.add(id);
-    const { type, reason } = typeOf(ledgerType);
-    const sources = url ? [{ platform: platform || 'web', url, ...(url.includes('x.com/') ? { author: url.split('/')[3] ?? '' } : {}) }] : [];
-    return EventSchema.parse({
-      id,
-      type,
-      status: 'archived',
-      reason,
-      origin: 'ledger',
-      time_precision: hasTime ? 'second' : 'day',
-      // The ledger's time is the post's time: the announcement, not the moment every account recovered.
-      time_basis: 'announcement',
-      announced_at: at,
-      observed_at: null,
-      effective_at: null,
-      evidence_text: description,
-      sources,
-    });
+  const used = new Set<string>();
+  const events = rows.map((r, n) => {
+    const key = r[1] && /^\d{2}:\d{2}:\d{2}$/.test(r[1]) ? `${r[0]}T${r[1]}Z` : (r[0] ?? '');
+    const decision = byRow.get(key);
+    if (decision) used.add(key);
+    return rowToEvent(r, n, seen, decision, report, problems);
   });
+  for (const key of byRow.keys()) if (!used.has(key)) problems.push(`decision for row ${key} matches no ledger row`);
+  if (problems.length > 0) throw new LedgerImportError(problems);
+  return { events, report };
+}
+
+export function ledgerRowsToEvents(csv: string, decisions: readonly LedgerDecision[] = []): Event[] {
+  return importLedger(csv, decisions).events;
 }

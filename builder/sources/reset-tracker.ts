@@ -1,5 +1,6 @@
 // Source 2: the upstream reset tracker's public API (`GET /api/v1/resets`), records with origin `service_resets`.
 import { z } from 'zod';
+import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 import { computeCheck, failedFetchResult, parseJsonBody, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig, SourceResult } from './fetcher.ts';
@@ -42,7 +43,11 @@ export function computeTrackerEvent(r: TrackerRecord): { ok: true; event: Event 
   if (!type) return { ok: true, event: null };
   const at = toIsoInstant(r.announced_at);
   const author = r.source.author?.trim().slice(0, AUTHOR_MAX_CHARS);
-  const basis = r.source.type === 'x_post' ? 'announcement' : 'observation';
+  // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
+  // more than a minute, is kept as the observation.
+  const fromPost = at === null ? null : timesFromPost(at, [r.source]);
+  const posted = fromPost !== null && citedPost([r.source]) !== null;
+  const basis = posted ? fromPost!.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
   const parsed = EventSchema.safeParse({
     id: `sr-${sanitizeIdPart(String(r.id), 77) || 'unknown'}`,
     type,
@@ -51,8 +56,8 @@ export function computeTrackerEvent(r: TrackerRecord): { ok: true; event: Event 
     origin: 'service_resets',
     time_precision: 'second',
     time_basis: basis,
-    announced_at: basis === 'announcement' ? at : null,
-    observed_at: basis === 'observation' ? at : null,
+    announced_at: posted ? fromPost!.announced_at : basis === 'announcement' ? at : null,
+    observed_at: posted ? fromPost!.observed_at : basis === 'observation' ? at : null,
     effective_at: null,
     evidence_text: r.text.length > EVIDENCE_MAX_CHARS ? r.text.slice(0, EVIDENCE_MAX_CHARS) : r.text,
     sources: [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url: r.source.url, ...(author ? { author } : {}) }],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
-import { ledgerRowsToEvents, parseCsv } from '../../builder/sources/ledger.ts';
+import { LedgerReviewSchema, importLedger, ledgerRowsToEvents, parseCsv } from '../../builder/sources/ledger.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
 const copyData = async () => {
@@ -18,7 +18,8 @@ describe('curated archive', () => {
     const ledger = events.filter((e) => e.origin === 'ledger');
     expect(ledger).toHaveLength(58);
     const count = (t: string) => ledger.filter((e) => e.type === t).length;
-    expect([count('global_reset'), count('banked_grant'), count('policy_change')]).toEqual([47, 8, 3]);
+    // 2026-06-28 is a global reset by reviewed decision (data/ledger-review.json), though the ledger types it banked.
+    expect([count('global_reset'), count('banked_grant'), count('policy_change')]).toEqual([48, 7, 3]);
     expect(ledger.every((e) => e.status === 'archived')).toBe(true);
     expect(archives[0]).toMatchObject({ name: 'codex-reset-ledger', records: 58, since: '2025-09-17' });
     expect(archives[0]!.notice).toMatch(/MIT License, Copyright \(c\) 2026 whenresets\.net/);
@@ -31,7 +32,9 @@ describe('curated archive', () => {
     const rows = parseCsv(csv).slice(1);
     const byText = new Set(events.map((e) => e.evidence_text));
     for (const r of rows) expect(byText.has(r[3]!)).toBe(true);
-    expect(ledgerRowsToEvents(csv).map((e) => e.id)).toEqual(events.filter((e) => e.origin === 'ledger').map((e) => e.id));
+    const review = LedgerReviewSchema.parse(JSON.parse(await readFile(path.join(DATA, 'ledger-review.json'), 'utf8')));
+    // The committed archive is exactly what `npm run import-ledger` produces from the CSV and the reviewed decisions.
+    expect(ledgerRowsToEvents(csv, review.decisions)).toEqual(events.filter((e) => e.origin === 'ledger'));
   });
 
   it('parses quoted CSV fields with commas, quotes and newlines', () => {

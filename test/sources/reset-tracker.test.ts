@@ -64,9 +64,9 @@ describe('fetchResetTracker', () => {
       announced_at: '2026-11-20T18:02:11Z',
       observed_at: null,
       evidence_text: "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
-      sources: [{ platform: 'X', url: 'https://x.com/example_dev/status/1990000000000000001', author: 'example_dev' }],
+      sources: [{ platform: 'X', url: 'https://x.com/example_dev/status/2123839334380470273', author: 'example_dev' }],
     });
-    expect(events[1]).toMatchObject({ type: 'banked_grant', announced_at: '2026-11-18T08:15:00Z', sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/1990000000000000002' }] });
+    expect(events[1]).toMatchObject({ type: 'banked_grant', announced_at: '2026-11-18T08:15:00Z', sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/2122966789125046274' }] });
     expect(events[1]!.sources[0]).not.toHaveProperty('author');
     expect(events[2]).toMatchObject({
       type: 'global_reset',
@@ -169,7 +169,7 @@ describe('tracker records merged with the curated archive', () => {
     observed_at: null,
     effective_at: null,
     evidence_text: "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
-    sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/1990000000000000001/', author: 'example_dev' }],
+    sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/2123839334380470273/', author: 'example_dev' }],
   });
   const verified: Event = EventSchema.parse({
     id: 'reset-2026-11-20',
@@ -186,7 +186,7 @@ describe('tracker records merged with the curated archive', () => {
     author_notes: { en: 'Announced by a staff engineer.' },
     verification_notes: { en: 'Checked on two accounts.', de: 'An zwei Konten geprüft.' },
     evidence_text: "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
-    sources: [{ platform: 'X', url: 'https://x.com/example_dev/status/1990000000000000001' }],
+    sources: [{ platform: 'X', url: 'https://x.com/example_dev/status/2123839334380470273' }],
     same_as: ['ledger-2026-11-20-1802'],
   });
 
