@@ -1,70 +1,48 @@
-// Walk-forward backtest of the forecast models on the bundled history (data/). Deterministic: no clock, no
-// randomness; the same data prints the same report. Usage: npm run backtest [-- dataDir]
+// Walk-forward backtest of the forecast models on the bundled history (data/), scored by ResetBench's rules.
+// Deterministic: no clock, and the bootstrap is seeded; the same data prints the same report.
+// Usage: npm run backtest [-- dataDir]
+import { BOOTSTRAP, computeBacktest, type ScoreLine } from '../builder/model/backtest.ts';
 import { mergeEvents } from '../builder/model/events.ts';
-import { computeBacktest, type HorizonScores, type Score } from '../builder/model/backtest.ts';
-import { HAZARD_V2_PARAMS, type HazardParams } from '../builder/model/forecast.ts';
+import { HAZARD_V3_PARAMS, type HazardParams } from '../builder/model/forecast.ts';
 import { loadCuratedData } from '../builder/sources/archive.ts';
 
 const dataDir = process.argv[2] ?? new URL('../data', import.meta.url).pathname;
 const { events } = await loadCuratedData(dataDir);
 const merged = mergeEvents(events);
-const result = computeBacktest(merged);
+const r = computeBacktest(merged);
 
 const f = (x: number | null, digits = 4) => (x === null ? '-' : x.toFixed(digits));
-const signed = (x: number | null, digits = 4) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`);
-const params = (p: HazardParams) =>
-  `half_life_days=${p.half_life_days} prior_days=${p.prior_days} bin_edges_days=[${p.bin_edges_days.join(',')}] incident_window_days=${p.incident_window_days}`;
+const signed = (x: number | null, digits = 3) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`);
+const params = (p: HazardParams) => `half_life_days=${p.half_life_days} prior_days=${p.prior_days} bin_edges_days=[${p.bin_edges_days.join(',')}]`;
+const out: string[] = [];
+const say = (s = '') => out.push(s);
 
-const lines: string[] = [];
-const out = (s = '') => lines.push(s);
-
-out(`Backtest of 24h/48h global-reset forecasts, checkpoints 00/06/12/18 UTC`);
-out(`data: ${merged.length} merged events (${merged.filter((e) => e.type === 'global_reset').length} global resets), ${result.from} .. ${result.to}`);
-out(`checkpoints considered: ${result.checkpoints.considered}, skipped below the minimum sample: ${result.checkpoints.skipped_insufficient_data}`);
-out();
-out(`Split (cutoff ${result.split.cutoff})`);
-out(`  ${result.split.rule}`);
-const s = result.split;
-out(`  train: ${s.train.first_checkpoint} .. ${s.train.last_checkpoint}  forecasts 24h=${s.train.forecasts_24h} 48h=${s.train.forecasts_48h}`);
-out(`  test:  ${s.test.first_checkpoint} .. ${s.test.last_checkpoint}  forecasts 24h=${s.test.forecasts_24h} 48h=${s.test.forecasts_48h}`);
-out(`  straddling the cutoff (excluded): 24h=${result.checkpoints.straddling_cutoff_24h} 48h=${result.checkpoints.straddling_cutoff_48h}`);
-out();
-
-if (result.tuning !== null) {
-  const t = result.tuning;
-  out(`Tuning of hazard-v2 on train only (${t.grid_size} grid points, objective: ${t.objective})`);
-  for (const [i, row] of t.top.entries()) {
-    out(`  ${i + 1}. ${params(row.params)}  brier24=${f(row.train_brier_24h)} brier48=${f(row.train_brier_48h)} objective=${f(row.objective, 5)}`);
-  }
-  out(`  shipped in forecast.ts: ${params(HAZARD_V2_PARAMS)} -> ${t.matches_production ? 'matches the train argmin' : 'DOES NOT match the train argmin'}`);
-  out();
+say('Backtest of 24h/48h global-reset forecasts');
+say(`Scored by ${r.rules}.`);
+say(`data: ${merged.length} merged events (${merged.filter((e) => e.type === 'global_reset').length} global resets), ${r.from} .. ${r.to}; windows closing after ${r.to} are unresolved and not scored`);
+say(`checkpoints considered: ${r.checkpoints.considered}, skipped below the minimum sample: ${r.checkpoints.skipped_insufficient_data}`);
+say();
+say('Hyperparameters of hazard-v3 by rolling origin (each chosen on checkpoints resolved before its origin; objective: mean of the 24h and 48h Brier)');
+for (const o of r.origins) say(`  origin ${o.origin}  rows=${String(o.rows).padStart(4)}  ${params(o.params)}`);
+say(`  on all resolved history: ${params(r.selected)}`);
+say(`  shipped in forecast.ts:  ${params(HAZARD_V3_PARAMS)} -> ${r.matches_production ? 'matches' : 'DOES NOT match'}`);
+say();
+say(`Evaluation ${r.evaluation.from} .. ${r.evaluation.to}: ${r.evaluation.rule}.`);
+say(`Skill = 1 - Brier / baseline Brier; [95% moving-block bootstrap interval, blocks of ${BOOTSTRAP.blockLength} checkpoints (7 days), ${BOOTSTRAP.iterations} resamples, seed ${BOOTSTRAP.seed}]`);
+say('Baselines: climatology (all history, the published base rate), trailing 30-day and 90-day climatology (share of the checkpoint windows closed in the last 30/90 days that held a reset)');
+say();
+const header = `  ${'model'.padEnd(44)} h     n   Brier   base rate Brier (all / 30d / 90d)   skill vs all                skill vs trailing 30d       skill vs trailing 90d`;
+say(header);
+const cell = (c: ScoreLine['versus'][number]) => `${signed(c.skill)} [${signed(c.lower)}, ${signed(c.upper)}]`.padEnd(28);
+for (const l of r.lines) {
+  const [all, t30, t90] = l.versus;
+  say(`  ${l.name.padEnd(44)} ${l.horizon_hours}h ${String(l.forecasts).padStart(4)}  ${f(l.brier)}   ${f(all!.baseline_brier)} / ${f(t30!.baseline_brier)} / ${f(t90!.baseline_brier)}      ${cell(all!)}${cell(t30!)}${cell(t90!)}`);
 }
-
-const scoreLine = (h: string, sc: Score) =>
-  `  ${h.padEnd(4)} n=${String(sc.forecasts).padStart(4)}  brier=${f(sc.brier)}  climatology=${f(sc.climatology_brier)}  BSS=${signed(sc.skill)}  ` +
-  `improvement=${signed(sc.improvement)} ± ${f(sc.improvement_se)} (block SE)  mean base rate=${f(sc.base_rate_mean, 3)}  observed=${f(sc.observed_frequency, 3)}`;
-
-const reliability = (sc: Score) => {
-  out(`      bin         n   mean p   observed`);
-  for (const b of sc.reliability) {
-    if (b.count === 0) continue;
-    out(`      [${b.lower.toFixed(1)},${b.upper.toFixed(1)})  ${String(b.count).padStart(4)}   ${f(b.mean_predicted, 3)}    ${f(b.observed_frequency, 3)}`);
-  }
-};
-
-for (const m of result.models) {
-  out(`Model ${m.model_version}${m.production ? ' (production)' : ' (baseline)'}${m.params === null ? '' : `: ${params(m.params)}`}`);
-  for (const split of ['train', 'test'] as const) {
-    const scores: HorizonScores = m[split];
-    out(` ${split === 'train' ? 'train (in-sample for tuning)' : 'test (held out)'}`);
-    out(scoreLine('24h', scores.h24));
-    out(scoreLine('48h', scores.h48));
-  }
-  out(` reliability, test 24h:`);
-  reliability(m.test.h24);
-  out(` reliability, test 48h:`);
-  reliability(m.test.h48);
-  out();
+say();
+const prod = r.lines.filter((l) => l.name.includes('rolling-origin'));
+for (const l of prod) {
+  say(`Reliability, ${l.name}, ${l.horizon_hours}h (observed ${f(l.observed_frequency, 3)}, mean forecast ${f(l.mean_probability, 3)}):`);
+  say('      bin          n   mean p   observed');
+  for (const b of l.reliability) if (b.count > 0) say(`      [${b.lower.toFixed(1)},${b.upper.toFixed(1)})  ${String(b.count).padStart(4)}   ${f(b.mean_probability, 3)}    ${f(b.observed_frequency, 3)}`);
 }
-
-console.log(lines.join('\n'));
+console.log(out.join('\n'));

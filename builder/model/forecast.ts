@@ -1,14 +1,19 @@
 // Pure: the chance of a global reset in the next 24 h and 48 h, from the global resets known at `asOf`.
 // No clock, no I/O: the caller passes `asOf`, and nothing later than `asOf` is ever read.
+import { announcementEffect, type AnnouncedReset, type AnnouncementEffect } from './announcement.ts';
+import { HOUR_MS, checkpointAtOrAfter, windowFrequency } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event } from './schemas.ts';
 
-export const HOUR_MS = 60 * 60 * 1000;
-export const HORIZONS_HOURS = [24, 48] as const;
-export type HorizonHours = (typeof HORIZONS_HOURS)[number];
-
-/** Peer benchmarks score forecasts issued at 00, 06, 12 and 18 UTC; the climatology is measured on the same grid. */
-export const CHECKPOINT_INTERVAL_MS = 6 * HOUR_MS;
+export {
+  CHECKPOINT_INTERVAL_MS,
+  HORIZONS_HOURS,
+  HOUR_MS,
+  checkpointAtOrAfter,
+  checkpointAtOrBefore,
+  toIso,
+  type HorizonHours,
+} from './climatology.ts';
 
 /**
  * Below ten global resets no probability is published. Ten events is where a Poisson rate stops being a guess:
@@ -29,9 +34,14 @@ export const HISTORY_WINDOW_DAYS = 365;
 export const MIN_PROBABILITY = 0.01;
 export const MAX_PROBABILITY = 0.99;
 
-export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v2'] as const;
+/**
+ * hazard-v3 is hazard-v2 without the incident stratum (the tracker's records carry no incident reason, so it
+ * never fired in production) and with hyperparameters chosen by rolling-origin evaluation; it also reads an
+ * announced upcoming reset.
+ */
+export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v3'] as const;
 export type ModelVersion = (typeof MODEL_VERSIONS)[number];
-export const PRODUCTION_MODEL: ModelVersion = 'hazard-v2';
+export const PRODUCTION_MODEL: ModelVersion = 'hazard-v3';
 
 /** Baseline window, fixed a priori (one quarter) and never tuned, so the baseline stays a baseline. */
 export const POISSON_TRAILING_DAYS = 90;
@@ -46,20 +56,18 @@ export interface HazardParams {
   prior_days: number;
   /** Lower edges, in days since the last global reset, of the piecewise-constant hazard; the first is 0. */
   bin_edges_days: readonly number[];
-  /** Days after a reset with `reason: incident` that get their own hazard stratum; 0 turns the covariate off. */
-  incident_window_days: number;
 }
 
 /**
- * Chosen by `tuneHazard` in backtest.ts on checkpoints whose outcome was known before the split cutoff
- * (BACKTEST_CUTOFF); the held-out period after it never influenced them. backtest.test.ts pins that the train
- * argmin is still these values, so re-tuning on other data shows up as a failing test, not a silent change.
+ * Chosen by rolling-origin evaluation (backtest.ts `selectByRollingOrigin`): at each monthly origin the grid
+ * point with the lowest Brier score on every checkpoint resolved before it; the shipped values are the choice at
+ * the latest origin, i.e. on all resolved history. backtest.test.ts pins that, so re-tuning on other data shows
+ * up as a failing test, not a silent change. The grid's top points differ by far less than sampling noise.
  */
-export const HAZARD_V2_PARAMS: HazardParams = {
-  half_life_days: 30,
-  prior_days: 1,
-  bin_edges_days: [0],
-  incident_window_days: 2,
+export const HAZARD_V3_PARAMS: HazardParams = {
+  half_life_days: 14,
+  prior_days: 30,
+  bin_edges_days: [0, 1, 3, 7, 14],
 };
 
 export interface Climatology {
@@ -82,36 +90,25 @@ export interface Forecast {
   explanation: Detail;
   last_global_reset_at: string | null;
   window_days: number;
+  /** The announced upcoming reset this forecast read, with the follow-through estimate; null when none. */
+  announced: AnnouncementEffect | null;
 }
 
 export interface ForecastOptions {
   model?: ModelVersion;
-  /** Overrides for the hazard model (the backtest tunes with these); production uses HAZARD_V2_PARAMS. */
+  /** Overrides for the hazard model (the backtest tunes with these); production uses HAZARD_V3_PARAMS. */
   hazard?: Partial<HazardParams>;
-}
-
-/** The 6-hour checkpoint (00/06/12/18 UTC) at or before `ms`; the epoch is midnight UTC, so plain flooring works. */
-export function checkpointAtOrBefore(ms: number): number {
-  return Math.floor(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
-}
-
-export function checkpointAtOrAfter(ms: number): number {
-  return Math.ceil(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
-}
-
-/** ISO 8601 UTC, without the `.000` when the instant is a whole second. */
-export function toIso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+  /** An upcoming reset the tracker says was announced but not yet applied (its `/status` `scheduled_reset`). */
+  announced?: AnnouncedReset | null;
 }
 
 export function clipProbability(p: number): number {
   return Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
 }
 
-/** A global reset as the models see it: when, and whether it compensated an outage. */
+/** A global reset as the models see it. */
 export interface KnownReset {
   ms: number;
-  incident: boolean;
 }
 
 interface KnownResets {
@@ -125,20 +122,20 @@ function knownResets(events: readonly Event[], asOfMs: number): KnownResets {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
   let last: Event | null = null;
   let lastMs = -Infinity;
-  const resets: KnownReset[] = [];
+  const times: number[] = [];
   for (const e of events) {
     // Banked grants and policy notes are not the forecast target and do not feed it either.
     if (e.type !== 'global_reset') continue;
     const ms = eventMs(e);
     if (!Number.isFinite(ms) || ms > asOfMs || ms <= from) continue;
-    resets.push({ ms, incident: e.reason === 'incident' });
+    times.push(ms);
     if (ms > lastMs || (ms === lastMs && last !== null && e.id > last.id)) {
       last = e;
       lastMs = ms;
     }
   }
-  resets.sort((a, b) => a.ms - b.ms || Number(a.incident) - Number(b.incident));
-  return { times: resets.map((r) => r.ms), resets, last };
+  times.sort((a, b) => a - b);
+  return { times, resets: times.map((ms) => ({ ms })), last };
 }
 
 /** The global resets a forecast at `asOf` may use, oldest first (exported so the backtest can reuse them). */
@@ -149,21 +146,6 @@ export function resetsKnownAt(events: readonly Event[], asOf: Date): KnownReset[
 function enoughData(times: readonly number[], asOfMs: number): boolean {
   const first = times[0];
   return times.length >= MIN_SAMPLE_RESETS && first !== undefined && asOfMs - first >= MIN_HISTORY_DAYS * DAY_MS;
-}
-
-/** Fraction (and count) of checkpoint windows (c, c + h] fully known at `asOf` that held at least one reset. */
-function windowFrequency(times: readonly number[], asOfMs: number, horizonMs: number): { rate: number; windows: number } | null {
-  const first = times[0];
-  if (first === undefined) return null;
-  let i = 0;
-  let windows = 0;
-  let hits = 0;
-  for (let c = checkpointAtOrAfter(first); c + horizonMs <= asOfMs; c += CHECKPOINT_INTERVAL_MS) {
-    while (i < times.length && times[i]! <= c) i++;
-    windows++;
-    if (i < times.length && times[i]! <= c + horizonMs) hits++;
-  }
-  return windows === 0 ? null : { rate: hits / windows, windows };
 }
 
 /**
@@ -181,9 +163,10 @@ export function computeClimatology(events: readonly Event[], asOf: Date): Climat
 
 function climatologyOf(times: readonly number[], asOfMs: number): Climatology {
   const none: Climatology = { base_rate_24h: null, base_rate_48h: null, sample_size: times.length, windows_24h: 0, windows_48h: 0 };
-  if (!enoughData(times, asOfMs)) return none;
-  const w24 = windowFrequency(times, asOfMs, 24 * HOUR_MS);
-  const w48 = windowFrequency(times, asOfMs, 48 * HOUR_MS);
+  const first = times[0];
+  if (!enoughData(times, asOfMs) || first === undefined) return none;
+  const w24 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 24 * HOUR_MS);
+  const w48 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 48 * HOUR_MS);
   if (w24 === null || w48 === null) return none;
   return { base_rate_24h: w24.rate, base_rate_48h: w48.rate, sample_size: times.length, windows_24h: w24.windows, windows_48h: w48.windows };
 }
@@ -200,19 +183,14 @@ function poissonProbability(times: readonly number[], asOfMs: number, horizonMs:
 }
 
 /**
- * hazard-v2: a piecewise-constant hazard on the time since the last global reset, estimated as recency-weighted
+ * hazard-v3: a piecewise-constant hazard on the time since the last global reset, estimated as recency-weighted
  * events over recency-weighted exposure per bin (a piecewise-exponential survival model), each bin shrunk to
- * the overall recency-weighted rate. Recency weighting lets it follow regime changes (months of silence, then
- * several resets a week); the time-since-last bins let it follow bursts. P(>=1 reset in the next h) is
+ * the overall recency-weighted rate with a gamma prior worth `prior_days` of exposure. Recency weighting lets
+ * it follow regime changes (months of silence, then several resets a week). P(>=1 reset in the next h) is
  * 1 - exp(-cumulative hazard from the current gap s0 to s0 + h), exact for a renewal process because only the
  * first reset in the window matters.
- *
- * With `incident_window_days` > 0, the first days after a reset that compensated an outage form their own
- * stratum, each bin shrunk to the pooled bin hazard (outages tend to come in runs, so one compensation may
- * be followed by another).
  */
 export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams): number {
-  const n = resets.length;
   const edges = params.bin_edges_days.map((d) => d * DAY_MS);
   const k = edges.length;
   const lower = (b: number) => edges[b]!;
@@ -222,72 +200,44 @@ export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, 
     while (b > 0 && s < lower(b)) b--;
     return b;
   };
-  const incidentMs = params.incident_window_days * DAY_MS;
   const halfLifeMs = params.half_life_days * DAY_MS;
   const decays = Number.isFinite(halfLifeMs);
   // Weight exp(-ln2 * age / half-life); offsets from a reset reuse its weight times a precomputed factor, which
   // keeps the backtest's grid search cheap.
   const c = decays ? Math.LN2 / halfLifeMs : 0;
   const weight = (u: number) => (decays ? Math.exp((u - asOfMs) * c) : 1);
-  const factor = (offsetMs: number) => (decays ? Math.exp(offsetMs * c) : 1);
+  const edgeFactor = edges.map((offset) => (decays ? Math.exp(offset * c) : 1));
   // Exact integral of the weight over [a, z], in days, from the weights at both ends.
   const exposure = (a: number, wa: number, z: number, wz: number) => (decays ? (wz - wa) / c : z - a) / DAY_MS;
-  const edgeFactor = edges.map(factor);
-  const incidentFactor = factor(incidentMs);
 
-  // Index 0: ordinary stratum, 1: within incident_window_days after an incident reset.
-  const events = [new Array<number>(k).fill(0), new Array<number>(k).fill(0)];
-  const exposed = [new Array<number>(k).fill(0), new Array<number>(k).fill(0)];
+  const events = new Array<number>(k).fill(0);
+  const exposed = new Array<number>(k).fill(0);
   let ws = weight(resets[0]!.ms);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < resets.length; i++) {
     const start = resets[i]!.ms;
-    const incident = resets[i]!.incident;
     const next = resets[i + 1]?.ms;
     const end = next ?? asOfMs;
     const we = next === undefined ? 1 : weight(next);
     for (let b = 0; b < k; b++) {
       const a = start + lower(b);
       if (a >= end) break;
-      const wa = ws * edgeFactor[b]!;
       const capped = start + upper(b) >= end;
-      const z = capped ? end : start + upper(b);
-      const wz = capped ? we : ws * edgeFactor[b + 1]!;
-      // Split the piece where the incident window ends.
-      const incidentEnd = incident ? start + incidentMs : a;
-      if (incidentEnd <= a) {
-        exposed[0]![b]! += exposure(a, wa, z, wz);
-      } else if (incidentEnd >= z) {
-        exposed[1]![b]! += exposure(a, wa, z, wz);
-      } else {
-        const wc = ws * incidentFactor;
-        exposed[1]![b]! += exposure(a, wa, incidentEnd, wc);
-        exposed[0]![b]! += exposure(incidentEnd, wc, z, wz);
-      }
+      exposed[b]! += exposure(a, ws * edgeFactor[b]!, capped ? end : start + upper(b), capped ? we : ws * edgeFactor[b + 1]!);
     }
-    if (next !== undefined) {
-      const gap = next - start;
-      events[incident && gap < incidentMs ? 1 : 0]![binOf(gap)]! += we;
-    }
+    if (next !== undefined) events[binOf(next - start)]! += we;
     ws = we;
   }
-  const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
-  const totalEvents = sum(events[0]!) + sum(events[1]!);
-  const totalExposed = sum(exposed[0]!) + sum(exposed[1]!);
-  const overall = totalExposed > 0 ? totalEvents / totalExposed : 0;
-  const pooled = edges.map((_, b) => (events[0]![b]! + events[1]![b]! + params.prior_days * overall) / (exposed[0]![b]! + exposed[1]![b]! + params.prior_days));
-  const stratified = (st: 0 | 1, b: number) =>
-    incidentMs > 0 ? (events[st]![b]! + params.prior_days * pooled[b]!) / (exposed[st]![b]! + params.prior_days) : pooled[b]!;
+  const sum = (xs: readonly number[]) => xs.reduce((acc, x) => acc + x, 0);
+  const totalExposed = sum(exposed);
+  const overall = totalExposed > 0 ? sum(events) / totalExposed : 0;
+  const hazard = edges.map((_, b) => (events[b]! + params.prior_days * overall) / (exposed[b]! + params.prior_days));
 
-  const last = resets[n - 1]!;
-  const s0 = asOfMs - last.ms;
-  const incidentEnd = last.incident ? incidentMs : 0;
+  const s0 = asOfMs - resets[resets.length - 1]!.ms;
   let cumulative = 0;
   for (let b = 0; b < k; b++) {
     const a = Math.max(s0, lower(b));
     const z = Math.min(s0 + horizonMs, upper(b));
-    if (z <= a) continue;
-    const cut = Math.min(Math.max(a, incidentEnd), z);
-    cumulative += (stratified(1, b) * (cut - a) + stratified(0, b) * (z - cut)) / DAY_MS;
+    if (z > a) cumulative += (hazard[b]! * (z - a)) / DAY_MS;
   }
   return cumulative;
 }
@@ -296,7 +246,7 @@ export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, 
  * A model's probability of at least one global reset within `horizonMs` of `asOfMs`, clipped. `resets` are the
  * ones known at `asOfMs` (resetsKnownAt); the caller has checked the minimum sample.
  */
-export function modelProbability(model: ModelVersion, resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams = HAZARD_V2_PARAMS): number {
+export function modelProbability(model: ModelVersion, resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams = HAZARD_V3_PARAMS): number {
   const raw =
     model === 'poisson-v1'
       ? poissonProbability(resets.map((r) => r.ms), asOfMs, horizonMs)
@@ -307,42 +257,76 @@ export function modelProbability(model: ModelVersion, resets: readonly KnownRese
 const percent = (p: number) => Math.round(p * 100);
 const oneDecimal = (x: number) => Math.round(x * 10) / 10;
 
+function insufficient(model: ModelVersion, times: readonly number[], historyDays: number, lastAt: string | null, announced: AnnouncementEffect | null): Forecast {
+  return {
+    probability_24h: null,
+    probability_48h: null,
+    base_rate_24h: null,
+    base_rate_48h: null,
+    sample_size: times.length,
+    model_version: model,
+    explanation: {
+      code: 'insufficient_data',
+      params: { sample_size: times.length, min_sample: MIN_SAMPLE_RESETS, history_days: historyDays, min_history_days: MIN_HISTORY_DAYS, window_days: HISTORY_WINDOW_DAYS },
+    },
+    last_global_reset_at: lastAt,
+    window_days: HISTORY_WINDOW_DAYS,
+    announced,
+  };
+}
+
 /**
  * The forecast published at `asOf`. Only global resets with an event time at or before `asOf` are read, so
  * adding a later record never changes an earlier forecast. Below the minimum sample the probabilities are
- * null (never 0) and the explanation says why.
+ * null (never 0) and the explanation says why. An announced upcoming reset scheduled inside a horizon raises
+ * that horizon's probability to the share of past announcements that were followed by a reset (announcement.ts).
  */
 export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}): Forecast {
   const model = opts.model ?? PRODUCTION_MODEL;
-  const params: HazardParams = { ...HAZARD_V2_PARAMS, ...opts.hazard };
+  const params: HazardParams = { ...HAZARD_V3_PARAMS, ...opts.hazard };
   const asOfMs = asOf.getTime();
   const { times, resets, last } = knownResets(events, asOfMs);
   const climatology = climatologyOf(times, asOfMs);
   const lastAt = last === null ? null : eventTime(last).at;
   const firstMs = times[0];
   const historyDays = firstMs === undefined ? 0 : oneDecimal((asOfMs - firstMs) / DAY_MS);
+  const announced = announcementEffect(events, asOfMs, opts.announced ?? null);
 
-  if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) {
-    return {
-      probability_24h: null,
-      probability_48h: null,
-      base_rate_24h: null,
-      base_rate_48h: null,
-      sample_size: times.length,
-      model_version: model,
-      explanation: {
-        code: 'insufficient_data',
-        params: { sample_size: times.length, min_sample: MIN_SAMPLE_RESETS, history_days: historyDays, min_history_days: MIN_HISTORY_DAYS, window_days: HISTORY_WINDOW_DAYS },
-      },
-      last_global_reset_at: lastAt,
-      window_days: HISTORY_WINDOW_DAYS,
-    };
-  }
+  if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) return insufficient(model, times, historyDays, lastAt, announced);
 
-  const p24 = modelProbability(model, resets, asOfMs, 24 * HOUR_MS, params);
+  const m24 = modelProbability(model, resets, asOfMs, 24 * HOUR_MS, params);
   // Clipping keeps the 48h probability at or above the 24h one; max() guards against rounding at the clip.
-  const p48 = Math.max(p24, modelProbability(model, resets, asOfMs, 48 * HOUR_MS, params));
+  const m48 = Math.max(m24, modelProbability(model, resets, asOfMs, 48 * HOUR_MS, params));
+  const raise = (p: number, inside: boolean) => (announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p);
+  const p24 = raise(m24, announced?.inside_24h ?? false);
+  const p48 = Math.max(p24, raise(m48, announced?.inside_48h ?? false));
   const daysSinceLast = oneDecimal((asOfMs - times[times.length - 1]!) / DAY_MS);
+  const common = {
+    probability_24h: percent(p24),
+    probability_48h: percent(p48),
+    base_rate_24h: percent(climatology.base_rate_24h),
+    base_rate_48h: percent(climatology.base_rate_48h),
+    sample_size: times.length,
+    days_since_last: daysSinceLast,
+    window_days: HISTORY_WINDOW_DAYS,
+  };
+  const explanation =
+    announced !== null && (announced.inside_24h || announced.inside_48h)
+      ? {
+          code: 'probability_announced',
+          params: {
+            ...common,
+            scheduled_for: announced.scheduled_for ?? '',
+            follow_through: percent(announced.follow_through),
+            announcements_followed: announced.followed,
+            announcements_sample: announced.sample_size,
+            model_probability_24h: percent(m24),
+            model_probability_48h: percent(m48),
+          },
+        }
+      : model === 'poisson-v1'
+        ? { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } }
+        : { code: 'probability_hazard', params: { ...common, half_life_days: params.half_life_days } };
   return {
     probability_24h: p24,
     probability_48h: p48,
@@ -350,21 +334,9 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     base_rate_48h: climatology.base_rate_48h,
     sample_size: times.length,
     model_version: model,
-    explanation: {
-      code: model === 'poisson-v1' ? 'probability_poisson' : 'probability_hazard',
-      params: {
-        probability_24h: percent(p24),
-        probability_48h: percent(p48),
-        base_rate_24h: percent(climatology.base_rate_24h),
-        base_rate_48h: percent(climatology.base_rate_48h),
-        sample_size: times.length,
-        days_since_last: daysSinceLast,
-        window_days: HISTORY_WINDOW_DAYS,
-        half_life_days: params.half_life_days,
-        trailing_days: POISSON_TRAILING_DAYS,
-      },
-    },
+    explanation,
     last_global_reset_at: lastAt,
     window_days: HISTORY_WINDOW_DAYS,
+    announced,
   };
 }

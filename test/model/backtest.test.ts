@@ -1,96 +1,116 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BACKTEST_CUTOFF, computeBacktest, computeReliability, computeScore, type BacktestResult } from '../../builder/model/backtest.ts';
+import { computeBacktest, planRows, type BacktestResult } from '../../builder/model/backtest.ts';
+import { trailingClimatology } from '../../builder/model/climatology.ts';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { HAZARD_V2_PARAMS, PRODUCTION_MODEL } from '../../builder/model/forecast.ts';
+import { HAZARD_V3_PARAMS } from '../../builder/model/forecast.ts';
+import { brier, forecastAtCheckpoint, reliabilityTable, resolveCheckpoint, skillWithInterval } from '../../builder/model/resetbench.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
 
-const dataDir = new URL('../../data', import.meta.url).pathname;
-let events: Event[];
-let result: BacktestResult;
+const H = 3_600_000;
+const T = Date.parse('2026-06-01T06:00:00Z'); // a checkpoint
 
-beforeAll(async () => {
-  events = mergeEvents((await loadCuratedData(dataDir)).events);
-  result = computeBacktest(events);
+describe('ResetBench scoring rules, on hand-computed cases', () => {
+  const issued = (hoursBeforeT: number, p = 0.3) => ({ issued_ms: T - hoursBeforeT * H, p });
+
+  it('scores the last forecast issued at or before the checkpoint', () => {
+    const log = [issued(5, 0.1), issued(1, 0.2), issued(0, 0.3), issued(-0.25, 0.9)];
+    expect(forecastAtCheckpoint(log, T)?.p).toBe(0.3);
+    expect(forecastAtCheckpoint(log.slice(0, 2), T)?.p).toBe(0.2);
+  });
+
+  it('a forecast issued after the checkpoint is never used for it', () => {
+    expect(forecastAtCheckpoint([issued(-0.1)], T)).toBeNull();
+  });
+
+  it('a forecast at most 6 h old counts; older is a missed checkpoint', () => {
+    expect(forecastAtCheckpoint([issued(6)], T)).not.toBeNull();
+    expect(forecastAtCheckpoint([{ issued_ms: T - 6 * H - 1, p: 0.3 }], T)).toBeNull();
+  });
+
+  it('the outcome is a global reset in (t, t + h]: one at t is excluded, one at t + h included', () => {
+    const now = T + 100 * H;
+    expect(resolveCheckpoint([{ ms: T, id: 'at-t' }], T, 24, now)).toEqual({ outcome: false, event_ids: [] });
+    expect(resolveCheckpoint([{ ms: T + 24 * H, id: 'at-end' }], T, 24, now)).toEqual({ outcome: true, event_ids: ['at-end'] });
+    expect(resolveCheckpoint([{ ms: T + 24 * H + 1, id: 'after' }], T, 24, now)).toEqual({ outcome: false, event_ids: [] });
+    expect(resolveCheckpoint([{ ms: T + 30 * H, id: 'b' }, { ms: T + 1, id: 'a' }], T, 48, now)).toEqual({ outcome: true, event_ids: ['a', 'b'] });
+  });
+
+  it('a checkpoint resolves only after its window closed', () => {
+    const resets = [{ ms: T + H, id: 'r' }];
+    expect(resolveCheckpoint(resets, T, 24, T + 24 * H - 1)).toBeNull();
+    expect(resolveCheckpoint(resets, T, 24, T + 24 * H)).toEqual({ outcome: true, event_ids: ['r'] });
+    expect(resolveCheckpoint(resets, T, 48, T + 47 * H)).toBeNull();
+  });
+
+  it('Brier and skill by hand', () => {
+    // model: (0.2-0)^2 = 0.04, (0.6-1)^2 = 0.16 -> sum 0.20; baseline 0.5: 0.25 each -> 0.50; skill = 1 - 0.2/0.5 = 0.6.
+    expect(brier(0.2, false)).toBeCloseTo(0.04, 12);
+    expect(brier(0.6, true)).toBeCloseTo(0.16, 12);
+    const s = skillWithInterval([{ p: 0.2, base: 0.5, outcome: false }, { p: 0.6, base: 0.5, outcome: true }], { blockLength: 1, iterations: 200, seed: 1 });
+    expect(s.skill).toBeCloseTo(0.6, 12);
+    expect(s.lower!).toBeLessThanOrEqual(s.skill!);
+    expect(s.upper!).toBeGreaterThanOrEqual(s.skill!);
+  });
+
+  it('the bootstrap interval is deterministic for a seed, and a model equal to its baseline has skill 0 [0, 0]', () => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({ p: 0.2 + (i % 7) / 20, base: 0.3, outcome: i % 3 === 0 }));
+    const opts = { blockLength: 10, iterations: 500, seed: 42 };
+    expect(skillWithInterval(rows, opts)).toEqual(skillWithInterval(rows, opts));
+    expect(skillWithInterval(rows.map((r) => ({ ...r, p: r.base })), opts)).toEqual({ skill: 0, lower: 0, upper: 0 });
+  });
+
+  it('reliability bins count forecasts and compare mean probability with observed frequency', () => {
+    const bins = reliabilityTable([{ p: 0.12, outcome: true }, { p: 0.18, outcome: false }, { p: 0.95, outcome: true }, { p: 1, outcome: true }]);
+    expect(bins[1]).toMatchObject({ count: 2, observed_frequency: 0.5 });
+    expect(bins[1]!.mean_probability).toBeCloseTo(0.15, 12);
+    expect(bins[9]).toMatchObject({ count: 2, observed_frequency: 1 });
+    expect(bins[0]).toMatchObject({ count: 0, mean_probability: null, observed_frequency: null });
+  });
+
+  it('the trailing climatology is the share of windows closed in the last N days that held a reset', () => {
+    // asOf T; 30 days back = 120 checkpoints; 24h windows that closed by T start at T-30d .. T-24h: 117 windows.
+    // One reset at T - 10 days + 1 h: the windows starting at T-11d+6h .. T-10d (4 of them) hold it.
+    expect(trailingClimatology([T - 10 * 24 * H + H], T, 30, 24 * H)).toBeCloseTo(4 / 117, 12);
+    expect(trailingClimatology([], T, 30, 24 * H)).toBe(0);
+  });
 });
-
-const production = () => result.models.find((m) => m.model_version === PRODUCTION_MODEL)!;
 
 describe('computeBacktest on the bundled history', () => {
-  it('is deterministic: the same data gives the same result', () => {
+  let events: Event[];
+  let result: BacktestResult;
+  beforeAll(async () => {
+    events = mergeEvents((await loadCuratedData(new URL('../../data', import.meta.url).pathname)).events);
+    result = computeBacktest(events);
+  });
+
+  it('is deterministic and says it scores by ResetBench rules', () => {
     expect(computeBacktest(events)).toEqual(result);
+    expect(result.rules).toMatch(/^ResetBench rules: checkpoints 00\/06\/12\/18 UTC/);
   });
 
-  it('beats climatology on the held-out period at 24h and 48h (positive Brier skill score)', () => {
-    const test = production().test;
-    expect(test.h24.forecasts).toBeGreaterThan(200);
-    expect(test.h48.forecasts).toBeGreaterThan(200);
-    expect(test.h24.skill!).toBeGreaterThan(0);
-    expect(test.h48.skill!).toBeGreaterThan(0);
-    expect(test.h24.brier!).toBeLessThan(test.h24.climatology_brier!);
-    expect(test.h48.brier!).toBeLessThan(test.h48.climatology_brier!);
+  it('ships the hyperparameters rolling-origin selection chooses on all resolved history', () => {
+    expect(result.selected).toEqual(HAZARD_V3_PARAMS);
+    expect(result.matches_production).toBe(true);
+    for (const o of result.origins) expect(o.rows).toBeGreaterThan(0);
   });
 
-  it('ships the hyperparameters tuned on the train split only', () => {
-    expect(result.tuning?.matches_production).toBe(true);
-    expect(result.tuning?.best.params).toEqual(HAZARD_V2_PARAMS);
-    expect(production().params).toEqual(HAZARD_V2_PARAMS);
+  it('reports every model against all three baselines with an interval', () => {
+    expect(result.lines.length).toBe(6);
+    for (const l of result.lines) {
+      expect(l.versus.map((v) => v.baseline)).toEqual(['climatology_all', 'trailing_30d', 'trailing_90d']);
+      for (const v of l.versus) expect(v.lower! <= v.skill! && v.skill! <= v.upper!).toBe(true);
+      expect(l.reliability.reduce((n, b) => n + b.count, 0)).toBe(l.forecasts);
+    }
   });
 
-  it('keeps train and test apart: train horizons end by the cutoff, test starts at it', () => {
-    const cutoff = Date.parse(BACKTEST_CUTOFF);
-    expect(result.split.cutoff).toBe(BACKTEST_CUTOFF);
-    expect(Date.parse(result.split.train.last_checkpoint!) + 24 * 3_600_000).toBeLessThanOrEqual(cutoff);
-    expect(Date.parse(result.split.test.first_checkpoint!)).toBeGreaterThanOrEqual(cutoff);
-    expect(result.split.train.forecasts_24h).toBeGreaterThan(0);
-  });
-
-  it('reports reliability bins whose counts add up to the forecasts scored', () => {
-    for (const m of result.models)
-      for (const split of [m.train, m.test])
-        for (const s of [split.h24, split.h48]) expect(s.reliability.reduce((n, b) => n + b.count, 0)).toBe(s.forecasts);
-  });
-
-  it('does not look ahead: records after the backtest end change no score', () => {
+  it('scores no window that had not closed by the end of the data, and does not look ahead', () => {
     const to = new Date('2026-08-01T00:00:00Z');
-    const a = computeBacktest(events, { to, tune: false });
-    const later = events.filter((e) => Date.parse(e.announced_at ?? '') > to.getTime());
+    const { rows } = planRows(events, Date.parse('2026-06-01T00:00:00Z'), to.getTime());
+    expect(rows.every((r) => r.at + r.h * H <= to.getTime())).toBe(true);
+    const later = events.filter((e) => Date.parse(e.announced_at ?? e.effective_at ?? '') > to.getTime());
     expect(later.length).toBeGreaterThan(0);
-    const b = computeBacktest(events.filter((e) => !later.includes(e)), { to, tune: false });
-    expect(b).toEqual(a);
-  });
-});
-
-describe('computeScore', () => {
-  it('computes Brier, climatology Brier and skill by hand', () => {
-    // model: (0.2-0)^2 = 0.04, (0.6-1)^2 = 0.16 -> 0.10; climatology 0.5: 0.25 each -> 0.25; BSS = 1 - 0.1/0.25 = 0.6.
-    const s = computeScore(
-      [
-        { at: 0, p: 0.2, base_rate: 0.5, outcome: false },
-        { at: 86_400_000, p: 0.6, base_rate: 0.5, outcome: true },
-      ],
-      24,
-    );
-    expect(s.brier).toBeCloseTo(0.1, 12);
-    expect(s.climatology_brier).toBeCloseTo(0.25, 12);
-    expect(s.skill).toBeCloseTo(0.6, 12);
-    expect(s.improvement).toBeCloseTo(0.15, 12);
-    expect(s.forecasts).toBe(2);
-  });
-
-  it('is null-valued with no forecasts', () => {
-    expect(computeScore([], 24)).toMatchObject({ forecasts: 0, brier: null, climatology_brier: null, skill: null });
-  });
-
-  it('bins reliability by predicted probability', () => {
-    const bins = computeReliability([
-      { p: 0.05, outcome: false },
-      { p: 0.15, outcome: true },
-      { p: 0.19, outcome: false },
-      { p: 0.99, outcome: true },
-    ]);
-    expect(bins).toHaveLength(10);
-    expect(bins[1]).toMatchObject({ count: 2, mean_predicted: expect.closeTo(0.17, 12), observed_frequency: 0.5 });
-    expect(bins[9]).toMatchObject({ count: 1, observed_frequency: 1 });
+    const without = planRows(events.filter((e) => !later.includes(e)), Date.parse('2026-06-01T00:00:00Z'), to.getTime()).rows;
+    expect(without).toEqual(rows);
   });
 });

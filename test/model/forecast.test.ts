@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testEvent } from '../helpers/events.ts';
 import {
-  HAZARD_V2_PARAMS,
   MAX_PROBABILITY,
   MIN_PROBABILITY,
   MIN_SAMPLE_RESETS,
@@ -49,7 +48,7 @@ describe('computeForecast', () => {
   it('publishes probabilities once the minimum sample is reached', () => {
     const f = computeForecast(regular(MIN_SAMPLE_RESETS, 5, '2026-05-30T12:00:00Z'), asOf);
     expect(f.probability_24h).not.toBeNull();
-    expect(f.model_version).toBe('hazard-v2');
+    expect(f.model_version).toBe('hazard-v3');
     expect(f.explanation.code).toBe('probability_hazard');
     expect(f.explanation.params).toMatchObject({ sample_size: MIN_SAMPLE_RESETS, days_since_last: 1.8, probability_24h: Math.round(f.probability_24h! * 100) });
   });
@@ -99,12 +98,11 @@ describe('computeForecast', () => {
     expect(busy.probability_24h!).toBeGreaterThan(quiet.probability_24h!);
   });
 
-  it('raises the hazard in the days after an incident reset (the outage covariate)', () => {
-    expect(HAZARD_V2_PARAMS.incident_window_days).toBeGreaterThan(0);
+  it('has no incident stratum: the reason of a reset changes nothing', () => {
     const history = [...regular(8, 6, '2026-05-20T00:00:00Z'), ...regular(4, 0.5, '2026-03-02T00:00:00Z', 'incident'), ev('2026-03-20T00:00:00Z')];
     const afterIncident = computeForecast([...history, ev('2026-06-01T00:00:00Z', 'global_reset', 'incident')], asOf);
     const afterOther = computeForecast([...history, ev('2026-06-01T00:00:00Z', 'global_reset', 'launch')], asOf);
-    expect(afterIncident.probability_24h!).toBeGreaterThan(afterOther.probability_24h!);
+    expect(afterIncident.probability_24h).toBe(afterOther.probability_24h);
   });
 
   it('reports the poisson-v1 baseline when asked, as its own model version', () => {
@@ -142,5 +140,43 @@ describe('checkpointAtOrBefore', () => {
     expect(iso(checkpointAtOrBefore(Date.parse('2026-06-01T05:59:59Z')))).toBe('2026-06-01T00:00:00Z');
     expect(iso(checkpointAtOrBefore(Date.parse('2026-06-01T06:00:00Z')))).toBe('2026-06-01T06:00:00Z');
     expect(iso(checkpointAtOrBefore(Date.parse('2026-06-01T23:10:00Z')))).toBe('2026-06-01T18:00:00Z');
+  });
+});
+
+describe('computeForecast with an announced upcoming reset', () => {
+  const quiet = regular(12, 10, '2026-01-15T00:00:00Z');
+  // Two past announcements ("in the next hour") that were followed by their reset.
+  const announcedBefore = (at: string) => ({ ...ev(at), id: `a-${at}`, time_basis: 'effective' as const, effective_at: iso(Date.parse(at) + 3_600_000) });
+  const history = [...quiet, announcedBefore('2025-12-01T10:00:00Z'), announcedBefore('2025-12-20T10:00:00Z')];
+  const today17 = { id: 'sr-upcoming', scheduled_for: '2026-06-01T17:00:00Z', announced_at: '2026-06-01T05:30:00Z' };
+
+  it('a reset announced for 17:00 UTC today lifts probability_24h to at least 0.5 and the explanation says why', () => {
+    const plain = computeForecast(history, asOf);
+    expect(plain.probability_24h!).toBeLessThan(0.5);
+    const f = computeForecast(history, asOf, { announced: today17 });
+    expect(f.probability_24h!).toBeGreaterThanOrEqual(0.5);
+    // Rule of succession: (2 followed + 1) / (2 announcements + 2) = 0.75.
+    expect(f.probability_24h).toBeCloseTo(0.75, 12);
+    expect(f.probability_48h!).toBeGreaterThanOrEqual(f.probability_24h!);
+    expect(f.explanation.code).toBe('probability_announced');
+    expect(f.explanation.params).toMatchObject({ scheduled_for: '2026-06-01T17:00:00Z', follow_through: 75, announcements_followed: 2, announcements_sample: 2, probability_24h: 75 });
+    expect(f.announced).toMatchObject({ id: 'sr-upcoming', inside_24h: true, inside_48h: true, sample_size: 2 });
+  });
+
+  it('a time inside 48 h but not 24 h raises only the 48 h probability', () => {
+    const plain = computeForecast(history, asOf);
+    const f = computeForecast(history, asOf, { announced: { ...today17, scheduled_for: '2026-06-02T18:00:00Z' } });
+    expect(f.probability_24h).toBe(plain.probability_24h);
+    expect(f.probability_48h).toBeCloseTo(0.75, 12);
+  });
+
+  it('an announcement without a time, or one already followed by a recorded reset, changes no probability', () => {
+    const plain = computeForecast(history, asOf);
+    const untimed = computeForecast(history, asOf, { announced: { ...today17, scheduled_for: null } });
+    expect(untimed.probability_24h).toBe(plain.probability_24h);
+    expect(untimed.announced).toMatchObject({ inside_24h: false, inside_48h: false });
+    const spent = computeForecast([...history, ev('2026-06-01T05:45:00Z')], asOf, { announced: today17 });
+    expect(spent.announced).toBeNull();
+    expect(spent.explanation.code).toBe('probability_hazard');
   });
 });

@@ -1,0 +1,49 @@
+// Pure: the checkpoint grid ResetBench scores on, and base rates (climatologies) measured on that grid.
+import { DAY_MS } from './events.ts';
+
+export const HOUR_MS = 60 * 60 * 1000;
+export const HORIZONS_HOURS = [24, 48] as const;
+export type HorizonHours = (typeof HORIZONS_HOURS)[number];
+
+/** ResetBench scores forecasts at 00, 06, 12 and 18 UTC; every base rate here is measured on the same grid. */
+export const CHECKPOINT_INTERVAL_MS = 6 * HOUR_MS;
+/** The trailing windows of the baselines a user could compute themselves ("how often lately?"). */
+export const TRAILING_CLIMATOLOGY_DAYS = [30, 90] as const;
+
+/** The 6-hour checkpoint (00/06/12/18 UTC) at or before `ms`; the epoch is midnight UTC, so plain flooring works. */
+export function checkpointAtOrBefore(ms: number): number {
+  return Math.floor(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
+}
+
+export function checkpointAtOrAfter(ms: number): number {
+  return Math.ceil(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
+}
+
+/** ISO 8601 UTC, without the `.000` when the instant is a whole second. */
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/**
+ * Share (and count) of checkpoint windows (c, c + h] with c >= fromMs and c + h <= asOfMs that held at least one
+ * reset; `times` ascending. Null when no such window exists.
+ */
+export function windowFrequency(times: readonly number[], fromMs: number, asOfMs: number, horizonMs: number): { rate: number; windows: number } | null {
+  let i = 0;
+  let windows = 0;
+  let hits = 0;
+  for (let c = checkpointAtOrAfter(fromMs); c + horizonMs <= asOfMs; c += CHECKPOINT_INTERVAL_MS) {
+    while (i < times.length && times[i]! <= c) i++;
+    windows++;
+    if (i < times.length && times[i]! <= c + horizonMs) hits++;
+  }
+  return windows === 0 ? null : { rate: hits / windows, windows };
+}
+
+/**
+ * The trailing climatology: the share of checkpoint windows that closed in the last `days` days (window start
+ * at or after asOf - days) holding at least one reset. Null before any such window closed.
+ */
+export function trailingClimatology(times: readonly number[], asOfMs: number, days: number, horizonMs: number): number | null {
+  return windowFrequency(times, asOfMs - days * DAY_MS, asOfMs, horizonMs)?.rate ?? null;
+}
