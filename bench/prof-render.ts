@@ -21,7 +21,7 @@ try {
   const today = computeToday(events, [], asOf);
   const latest = computeLatest(events, asOf);
   const forecast = computeForecast(events, asOf);
-  const accuracy = computeAccuracy([], events, asOf);
+  const accuracy = computeAccuracy([], [], asOf);
   const times: number[] = [];
   let bytes = 0;
   for (let i = 0; i < reps; i++) {

@@ -1,6 +1,6 @@
 // One refresh: read the clock once, check the sources, update state, compute, render, publish.
 import { randomUUID } from 'node:crypto';
-import { appendForecastLog, computeAccuracy } from './model/accuracy.ts';
+import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
 import { mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
@@ -55,7 +55,7 @@ export function computeNextState(
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   const events = mergeEvents(curated.events, applied.upstream_events);
   const forecast = computeForecast(events, asOf);
-  return { state: { ...applied, forecast_log: appendForecastLog(applied.forecast_log, forecast, asOf), updated_at: asOf.toISOString() }, events, forecast };
+  return { state: { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() }, events, forecast };
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -94,7 +94,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const { events, forecast } = next!;
     const today = computeToday(events, state.checks, asOf);
     const latest = computeLatest(events, asOf);
-    const accuracy = computeAccuracy(state.forecast_log, events, asOf);
+    const accuracy = computeAccuracy(state.forecast_log, state.forecast_resolutions, asOf);
     stage('compute');
     const docs = renderApi({
       asOf,

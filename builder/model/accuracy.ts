@@ -1,104 +1,193 @@
-// Pure: the as-issued forecast log (one entry per 6-hour checkpoint) and the published accuracy of past forecasts.
+// Pure: the append-only forecast log (the forecast live at each 00/06/12/18 UTC checkpoint, as issued), its
+// one-time resolutions and visible corrections, and the published accuracy, all by ResetBench's rules.
+import { HORIZONS_HOURS, HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, checkpointAtOrBefore, toIso, type HorizonHours } from './climatology.ts';
 import { DAY_MS, eventMs } from './events.ts';
-import { HORIZONS_HOURS, HOUR_MS, checkpointAtOrBefore, toIso, type Forecast, type HorizonHours } from './forecast.ts';
-import type { Event, ForecastLogEntry } from './schemas.ts';
+import type { Forecast } from './forecast.ts';
+import { MAX_FORECAST_AGE_MS, RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, type ReliabilityBin } from './resetbench.ts';
+import type { Event, ForecastLogEntry, ForecastResolution, IssuedForecast } from './schemas.ts';
 
-/** Accuracy is published for the last 30 days: long enough for ~120 forecasts a horizon, short enough to show drift. */
+/** Accuracy is published for the last 30 days: long enough for ~120 checkpoints a horizon, short enough to show drift. */
 export const ACCURACY_WINDOW_DAYS = 30;
-/** The log keeps four times the accuracy window, so a later change of window or a re-score has data to use. */
+/** The log keeps four times the accuracy window. */
 export const FORECAST_LOG_RETENTION_DAYS = 120;
+/**
+ * A window is resolved this long after it closed, not at once: the tracker and the archive report a reset some
+ * minutes to hours after it lands, and resolving early would turn most late reports into corrections.
+ */
+export const RESOLVE_AFTER_MS = 6 * HOUR_MS;
+/** The builder runs every 15 minutes; a live forecast older than this at its checkpoint means runs were dropped. */
+export const LATE_AFTER_MS = HOUR_MS;
 
-export interface ScoredLogForecast {
+export interface ForecastRecord {
+  forecast_log: ForecastLogEntry[];
+  forecast_resolutions: ForecastResolution[];
+  last_forecast: IssuedForecast | null;
+}
+
+/** The forecast this run publishes, as the log keeps it. */
+export function issuedForecast(f: Forecast, asOf: Date): IssuedForecast {
+  return {
+    issued_at: toIso(asOf.getTime()),
+    model_version: f.model_version,
+    probability_24h: f.probability_24h,
+    probability_48h: f.probability_48h,
+    base_rate_24h: f.base_rate_24h,
+    base_rate_48h: f.base_rate_48h,
+    trailing_base_rate_24h: f.trailing_base_rate_24h,
+    trailing_base_rate_48h: f.trailing_base_rate_48h,
+    sample_size: f.sample_size,
+  };
+}
+
+/** The log entry for checkpoint t: the latest forecast issued at or before t, if it is at most 6 h old and has probabilities. */
+function entryFor(t: number, candidates: readonly IssuedForecast[], asOf: Date): ForecastLogEntry {
+  const live = candidates.filter((f) => Date.parse(f.issued_at) <= t).sort((a, b) => Date.parse(b.issued_at) - Date.parse(a.issued_at))[0];
+  const usable = live !== undefined && t - Date.parse(live.issued_at) <= MAX_FORECAST_AGE_MS && live.probability_24h !== null && live.probability_48h !== null;
+  return { checkpoint: toIso(t), status: usable ? 'issued' : 'missed', logged_at: toIso(asOf.getTime()), forecast: usable ? live : null };
+}
+
+/**
+ * Appends an entry for every checkpoint passed since the last logged one (a missed one as `missed`), resolves each
+ * window once, RESOLVE_AFTER_MS after it closed, and appends a correction when the records now say otherwise.
+ * Nothing already in the log or the resolutions is ever changed; entries past the retention are dropped.
+ */
+export function recordForecast(prev: ForecastRecord, forecast: Forecast, events: readonly Event[], asOf: Date): ForecastRecord {
+  const asOfMs = asOf.getTime();
+  const current = issuedForecast(forecast, asOf);
+  const keepFrom = asOfMs - FORECAST_LOG_RETENTION_DAYS * DAY_MS;
+  const log = prev.forecast_log.filter((e) => Date.parse(e.checkpoint) >= keepFrom);
+  const lastLogged = Math.max(-Infinity, ...log.map((e) => Date.parse(e.checkpoint)));
+  // A fresh log starts at the checkpoint the previous run's forecast covers; it does not invent missed history.
+  const first = Number.isFinite(lastLogged)
+    ? lastLogged + 6 * HOUR_MS
+    : prev.last_forecast !== null
+      ? checkpointAtOrAfter(Date.parse(prev.last_forecast.issued_at))
+      : checkpointAtOrAfter(asOfMs);
+  const candidates = prev.last_forecast === null ? [current] : [prev.last_forecast, current];
+  for (let t = Math.max(first, keepFrom); t <= asOfMs; t += 6 * HOUR_MS) log.push(entryFor(t, candidates, asOf));
+  const resolutions = resolve(log, prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom), events, asOfMs);
+  return { forecast_log: log, forecast_resolutions: resolutions, last_forecast: current };
+}
+
+/** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
+function inForce(resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours): ForecastResolution | undefined {
+  let found: ForecastResolution | undefined;
+  for (const r of resolutions) if (r.checkpoint === checkpoint && r.horizon_hours === h) found = r;
+  return found;
+}
+
+function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResolution[], events: readonly Event[], asOfMs: number): ForecastResolution[] {
+  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ ms: eventMs(e), id: e.id })).filter((r) => r.ms <= asOfMs);
+  const out = [...resolutions];
+  const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
+  for (const entry of log) {
+    const t = Date.parse(entry.checkpoint);
+    if (entry.status !== 'issued' || t < windowStart) continue;
+    for (const h of HORIZONS_HOURS) {
+      const res = resolveCheckpoint(resets, t, h, asOfMs - RESOLVE_AFTER_MS);
+      if (res === null) continue;
+      const previous = inForce(out, entry.checkpoint, h);
+      if (previous !== undefined && previous.outcome === res.outcome) continue;
+      out.push({ checkpoint: entry.checkpoint, horizon_hours: h, kind: previous === undefined ? 'resolution' : 'correction', outcome: res.outcome, resolved_at: toIso(asOfMs), event_ids: res.event_ids });
+    }
+  }
+  return out;
+}
+
+export interface ScoredCheckpoint {
   checkpoint: string;
-  issued_at: string;
   horizon_hours: HorizonHours;
-  probability: number;
-  outcome: boolean;
-  brier: number;
+  issued_at: string;
+  /** Age of the forecast at the checkpoint, in minutes. */
+  age_minutes: number;
+  late: boolean;
   model_version: string;
+  probability: number;
+  /** As first resolved: never edited. */
+  outcome: boolean;
+  resolved_at: string;
+  event_ids: string[];
+  brier: number;
+  /** A later correction of the outcome, if any; the summary scores the corrected outcome. */
+  correction: { outcome: boolean; corrected_at: string; event_ids: string[]; brier: number } | null;
 }
 
 export interface HorizonSummary {
   brier: number | null;
   climatology_brier: number | null;
+  trailing_climatology_brier: number | null;
+  /** Checkpoints with a trailing base rate (entries logged before it was recorded have none). */
+  trailing_sample_size: number;
   sample_size: number;
+  late: number;
+  pending: number;
+  corrections: number;
 }
 
 export interface Accuracy {
   window_days: number;
-  forecasts: ScoredLogForecast[];
+  scoring: { rules: string; late_after_minutes: number; resolve_after_hours: number; trailing_climatology_days: number };
+  forecasts: ScoredCheckpoint[];
+  missed: { checkpoint: string }[];
   summary: { h24: HorizonSummary; h48: HorizonSummary };
-}
-
-/**
- * True when the run at `asOf` is the first in its checkpoint slot: the builder runs every 15 minutes, and the
- * forecast published at the first run at or after 00/06/12/18 UTC is the one that gets scored. A log that
- * already holds this or a later checkpoint (a clock that went backwards) is left alone.
- */
-export function shouldLogForecast(log: readonly ForecastLogEntry[], asOf: Date): boolean {
-  const slot = checkpointAtOrBefore(asOf.getTime());
-  return !log.some((e) => Date.parse(e.checkpoint) >= slot);
-}
-
-/**
- * The log with the forecast at `asOf` appended when it is the first of its slot and has probabilities (a null
- * forecast is never logged: there is nothing to score, and a 0 would be invented), trimmed to the retention.
- */
-export function appendForecastLog(log: readonly ForecastLogEntry[], forecast: Forecast, asOf: Date): ForecastLogEntry[] {
-  const asOfMs = asOf.getTime();
-  const keepFrom = asOfMs - FORECAST_LOG_RETENTION_DAYS * DAY_MS;
-  const kept = log.filter((e) => Date.parse(e.checkpoint) >= keepFrom);
-  const { probability_24h: p24, probability_48h: p48, base_rate_24h: b24, base_rate_48h: b48 } = forecast;
-  if (!shouldLogForecast(log, asOf) || p24 === null || p48 === null || b24 === null || b48 === null) return kept;
-  const entry: ForecastLogEntry = {
-    checkpoint: toIso(checkpointAtOrBefore(asOfMs)),
-    issued_at: toIso(asOfMs),
-    model_version: forecast.model_version,
-    probability_24h: p24,
-    probability_48h: p48,
-    base_rate_24h: b24,
-    base_rate_48h: b48,
-    sample_size: forecast.sample_size,
-  };
-  return [...kept, entry].sort((a, b) => Date.parse(a.checkpoint) - Date.parse(b.checkpoint));
+  reliability: { h24: ReliabilityBin[]; h48: ReliabilityBin[] };
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
-/**
- * Scores the logged forecasts issued in the last 30 days whose horizon has fully elapsed (issued_at + horizon
- * <= asOf). The outcome is whether a global reset's event time fell in (issued_at, issued_at + horizon]: the
- * forecast was made from what was known at issued_at, so a reset at that very instant was already in it.
- * Climatology is the base rate logged with each forecast, i.e. as it was known at issue time.
- */
-export function computeAccuracy(log: readonly ForecastLogEntry[], events: readonly Event[], asOf: Date): Accuracy {
+/** Scores the frozen log: checkpoints of the last 30 days, each with its as-issued forecast and its recorded outcome. */
+export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: readonly ForecastResolution[], asOf: Date): Accuracy {
   const asOfMs = asOf.getTime();
-  const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS;
-  const resets = events
-    .filter((e) => e.type === 'global_reset')
-    .map(eventMs)
-    .filter((t) => t <= asOfMs);
-  const forecasts: ScoredLogForecast[] = [];
-  const climatology: Record<HorizonHours, number[]> = { 24: [], 48: [] };
-  for (const entry of log) {
-    const issued = Date.parse(entry.issued_at);
-    if (issued < windowStart) continue;
+  const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
+  const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
+  const forecasts: ScoredCheckpoint[] = [];
+  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; base: number | null; trailing: number | null }[] = [];
+  const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
+  for (const e of entries) {
+    if (e.status !== 'issued' || e.forecast === null) continue;
+    const f = e.forecast;
+    const t = Date.parse(e.checkpoint);
     for (const h of HORIZONS_HOURS) {
-      const end = issued + h * HOUR_MS;
-      if (end > asOfMs) continue;
-      const outcome = resets.some((t) => t > issued && t <= end);
-      const o = outcome ? 1 : 0;
-      const probability = h === 24 ? entry.probability_24h : entry.probability_48h;
-      const baseRate = h === 24 ? entry.base_rate_24h : entry.base_rate_48h;
-      forecasts.push({ checkpoint: entry.checkpoint, issued_at: entry.issued_at, horizon_hours: h, probability, outcome, brier: (probability - o) ** 2, model_version: entry.model_version });
-      climatology[h].push((baseRate - o) ** 2);
+      const p = h === 24 ? f.probability_24h : f.probability_48h;
+      const first = resolutions.find((r) => r.checkpoint === e.checkpoint && r.horizon_hours === h && r.kind === 'resolution');
+      if (p === null) continue;
+      if (first === undefined) {
+        pending[h]++;
+        continue;
+      }
+      const latest = inForce(resolutions, e.checkpoint, h)!;
+      const age = t - Date.parse(f.issued_at);
+      forecasts.push({
+        checkpoint: e.checkpoint, horizon_hours: h, issued_at: f.issued_at, age_minutes: Math.round(age / 60_000), late: age > LATE_AFTER_MS,
+        model_version: f.model_version, probability: p, outcome: first.outcome, resolved_at: first.resolved_at, event_ids: first.event_ids, brier: brier(p, first.outcome),
+        correction: latest === first ? null : { outcome: latest.outcome, corrected_at: latest.resolved_at, event_ids: latest.event_ids, brier: brier(p, latest.outcome) },
+      });
+      inForceOutcome.push({ h, p, outcome: latest.outcome, base: h === 24 ? f.base_rate_24h : f.base_rate_48h, trailing: h === 24 ? f.trailing_base_rate_24h : f.trailing_base_rate_48h });
     }
   }
-  // Newest first, like every other list the API publishes.
-  forecasts.sort((a, b) => Date.parse(b.issued_at) - Date.parse(a.issued_at) || a.horizon_hours - b.horizon_hours);
+  forecasts.sort((a, b) => Date.parse(b.checkpoint) - Date.parse(a.checkpoint) || a.horizon_hours - b.horizon_hours);
   const summarise = (h: HorizonHours): HorizonSummary => {
-    const rows = forecasts.filter((f) => f.horizon_hours === h);
-    return { brier: mean(rows.map((f) => f.brier)), climatology_brier: mean(climatology[h]), sample_size: rows.length };
+    const rows = inForceOutcome.filter((r) => r.h === h);
+    const withBase = rows.filter((r) => r.base !== null);
+    const withTrailing = rows.filter((r) => r.trailing !== null);
+    return {
+      brier: mean(rows.map((r) => brier(r.p, r.outcome))),
+      climatology_brier: mean(withBase.map((r) => brier(r.base!, r.outcome))),
+      trailing_climatology_brier: mean(withTrailing.map((r) => brier(r.trailing!, r.outcome))),
+      trailing_sample_size: withTrailing.length,
+      sample_size: rows.length,
+      late: forecasts.filter((f) => f.horizon_hours === h && f.late).length,
+      pending: pending[h],
+      corrections: forecasts.filter((f) => f.horizon_hours === h && f.correction !== null).length,
+    };
   };
-  return { window_days: ACCURACY_WINDOW_DAYS, forecasts, summary: { h24: summarise(24), h48: summarise(48) } };
+  const reliability = (h: HorizonHours) => reliabilityTable(inForceOutcome.filter((r) => r.h === h).map((r) => ({ p: r.p, outcome: r.outcome })));
+  return {
+    window_days: ACCURACY_WINDOW_DAYS,
+    scoring: { rules: RESETBENCH_RULES, late_after_minutes: LATE_AFTER_MS / 60_000, resolve_after_hours: RESOLVE_AFTER_MS / HOUR_MS, trailing_climatology_days: TRAILING_CLIMATOLOGY_DAYS[0] },
+    forecasts,
+    missed: entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse(),
+    summary: { h24: summarise(24), h48: summarise(48) },
+    reliability: { h24: reliability(24), h48: reliability(48) },
+  };
 }

@@ -1,7 +1,7 @@
 // Pure: the chance of a global reset in the next 24 h and 48 h, from the global resets known at `asOf`.
 // No clock, no I/O: the caller passes `asOf`, and nothing later than `asOf` is ever read.
 import { announcementEffect, type AnnouncedReset, type AnnouncementEffect } from './announcement.ts';
-import { HOUR_MS, checkpointAtOrAfter, windowFrequency } from './climatology.ts';
+import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, trailingClimatology, windowFrequency } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event } from './schemas.ts';
 
@@ -85,6 +85,9 @@ export interface Forecast {
   probability_48h: number | null;
   base_rate_24h: number | null;
   base_rate_48h: number | null;
+  /** Trailing 30-day climatology at asOf (the baseline a user could compute); null below the minimum sample. */
+  trailing_base_rate_24h: number | null;
+  trailing_base_rate_48h: number | null;
   sample_size: number;
   model_version: ModelVersion;
   explanation: Detail;
@@ -263,6 +266,8 @@ function insufficient(model: ModelVersion, times: readonly number[], historyDays
     probability_48h: null,
     base_rate_24h: null,
     base_rate_48h: null,
+    trailing_base_rate_24h: null,
+    trailing_base_rate_48h: null,
     sample_size: times.length,
     model_version: model,
     explanation: {
@@ -332,6 +337,8 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     probability_48h: p48,
     base_rate_24h: climatology.base_rate_24h,
     base_rate_48h: climatology.base_rate_48h,
+    trailing_base_rate_24h: trailingClimatology(times, asOfMs, TRAILING_CLIMATOLOGY_DAYS[0], 24 * HOUR_MS),
+    trailing_base_rate_48h: trailingClimatology(times, asOfMs, TRAILING_CLIMATOLOGY_DAYS[0], 48 * HOUR_MS),
     sample_size: times.length,
     model_version: model,
     explanation,

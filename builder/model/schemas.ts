@@ -153,18 +153,71 @@ export const SignalSchema = z.object({
 });
 export type Signal = z.infer<typeof SignalSchema>;
 
-export const ForecastLogEntrySchema = z.object({
-  checkpoint: isoInstant,
+const probability01 = z.number().min(0).max(1);
+const SLOT_MS = 6 * 60 * 60 * 1000;
+
+/** A forecast as it was published by one run: never edited afterwards. */
+export const IssuedForecastSchema = z.object({
   issued_at: isoInstant,
   model_version: z.string(),
-  probability_24h: z.number().min(0).max(1),
-  probability_48h: z.number().min(0).max(1),
-  /** Climatology (base rate known at issue time), kept so accuracy can compare against it. */
-  base_rate_24h: z.number().min(0).max(1),
-  base_rate_48h: z.number().min(0).max(1),
+  /** Null when the run published no probability (too little data). */
+  probability_24h: probability01.nullable(),
+  probability_48h: probability01.nullable(),
+  /** All-history climatology known at issue time. */
+  base_rate_24h: probability01.nullable(),
+  base_rate_48h: probability01.nullable(),
+  /** Trailing 30-day climatology known at issue time (null in entries from before it was logged). */
+  trailing_base_rate_24h: probability01.nullable().default(null),
+  trailing_base_rate_48h: probability01.nullable().default(null),
   sample_size: z.number().int().nonnegative(),
 });
+export type IssuedForecast = z.infer<typeof IssuedForecastSchema>;
+
+/**
+ * One checkpoint (00/06/12/18 UTC) of the append-only forecast log: the forecast that was live at it (the last one
+ * issued at or before it, at most 6 h old, copied as issued), or `missed` when there was none.
+ */
+export const ForecastLogEntrySchema = z.preprocess(
+  migrateLogEntry,
+  z.object({
+    checkpoint: isoInstant,
+    status: z.enum(['issued', 'missed']),
+    logged_at: isoInstant,
+    forecast: IssuedForecastSchema.nullable(),
+    /** Set on entries converted from the log format before issue 16 (one forecast logged per slot, after its start). */
+    migrated: z.boolean().optional(),
+  }),
+);
 export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
+
+/**
+ * Old log entries (`checkpoint` = the slot start, `issued_at` just after it) become entries for the next
+ * checkpoint, where that forecast was at most 6 h old: ResetBench never scores a forecast issued after its checkpoint.
+ */
+function migrateLogEntry(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || 'status' in raw || !('issued_at' in raw) || !('probability_24h' in raw)) return raw;
+  const old = raw as Record<string, unknown>;
+  const issuedMs = Date.parse(String(old.issued_at));
+  if (!Number.isFinite(issuedMs)) return raw;
+  const slot = new Date(Math.ceil(issuedMs / SLOT_MS) * SLOT_MS).toISOString().replace(/\.000Z$/, 'Z');
+  const { checkpoint: _slotStart, ...forecast } = old;
+  return { checkpoint: slot, status: 'issued', logged_at: old.issued_at, forecast, migrated: true };
+}
+
+/**
+ * How a checkpoint's window turned out, appended once after it closed (`resolution`); a later change of the
+ * records that flips the outcome appends a `correction`, never an edit.
+ */
+export const ForecastResolutionSchema = z.object({
+  checkpoint: isoInstant,
+  horizon_hours: z.union([z.literal(24), z.literal(48)]),
+  kind: z.enum(['resolution', 'correction']),
+  outcome: z.boolean(),
+  resolved_at: isoInstant,
+  /** The global resets that fell in (checkpoint, checkpoint + h]; empty for a no. */
+  event_ids: z.array(z.string()).default([]),
+});
+export type ForecastResolution = z.infer<typeof ForecastResolutionSchema>;
 
 export const STATE_SCHEMA_VERSION = 1;
 /** What must outlive a run. Every field has a default so an old or partial file still loads. */
@@ -178,6 +231,9 @@ export const StateSchema = z.object({
   upstream_status: UpstreamStatusSchema.nullable().default(null),
   signals: z.array(SignalSchema).default([]),
   forecast_log: z.array(ForecastLogEntrySchema).default([]),
+  forecast_resolutions: z.array(ForecastResolutionSchema).default([]),
+  /** The forecast the previous run published: the one live at a checkpoint that falls before the next run. */
+  last_forecast: IssuedForecastSchema.nullable().default(null),
 });
 export type State = z.infer<typeof StateSchema>;
 export const emptyState = (): State => StateSchema.parse({});

@@ -3,6 +3,8 @@
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
+import type { Accuracy } from '../model/accuracy.ts';
+import type { AnnouncementEffect } from '../model/announcement.ts';
 import { eventTime } from '../model/events.ts';
 import { EVENT_TYPES, LANGS, type Detail, type Event, type Lang, type Localized, type Signal, type SourceCheck, type UpstreamStatus } from '../model/schemas.ts';
 import { RESET_SOURCE_KINDS, STALE_AFTER_MS, type TodayStatus } from '../model/status.ts';
@@ -22,13 +24,10 @@ export interface ForecastView {
   model_version: string;
   explanation: Detail;
   last_global_reset_at: string | null;
+  announced?: AnnouncementEffect | null;
 }
 
-export interface AccuracyView {
-  window_days: number;
-  forecasts: { checkpoint: string; issued_at: string; horizon_hours: 24 | 48; probability: number; outcome: boolean; brier: number; model_version: string }[];
-  summary: Record<'h24' | 'h48', { brier: number | null; climatology_brier: number | null; sample_size: number }>;
-}
+export type AccuracyView = Accuracy;
 
 export interface ArchiveView {
   name: string;
@@ -226,6 +225,7 @@ export function renderApi(input: RenderInput): OutputDocument[] {
       explanation: translateDetail(t, f.explanation, 'forecast'),
       issued_at: generatedAt,
       last_global_reset_at: f.last_global_reset_at,
+      announced: f.announced ?? null,
     });
     add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
       meta,
@@ -237,8 +237,11 @@ export function renderApi(input: RenderInput): OutputDocument[] {
       meta,
       note: t('common:accuracy.note'),
       window_days: input.accuracy.window_days,
+      scoring: input.accuracy.scoring,
       summary: input.accuracy.summary,
+      reliability: input.accuracy.reliability,
       forecasts: input.accuracy.forecasts,
+      missed: input.accuracy.missed,
     });
 
     add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {

@@ -104,6 +104,19 @@ export const ForecastDocSchema = z
     explanation: z.string(),
     issued_at: instant,
     last_global_reset_at: instantOrDate.nullable(),
+    announced: z
+      .object({
+        id: z.string(),
+        scheduled_for: instant.nullable().describe('When the announcement says the reset lands; null when it names no time (then no probability changes).'),
+        announced_at: instant,
+        inside_24h: z.boolean().describe('The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.'),
+        inside_48h: z.boolean(),
+        follow_through: z.number().min(0).max(1).describe('Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).'),
+        followed: z.number().int().nonnegative().describe('Earlier announcements in the records that were followed by the reset.'),
+        sample_size: z.number().int().nonnegative().describe('Earlier announcements in the records.'),
+      })
+      .nullable()
+      .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
   })
   .meta({ id: 'Forecast' });
 
@@ -159,9 +172,22 @@ export const SignalsDocSchema = z
   .meta({ id: 'Signals' });
 
 const HorizonSummarySchema = z.object({
-  brier: z.number().nullable(),
-  climatology_brier: z.number().nullable(),
+  brier: z.number().nullable().describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
+  climatology_brier: z.number().nullable().describe('Mean Brier score of the all-history base rate known at issue time.'),
+  trailing_climatology_brier: z.number().nullable().describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
+  trailing_sample_size: z.number().int().nonnegative(),
   sample_size: z.number().int().nonnegative(),
+  late: z.number().int().nonnegative().describe('Checkpoints whose live forecast was more than an hour old (runs were dropped).'),
+  pending: z.number().int().nonnegative().describe('Checkpoints whose window has not been resolved yet.'),
+  corrections: z.number().int().nonnegative(),
+});
+
+const ReliabilityBinSchema = z.object({
+  lower: z.number(),
+  upper: z.number(),
+  count: z.number().int().nonnegative(),
+  mean_probability: z.number().nullable(),
+  observed_frequency: z.number().nullable(),
 });
 
 export const AccuracyDocSchema = z
@@ -169,18 +195,38 @@ export const AccuracyDocSchema = z
     meta: MetaSchema,
     note: z.string(),
     window_days: z.number().int().positive(),
+    scoring: z
+      .object({
+        rules: z.string(),
+        late_after_minutes: z.number(),
+        resolve_after_hours: z.number(),
+        trailing_climatology_days: z.number(),
+      })
+      .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
     summary: z.object({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }),
+    reliability: z
+      .object({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) })
+      .describe('Resolved checkpoints binned by forecast probability, against how often a reset followed.'),
     forecasts: z.array(
       z.object({
-        checkpoint: instant,
-        issued_at: instant,
+        checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),
         horizon_hours: z.union([z.literal(24), z.literal(48)]),
-        probability: z.number().min(0).max(1),
-        outcome: z.boolean(),
-        brier: z.number().min(0).max(1),
+        issued_at: instant.describe('When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.'),
+        age_minutes: z.number().int().nonnegative(),
+        late: z.boolean(),
         model_version: z.string(),
+        probability: z.number().min(0).max(1),
+        outcome: z.boolean().describe('As first resolved; never edited.'),
+        resolved_at: instant.describe('When the outcome was recorded, once, after the window closed.'),
+        event_ids: z.array(z.string()).describe('The global resets that decided the outcome.'),
+        brier: z.number().min(0).max(1),
+        correction: z
+          .object({ outcome: z.boolean(), corrected_at: instant, event_ids: z.array(z.string()), brier: z.number().min(0).max(1) })
+          .nullable()
+          .describe('A later, visible correction of the outcome (records changed); the summary uses it.'),
       }),
     ),
+    missed: z.array(z.object({ checkpoint: instant })).describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
   })
   .meta({ id: 'Accuracy' });
 

@@ -1,3 +1,4 @@
+import { computeAccuracy } from '../../builder/model/accuracy.ts';
 import { describe, expect, it } from 'vitest';
 import { computeToday } from '../../builder/model/status.ts';
 import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
@@ -15,8 +16,8 @@ const input = (over: Partial<RenderInput> = {}): RenderInput => {
     checks: [],
     upstreamStatus: null,
     signals: [],
-    forecast: { probability_24h: 0.5, probability_48h: 0.7, base_rate_24h: 0.9, base_rate_48h: 1, sample_size: 40, model_version: 'hazard-v2', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: events[0]!.announced_at },
-    accuracy: { window_days: 30, forecasts: [], summary: { h24: { brier: null, climatology_brier: null, sample_size: 0 }, h48: { brier: null, climatology_brier: null, sample_size: 0 } } },
+    forecast: { probability_24h: 0.5, probability_48h: 0.7, base_rate_24h: 0.9, base_rate_48h: 1, sample_size: 40, model_version: 'hazard-v3', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: events[0]!.announced_at },
+    accuracy: computeAccuracy([], [], asOf),
     archives: [],
     ...over,
   };
