@@ -3,8 +3,10 @@
 import { announcementEffect, type AnnouncedReset, type AnnouncementEffect } from './announcement.ts';
 import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, trailingClimatology, windowFrequency } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
+import { POISSON_TRAILING_DAYS, clipProbability, hazardCumulative, poissonProbability, type HazardParams, type KnownReset } from './hazard.ts';
 import type { Detail, Event } from './schemas.ts';
 
+export { MAX_PROBABILITY, MIN_PROBABILITY, POISSON_TRAILING_DAYS, clipProbability, hazardCumulative, type HazardParams, type KnownReset } from './hazard.ts';
 export {
   CHECKPOINT_INTERVAL_MS,
   HORIZONS_HOURS,
@@ -28,13 +30,6 @@ export const MIN_HISTORY_DAYS = 30;
 /** Trailing history both the climatology and the models look at (one year of the product's life). */
 export const HISTORY_WINDOW_DAYS = 365;
 /**
- * Probabilities are clipped to [1%, 99%]. With a few dozen events nobody can claim better than 1-in-100 odds
- * either way, and an exact 0 or 1 would score an unbounded log-loss and read as certainty to a user.
- */
-export const MIN_PROBABILITY = 0.01;
-export const MAX_PROBABILITY = 0.99;
-
-/**
  * hazard-v3 is hazard-v2 without the incident stratum (the tracker's records carry no incident reason, so it
  * never fired in production) and with hyperparameters chosen by rolling-origin evaluation; it also reads an
  * announced upcoming reset.
@@ -42,21 +37,6 @@ export const MAX_PROBABILITY = 0.99;
 export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v3'] as const;
 export type ModelVersion = (typeof MODEL_VERSIONS)[number];
 export const PRODUCTION_MODEL: ModelVersion = 'hazard-v3';
-
-/** Baseline window, fixed a priori (one quarter) and never tuned, so the baseline stays a baseline. */
-export const POISSON_TRAILING_DAYS = 90;
-
-export interface HazardParams {
-  /** Weight of an event or of exposure halves every `half_life_days` before `asOf` (Infinity: no decay). */
-  half_life_days: number;
-  /**
-   * Gamma prior on each bin's hazard, worth `prior_days` days of exposure at the overall (recency-weighted)
-   * rate: bins with little exposure (long gaps are rare) shrink to the overall rate instead of to noise.
-   */
-  prior_days: number;
-  /** Lower edges, in days since the last global reset, of the piecewise-constant hazard; the first is 0. */
-  bin_edges_days: readonly number[];
-}
 
 /**
  * Chosen by rolling-origin evaluation (backtest.ts `selectByRollingOrigin`): at each monthly origin the grid
@@ -103,15 +83,6 @@ export interface ForecastOptions {
   hazard?: Partial<HazardParams>;
   /** An upcoming reset the tracker says was announced but not yet applied (its `/status` `scheduled_reset`). */
   announced?: AnnouncedReset | null;
-}
-
-export function clipProbability(p: number): number {
-  return Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
-}
-
-/** A global reset as the models see it. */
-export interface KnownReset {
-  ms: number;
 }
 
 interface KnownResets {
@@ -172,77 +143,6 @@ function climatologyOf(times: readonly number[], asOfMs: number): Climatology {
   const w48 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 48 * HOUR_MS);
   if (w24 === null || w48 === null) return none;
   return { base_rate_24h: w24.rate, base_rate_48h: w48.rate, sample_size: times.length, windows_24h: w24.windows, windows_48h: w48.windows };
-}
-
-/** poisson-v1: resets in the trailing 90 days (or the known history, if shorter) as a constant Poisson rate. */
-function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
-  const first = times[0]!;
-  const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - first);
-  const from = asOfMs - spanMs;
-  // Strictly after `from`: when the window is the whole history, the first reset opens the observation period
-  // and counting it too would bias the rate up (n events, but only n - 1 gaps observed).
-  const n = times.filter((t) => t > from).length;
-  return 1 - Math.exp(-(n / spanMs) * horizonMs);
-}
-
-/**
- * hazard-v3: a piecewise-constant hazard on the time since the last global reset, estimated as recency-weighted
- * events over recency-weighted exposure per bin (a piecewise-exponential survival model), each bin shrunk to
- * the overall recency-weighted rate with a gamma prior worth `prior_days` of exposure. Recency weighting lets
- * it follow regime changes (months of silence, then several resets a week). P(>=1 reset in the next h) is
- * 1 - exp(-cumulative hazard from the current gap s0 to s0 + h), exact for a renewal process because only the
- * first reset in the window matters.
- */
-export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams): number {
-  const edges = params.bin_edges_days.map((d) => d * DAY_MS);
-  const k = edges.length;
-  const lower = (b: number) => edges[b]!;
-  const upper = (b: number) => (b + 1 < k ? edges[b + 1]! : Infinity);
-  const binOf = (s: number) => {
-    let b = k - 1;
-    while (b > 0 && s < lower(b)) b--;
-    return b;
-  };
-  const halfLifeMs = params.half_life_days * DAY_MS;
-  const decays = Number.isFinite(halfLifeMs);
-  // Weight exp(-ln2 * age / half-life); offsets from a reset reuse its weight times a precomputed factor, which
-  // keeps the backtest's grid search cheap.
-  const c = decays ? Math.LN2 / halfLifeMs : 0;
-  const weight = (u: number) => (decays ? Math.exp((u - asOfMs) * c) : 1);
-  const edgeFactor = edges.map((offset) => (decays ? Math.exp(offset * c) : 1));
-  // Exact integral of the weight over [a, z], in days, from the weights at both ends.
-  const exposure = (a: number, wa: number, z: number, wz: number) => (decays ? (wz - wa) / c : z - a) / DAY_MS;
-
-  const events = new Array<number>(k).fill(0);
-  const exposed = new Array<number>(k).fill(0);
-  let ws = weight(resets[0]!.ms);
-  for (let i = 0; i < resets.length; i++) {
-    const start = resets[i]!.ms;
-    const next = resets[i + 1]?.ms;
-    const end = next ?? asOfMs;
-    const we = next === undefined ? 1 : weight(next);
-    for (let b = 0; b < k; b++) {
-      const a = start + lower(b);
-      if (a >= end) break;
-      const capped = start + upper(b) >= end;
-      exposed[b]! += exposure(a, ws * edgeFactor[b]!, capped ? end : start + upper(b), capped ? we : ws * edgeFactor[b + 1]!);
-    }
-    if (next !== undefined) events[binOf(next - start)]! += we;
-    ws = we;
-  }
-  const sum = (xs: readonly number[]) => xs.reduce((acc, x) => acc + x, 0);
-  const totalExposed = sum(exposed);
-  const overall = totalExposed > 0 ? sum(events) / totalExposed : 0;
-  const hazard = edges.map((_, b) => (events[b]! + params.prior_days * overall) / (exposed[b]! + params.prior_days));
-
-  const s0 = asOfMs - resets[resets.length - 1]!.ms;
-  let cumulative = 0;
-  for (let b = 0; b < k; b++) {
-    const a = Math.max(s0, lower(b));
-    const z = Math.min(s0 + horizonMs, upper(b));
-    if (z > a) cumulative += (hazard[b]! * (z - a)) / DAY_MS;
-  }
-  return cumulative;
 }
 
 /**
