@@ -30,6 +30,22 @@ describe('renderApi', () => {
     expect(f.base_rate_48h).toBe(1);
   });
 
+  it('explains an announced reset in every language, with the scheduled time and the sample it rests on', async () => {
+    const { computeForecast } = await import('../../builder/model/forecast.ts');
+    const history = Array.from({ length: 12 }, (_, i) => testEvent(new Date(Date.parse('2026-09-01T00:00:00Z') + i * 5 * 86_400_000).toISOString().replace('.000Z', 'Z')));
+    const forecast = computeForecast(history, asOf, { announced: { id: 'sr-next', scheduled_for: '2026-11-21T17:00:00Z', announced_at: '2026-11-21T11:00:00Z' } });
+    expect(forecast.probability_24h!).toBeGreaterThanOrEqual(0.5);
+    const docs = renderApi(input({ forecast }));
+    for (const lang of ['en', 'de', 'ko', 'ja', 'zh']) {
+      const f = JSON.parse(docs.find((d) => d.key === `api/${lang}/forecast.json`)!.body);
+      expect(f.explanation).toContain('2026-11-21T17:00:00Z');
+      expect(f.explanation).not.toContain('{{');
+      expect(f.announced).toMatchObject({ id: 'sr-next', inside_24h: true, followed: 0, sample_size: 0 });
+    }
+    const en = JSON.parse(docs.find((d) => d.key === 'api/en/forecast.json')!.body);
+    expect(en.explanation).toMatch(/announced for 2026-11-21T17:00:00Z.*Of 0 earlier announcements/);
+  });
+
   it('refuses to publish a probability of 0, which would claim certainty', () => {
     expect(() => renderApi(input({ forecast: { ...input().forecast, probability_24h: 0 } }))).toThrow(/api\/en\/forecast\.json does not match the forecast schema at probability_24h/);
   });
