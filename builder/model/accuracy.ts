@@ -64,7 +64,7 @@ export function recordForecast(prev: ForecastRecord, forecast: Forecast, events:
       ? checkpointAtOrAfter(Date.parse(prev.last_forecast.issued_at))
       : checkpointAtOrAfter(asOfMs);
   const candidates = prev.last_forecast === null ? [current] : [prev.last_forecast, current];
-  for (let t = Math.max(first, keepFrom); t <= asOfMs; t += 6 * HOUR_MS) log.push(entryFor(t, candidates, asOf));
+  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += 6 * HOUR_MS) log.push(entryFor(t, candidates, asOf));
   const resolutions = resolve(log, prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom), events, asOfMs);
   return { forecast_log: log, forecast_resolutions: resolutions, last_forecast: current };
 }
