@@ -103,29 +103,48 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
 
 /** Candidate pairs for the proximity rule, closest first: a sweep over all instants, so large histories stay fast. */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
-  const points = all.flatMap((e, i) => instantsOf(e).map((t) => ({ t, i }))).sort((x, y) => x.t - y.t || x.i - y.i);
-  const best = new Map<string, { i: number; j: number; d: number }>();
-  for (let p = 0; p < points.length; p++) {
-    for (let q = p + 1; q < points.length && points[q]!.t - points[p]!.t <= MERGE_WINDOW_MS; q++) {
-      const [i, j] = [Math.min(points[p]!.i, points[q]!.i), Math.max(points[p]!.i, points[q]!.i)];
-      const a = all[i]!;
-      const b = all[j]!;
-      if (i === j || a.origin === b.origin || a.type !== b.type) continue;
-      const d = points[q]!.t - points[p]!.t;
-      const key = `${i}:${j}`;
-      if ((best.get(key)?.d ?? Infinity) > d) best.set(key, { i, j, d });
+  const ts: number[] = [];
+  const owner: number[] = [];
+  all.forEach((e, i) => {
+    for (const t of instantsOf(e)) {
+      ts.push(t);
+      owner.push(i);
+    }
+  });
+  const order = ts.map((_, k) => k).sort((x, y) => ts[x]! - ts[y]! || owner[x]! - owner[y]!);
+  // Closest distance per pair of records; a record with several instants can meet another more than once.
+  const best = new Map<number, { i: number; j: number; d: number }>();
+  for (let p = 0; p < order.length; p++) {
+    const tp = ts[order[p]!]!;
+    const ip = owner[order[p]!]!;
+    for (let q = p + 1; q < order.length; q++) {
+      const d = ts[order[q]!]! - tp;
+      if (d > MERGE_WINDOW_MS) break;
+      const iq = owner[order[q]!]!;
+      const a = all[ip]!;
+      const b = all[iq]!;
+      if (ip === iq || a.origin === b.origin || a.type !== b.type) continue;
+      const i = Math.min(ip, iq);
+      const j = Math.max(ip, iq);
+      const key = i * all.length + j;
+      const seen = best.get(key);
+      if (seen === undefined || seen.d > d) best.set(key, { i, j, d });
     }
   }
   return [...best.values()].sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
 }
 
 function unionByProximity(all: readonly Event[], find: (i: number) => number, union: (a: number, b: number) => void): void {
+  // One origin (the curated data alone, say): the rule can never apply.
+  if (all.every((e) => e.origin === all[0]!.origin)) return;
+  const pairs = proximityPairs(all);
+  if (pairs.length === 0) return;
   const origins = new Map<number, Set<string>>();
   all.forEach((e, k) => {
     const r = find(k);
     origins.set(r, (origins.get(r) ?? new Set()).add(e.origin));
   });
-  for (const { i, j } of proximityPairs(all)) {
+  for (const { i, j } of pairs) {
     const ri = find(i);
     const rj = find(j);
     if (ri === rj) continue;
