@@ -1,6 +1,5 @@
 // Pure: folds one run's source results and the review decisions into the stored state.
-import type { ReviewDecision } from '../sources/archive.ts';
-import type { SourceResult } from '../sources/fetcher.ts';
+import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
 import { EVENT_ID_PATTERN, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
 

@@ -1,22 +1,16 @@
 // Dated snapshots of the state object and the curated data/ directory, with SHA-256 checksums, under a private
 // prefix. A snapshot is complete when its manifest.json exists (written last); it is never modified afterwards.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { assertSafeKey } from './local-sink.ts';
-import {
-  DEFAULT_BACKUP_PREFIX,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_STATE_KEY,
-  assertPrivateKey,
-  describeS3Error,
-  getObjectBytes,
-  isConditionFailure,
-  putIfAbsent,
-  putIfMatch,
-} from './s3-config.ts';
+import { ConfigError, ConflictError } from '../errors.ts';
+import { writeFileAtomic } from '../fsutil/atomic.ts';
+import { assertSafeKey } from '../fsutil/safe-key.ts';
+import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
+import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
+import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
 
 export interface BackupTarget {
   client: S3Client;
@@ -86,22 +80,14 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function resolveTarget(t: BackupTarget) {
   const backupPrefix = t.backupPrefix ?? DEFAULT_BACKUP_PREFIX;
-  if (!backupPrefix.endsWith('/')) throw new Error(`[${WHERE}] backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
+  if (!backupPrefix.endsWith('/')) throw new ConfigError(WHERE, `backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
   const stateKey = t.stateKey ?? DEFAULT_STATE_KEY;
   assertPrivateKey(backupPrefix, t.publicPrefix ?? '', WHERE);
   return { client: t.client, bucket: t.bucket, backupPrefix, stateKey, limit: pLimit(t.concurrency ?? DEFAULT_CONCURRENCY) };
 }
 
 function assertBackupId(id: string): void {
-  if (!BACKUP_ID.test(id)) throw new Error(`[${WHERE}] not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
-}
-
-/** Write-then-rename, so a crash mid-restore never leaves half a file. */
-async function writeBytesAtomic(file: string, body: Uint8Array): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.restore.tmp`;
-  await writeFile(tmp, body);
-  await rename(tmp, file);
+  if (!BACKUP_ID.test(id)) throw new ConfigError(WHERE, `not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
 }
 
 async function listDataFiles(root: string, rel = ''): Promise<string[]> {
@@ -151,7 +137,7 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
       // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
       await putIfAbsent(client, { Bucket: bucket, Key: key, Body: body, ContentType: contentType });
     } catch (err) {
-      if (isConditionFailure(err)) throw new Error(`[${WHERE}] PUT s3://${bucket}/${key}: a backup with id ${id} already exists`);
+      if (isConditionFailure(err)) throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: a backup with id ${id} already exists`, { cause: err });
       throw describeS3Error(WHERE, 'PUT', bucket, key, err);
     }
   };
@@ -320,12 +306,12 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
       else await putIfMatch(client, input, current.etag);
     } catch (err) {
       if (isConditionFailure(err)) {
-        throw new Error(`[${WHERE}] PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`);
+        throw new ConflictError(WHERE, `PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`, { cause: err });
       }
       throw describeS3Error(WHERE, 'PUT', bucket, stateKey, err);
     }
   }
-  for (const [rel, body] of loaded.files) await writeBytesAtomic(path.join(opts.dataDir, rel), body);
+  for (const [rel, body] of loaded.files) await writeFileAtomic(path.join(opts.dataDir, rel), body);
   return { ok: true, id, stateRestored: loaded.state !== null, files: loaded.files.size, replacedStateKept };
 }
 

@@ -3,8 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { replaceFile } from '../state/local-store.ts';
-import type { OutputDocument, PublishReport, Sink } from './sink.ts';
+import { DataError, StorageError } from '../errors.ts';
+import { replaceFile } from '../fsutil/atomic.ts';
+import { assertSafeKey } from '../fsutil/safe-key.ts';
+import type { OutputDocument } from '../render/output.ts';
+import type { PublishReport, Sink } from './sink.ts';
 
 /**
  * New directories are built under `<dir>/.publish-staging-<pid>-<uuid>/` and renamed into place whole. Keys
@@ -45,12 +48,6 @@ async function listTree(root: string): Promise<Listing | null> {
     return true;
   };
   return (await walk('')) ? listing : null;
-}
-
-export function assertSafeKey(key: string): void {
-  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split('/').some((p) => p === '..' || p === '.')) {
-    throw new Error(`[publish] refusing unsafe object key ${JSON.stringify(key)}`);
-  }
 }
 
 /**
@@ -117,7 +114,7 @@ const reason = (err: unknown) => (err instanceof Error ? err.message : String(er
  */
 export function createLocalSink(dir: string): Sink {
   const name = `local:${dir}`;
-  const fail = (what: string, err: unknown): Error => new Error(`[publish] ${name}: ${what}: ${reason(err)}`, { cause: err });
+  const fail = (what: string, err: unknown): StorageError => new StorageError('publish/local', `${name}: ${what}: ${reason(err)}`, { cause: err });
   return {
     name,
     async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
@@ -125,7 +122,7 @@ export function createLocalSink(dir: string): Sink {
       // Every key is checked before anything is written, so a bad build cannot leave half of itself behind.
       for (const d of docs) {
         assertSafeKey(d.key);
-        if (d.key.startsWith(STAGING_PREFIX)) throw new Error(`[publish] refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
+        if (d.key.startsWith(STAGING_PREFIX)) throw new DataError('publish/local', `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
       }
       const limit = pLimit(WRITE_CONCURRENCY);
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalSink, STAGING_PREFIX } from '../../builder/publish/local-sink.ts';
-import { PHASE } from '../../builder/publish/sink.ts';
+import { PHASE } from '../../builder/render/output.ts';
 import { doc, sampleBuild } from './sink.ts';
 
 const dirs: string[] = [];

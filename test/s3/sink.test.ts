@@ -6,7 +6,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
-import { PHASE } from '../../builder/publish/sink.ts';
+import { PHASE } from '../../builder/render/output.ts';
 import { doc, sampleBuild, sinkContract } from '../contracts/sink.ts';
 import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
 
@@ -43,11 +43,12 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   /** A sink on its own prefix and manifest, with a clock the test moves. */
-  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number } = {}) {
+  /** Lists the bucket on every publish unless `listEvery` says otherwise, so drift is caught at once. */
+  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number } = {}) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}) });
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}) });
     return {
       prefix,
       clock,
@@ -163,8 +164,8 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   it('refuses a manifest key under the public prefix', () => {
-    expect(() => createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json' })).toThrow(/public prefix/);
-    expect(() => createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json' })).toThrow(/public API root/);
+    expect(() => createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json', now: () => new Date(T0) })).toThrow(/public prefix/);
+    expect(() => createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json', now: () => new Date(T0) })).toThrow(/public API root/);
   });
 
   it('leaves the previous API fully readable when a publish breaks halfway, and the next publish completes it', async () => {
