@@ -10,24 +10,9 @@ import { ConflictError } from '../../builder/errors.ts';
 import { stateStoreContract } from '../contracts/state-store.ts';
 import { createTestBucket, createTestClient, describeS3, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
 
-// The local store's read-compare-write and its stale-lock takeover are not atomic, and two writes in the same
-// millisecond share a temp file name (ENOENT on rename); it serves single-process local runs only.
 const tmpDirs: string[] = [];
 afterAll(async () => {
   for (const d of tmpDirs) await rm(d, { recursive: true, force: true });
-});
-
-stateStoreContract('local directory', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'reset-state-'));
-  tmpDirs.push(dir);
-  return {
-    store: createLocalStateStore(dir, { now: () => new Date() }),
-    another: () => createLocalStateStore(dir, { now: () => new Date() }),
-    writeRaw: (text) => writeFile(path.join(dir, 'state.json'), text),
-    writeRawCopy: (text) => writeFile(path.join(dir, 'state.last-good.json'), text),
-    keptAside: async () =>
-      Promise.all((await readdir(dir)).filter((f) => f.startsWith('state.json.corrupt-')).map((f) => readFile(path.join(dir, f), 'utf8'))),
-  };
 });
 
 describeS3('S3 state store (radosgw)', () => {

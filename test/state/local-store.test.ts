@@ -6,8 +6,23 @@ import { emptyState } from '../../builder/model/schemas.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { ConflictError } from '../../builder/errors.ts';
 import { updateState } from '../../builder/state/store.ts';
+import { stateStoreContract } from '../contracts/state-store.ts';
 
 const tmp = () => mkdtemp(path.join(tmpdir(), 'rsa-state-'));
+
+// The local store's read-compare-write and its stale-lock takeover serialize through a mutex file; it serves
+// single-process local runs and the tests.
+stateStoreContract('local directory', async () => {
+  const dir = await tmp();
+  return {
+    store: createLocalStateStore(dir, { now: () => new Date() }),
+    another: () => createLocalStateStore(dir, { now: () => new Date() }),
+    writeRaw: (text) => writeFile(path.join(dir, 'state.json'), text),
+    writeRawCopy: (text) => writeFile(path.join(dir, 'state.last-good.json'), text),
+    keptAside: async () =>
+      Promise.all((await readdir(dir)).filter((f) => f.startsWith('state.json.corrupt-')).map((f) => readFile(path.join(dir, f), 'utf8'))),
+  };
+});
 
 describe('local state store', () => {
   it('starts clean when nothing is stored, and round-trips what it saved', async () => {
