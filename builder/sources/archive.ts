@@ -79,7 +79,7 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   }
   const ids = new Set<string>();
   for (const e of events) {
-    if (ids.has(e.id)) throw new Error(`[sources/archive] duplicate event id ${e.id} in ${dataDir}`);
+    if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
   return { events, archives, reviews };
