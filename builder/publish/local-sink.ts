@@ -7,6 +7,7 @@ import { DataError, StorageError } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
+import { planLocalWrites, type LocalWrite } from './local-plan.ts';
 import type { PublishReport, Sink } from './sink.ts';
 
 /**
@@ -56,11 +57,6 @@ async function listTree(root: string): Promise<Listing | null> {
  */
 export const WRITE_CONCURRENCY = 16;
 
-const parentOf = (key: string) => {
-  const i = key.lastIndexOf('/');
-  return i < 0 ? '' : key.slice(0, i);
-};
-
 /** Runs `fn` on every item, `limit` at a time; after a failure starts no more, waits for the started ones, throws the first. */
 async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   const errors: unknown[] = [];
@@ -79,25 +75,26 @@ async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readon
   if (errors.length > 0) throw errors[0];
 }
 
-/**
- * The same items, taking one from each directory in turn. Creating a file holds its directory's lock, and while
- * inodes are slow to allocate (on a journal-less ext4, for minutes after many files were deleted) the other writers
- * in that directory spin on the lock instead of working: a profile of a cold 10,000-event publish found a fifth of
- * its samples spinning there. Files written at the same time now go to different directories; an A/B on that
- * build took the publish from 8.35 s to 3.62 s (median of 8 each, BENCHMARKS.md section 2).
- */
-function acrossDirectories<T extends { d: OutputDocument }>(items: readonly T[]): T[] {
-  const by = new Map<string, T[]>();
-  for (const item of items) {
-    const p = parentOf(item.d.key);
-    let list = by.get(p);
-    if (list === undefined) by.set(p, (list = []));
-    list.push(item);
+/** Carries out one planned write; says whether it wrote or found the file already as wanted. */
+async function writeOne(dir: string, w: LocalWrite, moves: ReadonlyMap<string, string>, ensureDir: (d: string) => Promise<unknown>): Promise<'written' | 'unchanged'> {
+  if (w.kind === 'staged') {
+    const stagedFile = path.join(moves.get(w.top)!, w.rest);
+    await ensureDir(path.dirname(stagedFile));
+    await writeFile(stagedFile, w.doc.body);
+    return 'written';
   }
-  const lists = [...by.values()];
-  const out: T[] = [];
-  for (let i = 0; out.length < items.length; i++) for (const list of lists) if (i < list.length) out.push(list[i]!);
-  return out;
+  const file = path.join(dir, w.doc.key);
+  if (w.kind === 'compare') {
+    let current: string | null = null;
+    try {
+      current = await readFile(file, 'utf8');
+    } catch {
+      current = null; // gone or unreadable: written again below, which reports a real problem
+    }
+    if (current === w.doc.body) return 'unchanged';
+  }
+  await replaceFile(file, w.doc.body);
+  return 'written';
 }
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -136,7 +133,7 @@ export function createLocalSink(dir: string): Sink {
         }
         listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
       }
-      const { files: existing, dirs } = listing;
+      const plan = planLocalWrites(docs, listing);
       const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
       let staged = 0;
       const made = new Map<string, Promise<unknown>>();
@@ -146,49 +143,14 @@ export function createLocalSink(dir: string): Sink {
         return p;
       };
       try {
-        for (const phase of [...new Set(docs.map((d) => d.phase))].sort((a, b) => a - b)) {
+        for (const { writes, tops } of plan.phases) {
           /** Topmost missing directory (relative) -> its staged copy, for this phase. */
-          const moves = new Map<string, string>();
-          const newDirs: string[] = [];
-          const jobs = docs
-            .filter((d) => d.phase === phase)
-            .map((d) => {
-              if (existing.has(d.key)) return { d, stagedFile: null, compare: true };
-              const parent = parentOf(d.key);
-              if (dirs.has(parent)) return { d, stagedFile: null, compare: false };
-              const parts = parent.split('/');
-              let top = parts[0]!;
-              for (let i = 1; dirs.has(top); i++) top = `${top}/${parts[i]!}`;
-              let copy = moves.get(top);
-              if (copy === undefined) moves.set(top, (copy = path.join(staging, String(staged++))));
-              newDirs.push(parent);
-              return { d, stagedFile: path.join(copy, d.key.slice(top.length + 1)), compare: false };
-            });
-          await forEachLimited(limit, acrossDirectories(jobs), async ({ d, stagedFile, compare }) => {
+          const moves = new Map(tops.map((top) => [top, path.join(staging, String(staged++))]));
+          await forEachLimited(limit, writes, async (w) => {
             try {
-              if (stagedFile !== null) {
-                await ensureDir(path.dirname(stagedFile));
-                await writeFile(stagedFile, d.body);
-                report.written++;
-                return;
-              }
-              const file = path.join(dir, d.key);
-              if (compare) {
-                let current: string | null = null;
-                try {
-                  current = await readFile(file, 'utf8');
-                } catch {
-                  current = null; // gone or unreadable: written again below, which reports a real problem
-                }
-                if (current === d.body) {
-                  report.unchanged++;
-                  return;
-                }
-              }
-              await replaceFile(file, d.body);
-              report.written++;
+              report[await writeOne(dir, w, moves, ensureDir)]++;
             } catch (err) {
-              throw fail(`could not write ${d.key}`, err);
+              throw fail(`could not write ${w.doc.key}`, err);
             }
           });
           // The phase's new directories appear whole, each with one rename, before the next phase starts.
@@ -201,18 +163,13 @@ export function createLocalSink(dir: string): Sink {
               throw fail(`could not move the new directory ${top} into place${hint}`, err);
             }
           }
-          for (const p of newDirs) {
-            for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
-            dirs.add(p);
-          }
         }
       } finally {
         if (staged > 0) await rm(staging, { recursive: true, force: true });
       }
-      const keep = new Set(docs.map((d) => d.key));
       await forEachLimited(
         limit,
-        [...existing].filter((f) => !keep.has(f)),
+        plan.remove,
         async (f) => {
           try {
             await rm(path.join(dir, f), { force: true });
