@@ -2,12 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { DataError, StorageError } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
-import { planLocalWrites, type LocalWrite } from './local-plan.ts';
+import { planLocalWrites, type LocalPlan, type LocalWrite } from './local-plan.ts';
 import type { PublishReport, Sink } from './sink.ts';
 
 /**
@@ -97,6 +97,46 @@ async function writeOne(dir: string, w: LocalWrite, moves: ReadonlyMap<string, s
   return 'written';
 }
 
+/**
+ * Writes the plan's phases in order; a phase's staged directories are renamed in before the next phase starts. The
+ * staging area is removed whatever happens.
+ */
+async function writePhases(dir: string, plan: LocalPlan, limit: LimitFunction, report: PublishReport, fail: (what: string, err: unknown) => StorageError): Promise<void> {
+  const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
+  let staged = 0;
+  const made = new Map<string, Promise<unknown>>();
+  const ensureDir = (d: string) => {
+    let p = made.get(d);
+    if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
+    return p;
+  };
+  try {
+    for (const { writes, tops } of plan.phases) {
+      /** Topmost missing directory (relative) -> its staged copy, for this phase. */
+      const moves = new Map(tops.map((top) => [top, path.join(staging, String(staged++))]));
+      await forEachLimited(limit, writes, async (w) => {
+        try {
+          report[await writeOne(dir, w, moves, ensureDir)]++;
+        } catch (err) {
+          throw fail(`could not write ${w.doc.key}`, err);
+        }
+      });
+      // The phase's new directories appear whole, each with one rename, before the next phase starts.
+      for (const [top, copy] of moves) {
+        try {
+          await rename(copy, path.join(dir, top));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
+          throw fail(`could not move the new directory ${top} into place${hint}`, err);
+        }
+      }
+    }
+  } finally {
+    if (staged > 0) await rm(staging, { recursive: true, force: true });
+  }
+}
+
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -134,39 +174,7 @@ export function createLocalSink(dir: string): Sink {
         listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
       }
       const plan = planLocalWrites(docs, listing);
-      const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
-      let staged = 0;
-      const made = new Map<string, Promise<unknown>>();
-      const ensureDir = (d: string) => {
-        let p = made.get(d);
-        if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
-        return p;
-      };
-      try {
-        for (const { writes, tops } of plan.phases) {
-          /** Topmost missing directory (relative) -> its staged copy, for this phase. */
-          const moves = new Map(tops.map((top) => [top, path.join(staging, String(staged++))]));
-          await forEachLimited(limit, writes, async (w) => {
-            try {
-              report[await writeOne(dir, w, moves, ensureDir)]++;
-            } catch (err) {
-              throw fail(`could not write ${w.doc.key}`, err);
-            }
-          });
-          // The phase's new directories appear whole, each with one rename, before the next phase starts.
-          for (const [top, copy] of moves) {
-            try {
-              await rename(copy, path.join(dir, top));
-            } catch (err) {
-              const code = (err as NodeJS.ErrnoException).code;
-              const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
-              throw fail(`could not move the new directory ${top} into place${hint}`, err);
-            }
-          }
-        }
-      } finally {
-        if (staged > 0) await rm(staging, { recursive: true, force: true });
-      }
+      await writePhases(dir, plan, limit, report, fail);
       await forEachLimited(
         limit,
         plan.remove,
