@@ -162,6 +162,8 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
   const targetEnv = (bucket: string, endpoint: string): Record<string, string> => ({
     RESET_S3_BUCKET: bucket,
     RESET_S3_ENDPOINT: endpoint,
+    // Every publish lists the bucket, so the faults on the listing are exercised on every tick.
+    RESET_S3_LIST_EVERY: '1',
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: ACCESS_KEY,
     AWS_SECRET_ACCESS_KEY: SECRET_KEY,
