@@ -1,5 +1,6 @@
 // Runs every configured source once, in parallel and bounded, and returns one result per source, in config order.
 import pLimit from 'p-limit';
+import { SourceError, messageOf } from '../errors.ts';
 import { computeCheck } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
@@ -39,7 +40,8 @@ export async function fetchAllSources(configs: readonly SourceConfig[], fetcher:
         try {
           return await fetchOne(config, fetcher, asOf, opts);
         } catch (err) {
-          opts.log?.(`[sources/index] ${config.kind} ${config.id} (${config.url}) threw: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          const bug = new SourceError('sources/index', `${config.kind} ${config.id} (${config.url}) threw: ${messageOf(err)}`, { cause: err });
+          opts.log?.(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message);
           return { check: computeCheck(config, asOf, { ok: false, http_status: null, latency_ms: null, items_read: 0, detail: { code: 'internal_error', params: {} } }) };
         }
       }),
