@@ -31,7 +31,7 @@ async function child(outDir: string, stateDir: string, dataDir: string): Promise
     now: () => new Date(BENCH_NOW),
     fetcher: createHttpFetcher(),
     sources: sourceConfigsFromEnv(process.env),
-    store: createLocalStateStore(stateDir),
+    store: createLocalStateStore(stateDir, { now: () => new Date() }),
     sink: createLocalSink(outDir),
     dataDir,
     onStage: (name, ms) => (stages[name] = ms),

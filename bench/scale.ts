@@ -13,7 +13,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pLimit from 'p-limit';
 import { WRITE_CONCURRENCY } from '../builder/publish/local-sink.ts';
-import type { OutputDocument, PublishReport, Sink } from '../builder/publish/sink.ts';
+import type { PublishReport, Sink } from '../builder/publish/sink.ts';
+import type { OutputDocument } from '../builder/render/output.ts';
 import { BENCH_NOW, benchArgs, fmtMiB, fmtMs, lastJson, median, runChild, saveResults, startSources, table, writeSyntheticData } from './lib.ts';
 
 export const SCALE_TARGET_RATIO = 2;
@@ -67,7 +68,7 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
       now: () => new Date(BENCH_NOW),
       fetcher: createHttpFetcher(),
       sources: sourceConfigsFromEnv(process.env),
-      store: createLocalStateStore(path.join(work, `state-${name}`)),
+      store: createLocalStateStore(path.join(work, `state-${name}`), { now: () => new Date() }),
       sink,
       dataDir,
       ...(timed ? { onStage: (stage: string, ms: number) => (stages[stage] ??= []).push(ms) } : {}),

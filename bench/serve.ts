@@ -131,7 +131,7 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
       now: () => new Date(BENCH_NOW),
       fetcher: createHttpFetcher(),
       sources: [],
-      store: createLocalStateStore(path.join(work, 'state')),
+      store: createLocalStateStore(path.join(work, 'state'), { now: () => new Date() }),
       sink: createLocalSink(dist),
       dataDir: path.join(ROOT, 'data'),
     });

@@ -1,8 +1,65 @@
-// Constants of the public contract shared by the edge router and the renderer (dependency-free, so the edge
-// bundle can include it).
-export const CACHE_CONTROL = 'public, max-age=30';
+// The shared vocabulary of the public contract: languages, event types, the event id pattern, content types, the
+// contract headers and the object key layout. Every stage (model, render, publish, the edge router) imports it from
+// here and nowhere keeps a copy. It imports nothing, and the CloudFront Function bundle includes it, so it keeps to
+// plain constants and small functions (see scripts/build-edge.ts for the syntax the edge runtime accepts).
+
+export const LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
+export type Lang = (typeof LANGS)[number];
+export const DEFAULT_LANG: Lang = 'en';
+
+export const EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Event ids: 1-80 characters of a-z 0-9 . _ -, starting with a letter or digit (safe in a URL path and a key). */
+export const EVENT_ID_PATTERN_SOURCE = '^[a-z0-9][a-z0-9._-]{0,79}$';
+export const EVENT_ID_PATTERN = new RegExp(EVENT_ID_PATTERN_SOURCE);
+
+/** The endpoints served per language at `api/<lang>/<endpoint>.json`. */
+export const ENDPOINTS = ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const CACHE_CONTROL = 'public, max-age=30';
+/** Private objects (state, manifests, locks) are never cached. */
+export const NO_STORE = 'no-store';
+
+/** The root every public object lies under. */
+export const API_ROOT = 'api/';
+export const INDEX_KEY = 'api/index.json';
+export const OPENAPI_KEY = 'api/openapi.json';
 /** Served, with status 404, for a well-formed key that has no object (the CDN's custom error response). */
 export const NOT_FOUND_KEY = 'api/errors/not-found.json';
 /** The not-found document carries every language, so its Content-Language lists them all. */
-export const NOT_FOUND_CONTENT_LANGUAGE = 'en, de, ko, ja, zh';
+export const NOT_FOUND_CONTENT_LANGUAGE = LANGS.join(', ');
+
+export function isLang(value: string): value is Lang {
+  return (LANGS as readonly string[]).indexOf(value) !== -1;
+}
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).indexOf(value) !== -1;
+}
+
+export function isEndpoint(value: string): value is Endpoint {
+  return (ENDPOINTS as readonly string[]).indexOf(value) !== -1;
+}
+
+/** `api/<lang>/<endpoint>.json` */
+export function endpointKey(lang: Lang, endpoint: Endpoint): string {
+  return API_ROOT + lang + '/' + endpoint + '.json';
+}
+
+/** `api/<lang>/events/<id>.json` */
+export function eventKey(lang: Lang, id: string): string {
+  return API_ROOT + lang + '/events/' + id + '.json';
+}
+
+/** `api/<lang>/history/<type>.json`: the history filtered by `?type=`. */
+export function historyByTypeKey(lang: Lang, type: EventType): string {
+  return API_ROOT + lang + '/history/' + type + '.json';
+}
+
+/** `api/schemas/<file>`, where `file` is `<name>.json`. */
+export function schemaKey(file: string): string {
+  return API_ROOT + 'schemas/' + file;
+}

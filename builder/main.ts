@@ -1,16 +1,27 @@
-// The only place that builds real dependencies (clock, fetcher, store, sink) from arguments and environment.
+// The only place that builds real dependencies (clock, fetcher, store, sink) from arguments and environment, and the
+// one entry routine every command (the build, schedules/*.ts) runs through: it maps the error type to the exit code.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { ConfigError, EXIT, exitCodeFor, messageOf } from './errors.ts';
 import { createLocalSink } from './publish/local-sink.ts';
 import type { Sink } from './publish/sink.ts';
 import { run, type RunSummary } from './run.ts';
 import { disabledSourcesFromEnv, sourceConfigsFromEnv } from './sources/config.ts';
-import { createHttpFetcher } from './sources/http-fetcher.ts';
+import { RUN_DEADLINE_MS, createHttpFetcher } from './sources/http-fetcher.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
 
-export class UsageError extends Error {}
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** What an entry point may touch besides its arguments and environment: the clock and two output streams. */
+export interface Io {
+  now(): Date;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const processIo: Io = { now: () => new Date(), out: (l) => console.log(l), err: (l) => console.error(l) };
 
 export interface BuildOptions {
   now: Date;
@@ -20,51 +31,56 @@ export interface BuildOptions {
   target: 'local' | 's3';
 }
 
-export function parseBuildArgs(argv: readonly string[], clock: () => Date = () => new Date()): BuildOptions {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      now: { type: 'string' },
-      out: { type: 'string', default: 'dist' },
-      'state-dir': { type: 'string', default: '.state' },
-      'data-dir': { type: 'string', default: 'data' },
-      target: { type: 'string', default: process.env.RESET_TARGET ?? 'local' },
-    },
-    strict: true,
-  });
+/** Reads the command line; `--target` defaults to RESET_TARGET, else local. Throws ConfigError on a bad argument. */
+export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => Date): BuildOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        now: { type: 'string' },
+        out: { type: 'string', default: 'dist' },
+        'state-dir': { type: 'string', default: '.state' },
+        'data-dir': { type: 'string', default: 'data' },
+        target: { type: 'string', default: env.RESET_TARGET || 'local' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new ConfigError('build', messageOf(err), { cause: err });
+  }
   let now = clock();
   if (values.now !== undefined) {
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(values.now) || Number.isNaN(Date.parse(values.now))) {
-      throw new UsageError(`--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`);
+      throw new ConfigError('build', `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`);
     }
     now = new Date(values.now);
   }
-  if (values.target !== 'local' && values.target !== 's3') throw new UsageError(`--target is local or s3, got ${JSON.stringify(values.target)}`);
+  if (values.target !== 'local' && values.target !== 's3') throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);
   return { now, outDir: values.out, stateDir: values['state-dir'], dataDir: values['data-dir'], target: values.target };
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
-
 export async function createTargets(opts: BuildOptions, env: Env): Promise<{ store: StateStore; sink: Sink }> {
+  const now = () => opts.now;
   if (opts.target === 's3') {
     // Loaded only for S3 runs so a local build never pays for the AWS SDK.
-    const { createS3Targets } = await import('./publish/s3-targets.ts');
-    return createS3Targets(env, () => opts.now);
+    const { createS3Targets } = await import('./s3-targets.ts');
+    return createS3Targets(env, now);
   }
-  return { store: createLocalStateStore(opts.stateDir), sink: createLocalSink(opts.outDir) };
+  return { store: createLocalStateStore(opts.stateDir, { now }), sink: createLocalSink(opts.outDir) };
 }
 
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
-export async function runBuild(opts: BuildOptions, env: Env): Promise<RunSummary> {
+export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<RunSummary> {
   const { store, sink } = await createTargets(opts, env);
   return run({
     now: () => opts.now,
-    fetcher: createHttpFetcher(),
+    fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS }),
     sources: sourceConfigsFromEnv(env),
     store,
     sink,
     dataDir: path.resolve(opts.dataDir),
-    log: (l) => console.log(l),
+    log: io.out,
   });
 }
 
@@ -84,25 +100,39 @@ export function formatSummary(s: RunSummary): string {
   return lines.join('\n');
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
-  let opts: BuildOptions;
+/**
+ * The one entry routine: runs `body`, and turns what it throws into a message and an exit code by the error's type
+ * (errors.ts: configuration 2, conflict 3, storage 4, anything else 1). `onFailure` may add to the report.
+ */
+export async function runMain(name: string, io: Io, body: () => Promise<number>, onFailure?: (message: string) => Promise<void>): Promise<number> {
   try {
-    opts = parseBuildArgs(argv);
+    return await body();
   } catch (err) {
-    console.error(`build: ${(err as Error).message}`);
-    return 2;
-  }
-  try {
-    const summary = await runBuild(opts, process.env);
-    console.log(formatSummary(summary));
-    for (const d of disabledSourcesFromEnv(process.env)) console.log(`disabled: ${d.id} (${d.variable} is empty)`);
-    return 0;
-  } catch (err) {
-    console.error(`build failed: no valid API was produced\n${(err as Error).message}`);
-    return 1;
+    const code = exitCodeFor(err);
+    const message = messageOf(err);
+    if (code === EXIT.config) io.err(`${name}: ${message}`);
+    else io.err(`${name} failed: no valid API was produced\n${message}`);
+    if (onFailure) await onFailure(message).catch(() => {});
+    return code;
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await main(process.argv.slice(2));
+/** `npm run build`: one run, local by default. */
+export function main(argv: readonly string[], env: Env, io: Io = processIo): Promise<number> {
+  return runMain('build', io, async () => {
+    const opts = parseBuildArgs(argv, env, io.now);
+    const summary = await runBuild(opts, env, io);
+    io.out(formatSummary(summary));
+    for (const d of disabledSourcesFromEnv(env)) io.out(`disabled: ${d.id} (${d.variable} is empty)`);
+    return EXIT.ok;
+  });
+}
+
+/** True when `moduleUrl` is the script node was started with. */
+export function isEntryPoint(moduleUrl: string): boolean {
+  return moduleUrl === pathToFileURL(process.argv[1] ?? '').href;
+}
+
+if (isEntryPoint(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2), process.env);
 }

@@ -9,7 +9,8 @@ import { computeLatest, computeToday, type TodayState } from './model/status.ts'
 import { renderApi } from './render/documents.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
-import type { Fetcher, SourceConfig, SourceResult } from './sources/fetcher.ts';
+import type { SourceResult } from './model/inputs.ts';
+import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { updateState, type StateStore } from './state/store.ts';
 
@@ -79,7 +80,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     return { asOf: asOf.toISOString(), skipped: true, published: null, documents: 0, sources: [], today: null, reset: null, forecast: null, warnings };
   }
   try {
-    const results = await fetchAllSources([...deps.sources], deps.fetcher, asOf);
+    const results = await fetchAllSources([...deps.sources], deps.fetcher, asOf, { log });
     stage('fetch');
     // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
     let next: ReturnType<typeof computeNextState> | null = null;

@@ -1,10 +1,12 @@
 // Daily backup job and its manual counterparts:
 //   tsx schedules/backup.ts create | list | verify <id> | restore <id> [--data-dir data]
-// Bucket and prefixes come from RESET_S3_* (see builder/publish/s3-config.ts); credentials from the AWS chain.
+// Bucket and prefixes come from RESET_S3_* (see builder/s3/config.ts); credentials from the AWS chain.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { ConfigError, EXIT } from '../builder/errors.ts';
+import { isEntryPoint, processIo, runMain, type Env, type Io } from '../builder/main.ts';
 import { createBackup, listBackups, restoreBackup, verifyBackup, type BackupProblem, type BackupTarget } from '../builder/publish/backup.ts';
-import { createS3Client, s3ConfigFromEnv } from '../builder/publish/s3-config.ts';
+import { createS3Client } from '../builder/s3/client.ts';
+import { requireS3Config } from '../builder/s3/config.ts';
 
 const USAGE = 'usage: tsx schedules/backup.ts create | list | verify <id> | restore <id> [--data-dir DIR]';
 const DEFAULT_DATA_DIR = 'data';
@@ -13,27 +15,20 @@ function formatProblems(problems: readonly BackupProblem[]): string {
   return problems.map((p) => `  ${p.kind}: ${p.object}: ${p.detail}`).join('\n');
 }
 
-export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, now: Date): Promise<number> {
+export function main(argv: readonly string[], env: Env, io: Io = processIo): Promise<number> {
+  return runMain('backup', io, () => backup(argv, env, io));
+}
+
+async function backup(argv: readonly string[], env: Env, io: Io): Promise<number> {
   const [command, id, ...rest] = argv;
   let dataDir = DEFAULT_DATA_DIR;
   for (let i = 0; i < rest.length; i++) {
     if (rest[i] === '--data-dir' && rest[i + 1] !== undefined) dataDir = rest[++i]!;
-    else {
-      console.error(`backup: unexpected argument ${JSON.stringify(rest[i])}\n${USAGE}`);
-      return 2;
-    }
+    else throw new ConfigError('backup', `unexpected argument ${JSON.stringify(rest[i])}\n${USAGE}`);
   }
   dataDir = path.resolve(dataDir);
-  if (command === 'create' || command === 'list' ? id !== undefined : id === undefined) {
-    console.error(USAGE);
-    return 2;
-  }
-  const parsed = s3ConfigFromEnv(env);
-  if (!parsed.ok) {
-    console.error(`backup: ${parsed.error}`);
-    return 2;
-  }
-  const cfg = parsed.config;
+  if (command === 'create' || command === 'list' ? id !== undefined : id === undefined) throw new ConfigError('backup', USAGE);
+  const cfg = requireS3Config(env);
   const target: BackupTarget = {
     client: createS3Client(cfg),
     bucket: cfg.bucket,
@@ -45,48 +40,42 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
 
   switch (command) {
     case 'create': {
-      const b = await createBackup(target, { dataDir, now });
-      console.log(`backup ${b.id}: state ${b.state ? 'saved' : 'absent'}, ${b.files} data files -> ${b.location}`);
+      const b = await createBackup(target, { dataDir, now: io.now() });
+      io.out(`backup ${b.id}: state ${b.state ? 'saved' : 'absent'}, ${b.files} data files -> ${b.location}`);
       const check = await verifyBackup(target, b.id);
       if (!check.ok) {
-        console.error(`backup ${b.id} does not verify right after writing it:\n${formatProblems(check.problems)}`);
-        return 1;
+        io.err(`backup ${b.id} does not verify right after writing it:\n${formatProblems(check.problems)}`);
+        return EXIT.failed;
       }
-      return 0;
+      return EXIT.ok;
     }
     case 'list': {
-      for (const b of await listBackups(target)) console.log(b);
-      return 0;
+      for (const b of await listBackups(target)) io.out(b);
+      return EXIT.ok;
     }
     case 'verify': {
       const r = await verifyBackup(target, id!);
-      if (r.ok) console.log(`backup ${r.id}: ${r.checked} objects verified`);
-      else console.error(`backup ${r.id}: ${r.problems.length} problem(s):\n${formatProblems(r.problems)}`);
-      return r.ok ? 0 : 1;
+      if (r.ok) io.out(`backup ${r.id}: ${r.checked} objects verified`);
+      else io.err(`backup ${r.id}: ${r.problems.length} problem(s):\n${formatProblems(r.problems)}`);
+      return r.ok ? EXIT.ok : EXIT.failed;
     }
     case 'restore': {
       const r = await restoreBackup(target, id!, { dataDir });
       if (!r.ok) {
-        console.error(`backup ${r.id} fails verification; nothing was restored:\n${formatProblems(r.problems)}`);
-        return 1;
+        io.err(`backup ${r.id} fails verification; nothing was restored:\n${formatProblems(r.problems)}`);
+        return EXIT.failed;
       }
-      console.log(
+      io.out(
         `restored ${r.id}: state ${r.stateRestored ? 'restored' : 'not in backup'}, ${r.files} data files into ${dataDir}` +
           (r.replacedStateKept ? ` (previous state kept at ${r.replacedStateKept})` : ''),
       );
-      return 0;
+      return EXIT.ok;
     }
     default:
-      console.error(USAGE);
-      return 2;
+      throw new ConfigError('backup', USAGE);
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    process.exitCode = await main(process.argv.slice(2), process.env, new Date());
-  } catch (err) {
-    console.error(`backup failed: ${(err as Error).message}`);
-    process.exitCode = 1;
-  }
+if (isEntryPoint(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2), process.env);
 }

@@ -3,8 +3,8 @@
 //   tsx schedules/refresh.ts [--now ISO] [--target s3|local] [--out dist] [--state-dir .state] [--data-dir data]
 // The target defaults to RESET_TARGET, else s3: this entry point exists for the scheduled publish.
 import { appendFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
-import { formatSummary, parseBuildArgs, runBuild, type BuildOptions, type Env } from '../builder/main.ts';
+import { EXIT } from '../builder/errors.ts';
+import { formatSummary, isEntryPoint, parseBuildArgs, processIo, runBuild, runMain, type Env, type Io } from '../builder/main.ts';
 import type { RunSummary } from '../builder/run.ts';
 
 /** Keeps a cell on one table row whatever a source's detail contains. */
@@ -43,29 +43,23 @@ async function writeStepSummary(env: Env, markdown: string): Promise<void> {
   await appendFile(file, markdown + '\n', 'utf8');
 }
 
-export async function refresh(argv: readonly string[], env: Env): Promise<number> {
+export function refresh(argv: readonly string[], env: Env, io: Io = processIo): Promise<number> {
   const args = argv.some((a) => a === '--target' || a.startsWith('--target=')) ? [...argv] : ['--target', env.RESET_TARGET || 's3', ...argv];
-  let opts: BuildOptions;
-  try {
-    opts = parseBuildArgs(args);
-  } catch (err) {
-    console.error(`refresh: ${(err as Error).message}`);
-    return 2;
-  }
-  const target = opts.target === 's3' ? `s3://${env.RESET_S3_BUCKET ?? '?'}/${env.RESET_S3_PREFIX ?? ''}` : `local:${opts.outDir}`;
-  try {
-    const summary = await runBuild(opts, env);
-    console.log(formatSummary(summary));
-    await writeStepSummary(env, formatStepSummary(summary, target));
-    return 0;
-  } catch (err) {
-    const message = (err as Error).message;
-    console.error(`refresh failed: no valid API was published\n${message}`);
-    await writeStepSummary(env, formatFailureSummary(message)).catch(() => {});
-    return 1;
-  }
+  return runMain(
+    'refresh',
+    io,
+    async () => {
+      const opts = parseBuildArgs(args, env, io.now);
+      const target = opts.target === 's3' ? `s3://${env.RESET_S3_BUCKET ?? '?'}/${env.RESET_S3_PREFIX ?? ''}` : `local:${opts.outDir}`;
+      const summary = await runBuild(opts, env, io);
+      io.out(formatSummary(summary));
+      await writeStepSummary(env, formatStepSummary(summary, target));
+      return EXIT.ok;
+    },
+    (message) => writeStepSummary(env, formatFailureSummary(message)),
+  );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = await refresh(process.argv.slice(2), process.env);
 }

@@ -1,26 +1,36 @@
 // The one router, shared by the CloudFront Function and the local preview. Pure and dependency-free: it maps a
 // request to an object key or answers it itself. It is bundled into a CloudFront Function (runtime 2.0), so it
-// keeps to plain functions and simple syntax, and imports nothing but the error messages.
+// keeps to plain functions and simple syntax, and imports nothing but the contract and the error messages.
 import de from '../../locales/de/errors.json' with { type: 'json' };
 import en from '../../locales/en/errors.json' with { type: 'json' };
 import ja from '../../locales/ja/errors.json' with { type: 'json' };
 import ko from '../../locales/ko/errors.json' with { type: 'json' };
 import zh from '../../locales/zh/errors.json' with { type: 'json' };
-import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
-
-export const ROUTE_LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
-export type RouteLang = (typeof ROUTE_LANGS)[number];
-/** Kept equal to EVENT_TYPES in model/schemas.ts (a test pins it); duplicated so the edge bundle stays tiny. */
-export const ROUTE_EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
-export const ENDPOINTS = ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy'] as const;
+import {
+  CACHE_CONTROL,
+  DEFAULT_LANG,
+  EVENT_ID_PATTERN,
+  EVENT_TYPES,
+  INDEX_KEY,
+  JSON_CONTENT_TYPE,
+  LANGS,
+  OPENAPI_KEY,
+  endpointKey,
+  eventKey,
+  historyByTypeKey,
+  isEndpoint,
+  isEventType,
+  isLang,
+  schemaKey,
+  type Lang,
+} from '../contract.ts';
 
 export const MAX_URI_LENGTH = 512;
 export const MAX_QUERY_LENGTH = 1024;
 export const MAX_QUERY_PARAMS = 20;
 
 type ErrorCode = keyof typeof en;
-const MESSAGES: Record<RouteLang, Record<ErrorCode, string>> = { en, de, ko, ja, zh };
-const EVENT_ID = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+const MESSAGES: Record<Lang, Record<ErrorCode, string>> = { en, de, ko, ja, zh };
 const SAFE_PATH = /^\/[A-Za-z0-9._~\/-]*$/;
 
 export interface RouteRequest {
@@ -32,7 +42,7 @@ export interface RouteRequest {
 }
 
 export type RouteResult =
-  | { kind: 'object'; key: string; lang: RouteLang | null; headers: Record<string, string> }
+  | { kind: 'object'; key: string; lang: Lang | null; headers: Record<string, string> }
   | { kind: 'response'; status: number; headers: Record<string, string>; body: string };
 
 /** Headers of every answer; `contentLanguage` null only for the empty preflight answer. */
@@ -51,7 +61,7 @@ function echo(value: string): string {
   return value.length > 64 ? value.slice(0, 64) + '…' : value;
 }
 
-export function formatMessage(lang: RouteLang, code: ErrorCode, params: Record<string, string>): string {
+export function formatMessage(lang: Lang, code: ErrorCode, params: Record<string, string>): string {
   return MESSAGES[lang][code].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
     return Object.prototype.hasOwnProperty.call(params, name) ? (params[name] as string) : '';
   });
@@ -59,7 +69,7 @@ export function formatMessage(lang: RouteLang, code: ErrorCode, params: Record<s
 
 export function errorResponse(
   status: number,
-  lang: RouteLang,
+  lang: Lang,
   code: ErrorCode,
   params: Record<string, string>,
   extra?: Record<string, unknown>,
@@ -95,10 +105,6 @@ export function parseQuery(query: string): Record<string, string[]> | null {
   return out;
 }
 
-function isLang(v: string): v is RouteLang {
-  return (ROUTE_LANGS as readonly string[]).indexOf(v) !== -1;
-}
-
 /**
  * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
  * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
@@ -125,13 +131,13 @@ export function route(req: RouteRequest): RouteResult {
   for (const _k in q) count += (q[_k] as string[]).length;
   if (count > MAX_QUERY_PARAMS) return errorResponse(400, 'en', 'too_many_parameters', {});
 
-  let lang: RouteLang = 'en';
+  let lang: Lang = DEFAULT_LANG;
   const langs = q['lang'];
   if (langs !== undefined) {
     if (langs.length > 1) return errorResponse(400, 'en', 'ambiguous_parameter', { name: 'lang' });
     const v = (langs[0] as string).toLowerCase();
     if (!isLang(v)) {
-      return errorResponse(400, 'en', 'unsupported_lang', { value: echo(langs[0] as string), valid: ROUTE_LANGS.join(', ') }, { valid_values: ROUTE_LANGS.slice() });
+      return errorResponse(400, 'en', 'unsupported_lang', { value: echo(langs[0] as string), valid: LANGS.join(', ') }, { valid_values: LANGS.slice() });
     }
     lang = v;
   }
@@ -144,32 +150,32 @@ export function route(req: RouteRequest): RouteResult {
   // segs[0] is '' (leading slash)
   if (segs[1] !== 'api') return errorResponse(404, lang, 'not_found', { path: echo(uri) });
   if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) {
-    return { kind: 'object', key: 'api/index.json', lang: null, headers: baseHeaders('en') };
+    return { kind: 'object', key: INDEX_KEY, lang: null, headers: baseHeaders('en') };
   }
   const name = segs[2] as string;
   if (segs.length === 3) {
-    if (name === 'openapi.json') return { kind: 'object', key: 'api/openapi.json', lang: null, headers: baseHeaders('en') };
-    if ((ENDPOINTS as readonly string[]).indexOf(name) === -1) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+    if (name === 'openapi.json') return { kind: 'object', key: OPENAPI_KEY, lang: null, headers: baseHeaders('en') };
+    if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {
       const types = q['type'];
       if (types !== undefined) {
         if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
         const t = types[0] as string;
-        if ((ROUTE_EVENT_TYPES as readonly string[]).indexOf(t) === -1) {
-          return errorResponse(400, lang, 'unknown_type', { value: echo(t), valid: ROUTE_EVENT_TYPES.join(', ') }, { valid_values: ROUTE_EVENT_TYPES.slice() });
+        if (!isEventType(t)) {
+          return errorResponse(400, lang, 'unknown_type', { value: echo(t), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
         }
-        return { kind: 'object', key: 'api/' + lang + '/history/' + t + '.json', lang: lang, headers: baseHeaders(lang) };
+        return { kind: 'object', key: historyByTypeKey(lang, t), lang: lang, headers: baseHeaders(lang) };
       }
     }
-    return { kind: 'object', key: 'api/' + lang + '/' + name + '.json', lang: lang, headers: baseHeaders(lang) };
+    return { kind: 'object', key: endpointKey(lang, name), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'events') {
     const id = segs[3] as string;
-    if (!EVENT_ID.test(id)) return errorResponse(404, lang, 'event_not_found', { id: echo(id) });
-    return { kind: 'object', key: 'api/' + lang + '/events/' + id + '.json', lang: lang, headers: baseHeaders(lang) };
+    if (!EVENT_ID_PATTERN.test(id)) return errorResponse(404, lang, 'event_not_found', { id: echo(id) });
+    return { kind: 'object', key: eventKey(lang, id), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(segs[3] as string)) {
-    return { kind: 'object', key: 'api/schemas/' + segs[3], lang: null, headers: baseHeaders('en') };
+    return { kind: 'object', key: schemaKey(segs[3] as string), lang: null, headers: baseHeaders('en') };
   }
   return errorResponse(404, lang, 'not_found', { path: echo(uri) });
 }

@@ -1,6 +1,6 @@
 // Pure: folds one run's source results and the review decisions into the stored state.
-import type { ReviewDecision } from '../sources/archive.ts';
-import type { SourceResult } from '../sources/fetcher.ts';
+import { DataError } from '../errors.ts';
+import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
 import { EVENT_ID_PATTERN, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
 
@@ -99,7 +99,7 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
       if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
       if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
       if (!d.event_id || !EVENT_ID_PATTERN.test(d.event_id)) {
-        throw new Error(`[model/apply] review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`);
+        throw new DataError('model/apply', `review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`);
       }
       return { ...s, review: 'promoted', promoted_to: d.event_id };
     })

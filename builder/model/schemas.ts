@@ -1,21 +1,17 @@
 // The internal records every stage shares. Inbound payloads are parsed into these before the model sees them.
 import { z } from 'zod';
+import { DEFAULT_LANG, EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang } from '../contract.ts';
 
-export const LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
+// The vocabulary lives in the contract; re-exported so model code and its callers have one import for records.
+export { DEFAULT_LANG, EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang };
 export const LangSchema = z.enum(LANGS);
-export type Lang = z.infer<typeof LangSchema>;
-export const DEFAULT_LANG: Lang = 'en';
-
-export const EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
-export type EventType = z.infer<typeof EventTypeSchema>;
 
 /** Why a reset was granted, as the ledger classifies it; drives the title/summary templates. */
 export const REASONS = ['incident', 'launch', 'milestone', 'celebration', 'banked', 'policy', 'other'] as const;
 export const ReasonSchema = z.enum(REASONS);
 export type Reason = z.infer<typeof ReasonSchema>;
 
-export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
 export const EventIdSchema = z.string().regex(EVENT_ID_PATTERN, 'ids are 1-80 chars of a-z 0-9 . _ - starting with a letter or digit');
 
 /** Text with an English original and optional hand-written translations; a missing language falls back to `en`. */

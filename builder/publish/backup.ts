@@ -1,22 +1,34 @@
 // Dated snapshots of the state object and the curated data/ directory, with SHA-256 checksums, under a private
 // prefix. A snapshot is complete when its manifest.json exists (written last); it is never modified afterwards.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { assertSafeKey } from './local-sink.ts';
+import { ConfigError, ConflictError } from '../errors.ts';
+import { writeFileAtomic } from '../fsutil/atomic.ts';
 import {
-  DEFAULT_BACKUP_PREFIX,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_STATE_KEY,
-  assertPrivateKey,
-  describeS3Error,
-  getObjectBytes,
-  isConditionFailure,
-  putIfAbsent,
-  putIfMatch,
-} from './s3-config.ts';
+  BACKUP_ID,
+  DATA_DIR,
+  MANIFEST,
+  STATE_OBJECT,
+  WHERE,
+  assertBackupId,
+  backupIdFor,
+  parseManifest,
+  type BackupFileEntry,
+  type BackupManifest,
+  type BackupProblem,
+  type BackupSummary,
+  type RestoreResult,
+  type VerifyReport,
+} from './backup-manifest.ts';
+
+export { backupIdFor, type BackupFileEntry, type BackupManifest, type BackupProblem, type BackupSummary, type RestoreResult, type VerifyReport };
+import { assertSafeKey } from '../fsutil/safe-key.ts';
+import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
+import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
+import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
 
 export interface BackupTarget {
   client: S3Client;
@@ -29,79 +41,14 @@ export interface BackupTarget {
   concurrency?: number;
 }
 
-export interface BackupFileEntry {
-  /** Path relative to the data directory, '/'-separated. */
-  path: string;
-  sha256: string;
-  bytes: number;
-}
-
-export interface BackupManifest {
-  version: 1;
-  id: string;
-  created_at: string;
-  state_key: string;
-  /** null when there was no state object to back up. */
-  state: { sha256: string; bytes: number } | null;
-  files: BackupFileEntry[];
-}
-
-export interface BackupSummary {
-  id: string;
-  /** `s3://bucket/backups/<id>/` */
-  location: string;
-  created_at: string;
-  files: number;
-  state: boolean;
-}
-
-export interface BackupProblem {
-  /** `state.json`, `data/<path>` or `manifest.json` */
-  object: string;
-  kind: 'missing' | 'mismatch' | 'unexpected' | 'manifest';
-  detail: string;
-}
-
-export interface VerifyReport {
-  id: string;
-  ok: boolean;
-  checked: number;
-  problems: BackupProblem[];
-}
-
-export type RestoreResult =
-  | { ok: true; id: string; stateRestored: boolean; files: number; replacedStateKept: string | null }
-  | { ok: false; id: string; problems: BackupProblem[] };
-
-const MANIFEST = 'manifest.json';
-const STATE_OBJECT = 'state.json';
-const DATA_DIR = 'data/';
-/** Snapshot ids are UTC instants with ':' replaced, so they sort by time and are safe in keys and paths. */
-const BACKUP_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
-const WHERE = 'publish/backup';
-
-export const backupIdFor = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
-
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function resolveTarget(t: BackupTarget) {
   const backupPrefix = t.backupPrefix ?? DEFAULT_BACKUP_PREFIX;
-  if (!backupPrefix.endsWith('/')) throw new Error(`[${WHERE}] backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
+  if (!backupPrefix.endsWith('/')) throw new ConfigError(WHERE, `backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
   const stateKey = t.stateKey ?? DEFAULT_STATE_KEY;
   assertPrivateKey(backupPrefix, t.publicPrefix ?? '', WHERE);
   return { client: t.client, bucket: t.bucket, backupPrefix, stateKey, limit: pLimit(t.concurrency ?? DEFAULT_CONCURRENCY) };
-}
-
-function assertBackupId(id: string): void {
-  if (!BACKUP_ID.test(id)) throw new Error(`[${WHERE}] not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
-}
-
-/** Write-then-rename, so a crash mid-restore never leaves half a file. */
-async function writeBytesAtomic(file: string, body: Uint8Array): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.restore.tmp`;
-  await writeFile(tmp, body);
-  await rename(tmp, file);
 }
 
 async function listDataFiles(root: string, rel = ''): Promise<string[]> {
@@ -151,7 +98,7 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
       // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
       await putIfAbsent(client, { Bucket: bucket, Key: key, Body: body, ContentType: contentType });
     } catch (err) {
-      if (isConditionFailure(err)) throw new Error(`[${WHERE}] PUT s3://${bucket}/${key}: a backup with id ${id} already exists`);
+      if (isConditionFailure(err)) throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: a backup with id ${id} already exists`, { cause: err });
       throw describeS3Error(WHERE, 'PUT', bucket, key, err);
     }
   };
@@ -185,28 +132,6 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
   };
   await put(base + MANIFEST, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), 'application/json');
   return { id, location: `s3://${bucket}/${base}`, created_at: manifest.created_at, files: entries.length, state: stateBytes !== null };
-}
-
-function parseManifest(bytes: Uint8Array, id: string): BackupManifest | string {
-  let raw: Partial<BackupManifest>;
-  try {
-    raw = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<BackupManifest>;
-  } catch (err) {
-    return `not valid JSON (${(err as Error).message})`;
-  }
-  if (raw.version !== 1 || raw.id !== id || !Array.isArray(raw.files) || typeof raw.state_key !== 'string' || typeof raw.created_at !== 'string') {
-    return 'missing or wrong version, id, state_key, created_at or files';
-  }
-  for (const f of raw.files) {
-    if (typeof f?.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.bytes !== 'number') return 'a files entry lacks path, sha256 or bytes';
-    try {
-      assertSafeKey(f.path);
-    } catch {
-      return `unsafe file path ${JSON.stringify(f.path)}`;
-    }
-  }
-  if (raw.state !== null && (typeof raw.state?.sha256 !== 'string' || typeof raw.state.bytes !== 'number')) return 'state entry lacks sha256 or bytes';
-  return raw as BackupManifest;
 }
 
 interface LoadedSnapshot {
@@ -320,12 +245,12 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
       else await putIfMatch(client, input, current.etag);
     } catch (err) {
       if (isConditionFailure(err)) {
-        throw new Error(`[${WHERE}] PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`);
+        throw new ConflictError(WHERE, `PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`, { cause: err });
       }
       throw describeS3Error(WHERE, 'PUT', bucket, stateKey, err);
     }
   }
-  for (const [rel, body] of loaded.files) await writeBytesAtomic(path.join(opts.dataDir, rel), body);
+  for (const [rel, body] of loaded.files) await writeFileAtomic(path.join(opts.dataDir, rel), body);
   return { ok: true, id, stateRestored: loaded.state !== null, files: loaded.files.size, replacedStateKept };
 }
 

@@ -2,9 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pLimit from 'p-limit';
-import { replaceFile } from '../state/local-store.ts';
-import type { OutputDocument, PublishReport, Sink } from './sink.ts';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { DataError, StorageError } from '../errors.ts';
+import { replaceFile } from '../fsutil/atomic.ts';
+import { assertSafeKey } from '../fsutil/safe-key.ts';
+import type { OutputDocument } from '../render/output.ts';
+import { planLocalWrites, type LocalPlan, type LocalWrite } from './local-plan.ts';
+import type { PublishReport, Sink } from './sink.ts';
 
 /**
  * New directories are built under `<dir>/.publish-staging-<pid>-<uuid>/` and renamed into place whole. Keys
@@ -47,22 +51,11 @@ async function listTree(root: string): Promise<Listing | null> {
   return (await walk('')) ? listing : null;
 }
 
-export function assertSafeKey(key: string): void {
-  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split('/').some((p) => p === '..' || p === '.')) {
-    throw new Error(`[publish] refusing unsafe object key ${JSON.stringify(key)}`);
-  }
-}
-
 /**
  * Files of one phase are written this many at a time: one after another, a 10,000-event build (50,000 files)
  * spent most of its publish waiting on the filesystem, each file being a read, a write and a rename.
  */
 export const WRITE_CONCURRENCY = 16;
-
-const parentOf = (key: string) => {
-  const i = key.lastIndexOf('/');
-  return i < 0 ? '' : key.slice(0, i);
-};
 
 /** Runs `fn` on every item, `limit` at a time; after a failure starts no more, waits for the started ones, throws the first. */
 async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -82,25 +75,66 @@ async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readon
   if (errors.length > 0) throw errors[0];
 }
 
-/**
- * The same items, taking one from each directory in turn. Creating a file holds its directory's lock, and while
- * inodes are slow to allocate (on a journal-less ext4, for minutes after many files were deleted) the other writers
- * in that directory spin on the lock instead of working: a profile of a cold 10,000-event publish found a fifth of
- * its samples spinning there. Files written at the same time now go to different directories; an A/B on that
- * build took the publish from 8.35 s to 3.62 s (median of 8 each, BENCHMARKS.md section 2).
- */
-function acrossDirectories<T extends { d: OutputDocument }>(items: readonly T[]): T[] {
-  const by = new Map<string, T[]>();
-  for (const item of items) {
-    const p = parentOf(item.d.key);
-    let list = by.get(p);
-    if (list === undefined) by.set(p, (list = []));
-    list.push(item);
+/** Carries out one planned write; says whether it wrote or found the file already as wanted. */
+async function writeOne(dir: string, w: LocalWrite, moves: ReadonlyMap<string, string>, ensureDir: (d: string) => Promise<unknown>): Promise<'written' | 'unchanged'> {
+  if (w.kind === 'staged') {
+    const stagedFile = path.join(moves.get(w.top)!, w.rest);
+    await ensureDir(path.dirname(stagedFile));
+    await writeFile(stagedFile, w.doc.body);
+    return 'written';
   }
-  const lists = [...by.values()];
-  const out: T[] = [];
-  for (let i = 0; out.length < items.length; i++) for (const list of lists) if (i < list.length) out.push(list[i]!);
-  return out;
+  const file = path.join(dir, w.doc.key);
+  if (w.kind === 'compare') {
+    let current: string | null = null;
+    try {
+      current = await readFile(file, 'utf8');
+    } catch {
+      current = null; // gone or unreadable: written again below, which reports a real problem
+    }
+    if (current === w.doc.body) return 'unchanged';
+  }
+  await replaceFile(file, w.doc.body);
+  return 'written';
+}
+
+/**
+ * Writes the plan's phases in order; a phase's staged directories are renamed in before the next phase starts. The
+ * staging area is removed whatever happens.
+ */
+async function writePhases(dir: string, plan: LocalPlan, limit: LimitFunction, report: PublishReport, fail: (what: string, err: unknown) => StorageError): Promise<void> {
+  const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
+  let staged = 0;
+  const made = new Map<string, Promise<unknown>>();
+  const ensureDir = (d: string) => {
+    let p = made.get(d);
+    if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
+    return p;
+  };
+  try {
+    for (const { writes, tops } of plan.phases) {
+      /** Topmost missing directory (relative) -> its staged copy, for this phase. */
+      const moves = new Map(tops.map((top) => [top, path.join(staging, String(staged++))]));
+      await forEachLimited(limit, writes, async (w) => {
+        try {
+          report[await writeOne(dir, w, moves, ensureDir)]++;
+        } catch (err) {
+          throw fail(`could not write ${w.doc.key}`, err);
+        }
+      });
+      // The phase's new directories appear whole, each with one rename, before the next phase starts.
+      for (const [top, copy] of moves) {
+        try {
+          await rename(copy, path.join(dir, top));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
+          throw fail(`could not move the new directory ${top} into place${hint}`, err);
+        }
+      }
+    }
+  } finally {
+    if (staged > 0) await rm(staging, { recursive: true, force: true });
+  }
 }
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -117,7 +151,7 @@ const reason = (err: unknown) => (err instanceof Error ? err.message : String(er
  */
 export function createLocalSink(dir: string): Sink {
   const name = `local:${dir}`;
-  const fail = (what: string, err: unknown): Error => new Error(`[publish] ${name}: ${what}: ${reason(err)}`, { cause: err });
+  const fail = (what: string, err: unknown): StorageError => new StorageError('publish/local', `${name}: ${what}: ${reason(err)}`, { cause: err });
   return {
     name,
     async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
@@ -125,7 +159,7 @@ export function createLocalSink(dir: string): Sink {
       // Every key is checked before anything is written, so a bad build cannot leave half of itself behind.
       for (const d of docs) {
         assertSafeKey(d.key);
-        if (d.key.startsWith(STAGING_PREFIX)) throw new Error(`[publish] refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
+        if (d.key.startsWith(STAGING_PREFIX)) throw new DataError('publish/local', `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
       }
       const limit = pLimit(WRITE_CONCURRENCY);
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
@@ -139,83 +173,11 @@ export function createLocalSink(dir: string): Sink {
         }
         listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
       }
-      const { files: existing, dirs } = listing;
-      const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
-      let staged = 0;
-      const made = new Map<string, Promise<unknown>>();
-      const ensureDir = (d: string) => {
-        let p = made.get(d);
-        if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
-        return p;
-      };
-      try {
-        for (const phase of [...new Set(docs.map((d) => d.phase))].sort((a, b) => a - b)) {
-          /** Topmost missing directory (relative) -> its staged copy, for this phase. */
-          const moves = new Map<string, string>();
-          const newDirs: string[] = [];
-          const jobs = docs
-            .filter((d) => d.phase === phase)
-            .map((d) => {
-              if (existing.has(d.key)) return { d, stagedFile: null, compare: true };
-              const parent = parentOf(d.key);
-              if (dirs.has(parent)) return { d, stagedFile: null, compare: false };
-              const parts = parent.split('/');
-              let top = parts[0]!;
-              for (let i = 1; dirs.has(top); i++) top = `${top}/${parts[i]!}`;
-              let copy = moves.get(top);
-              if (copy === undefined) moves.set(top, (copy = path.join(staging, String(staged++))));
-              newDirs.push(parent);
-              return { d, stagedFile: path.join(copy, d.key.slice(top.length + 1)), compare: false };
-            });
-          await forEachLimited(limit, acrossDirectories(jobs), async ({ d, stagedFile, compare }) => {
-            try {
-              if (stagedFile !== null) {
-                await ensureDir(path.dirname(stagedFile));
-                await writeFile(stagedFile, d.body);
-                report.written++;
-                return;
-              }
-              const file = path.join(dir, d.key);
-              if (compare) {
-                let current: string | null = null;
-                try {
-                  current = await readFile(file, 'utf8');
-                } catch {
-                  current = null; // gone or unreadable: written again below, which reports a real problem
-                }
-                if (current === d.body) {
-                  report.unchanged++;
-                  return;
-                }
-              }
-              await replaceFile(file, d.body);
-              report.written++;
-            } catch (err) {
-              throw fail(`could not write ${d.key}`, err);
-            }
-          });
-          // The phase's new directories appear whole, each with one rename, before the next phase starts.
-          for (const [top, copy] of moves) {
-            try {
-              await rename(copy, path.join(dir, top));
-            } catch (err) {
-              const code = (err as NodeJS.ErrnoException).code;
-              const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
-              throw fail(`could not move the new directory ${top} into place${hint}`, err);
-            }
-          }
-          for (const p of newDirs) {
-            for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
-            dirs.add(p);
-          }
-        }
-      } finally {
-        if (staged > 0) await rm(staging, { recursive: true, force: true });
-      }
-      const keep = new Set(docs.map((d) => d.key));
+      const plan = planLocalWrites(docs, listing);
+      await writePhases(dir, plan, limit, report, fail);
       await forEachLimited(
         limit,
-        [...existing].filter((f) => !keep.has(f)),
+        plan.remove,
         async (f) => {
           try {
             await rm(path.join(dir, f), { force: true });

@@ -1,34 +1,36 @@
-// Sink into an S3 bucket: uploads only what changed, phase by phase, and removes dropped objects only after a delay.
+// Sink into an S3 bucket: carries out the plan of s3-plan.ts (what to upload, keep, delete; when to list), phase
+// by phase, and removes dropped objects only after a delay.
 //
-// Change detection without downloading bodies: a small manifest object outside the public prefix records, per
-// published key, the ETag S3 returned for our PUT and a SHA-256 fingerprint of body + headers. A document is
-// unchanged when its fingerprint equals the recorded one AND a ListObjectsV2 of the bucket still shows the
-// recorded ETag for the key. The listing catches objects changed or deleted behind our back; the fingerprint
-// catches header-only changes (which an MD5 ETag would miss) and works whatever the ETag is (SSE-KMS and
-// multipart ETags are not MD5s). Cost per publish: one GET of the manifest, one LIST per 1000 objects (run in
-// parallel), the PUTs of changed objects, one conditional PUT of the manifest. The body's SHA-256 also goes into the object's
+// Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
+// PUT of the manifest; on a listing publish (every `listEvery`-th, or when the last listing is older than
+// `listMaxAgeMs`) also one LIST per 1000 objects, run in parallel. The body's SHA-256 also goes into the object's
 // metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
-import { hash } from 'node:crypto';
-import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { assertSafeKey } from './local-sink.ts';
+import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
+import { ConfigError, ConflictError, DataError } from '../errors.ts';
+import { assertSafeKey } from '../fsutil/safe-key.ts';
+import type { OutputDocument } from '../render/output.ts';
+import { bareEtag, getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
+import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DEFAULT_MANIFEST_KEY, DELETE_AFTER_MS, assertPrivateKey } from '../s3/config.ts';
+import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
+import { listRanges } from './s3-list.ts';
 import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MANIFEST_KEY,
-  DELETE_AFTER_MS,
-  assertPrivateKey,
-  bareEtag,
-  describeS3Error,
-  getObjectBytes,
-  isConditionFailure,
-  putIfAbsent,
-  putIfMatch,
-} from './s3-config.ts';
-import type { OutputDocument, PublishReport, Sink } from './sink.ts';
+  emptyManifest,
+  fingerprint,
+  headersOf,
+  nextManifest,
+  parseManifest,
+  planPublish,
+  sha256,
+  shouldList,
+  type DesiredDocument,
+  type Manifest,
+  type PublishPlan,
+} from './s3-plan.ts';
+import type { PublishReport, Sink } from './sink.ts';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-export const CACHE_CONTROL = 'public, max-age=30';
-const MANIFEST_VERSION = 1;
+const WHERE = 'publish/s3';
 
 export interface S3SinkOptions {
   client: S3Client;
@@ -39,56 +41,14 @@ export interface S3SinkOptions {
   manifestKey?: string;
   deleteAfterMs?: number;
   concurrency?: number;
+  /** List the bucket on every this-many-th publish (1: every publish); default DEFAULT_LIST_EVERY. */
+  listEvery?: number;
+  /** ... and whenever the last listing is at least this old; default DEFAULT_LIST_MAX_AGE_MS. */
+  listMaxAgeMs?: number;
   /** The clock; read once per publish. */
-  now?: () => Date;
+  now: () => Date;
   /** Keys per listing page and range; default 1000 (the S3 maximum). Smaller only to test the range listing. */
   listPageKeys?: number;
-}
-
-interface ManifestEntry {
-  etag: string;
-  fingerprint: string;
-}
-
-interface Manifest {
-  version: typeof MANIFEST_VERSION;
-  /** Relative key → what we last uploaded there. */
-  objects: Record<string, ManifestEntry>;
-  /** Relative key → ISO time a publish first found it missing from the build. */
-  missingSince: Record<string, string>;
-}
-
-const emptyManifest = (): Manifest => ({ version: MANIFEST_VERSION, objects: {}, missingSince: {} });
-
-function parseManifest(bytes: Uint8Array): Manifest | null {
-  try {
-    const raw = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<Manifest>;
-    if (raw.version !== MANIFEST_VERSION || typeof raw.objects !== 'object' || raw.objects === null) return null;
-    const objects: Record<string, ManifestEntry> = {};
-    for (const [k, v] of Object.entries(raw.objects)) {
-      if (typeof v?.etag === 'string' && typeof v.fingerprint === 'string') objects[k] = { etag: v.etag, fingerprint: v.fingerprint };
-    }
-    const missingSince: Record<string, string> = {};
-    for (const [k, v] of Object.entries(raw.missingSince ?? {})) {
-      if (typeof v === 'string' && Number.isFinite(Date.parse(v))) missingSince[k] = v;
-    }
-    return { version: MANIFEST_VERSION, objects, missingSince };
-  } catch {
-    return null;
-  }
-}
-
-/** Hex SHA-256 of a string's UTF-8 bytes: one native call, no hash object per document. */
-const sha256 = (s: string) => hash('sha256', s, 'hex');
-
-function headersOf(d: OutputDocument): { contentType: string; contentLanguage: string | null; cacheControl: string } {
-  return { contentType: d.contentType || JSON_CONTENT_TYPE, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl || CACHE_CONTROL };
-}
-
-/** Body and headers in one value, from the body's SHA-256, which the publish computes once per document and reuses. */
-function fingerprint(bodySha256: string, d: OutputDocument): string {
-  const h = headersOf(d);
-  return sha256(JSON.stringify([bodySha256, h.contentType, h.contentLanguage, h.cacheControl]));
 }
 
 /**
@@ -110,234 +70,176 @@ function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand
   return command;
 }
 
-/** Keys per ListObjectsV2 page (the S3 maximum) and per listing range. */
-const LIST_PAGE = 1000;
-
-/**
- * Key → bare ETag of every object under the roots (first path segments) of `keys`, listed in parallel ranges:
- * the sorted expected keys are cut every `pageKeys` keys, and each range is listed from its start (StartAfter) and
- * paged until it passes the next range's start, so objects we never published are listed too and nothing is
- * missed. S3 lists in UTF-8 byte order; keys here are ASCII (assertSafeKey), where that is JavaScript's order.
- */
-async function listRanges(
-  client: S3Client,
-  bucket: string,
-  prefix: string,
-  keys: Iterable<string>,
-  limit: LimitFunction,
-  onRequest: () => void,
-  pageKeys = LIST_PAGE,
-): Promise<Map<string, string>> {
-  const byRoot = new Map<string, Set<string>>();
-  for (const k of keys) {
-    const slash = k.indexOf('/');
-    const root = prefix + (slash === -1 ? k : k.slice(0, slash + 1));
-    let set = byRoot.get(root);
-    if (!set) byRoot.set(root, (set = new Set()));
-    set.add(prefix + k);
+/** Checks every key before anything is sent, so a bad build cannot leave half of itself behind. */
+function desiredDocuments(docs: readonly OutputDocument[], prefix: string, manifestKey: string): DesiredDocument[] {
+  const seen = new Set<string>();
+  const desired: DesiredDocument[] = [];
+  for (const d of docs) {
+    assertSafeKey(d.key, WHERE);
+    if (seen.has(d.key)) throw new DataError(WHERE, `the build has two documents for ${d.key}`);
+    if (manifestKey.startsWith(prefix) && d.key === manifestKey.slice(prefix.length)) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
+    seen.add(d.key);
+    const bodySha256 = sha256(d.body);
+    desired.push({ doc: d, bodySha256, fingerprint: fingerprint(bodySha256, d) });
   }
-  const ranges: { root: string; after: string | undefined; until: string | undefined }[] = [];
-  for (const [root, set] of [...byRoot].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const sorted = [...set].sort();
-    const starts: (string | undefined)[] = [undefined];
-    for (let i = pageKeys - 1; i < sorted.length - 1; i += pageKeys) starts.push(sorted[i]);
-    starts.forEach((after, i) => ranges.push({ root, after, until: starts[i + 1] }));
-  }
-  const listed = new Map<string, string>();
-  await Promise.all(
-    ranges.map(({ root, after, until }) =>
-      limit(async () => {
-        let token: string | undefined;
-        for (;;) {
-          onRequest();
-          let page;
-          try {
-            page = await client.send(
-              new ListObjectsV2Command({ Bucket: bucket, Prefix: root, MaxKeys: pageKeys, ...(token ? { ContinuationToken: token } : after !== undefined ? { StartAfter: after } : {}) }),
-            );
-          } catch (err) {
-            throw Object.assign(err as object, { listPrefix: root });
-          }
-          let passed = false;
-          for (const o of page.Contents ?? []) {
-            if (o.Key === undefined) continue;
-            if (until !== undefined && o.Key > until) {
-              passed = true; // the next range lists from here
-              break;
-            }
-            listed.set(o.Key, bareEtag(o.ETag));
-            if (o.Key === until) {
-              passed = true; // this range is complete: no need to ask for a page beyond it
-              break;
-            }
-          }
-          token = page.IsTruncated && !passed ? page.NextContinuationToken : undefined;
-          if (!token) return;
-        }
-      }),
-    ),
-  );
-  return listed;
+  return desired;
 }
 
 export function createS3Sink(opts: S3SinkOptions): Sink {
-  const { client, bucket } = opts;
+  const { client, bucket, now } = opts;
   const prefix = opts.prefix ?? '';
-  if (prefix !== '' && !prefix.endsWith('/')) throw new Error(`[publish/s3] prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
-  if (prefix !== '') assertSafeKey(prefix.slice(0, -1));
+  if (prefix !== '' && !prefix.endsWith('/')) throw new ConfigError(WHERE, `prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
+  if (prefix !== '') assertSafeKey(prefix.slice(0, -1), WHERE);
   const manifestKey = opts.manifestKey ?? DEFAULT_MANIFEST_KEY;
-  assertPrivateKey(manifestKey, prefix, 'publish/s3');
+  assertPrivateKey(manifestKey, prefix, WHERE);
   const deleteAfterMs = opts.deleteAfterMs ?? DELETE_AFTER_MS;
+  const cadence = { listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS };
   const limit = pLimit(opts.concurrency ?? DEFAULT_CONCURRENCY);
-  const now = opts.now ?? (() => new Date());
   const name = `s3://${bucket}/${prefix}`;
+  const io: SinkIo = { client, bucket, prefix, limit };
 
   return {
     name,
     async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
-      const startedAt = now();
+      const asOf = now();
       const steps: Record<string, number> = {};
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0, steps };
+      const count = () => report.requests++;
       let mark = performance.now();
       const step = (label: string) => {
         const t = performance.now();
         steps[label] = t - mark;
         mark = t;
       };
-      const byKey = new Map<string, OutputDocument>();
-      for (const d of docs) {
-        assertSafeKey(d.key);
-        if (byKey.has(d.key)) throw new Error(`[publish/s3] the build has two documents for ${d.key}`);
-        byKey.set(d.key, d);
-      }
-      if (byKey.has(manifestKey.slice(prefix.length)) && manifestKey.startsWith(prefix)) {
-        throw new Error(`[publish/s3] a document would overwrite the manifest ${manifestKey}`);
-      }
+      const desired = desiredDocuments(docs, prefix, manifestKey);
 
-      report.requests++;
-      let stored: { body: Uint8Array; etag: string } | null;
-      try {
-        stored = await getObjectBytes(client, bucket, manifestKey);
-      } catch (err) {
-        throw describeS3Error('publish/s3', 'GET', bucket, manifestKey, err);
-      }
-      // An unreadable manifest only costs a full re-upload; dropped objects it tracked are then left in place.
-      const manifest = (stored && parseManifest(stored.body)) ?? emptyManifest();
+      count();
+      const stored = await getManifest(io, manifestKey);
+      const manifest = (stored && parseManifest(Buffer.from(stored.body).toString('utf8'))) ?? emptyManifest();
       step('manifest');
 
-      let listed: Map<string, string>;
-      try {
-        listed = await listRanges(client, bucket, prefix, [...byKey.keys(), ...Object.keys(manifest.objects)], limit, () => report.requests++, opts.listPageKeys);
-      } catch (err) {
-        throw describeS3Error('publish/s3', 'LIST', bucket, (err as { listPrefix?: string }).listPrefix ?? prefix, err);
-      }
+      const listed = shouldList(manifest, asOf, cadence);
+      const listing = listed ? await listRelative(io, [...desired.map((d) => d.doc.key), ...Object.keys(manifest.objects)], count, opts.listPageKeys) : null;
       step('list');
 
-      const next: Manifest = { version: MANIFEST_VERSION, objects: {}, missingSince: {} };
-      const toUpload: { d: OutputDocument; bodySha256: string; fingerprint: string }[] = [];
-      for (const d of byKey.values()) {
-        const bodySha256 = sha256(d.body);
-        const fp = fingerprint(bodySha256, d);
-        const seen = manifest.objects[d.key];
-        if (seen && seen.fingerprint === fp && listed.get(prefix + d.key) === seen.etag) {
-          report.unchanged++;
-          next.objects[d.key] = seen;
-        } else {
-          toUpload.push({ d, bodySha256, fingerprint: fp });
-        }
-      }
-
+      const plan = planPublish({ desired, manifest, listing, asOf, deleteAfterMs });
+      report.unchanged = plan.unchanged.length;
+      report.pendingDelete = Object.keys(plan.pending).length;
       step('compare');
 
-      // Every object of a lower phase is in place before any of a higher phase is written, so a summary never
-      // points at an event file that is not there yet. After the first failure nothing new is started.
-      const phases = [...new Set(toUpload.map((u) => u.d.phase))].sort((a, b) => a - b);
-      let failure: unknown = null;
-      for (const phase of phases) {
-        const batch = toUpload.filter((u) => u.d.phase === phase);
-        const results = await Promise.allSettled(
-          batch.map(({ d, bodySha256, fingerprint }) =>
-            limit(async () => {
-              if (failure !== null) return;
-              const key = prefix + d.key;
-              const h = headersOf(d);
-              report.requests++;
-              try {
-                const r = await client.send(
-                  putWithPayloadHash(
-                    {
-                      Bucket: bucket,
-                      Key: key,
-                      // Bytes, encoded once: a string body is encoded again for its length and for the socket.
-                      Body: Buffer.from(d.body, 'utf8'),
-                      ContentType: h.contentType,
-                      CacheControl: h.cacheControl,
-                      ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
-                      Metadata: { sha256: bodySha256 },
-                    },
-                    bodySha256,
-                  ),
-                );
-                next.objects[d.key] = { etag: bareEtag(r.ETag), fingerprint };
-                report.written++;
-              } catch (err) {
-                failure ??= describeS3Error('publish/s3', 'PUT', bucket, key, err);
-                throw failure;
-              }
-            }),
-          ),
-        );
-        if (failure !== null || results.some((r) => r.status === 'rejected')) break;
-      }
-      if (failure !== null) throw failure;
+      const uploaded = await uploadInPhases(io, plan, count);
+      report.written = Object.keys(uploaded).length;
       step('upload');
 
-      // Objects we published before and the build no longer has: remembered with the time they went missing,
-      // deleted once that is older than the delay (clients and CDN caches may still follow links to them).
-      const toDelete: string[] = [];
-      for (const key of Object.keys(manifest.objects)) {
-        if (byKey.has(key)) continue;
-        const since = manifest.missingSince[key] ?? startedAt.toISOString();
-        if (!listed.has(prefix + key)) continue; // already gone: forget it
-        if (startedAt.getTime() - Date.parse(since) >= deleteAfterMs) {
-          toDelete.push(key);
-        } else {
-          next.objects[key] = manifest.objects[key]!;
-          next.missingSince[key] = since;
-          report.pendingDelete++;
-        }
-      }
-
-      await Promise.all(
-        toDelete.map((key) =>
-          limit(async () => {
-            report.requests++;
-            try {
-              await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
-            } catch (err) {
-              throw describeS3Error('publish/s3', 'DELETE', bucket, prefix + key, err);
-            }
-            report.deleted++;
-          }),
-        ),
-      );
+      report.deleted = await removeDue(io, plan.remove, count);
       step('delete');
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
-      // and the next run, not finding them in the listing, forgets them. The other order could orphan objects.
-      report.requests++;
-      const manifestInput = { Bucket: bucket, Key: manifestKey, Body: JSON.stringify(next), ContentType: JSON_CONTENT_TYPE, CacheControl: 'no-store' };
-      try {
-        if (stored === null) await putIfAbsent(client, manifestInput);
-        else await putIfMatch(client, manifestInput, stored.etag);
-      } catch (err) {
-        if (isConditionFailure(err)) {
-          throw new Error(`[publish/s3] PUT s3://${bucket}/${manifestKey}: another publisher changed the manifest during this run (hold the run lock while publishing)`);
-        }
-        throw describeS3Error('publish/s3', 'PUT', bucket, manifestKey, err);
-      }
+      // and the next listing run, not finding them, forgets them. The other order could orphan objects.
+      count();
+      await putManifest(io, manifestKey, nextManifest(manifest, plan, uploaded, listed, asOf), stored?.etag ?? null);
       step('manifest_put');
-
       return report;
     },
   };
+}
+
+interface SinkIo {
+  client: S3Client;
+  bucket: string;
+  prefix: string;
+  limit: LimitFunction;
+}
+
+async function getManifest(io: SinkIo, manifestKey: string): Promise<{ body: Uint8Array; etag: string } | null> {
+  try {
+    return await getObjectBytes(io.client, io.bucket, manifestKey);
+  } catch (err) {
+    throw describeS3Error(WHERE, 'GET', io.bucket, manifestKey, err);
+  }
+}
+
+/** The listing with keys relative to the prefix. */
+async function listRelative(io: SinkIo, keys: string[], count: () => void, pageKeys: number | undefined): Promise<Map<string, string>> {
+  let full: Map<string, string>;
+  try {
+    full = await listRanges(io.client, io.bucket, io.prefix, keys, io.limit, count, pageKeys);
+  } catch (err) {
+    throw describeS3Error(WHERE, 'LIST', io.bucket, (err as { listPrefix?: string }).listPrefix ?? io.prefix, err);
+  }
+  const relative = new Map<string, string>();
+  for (const [k, etag] of full) if (k.startsWith(io.prefix)) relative.set(k.slice(io.prefix.length), etag);
+  return relative;
+}
+
+/**
+ * Every object of a lower phase is in place before any of a higher phase is written, so a summary never points at
+ * an event file that is not there yet. After the first failure nothing new is started. Returns key → new ETag.
+ */
+async function uploadInPhases(io: SinkIo, plan: PublishPlan, count: () => void): Promise<Record<string, string>> {
+  const uploaded: Record<string, string> = {};
+  let failure: unknown = null;
+  const phases = [...new Set(plan.upload.map((u) => u.doc.phase))];
+  for (const phase of phases) {
+    const batch = plan.upload.filter((u) => u.doc.phase === phase);
+    await Promise.allSettled(
+      batch.map(({ doc, bodySha256 }) =>
+        io.limit(async () => {
+          if (failure !== null) return;
+          const key = io.prefix + doc.key;
+          const h = headersOf(doc);
+          count();
+          try {
+            const input = {
+              Bucket: io.bucket,
+              Key: key,
+              // Bytes, encoded once: a string body is encoded again for its length and for the socket.
+              Body: Buffer.from(doc.body, 'utf8'),
+              ContentType: h.contentType,
+              CacheControl: h.cacheControl,
+              ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
+              Metadata: { sha256: bodySha256 },
+            };
+            const r = await io.client.send(putWithPayloadHash(input, bodySha256));
+            uploaded[doc.key] = bareEtag(r.ETag);
+          } catch (err) {
+            failure ??= describeS3Error(WHERE, 'PUT', io.bucket, key, err);
+          }
+        }),
+      ),
+    );
+    if (failure !== null) throw failure;
+  }
+  return uploaded;
+}
+
+async function removeDue(io: SinkIo, keys: readonly string[], count: () => void): Promise<number> {
+  let deleted = 0;
+  await Promise.all(
+    keys.map((key) =>
+      io.limit(async () => {
+        count();
+        try {
+          await io.client.send(new DeleteObjectCommand({ Bucket: io.bucket, Key: io.prefix + key }));
+        } catch (err) {
+          throw describeS3Error(WHERE, 'DELETE', io.bucket, io.prefix + key, err);
+        }
+        deleted++;
+      }),
+    ),
+  );
+  return deleted;
+}
+
+/** Conditional on the manifest this publish read: two publishers at once must not silently overwrite each other. */
+async function putManifest(io: SinkIo, manifestKey: string, next: Manifest, expectedEtag: string | null): Promise<void> {
+  const input = { Bucket: io.bucket, Key: manifestKey, Body: JSON.stringify(next), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
+  try {
+    if (expectedEtag === null) await putIfAbsent(io.client, input);
+    else await putIfMatch(io.client, input, expectedEtag);
+  } catch (err) {
+    if (isConditionFailure(err)) {
+      throw new ConflictError(WHERE, `PUT s3://${io.bucket}/${manifestKey}: another publisher changed the manifest during this run (hold the run lock while publishing)`, { cause: err });
+    }
+    throw describeS3Error(WHERE, 'PUT', io.bucket, manifestKey, err);
+  }
 }

@@ -1,15 +1,5 @@
-// One interface for every place the API is published to (local directory, S3).
-
-/** A rendered file. `phase` orders publishing: everything of a lower phase is in place before a higher one starts. */
-export interface OutputDocument {
-  key: string;
-  body: string;
-  contentType: string;
-  /** `null` for language-independent documents (OpenAPI, schemas). */
-  contentLanguage: string | null;
-  cacheControl: string;
-  phase: number;
-}
+// One interface for every place the API is published to (local directory, S3, memory).
+import type { OutputDocument } from '../render/output.ts';
 
 export interface PublishReport {
   target: string;
@@ -27,6 +17,3 @@ export interface Sink {
   readonly name: string;
   publish(docs: readonly OutputDocument[]): Promise<PublishReport>;
 }
-
-/** Phases: event files and history first, then forecast/signals/accuracy, then the documents that point at them. */
-export const PHASE = { leaves: 0, lists: 1, summaries: 2, schemas: 3 } as const;

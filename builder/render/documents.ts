@@ -2,18 +2,16 @@
 // response schemas, and the OpenAPI document generated from them.
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
-import { CACHE_CONTROL, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
+import { CACHE_CONTROL, EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, type Lang } from '../contract.ts';
 import type { Accuracy } from '../model/accuracy.ts';
 import type { AnnouncementEffect } from '../model/announcement.ts';
 import { eventTime } from '../model/events.ts';
-import { EVENT_TYPES, LANGS, type Detail, type Event, type Lang, type Localized, type Signal, type SourceCheck, type UpstreamStatus } from '../model/schemas.ts';
+import type { Detail, Event, Localized, Signal, SourceCheck, UpstreamStatus } from '../model/schemas.ts';
 import { RESET_SOURCE_KINDS, STALE_AFTER_MS, type TodayStatus } from '../model/status.ts';
-import type { OutputDocument } from '../publish/sink.ts';
-import { PHASE } from '../publish/sink.ts';
+import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { buildOpenApi } from './openapi.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
-
 
 export interface ForecastView {
   probability_24h: number | null;

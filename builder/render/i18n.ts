@@ -20,7 +20,8 @@ import zhChecks from '../../locales/zh/checks.json' with { type: 'json' };
 import zhCommon from '../../locales/zh/common.json' with { type: 'json' };
 import zhErrors from '../../locales/zh/errors.json' with { type: 'json' };
 import zhForecast from '../../locales/zh/forecast.json' with { type: 'json' };
-import { LANGS, type Detail, type Lang } from '../model/schemas.ts';
+import { LANGS, type Lang } from '../contract.ts';
+import type { Detail } from '../model/schemas.ts';
 
 export const NAMESPACES = ['common', 'errors', 'checks', 'forecast'] as const;
 export type Namespace = (typeof NAMESPACES)[number];

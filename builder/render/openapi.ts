@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the build validates against.
 import { z } from 'zod';
-import { EVENT_TYPES, LANGS } from '../model/schemas.ts';
+import { EVENT_TYPES, LANGS } from '../contract.ts';
 import { API_VERSION } from './schemas.ts';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

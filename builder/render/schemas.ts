@@ -1,7 +1,8 @@
 // Response schemas: the build validates every document against them, and the OpenAPI document and JSON Schemas
 // are generated from the very same definitions.
 import { z } from 'zod';
-import { EVENT_TYPES, LANGS, ORIGINS, REASONS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
+import { EVENT_TYPES, LANGS } from '../contract.ts';
+import { ORIGINS, REASONS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
 const instant = z.iso.datetime({ offset: false });

@@ -2,6 +2,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { DataError } from '../errors.ts';
+import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 
 export const ArchiveFileSchema = z
@@ -11,17 +13,6 @@ export const ArchiveFileSchema = z
   })
   .strict();
 
-export const ReviewDecisionSchema = z
-  .object({
-    signal_id: z.string().min(1),
-    decision: z.enum(['dismissed', 'promoted']),
-    event_id: z.string().optional(),
-    reviewed_by: z.string().min(1),
-    note: z.string().optional(),
-  })
-  .strict()
-  .refine((d) => d.decision !== 'promoted' || !!d.event_id, { path: ['event_id'], message: 'a promoted signal names the verified event it became' });
-export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
 
 export interface ArchiveInfo {
   name: string;
@@ -37,11 +28,11 @@ export interface CuratedData {
   reviews: ReviewDecision[];
 }
 
-export class DataValidationError extends Error {
+/** Curated data that does not validate: the run stops before anything is published (exit 1). */
+export class DataValidationError extends DataError {
   constructor(file: string, issues: z.core.$ZodIssue[]) {
     const lines = issues.slice(0, 10).map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-    super(`[sources/archive] invalid curated data\n${lines.join('\n')}`);
-    this.name = 'DataValidationError';
+    super('sources/archive', `invalid curated data\n${lines.join('\n')}`);
   }
 }
 
@@ -88,7 +79,7 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   }
   const ids = new Set<string>();
   for (const e of events) {
-    if (ids.has(e.id)) throw new Error(`[sources/archive] duplicate event id ${e.id} in ${dataDir}`);
+    if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
   return { events, archives, reviews };

@@ -1,7 +1,8 @@
 // Helpers shared by the source adapters: building checks, reading zod paths, cleaning untrusted text.
 import type { z } from 'zod';
 import type { Detail, SourceCheck } from '../model/schemas.ts';
-import type { FetchResult, SourceConfig, SourceResult } from './fetcher.ts';
+import type { SourceResult } from '../model/inputs.ts';
+import type { FetchResult, SourceConfig } from './fetcher.ts';
 
 export function computeCheck(
   config: SourceConfig,

@@ -1,4 +1,5 @@
 // Which sources a run checks, from the environment. An operator mistake here throws: it is a bug, not an outage.
+import { ConfigError } from '../errors.ts';
 import type { SourceKind } from '../model/schemas.ts';
 import type { SourceConfig } from './fetcher.ts';
 
@@ -18,22 +19,17 @@ export interface DisabledSource {
   variable: string;
 }
 
-export class SourceConfigError extends Error {
-  constructor(message: string) {
-    super(`[sources/config] ${message}`);
-    this.name = 'SourceConfigError';
-  }
-}
+const configError = (message: string) => new ConfigError('sources/config', message);
 
 function parseHttpUrl(variable: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new SourceConfigError(`${variable} is not a valid URL: ${JSON.stringify(raw)}`);
+    throw configError(`${variable} is not a valid URL: ${JSON.stringify(raw)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SourceConfigError(`${variable} must be an http(s) URL, got ${JSON.stringify(raw)}`);
+    throw configError(`${variable} must be an http(s) URL, got ${JSON.stringify(raw)}`);
   }
   return url.href;
 }
@@ -77,7 +73,7 @@ function resolve(env: SourceEnv): Resolved {
 /**
  * The sources to check. Each variable: unset → the documented default; empty string → that source is disabled
  * (not checked, no check recorded); otherwise an http(s) URL, or for RESET_SIGNAL_FEEDS a comma-separated list of
- * them. Throws SourceConfigError naming the variable for anything else.
+ * them. Throws ConfigError naming the variable for anything else.
  */
 export function sourceConfigsFromEnv(env: SourceEnv): SourceConfig[] {
   return resolve(env).configs;

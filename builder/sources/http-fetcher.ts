@@ -4,6 +4,9 @@ import { request, type Dispatcher } from 'undici';
 import pLimit from 'p-limit';
 import type { Detail } from '../model/schemas.ts';
 import type { FetchResult, Fetcher } from './fetcher.ts';
+import { classifyNetworkError, classifyStatus, retryDecision, type Failure } from './http-policy.ts';
+
+export { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, parseRetryAfterMs } from './http-policy.ts';
 
 export const REQUEST_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -13,9 +16,6 @@ export const RUN_DEADLINE_MS = 60_000;
 export const MAX_REDIRECTS = 3;
 export const MAX_CONCURRENT_REQUESTS = 4;
 export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_MAX_MS = 8_000;
-/** A retry is only worth starting if it leaves at least this much time for the request itself. */
-export const MIN_ATTEMPT_MS = 250;
 export const USER_AGENT = 'reset-status-api/0.1 (+https://github.com/OWNER/reset-status-api)';
 
 export interface HttpFetcherOptions {
@@ -38,16 +38,6 @@ type Attempt =
   | { ok: false; status: number | null; detail: Detail; error: string; retryable: boolean; retryAfterMs: number | null };
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-/** `Retry-After` as milliseconds from `nowMs`: delta seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfterMs(value: string | null | undefined, nowMs: number): number | null {
-  if (value === null || value === undefined) return null;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, at - nowMs);
-}
 
 function headerValue(h: Record<string, string | string[] | undefined>, name: string): string | null {
   const v = h[name];
@@ -94,6 +84,8 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
     retryAfterMs: number | null = null,
   ): Attempt => ({ ok: false, status, detail: { code, params }, error: `[sources/http] GET ${url} -> ${why}`, retryable, retryAfterMs });
 
+  const failedAttempt = (url: string, f: Failure): Attempt => ({ ok: false, status: f.status, detail: f.detail, error: `[sources/http] GET ${url} -> ${f.why}`, retryable: f.retryable, retryAfterMs: f.retryAfterMs });
+
   /** One HTTP exchange (plus redirects), each hop under its own timeout, never past the deadline. */
   async function attemptOnce(startUrl: string, accept: string): Promise<Attempt> {
     const visited = new Set<string>();
@@ -136,11 +128,10 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
           url = next.href;
           continue;
         }
-        if (status < 200 || status > 299) {
+        const failed = classifyStatus(status, headerValue(res.headers, 'retry-after'), Date.now());
+        if (failed !== null) {
           await res.body.dump().catch(() => undefined);
-          const retryAfterMs = status === 429 || status === 503 ? parseRetryAfterMs(headerValue(res.headers, 'retry-after'), Date.now()) : null;
-          if (status === 429) return fail(url, status, 'rate_limited', {}, '429', true, retryAfterMs);
-          return fail(url, status, 'http_status', { status }, String(status), status >= 500, retryAfterMs);
+          return failedAttempt(url, failed);
         }
         const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
         if (declared > maxBodyBytes) {
@@ -161,10 +152,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         return { ok: true, status, body, url };
       } catch (err) {
         if (controller.signal.aborted) return onAbort();
-        const code = errorCode(err);
-        if (code === 'ECONNREFUSED') return fail(url, null, 'connection_refused', {}, 'connection refused', true);
-        if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail(url, null, 'dns_error', { host: new URL(url).hostname }, `DNS lookup failed (${code})`, code === 'EAI_AGAIN');
-        return fail(url, null, 'network_error', { code: code ?? 'unknown' }, `network error: ${(err as Error)?.message ?? String(err)}`, true);
+        return failedAttempt(url, classifyNetworkError(errorCode(err), new URL(url).hostname, (err as Error)?.message ?? String(err)));
       } finally {
         clearTimeout(timer);
       }
@@ -190,24 +178,11 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
       };
       for (let attempt = 0; ; attempt++) {
         const a = await limit(() => attemptOnce(url, accept));
-        if (a.ok || !a.retryable || attempt >= retries) return done(a);
-        const remaining = deadlineMs - Date.now();
-        if (a.retryAfterMs !== null) {
-          // Honour the server's wish or give up now: retrying earlier would be rude and waiting past the deadline useless.
-          if (a.retryAfterMs + MIN_ATTEMPT_MS > remaining) {
-            return done(
-              a.status === 429
-                ? { ...a, detail: { code: 'rate_limited_retry_after', params: { seconds: Math.ceil(a.retryAfterMs / 1000) } }, error: `${a.error} (Retry-After ${Math.ceil(a.retryAfterMs / 1000)} s exceeds the run deadline)` }
-                : { ...a, error: `${a.error} (Retry-After ${Math.ceil(a.retryAfterMs / 1000)} s exceeds the run deadline)` },
-            );
-          }
-          await sleep(a.retryAfterMs);
-          continue;
-        }
-        // No jitter: one scheduled client per source, so there is no herd to spread out.
-        const waitMs = Math.min(backoffBaseMs * 2 ** attempt, BACKOFF_MAX_MS);
-        if (waitMs + MIN_ATTEMPT_MS > remaining) return done(a);
-        await sleep(waitMs);
+        if (a.ok) return done(a);
+        const failure: Failure = { status: a.status, detail: a.detail, why: a.error, retryable: a.retryable, retryAfterMs: a.retryAfterMs };
+        const next = retryDecision(failure, attempt, retries, deadlineMs - Date.now(), backoffBaseMs);
+        if (!next.retry) return done({ ...a, detail: next.failure.detail, error: next.failure.why });
+        await sleep(next.waitMs);
       }
     },
   };

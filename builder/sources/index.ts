@@ -1,7 +1,9 @@
 // Runs every configured source once, in parallel and bounded, and returns one result per source, in config order.
 import pLimit from 'p-limit';
+import { SourceError, messageOf } from '../errors.ts';
 import { computeCheck } from './common.ts';
-import type { Fetcher, SourceConfig, SourceResult } from './fetcher.ts';
+import type { SourceResult } from '../model/inputs.ts';
+import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { fetchResetTracker, type ResetTrackerOptions } from './reset-tracker.ts';
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusPage } from './status-page.ts';
@@ -11,6 +13,8 @@ export const MAX_CONCURRENT_SOURCES = 4;
 export interface FetchAllOptions {
   concurrency?: number;
   tracker?: ResetTrackerOptions;
+  /** Where an adapter's unexpected throw is reported; default nowhere (the failed check still records it). */
+  log?: (line: string) => void;
 }
 
 function fetchOne(config: SourceConfig, fetcher: Fetcher, asOf: Date, opts: FetchAllOptions): Promise<SourceResult> {
@@ -36,7 +40,8 @@ export async function fetchAllSources(configs: readonly SourceConfig[], fetcher:
         try {
           return await fetchOne(config, fetcher, asOf, opts);
         } catch (err) {
-          console.error(`[sources/index] ${config.kind} ${config.id} (${config.url}) threw:`, err);
+          const bug = new SourceError('sources/index', `${config.kind} ${config.id} (${config.url}) threw: ${messageOf(err)}`, { cause: err });
+          opts.log?.(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message);
           return { check: computeCheck(config, asOf, { ok: false, http_status: null, latency_ms: null, items_read: 0, detail: { code: 'internal_error', params: {} } }) };
         }
       }),

@@ -1,5 +1,6 @@
 // Turns the public codex-reset-ledger CSV into archived event records.
 import { z } from 'zod';
+import { DataError } from '../errors.ts';
 import { citedPost, timesFromPost, type PostTimeDisagreement } from '../model/evidence.ts';
 import { EventSchema, EventTypeSchema, ReasonSchema, type Event, type EventType, type Reason, REASONS } from '../model/schemas.ts';
 
@@ -36,7 +37,7 @@ export function parseCsv(text: string): string[][] {
       field = '';
     } else field += c;
   }
-  if (quoted) throw new Error('[data/ledger] unterminated quoted field at end of CSV');
+  if (quoted) throw new DataError('data/ledger', 'unterminated quoted field at end of CSV');
   if (field !== '' || row.length > 0) {
     row.push(field);
     rows.push(row);
@@ -88,10 +89,9 @@ export interface LedgerImportReport {
   decisions_applied: { row: string; decision: string }[];
 }
 
-export class LedgerImportError extends Error {
+export class LedgerImportError extends DataError {
   constructor(problems: readonly string[]) {
-    super(`[data/ledger] import refused:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-    this.name = 'LedgerImportError';
+    super('data/ledger', `import refused:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
 }
 
@@ -107,9 +107,9 @@ const addMinutes = (iso: string, minutes: number) => new Date(Date.parse(iso) + 
 /** One row as an event, times taken from the post it cites, with the reviewed decision (if any) applied. */
 function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerDecision | undefined, report: LedgerImportReport, problems: string[]): Event {
   const [date, time, ledgerType, description, url, platform] = r;
-  const where = `[data/ledger] row ${n + 2}`;
-  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`${where}: bad date_utc ${JSON.stringify(date)}`);
-  if (!ledgerType || !description) throw new Error(`${where}: type and description are required`);
+  const where = `row ${n + 2}`;
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new DataError('data/ledger', `${where}: bad date_utc ${JSON.stringify(date)}`);
+  if (!ledgerType || !description) throw new DataError('data/ledger', `${where}: type and description are required`);
   const hasTime = !!time && /^\d{2}:\d{2}:\d{2}$/.test(time);
   const rowKey = hasTime ? `${date}T${time}Z` : date;
   // Ids come from the row as published, so a reviewed change of time never changes a public id.
@@ -151,7 +151,7 @@ function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerD
 export function importLedger(csv: string, decisions: readonly LedgerDecision[] = []): { events: Event[]; report: LedgerImportReport } {
   const [header, ...rows] = parseCsv(csv);
   if (!header || HEADER.some((h, i) => header[i] !== h)) {
-    throw new Error(`[data/ledger] unexpected header ${JSON.stringify(header)}; expected ${HEADER.join(',')}`);
+    throw new DataError('data/ledger', `unexpected header ${JSON.stringify(header)}; expected ${HEADER.join(',')}`);
   }
   const byRow = new Map<string, LedgerDecision>();
   for (const d of decisions) {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 import { computeCheck, failedFetchResult, parseJsonBody, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
-import type { Fetcher, SourceConfig, SourceResult } from './fetcher.ts';
+import type { SourceResult } from '../model/inputs.ts';
+import type { Fetcher, SourceConfig } from './fetcher.ts';
 
 export const TRACKER_PAGE_LIMIT = 100;
 /** 20 pages of 100 is far more history than the tracker holds; past that the cursor is broken, not the history long. */

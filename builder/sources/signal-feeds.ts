@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Signal } from '../model/schemas.ts';
 import { cleanText, computeCheck, decodeEntities, failedFetchResult, isHttpUrl, parseJsonBody, schemaMismatch, toIsoInstant } from './common.ts';
-import type { Fetcher, SourceConfig, SourceResult } from './fetcher.ts';
+import type { SourceResult } from '../model/inputs.ts';
+import type { Fetcher, SourceConfig } from './fetcher.ts';
 
 export const MAX_FEED_ITEMS = 200;
 export const TITLE_MAX_CHARS = 300;

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { ComponentStatusSchema, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import { cleanText, computeCheck, failedFetchResult, isHttpUrl, parseJsonBody, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
-import type { Fetcher, SourceConfig, SourceResult } from './fetcher.ts';
+import type { SourceResult } from '../model/inputs.ts';
+import type { Fetcher, SourceConfig } from './fetcher.ts';
 
 const nullableText = z.string().nullable().optional();
 

@@ -1,10 +1,18 @@
 // StateStore on the local disk: atomic writes, a corrupt file set aside (never deleted) and replaced by the last
 // good copy, a lock file.
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { ConflictError } from '../errors.ts';
+import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
-import { StateConflictError, type LoadedState, type LockHandle, type StateStore } from './store.ts';
+import { classifyStored, corruptFileName, recoverState } from './recovery.ts';
+import type { LoadedState, LockHandle, StateStore } from './store.ts';
+
+export interface LocalStateStoreOptions {
+  /** The clock, read only to name a corrupt file set aside. */
+  now: () => Date;
+}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -15,35 +23,6 @@ async function readIfExists(file: string): Promise<string | null> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-}
-
-/** Write-then-rename into an existing directory, so a reader or a crash never sees half a file. */
-export async function replaceFile(file: string, body: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-  await writeFile(tmp, body);
-  await rename(tmp, file);
-}
-
-/** As replaceFile, creating the directory first. */
-export async function writeFileAtomic(file: string, body: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await replaceFile(file, body);
-}
-
-/** Parses a stored state document; returns the reason when it cannot be used. */
-export function parseStoredState(text: string): { ok: true; state: State } | { ok: false; reason: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
-  }
-  const r = StateSchema.safeParse(raw);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };
-  }
-  return { ok: true, state: r.data };
 }
 
 /** A mutex file older than this was left by a crashed writer and may be broken. */
@@ -76,7 +55,7 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createLocalStateStore(dir: string): StateStore {
+export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions): StateStore {
   const file = path.join(dir, 'state.json');
   const lockFile = path.join(dir, 'run.lock');
   const lastGoodFile = path.join(dir, 'state.last-good.json');
@@ -84,30 +63,20 @@ export function createLocalStateStore(dir: string): StateStore {
     name: `local:${dir}`,
     async load(): Promise<LoadedState> {
       const text = await readIfExists(file);
-      if (text === null) return { state: emptyState(), version: null, warnings: [] };
-      const parsed = parseStoredState(text);
-      if (parsed.ok) return { state: parsed.state, version: sha256(text), warnings: [] };
-      const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      const first = classifyStored(text);
+      if (first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
+      if (first.kind === 'ok') return { state: first.state, version: sha256(text!), warnings: [] };
+      const aside = corruptFileName(file, opts.now());
       await rename(file, aside);
-      const problem = `[state/local] ${file} is unusable (${parsed.reason}); kept it as ${aside}`;
-      const copy = await readIfExists(lastGoodFile);
-      const fallback = copy === null ? null : parseStoredState(copy);
-      if (fallback?.ok) {
-        return {
-          state: fallback.state,
-          version: null,
-          warnings: [`${problem} and carried on from the last good copy ${lastGoodFile} (saved at ${fallback.state.updated_at ?? 'an unknown time'})`],
-        };
-      }
-      const why = fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
-      return { state: emptyState(), version: null, warnings: [`${problem}; ${why}, so this run started from a clean state`] };
+      const r = recoverState({ where: 'state/local', stored: file, aside, reason: first.reason, lastGood: await readIfExists(lastGoodFile), lastGoodName: lastGoodFile });
+      return { state: r.state, version: null, warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = JSON.stringify(StateSchema.parse(state));
       return withMutex(dir, async () => {
         const current = await readIfExists(file);
         const currentVersion = current === null ? null : sha256(current);
-        if (currentVersion !== expectedVersion) throw new StateConflictError(`local ${file}`);
+        if (currentVersion !== expectedVersion) throw new ConflictError('state/local', `${file}: state changed since it was read (conditional write refused)`);
         await writeFileAtomic(file, body);
         // Only after the state landed: the copy is never ahead of the state.
         await replaceFile(lastGoodFile, body);

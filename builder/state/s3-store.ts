@@ -5,19 +5,14 @@
 // AWS S3 and radosgw enforce atomically. Conditional DELETE and conditional COPY are not relied upon: radosgw
 // (pacific) ignores If-Match on DELETE and x-amz-copy-source-if-match on COPY.
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
+import { ConfigError, ConflictError } from '../errors.ts';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
-import {
-  DEFAULT_LOCK_KEY,
-  DEFAULT_STATE_KEY,
-  assertPrivateKey,
-  describeS3Error,
-  getObjectBytes,
-  isConditionFailure,
-  putIfAbsent,
-  putIfMatch,
-} from '../publish/s3-config.ts';
-import { parseStoredState } from './local-store.ts';
-import { StateConflictError, type LoadedState, type LockHandle, type StateStore } from './store.ts';
+import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
+import { DEFAULT_LOCK_KEY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
+import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
+import { classifyStored, corruptObjectKey, recoverState } from './recovery.ts';
+import type { LoadedState, LockHandle, StateStore } from './store.ts';
 
 export interface S3StateStoreOptions {
   client: S3Client;
@@ -35,7 +30,6 @@ export interface S3StateStoreOptions {
 export const DEFAULT_CORRUPT_PREFIX = 'state/corrupt/';
 export const LAST_GOOD_SUFFIX = '.last-good';
 const WHERE = 'state/s3';
-const JSON_TYPE = 'application/json; charset=utf-8';
 /** A released lock is overwritten with this expiry, so it reads as expired to everyone. */
 const RELEASED_AT = new Date(0).toISOString();
 
@@ -62,7 +56,7 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
   const lastGoodKey = opts.lastGoodKey ?? `${key}${LAST_GOOD_SUFFIX}`;
   const publicPrefix = opts.publicPrefix ?? '';
   for (const k of [key, lockKey, corruptPrefix, lastGoodKey]) assertPrivateKey(k, publicPrefix, WHERE);
-  if (new Set([key, lockKey, lastGoodKey]).size !== 3) throw new Error(`[${WHERE}] the state, its last good copy and the lock need three different keys`);
+  if (new Set([key, lockKey, lastGoodKey]).size !== 3) throw new ConfigError(WHERE, 'the state, its last good copy and the lock need three different keys');
 
   async function get(k: string) {
     try {
@@ -74,7 +68,7 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
 
   /** Writes the lock; true when we won, false when a condition failed (someone else got there first). */
   async function putLock(lock: StoredLock, expectedEtag: string | null): Promise<boolean> {
-    const input = { Bucket: bucket, Key: lockKey, Body: JSON.stringify(lock), ContentType: JSON_TYPE, CacheControl: 'no-store' };
+    const input = { Bucket: bucket, Key: lockKey, Body: JSON.stringify(lock), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
     try {
       if (expectedEtag === null) await putIfAbsent(client, input);
       else await putIfMatch(client, input, expectedEtag);
@@ -90,39 +84,37 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
 
     async load(): Promise<LoadedState> {
       const stored = await get(key);
-      if (stored === null) return { state: emptyState(), version: null, warnings: [] };
-      const parsed = parseStoredState(Buffer.from(stored.body).toString('utf8'));
-      if (parsed.ok) return { state: parsed.state, version: stored.etag, warnings: [] };
+      const first = classifyStored(stored === null ? null : Buffer.from(stored.body).toString('utf8'));
+      if (stored === null || first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
+      if (first.kind === 'ok') return { state: first.state, version: stored.etag, warnings: [] };
       // Keep the exact bytes under a name derived from their ETag: loading the same corrupt object twice keeps
       // one copy. The returned version is the corrupt object's ETag, so the next save replaces it conditionally.
-      const aside = `${corruptPrefix}${key.replace(/\//g, '_')}.${stored.etag || 'no-etag'}`;
+      const aside = corruptObjectKey(corruptPrefix, key, stored.etag);
       try {
         await putIfAbsent(client, { Bucket: bucket, Key: aside, Body: stored.body, ContentType: 'application/octet-stream' });
       } catch (err) {
         if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, aside, err);
       }
-      const problem = `[${WHERE}] s3://${bucket}/${key} is unusable (${parsed.reason}); kept it as s3://${bucket}/${aside}`;
       const copy = await get(lastGoodKey);
-      const fallback = copy === null ? null : parseStoredState(Buffer.from(copy.body).toString('utf8'));
-      if (fallback?.ok) {
-        return {
-          state: fallback.state,
-          version: stored.etag,
-          warnings: [`${problem} and carried on from the last good copy s3://${bucket}/${lastGoodKey} (saved at ${fallback.state.updated_at ?? 'an unknown time'})`],
-        };
-      }
-      const why = fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
-      return { state: emptyState(), version: stored.etag, warnings: [`${problem}; ${why}, so this run started from a clean state`] };
+      const r = recoverState({
+        where: WHERE,
+        stored: `s3://${bucket}/${key}`,
+        aside: `s3://${bucket}/${aside}`,
+        reason: first.reason,
+        lastGood: copy === null ? null : Buffer.from(copy.body).toString('utf8'),
+        lastGoodName: `s3://${bucket}/${lastGoodKey}`,
+      });
+      return { state: r.state, version: stored.etag, warnings: [r.warning] };
     },
 
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = JSON.stringify(StateSchema.parse(state));
-      const input = { Bucket: bucket, Key: key, Body: body, ContentType: JSON_TYPE, CacheControl: 'no-store' };
+      const input = { Bucket: bucket, Key: key, Body: body, ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
       let version: string;
       try {
         version = expectedVersion === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedVersion);
       } catch (err) {
-        if (isConditionFailure(err)) throw new StateConflictError(`PUT s3://${bucket}/${key}`);
+        if (isConditionFailure(err)) throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: state changed since it was read (conditional write refused)`, { cause: err });
         throw describeS3Error(WHERE, 'PUT', bucket, key, err);
       }
       // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly

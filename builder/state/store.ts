@@ -1,4 +1,5 @@
-// One interface for every place state is kept (local directory, S3 object).
+// One interface for every place state is kept (local directory, S3 object, memory).
+import { ConflictError } from '../errors.ts';
 import type { State } from '../model/schemas.ts';
 
 export interface LoadedState {
@@ -14,17 +15,10 @@ export interface LockHandle {
   expiresAt: string;
 }
 
-export class StateConflictError extends Error {
-  constructor(where: string) {
-    super(`[state] ${where}: state changed since it was read (conditional write refused)`);
-    this.name = 'StateConflictError';
-  }
-}
-
 export interface StateStore {
   readonly name: string;
   load(): Promise<LoadedState>;
-  /** Writes `state` only if the stored version is still `expectedVersion`; throws StateConflictError otherwise. */
+  /** Writes `state` only if the stored version is still `expectedVersion`; throws ConflictError otherwise. */
   save(state: State, expectedVersion: string | null): Promise<string>;
   /** Takes the run lock, or returns null when another live owner holds it. An expired lock is taken over. */
   acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null>;
@@ -48,7 +42,7 @@ export async function updateState(
       await store.save(next, version);
       return next;
     } catch (err) {
-      if (!(err instanceof StateConflictError) || attempt >= maxAttempts) throw err;
+      if (!(err instanceof ConflictError) || attempt >= maxAttempts) throw err;
     }
   }
 }

@@ -1,12 +1,12 @@
-// The local sink beyond the shared Sink contract (run in test/s3/sink.test.ts): how it writes into a directory that
+// The local sink: the shared Sink contract, and beyond it how it writes into a directory that
 // readers (the preview server) and `aws s3 sync` look at while and after it publishes.
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalSink, STAGING_PREFIX } from '../../builder/publish/local-sink.ts';
-import { PHASE } from '../../builder/publish/sink.ts';
-import { doc, sampleBuild } from './sink.ts';
+import { PHASE } from '../../builder/render/output.ts';
+import { doc, sampleBuild, sinkContract } from './sink.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -26,6 +26,11 @@ async function tree(root: string): Promise<string[]> {
     .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
     .sort();
 }
+
+sinkContract('local directory', async () => {
+  const dir = await tmp();
+  return { sink: createLocalSink(dir), read: async (key) => readFile(path.join(dir, key), 'utf8').catch(() => null), advance: () => {}, deleteAfterMs: 0 };
+});
 
 const OLD = new Date('2020-01-01T00:00:00Z');
 

@@ -1,6 +1,7 @@
 // The one Sink contract, run against every implementation (local directory, S3).
 import { describe, expect, it } from 'vitest';
-import { PHASE, type OutputDocument, type Sink } from '../../builder/publish/sink.ts';
+import type { Sink } from '../../builder/publish/sink.ts';
+import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 
 export interface SinkHarness {
   sink: Sink;

@@ -1,7 +1,8 @@
 // The one StateStore contract, run against every implementation (local directory, S3 object).
 import { describe, expect, it } from 'vitest';
 import { emptyState, type Signal, type State } from '../../builder/model/schemas.ts';
-import { StateConflictError, updateState, type StateStore } from '../../builder/state/store.ts';
+import { ConflictError } from '../../builder/errors.ts';
+import { updateState, type StateStore } from '../../builder/state/store.ts';
 
 export interface StateStoreHarness {
   store: StateStore;
@@ -50,13 +51,13 @@ export function stateStoreContract(label: string, setup: () => Promise<StateStor
       expect(loaded.version).toBe(version);
     });
 
-    it('refuses a save based on an outdated version with StateConflictError and keeps the newer state', async () => {
+    it('refuses a save based on an outdated version with ConflictError and keeps the newer state', async () => {
       const { store, another } = await setup();
       const v1 = await store.save(withSignal(emptyState(), 'a'), null);
       const newer = withSignal(withSignal(emptyState(), 'a'), 'b');
       await another().save(newer, v1);
-      await expect(store.save(withSignal(emptyState(), 'stale'), v1)).rejects.toBeInstanceOf(StateConflictError);
-      await expect(store.save(withSignal(emptyState(), 'stale'), null)).rejects.toBeInstanceOf(StateConflictError);
+      await expect(store.save(withSignal(emptyState(), 'stale'), v1)).rejects.toBeInstanceOf(ConflictError);
+      await expect(store.save(withSignal(emptyState(), 'stale'), null)).rejects.toBeInstanceOf(ConflictError);
       expect((await store.load()).state).toEqual(newer);
     });
 

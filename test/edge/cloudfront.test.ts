@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
+import { JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
-import { MAX_QUERY_LENGTH, MAX_QUERY_PARAMS, MAX_URI_LENGTH, ROUTE_LANGS } from '../../builder/edge/route.ts';
+import { MAX_QUERY_LENGTH, MAX_QUERY_PARAMS, MAX_URI_LENGTH } from '../../builder/edge/route.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
 import { run } from '../../builder/run.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
@@ -129,7 +129,7 @@ function cases(eventId: string): Case[] {
   return [
     // every endpoint and language
     get('/api/latest', 'api/en/latest.json'),
-    ...ROUTE_LANGS.map((l) => get(`/api/latest?lang=${l}`, `api/${l}/latest.json`)),
+    ...LANGS.map((l) => get(`/api/latest?lang=${l}`, `api/${l}/latest.json`)),
     get('/api/forecast?lang=de', 'api/de/forecast.json'),
     get('/api/status?lang=ko', 'api/ko/status.json'),
     get('/api/signals?lang=ja', 'api/ja/signals.json'),
@@ -244,7 +244,7 @@ beforeAll(async () => {
     now: () => AS_OF,
     fetcher: createHttpFetcher(),
     sources: [],
-    store: createLocalStateStore(path.join(tmp, 'state')),
+    store: createLocalStateStore(path.join(tmp, 'state'), { now: () => new Date() }),
     sink: createLocalSink(dist),
     dataDir: path.join(ROOT, 'data'),
   });
@@ -351,7 +351,7 @@ describe('edge and preview answer alike', () => {
         expect(http.status, label).toBe(200);
         expect(headersOf(http.headers), label).toEqual({
           'content-type': JSON_CONTENT_TYPE,
-          'content-language': (ROUTE_LANGS as readonly string[]).includes(lang) ? lang : 'en',
+          'content-language': (LANGS as readonly string[]).includes(lang) ? lang : 'en',
           'cache-control': 'public, max-age=30',
           'access-control-allow-origin': '*',
         });

@@ -133,7 +133,7 @@ describe('sources under every fault at once, run after run', () => {
         now: () => new Date(T0_MS + step.minute * MINUTE_MS),
         fetcher: createHttpFetcher({ timeoutMs: TIMEOUT_MS, retries: 1, backoffBaseMs: 10, maxBodyBytes: MAX_BODY_BYTES, deadline: Date.now() + 5_000 }),
         sources,
-        store: createLocalStateStore(stateDir),
+        store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
         dataDir: DATA_DIR,
       });

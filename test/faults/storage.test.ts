@@ -15,8 +15,8 @@ import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY } from '../../builder/publish/s3-config.ts';
-import { createS3Targets } from '../../builder/publish/s3-targets.ts';
+import { DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY } from '../../builder/s3/config.ts';
+import { createS3Targets } from '../../builder/s3-targets.ts';
 import { run, type RunSummary } from '../../builder/run.ts';
 import { sourceConfigsFromEnv } from '../../builder/sources/config.ts';
 import type { SourceConfig } from '../../builder/sources/fetcher.ts';
@@ -162,6 +162,8 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
   const targetEnv = (bucket: string, endpoint: string): Record<string, string> => ({
     RESET_S3_BUCKET: bucket,
     RESET_S3_ENDPOINT: endpoint,
+    // Every publish lists the bucket, so the faults on the listing are exercised on every tick.
+    RESET_S3_LIST_EVERY: '1',
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: ACCESS_KEY,
     AWS_SECRET_ACCESS_KEY: SECRET_KEY,

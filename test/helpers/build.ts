@@ -30,7 +30,7 @@ export async function createTempBuild(): Promise<TempBuild> {
         now: () => new Date(now),
         fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0, deadline: Date.now() + 10_000 }),
         sources,
-        store: createLocalStateStore(stateDir),
+        store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
         dataDir,
       }),

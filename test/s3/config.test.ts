@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELETE_AFTER_MS, createS3Client, describeS3Error, getObjectBytes, s3ConfigFromEnv } from '../../builder/publish/s3-config.ts';
+import { createS3Client } from '../../builder/s3/client.ts';
+import { getObjectBytes } from '../../builder/s3/conditional.ts';
+import { DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DELETE_AFTER_MS, s3ConfigFromEnv } from '../../builder/s3/config.ts';
+import { describeS3Error } from '../../builder/s3/errors.ts';
 
 describe('s3ConfigFromEnv', () => {
   it('applies the defaults around a bucket and a region', () => {
@@ -18,6 +21,8 @@ describe('s3ConfigFromEnv', () => {
         endpoint: null,
         deleteAfterMs: DELETE_AFTER_MS,
         concurrency: 8,
+        listEvery: DEFAULT_LIST_EVERY,
+        listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS,
       },
     });
   });

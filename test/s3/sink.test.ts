@@ -1,33 +1,14 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLocalSink } from '../../builder/publish/local-sink.ts';
+import { ConflictError } from '../../builder/errors.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
-import { PHASE } from '../../builder/publish/sink.ts';
+import { PHASE } from '../../builder/render/output.ts';
 import { doc, sampleBuild, sinkContract } from '../contracts/sink.ts';
 import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
 
 const DELETE_AFTER_MS = 60 * 60 * 1000;
 const T0 = Date.parse('2026-11-21T00:00:00.000Z');
-
-const tmpDirs: string[] = [];
-afterAll(async () => {
-  for (const d of tmpDirs) await rm(d, { recursive: true, force: true });
-});
-
-sinkContract('local directory', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'reset-sink-'));
-  tmpDirs.push(dir);
-  return {
-    sink: createLocalSink(dir),
-    read: async (key) => readFile(path.join(dir, key), 'utf8').catch(() => null),
-    advance: () => {},
-    deleteAfterMs: 0,
-  };
-});
 
 describeS3('S3 sink (radosgw)', () => {
   let client: S3Client;
@@ -43,11 +24,12 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   /** A sink on its own prefix and manifest, with a clock the test moves. */
-  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number } = {}) {
+  /** Lists the bucket on every publish unless `listEvery` says otherwise, so drift is caught at once. */
+  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number } = {}) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}) });
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}) });
     return {
       prefix,
       clock,
@@ -163,8 +145,8 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   it('refuses a manifest key under the public prefix', () => {
-    expect(() => createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json' })).toThrow(/public prefix/);
-    expect(() => createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json' })).toThrow(/public API root/);
+    expect(() => createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json', now: () => new Date(T0) })).toThrow(/public prefix/);
+    expect(() => createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json', now: () => new Date(T0) })).toThrow(/public API root/);
   });
 
   it('leaves the previous API fully readable when a publish breaks halfway, and the next publish completes it', async () => {
@@ -183,5 +165,61 @@ describeS3('S3 sink (radosgw)', () => {
     expect(report.written).toBeGreaterThan(0);
     for (const d of after) expect(await h.read(d.key)).toBe(d.body);
     expect(await h.sink.publish(after)).toMatchObject({ written: 0, unchanged: after.length });
+  });
+  it('refuses to overwrite a manifest another publisher wrote after this publish read it (conditional PUT)', async () => {
+    const h = s3Harness();
+    await h.sink.publish(sampleBuild(1));
+    const rival = h.make(client);
+    let rivalDone: Promise<unknown> | null = null;
+    // The rival publishes completely between our manifest GET and our manifest PUT.
+    const racing = createTestClient();
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (context.commandName === 'PutObjectCommand' && input.Key === `private/${h.prefix}manifest.json` && rivalDone === null) {
+          rivalDone = rival.publish(sampleBuild(3));
+          await rivalDone;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'rivalPublisher' },
+    );
+    const ours = h.make(racing);
+    await expect(ours.publish(sampleBuild(2))).rejects.toThrow(ConflictError);
+    await expect(ours.publish(sampleBuild(2))).resolves.toMatchObject({ target: expect.any(String) });
+    expect(rivalDone).not.toBeNull();
+  });
+
+  it('trusts the manifest on idle ticks: only the manifest GET and PUT, no listing, until the cadence lists again', async () => {
+    const sent: string[] = [];
+    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listEvery: 3 });
+    await h.sink.publish(sampleBuild(1)); // the first publish lists (no listing recorded yet)
+    await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
+    const ticks: string[][] = [];
+    for (let i = 0; i < 3; i++) {
+      sent.length = 0;
+      h.advance(15 * 60 * 1000);
+      const report = await h.sink.publish(sampleBuild(1));
+      ticks.push([...sent]);
+      expect(report.requests).toBe(sent.length);
+    }
+    // Ticks 1 and 2 trust the manifest (the drift is not seen yet); tick 3 lists and repairs it.
+    expect(ticks[0]).toEqual(['GetObjectCommand', 'PutObjectCommand']);
+    expect(ticks[1]).toEqual(['GetObjectCommand', 'PutObjectCommand']);
+    expect(ticks[2]!.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(0);
+    expect(await h.read('api/en/history.json')).toBe(sampleBuild(1)[3]!.body);
+  });
+
+  it('lists when the last listing is older than listMaxAgeMs, whatever the tick count', async () => {
+    const sent: string[] = [];
+    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listEvery: 100, listMaxAgeMs: 60 * 60 * 1000 });
+    await h.sink.publish(sampleBuild(1));
+    sent.length = 0;
+    h.advance(59 * 60 * 1000);
+    await h.sink.publish(sampleBuild(1));
+    expect(sent).not.toContain('ListObjectsV2Command');
+    h.advance(60 * 1000);
+    await h.sink.publish(sampleBuild(1));
+    expect(sent).toContain('ListObjectsV2Command');
   });
 });

@@ -6,28 +6,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { emptyState } from '../../builder/model/schemas.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { createS3StateStore } from '../../builder/state/s3-store.ts';
-import { StateConflictError } from '../../builder/state/store.ts';
+import { ConflictError } from '../../builder/errors.ts';
 import { stateStoreContract } from '../contracts/state-store.ts';
 import { createTestBucket, createTestClient, describeS3, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
 
-// The local store's read-compare-write and its stale-lock takeover are not atomic, and two writes in the same
-// millisecond share a temp file name (ENOENT on rename); it serves single-process local runs only.
 const tmpDirs: string[] = [];
 afterAll(async () => {
   for (const d of tmpDirs) await rm(d, { recursive: true, force: true });
-});
-
-stateStoreContract('local directory', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'reset-state-'));
-  tmpDirs.push(dir);
-  return {
-    store: createLocalStateStore(dir),
-    another: () => createLocalStateStore(dir),
-    writeRaw: (text) => writeFile(path.join(dir, 'state.json'), text),
-    writeRawCopy: (text) => writeFile(path.join(dir, 'state.last-good.json'), text),
-    keptAside: async () =>
-      Promise.all((await readdir(dir)).filter((f) => f.startsWith('state.json.corrupt-')).map((f) => readFile(path.join(dir, f), 'utf8'))),
-  };
 });
 
 describeS3('S3 state store (radosgw)', () => {
@@ -66,14 +51,14 @@ describeS3('S3 state store (radosgw)', () => {
     expect((await h.store.load()).version).toBe(v2);
   });
 
-  it('turns a conditional write lost to another writer into StateConflictError', async () => {
+  it('turns a conditional write lost to another writer into ConflictError', async () => {
     const h = harness();
     const v1 = await h.store.save(emptyState(), null);
     const results = await Promise.allSettled(
       ['2026-11-21T00:00:01.000Z', '2026-11-21T00:00:02.000Z', '2026-11-21T00:00:03.000Z'].map((t) => h.another().save({ ...emptyState(), updated_at: t }, v1)),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(StateConflictError);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConflictError);
   });
 
   it('keeps the state and lock outside the public prefix', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { applySourceResults, CHECK_HISTORY_PER_SOURCE, RESET_SOURCE_KINDS } from '../../builder/model/apply.ts';
 import { emptyState, StateSchema, type Signal, type SourceCheck, type State, type UpstreamStatus } from '../../builder/model/schemas.ts';
-import type { SourceResult } from '../../builder/sources/fetcher.ts';
+import type { SourceResult } from '../../builder/model/inputs.ts';
 
 const AS_OF = new Date('2026-11-21T12:00:00Z');
 const minutesAgo = (m: number) => new Date(AS_OF.getTime() - m * 60_000).toISOString();

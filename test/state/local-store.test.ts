@@ -4,14 +4,30 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyState } from '../../builder/model/schemas.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
-import { StateConflictError, updateState } from '../../builder/state/store.ts';
+import { ConflictError } from '../../builder/errors.ts';
+import { updateState } from '../../builder/state/store.ts';
+import { stateStoreContract } from '../contracts/state-store.ts';
 
 const tmp = () => mkdtemp(path.join(tmpdir(), 'rsa-state-'));
+
+// The local store's read-compare-write and its stale-lock takeover serialize through a mutex file; it serves
+// single-process local runs and the tests.
+stateStoreContract('local directory', async () => {
+  const dir = await tmp();
+  return {
+    store: createLocalStateStore(dir, { now: () => new Date() }),
+    another: () => createLocalStateStore(dir, { now: () => new Date() }),
+    writeRaw: (text) => writeFile(path.join(dir, 'state.json'), text),
+    writeRawCopy: (text) => writeFile(path.join(dir, 'state.last-good.json'), text),
+    keptAside: async () =>
+      Promise.all((await readdir(dir)).filter((f) => f.startsWith('state.json.corrupt-')).map((f) => readFile(path.join(dir, f), 'utf8'))),
+  };
+});
 
 describe('local state store', () => {
   it('starts clean when nothing is stored, and round-trips what it saved', async () => {
     const dir = await tmp();
-    const store = createLocalStateStore(dir);
+    const store = createLocalStateStore(dir, { now: () => new Date() });
     const first = await store.load();
     expect(first).toMatchObject({ version: null, warnings: [] });
     const s = { ...emptyState(), updated_at: '2026-11-21T00:00:00.000Z' };
@@ -22,18 +38,18 @@ describe('local state store', () => {
   });
 
   it('refuses a write based on an old version', async () => {
-    const store = createLocalStateStore(await tmp());
+    const store = createLocalStateStore(await tmp(), { now: () => new Date() });
     const v1 = await store.save(emptyState(), null);
     await store.save({ ...emptyState(), updated_at: '2026-11-21T01:00:00.000Z' }, v1);
-    await expect(store.save(emptyState(), v1)).rejects.toBeInstanceOf(StateConflictError);
-    await expect(store.save(emptyState(), null)).rejects.toBeInstanceOf(StateConflictError);
+    await expect(store.save(emptyState(), v1)).rejects.toBeInstanceOf(ConflictError);
+    await expect(store.save(emptyState(), null)).rejects.toBeInstanceOf(ConflictError);
   });
 
   it('sets a corrupt file aside with a clear warning and starts clean, never deleting it', async () => {
     for (const garbage of ['{"checks": [', '{"schema_version": 1, "checks": [{"source": 3}]}']) {
       const dir = await tmp();
       await writeFile(path.join(dir, 'state.json'), garbage);
-      const store = createLocalStateStore(dir);
+      const store = createLocalStateStore(dir, { now: () => new Date() });
       const loaded = await store.load();
       expect(loaded.version).toBeNull();
       expect(loaded.state).toEqual(emptyState());
@@ -49,7 +65,7 @@ describe('local state store', () => {
 
   it('leaves no temporary files behind after atomic writes', async () => {
     const dir = await tmp();
-    const store = createLocalStateStore(dir);
+    const store = createLocalStateStore(dir, { now: () => new Date() });
     let v: string | null = null;
     for (let i = 0; i < 5; i++) v = await store.save({ ...emptyState(), updated_at: `2026-11-21T0${i}:00:00.000Z` }, v);
     expect((await readdir(dir)).sort()).toEqual(['state.json', 'state.last-good.json']);
@@ -58,8 +74,8 @@ describe('local state store', () => {
 
   it('updateState retries a lost race from a fresh read so no update is lost', async () => {
     const dir = await tmp();
-    const store = createLocalStateStore(dir);
-    const other = createLocalStateStore(dir);
+    const store = createLocalStateStore(dir, { now: () => new Date() });
+    const other = createLocalStateStore(dir, { now: () => new Date() });
     await store.save(emptyState(), null);
     const entry = {
       checkpoint: '2026-11-21T00:00:00.000Z', status: 'issued' as const, logged_at: '2026-11-21T00:05:00.000Z',
@@ -92,8 +108,8 @@ describe('local state store', () => {
 
   it('gives the run lock to one owner until it expires or is released', async () => {
     const dir = await tmp();
-    const a = createLocalStateStore(dir);
-    const b = createLocalStateStore(dir);
+    const a = createLocalStateStore(dir, { now: () => new Date() });
+    const b = createLocalStateStore(dir, { now: () => new Date() });
     const t0 = new Date('2026-11-21T00:00:00Z');
     const la = await a.acquireLock('a', 60_000, t0);
     expect(la?.owner).toBe('a');

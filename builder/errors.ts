@@ -1,0 +1,49 @@
+// One error vocabulary for the whole builder. Every error names where it happened (`[where] message`) and keeps
+// its cause; the subclass says what kind of failure it is, which is all main.ts needs to pick the exit code.
+// Expected failures of a source are values (FetchResult, SourceResult), not these: these are for runs that stop.
+
+export interface ErrorOptions {
+  cause?: unknown;
+}
+
+export class BuilderError extends Error {
+  /** The module or step that failed, e.g. `publish/s3` or `state/local`. */
+  readonly where: string;
+  constructor(where: string, message: string, opts: ErrorOptions = {}) {
+    super(`[${where}] ${message}`, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.where = where;
+    this.name = new.target.name;
+  }
+}
+
+/** The command line or the environment asks for something impossible: fix the invocation. */
+export class ConfigError extends BuilderError {}
+
+/** Curated data or a stored document is invalid: fix the data. */
+export class DataError extends BuilderError {}
+
+/** A conditional write lost to another writer (state, manifest, lock): rerun; nothing newer was overwritten. */
+export class ConflictError extends BuilderError {}
+
+/** The store or the sink failed (disk, S3): check the storage, then rerun. */
+export class StorageError extends BuilderError {}
+
+/** A source misbehaved in a way a value cannot carry (an adapter bug, a refused configuration). */
+export class SourceError extends BuilderError {}
+
+/**
+ * Exit codes of the build and the scheduled jobs (README "Exit codes"): 0 success; 1 no valid API (data, source or
+ * an unexpected bug); 2 usage or configuration; 3 lost a conditional write to another run; 4 storage failure.
+ */
+export const EXIT = { ok: 0, failed: 1, config: 2, conflict: 3, storage: 4 } as const;
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof ConfigError) return EXIT.config;
+  if (err instanceof ConflictError) return EXIT.conflict;
+  if (err instanceof StorageError) return EXIT.storage;
+  return EXIT.failed;
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

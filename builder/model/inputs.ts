@@ -1,0 +1,28 @@
+// What the model takes in from the adapters: one run's source results and the curated review decisions. Owned here,
+// so the pure model depends on nothing outside itself; the sources produce these shapes.
+import { z } from 'zod';
+import type { Event, Signal, SourceCheck, UpstreamStatus } from './schemas.ts';
+
+/**
+ * What one source produced in one run. Data fields are present only when the check succeeded; a failed
+ * source leaves the previous good data in state untouched.
+ */
+export interface SourceResult {
+  check: SourceCheck;
+  events?: Event[];
+  status?: UpstreamStatus;
+  signals?: Signal[];
+}
+
+/** A reviewer's decision on a signal, kept in data/reviews (git review is the verification). */
+export const ReviewDecisionSchema = z
+  .object({
+    signal_id: z.string().min(1),
+    decision: z.enum(['dismissed', 'promoted']),
+    event_id: z.string().optional(),
+    reviewed_by: z.string().min(1),
+    note: z.string().optional(),
+  })
+  .strict()
+  .refine((d) => d.decision !== 'promoted' || !!d.event_id, { path: ['event_id'], message: 'a promoted signal names the verified event it became' });
+export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;

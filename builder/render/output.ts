@@ -1,0 +1,15 @@
+// What rendering produces and every sink consumes: one file with its contract headers, and the order of publishing.
+
+/** A rendered file. `phase` orders publishing: everything of a lower phase is in place before a higher one starts. */
+export interface OutputDocument {
+  key: string;
+  body: string;
+  contentType: string;
+  /** `null` for language-independent documents (OpenAPI, schemas). */
+  contentLanguage: string | null;
+  cacheControl: string;
+  phase: number;
+}
+
+/** Phases: event files and history first, then forecast/signals/accuracy, then the documents that point at them. */
+export const PHASE = { leaves: 0, lists: 1, summaries: 2, schemas: 3 } as const;

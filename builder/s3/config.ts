@@ -1,0 +1,121 @@
+// S3 settings from the environment (RESET_S3_*), and the rule that keeps private objects out of the public prefix.
+import { ConfigError } from '../errors.ts';
+
+export interface S3Config {
+  bucket: string;
+  /** Public API prefix ('' or ending in '/'); the CDN serves `${prefix}api/...`. */
+  prefix: string;
+  stateKey: string;
+  lockKey: string;
+  /** Where the S3 sink remembers what it published and since when a dropped object has been missing. */
+  manifestKey: string;
+  backupPrefix: string;
+  region: string;
+  /** Set for non-AWS S3 (radosgw, MinIO); path-style addressing is then forced. */
+  endpoint: string | null;
+  deleteAfterMs: number;
+  concurrency: number;
+  /** The sink lists the bucket (to catch drift) at most every this many publishes; 1 lists on every publish. */
+  listEvery: number;
+  /** ... and at the latest when its last listing is this old. */
+  listMaxAgeMs: number;
+}
+
+export const DEFAULT_STATE_KEY = 'state/state.json';
+export const DEFAULT_LOCK_KEY = 'state/run.lock';
+export const DEFAULT_MANIFEST_KEY = 'state/publish-manifest.json';
+export const DEFAULT_BACKUP_PREFIX = 'backups/';
+/** Objects dropped from a build stay this long, so CDN caches and clients mid-navigation never hit a 404. */
+export const DELETE_AFTER_MS = 60 * 60 * 1000;
+export const DEFAULT_CONCURRENCY = 8;
+/** Idle ticks trust the manifest; one publish in this many (every 3 hours at one run per 15 minutes) lists the bucket. */
+export const DEFAULT_LIST_EVERY = 12;
+/** A listing at least this often whatever the tick count (runs may be skipped or delayed). */
+export const DEFAULT_LIST_MAX_AGE_MS = 6 * 60 * 60 * 1000;
+/** What the edge router serves under the public prefix; every private key must stay outside it. */
+export const PUBLIC_API_ROOT = 'api/';
+
+const WHERE = 's3/config';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const withSlash = (p: string) => (p === '' || p.endsWith('/') ? p : `${p}/`);
+
+function nonNegativeInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(WHERE, `${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function readConfig(env: Env): S3Config {
+  const bucket = env.RESET_S3_BUCKET ?? '';
+  if (bucket === '') throw new ConfigError(WHERE, 'RESET_S3_BUCKET is not set');
+  const endpoint = env.RESET_S3_ENDPOINT || null;
+  if (endpoint !== null && !/^https?:\/\/[^/]+/.test(endpoint)) {
+    throw new ConfigError(WHERE, `RESET_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  }
+  // A custom endpoint ignores the region for routing but the signature still needs one.
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint !== null ? 'us-east-1' : '');
+  if (region === '') throw new ConfigError(WHERE, 'AWS_REGION is not set');
+  const concurrency = nonNegativeInt(env, 'RESET_S3_CONCURRENCY', DEFAULT_CONCURRENCY);
+  if (concurrency < 1) throw new ConfigError(WHERE, 'RESET_S3_CONCURRENCY must be a positive integer');
+  const listEvery = nonNegativeInt(env, 'RESET_S3_LIST_EVERY', DEFAULT_LIST_EVERY);
+  if (listEvery < 1) throw new ConfigError(WHERE, 'RESET_S3_LIST_EVERY must be a positive integer');
+  return {
+    bucket,
+    prefix: withSlash(env.RESET_S3_PREFIX ?? ''),
+    stateKey: env.RESET_S3_STATE_KEY || DEFAULT_STATE_KEY,
+    lockKey: env.RESET_S3_LOCK_KEY || DEFAULT_LOCK_KEY,
+    manifestKey: env.RESET_S3_MANIFEST_KEY || DEFAULT_MANIFEST_KEY,
+    backupPrefix: withSlash(env.RESET_S3_BACKUP_PREFIX || DEFAULT_BACKUP_PREFIX),
+    region,
+    endpoint,
+    deleteAfterMs: nonNegativeInt(env, 'RESET_S3_DELETE_AFTER_MS', DELETE_AFTER_MS),
+    concurrency,
+    listEvery,
+    listMaxAgeMs: nonNegativeInt(env, 'RESET_S3_LIST_MAX_AGE_MS', DEFAULT_LIST_MAX_AGE_MS),
+  };
+}
+
+/** Reads the RESET_S3_* variables and AWS_REGION. Credentials are never read here: the SDK's default chain finds them. */
+export function s3ConfigFromEnv(env: Env): { ok: true; config: S3Config } | { ok: false; error: string } {
+  let config: S3Config;
+  try {
+    config = readConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return { ok: false, error: err.message };
+    throw err;
+  }
+  for (const [name, key] of [
+    ['RESET_S3_STATE_KEY', config.stateKey],
+    ['RESET_S3_LOCK_KEY', config.lockKey],
+    ['RESET_S3_MANIFEST_KEY', config.manifestKey],
+    ['RESET_S3_BACKUP_PREFIX', config.backupPrefix],
+  ] as const) {
+    const problem = privateKeyProblem(key, config.prefix);
+    if (problem !== null) return { ok: false, error: `[${WHERE}] ${name}: ${problem}` };
+  }
+  return { ok: true, config };
+}
+
+/** As s3ConfigFromEnv, throwing a ConfigError: a run cannot start without it. */
+export function requireS3Config(env: Env): S3Config {
+  const parsed = s3ConfigFromEnv(env);
+  if (!parsed.ok) throw new ConfigError(WHERE, parsed.error.replace(`[${WHERE}] `, ''));
+  return parsed.config;
+}
+
+/** Why `key` may not hold private data (state, manifest, backups), or null when it is safe. */
+export function privateKeyProblem(key: string, publicPrefix: string): string | null {
+  if (key === '' || key.startsWith('/') || key.split('/').some((p) => p === '..' || p === '.')) return `unsafe key ${JSON.stringify(key)}`;
+  if (publicPrefix !== '' && key.startsWith(publicPrefix)) return `${JSON.stringify(key)} lies under the public prefix ${JSON.stringify(publicPrefix)}`;
+  if (key.startsWith(publicPrefix + PUBLIC_API_ROOT)) return `${JSON.stringify(key)} lies under the public API root ${JSON.stringify(publicPrefix + PUBLIC_API_ROOT)}`;
+  return null;
+}
+
+export function assertPrivateKey(key: string, publicPrefix: string, where: string): void {
+  const problem = privateKeyProblem(key, publicPrefix);
+  if (problem !== null) throw new ConfigError(where, `refusing to keep private data at ${problem}`);
+}

@@ -1,0 +1,64 @@
+// StateStore in memory: the same contract as the local and S3 stores (conditional saves, last good copy, corrupt
+// state set aside, run lock), for tests and dry runs that need no disk or bucket. Several stores may share one
+// `MemoryStateStorage`, as several runs share one bucket.
+import { ConflictError } from '../errors.ts';
+import { StateSchema, emptyState, type State } from '../model/schemas.ts';
+import { classifyStored, recoverState } from './recovery.ts';
+import type { LoadedState, LockHandle, StateStore } from './store.ts';
+
+export interface MemoryStateStorage {
+  /** The stored state document as text (what a file or an object would hold); null when none. */
+  text: string | null;
+  /** Bumped on every write; the version token is its decimal string. */
+  revision: number;
+  lastGood: string | null;
+  /** Unusable state documents set aside, oldest first. */
+  aside: string[];
+  lock: LockHandle | null;
+}
+
+export function createMemoryStateStorage(): MemoryStateStorage {
+  return { text: null, revision: 0, lastGood: null, aside: [], lock: null };
+}
+
+/** Replaces the stored text behind the store's back (a test's corrupt write, an operator's hand edit). */
+export function writeRawState(storage: MemoryStateStorage, text: string): void {
+  storage.text = text;
+  storage.revision++;
+}
+
+const WHERE = 'state/memory';
+
+export function createMemoryStateStore(storage: MemoryStateStorage = createMemoryStateStorage()): StateStore {
+  const version = () => (storage.text === null ? null : String(storage.revision));
+  return {
+    name: 'memory',
+    async load(): Promise<LoadedState> {
+      const first = classifyStored(storage.text);
+      if (first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
+      if (first.kind === 'ok') return { state: first.state, version: version(), warnings: [] };
+      // Kept once per revision, as the S3 store keeps one copy per ETag.
+      const aside = `memory:state@${storage.revision}`;
+      if (!storage.aside.includes(storage.text!)) storage.aside.push(storage.text!);
+      const r = recoverState({ where: WHERE, stored: 'memory:state', aside, reason: first.reason, lastGood: storage.lastGood, lastGoodName: 'memory:last-good' });
+      return { state: r.state, version: version(), warnings: [r.warning] };
+    },
+    async save(state: State, expectedVersion: string | null): Promise<string> {
+      const body = JSON.stringify(StateSchema.parse(state));
+      if (version() !== expectedVersion) throw new ConflictError(WHERE, 'state changed since it was read (conditional write refused)');
+      writeRawState(storage, body);
+      storage.lastGood = body;
+      return String(storage.revision);
+    },
+    async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
+      const held = storage.lock;
+      if (held !== null && Date.parse(held.expiresAt) > now.getTime()) return null;
+      storage.lock = { owner, expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
+      return storage.lock;
+    },
+    async releaseLock(handle: LockHandle): Promise<void> {
+      const held = storage.lock;
+      if (held !== null && held.owner === handle.owner && held.expiresAt === handle.expiresAt) storage.lock = null;
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// One error vocabulary: the type of what a run throws decides the exit code, whichever module threw it.
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BuilderError, ConfigError, ConflictError, DataError, EXIT, SourceError, StorageError, exitCodeFor } from '../builder/errors.ts';
+import { main, runMain, type Io } from '../builder/main.ts';
+
+function captureIo(): Io & { lines: string[]; errors: string[] } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return { now: () => new Date('2026-11-21T12:00:00Z'), out: (l) => lines.push(l), err: (l) => errors.push(l), lines, errors };
+}
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('errors', () => {
+  it('say where they happened and keep their cause', () => {
+    const cause = new Error('EACCES');
+    const e = new StorageError('publish/local', 'could not write x', { cause });
+    expect(e).toBeInstanceOf(BuilderError);
+    expect(e.message).toBe('[publish/local] could not write x');
+    expect(e.where).toBe('publish/local');
+    expect(e.cause).toBe(cause);
+    expect(e.name).toBe('StorageError');
+  });
+
+  it.each([
+    [new ConfigError('build', 'x'), EXIT.config, 2],
+    [new DataError('sources/archive', 'x'), EXIT.failed, 1],
+    [new SourceError('sources/index', 'x'), EXIT.failed, 1],
+    [new ConflictError('state/s3', 'x'), EXIT.conflict, 3],
+    [new StorageError('publish/s3', 'x'), EXIT.storage, 4],
+    [new Error('a bug'), EXIT.failed, 1],
+    ['a thrown string', EXIT.failed, 1],
+  ])('maps %s to exit code %i', async (err, code, literal) => {
+    expect(code).toBe(literal);
+    expect(exitCodeFor(err)).toBe(code);
+    const io = captureIo();
+    expect(await runMain('test', io, async () => Promise.reject(err))).toBe(code);
+    expect(io.errors.join('\n')).toContain(err instanceof Error ? err.message : String(err));
+  });
+});
+
+describe('build entry point', () => {
+  it('exits 2 on a bad argument, reading the target default from the env it is given', async () => {
+    const io = captureIo();
+    expect(await main(['--target', 'ftp'], {}, io)).toBe(2);
+    expect(io.errors.join('\n')).toMatch(/--target is local or s3/);
+    expect(await main(['--now', 'yesterday'], {}, captureIo())).toBe(2);
+    expect(await main(['--bogus'], {}, captureIo())).toBe(2);
+    // RESET_TARGET comes from the env argument, never from process.env: s3 without a bucket is a configuration error.
+    const s3 = captureIo();
+    expect(await main([], { RESET_TARGET: 's3' }, s3)).toBe(2);
+    expect(s3.errors.join('\n')).toMatch(/RESET_S3_BUCKET is not set/);
+  });
+
+  it('exits 1 on curated data that does not validate, and publishes nothing', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'rsa-errors-'));
+    dirs.push(root);
+    await mkdir(path.join(root, 'data', 'verified'), { recursive: true });
+    await writeFile(path.join(root, 'data', 'verified', 'bad.json'), '{"id": "x"}');
+    const io = captureIo();
+    const argv = ['--data-dir', path.join(root, 'data'), '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state'), '--now', '2026-11-21T12:00:00Z'];
+    const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '' };
+    expect(await main(argv, env, io)).toBe(1);
+    expect(io.errors.join('\n')).toMatch(/\[sources\/archive\] invalid curated data/);
+  });
+});

@@ -1,0 +1,54 @@
+// The fetcher's decisions about an answer, without a server: status and error classification, retry delays.
+import { describe, expect, it } from 'vitest';
+import { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, classifyNetworkError, classifyStatus, retryDecision, type Failure } from '../../builder/sources/http-policy.ts';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+
+describe('classifyStatus', () => {
+  it('passes every 2xx', () => {
+    for (const s of [200, 204, 299]) expect(classifyStatus(s, null, NOW)).toBeNull();
+  });
+
+  it('retries 5xx and 429, not 4xx, and reads Retry-After only on 429 and 503', () => {
+    expect(classifyStatus(500, '5', NOW)).toMatchObject({ retryable: true, retryAfterMs: null, detail: { code: 'http_status', params: { status: 500 } } });
+    expect(classifyStatus(503, '5', NOW)).toMatchObject({ retryable: true, retryAfterMs: 5000 });
+    expect(classifyStatus(429, 'Sat, 21 Nov 2026 12:00:30 GMT', NOW)).toMatchObject({ retryable: true, retryAfterMs: 30_000, detail: { code: 'rate_limited' } });
+    expect(classifyStatus(404, '5', NOW)).toMatchObject({ retryable: false, retryAfterMs: null, why: '404' });
+    expect(classifyStatus(199, null, NOW)).toMatchObject({ retryable: false });
+  });
+});
+
+describe('classifyNetworkError', () => {
+  it('tells refused, DNS and other network errors apart, retrying only what may pass', () => {
+    expect(classifyNetworkError('ECONNREFUSED', 'h', '')).toMatchObject({ retryable: true, detail: { code: 'connection_refused' } });
+    expect(classifyNetworkError('ENOTFOUND', 'example.test', '')).toMatchObject({ retryable: false, detail: { code: 'dns_error', params: { host: 'example.test' } } });
+    expect(classifyNetworkError('EAI_AGAIN', 'h', '')).toMatchObject({ retryable: true, detail: { code: 'dns_error' } });
+    expect(classifyNetworkError(null, 'h', 'socket hang up')).toMatchObject({ retryable: true, detail: { code: 'network_error', params: { code: 'unknown' } }, why: 'network error: socket hang up' });
+  });
+});
+
+describe('retryDecision', () => {
+  const f = (over: Partial<Failure> = {}): Failure => ({ status: 503, detail: { code: 'http_status', params: { status: 503 } }, why: '503', retryable: true, retryAfterMs: null, ...over });
+
+  it('backs off exponentially from the base, capped, without jitter', () => {
+    expect(retryDecision(f(), 0, 5, 60_000, 500)).toEqual({ retry: true, waitMs: 500 });
+    expect(retryDecision(f(), 1, 5, 60_000, 500)).toEqual({ retry: true, waitMs: 1000 });
+    expect(retryDecision(f(), 4, 5, 60_000, 1000)).toEqual({ retry: true, waitMs: BACKOFF_MAX_MS });
+  });
+
+  it('stops after the last retry, on a failure not worth retrying, and when the wait would reach the deadline', () => {
+    expect(retryDecision(f(), 2, 2, 60_000, 500)).toMatchObject({ retry: false });
+    expect(retryDecision(f({ retryable: false }), 0, 2, 60_000, 500)).toMatchObject({ retry: false });
+    expect(retryDecision(f(), 0, 2, 500 + MIN_ATTEMPT_MS - 1, 500)).toMatchObject({ retry: false });
+    expect(retryDecision(f(), 0, 2, 500 + MIN_ATTEMPT_MS, 500)).toEqual({ retry: true, waitMs: 500 });
+  });
+
+  it('waits exactly what Retry-After asks, or gives up at once saying so when that passes the deadline', () => {
+    expect(retryDecision(f({ retryAfterMs: 2000 }), 0, 2, 10_000, 500)).toEqual({ retry: true, waitMs: 2000 });
+    const late = retryDecision(f({ status: 429, retryAfterMs: 120_000, detail: { code: 'rate_limited', params: {} } }), 0, 2, 10_000, 500);
+    expect(late).toMatchObject({ retry: false, failure: { detail: { code: 'rate_limited_retry_after', params: { seconds: 120 } } } });
+    expect(!late.retry && late.failure.why).toMatch(/Retry-After 120 s exceeds the run deadline/);
+    const late503 = retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500);
+    expect(late503).toMatchObject({ retry: false, failure: { detail: { code: 'http_status' } } });
+  });
+});
