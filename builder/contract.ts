@@ -63,3 +63,22 @@ export function historyByTypeKey(lang: Lang, type: EventType): string {
 export function schemaKey(file: string): string {
   return API_ROOT + 'schemas/' + file;
 }
+
+/** Response headers a browser script may read (CORS hides every other one). */
+export const EXPOSE_HEADERS = 'ETag, Date, Last-Modified, Content-Language, Content-Length';
+/** The license texts of the third-party data the API carries, as plain text. */
+export const LICENSE_KEY = 'api/license.txt';
+export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
+/** Every `error.code` the API answers with; a missing event is `not_found`, whether its id is malformed or unknown. */
+export const ERROR_CODES = [
+  'unsupported_lang',
+  'ambiguous_parameter',
+  'unknown_type',
+  'not_found',
+  'method_not_allowed',
+  'invalid_path',
+  'request_too_long',
+  'too_many_parameters',
+  'malformed_query',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -80,6 +80,8 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     store,
     sink,
     dataDir: path.resolve(opts.dataDir),
+    // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
+    openapi: { ...(env.RESET_PUBLIC_BASE_URL ? { serverUrl: env.RESET_PUBLIC_BASE_URL } : {}), ...(env.RESET_CONTACT_URL ? { contactUrl: env.RESET_CONTACT_URL } : {}) },
     log: io.out,
   });
 }

@@ -2,11 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
-import { mergeEvents } from './model/events.ts';
+import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import type { Event, State } from './model/schemas.ts';
-import { computeLatest, computeToday, type TodayState } from './model/status.ts';
+import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { renderApi } from './render/documents.ts';
+import type { OpenApiOptions } from './render/openapi.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
 import type { SourceResult } from './model/inputs.ts';
@@ -24,6 +25,8 @@ export interface RunDeps {
   store: StateStore;
   sink: Sink;
   dataDir: string;
+  /** The OpenAPI document's public base URL and contact. */
+  openapi?: OpenApiOptions;
   log?: (line: string) => void;
   /** Called after each stage with its wall time, for benchmarks; never affects the run. */
   onStage?: (name: RunStage, ms: number) => void;
@@ -54,7 +57,8 @@ export function computeNextState(
   asOf: Date,
 ): { state: State; events: Event[]; forecast: Forecast } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
-  const events = mergeEvents(curated.events, applied.upstream_events);
+  // An as-of build shows nothing from after asOf (state may hold what later runs saw).
+  const events = mergeEvents(curated.events, applied.upstream_events).filter((e) => knownBy(e, asOf));
   const forecast = computeForecast(events, asOf);
   return { state: { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() }, events, forecast };
 }
@@ -93,9 +97,10 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     stage('state');
 
     const { events, forecast } = next!;
-    const today = computeToday(events, state.checks, asOf);
+    const seen = stateAsOf(state, asOf);
+    const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);
-    const accuracy = computeAccuracy(state.forecast_log, state.forecast_resolutions, asOf);
+    const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
     stage('compute');
     const docs = renderApi({
       asOf,
@@ -103,12 +108,13 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       today,
       latestReset: latest.latestReset,
       latestVerifiedReset: latest.latestVerifiedReset,
-      checks: state.checks,
-      upstreamStatus: state.upstream_status,
-      signals: state.signals,
+      checks: seen.checks,
+      upstreamStatus: seen.upstream_status,
+      signals: seen.signals,
       forecast,
       accuracy,
       archives: curated.archives,
+      ...(deps.openapi ? { openapi: deps.openapi } : {}),
     });
     stage('render');
     const published = await deps.sink.publish(docs);

@@ -64,8 +64,9 @@ export function createRoutingMiddleware(root: string) {
     if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) {
       // http-server appends its own charset spelling; the contract fixes ours.
       const setHeader = res.setHeader.bind(res);
+      const contentType = result.headers['content-type'] ?? JSON_CONTENT_TYPE;
       res.setHeader = ((name: string, value: number | string | readonly string[]) =>
-        setHeader(name, name.toLowerCase() === 'content-type' ? JSON_CONTENT_TYPE : value)) as typeof res.setHeader;
+        setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
       req.url = '/' + result.key;
       res.emit('next');
       return;

@@ -12,6 +12,8 @@ import {
   EVENT_ID_PATTERN,
   EVENT_TYPES,
   INDEX_KEY,
+  LICENSE_KEY,
+  EXPOSE_HEADERS,
   JSON_CONTENT_TYPE,
   LANGS,
   OPENAPI_KEY,
@@ -22,6 +24,8 @@ import {
   isEventType,
   isLang,
   schemaKey,
+  TEXT_CONTENT_TYPE,
+  type ErrorCode,
   type Lang,
 } from '../contract.ts';
 
@@ -29,8 +33,8 @@ export const MAX_URI_LENGTH = 512;
 export const MAX_QUERY_LENGTH = 1024;
 export const MAX_QUERY_PARAMS = 20;
 
-type ErrorCode = keyof typeof en;
-const MESSAGES: Record<Lang, Record<ErrorCode, string>> = { en, de, ko, ja, zh };
+type MessageKey = keyof typeof en;
+const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, de, ko, ja, zh };
 const SAFE_PATH = /^\/[A-Za-z0-9._~\/-]*$/;
 
 export interface RouteRequest {
@@ -51,6 +55,7 @@ export function baseHeaders(contentLanguage: string | null): Record<string, stri
     'content-type': JSON_CONTENT_TYPE,
     'cache-control': CACHE_CONTROL,
     'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSE_HEADERS,
   };
   if (contentLanguage !== null) h['content-language'] = contentLanguage;
   return h;
@@ -61,8 +66,8 @@ function echo(value: string): string {
   return value.length > 64 ? value.slice(0, 64) + '…' : value;
 }
 
-export function formatMessage(lang: Lang, code: ErrorCode, params: Record<string, string>): string {
-  return MESSAGES[lang][code].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
+export function formatMessage(lang: Lang, key: MessageKey, params: Record<string, string>): string {
+  return MESSAGES[lang][key].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
     return Object.prototype.hasOwnProperty.call(params, name) ? (params[name] as string) : '';
   });
 }
@@ -73,8 +78,10 @@ export function errorResponse(
   code: ErrorCode,
   params: Record<string, string>,
   extra?: Record<string, unknown>,
+  /** The message, when not the code's own (a malformed event id is `not_found` with the event's message). */
+  messageKey?: MessageKey,
 ): RouteResult {
-  const error: Record<string, unknown> = { status: status, code: code, message: formatMessage(lang, code, params) };
+  const error: Record<string, unknown> = { status: status, code: code, message: formatMessage(lang, messageKey || code, params) };
   if (extra) for (const k in extra) error[k] = extra[k];
   const headers = baseHeaders(lang);
   if (status === 405) headers['allow'] = 'GET, HEAD, OPTIONS';
@@ -84,7 +91,8 @@ export function errorResponse(
 
 /** Splits a raw query string into decoded name → values. Returns null on malformed percent-encoding. */
 export function parseQuery(query: string): Record<string, string[]> | null {
-  const out: Record<string, string[]> = {};
+  // No prototype: a parameter named __proto__ or constructor is an own key like any other.
+  const out: Record<string, string[]> = Object.create(null);
   if (query === '') return out;
   const parts = query.split('&');
   for (let i = 0; i < parts.length; i++) {
@@ -122,24 +130,25 @@ export function route(req: RouteRequest): RouteResult {
     h['access-control-max-age'] = '86400';
     return { kind: 'response', status: 204, headers: h, body: '' };
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return errorResponse(405, 'en', 'method_not_allowed', { method: echo(req.method.replace(/[^A-Za-z-]/g, '?')) });
-  }
   const q = parseQuery(req.query);
+  const langs = q === null ? undefined : q['lang'];
+  const wanted = langs !== undefined && langs.length === 1 ? (langs[0] as string).toLowerCase() : DEFAULT_LANG;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    // In the selected language when there is a valid one: the method is the error, not the language.
+    return errorResponse(405, isLang(wanted) ? wanted : 'en', 'method_not_allowed', { method: echo(req.method.replace(/[^A-Za-z-]/g, '?')) });
+  }
   if (q === null) return errorResponse(400, 'en', 'malformed_query', {});
   let count = 0;
   for (const _k in q) count += (q[_k] as string[]).length;
   if (count > MAX_QUERY_PARAMS) return errorResponse(400, 'en', 'too_many_parameters', {});
 
   let lang: Lang = DEFAULT_LANG;
-  const langs = q['lang'];
   if (langs !== undefined) {
     if (langs.length > 1) return errorResponse(400, 'en', 'ambiguous_parameter', { name: 'lang' });
-    const v = (langs[0] as string).toLowerCase();
-    if (!isLang(v)) {
+    if (!isLang(wanted)) {
       return errorResponse(400, 'en', 'unsupported_lang', { value: echo(langs[0] as string), valid: LANGS.join(', ') }, { valid_values: LANGS.slice() });
     }
-    lang = v;
+    lang = wanted;
   }
 
   const uri = req.uri;
@@ -155,14 +164,20 @@ export function route(req: RouteRequest): RouteResult {
   const name = segs[2] as string;
   if (segs.length === 3) {
     if (name === 'openapi.json') return { kind: 'object', key: OPENAPI_KEY, lang: null, headers: baseHeaders('en') };
+    if ('api/' + name === LICENSE_KEY) {
+      const h = baseHeaders('en');
+      h['content-type'] = TEXT_CONTENT_TYPE;
+      return { kind: 'object', key: LICENSE_KEY, lang: null, headers: h };
+    }
     if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {
       const types = q['type'];
       if (types !== undefined) {
         if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
-        const t = types[0] as string;
+        // Case-insensitive, as lang is.
+        const t = (types[0] as string).toLowerCase();
         if (!isEventType(t)) {
-          return errorResponse(400, lang, 'unknown_type', { value: echo(t), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
+          return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
         }
         return { kind: 'object', key: historyByTypeKey(lang, t), lang: lang, headers: baseHeaders(lang) };
       }
@@ -171,7 +186,8 @@ export function route(req: RouteRequest): RouteResult {
   }
   if (segs.length === 4 && name === 'events') {
     const id = segs[3] as string;
-    if (!EVENT_ID_PATTERN.test(id)) return errorResponse(404, lang, 'event_not_found', { id: echo(id) });
+    // The same code as an unknown id, which the CDN answers with the stored not-found document.
+    if (!EVENT_ID_PATTERN.test(id)) return errorResponse(404, lang, 'not_found', { id: echo(id) }, undefined, 'event_not_found');
     return { kind: 'object', key: eventKey(lang, id), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(segs[3] as string)) {

@@ -21,6 +21,25 @@ export function eventMs(e: Event): number {
   return Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
 }
 
+const ms = (at: string): number => Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
+
+function recordedTimes(e: Event): string[] {
+  return [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
+}
+
+/** The newest time recorded on an event (announced, observed or effective), as recorded. */
+export function newestTime(e: Event): string {
+  return recordedTimes(e).reduce((a, b) => (ms(b) > ms(a) ? b : a));
+}
+
+/**
+ * Whether the event was known at `asOf`: its earliest recorded time (usually the announcement) is not after it. A
+ * reset announced before `asOf` to take effect later is known (and listed), but not yet today's reset.
+ */
+export function knownBy(e: Event, asOf: Date): boolean {
+  return Math.min(...recordedTimes(e).map(ms)) <= asOf.getTime();
+}
+
 export function utcDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }

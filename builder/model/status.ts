@@ -1,7 +1,7 @@
 // Pure: today's four-state status, `reset`, and the latest resets.
 import { eventDate, eventMs, utcDate } from './events.ts';
 import { RESET_SOURCE_KINDS } from './apply.ts';
-import type { Detail, Event, SourceCheck, SourceKind } from './schemas.ts';
+import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 
 export { RESET_SOURCE_KINDS };
 
@@ -64,12 +64,28 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
       explanation: { code: 'state.no_verified_reset', params: { date } },
     };
   }
+  return { ...base, state: 'unknown', reset: null, event_ids: [], explanation: unknownExplanation(checks, last) };
+}
+
+/** Why today is unknown: never checked, checked and every check failed, or the last good check is too old. */
+function unknownExplanation(checks: readonly SourceCheck[], last: string | null): Detail {
+  if (last !== null) return { code: 'state.unknown_stale', params: { last } };
+  const tried = checks.filter((c) => (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind));
+  if (tried.length === 0) return { code: 'state.unknown_unchecked', params: {} };
+  const latest = tried.reduce((a, b) => (Date.parse(b.checked_at) > Date.parse(a.checked_at) ? b : a));
+  return { code: 'state.unknown_failed', params: { checked: latest.checked_at } };
+}
+
+/** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
+export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'signals' | 'forecast_log' | 'forecast_resolutions' | 'upstream_status'> {
+  const by = (t: string | null) => t === null || Date.parse(t) <= asOf.getTime();
+  const u = state.upstream_status;
   return {
-    ...base,
-    state: 'unknown',
-    reset: null,
-    event_ids: [],
-    explanation: last === null ? { code: 'state.unknown_unchecked', params: {} } : { code: 'state.unknown_stale', params: { last } },
+    checks: state.checks.filter((c) => by(c.checked_at)),
+    signals: state.signals.filter((s) => by(s.first_seen_at) && by(s.published_at)),
+    forecast_log: state.forecast_log.filter((f) => by(f.checkpoint) && by(f.logged_at)),
+    forecast_resolutions: state.forecast_resolutions.filter((r) => by(r.resolved_at)),
+    upstream_status: u !== null && by(u.fetched_at) ? u : null,
   };
 }
 

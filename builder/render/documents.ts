@@ -2,55 +2,21 @@
 // response schemas, and the OpenAPI document generated from them.
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
-import { CACHE_CONTROL, EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, type Lang } from '../contract.ts';
-import type { Accuracy } from '../model/accuracy.ts';
-import type { AnnouncementEffect } from '../model/announcement.ts';
+import { CACHE_CONTROL, EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
-import type { Detail, Event, Localized, Signal, SourceCheck, UpstreamStatus } from '../model/schemas.ts';
-import { RESET_SOURCE_KINDS, STALE_AFTER_MS, type TodayStatus } from '../model/status.ts';
+import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
+import { RESET_SOURCE_KINDS, STALE_AFTER_MS } from '../model/status.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
-import { buildOpenApi } from './openapi.ts';
+import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray } from './values.ts';
+import { buildOpenApi, openSchema } from './openapi.ts';
+import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
-export interface ForecastView {
-  probability_24h: number | null;
-  probability_48h: number | null;
-  base_rate_24h: number | null;
-  base_rate_48h: number | null;
-  sample_size: number;
-  model_version: string;
-  explanation: Detail;
-  last_global_reset_at: string | null;
-  announced?: AnnouncementEffect | null;
-}
-
-export type AccuracyView = Accuracy;
-
-export interface ArchiveView {
-  name: string;
-  url: string;
-  records: number;
-  notice: string;
-  since: string | null;
-}
-
-export interface RenderInput {
-  asOf: Date;
-  /** Merged, newest first. */
-  events: readonly Event[];
-  today: TodayStatus;
-  latestReset: Event | null;
-  latestVerifiedReset: Event | null;
-  checks: readonly SourceCheck[];
-  upstreamStatus: UpstreamStatus | null;
-  signals: readonly Signal[];
-  forecast: ForecastView;
-  accuracy: AccuracyView;
-  archives: readonly ArchiveView[];
-}
+export type { AccuracyView, ArchiveView, ForecastView, RenderInput } from './input.ts';
 
 const RECENT_EVENTS = 10;
+const LICENSE_URL = '/' + LICENSE_KEY;
 
 function pick(text: Localized | undefined, lang: Lang): { text: string | null; translated: boolean } {
   if (!text) return { text: null, translated: true };
@@ -108,26 +74,6 @@ export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
   return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 
-/**
- * i18next's `t` is pure for a fixed language and resources, and a long history asks it the same few template
- * questions (title and scope by type and reason) for every event: answering repeats from a map keeps rendering
- * 10,000 events from being mostly i18next. Only string keys with flat string/number options are remembered.
- */
-function memoizeT(t: TFunction): TFunction {
-  const call = t as unknown as (key: unknown, opts?: unknown) => unknown;
-  const cache = new Map<string, unknown>();
-  return ((key: unknown, opts?: unknown) => {
-    if (typeof key !== 'string' || (opts !== undefined && (typeof opts !== 'object' || opts === null))) return call(key, opts);
-    const id = opts === undefined ? key : `${key}\u0000${JSON.stringify(opts)}`;
-    let v = cache.get(id);
-    if (v === undefined) {
-      v = call(key, opts);
-      cache.set(id, v);
-    }
-    return v;
-  }) as unknown as TFunction;
-}
-
 /** History documents as their schema, except that each event must be one already validated as an event document. */
 const HistoryEnvelopeSchema = DOCUMENT_SCHEMAS.history.extend({ events: z.array(z.custom<object>((v) => typeof v === 'object' && v !== null && validatedEvents.has(v))) });
 const validatedEvents = new WeakSet<object>();
@@ -147,138 +93,136 @@ function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: ()
   return json ? json() : JSON.stringify(doc);
 }
 
-/**
- * `JSON.stringify(doc)` for an object whose last property is `last`, given that array's elements already serialized:
- * JSON.stringify composes, so `{..., "last": [a, b]}` is the rest's text with the elements' texts spliced in.
- */
-function spliceLastArray(doc: Record<string, unknown>, last: string, items: readonly string[]): string {
-  const head = JSON.stringify({ ...doc, [last]: [] });
-  const tail = `${JSON.stringify(last)}:[]}`;
-  if (!head.endsWith(tail)) throw new Error(`[render] ${last} is not the last property of the document`);
-  return `${head.slice(0, -2)}${items.join(',')}]}`;
+type Add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown, json?: () => string) => void;
+
+/** The meta fields every JSON document of the API has. */
+const commonMeta = (license: string) => ({ api_version: API_VERSION, docs: '/api/openapi.json', license, license_url: LICENSE_URL });
+type EventDoc = ReturnType<typeof renderEvent>;
+
+/** What every language's documents share. */
+interface Shared {
+  license: string;
+  generatedAt: string;
+  staleAfter: string;
+  allDates: string[];
+  lastCheckAt: string | null;
+  current: SourceCheck[];
 }
 
-export function renderApi(input: RenderInput): OutputDocument[] {
-  const { asOf } = input;
-  const generatedAt = asOf.toISOString();
-  const staleAfter = new Date(asOf.getTime() + STALE_AFTER_MS).toISOString();
-  const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
-  const docs: OutputDocument[] = [];
-  const add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown, json?: () => string) => {
-    docs.push({ key, body: validate(name, key, doc, json), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
-    if (name === 'event') validatedEvents.add((doc as { event: object }).event);
+/** Event and history documents of one language: stable, their meta says only when their content last changed. */
+function renderStable(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
+  const stableMeta = (events: readonly Event[]) => ({ lang, updated_at: newestAmong(events), ...commonMeta(shared.license) });
+  const { allDates } = shared;
+  // Each event is serialized once per language, in its own document; the histories listing it splice in that text
+  // (they were half of all the bytes stringified, re-serializing every event). JSON.stringify composes, so the
+  // event's text is the document's, after the meta: a slice of it, which copies nothing.
+  const evJson = new Map<string, string>();
+  for (const e of input.events) {
+    const doc = { meta: stableMeta([e]), event: ev(e) };
+    const eventPrefix = `{"meta":${JSON.stringify(doc.meta)},"event":`;
+    add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc, () => {
+      const body = JSON.stringify(doc);
+      if (!body.startsWith(eventPrefix)) throw new Error(`[render] ${e.id}: the event document does not start with its meta`);
+      evJson.set(e.id, body.slice(eventPrefix.length, -1));
+      return body;
+    });
+  }
+
+  const coverage = {
+    partial: true as const,
+    since: allDates[0] ?? null,
+    until: allDates[allDates.length - 1] ?? null,
+    archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
+    note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
   };
+  const history = (key: string, type: Event['type'] | null) => {
+    const list = type === null ? input.events : input.events.filter((e) => e.type === type);
+    const doc = { meta: stableMeta(list), type, types: [...EVENT_TYPES], coverage, count: list.length, events: list.map(ev) };
+    add('history', key, lang, PHASE.lists, doc, () => spliceLastArray(doc, 'events', list.map((e) => evJson.get(e.id)!)));
+  };
+  history(`api/${lang}/history.json`, null);
+  for (const type of EVENT_TYPES) history(`api/${lang}/history/${type}.json`, type);
 
-  const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
-  const lastCheckAt = input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null);
-  const current = latestChecks(input.checks);
+}
 
-  for (const lang of LANGS) {
-    const t = translator(lang);
-    const meta = { lang, generated_at: generatedAt, stale_after: staleAfter, api_version: API_VERSION, docs: '/api/openapi.json', license };
-    const tEvent = memoizeT(t);
-    const rendered = new Map(input.events.map((e) => [e.id, renderEvent(e, lang, tEvent)]));
-    const ev = (e: Event) => rendered.get(e.id)!;
-    const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
-
-    // Each event is serialized once per language, in its own document; the histories listing it splice in that text
-    // (they were half of all the bytes stringified, re-serializing every event). JSON.stringify composes, so the
-    // event's text is the document's, after the meta: a slice of it, which copies nothing.
-    const eventPrefix = `{"meta":${JSON.stringify(meta)},"event":`;
-    const evJson = new Map<string, string>();
-    for (const e of input.events) {
-      const doc = { meta, event: ev(e) };
-      add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc, () => {
-        const body = JSON.stringify(doc);
-        if (!body.startsWith(eventPrefix)) throw new Error(`[render] ${e.id}: the event document does not start with its meta`);
-        evJson.set(e.id, body.slice(eventPrefix.length, -1));
-        return body;
-      });
-    }
-
-    const coverage = {
-      partial: true as const,
-      since: allDates[0] ?? null,
-      until: allDates[allDates.length - 1] ?? null,
-      archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
-      note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
-    };
-    const history = (key: string, type: Event['type'] | null) => {
-      const list = type === null ? input.events : input.events.filter((e) => e.type === type);
-      const doc = { meta, type, types: [...EVENT_TYPES], coverage, count: list.length, events: list.map(ev) };
-      add('history', key, lang, PHASE.lists, doc, () => spliceLastArray(doc, 'events', list.map((e) => evJson.get(e.id)!)));
-    };
-    history(`api/${lang}/history.json`, null);
-    for (const type of EVENT_TYPES) history(`api/${lang}/history/${type}.json`, type);
-
-    const f = input.forecast;
-    add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
-      meta,
-      probability_24h: f.probability_24h,
-      probability_48h: f.probability_48h,
-      base_rate_24h: f.base_rate_24h,
-      base_rate_48h: f.base_rate_48h,
-      sample_size: f.sample_size,
-      model_version: f.model_version,
-      explanation: translateDetail(t, f.explanation, 'forecast'),
-      issued_at: generatedAt,
-      last_global_reset_at: f.last_global_reset_at,
-      announced: f.announced ?? null,
-    });
-    add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
-      meta,
-      note: t('common:signals.note'),
-      count: input.signals.length,
-      signals: input.signals.map((s) => ({ ...s })),
-    });
-    add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, {
-      meta,
-      note: t('common:accuracy.note'),
-      window_days: input.accuracy.window_days,
+/** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
+function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
+  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license) };
+  const generatedAt = shared.generatedAt;
+  const { lastCheckAt, current } = shared;
+  const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
+  const f = input.forecast;
+  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
+    meta,
+    probability_24h: roundProbability(f.probability_24h),
+    probability_48h: roundProbability(f.probability_48h),
+    base_rate_24h: roundOrNull(f.base_rate_24h),
+    base_rate_48h: roundOrNull(f.base_rate_48h),
+    sample_size: f.sample_size,
+    model_version: f.model_version,
+    explanation: translateDetail(t, f.explanation, 'forecast'),
+    issued_at: generatedAt,
+    last_global_reset_at: f.last_global_reset_at,
+    announced: f.announced ? roundDeep(f.announced) : null,
+  });
+  add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
+    meta,
+    note: t('common:signals.note'),
+    count: input.signals.length,
+    signals: input.signals.map((s) => ({ ...s })),
+  });
+  add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, {
+    meta,
+    note: t('common:accuracy.note'),
+    window_days: input.accuracy.window_days,
+    ...roundDeep({
       scoring: input.accuracy.scoring,
       summary: input.accuracy.summary,
       reliability: input.accuracy.reliability,
       forecasts: input.accuracy.forecasts,
       missed: input.accuracy.missed,
-    });
+    }),
+  });
 
-    add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
-      meta,
-      reset: today.reset,
-      latestReset: input.latestReset ? ev(input.latestReset) : null,
-      latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
-      last_source_check_at: lastCheckAt,
-      today,
-    });
-    const u = input.upstreamStatus;
-    add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
-      meta,
-      reset: today.reset,
-      today,
-      recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
-      source_checks: current.map((c) => ({
-        source: c.source,
-        kind: c.kind,
-        url: c.url,
-        ok: c.ok,
-        http_status: c.http_status,
-        latency_ms: c.latency_ms,
-        items_read: c.items_read,
-        checked_at: c.checked_at,
-        detail_code: c.detail.code,
-        detail: translateDetail(t, c.detail, 'checks'),
-        affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
-      })),
-      upstream_status: u
-        ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }
-        : null,
-    });
-  }
+  add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
+    meta,
+    reset: today.reset,
+    latestReset: input.latestReset ? ev(input.latestReset) : null,
+    latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
+    last_source_check_at: lastCheckAt,
+    today,
+  });
+  const u = input.upstreamStatus;
+  add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
+    meta,
+    reset: today.reset,
+    today,
+    recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
+    source_checks: current.map((c) => ({
+      source: c.source,
+      kind: c.kind,
+      url: c.url,
+      ok: c.ok,
+      http_status: c.http_status,
+      latency_ms: c.latency_ms,
+      items_read: c.items_read,
+      checked_at: c.checked_at,
+      detail_code: c.detail.code,
+      detail: translateDetail(t, c.detail, 'checks'),
+      affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
+    })),
+    upstream_status: u
+      ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }
+      : null,
+  });
+}
 
+/** The language-independent documents: the index, OpenAPI, the JSON Schemas, the license texts, the not-found answer. */
+function renderContract(input: RenderInput, license: string, add: Add, docs: OutputDocument[]): void {
   const schemaNames = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
   add('index', 'api/index.json', 'en', PHASE.summaries, {
+    meta: { lang: 'en', ...commonMeta(license) },
     api_version: API_VERSION,
-    generated_at: generatedAt,
     languages: [...LANGS],
     default_language: 'en',
     types: [...EVENT_TYPES],
@@ -292,15 +236,45 @@ export function renderApi(input: RenderInput): OutputDocument[] {
       { path: '/api/accuracy', description: 'How good past forecasts were (Brier scores).' },
     ],
     openapi: '/api/openapi.json',
+    license_url: LICENSE_URL,
     schemas: schemaNames.map((n) => `/api/schemas/${n}.json`),
     license,
   });
   const json = (key: string, value: unknown) =>
     docs.push({ key, body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE, contentLanguage: 'en', cacheControl: CACHE_CONTROL, phase: PHASE.schemas });
-  json('api/openapi.json', buildOpenApi());
-  for (const n of schemaNames) json(`api/schemas/${n}.json`, z.toJSONSchema(DOCUMENT_SCHEMAS[n], { target: 'draft-2020-12', io: 'output' }));
+  json('api/openapi.json', buildOpenApi(input.openapi));
+  // Published schemas are open (a field added later must not break a client that validates); the build's own check is strict.
+  for (const n of schemaNames) json(`api/schemas/${n}.json`, openSchema(z.toJSONSchema(DOCUMENT_SCHEMAS[n], { target: 'draft-2020-12', io: 'output' })));
+  docs.push({ key: LICENSE_KEY, body: renderLicense(input.archives), contentType: TEXT_CONTENT_TYPE, contentLanguage: 'en', cacheControl: CACHE_CONTROL, phase: PHASE.leaves });
   const messages = Object.fromEntries(LANGS.map((l) => [l, translator(l)('errors:missing_object')]));
   const notFound = { error: { status: 404, code: 'not_found', message: messages.en, messages }, meta: { lang: null } };
   docs.push({ key: NOT_FOUND_KEY, body: validate('error', NOT_FOUND_KEY, notFound), contentType: JSON_CONTENT_TYPE, contentLanguage: NOT_FOUND_CONTENT_LANGUAGE, cacheControl: CACHE_CONTROL, phase: PHASE.leaves });
+}
+
+export function renderApi(input: RenderInput): OutputDocument[] {
+  const { asOf } = input;
+  const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
+  const docs: OutputDocument[] = [];
+  const add: Add = (name, key, lang, phase, doc, json) => {
+    docs.push({ key, body: validate(name, key, doc, json), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
+    if (name === 'event') validatedEvents.add((doc as { event: object }).event);
+  };
+  const shared: Shared = {
+    license,
+    generatedAt: asOf.toISOString(),
+    staleAfter: new Date(asOf.getTime() + STALE_AFTER_MS).toISOString(),
+    allDates: input.events.map((e) => eventTime(e).at.slice(0, 10)).sort(),
+    lastCheckAt: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
+    current: latestChecks(input.checks),
+  };
+  for (const lang of LANGS) {
+    const t = translator(lang);
+    const tEvent = memoizeT(t);
+    const rendered = new Map(input.events.map((e) => [e.id, renderEvent(e, lang, tEvent)]));
+    const ev = (e: Event) => rendered.get(e.id)!;
+    renderStable(input, lang, t, ev, shared, add);
+    renderLive(input, lang, t, ev, shared, add);
+  }
+  renderContract(input, license, add, docs);
   return docs;
 }

@@ -1,61 +1,169 @@
-// The OpenAPI 3.1 document, generated from the same zod schemas the build validates against.
+// The OpenAPI 3.1 document, generated from the same zod schemas the build validates against. CI lints it with
+// @redocly/cli (recommended) and @stoplight/spectral-cli (spectral:oas): `npm run lint:openapi`.
 import { z } from 'zod';
-import { EVENT_TYPES, LANGS } from '../contract.ts';
+import { CACHE_CONTROL, EVENT_ID_PATTERN_SOURCE, EVENT_TYPES, EXPOSE_HEADERS, LANGS, LICENSE_KEY } from '../contract.ts';
 import { API_VERSION } from './schemas.ts';
 
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+export interface OpenApiOptions {
+  /** The public base URL (`servers[0].url`), e.g. https://api.example.org; default `/`, the origin serving the document. */
+  serverUrl?: string;
+  /** Where to reach the maintainers (`info.contact.url`), e.g. the repository's issues page; omitted when unset. */
+  contactUrl?: string;
+}
 
-export function buildOpenApi(): Record<string, unknown> {
+export const DEFAULT_SERVER_URL = '/';
+
+const ref = (kind: 'schemas' | 'headers' | 'responses' | 'parameters', id: string) => ({ $ref: `#/components/${kind}/${id}` });
+
+/** A copy of a JSON Schema without `additionalProperties: false`: published schemas accept fields added later. */
+export function openSchema<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(openSchema) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) if (!(k === 'additionalProperties' && v === false)) out[k] = openSchema(v);
+  return out as T;
+}
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+
+const HEADERS = {
+  ContentLanguage: header('The language of the body (`en, de, ko, ja, zh` for the language-independent not-found document).'),
+  CacheControl: header('Every answer may be cached for 30 seconds.', { type: 'string', const: CACHE_CONTROL }),
+  AllowOrigin: header('Open to any origin.', { type: 'string', const: '*' }),
+  ExposeHeaders: header('Response headers a browser script may read.', { type: 'string', const: EXPOSE_HEADERS }),
+  ETag: header('Changes only when the bytes change (stable documents keep it until their content changes).'),
+  LastModified: header('When the object was last written.'),
+  Allow: header('The methods the API answers.', { type: 'string', const: 'GET, HEAD, OPTIONS' }),
+  AllowMethods: header('Methods allowed cross-origin.', { type: 'string', const: 'GET, HEAD, OPTIONS' }),
+  AllowHeaders: header('Request headers allowed cross-origin.', { type: 'string', const: '*' }),
+  MaxAge: header('How long a preflight answer may be cached, in seconds.', { type: 'string', const: '86400' }),
+};
+
+const common = { 'Content-Language': ref('headers', 'ContentLanguage'), 'Cache-Control': ref('headers', 'CacheControl'), 'Access-Control-Allow-Origin': ref('headers', 'AllowOrigin'), 'Access-Control-Expose-Headers': ref('headers', 'ExposeHeaders') };
+const okHeaders = { ...common, ETag: ref('headers', 'ETag'), 'Last-Modified': ref('headers', 'LastModified') };
+const errorBody = { 'application/json': { schema: ref('schemas', 'Error') } };
+
+const RESPONSES = {
+  BadRequest: { description: 'Unsupported `lang`, unknown `type`, a repeated parameter, malformed percent-encoding, too many parameters or an invalid path (codes `unsupported_lang`, `unknown_type`, `ambiguous_parameter`, `malformed_query`, `too_many_parameters`, `invalid_path`). `lang` errors are in English, the others in the selected language.', headers: common, content: errorBody },
+  NotFound: { description: 'No such resource (code `not_found`, also for an event id that is malformed or unknown). An unknown but well-formed path is answered by the CDN with one language-independent document whose `messages` holds every language.', headers: common, content: errorBody },
+  MethodNotAllowed: { description: 'Any method other than GET, HEAD and OPTIONS (code `method_not_allowed`, in the selected language).', headers: { ...common, Allow: ref('headers', 'Allow') }, content: errorBody },
+  UriTooLong: { description: 'A path over 512 bytes or a query string over 1024 bytes (code `request_too_long`).', headers: common, content: errorBody },
+};
+const errors = { '400': ref('responses', 'BadRequest'), '404': ref('responses', 'NotFound'), '405': ref('responses', 'MethodNotAllowed'), '414': ref('responses', 'UriTooLong') };
+
+interface PathSpec {
+  path: string;
+  id: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** The body of a 200: a component schema id, or an inline media type map. */
+  body: string | Record<string, unknown>;
+  params?: unknown[];
+  /** Whether `lang` selects the language (false: the document is language-independent; `lang` is still validated). */
+  localized?: boolean;
+}
+
+function operations(p: PathSpec): Record<string, unknown> {
+  const inPath = (x: unknown) => (x as { in?: string }).in === 'path';
+  const parameters = [...(p.localized === false ? [] : [ref('parameters', 'lang')]), ...(p.params ?? []).filter((x) => !inPath(x))];
+  const pathParams = (p.params ?? []).filter(inPath);
+  const content = typeof p.body === 'string' ? { 'application/json': { schema: ref('schemas', p.body) } } : p.body;
+  const Id = p.id[0]!.toUpperCase() + p.id.slice(1);
+  return {
+    ...(pathParams.length > 0 ? { parameters: pathParams } : {}),
+    get: { operationId: `get${Id}`, tags: [p.tag], summary: p.summary, description: p.description, parameters, responses: { '200': { description: 'OK', headers: okHeaders, content }, ...errors } },
+    head: { operationId: `head${Id}`, tags: [p.tag], summary: `Headers of: ${p.summary}`, description: 'As GET, without a body.', parameters, responses: { '200': { description: 'OK, no body.', headers: okHeaders }, ...errors } },
+    options: {
+      operationId: `options${Id}`,
+      tags: [p.tag],
+      summary: 'CORS preflight',
+      description: 'Answered 204 whatever the path, query and request headers.',
+      responses: {
+        '204': { description: 'Preflight allowed.', headers: { 'Cache-Control': ref('headers', 'CacheControl'), 'Access-Control-Allow-Origin': ref('headers', 'AllowOrigin'), 'Access-Control-Allow-Methods': ref('headers', 'AllowMethods'), 'Access-Control-Allow-Headers': ref('headers', 'AllowHeaders'), 'Access-Control-Max-Age': ref('headers', 'MaxAge') } },
+        '405': ref('responses', 'MethodNotAllowed'),
+        '414': ref('responses', 'UriTooLong'),
+      },
+    },
+  };
+}
+
+const PATHS: PathSpec[] = [
+  { path: '/api', id: 'index', tag: 'Contract', summary: 'The index', description: 'Languages, types, endpoints and where the contract lives. Language-independent and stable.', body: 'Index', localized: false },
+  { path: '/api/latest', id: 'latest', tag: 'Today', summary: "Today's answer and the latest resets", description: 'Whether a global reset happened today (`reset`: true, false, or null when unknown), the latest recorded and the latest verified global reset. Live: carries `meta.generated_at` and `meta.stale_after`.', body: 'Latest' },
+  { path: '/api/status', id: 'status', tag: 'Today', summary: "Today's state with its sources", description: "Today's state, the 10 most recent events, the latest check of every source and the official upstream status. Live.", body: 'Status' },
+  {
+    path: '/api/history',
+    id: 'history',
+    tag: 'History',
+    summary: 'Recorded events, newest first',
+    description: 'Every recorded event (coverage is partial, see `coverage`). Stable: carries `meta.updated_at`, derived from its events.',
+    body: 'History',
+    params: [{ name: 'type', in: 'query', required: false, description: 'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.', schema: { type: 'string', enum: [...EVENT_TYPES] } }],
+  },
+  {
+    path: '/api/events/{id}',
+    id: 'event',
+    tag: 'History',
+    summary: 'One event',
+    description: 'One event. A malformed or unknown id is a 404 with code `not_found`. Stable.',
+    body: 'EventResponse',
+    params: [{ name: 'id', in: 'path', required: true, description: 'The event id.', schema: { type: 'string', pattern: EVENT_ID_PATTERN_SOURCE } }],
+  },
+  { path: '/api/forecast', id: 'forecast', tag: 'Forecast', summary: 'Chance of a global reset within 24h and 48h', description: 'Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live.', body: 'Forecast' },
+  { path: '/api/accuracy', id: 'accuracy', tag: 'Forecast', summary: 'How good past forecasts were', description: 'Brier scores of the as-issued forecasts of the last 30 days next to climatology. Live.', body: 'Accuracy' },
+  { path: '/api/signals', id: 'signals', tag: 'Today', summary: 'Public signals awaiting review', description: 'Feed items and Codex incidents that may point at a reset; never counted as resets. Live.', body: 'Signals' },
+  { path: '/api/openapi.json', id: 'openApi', tag: 'Contract', summary: 'This OpenAPI document', description: 'OpenAPI 3.1, generated from the schemas the build validates against. Stable.', body: { 'application/json': { schema: { type: 'object' } } }, localized: false },
+  {
+    path: '/api/schemas/{name}.json',
+    id: 'schema',
+    tag: 'Contract',
+    summary: 'JSON Schema of one document',
+    description: 'JSON Schema 2020-12 of one document. Open: it accepts fields added later. Stable.',
+    body: { 'application/json': { schema: { type: 'object' } } },
+    params: [{ name: 'name', in: 'path', required: true, description: 'The document name.', schema: { type: 'string', enum: ['latest', 'history', 'event', 'forecast', 'status', 'signals', 'accuracy', 'error', 'index'] } }],
+    localized: false,
+  },
+  { path: `/${LICENSE_KEY}`, id: 'license', tag: 'Contract', summary: 'License texts of the third-party data', description: 'The full license text of every archive the data is derived from (`meta.license_url`). Stable.', body: { 'text/plain': { schema: { type: 'string' } } }, localized: false },
+];
+
+const DESCRIPTION = [
+  'Has OpenAI reset Codex usage limits for everyone today, and will it happen soon? Static JSON rebuilt every 15 minutes; every response is cacheable for 30 seconds and open to any origin.',
+  '',
+  '**Unknown fields.** The published schemas accept added fields, and a client must ignore fields it does not know: new fields are added without a new `api_version`.',
+  '',
+  '**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes later). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.',
+  '',
+  '**Errors** are `{"error": {"status", "code", "message", "valid_values"?, "messages"?}, "meta": {"lang"}}`; `code` is one of the `Error` schema\'s enum.',
+].join('\n');
+
+export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown> {
   // Every response schema carries a `.meta({ id })`, so each becomes one named component.
   const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
   for (const s of Object.values(schemas)) {
     delete (s as Record<string, unknown>).$schema;
     delete (s as Record<string, unknown>).$id;
   }
-  const langParam = {
-    name: 'lang',
-    in: 'query',
-    required: false,
-    description: 'Response language (case-insensitive, given at most once). Default en; never chosen from Accept-Language. Anything else is a 400.',
-    schema: { type: 'string', enum: [...LANGS], default: 'en' },
-  };
-  const errors = {
-    '400': { description: 'Unsupported lang, unknown type, repeated parameter or malformed request.', content: { 'application/json': { schema: ref('Error') } } },
-    '404': { description: 'No such resource.', content: { 'application/json': { schema: ref('Error') } } },
-    '405': { description: 'Method other than GET, HEAD, OPTIONS.', content: { 'application/json': { schema: ref('Error') } } },
-  };
-  const headers = {
-    'Content-Language': { schema: { type: 'string' } },
-    'Cache-Control': { schema: { type: 'string', const: 'public, max-age=30' } },
-    'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } },
-  };
-  const get = (summary: string, schemaId: string, params: unknown[] = []) => ({
-    get: {
-      summary,
-      parameters: [langParam, ...params],
-      responses: { '200': { description: 'OK', headers, content: { 'application/json': { schema: ref(schemaId) } } }, ...errors },
-    },
-  });
+  const lang = { name: 'lang', in: 'query', required: false, description: 'Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400.', schema: { type: 'string', enum: [...LANGS], default: 'en' } };
   return {
     openapi: '3.1.0',
     info: {
       title: 'Reset Status API',
       version: API_VERSION,
-      description:
-        'Has OpenAI reset Codex usage limits for everyone today, and will it happen soon? Static JSON rebuilt every 15 minutes; every response is cacheable for 30 seconds and open to any origin.',
+      description: DESCRIPTION,
+      contact: { name: 'Reset Status API maintainers', ...(opts.contactUrl === undefined ? {} : { url: opts.contactUrl }) },
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    paths: {
-      '/api/latest': get("Today's answer and the latest resets", 'Latest'),
-      '/api/status': get("Today's state, recent events, source checks and the upstream status", 'Status'),
-      '/api/history': get('Recorded events, newest first (coverage is partial)', 'History', [
-        { name: 'type', in: 'query', required: false, description: 'Only events of this type. Unknown types are a 400 naming the valid ones.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
-      ]),
-      '/api/events/{id}': get('One event', 'EventResponse', [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,79}$' } }]),
-      '/api/forecast': get('Probability of a global reset within 24h and 48h', 'Forecast'),
-      '/api/signals': get('Public signals awaiting review', 'Signals'),
-      '/api/accuracy': get('Brier scores of past forecasts against climatology', 'Accuracy'),
-    },
-    components: { schemas },
+    servers: [{ url: opts.serverUrl ?? DEFAULT_SERVER_URL, description: 'The public API (configured at build time with RESET_PUBLIC_BASE_URL).' }],
+    security: [],
+    tags: [
+      { name: 'Today', description: "Today's state and what feeds it." },
+      { name: 'History', description: 'Recorded events.' },
+      { name: 'Forecast', description: 'Forecasts and their accuracy.' },
+      { name: 'Contract', description: 'The index, the OpenAPI document, the JSON Schemas and the license texts.' },
+    ],
+    paths: Object.fromEntries(PATHS.map((p) => [p.path, operations(p)])),
+    components: { schemas: openSchema(schemas), headers: HEADERS, responses: RESPONSES, parameters: { lang } },
   };
 }

@@ -1,7 +1,7 @@
 // Response schemas: the build validates every document against them, and the OpenAPI document and JSON Schemas
 // are generated from the very same definitions.
 import { z } from 'zod';
-import { EVENT_TYPES, LANGS } from '../contract.ts';
+import { ERROR_CODES, EVENT_TYPES, LANGS } from '../contract.ts';
 import { ORIGINS, REASONS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
@@ -11,19 +11,42 @@ const probability = z.number().gt(0).lt(1);
 
 export const API_VERSION = '1';
 
+const metaCommon = {
+  api_version: z.literal(API_VERSION),
+  docs: z.string().describe('Path of the OpenAPI document.'),
+  license: z.string().describe('Notice for data derived from third-party archives.'),
+  license_url: z.string().describe('Path of the full license texts of that data (plain text).'),
+};
+
+/** Meta of a live document (latest, status, forecast, signals, accuracy): it describes the present, so it says when. */
 export const MetaSchema = z
-  .object({
+  .strictObject({
     lang: z.enum(LANGS),
     generated_at: instant.describe('When the builder produced this document.'),
-    stale_after: instant.describe('After this time the document is out of date: treat today\'s state as unknown.'),
-    api_version: z.literal(API_VERSION),
-    docs: z.string(),
-    license: z.string().describe('Notice for data derived from third-party archives.'),
+    stale_after: instant.describe("30 minutes after generated_at: past it, treat the document as out of date and today's state as unknown."),
+    ...metaCommon,
   })
   .meta({ id: 'Meta' });
 
+/**
+ * Meta of a stable document (events, history): no build time, so its bytes (and ETag) change only when its content
+ * does. `updated_at` is derived from the content itself.
+ */
+export const StableMetaSchema = z
+  .strictObject({
+    lang: z.enum(LANGS),
+    updated_at: instantOrDate
+      .nullable()
+      .describe('The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.'),
+    ...metaCommon,
+  })
+  .meta({ id: 'StableMeta' });
+
+/** Meta of the index: stable and language-independent. */
+export const IndexMetaSchema = z.strictObject({ lang: z.literal('en'), ...metaCommon }).meta({ id: 'IndexMeta' });
+
 export const EventDocSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     url: z.string().describe('Path of this event in the API.'),
     type: z.enum(EVENT_TYPES),
@@ -42,14 +65,14 @@ export const EventDocSchema = z
     announced_at: instantOrDate.nullable(),
     observed_at: instantOrDate.nullable(),
     effective_at: instantOrDate.nullable(),
-    sources: z.array(z.object({ platform: z.string(), url: z.string(), author: z.string().optional() })),
+    sources: z.array(z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() })),
     same_as: z.array(z.string()),
     untranslated_fields: z.array(z.string()).describe('Fields shown in their original language because no translation exists yet.'),
   })
   .meta({ id: 'Event' });
 
 export const TodaySchema = z
-  .object({
+  .strictObject({
     date: z.iso.date(),
     state: z.enum(TODAY_STATES),
     reset: z.boolean().nullable(),
@@ -61,7 +84,7 @@ export const TodaySchema = z
   .meta({ id: 'Today' });
 
 export const LatestDocSchema = z
-  .object({
+  .strictObject({
     meta: MetaSchema,
     reset: z.boolean().nullable().describe('true: a global reset today; false: fresh checks found none; null: unknown (never false then).'),
     latestReset: EventDocSchema.nullable(),
@@ -71,17 +94,17 @@ export const LatestDocSchema = z
   })
   .meta({ id: 'Latest' });
 
-export const CoverageSchema = z.object({
+export const CoverageSchema = z.strictObject({
   partial: z.literal(true),
   since: z.iso.date().nullable(),
   until: z.iso.date().nullable(),
-  archives: z.array(z.object({ name: z.string(), url: z.string(), records: z.number().int(), notice: z.string() })),
+  archives: z.array(z.strictObject({ name: z.string(), url: z.string(), records: z.number().int(), notice: z.string() })),
   note: z.string(),
 });
 
 export const HistoryDocSchema = z
-  .object({
-    meta: MetaSchema,
+  .strictObject({
+    meta: StableMetaSchema,
     type: z.enum(EVENT_TYPES).nullable(),
     types: z.array(z.enum(EVENT_TYPES)),
     coverage: CoverageSchema,
@@ -90,10 +113,10 @@ export const HistoryDocSchema = z
   })
   .meta({ id: 'History' });
 
-export const EventResponseSchema = z.object({ meta: MetaSchema, event: EventDocSchema }).meta({ id: 'EventResponse' });
+export const EventResponseSchema = z.strictObject({ meta: StableMetaSchema, event: EventDocSchema }).meta({ id: 'EventResponse' });
 
 export const ForecastDocSchema = z
-  .object({
+  .strictObject({
     meta: MetaSchema,
     probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
     probability_48h: probability.nullable(),
@@ -106,7 +129,7 @@ export const ForecastDocSchema = z
     issued_at: instant,
     last_global_reset_at: instantOrDate.nullable(),
     announced: z
-      .object({
+      .strictObject({
         id: z.string(),
         scheduled_for: instant.nullable().describe('When the announcement says the reset lands; null when it names no time (then no probability changes).'),
         announced_at: instant,
@@ -121,7 +144,7 @@ export const ForecastDocSchema = z
   })
   .meta({ id: 'Forecast' });
 
-export const SourceCheckDocSchema = z.object({
+export const SourceCheckDocSchema = z.strictObject({
   source: z.string(),
   kind: z.enum(SOURCE_KINDS),
   url: z.string(),
@@ -135,17 +158,17 @@ export const SourceCheckDocSchema = z.object({
   affects_today: z.boolean().describe('Whether this source can report a reset and so keeps today\'s state fresh.'),
 });
 
-export const UpstreamStatusDocSchema = z.object({
+export const UpstreamStatusDocSchema = z.strictObject({
   page_url: z.string(),
   indicator: z.string(),
   description: z.string().describe('The upstream service\'s own words, never translated.'),
   updated_at: z.string().nullable(),
   fetched_at: instant,
-  components: z.array(z.object({ id: z.string(), name: z.string(), status: z.string() })),
+  components: z.array(z.strictObject({ id: z.string(), name: z.string(), status: z.string() })),
 });
 
 export const StatusDocSchema = z
-  .object({
+  .strictObject({
     meta: MetaSchema,
     reset: z.boolean().nullable(),
     today: TodaySchema,
@@ -155,7 +178,7 @@ export const StatusDocSchema = z
   })
   .meta({ id: 'Status' });
 
-export const SignalDocSchema = z.object({
+export const SignalDocSchema = z.strictObject({
   id: z.string(),
   kind: z.enum(['feed_item', 'status_incident']),
   source: z.string(),
@@ -169,10 +192,10 @@ export const SignalDocSchema = z.object({
 });
 
 export const SignalsDocSchema = z
-  .object({ meta: MetaSchema, note: z.string(), count: z.number().int().nonnegative(), signals: z.array(SignalDocSchema) })
+  .strictObject({ meta: MetaSchema, note: z.string(), count: z.number().int().nonnegative(), signals: z.array(SignalDocSchema) })
   .meta({ id: 'Signals' });
 
-const HorizonSummarySchema = z.object({
+const HorizonSummarySchema = z.strictObject({
   brier: z.number().nullable().describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
   climatology_brier: z.number().nullable().describe('Mean Brier score of the all-history base rate known at issue time.'),
   trailing_climatology_brier: z.number().nullable().describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
@@ -183,7 +206,7 @@ const HorizonSummarySchema = z.object({
   corrections: z.number().int().nonnegative(),
 });
 
-const ReliabilityBinSchema = z.object({
+const ReliabilityBinSchema = z.strictObject({
   lower: z.number(),
   upper: z.number(),
   count: z.number().int().nonnegative(),
@@ -192,24 +215,24 @@ const ReliabilityBinSchema = z.object({
 });
 
 export const AccuracyDocSchema = z
-  .object({
+  .strictObject({
     meta: MetaSchema,
     note: z.string(),
     window_days: z.number().int().positive(),
     scoring: z
-      .object({
+      .strictObject({
         rules: z.string(),
         late_after_minutes: z.number(),
         resolve_after_hours: z.number(),
         trailing_climatology_days: z.number(),
       })
       .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
-    summary: z.object({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }),
+    summary: z.strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }),
     reliability: z
-      .object({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) })
+      .strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) })
       .describe('Resolved checkpoints binned by forecast probability, against how often a reset followed.'),
     forecasts: z.array(
-      z.object({
+      z.strictObject({
         checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),
         horizon_hours: z.union([z.literal(24), z.literal(48)]),
         issued_at: instant.describe('When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.'),
@@ -222,37 +245,38 @@ export const AccuracyDocSchema = z
         event_ids: z.array(z.string()).describe('The global resets that decided the outcome.'),
         brier: z.number().min(0).max(1),
         correction: z
-          .object({ outcome: z.boolean(), corrected_at: instant, event_ids: z.array(z.string()), brier: z.number().min(0).max(1) })
+          .strictObject({ outcome: z.boolean(), corrected_at: instant, event_ids: z.array(z.string()), brier: z.number().min(0).max(1) })
           .nullable()
           .describe('A later, visible correction of the outcome (records changed); the summary uses it.'),
       }),
     ),
-    missed: z.array(z.object({ checkpoint: instant })).describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
+    missed: z.array(z.strictObject({ checkpoint: instant })).describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
   })
   .meta({ id: 'Accuracy' });
 
 export const ErrorDocSchema = z
-  .object({
-    error: z.object({
+  .strictObject({
+    error: z.strictObject({
       status: z.number().int(),
-      code: z.string(),
+      code: z.enum(ERROR_CODES),
       message: z.string(),
       messages: z.record(z.string(), z.string()).optional(),
       valid_values: z.array(z.string()).optional(),
     }),
-    meta: z.object({ lang: z.enum(LANGS).nullable() }),
+    meta: z.strictObject({ lang: z.enum(LANGS).nullable() }),
   })
   .meta({ id: 'Error' });
 
 export const IndexDocSchema = z
-  .object({
+  .strictObject({
+    meta: IndexMetaSchema,
     api_version: z.literal(API_VERSION),
-    generated_at: instant,
     languages: z.array(z.enum(LANGS)),
     default_language: z.enum(LANGS),
     types: z.array(z.enum(EVENT_TYPES)),
-    endpoints: z.array(z.object({ path: z.string(), description: z.string() })),
+    endpoints: z.array(z.strictObject({ path: z.string(), description: z.string() })),
     openapi: z.string(),
+    license_url: z.string(),
     schemas: z.array(z.string()),
     license: z.string(),
   })

@@ -18,6 +18,8 @@ export interface ArchiveInfo {
   name: string;
   url: string;
   notice: string;
+  /** data/LICENSE-<name>.txt when present, served at /api/license.txt. */
+  license_text?: string;
   records: number;
   since: string | null;
 }
@@ -66,7 +68,8 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     const a = await parseFile(file, ArchiveFileSchema, dataDir);
     events.push(...a.records);
     const dates = a.records.map((r) => (r.effective_at ?? r.observed_at ?? r.announced_at ?? '').slice(0, 10)).filter(Boolean).sort();
-    archives.push({ name: a.archive.name, url: a.archive.url, notice: a.archive.notice, records: a.records.length, since: dates[0] ?? null });
+    const licenseText = await readFile(path.join(dataDir, `LICENSE-${a.archive.name}.txt`), 'utf8').catch(() => undefined);
+    archives.push({ name: a.archive.name, url: a.archive.url, notice: a.archive.notice, ...(licenseText === undefined ? {} : { license_text: licenseText }), records: a.records.length, since: dates[0] ?? null });
   }
   for (const file of await jsonFiles(path.join(dataDir, 'verified'))) {
     const e = await parseFile(file, EventSchema, dataDir);

@@ -47,7 +47,8 @@ type Handler = (event: unknown) => EdgeRequest | EdgeResponse;
  */
 function cloudFrontEvent(method: string, target: string): { version: string; context: { eventType: string }; viewer: { ip: string }; request: EdgeRequest } {
   const qi = target.indexOf('?');
-  const querystring: Record<string, EdgeQueryValue> = {};
+  // No prototype, so a parameter named __proto__ or constructor is an own entry, as in CloudFront's event.
+  const querystring: Record<string, EdgeQueryValue> = Object.create(null);
   if (qi !== -1) {
     for (const part of target.slice(qi + 1).split('&')) {
       if (part === '') continue;
@@ -166,7 +167,9 @@ function cases(eventId: string): Case[] {
     // type
     get('/api/history?type=outage', 400),
     get('/api/history?type=', 400),
-    get('/api/history?type=GLOBAL_RESET', 400),
+    get('/api/history?type=GLOBAL_RESET', 'api/en/history/global_reset.json'),
+    get('/api/history?type=__proto__', 400),
+    get('/api/latest?__proto__=1&constructor=2', 'api/en/latest.json'),
     get('/api/history?type=global_reset&type=global_reset', 400),
     get('/api/history?type=global_reset&type=banked_grant&lang=de', 400),
     get('/api/latest?type=outage', 'api/en/latest.json'),

@@ -29,6 +29,7 @@ describe('route', () => {
       'content-language': 'ko',
       'cache-control': 'public, max-age=30',
       'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'ETag, Date, Last-Modified, Content-Language, Content-Length',
     });
   });
 
@@ -68,7 +69,8 @@ describe('route', () => {
   it('answers malformed event ids with a translated 404 without touching storage', () => {
     const r = asError(get('/api/events/NOT_AN_ID', 'lang=ja'));
     expect(r.status).toBe(404);
-    expect(r.body.error.code).toBe('event_not_found');
+    // The same code as an unknown well-formed id (the stored not-found document): one code for a missing event.
+    expect(r.body.error.code).toBe('not_found');
     expect(r.body.error.message).toContain('イベント');
   });
 
@@ -79,7 +81,8 @@ describe('route', () => {
       expect(o.status).toBe(204);
       expect(o.body).toBe('');
       expect(o.headers['access-control-allow-origin']).toBe('*');
-      expect(o.headers['access-control-allow-methods']).toContain('GET');
+      expect(o.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+      expect(o.headers['access-control-allow-headers']).toBe('*');
     }
     for (const m of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       const r = asError(get('/api/latest', '', m));

@@ -1,0 +1,47 @@
+// What the renderer is given: the computed state of one run, as plain views (render owns these shapes).
+import type { Accuracy } from '../model/accuracy.ts';
+import type { AnnouncementEffect } from '../model/announcement.ts';
+import type { TodayStatus } from '../model/status.ts';
+import type { Detail, Event, Signal, SourceCheck, UpstreamStatus } from '../model/schemas.ts';
+import type { OpenApiOptions } from './openapi.ts';
+
+export interface ForecastView {
+  probability_24h: number | null;
+  probability_48h: number | null;
+  base_rate_24h: number | null;
+  base_rate_48h: number | null;
+  sample_size: number;
+  model_version: string;
+  explanation: Detail;
+  last_global_reset_at: string | null;
+  announced?: AnnouncementEffect | null;
+}
+
+export type AccuracyView = Accuracy;
+
+export interface ArchiveView {
+  name: string;
+  url: string;
+  records: number;
+  notice: string;
+  since: string | null;
+  /** The full license text, served at /api/license.txt. */
+  license_text?: string;
+}
+
+export interface RenderInput {
+  asOf: Date;
+  /** Merged, newest first. */
+  events: readonly Event[];
+  today: TodayStatus;
+  latestReset: Event | null;
+  latestVerifiedReset: Event | null;
+  checks: readonly SourceCheck[];
+  upstreamStatus: UpstreamStatus | null;
+  signals: readonly Signal[];
+  forecast: ForecastView;
+  accuracy: AccuracyView;
+  archives: readonly ArchiveView[];
+  /** The OpenAPI document's `servers` (the public base URL). */
+  openapi?: OpenApiOptions;
+}

@@ -1,0 +1,77 @@
+// Pure helpers of the renderer: rounding, content times, the license text, and serialization shortcuts.
+import type { TFunction } from 'i18next';
+import { newestTime } from '../model/events.ts';
+import type { Event } from '../model/schemas.ts';
+
+/** What the license text needs of an archive (documents.ts's ArchiveView has it). */
+interface LicensedArchive {
+  name: string;
+  url: string;
+  notice: string;
+  license_text?: string;
+}
+
+/** Published numbers carry 4 decimals: more digits are noise, and they would change bytes for nothing. */
+export const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
+/**
+ * A model probability rounded to 4 decimals; one strictly between 0 and 1 stays so (0 and 1 would claim certainty),
+ * while a model that says 0 or 1 still fails the schema.
+ */
+export const roundProbability = (v: number | null): number | null => (v === null || v <= 0 || v >= 1 ? v : Math.min(0.9999, Math.max(0.0001, round4(v))));
+export const roundOrNull = (v: number | null): number | null => (v === null ? null : round4(v));
+/** A copy with every number rounded to 4 decimals (integers stay as they are). */
+export function roundDeep<T>(value: T): T {
+  if (typeof value === 'number') return (Number.isInteger(value) ? value : round4(value)) as T;
+  if (Array.isArray(value)) return value.map(roundDeep) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundDeep(v)])) as T;
+}
+
+/** The newest time among the events, in the form it is recorded (a date or an instant); null for none. */
+export function newestAmong(events: readonly Event[]): string | null {
+  let best: string | null = null;
+  let bestMs = -Infinity;
+  for (const e of events) {
+    const t = newestTime(e);
+    const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
+    if (ms > bestMs) [best, bestMs] = [t, ms];
+  }
+  return best;
+}
+
+/** The license texts of the archives the data comes from, one after another. */
+export function renderLicense(archives: readonly LicensedArchive[]): string {
+  if (archives.length === 0) return 'This API carries no third-party data.\n';
+  return archives.map((a) => `${a.name} (${a.url})\n${a.notice}\n\n${a.license_text ?? ''}`.trimEnd() + '\n').join('\n');
+}
+
+/**
+ * i18next's `t` is pure for a fixed language and resources, and a long history asks it the same few template
+ * questions (title and scope by type and reason) for every event: answering repeats from a map keeps rendering
+ * 10,000 events from being mostly i18next. Only string keys with flat string/number options are remembered.
+ */
+export function memoizeT(t: TFunction): TFunction {
+  const call = t as unknown as (key: unknown, opts?: unknown) => unknown;
+  const cache = new Map<string, unknown>();
+  return ((key: unknown, opts?: unknown) => {
+    if (typeof key !== 'string' || (opts !== undefined && (typeof opts !== 'object' || opts === null))) return call(key, opts);
+    const id = opts === undefined ? key : `${key}\u0000${JSON.stringify(opts)}`;
+    let v = cache.get(id);
+    if (v === undefined) {
+      v = call(key, opts);
+      cache.set(id, v);
+    }
+    return v;
+  }) as unknown as TFunction;
+}
+
+/**
+ * `JSON.stringify(doc)` for an object whose last property is `last`, given that array's elements already serialized:
+ * JSON.stringify composes, so `{..., "last": [a, b]}` is the rest's text with the elements' texts spliced in.
+ */
+export function spliceLastArray(doc: Record<string, unknown>, last: string, items: readonly string[]): string {
+  const head = JSON.stringify({ ...doc, [last]: [] });
+  const tail = `${JSON.stringify(last)}:[]}`;
+  if (!head.endsWith(tail)) throw new Error(`[render] ${last} is not the last property of the document`);
+  return `${head.slice(0, -2)}${items.join(',')}]}`;
+}

@@ -1,0 +1,67 @@
+// The OpenAPI document describes what the router answers; `npm run lint:openapi` (CI) runs redocly and spectral on it.
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../builder/contract.ts';
+import { route } from '../../builder/edge/route.ts';
+import { DEFAULT_SERVER_URL, buildOpenApi } from '../../builder/render/openapi.ts';
+import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
+
+type Op = { operationId: string; tags: string[]; description: string; responses: Record<string, unknown> };
+const doc = buildOpenApi() as any;
+
+describe('the OpenAPI document', () => {
+  it('takes its servers URL from the build, with a documented default', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: DEFAULT_SERVER_URL })]);
+    expect((buildOpenApi({ serverUrl: 'https://api.example.test' }) as any).servers[0].url).toBe('https://api.example.test');
+    expect(doc.security).toEqual([]);
+    expect(doc.info.license.name).toBe('MIT');
+    expect(doc.info.contact.name).toBeTruthy();
+  });
+
+  it('has every path the router serves, each with GET, HEAD and OPTIONS, unique operationIds, tags and descriptions', () => {
+    for (const p of ['/api', '/api/latest', '/api/status', '/api/history', '/api/events/{id}', '/api/forecast', '/api/signals', '/api/accuracy', '/api/openapi.json', '/api/schemas/{name}.json', '/api/license.txt']) {
+      expect(Object.keys(doc.paths[p] ?? {}), p).toEqual(expect.arrayContaining(['get', 'head', 'options']));
+    }
+    const ids = new Set<string>();
+    const tags = new Set(doc.tags.map((t: { name: string }) => t.name));
+    for (const [p, item] of Object.entries<Record<string, Op>>(doc.paths)) {
+      for (const m of ['get', 'head', 'options']) {
+        const op = item[m]!;
+        expect(ids.has(op.operationId), `${m} ${p}`).toBe(false);
+        ids.add(op.operationId);
+        expect(op.description.length, `${m} ${p}`).toBeGreaterThan(0);
+        for (const t of op.tags) expect(tags.has(t)).toBe(true);
+        if (m !== 'options') expect(Object.keys(op.responses).sort(), `${m} ${p}`).toEqual(['200', '400', '404', '405', '414']);
+        else expect(Object.keys(op.responses).sort()).toEqual(['204', '405', '414']);
+      }
+    }
+  });
+
+  it('documents every status and error code the router answers', () => {
+    const answered = new Map<number, Set<string>>();
+    const probe = (method: string, uri: string, query = '') => {
+      const r = route({ method, uri, query });
+      if (r.kind !== 'response' || r.status === 204) return;
+      const code = (JSON.parse(r.body) as { error: { code: string } }).error.code;
+      answered.set(r.status, (answered.get(r.status) ?? new Set()).add(code));
+      expect(ERROR_CODES as readonly string[]).toContain(code);
+    };
+    probe('GET', '/api/latest', 'lang=fr');
+    probe('GET', '/api/history', 'type=x');
+    probe('GET', '/api/latest', 'lang=de&lang=de');
+    probe('GET', '/api/latest', '%');
+    probe('GET', '/api/latest', Array.from({ length: 25 }, (_, i) => `p${i}=1`).join('&'));
+    probe('GET', '/api/a%2e');
+    probe('GET', '/api/nothing');
+    probe('GET', '/api/events/BAD');
+    probe('POST', '/api/latest');
+    probe('GET', '/api/' + 'a'.repeat(600));
+    expect([...answered.keys()].sort()).toEqual([400, 404, 405, 414]);
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual([...ERROR_CODES]);
+    expect(doc.components.responses.MethodNotAllowed.headers.Allow).toBeDefined();
+  });
+
+  it('is open: no additionalProperties false anywhere, and names every published schema', () => {
+    expect(JSON.stringify(doc)).not.toContain('"additionalProperties":false');
+    expect(doc.paths['/api/schemas/{name}.json'].parameters[0].schema.enum).toEqual(Object.keys(DOCUMENT_SCHEMAS));
+  });
+});
