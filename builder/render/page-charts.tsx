@@ -1,0 +1,218 @@
+// Pure: the page's two inline SVG charts, each with a text alternative (a summary as its accessible name and a table
+// with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
+import { eventTime } from '../model/events.ts';
+import type { Event, EventType } from '../model/schemas.ts';
+import type { PageData } from './page-data.ts';
+import { formatDate, formatMonth, formatNumber } from './page-format.ts';
+import type { Ctx } from './page-sections.tsx';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const TIMELINE_DAYS = 365;
+/** Rows in the timeline's table; a year has far fewer events, this only bounds the page's weight. */
+const MAX_TIMELINE_ROWS = 100;
+const KINDS: readonly EventType[] = ['global_reset', 'banked_grant', 'policy_change'];
+
+const W = 720;
+const LEFT = 10;
+const RIGHT = 10;
+const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
+
+/** A mark of a kind's shape centred on (x, y): circle, square, triangle. */
+function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled: boolean }) {
+  const cls = `m ${filled ? 'verified' : 'archived'}`;
+  if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={6} />;
+  if (kind === 'banked_grant') return <rect class={cls} x={x - 5.5} y={y - 5.5} width={11} height={11} />;
+  return <path class={cls} d={`M${x} ${y - 7}L${x + 7} ${y + 5}L${x - 7} ${y + 5}Z`} />;
+}
+
+function LegendShape({ kind }: { kind: EventType }) {
+  return (
+    <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <g class={`k-${kind}`}>
+        <Mark kind={kind} x={8} y={8.5} filled={true} />
+      </g>
+    </svg>
+  );
+}
+
+interface Point {
+  e: Event;
+  at: string;
+  ms: number;
+}
+
+export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }) {
+  const { lang, t, asOf } = ctx;
+  const to = asOf.getTime();
+  const from = to - TIMELINE_DAYS * DAY_MS;
+  const points: Point[] = [];
+  for (const e of events) {
+    const at = eventTime(e).at;
+    const ms = Date.parse(at.length === 10 ? `${at}T12:00:00Z` : at);
+    if (ms >= from && ms <= to) points.push({ e, at, ms });
+  }
+  points.sort((a, b) => b.ms - a.ms);
+  const x = (ms: number) => Math.round((LEFT + ((ms - from) / (to - from)) * (W - LEFT - RIGHT)) * 10) / 10;
+  const months: Date[] = [];
+  const start = new Date(from);
+  for (let m = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)); m.getTime() <= to; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) months.push(m);
+  const count = (k: EventType, verified?: boolean) => points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified)).length;
+  const fromIso = new Date(from).toISOString();
+  const summary = t('page:timeline.summary', {
+    from: formatDate(lang, fromIso),
+    to: formatDate(lang, asOf.toISOString()),
+    global: count('global_reset'),
+    verified: count('global_reset', true),
+    banked: count('banked_grant'),
+    policy: count('policy_change'),
+  });
+  const status = (e: Event) => (e.status === 'verified' ? t('page:timeline.verified') : t('page:timeline.archived'));
+  return (
+    <section id="timeline" aria-labelledby="tl-h">
+      <h2 id="tl-h">{t('page:timeline.heading')}</h2>
+      <svg class="timeline" viewBox={`0 0 ${W} 130`} role="img" aria-labelledby="tl-title">
+        <title id="tl-title">{summary}</title>
+        {KINDS.map((k) => (
+          <line class="axis" x1={LEFT} x2={W - RIGHT} y1={LANE_Y[k]} y2={LANE_Y[k]} />
+        ))}
+        {months.map((m) => (
+          <g>
+            <line class="axis" x1={x(m.getTime())} x2={x(m.getTime())} y1={12} y2={108} />
+            <text x={x(m.getTime()) + 3} y={124}>
+              {formatMonth(lang, m)}
+            </text>
+          </g>
+        ))}
+        {KINDS.map((k) => (
+          <g class={`k-${k}`}>
+            {points
+              .filter((p) => p.e.type === k)
+              .map((p) => (
+                <Mark kind={k} x={x(p.ms)} y={LANE_Y[k]} filled={p.e.status === 'verified'} />
+              ))}
+          </g>
+        ))}
+      </svg>
+      <p>{summary}</p>
+      <ul class="legend" aria-label={t('page:timeline.legend')}>
+        {KINDS.map((k) => (
+          <li>
+            <LegendShape kind={k} /> {t(`common:type.${k}`)}
+          </li>
+        ))}
+      </ul>
+      <p class="muted">{t('page:timeline.filled')}</p>
+      {points.length === 0 ? (
+        <p>{t('page:timeline.empty')}</p>
+      ) : (
+        <details>
+          <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
+          <div class="scroll" tabindex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('page:timeline.date')}</th>
+                  <th scope="col">{t('page:timeline.kind')}</th>
+                  <th scope="col">{t('page:timeline.status')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {points.slice(0, MAX_TIMELINE_ROWS).map((p) => (
+                  <tr>
+                    <td>
+                      <time datetime={p.at}>{formatDate(lang, p.at)}</time>
+                    </td>
+                    <td>{t(`common:type.${p.e.type}`)}</td>
+                    <td>{status(p.e)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      )}
+    </section>
+  );
+}
+
+const BAR_W = 220;
+
+export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
+  const { lang, t } = ctx;
+  const a = data.accuracy;
+  const rows = (['h24', 'h48'] as const).map((h) => ({ h, label: t(`page:reliability.${h}`), ...a.summary[h] }));
+  const values = rows.flatMap((r) => [r.brier, r.climatology_brier]).filter((v): v is number => v !== null);
+  const max = Math.max(0.25, ...values);
+  const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
+  const summary = rows.map((r) => t('page:reliability.summary', { horizon: r.label, forecast: num(r.brier), base: num(r.climatology_brier), count: r.sample_size })).join(' ');
+  const bar = (v: number | null, y: number, cls: string) =>
+    v === null ? null : (
+      <>
+        <rect class={cls} x={100} y={y} width={Math.max(1, (v / max) * BAR_W)} height={14} />
+        <text x={106 + (v / max) * BAR_W} y={y + 11}>
+          {formatNumber(lang, v)}
+        </text>
+      </>
+    );
+  return (
+    <section id="reliability" aria-labelledby="rel-h">
+      <h2 id="rel-h">{t('page:reliability.heading')}</h2>
+      <p>{t('page:reliability.intro', { days: a.window_days })}</p>
+      {values.length === 0 ? null : (
+        <svg viewBox="0 0 360 100" role="img" aria-labelledby="rel-title">
+          <title id="rel-title">{summary}</title>
+          <defs>
+            <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+              <path d="M0 0V6" />
+            </pattern>
+          </defs>
+          {rows.map((r, i) => (
+            <g>
+              <text x={0} y={24 + i * 44}>
+                {r.label}
+              </text>
+              {bar(r.brier, 10 + i * 44, 'bar-f')}
+              {bar(r.climatology_brier, 28 + i * 44, 'bar-c')}
+            </g>
+          ))}
+        </svg>
+      )}
+      <ul class="legend">
+        <li>
+          <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+            <rect class="bar-f" x={1} y={3} width={14} height={10} />
+          </svg>{' '}
+          {t('page:reliability.forecast')}
+        </li>
+        <li>
+          <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+            <rect class="bar-c" x={1} y={3} width={14} height={10} />
+          </svg>{' '}
+          {t('page:reliability.base_rate')}
+        </li>
+      </ul>
+      <div class="scroll" tabindex={0}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t('page:reliability.horizon')}</th>
+              <th scope="col">{t('page:reliability.forecast')}</th>
+              <th scope="col">{t('page:reliability.base_rate')}</th>
+              <th scope="col">{t('page:reliability.scored')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr>
+                <th scope="row">{r.label}</th>
+                <td>{num(r.brier)}</td>
+                <td>{num(r.climatology_brier)}</td>
+                <td>{formatNumber(lang, r.sample_size, 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

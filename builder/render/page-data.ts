@@ -1,0 +1,75 @@
+// Pure: what one language's page shows, read back from the API documents the same run rendered, so the page says
+// exactly what `/api/latest?lang=…` and its siblings say (translations, nulls, `upcoming` once the API has it).
+import { z } from 'zod';
+import type { Lang } from '../model/schemas.ts';
+import type { OutputDocument } from '../publish/sink.ts';
+import { DOCUMENT_SCHEMAS } from './schemas.ts';
+
+/**
+ * An announced reset as `/api/latest` (or `/api/status`) carries it in `upcoming`. Every field but `scheduled_for` is
+ * optional and unknown fields pass: the page shows what is there and never breaks on a shape it does not know.
+ */
+export const UpcomingViewSchema = z
+  .object({
+    id: z.string().optional(),
+    type: z.string().nullable().optional(),
+    announced_at: z.string().nullable().optional(),
+    scheduled_for: z.string().nullable().default(null),
+    text: z.string().optional(),
+    summary: z.string().optional(),
+    source: z.object({ url: z.string().optional(), author: z.string().optional() }).loose().optional(),
+    source_url: z.string().nullable().optional(),
+  })
+  .loose();
+export type UpcomingView = z.infer<typeof UpcomingViewSchema>;
+
+export type LatestDoc = z.infer<typeof DOCUMENT_SCHEMAS.latest>;
+export type StatusDoc = z.infer<typeof DOCUMENT_SCHEMAS.status>;
+export type ForecastDoc = z.infer<typeof DOCUMENT_SCHEMAS.forecast>;
+export type AccuracyDoc = z.infer<typeof DOCUMENT_SCHEMAS.accuracy>;
+export type SignalsDoc = z.infer<typeof DOCUMENT_SCHEMAS.signals>;
+export type EventDoc = NonNullable<LatestDoc['latestReset']>;
+
+export interface PageData {
+  lang: Lang;
+  latest: LatestDoc;
+  status: StatusDoc;
+  forecast: ForecastDoc;
+  accuracy: AccuracyDoc;
+  signals: SignalsDoc;
+  /** `null`: none announced, or the API does not carry announcements. */
+  upcoming: UpcomingView | null;
+}
+
+function readDoc<N extends 'latest' | 'status' | 'forecast' | 'accuracy' | 'signals'>(
+  byKey: ReadonlyMap<string, OutputDocument>,
+  lang: Lang,
+  name: N,
+): { doc: z.infer<(typeof DOCUMENT_SCHEMAS)[N]>; raw: Record<string, unknown> } {
+  const key = `api/${lang}/${name}.json`;
+  const d = byKey.get(key);
+  if (!d) throw new Error(`[render/page] the page needs ${key}, which this run did not render`);
+  const raw = JSON.parse(d.body) as Record<string, unknown>;
+  return { doc: DOCUMENT_SCHEMAS[name].parse(raw) as z.infer<(typeof DOCUMENT_SCHEMAS)[N]>, raw };
+}
+
+function upcomingOf(raw: Record<string, unknown>): UpcomingView | null | undefined {
+  if (!('upcoming' in raw)) return undefined;
+  if (raw['upcoming'] === null) return null;
+  const r = UpcomingViewSchema.safeParse(raw['upcoming']);
+  return r.success ? r.data : null;
+}
+
+export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang): PageData {
+  const latest = readDoc(byKey, lang, 'latest');
+  const status = readDoc(byKey, lang, 'status');
+  return {
+    lang,
+    latest: latest.doc,
+    status: status.doc,
+    forecast: readDoc(byKey, lang, 'forecast').doc,
+    accuracy: readDoc(byKey, lang, 'accuracy').doc,
+    signals: readDoc(byKey, lang, 'signals').doc,
+    upcoming: upcomingOf(latest.raw) ?? upcomingOf(status.raw) ?? null,
+  };
+}
