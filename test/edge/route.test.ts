@@ -22,6 +22,24 @@ describe('route', () => {
     expect(asKey(get('/api/history', 'type=banked_grant&lang=de'))).toBe('api/de/history/banked_grant.json');
   });
 
+  it('serves the human page at /<lang>/ and / (in lang, English by default) as HTML in that language', () => {
+    expect(asKey(get('/'))).toBe('api/en/index.html');
+    expect(asKey(get('/', 'lang=ZH'))).toBe('api/zh/index.html');
+    for (const lang of LANGS) {
+      for (const uri of [`/${lang}/`, `/${lang}`]) {
+        const r = get(uri, 'lang=en');
+        expect(asKey(r)).toBe(`api/${lang}/index.html`);
+        expect(r.headers).toEqual({
+          'content-type': 'text/html; charset=utf-8',
+          'content-language': lang,
+          'cache-control': 'public, max-age=30',
+          'access-control-allow-origin': '*',
+        });
+      }
+    }
+    for (const uri of ['/fr/', '/EN/', '/en//', '/en/index.html', '/english/']) expect(get(uri).kind === 'response', uri).toBe(true);
+  });
+
   it('sets the contract headers on object answers', () => {
     const r = get('/api/latest', 'lang=ko');
     expect(r.headers).toEqual({
