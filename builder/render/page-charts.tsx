@@ -70,6 +70,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   return (
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>
+      <div class="scroll" tabindex={0} aria-labelledby="tl-h" role="group">
       <svg class="timeline" viewBox={`0 0 ${W} 130`} role="img" aria-labelledby="tl-title">
         <title id="tl-title">{summary}</title>
         {KINDS.map((k) => (
@@ -93,6 +94,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
           </g>
         ))}
       </svg>
+      </div>
       <p>{summary}</p>
       <ul class="legend" aria-label={t('page:timeline.legend')}>
         {KINDS.map((k) => (

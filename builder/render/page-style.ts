@@ -43,7 +43,7 @@ th,td{text-align:left;padding:.3rem .4rem;border-bottom:1px solid var(--line);ve
 .scroll{overflow-x:auto}
 svg{display:block;width:100%;height:auto;max-width:100%}
 svg text{fill:var(--fg);font-size:12px}
-@media (max-width:40rem){.timeline text{font-size:22px}}
+.timeline{min-width:36rem}
 svg .axis{stroke:var(--line)}
 svg .k-global_reset{color:var(--g)}svg .k-banked_grant{color:var(--b)}svg .k-policy_change{color:var(--p)}
 svg .m{stroke:currentColor;stroke-width:2}
