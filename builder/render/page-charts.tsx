@@ -66,7 +66,11 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
     banked: count('banked_grant'),
     policy: count('policy_change'),
   });
-  const status = (e: Event) => (e.status === 'verified' ? t('page:timeline.verified') : t('page:timeline.archived'));
+  // Labels once per page, not once per event.
+  const kindLabel = Object.fromEntries(KINDS.map((k) => [k, t(`common:type.${k}`)])) as Record<EventType, string>;
+  const verifiedLabel = t('page:timeline.verified');
+  const archivedLabel = t('page:timeline.archived');
+  const status = (e: Event) => (e.status === 'verified' ? verifiedLabel : archivedLabel);
   return (
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>
@@ -99,7 +103,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
       <ul class="legend" aria-label={t('page:timeline.legend')}>
         {KINDS.map((k) => (
           <li>
-            <LegendShape kind={k} /> {t(`common:type.${k}`)}
+            <LegendShape kind={k} /> {kindLabel[k]}
           </li>
         ))}
       </ul>
@@ -124,7 +128,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
                     <td>
                       <time datetime={p.at}>{formatDate(lang, p.at)}</time>
                     </td>
-                    <td>{t(`common:type.${p.e.type}`)}</td>
+                    <td>{kindLabel[p.e.type]}</td>
                     <td>{status(p.e)}</td>
                   </tr>
                 ))}

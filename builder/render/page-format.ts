@@ -2,20 +2,31 @@
 // the one rule for links to elsewhere (http: and https: only). The inline script formats with the same options.
 import type { Lang } from '../model/schemas.ts';
 
-const TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' };
+const TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC', timeZoneName: 'short' };
+const DATE_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' };
+const MONTH_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', timeZone: 'UTC' };
+
+/** Building an Intl formatter costs far more than using one, and a page formats hundreds of dates with a few. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function dateTimeFormat(lang: Lang, name: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const id = `${lang}:${name}`;
+  let f = formatters.get(id);
+  if (f === undefined) formatters.set(id, (f = new Intl.DateTimeFormat(lang, options)));
+  return f;
+}
 
 /** An instant as the reader of `lang` writes it, in UTC (the zone is named); a plain date stays a date. */
 export function formatUtc(lang: Lang, iso: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return formatDate(lang, iso);
-  return new Intl.DateTimeFormat(lang, { ...TIME_OPTIONS, timeZone: 'UTC' }).format(new Date(iso));
+  return dateTimeFormat(lang, 'time', TIME_OPTIONS).format(new Date(iso));
 }
 
 export function formatDate(lang: Lang, isoDate: string): string {
-  return new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(isoDate.slice(0, 10) + 'T00:00:00Z'));
+  return dateTimeFormat(lang, 'date', DATE_OPTIONS).format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
 }
 
 export function formatMonth(lang: Lang, d: Date): string {
-  return new Intl.DateTimeFormat(lang, { month: 'short', timeZone: 'UTC' }).format(d);
+  return dateTimeFormat(lang, 'month', MONTH_OPTIONS).format(d);
 }
 
 /** "4 minutes ago" for `iso` seen from `asOf`, by Intl.RelativeTimeFormat. */
