@@ -12,7 +12,8 @@ import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } f
 import { fixture } from '../sources/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+// --no-sandbox: CI runs as root in a container; --disable-dev-shm-usage: a container's /dev/shm is 64 MB.
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
