@@ -41,12 +41,18 @@ export interface PageData {
   upcoming: UpcomingView | null;
 }
 
-function readDoc<N extends 'latest' | 'status' | 'forecast' | 'accuracy' | 'signals'>(
+export type PageDocName = 'latest' | 'status' | 'forecast' | 'accuracy' | 'signals';
+/** Where a language's document lies among the run's documents; another layout (an `unknown` variant) passes its own. */
+export type DocKeyOf = (lang: Lang, name: PageDocName) => string;
+export const apiDocKey: DocKeyOf = (lang, name) => `api/${lang}/${name}.json`;
+
+function readDoc<N extends PageDocName>(
   byKey: ReadonlyMap<string, OutputDocument>,
   lang: Lang,
   name: N,
+  keyOf: DocKeyOf,
 ): { doc: z.infer<(typeof DOCUMENT_SCHEMAS)[N]>; raw: Record<string, unknown> } {
-  const key = `api/${lang}/${name}.json`;
+  const key = keyOf(lang, name);
   const d = byKey.get(key);
   if (!d) throw new Error(`[render/page] the page needs ${key}, which this run did not render`);
   const raw = JSON.parse(d.body) as Record<string, unknown>;
@@ -60,16 +66,16 @@ function upcomingOf(raw: Record<string, unknown>): UpcomingView | null | undefin
   return r.success ? r.data : null;
 }
 
-export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang): PageData {
-  const latest = readDoc(byKey, lang, 'latest');
-  const status = readDoc(byKey, lang, 'status');
+export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf = apiDocKey): PageData {
+  const latest = readDoc(byKey, lang, 'latest', keyOf);
+  const status = readDoc(byKey, lang, 'status', keyOf);
   return {
     lang,
     latest: latest.doc,
     status: status.doc,
-    forecast: readDoc(byKey, lang, 'forecast').doc,
-    accuracy: readDoc(byKey, lang, 'accuracy').doc,
-    signals: readDoc(byKey, lang, 'signals').doc,
+    forecast: readDoc(byKey, lang, 'forecast', keyOf).doc,
+    accuracy: readDoc(byKey, lang, 'accuracy', keyOf).doc,
+    signals: readDoc(byKey, lang, 'signals', keyOf).doc,
     upcoming: upcomingOf(latest.raw) ?? upcomingOf(status.raw) ?? null,
   };
 }

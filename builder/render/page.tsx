@@ -10,7 +10,7 @@ import { LANGS, type Event, type Lang } from '../model/schemas.ts';
 import { PHASE, type OutputDocument } from '../publish/sink.ts';
 import { translator } from './i18n.ts';
 import { Reliability, Timeline } from './page-charts.tsx';
-import { readPageData, type PageData } from './page-data.ts';
+import { readPageData, type DocKeyOf, type PageData } from './page-data.ts';
 import { PAGE_SCRIPT } from './page-script.ts';
 import { Checks, Forecast, Latest, Signals, Today, Upcoming, type Ctx } from './page-sections.tsx';
 import { PAGE_CSS } from './page-style.ts';
@@ -153,13 +153,21 @@ export function renderPage(data: PageData, events: readonly Event[], asOf: Date)
 
 /**
  * One page per language, from the documents `renderApi` produced in this run. Published after the documents it
- * fetches (phase summaries), with the contract's headers.
+ * fetches (phase summaries), with the contract's headers. The page is a live document: a variant of the present-tense
+ * documents (the edge's `unknown` ones) gets its page by passing where those lie and where its page goes.
  */
-export function renderPages(input: { asOf: Date; docs: readonly OutputDocument[]; events: readonly Event[] }): OutputDocument[] {
+export function renderPages(input: {
+  asOf: Date;
+  docs: readonly OutputDocument[];
+  events: readonly Event[];
+  docKeyOf?: DocKeyOf;
+  pageKeyOf?: (lang: Lang) => string;
+}): OutputDocument[] {
   const byKey = new Map(input.docs.map((d) => [d.key, d]));
+  const keyOf = input.pageKeyOf ?? pageKey;
   return LANGS.map((lang) => ({
-    key: pageKey(lang),
-    body: renderPage(readPageData(byKey, lang), input.events, input.asOf),
+    key: keyOf(lang),
+    body: renderPage(readPageData(byKey, lang, input.docKeyOf), input.events, input.asOf),
     contentType: HTML_CONTENT_TYPE,
     contentLanguage: lang,
     cacheControl: CACHE_CONTROL,

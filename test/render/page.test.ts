@@ -122,6 +122,21 @@ describe('renderPages', () => {
     expect(body).toContain('global resets 1 (verified 0), banked grants 1, policy changes 0');
   });
 
+  it('renders a variant of the present-tense documents (the edge\'s unknown ones) into pages at the variant\'s keys', () => {
+    const variant = docs.flatMap((d) => {
+      const m = /^api\/(\w\w)\/(latest|status|forecast|accuracy|signals)\.json$/.exec(d.key);
+      if (!m) return [];
+      const doc = JSON.parse(d.body) as { today?: { state: string; explanation: string } };
+      if (doc.today) doc.today = { ...doc.today, state: 'unknown', explanation: `unknown in ${m[1]}` };
+      return [{ ...d, key: `variant/${m[1]}/${m[2]}.json`, body: JSON.stringify(doc) }];
+    });
+    const out = renderPages({ asOf, docs: variant, events: input().events, docKeyOf: (l, n) => `variant/${l}/${n}.json`, pageKeyOf: (l) => `variant/${l}/index.html` });
+    expect(out.map((p) => p.key)).toEqual(LANGS.map((l) => `variant/${l}/index.html`));
+    const ja = out.find((p) => p.key === 'variant/ja/index.html')!.body;
+    expect(ja).toContain('<p id="state-box" class="state state-unknown"><span id="state">不明</span></p>');
+    expect(ja).toContain('<p id="explanation">unknown in ja</p>');
+  });
+
   it('keeps a year of daily events under the size budget', () => {
     const events = Array.from({ length: 365 }, (_, i) => testEvent(new Date(asOf.getTime() - i * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')));
     const big = pages(renderApi(input({ events, latestReset: events[0]! })), events);
