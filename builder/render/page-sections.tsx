@@ -77,7 +77,7 @@ function Probability({ ctx, id, label, p }: { ctx: Ctx; id: string; label: strin
   return (
     <>
       <dt>{label}</dt>
-      <dd id={id} class="big">
+      <dd id={id} class={p === null ? 'big none' : 'big'}>
         {p === null ? ctx.t('page:forecast.none') : formatPercent(ctx.lang, p)}
       </dd>
     </>

@@ -34,6 +34,7 @@ section{background:var(--card);border:1px solid var(--line);border-radius:8px;pa
 .state-unknown::before{content:"?\\00a0"}
 #checked-at:not(:empty)::before{content:"\\00b7\\00a0"}
 .big{font-size:1.5rem;font-weight:700;margin:.2rem 0}
+.big.none{font-size:1.1rem}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.2rem .8rem;margin:.5rem 0}
 dt{color:var(--muted)}dd{margin:0}
 blockquote{margin:.5rem 0;padding:.3rem .8rem;border-left:3px solid var(--line);white-space:pre-wrap}
