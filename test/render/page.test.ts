@@ -137,6 +137,17 @@ describe('renderPages', () => {
     expect(ja).toContain('<p id="explanation">unknown in ja</p>');
   });
 
+  it('draws forecast reliability only from scored horizons, and writes every value in its table', () => {
+    const body = all.get(pageKey('en'))!.body;
+    expect(body).toContain('<svg viewBox="0 0 360 100" role="img" aria-labelledby="rel-title"><title id="rel-title">24 hours: forecast 0.12, base rate 0.2, 10 scored. 48 hours: forecast not scored yet, base rate not scored yet, 0 scored.</title>');
+    expect(body.match(/<rect class="bar-f" x="100"/g)).toHaveLength(1);
+    expect(body.match(/<rect class="bar-c" x="100"/g)).toHaveLength(1);
+    const unscored = { h24: { brier: null, climatology_brier: null, sample_size: 0 }, h48: { brier: null, climatology_brier: null, sample_size: 0 } };
+    const none = pages(renderApi(input({ accuracy: { window_days: 30, forecasts: [], summary: unscored } }))).get(pageKey('en'))!.body;
+    expect(none).not.toContain('aria-labelledby="rel-title"');
+    expect(none).toContain('<th scope="row">24 hours</th><td>not scored yet</td>');
+  });
+
   it('keeps a year of daily events under the size budget', () => {
     const events = Array.from({ length: 365 }, (_, i) => testEvent(new Date(asOf.getTime() - i * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')));
     const big = pages(renderApi(input({ events, latestReset: events[0]! })), events);
