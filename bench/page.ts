@@ -7,6 +7,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pageKey } from '../builder/contract.ts';
 import { LANGS } from '../builder/model/schemas.ts';
+import { computeAccuracy } from '../builder/model/accuracy.ts';
 import { computeToday } from '../builder/model/status.ts';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
 import { renderApi, type RenderInput } from '../builder/render/documents.ts';
@@ -52,7 +53,7 @@ try {
     upstreamStatus: null,
     signals: [],
     forecast: { probability_24h: 0.5, probability_48h: 0.7, base_rate_24h: 0.9, base_rate_48h: 1, sample_size: 365, model_version: 'hazard-v2', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: null },
-    accuracy: { window_days: 30, forecasts: [], summary: { h24: { brier: 0.1, climatology_brier: 0.2, sample_size: 120 }, h48: { brier: 0.15, climatology_brier: 0.22, sample_size: 120 } } },
+    accuracy: computeAccuracy([], [], AS_OF),
     archives: [],
   };
   const docs = renderApi(input);

@@ -48,7 +48,7 @@ async function announceAt17(dir: string): Promise<void> {
       scheduled_for: '2026-11-23T17:00:00Z',
       text: XSS_UPCOMING,
       summary: 'Announced global reset',
-      source: { platform: 'X', url: 'https://x.com/example_dev/status/1992500000000000000' },
+      source: { platform: 'X', url: 'https://x.com/example_dev/status/2124827801809846272' },
     };
     await writeFile(file, JSON.stringify(doc));
   }
@@ -75,7 +75,7 @@ function describeBrowser(name: string, fn: () => void): void {
 async function setUp(): Promise<void> {
   tracker = await startLoopback(
     trackerHandler(() => [
-      { id: 'rst_2026-11-23_a', reset_type: 'regular', announced_at: '2026-11-23T10:00:00Z', text: XSS_TEXT, source: { type: 'x_post', author: XSS_AUTHOR, url: 'https://x.com/example_dev/status/1992400000000000000' } },
+      { id: 'rst_2026-11-23_a', reset_type: 'regular', announced_at: '2026-11-23T10:00:00Z', text: XSS_TEXT, source: { type: 'x_post', author: XSS_AUTHOR, url: 'https://x.com/example_dev/status/2124805152568246272' } },
     ]),
   );
   const summary = fixture('statuspage-incidentio-summary.json');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { pageKey } from '../../builder/contract.ts';
+import { computeAccuracy, type HorizonSummary } from '../../builder/model/accuracy.ts';
 import { LANGS, type Signal, type SourceCheck } from '../../builder/model/schemas.ts';
 import { computeToday } from '../../builder/model/status.ts';
 import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
@@ -31,10 +32,16 @@ function input(over: Partial<RenderInput> = {}): RenderInput {
     upstreamStatus: { page_url: 'https://status.example/', indicator: 'none', description: '<i>All good</i>', updated_at: null, components: [], fetched_at: '2026-11-21T11:56:00Z' },
     signals: [signal],
     forecast: { probability_24h: null, probability_48h: 0.25, base_rate_24h: null, base_rate_48h: null, sample_size: 3, model_version: 'hazard-v2', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: null },
-    accuracy: { window_days: 30, forecasts: [], summary: { h24: { brier: 0.12, climatology_brier: 0.2, sample_size: 10 }, h48: { brier: null, climatology_brier: null, sample_size: 0 } } },
+    accuracy: accuracy({ brier: 0.12, climatology_brier: 0.2, sample_size: 10 }),
     archives: [],
     ...over,
   };
+}
+
+/** An accuracy with no log, its summary's scores replaced. */
+function accuracy(h24: Partial<HorizonSummary>, h48: Partial<HorizonSummary> = {}): RenderInput['accuracy'] {
+  const a = computeAccuracy([], [], asOf);
+  return { ...a, summary: { h24: { ...a.summary.h24, ...h24 }, h48: { ...a.summary.h48, ...h48 } } };
 }
 
 /** The API documents with `upcoming` added to every latest document, as the reach work publishes it. */
@@ -142,8 +149,7 @@ describe('renderPages', () => {
     expect(body).toContain('<svg viewBox="0 0 360 100" role="img" aria-labelledby="rel-title"><title id="rel-title">24 hours: forecast 0.12, base rate 0.2, 10 scored. 48 hours: forecast not scored yet, base rate not scored yet, 0 scored.</title>');
     expect(body.match(/<rect class="bar-f" x="100"/g)).toHaveLength(1);
     expect(body.match(/<rect class="bar-c" x="100"/g)).toHaveLength(1);
-    const unscored = { h24: { brier: null, climatology_brier: null, sample_size: 0 }, h48: { brier: null, climatology_brier: null, sample_size: 0 } };
-    const none = pages(renderApi(input({ accuracy: { window_days: 30, forecasts: [], summary: unscored } }))).get(pageKey('en'))!.body;
+    const none = pages(renderApi(input({ accuracy: accuracy({}) }))).get(pageKey('en'))!.body;
     expect(none).not.toContain('aria-labelledby="rel-title"');
     expect(none).toContain('<th scope="row">24 hours</th><td>not scored yet</td>');
   });
