@@ -2,6 +2,7 @@
 // with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
 import { eventTime } from '../model/events.ts';
 import type { Event, EventType } from '../model/schemas.ts';
+import { Calibration } from './page-calibration.tsx';
 import type { PageData } from './page-data.ts';
 import { formatDate, formatMonth, formatNumber } from './page-format.ts';
 import type { Ctx } from './page-sections.tsx';
@@ -252,6 +253,7 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
           </tbody>
         </table>
       </div>
+      <Calibration ctx={ctx} accuracy={a} />
     </section>
   );
 }

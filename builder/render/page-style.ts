@@ -46,6 +46,8 @@ svg{display:block;width:100%;height:auto;max-width:100%}
 svg text{fill:var(--fg);font-size:12px}
 .timeline{min-width:36rem}
 svg .axis{stroke:var(--line)}
+svg .diagonal{stroke:var(--muted);stroke-dasharray:4 3}
+svg.calibration{max-width:18rem;margin:.5rem 0}
 svg .k-global_reset{color:var(--g)}svg .k-banked_grant{color:var(--b)}svg .k-policy_change{color:var(--p)}
 svg .m{stroke:currentColor;stroke-width:2}
 svg .verified{fill:currentColor}svg .archived{fill:var(--card)}

@@ -152,6 +152,23 @@ describe('renderPages', () => {
     const none = pages(renderApi(input({ accuracy: accuracy({}) }))).get(pageKey('en'))!.body;
     expect(none).not.toContain('aria-labelledby="rel-title"');
     expect(none).toContain('<th scope="row">24 hours</th><td>not scored yet</td>');
+    expect(none).not.toContain('aria-labelledby="cal-title"');
+  });
+
+  it('draws the calibration diagram from the scored bins only, with each bin in its table', () => {
+    const a = accuracy({ brier: 0.1, climatology_brier: 0.2, sample_size: 30 });
+    const bin = (lower: number, count: number, mean: number | null, observed: number | null) => ({ lower, upper: lower + 0.1, count, mean_probability: mean, observed_frequency: observed });
+    a.reliability = { h24: [bin(0, 20, 0.04, 0.05), bin(0.1, 0, null, null)], h48: [bin(0.2, 10, 0.25, 0.3)] };
+    const body = pages(renderApi(input({ accuracy: a }))).get(pageKey('de'))!.body;
+    const start = body.indexOf('<svg class="calibration"');
+    const chart = body.slice(start, body.indexOf('</svg>', start));
+    expect(chart).toContain('aria-labelledby="cal-title"');
+    expect(chart.match(/<circle class="m verified"/g)).toHaveLength(1);
+    expect(chart.match(/<rect class="m verified"/g)).toHaveLength(1);
+    const pct = (n: number) => `${n}\u00a0%`; // German writes a no-break space before the sign
+    expect(body).toContain(`<th scope="row">24 Stunden</th><td>${pct(0)}–${pct(10)}</td><td>${pct(4)}</td><td>${pct(5)}</td><td>20</td>`);
+    expect(body).toContain(`<th scope="row">48 Stunden</th><td>${pct(20)}–${pct(30)}</td><td>${pct(25)}</td><td>${pct(30)}</td><td>10</td>`);
+    expect(body).not.toContain(`${pct(10)}–${pct(20)}`);
   });
 
   it('keeps a year of daily events under the size budget', () => {
