@@ -1,5 +1,6 @@
 // Page weight per language (bytes before and after gzip -9) and render time, for today's data/ (a real build with the
-// network sources off) and for a synthetic year with a global reset every day (the timeline's worst case).
+// network sources off) and for a synthetic year with a global reset every day and every calibration bin scored
+// (the worst case of the timeline and the reliability section).
 //   npx tsx bench/page.ts
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,17 @@ import { createLocalStateStore } from '../builder/state/local-store.ts';
 import { testEvent } from '../test/helpers/events.ts';
 
 const AS_OF = new Date('2026-11-23T12:00:00Z');
+
+/** Scores for both horizons and every calibration bin filled: the most the reliability section ever draws. */
+function fullAccuracy(): RenderInput['accuracy'] {
+  const a = computeAccuracy([], [], AS_OF);
+  const fill = (bins: typeof a.reliability.h24) => bins.map((b) => ({ ...b, count: 12, mean_probability: b.lower + 0.05, observed_frequency: b.lower + 0.03 }));
+  return {
+    ...a,
+    summary: { h24: { ...a.summary.h24, brier: 0.1, climatology_brier: 0.2, sample_size: 120 }, h48: { ...a.summary.h48, brier: 0.15, climatology_brier: 0.22, sample_size: 120 } },
+    reliability: { h24: fill(a.reliability.h24), h48: fill(a.reliability.h48) },
+  };
+}
 
 function row(label: string, body: string): string {
   const bytes = Buffer.byteLength(body);
@@ -53,12 +65,12 @@ try {
     upstreamStatus: null,
     signals: [],
     forecast: { probability_24h: 0.5, probability_48h: 0.7, base_rate_24h: 0.9, base_rate_48h: 1, sample_size: 365, model_version: 'hazard-v2', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: null },
-    accuracy: computeAccuracy([], [], AS_OF),
+    accuracy: fullAccuracy(),
     archives: [],
   };
   const docs = renderApi(input);
   const pages = renderPages({ asOf: AS_OF, docs, events });
-  console.log(`\nsynthetic year: a global reset every day (365 events)\n\n| page | bytes | of 60 KB | gzip (zlib level 9) |\n|---|---:|---:|---:|`);
+  console.log(`\nsynthetic year: a global reset every day (365 events), both horizons scored in all 10 calibration bins\n\n| page | bytes | of 60 KB | gzip (zlib level 9) |\n|---|---:|---:|---:|`);
   for (const p of pages) console.log(row(`/${p.key.split('/')[1]}/`, p.body));
   console.log(`\nrender, all five pages (median of 7): synthetic year ${medianMs(() => renderPages({ asOf: AS_OF, docs, events })).toFixed(1)} ms`);
 } finally {

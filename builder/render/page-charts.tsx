@@ -9,8 +9,8 @@ import type { Ctx } from './page-sections.tsx';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_DAYS = 365;
-/** Rows in the timeline's table; a year has far fewer events, this only bounds the page's weight. */
-const MAX_TIMELINE_ROWS = 100;
+/** Rows in the timeline's table (the newest); this bounds the page's weight, /api/history has every event. */
+const MAX_TIMELINE_ROWS = 60;
 const KINDS: readonly EventType[] = ['global_reset', 'banked_grant', 'policy_change'];
 
 const W = 720;
@@ -124,6 +124,11 @@ function TimelineTable({ ctx, points, kindLabel }: { ctx: Ctx; points: readonly 
           </tbody>
         </table>
       </div>
+      {points.length > MAX_TIMELINE_ROWS ? (
+        <p>
+          <a href={`/api/history?lang=${lang}`}>{t('page:timeline.more', { count: points.length - MAX_TIMELINE_ROWS })}</a>
+        </p>
+      ) : null}
     </details>
   );
 }

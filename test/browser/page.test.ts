@@ -225,6 +225,8 @@ describeBrowser('the page in Chromium', () => {
         // axe is injected as a script of the test's own, which the page's policy rightly refuses.
         const { page, close } = await open(lang, { bypassCSP: true, colorScheme });
         try {
+          // Open the folded tables too, so axe checks them as a reader who unfolds them sees them.
+          await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
           await page.addScriptTag({ content: axe });
           const violations = await page.evaluate(async () => {
             type Result = { id: string; impact: string | null; nodes: { target: string[] }[] };

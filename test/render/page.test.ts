@@ -171,10 +171,14 @@ describe('renderPages', () => {
     expect(body).not.toContain(`${pct(10)}–${pct(20)}`);
   });
 
-  it('keeps a year of daily events under the size budget', () => {
+  it('keeps a year of daily events and a fully scored calibration under the size budget', () => {
     const events = Array.from({ length: 365 }, (_, i) => testEvent(new Date(asOf.getTime() - i * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')));
-    const big = pages(renderApi(input({ events, latestReset: events[0]! })), events);
+    const full = accuracy({ brier: 0.1, climatology_brier: 0.2, sample_size: 120 }, { brier: 0.2, climatology_brier: 0.25, sample_size: 120 });
+    const fill = (bins: typeof full.reliability.h24) => bins.map((b) => ({ ...b, count: 12, mean_probability: b.lower + 0.05, observed_frequency: b.lower + 0.03 }));
+    full.reliability = { h24: fill(full.reliability.h24), h48: fill(full.reliability.h48) };
+    const big = pages(renderApi(input({ events, latestReset: events[0]!, accuracy: full })), events);
     for (const lang of LANGS) expect(Buffer.byteLength(big.get(pageKey(lang))!.body)).toBeLessThan(PAGE_MAX_BYTES);
+    expect(big.get(pageKey('en'))!.body).toContain('<a href="/api/history?lang=en">and 305 more in the API</a>');
   });
 });
 
