@@ -50,7 +50,7 @@ function medianMs(f: () => unknown, n = 7): number {
 const root = await mkdtemp(path.join(tmpdir(), 'bench-page-'));
 try {
   const dist = path.join(root, 'dist');
-  await run({ now: () => AS_OF, fetcher: createHttpFetcher(), sources: [], store: createLocalStateStore(path.join(root, 'state')), sink: createLocalSink(dist), dataDir: 'data' });
+  await run({ now: () => AS_OF, fetcher: createHttpFetcher(), sources: [], store: createLocalStateStore(path.join(root, 'state'), { now: () => AS_OF }), sink: createLocalSink(dist), dataDir: 'data' });
   console.log(`today's data/ (build at ${AS_OF.toISOString()}, sources off)\n\n| page | bytes | of 60 KB | gzip (zlib level 9) |\n|---|---:|---:|---:|`);
   for (const lang of LANGS) console.log(row(`/${lang}/`, await readFile(path.join(dist, pageKey(lang)), 'utf8')));
 

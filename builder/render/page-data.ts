@@ -2,7 +2,7 @@
 // exactly what `/api/latest?lang=…` and its siblings say (translations, nulls, `upcoming` once the API has it).
 import { z } from 'zod';
 import type { Lang } from '../model/schemas.ts';
-import type { OutputDocument } from '../publish/sink.ts';
+import type { OutputDocument } from './output.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
 
 /**

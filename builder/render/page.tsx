@@ -7,7 +7,7 @@ import type { TFunction } from 'i18next';
 import { renderToString } from 'preact-render-to-string';
 import { CACHE_CONTROL, HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
 import { LANGS, type Event, type Lang } from '../model/schemas.ts';
-import { PHASE, type OutputDocument } from '../publish/sink.ts';
+import { PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';
 import { Reliability, Timeline } from './page-charts.tsx';
 import { readPageData, type DocKeyOf, type PageData } from './page-data.ts';

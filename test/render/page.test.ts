@@ -10,7 +10,7 @@ import { PAGE_CSP, PAGE_MAX_BYTES, renderPages } from '../../builder/render/page
 import { safeHref } from '../../builder/render/page-format.ts';
 import { PAGE_SCRIPT } from '../../builder/render/page-script.ts';
 import { PAGE_CSS } from '../../builder/render/page-style.ts';
-import type { OutputDocument } from '../../builder/publish/sink.ts';
+import type { OutputDocument } from '../../builder/render/output.ts';
 import { testEvent } from '../helpers/events.ts';
 
 const asOf = new Date('2026-11-21T12:00:00Z');
