@@ -56,7 +56,9 @@ function readDoc<N extends PageDocName>(
   const d = byKey.get(key);
   if (!d) throw new Error(`[render/page] the page needs ${key}, which this run did not render`);
   const raw = JSON.parse(d.body) as Record<string, unknown>;
-  return { doc: DOCUMENT_SCHEMAS[name].parse(raw) as z.infer<(typeof DOCUMENT_SCHEMAS)[N]>, raw };
+  // renderApi validated this very document against its schema moments ago (strictly); parsing it again here would only
+  // tie the page to the schema's exact key set. Fields the page reads beyond it (`upcoming`) are parsed on their own.
+  return { doc: raw as z.infer<(typeof DOCUMENT_SCHEMAS)[N]>, raw };
 }
 
 function upcomingOf(raw: Record<string, unknown>): UpcomingView | null | undefined {
