@@ -82,3 +82,10 @@ export const ERROR_CODES = [
   'malformed_query',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
+
+/** `api/<lang>/index.html`: the human page served at `/<lang>/`; under the API root, published and pruned with it. */
+export function pageKey(lang: Lang): string {
+  return API_ROOT + lang + '/index.html';
+}

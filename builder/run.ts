@@ -8,6 +8,7 @@ import type { Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
+import { renderPages } from './render/page.tsx';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
 import type { SourceResult } from './model/inputs.ts';
@@ -116,6 +117,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       archives: curated.archives,
       ...(deps.openapi ? { openapi: deps.openapi } : {}),
     });
+    docs.push(...renderPages({ asOf, docs, events }));
     stage('render');
     const published = await deps.sink.publish(docs);
     stage('publish');

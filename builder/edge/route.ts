@@ -11,6 +11,7 @@ import {
   DEFAULT_LANG,
   EVENT_ID_PATTERN,
   EVENT_TYPES,
+  HTML_CONTENT_TYPE,
   INDEX_KEY,
   LICENSE_KEY,
   EXPOSE_HEADERS,
@@ -23,6 +24,7 @@ import {
   isEndpoint,
   isEventType,
   isLang,
+  pageKey,
   schemaKey,
   TEXT_CONTENT_TYPE,
   type ErrorCode,
@@ -154,6 +156,13 @@ export function route(req: RouteRequest): RouteResult {
   const uri = req.uri;
   if (!SAFE_PATH.test(uri) || uri.indexOf('//') !== -1 || /\/\.\.?(\/|$)/.test(uri)) {
     return errorResponse(400, lang, 'invalid_path', {});
+  }
+  // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`.
+  const page = uri === '/' ? lang : /^\/[a-z]{2}\/?$/.test(uri) ? uri.slice(1, 3) : '';
+  if (isLang(page)) {
+    const h = baseHeaders(page);
+    h['content-type'] = HTML_CONTENT_TYPE;
+    return { kind: 'object', key: pageKey(page), lang: page, headers: h };
   }
   const segs = uri.split('/');
   // segs[0] is '' (leading slash)

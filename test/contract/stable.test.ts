@@ -8,7 +8,8 @@ import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } f
 
 const NOW = '2026-11-21T12:00:00.000Z';
 const LATER = '2026-11-21T12:15:00.000Z';
-const LIVE = /^api\/[a-z]{2}\/(latest|status|forecast|signals|accuracy)\.json$/;
+/** The present-tense documents, and the human page made from them (issue #15). */
+const LIVE = /^api\/[a-z]{2}\/((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
 // The post ids are snowflakes of the announcement times (the tracker's times are checked against them).
 const RECORDS = [
   { id: 'rst_b', reset_type: 'regular', announced_at: '2026-11-21T11:00:00Z', text: 'Reset for everyone.', source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2124095476331446277' } },
@@ -49,12 +50,12 @@ describe('an idle tick', () => {
     const after = await files(b.outDir);
     expect([...after.keys()].sort()).toEqual([...first.keys()].sort());
     const live = [...after.keys()].filter((k) => LIVE.test(k));
-    expect(live).toHaveLength(25);
+    expect(live).toHaveLength(30);
     for (const [k, body] of after) {
       if (LIVE.test(k)) expect(body, k).not.toBe(first.get(k));
       else expect(body, k).toBe(first.get(k));
     }
-    expect(second.published).toMatchObject({ written: 25, unchanged: after.size - 25 });
+    expect(second.published).toMatchObject({ written: 30, unchanged: after.size - 30 });
   });
 
   it('live documents carry generated_at and stale_after 30 minutes later; stable ones no build time', async () => {

@@ -211,7 +211,15 @@ function cases(eventId: string): Case[] {
     get('/api/en/latest.json', 404),
     get('/api/nope', 404),
     get('/API/latest', 404),
-    get('/', 404),
+    get('/', 'api/en/index.html'),
+    get('/?lang=ja', 'api/ja/index.html'),
+    get('/de/', 'api/de/index.html'),
+    get('/zh', 'api/zh/index.html'),
+    get('/ko/?lang=de', 'api/ko/index.html'),
+    get('/fr/', 404),
+    get('/EN/', 404),
+    get('/en/index.html', 404),
+    get('/?lang=fr', 400),
     get('/index.html', 404),
     get('/state/state.json', 404),
     get('/backups/2026-11-21T00-00-00Z/manifest.json', 404),
@@ -353,7 +361,7 @@ describe('edge and preview answer alike', () => {
         const lang = key.split('/')[1] ?? '';
         expect(http.status, label).toBe(200);
         expect(headersOf(http.headers), label).toEqual({
-          'content-type': JSON_CONTENT_TYPE,
+          'content-type': key.endsWith('.html') ? 'text/html; charset=utf-8' : JSON_CONTENT_TYPE,
           'content-language': (LANGS as readonly string[]).includes(lang) ? lang : 'en',
           'cache-control': 'public, max-age=30',
           'access-control-allow-origin': '*',

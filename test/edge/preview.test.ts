@@ -81,6 +81,17 @@ describe('the preview serving objects', () => {
     expect(await res.text()).toBe('');
   });
 
+  it('keeps the page\'s HTML content type when http-server answers a conditional request for it', async () => {
+    await writeFile(path.join(dist, 'api/de/index.html'), '<!doctype html><html lang="de"></html>');
+    const first = await fetch(`${preview.url}/de/`);
+    expect(first.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    for (const etag of [first.headers.get('etag') ?? '', '"other"']) {
+      const res = await fetch(`${preview.url}/de/`, { headers: { 'if-none-match': etag } });
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-language')).toBe('de');
+    }
+  });
+
   it('sees objects appear and disappear while it runs, answering a missing one with the not-found document', async () => {
     const file = path.join(dist, 'api/de/events/e-1.json');
     const missing = await fetch(`${preview.url}/api/events/e-1?lang=de`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, LANGS } from '../../builder/contract.ts';
-import { parseQuery, route, type RouteResult } from '../../builder/edge/route.ts';
+import { baseHeaders, parseQuery, route, type RouteResult } from '../../builder/edge/route.ts';
 
 const get = (uri: string, query = '', method = 'GET') => route({ method, uri, query });
 const asError = (r: RouteResult) => {
@@ -20,6 +20,21 @@ describe('route', () => {
     }
     expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'lang=ja'))).toBe('api/ja/events/ledger-2025-11-05-2019.json');
     expect(asKey(get('/api/history', 'type=banked_grant&lang=de'))).toBe('api/de/history/banked_grant.json');
+  });
+
+  it('serves the human page at /<lang>/ and / (in lang, English by default) as HTML in that language', () => {
+    expect(asKey(get('/'))).toBe('api/en/index.html');
+    expect(asKey(get('/', 'lang=ZH'))).toBe('api/zh/index.html');
+    for (const lang of LANGS) {
+      for (const uri of [`/${lang}/`, `/${lang}`]) {
+        const r = get(uri, 'lang=en');
+        expect(asKey(r)).toBe(`api/${lang}/index.html`);
+        expect(r.headers).toEqual({ ...baseHeaders(lang), 'content-type': 'text/html; charset=utf-8' });
+        expect(r.headers['cache-control']).toBe('public, max-age=30');
+        expect(r.headers['content-language']).toBe(lang);
+      }
+    }
+    for (const uri of ['/fr/', '/EN/', '/en//', '/en/index.html', '/english/']) expect(get(uri).kind === 'response', uri).toBe(true);
   });
 
   it('sets the contract headers on object answers', () => {

@@ -1,0 +1,264 @@
+// Pure: the page's two inline SVG charts, each with a text alternative (a summary as its accessible name and a table
+// with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
+import { eventTime } from '../model/events.ts';
+import type { Event, EventType } from '../model/schemas.ts';
+import { Calibration } from './page-calibration.tsx';
+import type { PageData } from './page-data.ts';
+import { formatDate, formatMonth, formatNumber } from './page-format.ts';
+import type { Ctx } from './page-sections.tsx';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const TIMELINE_DAYS = 365;
+/** Rows in the timeline's table (the newest); this bounds the page's weight, /api/history has every event. */
+const MAX_TIMELINE_ROWS = 60;
+const KINDS: readonly EventType[] = ['global_reset', 'banked_grant', 'policy_change'];
+
+const W = 720;
+const LEFT = 10;
+const RIGHT = 10;
+const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
+
+/** A mark of a kind's shape centred on (x, y): circle, square, triangle. */
+function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled: boolean }) {
+  const cls = `m ${filled ? 'verified' : 'archived'}`;
+  if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={6} />;
+  if (kind === 'banked_grant') return <rect class={cls} x={x - 5.5} y={y - 5.5} width={11} height={11} />;
+  return <path class={cls} d={`M${x} ${y - 7}L${x + 7} ${y + 5}L${x - 7} ${y + 5}Z`} />;
+}
+
+function LegendShape({ kind }: { kind: EventType }) {
+  return (
+    <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <g class={`k-${kind}`}>
+        <Mark kind={kind} x={8} y={8.5} filled={true} />
+      </g>
+    </svg>
+  );
+}
+
+interface Point {
+  e: Event;
+  at: string;
+  ms: number;
+}
+
+interface Window {
+  from: number;
+  to: number;
+  /** Newest first. */
+  points: Point[];
+}
+
+function timelineWindow(events: readonly Event[], asOf: Date): Window {
+  const to = asOf.getTime();
+  const from = to - TIMELINE_DAYS * DAY_MS;
+  const points: Point[] = [];
+  for (const e of events) {
+    const at = eventTime(e).at;
+    const ms = Date.parse(at.length === 10 ? `${at}T12:00:00Z` : at);
+    if (ms >= from && ms <= to) points.push({ e, at, ms });
+  }
+  return { from, to, points: points.sort((a, b) => b.ms - a.ms) };
+}
+
+function TimelineChart({ ctx, w, summary }: { ctx: Ctx; w: Window; summary: string }) {
+  const { from, to, points } = w;
+  const x = (ms: number) => Math.round((LEFT + ((ms - from) / (to - from)) * (W - LEFT - RIGHT)) * 10) / 10;
+  const months: Date[] = [];
+  const start = new Date(from);
+  for (let m = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)); m.getTime() <= to; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) months.push(m);
+  return (
+    <svg class="timeline" viewBox={`0 0 ${W} 130`} role="img" aria-labelledby="tl-title">
+      <title id="tl-title">{summary}</title>
+      {KINDS.map((k) => (
+        <line class="axis" x1={LEFT} x2={W - RIGHT} y1={LANE_Y[k]} y2={LANE_Y[k]} />
+      ))}
+      {months.map((m) => (
+        <g>
+          <line class="axis" x1={x(m.getTime())} x2={x(m.getTime())} y1={12} y2={108} />
+          <text x={x(m.getTime()) + 3} y={124}>
+            {formatMonth(ctx.lang, m)}
+          </text>
+        </g>
+      ))}
+      {KINDS.map((k) => (
+        <g class={`k-${k}`}>
+          {points
+            .filter((p) => p.e.type === k)
+            .map((p) => (
+              <Mark kind={k} x={x(p.ms)} y={LANE_Y[k]} filled={p.e.status === 'verified'} />
+            ))}
+        </g>
+      ))}
+    </svg>
+  );
+}
+
+function TimelineTable({ ctx, points, kindLabel }: { ctx: Ctx; points: readonly Point[]; kindLabel: Record<EventType, string> }) {
+  const { lang, t } = ctx;
+  // Labels once per page, not once per event.
+  const verified = t('page:timeline.verified');
+  const archived = t('page:timeline.archived');
+  return (
+    <details>
+      <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
+      <div class="scroll" tabindex={0}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t('page:timeline.date')}</th>
+              <th scope="col">{t('page:timeline.kind')}</th>
+              <th scope="col">{t('page:timeline.status')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {points.slice(0, MAX_TIMELINE_ROWS).map((p) => (
+              <tr>
+                <td>
+                  <time datetime={p.at}>{formatDate(lang, p.at)}</time>
+                </td>
+                <td>{kindLabel[p.e.type]}</td>
+                <td>{p.e.status === 'verified' ? verified : archived}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {points.length > MAX_TIMELINE_ROWS ? (
+        <p>
+          <a href={`/api/history?lang=${lang}`}>{t('page:timeline.more', { count: points.length - MAX_TIMELINE_ROWS })}</a>
+        </p>
+      ) : null}
+    </details>
+  );
+}
+
+export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }) {
+  const { lang, t, asOf } = ctx;
+  const w = timelineWindow(events, asOf);
+  const count = (k: EventType, verified?: boolean) => w.points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified)).length;
+  const summary = t('page:timeline.summary', {
+    from: formatDate(lang, new Date(w.from).toISOString()),
+    to: formatDate(lang, asOf.toISOString()),
+    global: count('global_reset'),
+    verified: count('global_reset', true),
+    banked: count('banked_grant'),
+    policy: count('policy_change'),
+  });
+  const kindLabel = Object.fromEntries(KINDS.map((k) => [k, t(`common:type.${k}`)])) as Record<EventType, string>;
+  return (
+    <section id="timeline" aria-labelledby="tl-h">
+      <h2 id="tl-h">{t('page:timeline.heading')}</h2>
+      <div class="scroll" tabindex={0} aria-labelledby="tl-h" role="group">
+        <TimelineChart ctx={ctx} w={w} summary={summary} />
+      </div>
+      <p>{summary}</p>
+      <ul class="legend" aria-label={t('page:timeline.legend')}>
+        {KINDS.map((k) => (
+          <li>
+            <LegendShape kind={k} /> {kindLabel[k]}
+          </li>
+        ))}
+      </ul>
+      <p class="muted">{t('page:timeline.filled')}</p>
+      {w.points.length === 0 ? <p>{t('page:timeline.empty')}</p> : <TimelineTable ctx={ctx} points={w.points} kindLabel={kindLabel} />}
+    </section>
+  );
+}
+
+const BAR_W = 220;
+
+interface ReliabilityRow {
+  label: string;
+  brier: number | null;
+  climatology_brier: number | null;
+  sample_size: number;
+}
+
+/** Horizontal bars: the forecast's Brier score solid, the base rate's hatched, each with its value written beside. */
+function ReliabilityChart({ ctx, rows, summary }: { ctx: Ctx; rows: readonly ReliabilityRow[]; summary: string }) {
+  const values = rows.flatMap((r) => [r.brier, r.climatology_brier]).filter((v): v is number => v !== null);
+  const max = Math.max(0.25, ...values);
+  const bar = (v: number | null, y: number, cls: string) =>
+    v === null ? null : (
+      <>
+        <rect class={cls} x={100} y={y} width={Math.max(1, (v / max) * BAR_W)} height={14} />
+        <text x={106 + (v / max) * BAR_W} y={y + 11}>
+          {formatNumber(ctx.lang, v)}
+        </text>
+      </>
+    );
+  return (
+    <svg viewBox="0 0 360 100" role="img" aria-labelledby="rel-title">
+      <title id="rel-title">{summary}</title>
+      <defs>
+        <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+          <path d="M0 0V6" />
+        </pattern>
+      </defs>
+      {rows.map((r, i) => (
+        <g>
+          <text x={0} y={24 + i * 44}>
+            {r.label}
+          </text>
+          {bar(r.brier, 10 + i * 44, 'bar-f')}
+          {bar(r.climatology_brier, 28 + i * 44, 'bar-c')}
+        </g>
+      ))}
+    </svg>
+  );
+}
+
+function LegendBar({ cls, label }: { cls: string; label: string }) {
+  return (
+    <li>
+      <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+        <rect class={cls} x={1} y={3} width={14} height={10} />
+      </svg>{' '}
+      {label}
+    </li>
+  );
+}
+
+export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
+  const { lang, t } = ctx;
+  const a = data.accuracy;
+  const rows: ReliabilityRow[] = (['h24', 'h48'] as const).map((h) => ({ label: t(`page:reliability.${h}`), ...a.summary[h] }));
+  const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
+  const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
+  const summary = rows.map((r) => t('page:reliability.summary', { horizon: r.label, forecast: num(r.brier), base: num(r.climatology_brier), count: r.sample_size })).join(' ');
+  return (
+    <section id="reliability" aria-labelledby="rel-h">
+      <h2 id="rel-h">{t('page:reliability.heading')}</h2>
+      <p>{t('page:reliability.intro', { days: a.window_days })}</p>
+      {scored ? <ReliabilityChart ctx={ctx} rows={rows} summary={summary} /> : null}
+      <ul class="legend">
+        <LegendBar cls="bar-f" label={t('page:reliability.forecast')} />
+        <LegendBar cls="bar-c" label={t('page:reliability.base_rate')} />
+      </ul>
+      <div class="scroll" tabindex={0}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t('page:reliability.horizon')}</th>
+              <th scope="col">{t('page:reliability.forecast')}</th>
+              <th scope="col">{t('page:reliability.base_rate')}</th>
+              <th scope="col">{t('page:reliability.scored')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr>
+                <th scope="row">{r.label}</th>
+                <td>{num(r.brier)}</td>
+                <td>{num(r.climatology_brier)}</td>
+                <td>{formatNumber(lang, r.sample_size, 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Calibration ctx={ctx} accuracy={a} />
+    </section>
+  );
+}

@@ -1,0 +1,60 @@
+// Pure formatting for the page: times, relative times, percentages and numbers by Intl in the page's language, and
+// the one rule for links to elsewhere (http: and https: only). The inline script formats with the same options.
+import type { Lang } from '../model/schemas.ts';
+
+const TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC', timeZoneName: 'short' };
+const DATE_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' };
+const MONTH_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', timeZone: 'UTC' };
+
+/** Building an Intl formatter costs far more than using one, and a page formats hundreds of dates with a few. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function dateTimeFormat(lang: Lang, name: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const id = `${lang}:${name}`;
+  let f = formatters.get(id);
+  if (f === undefined) formatters.set(id, (f = new Intl.DateTimeFormat(lang, options)));
+  return f;
+}
+
+/** An instant as the reader of `lang` writes it, in UTC (the zone is named); a plain date stays a date. */
+export function formatUtc(lang: Lang, iso: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return formatDate(lang, iso);
+  return dateTimeFormat(lang, 'time', TIME_OPTIONS).format(new Date(iso));
+}
+
+export function formatDate(lang: Lang, isoDate: string): string {
+  return dateTimeFormat(lang, 'date', DATE_OPTIONS).format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
+}
+
+export function formatMonth(lang: Lang, d: Date): string {
+  return dateTimeFormat(lang, 'month', MONTH_OPTIONS).format(d);
+}
+
+/** "4 minutes ago" for `iso` seen from `asOf`, by Intl.RelativeTimeFormat. */
+export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
+  const s = (Date.parse(iso) - asOf.getTime()) / 1000;
+  const a = Math.abs(s);
+  const rtf = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' });
+  if (a < 45) return rtf.format(0, 'second');
+  if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
+  if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
+  return rtf.format(Math.round(s / 86400), 'day');
+}
+
+export function formatPercent(lang: Lang, p: number): string {
+  return new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 }).format(p);
+}
+
+export function formatNumber(lang: Lang, n: number, digits = 3): string {
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: digits }).format(n);
+}
+
+/** The URL when it is an absolute http(s) URL, else null: upstream links never become javascript:, data: or relative. */
+export function safeHref(url: string | null | undefined): string | null {
+  if (typeof url !== 'string') return null;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,176 @@
+// Pure: the human page, one static HTML document per language at `/<lang>/`, rendered from the API documents of the
+// same run (so it says what the API says) and the events (for the timeline). JSX through preact-render-to-string
+// escapes every interpolated value; the only raw HTML is the constant style sheet and script, both pinned by hash in
+// the Content-Security-Policy below.
+import { createHash } from 'node:crypto';
+import type { TFunction } from 'i18next';
+import { renderToString } from 'preact-render-to-string';
+import { CACHE_CONTROL, HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
+import { LANGS, type Event, type Lang } from '../model/schemas.ts';
+import { PHASE, type OutputDocument } from './output.ts';
+import { translator } from './i18n.ts';
+import { Reliability, Timeline } from './page-charts.tsx';
+import { readPageData, type DocKeyOf, type PageData } from './page-data.ts';
+import { PAGE_SCRIPT } from './page-script.ts';
+import { Checks, Forecast, Latest, Signals, Today, Upcoming, type Ctx } from './page-sections.tsx';
+import { PAGE_CSS } from './page-style.ts';
+
+/** Each language's name in that language, for the switcher. */
+const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: '한국어', ja: '日本語', zh: '中文' };
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The page's Content-Security-Policy: nothing from anywhere but its own inline script and style (by hash) and
+ * fetches to its own origin. The meta tag carries it; production's response headers policy should send it too (a
+ * header may add `frame-ancestors 'none'`, which a meta tag cannot).
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `script-src ${sha256(PAGE_SCRIPT)}`,
+  `style-src ${sha256(PAGE_CSS)}`,
+  "connect-src 'self'",
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** The budget issue #15 sets for one language's page, before compression. */
+export const PAGE_MAX_BYTES = 60 * 1024;
+
+/** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
+function scriptConfig(data: PageData, t: TFunction): string {
+  const state = Object.fromEntries((['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const).map((s) => [s, t(`page:state.${s}`)]));
+  return JSON.stringify({
+    lang: data.lang,
+    generated_at: data.latest.meta.generated_at,
+    stale_after: data.latest.meta.stale_after,
+    last_check: data.latest.last_source_check_at,
+    i18n: {
+      state,
+      checked: t('page:today.checked', { relative: '{{relative}}' }),
+      never_checked: t('page:today.never_checked'),
+      stale: t('page:today.stale', { time: '{{time}}' }),
+      offline: t('page:today.offline', { time: '{{time}}' }),
+      unknown_stale: t('common:state.unknown_stale', { last: '{{last}}' }),
+      unknown_unchecked: t('common:state.unknown_unchecked'),
+      no_time: t('page:upcoming.no_time'),
+      ok: t('page:checks.ok'),
+      failed: t('page:checks.failed'),
+    },
+  });
+}
+
+function Links({ ctx }: { ctx: Ctx }) {
+  const { lang, t } = ctx;
+  const q = `?lang=${lang}`;
+  const links: [string, string][] = [
+    ['/api', t('page:links.api')],
+    [`/api/latest${q}`, t('page:links.latest')],
+    ['/api/openapi.json', t('page:links.openapi')],
+    [`/api/feed.atom${q}`, t('page:links.atom')],
+    [`/api/feed.json${q}`, t('page:links.jsonfeed')],
+    [`/api/calendar.ics${q}`, t('page:links.calendar')],
+    [`/api/badge.svg${q}`, t('page:links.badge')],
+  ];
+  return (
+    <section id="links" aria-labelledby="links-h">
+      <h2 id="links-h">{t('page:links.heading')}</h2>
+      <ul class="plain">
+        {links.map(([href, label]) => (
+          <li>
+            <a href={href}>{label}</a> <code>{href}</code>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonly Event[] }) {
+  const { lang, t } = ctx;
+  return (
+    <html lang={lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta http-equiv="Content-Security-Policy" content={PAGE_CSP} />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{t('page:title')}</title>
+        <meta name="description" content={t('page:tagline')} />
+        <link rel="icon" href="data:," />
+        <link rel="canonical" href={`/${lang}/`} />
+        {LANGS.map((l) => (
+          <link rel="alternate" hreflang={l} href={`/${l}/`} />
+        ))}
+        <link rel="alternate" hreflang="x-default" href="/en/" />
+        <link rel="alternate" type="application/atom+xml" href={`/api/feed.atom?lang=${lang}`} title={t('page:links.atom')} />
+        <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
+      </head>
+      <body id="page" data-page={scriptConfig(data, t)}>
+        <a class="skip" href="#today">
+          {t('page:skip')}
+        </a>
+        <header>
+          <h1>{t('page:title')}</h1>
+          <p class="tagline">{t('page:tagline')}</p>
+          <nav aria-label={t('page:languages')}>
+            <ul>
+              {LANGS.map((l) => (
+                <li>
+                  <a href={`/${l}/`} hreflang={l} lang={l} aria-current={l === lang ? 'page' : undefined}>
+                    {LANG_NAMES[l]}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </header>
+        <main>
+          <Today ctx={ctx} data={data} />
+          <Upcoming ctx={ctx} upcoming={data.upcoming} />
+          <Forecast ctx={ctx} data={data} />
+          <Latest ctx={ctx} data={data} />
+          <Timeline ctx={ctx} events={events} />
+          <Reliability ctx={ctx} data={data} />
+          <Checks ctx={ctx} data={data} />
+          <Signals ctx={ctx} data={data} />
+          <Links ctx={ctx} />
+        </main>
+        <footer>
+          <p>{t('page:footer')}</p>
+        </footer>
+        <script dangerouslySetInnerHTML={{ __html: PAGE_SCRIPT }} />
+      </body>
+    </html>
+  );
+}
+
+export function renderPage(data: PageData, events: readonly Event[], asOf: Date): string {
+  const ctx: Ctx = { lang: data.lang, t: translator(data.lang), asOf };
+  return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} />)}`;
+}
+
+/**
+ * One page per language, from the documents `renderApi` produced in this run. Published after the documents it
+ * fetches (phase summaries), with the contract's headers. The page is a live document: a variant of the present-tense
+ * documents (the edge's `unknown` ones) gets its page by passing where those lie and where its page goes.
+ */
+export function renderPages(input: {
+  asOf: Date;
+  docs: readonly OutputDocument[];
+  events: readonly Event[];
+  docKeyOf?: DocKeyOf;
+  pageKeyOf?: (lang: Lang) => string;
+}): OutputDocument[] {
+  const byKey = new Map(input.docs.map((d) => [d.key, d]));
+  const keyOf = input.pageKeyOf ?? pageKey;
+  return LANGS.map((lang) => ({
+    key: keyOf(lang),
+    body: renderPage(readPageData(byKey, lang, input.docKeyOf), input.events, input.asOf),
+    contentType: HTML_CONTENT_TYPE,
+    contentLanguage: lang,
+    cacheControl: CACHE_CONTROL,
+    phase: PHASE.summaries,
+  }));
+}
