@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { checkJsonShape, checkSize, startBudgetClock, TRACKER_PAGE_BUDGET } from './budget.ts';
+import { checkJsonShape, checkSize, startBudgetClock, TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
 import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
@@ -98,16 +98,44 @@ function pageUrl(base: string, limit: number, cursor: string | null): string {
 }
 
 /** One page's body → its validated envelope, under the tracker's parse budget; or the failed check's detail. */
-function parsePage(body: string, now?: () => number): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
-  const clock = startBudgetClock(TRACKER_PAGE_BUDGET, now);
-  const tooBig = checkSize(body, TRACKER_PAGE_BUDGET);
+export function parseTrackerPage(body: string, opts: { budget?: ParseBudget; now?: () => number } = {}): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
+  const budget = opts.budget ?? TRACKER_PAGE_BUDGET;
+  const clock = startBudgetClock(budget, opts.now);
+  const tooBig = checkSize(body, budget);
   if (tooBig) return { ok: false, detail: tooBig };
+  const shape = checkJsonShape(body, budget);
+  if (shape) return { ok: false, detail: shape };
   const json = parseJsonBody(body);
   if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
-  const shape = checkJsonShape(json.value, TRACKER_PAGE_BUDGET) ?? clock.over();
-  if (shape) return { ok: false, detail: shape };
+  const slow = clock.over();
+  if (slow) return { ok: false, detail: slow };
   const parsed = TrackerPageSchema.safeParse(json.value);
   return parsed.success ? { ok: true, page: parsed.data } : { ok: false, detail: schemaMismatch(parsed.error) };
+}
+
+/**
+ * Validates and maps one page's records into `events` (at most `maxRecords` in all), counting rejections. `capped`:
+ * the cap was reached (the rest of the page is counted as over_record_cap). `invalid`: the first shape failure.
+ */
+export function takeTrackerRecords(records: readonly unknown[], asOf: Date, events: Map<string, Event>, rejected: RejectCounts, maxRecords: number): { capped: boolean; valid: number; invalid: Detail | null } {
+  let invalid: Detail | null = null;
+  let valid = 0;
+  for (const [i, raw] of records.entries()) {
+    if (events.size >= maxRecords) {
+      countReject(rejected, 'over_record_cap', records.length - i);
+      return { capped: true, valid, invalid };
+    }
+    const record = TrackerRecordSchema.safeParse(raw);
+    const mapped = record.success ? computeTrackerEvent(record.data, asOf) : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
+    if (!mapped.ok) {
+      countReject(rejected, mapped.reason);
+      if (mapped.error && invalid === null) invalid = schemaMismatch(mapped.error, ['data', i]);
+      continue;
+    }
+    valid++;
+    if (mapped.event) addEvent(events, mapped.event);
+  }
+  return { capped: false, valid, invalid };
 }
 
 /** Adds one record's event; sanitising ids can make two upstream ids collide, and the first (newest) keeps the id. */
@@ -151,29 +179,14 @@ export async function fetchResetTracker(fetcher: Fetcher, config: SourceConfig, 
       check: computeCheck(config, asOf, { ok: true, http_status: httpStatus, latency_ms: latencyMs, items_read: itemsRead, detail: readDetail(code, params, rejected) }),
       events: [...events.values()],
     });
-    const parsed = parsePage(r.body, opts.now);
+    const parsed = parseTrackerPage(r.body, opts.now ? { now: opts.now } : {});
     if (!parsed.ok) return fail(parsed.detail);
     const records = parsed.page.data;
-    let invalid: Detail | null = null;
-    let valid = 0;
-    for (const [i, raw] of records.entries()) {
-      if (events.size >= maxRecords) {
-        countReject(rejected, 'over_record_cap', records.length - i);
-        return ok('record_cap_reached', { max: maxRecords });
-      }
-      const record = TrackerRecordSchema.safeParse(raw);
-      const mapped = record.success ? computeTrackerEvent(record.data, asOf) : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
-      if (!mapped.ok) {
-        countReject(rejected, mapped.reason);
-        if (mapped.error && invalid === null) invalid = schemaMismatch(mapped.error, ['data', i]);
-        continue;
-      }
-      valid++;
-      itemsRead++;
-      if (mapped.event) addEvent(events, mapped.event);
-    }
+    const taken = takeTrackerRecords(records, asOf, events, rejected, maxRecords);
+    itemsRead += taken.valid;
+    if (taken.capped) return ok('record_cap_reached', { max: maxRecords });
     // Not one valid record on a page is a changed API, not a few bad records.
-    if (records.length > 0 && valid === 0 && invalid !== null) return fail(invalid);
+    if (records.length > 0 && taken.valid === 0 && taken.invalid !== null) return fail(taken.invalid);
     const next = parsed.page.pagination.has_more ? (parsed.page.pagination.next_cursor ?? null) : null;
     if (next === null) return ok('ok', {});
     if (seenCursors.has(next)) return ok('cursor_repeated', { pages: page + 1 });

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
-import { checkJsonShape, checkSize, FEED_BUDGET, startBudgetClock } from './budget.ts';
+import { checkJsonShape, checkSize, FEED_BUDGET, startBudgetClock, type ParseBudget } from './budget.ts';
 import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, schemaMismatch, toIsoInstant } from './common.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import type { SourceResult } from '../model/inputs.ts';
@@ -93,12 +93,14 @@ const JsonFeedEnvelopeSchema = z.object({
   items: z.array(z.unknown()),
 });
 
-function parseJsonFeed(body: string, asOf: Date, now?: () => number): ParseFeedResult {
-  const clock = startBudgetClock(FEED_BUDGET, now);
+function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget, now?: () => number): ParseFeedResult {
+  const clock = startBudgetClock(budget, now);
+  const shape = checkJsonShape(body, budget);
+  if (shape) return { ok: false, detail: shape };
   const json = parseJsonBody(body);
   if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
-  const shape = checkJsonShape(json.value, FEED_BUDGET) ?? clock.over();
-  if (shape) return { ok: false, detail: shape };
+  const slow = clock.over();
+  if (slow) return { ok: false, detail: slow };
   const envelope = JsonFeedEnvelopeSchema.safeParse(json.value);
   if (!envelope.success) return { ok: false, detail: schemaMismatch(envelope.error) };
   const kept = envelope.data.items.slice(0, MAX_FEED_ITEMS);
@@ -119,12 +121,12 @@ function parseJsonFeed(body: string, asOf: Date, now?: () => number): ParseFeedR
  * A feed body in any supported format → cleaned, validated items, under the feed budget (FEED_BUDGET: size, items,
  * nesting, time). Items that fail the sanity rules (sanitize.ts) are counted per reason in `rejected`.
  */
-export function parseFeed(body: string, asOf: Date, now?: () => number): ParseFeedResult {
-  const tooBig = checkSize(body, FEED_BUDGET);
+export function parseFeed(body: string, asOf: Date, now?: () => number, budget: ParseBudget = FEED_BUDGET): ParseFeedResult {
+  const tooBig = checkSize(body, budget);
   if (tooBig) return { ok: false, detail: tooBig };
   const trimmed = body.trimStart();
-  if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, now);
-  const xml = parseXmlFeed(trimmed, FEED_BUDGET, MAX_FEED_ITEMS, now);
+  if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget, now);
+  const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS, now);
   if (!xml.ok) return xml;
   return collect(xml.format, xml.title, xml.items, xml.itemsOverCap, asOf);
 }

@@ -1,7 +1,7 @@
 // Source 1: the official upstream status page (Atlassian Statuspage v2 summary, or incident.io's variant of it).
 import { z } from 'zod';
-import { ComponentStatusSchema, type Signal, type UpstreamStatus } from '../model/schemas.ts';
-import { checkJsonShape, checkSize, startBudgetClock, STATUS_PAGE_BUDGET } from './budget.ts';
+import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
+import { checkJsonShape, checkSize, startBudgetClock, STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
 import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
@@ -112,23 +112,34 @@ export function computeStatusPage(config: SourceConfig, summary: StatusSummary, 
  * Fetches and validates the summary. `items_read` counts what we kept: Codex components plus Codex incidents.
  * The page's indicator and description are the upstream's own words and are never translated.
  */
-export async function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date, now?: () => number): Promise<SourceResult> {
+export type ParsedStatusPage = { ok: true; status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } | { ok: false; detail: Detail };
+
+/** A summary body → our status and signals, under the status page's parse budget (size, nesting, lists, time). */
+export function parseStatusPage(config: SourceConfig, body: string, asOf: Date, opts: { budget?: ParseBudget; now?: () => number } = {}): ParsedStatusPage {
+  const budget = opts.budget ?? STATUS_PAGE_BUDGET;
+  const clock = startBudgetClock(budget, opts.now);
+  const tooBig = checkSize(body, budget);
+  if (tooBig) return { ok: false, detail: tooBig };
+  const shape = checkJsonShape(body, budget);
+  if (shape) return { ok: false, detail: shape };
+  const json = parseJsonBody(body);
+  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
+  const slow = clock.over();
+  if (slow) return { ok: false, detail: slow };
+  const parsed = StatusSummarySchema.safeParse(json.value);
+  if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error) };
+  const computed = computeStatusPage(config, parsed.data, asOf);
+  const over = clock.over();
+  return over ? { ok: false, detail: over } : { ok: true, ...computed };
+}
+
+export async function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
   const r = await fetcher.get(config.url, fetchOptions(config, 'application/json'));
   if (!r.ok) return failedFetchResult(config, asOf, r);
   const base = { http_status: r.status, latency_ms: r.latencyMs };
-  const failed = (detail: { code: string; params: Record<string, string | number> }): SourceResult => ({ check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail }) });
-  const clock = startBudgetClock(STATUS_PAGE_BUDGET, now);
-  const tooBig = checkSize(r.body, STATUS_PAGE_BUDGET);
-  if (tooBig) return failed(tooBig);
-  const json = parseJsonBody(r.body);
-  if (!json.ok) return failed({ code: 'invalid_json', params: {} });
-  const shape = checkJsonShape(json.value, STATUS_PAGE_BUDGET) ?? clock.over();
-  if (shape) return failed(shape);
-  const parsed = StatusSummarySchema.safeParse(json.value);
-  if (!parsed.success) return failed(schemaMismatch(parsed.error));
-  const { status, signals, rejected } = computeStatusPage(config, parsed.data, asOf);
-  const over = clock.over();
-  if (over) return failed(over);
+  const parsed = parseStatusPage(config, r.body, asOf);
+  if (!parsed.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
+  const { status, signals, rejected } = parsed;
   return {
     check: computeCheck(config, asOf, { ...base, ok: true, items_read: status.components.length + signals.length, detail: readDetail('ok', {}, rejected) }),
     status,

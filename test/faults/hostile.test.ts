@@ -86,7 +86,8 @@ describe('a build against hostile sources', () => {
   const elsewhereHits: string[] = [];
 
   beforeAll(async () => {
-    for (const [name, body] of [['tracker page', trackerPage(0)], ['status page', statusPage()]]) expect(body.length, name).toBeLessThan(MiB);
+    const bodies: [string, string][] = [['tracker page', trackerPage(0)], ['status page', statusPage()]];
+    for (const [name, body] of bodies) expect(body.length, name).toBeLessThan(MiB);
     root = await mkdtemp(path.join(tmpdir(), 'rsa-hostile-'));
     elsewhere = await startLoopback((req, res) => {
       elsewhereHits.push(req.url ?? '');
