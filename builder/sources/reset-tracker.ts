@@ -51,7 +51,7 @@ const TYPE_MAP: Record<string, Event['type']> = { regular: 'global_reset', banke
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
  * (sanity rules of sanitize.ts: dates inside the tracked era and not in the future, an http(s) link, text left).
  */
-export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null } | { ok: false; reason: RejectReason; error?: z.ZodError } {
+export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null; dropped?: RejectReason } | { ok: false; reason: RejectReason; error?: z.ZodError } {
   const type = TYPE_MAP[r.reset_type];
   if (!type) return { ok: true, event: null };
   const at = toIsoInstant(r.announced_at);
@@ -66,11 +66,11 @@ export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; e
   // more than a minute, is kept as the observation.
   const source = { ...r.source, url };
   const fromPost = timesFromPost(at!, [source]);
-  const posted = fromPost !== null && citedPost([source]) !== null;
-  // The post time is upstream data too: a crafted id can encode any date up to the 28th century.
-  const postVerdict = posted ? judgeInstant(fromPost!.announced_at, asOf) : 'ok';
-  if (postVerdict !== 'ok') return { ok: false, reason: postVerdict };
-  const basis = posted ? fromPost!.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
+  // The post time is upstream data too (a crafted id encodes any date up to the 28th century): one that fails the
+  // date rules is not used, and the record keeps its own time; the dropped post time is counted.
+  const postVerdict = citedPost([source]) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
+  const posted = citedPost([source]) !== null && postVerdict === 'ok';
+  const basis = posted ? fromPost.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
   const parsed = EventSchema.safeParse({
     id: `sr-${sanitizeIdPart(String(r.id), 77) || 'unknown'}`,
     type,
@@ -79,14 +79,15 @@ export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; e
     origin: 'service_resets',
     time_precision: 'second',
     time_basis: basis,
-    announced_at: posted ? fromPost!.announced_at : basis === 'announcement' ? at : null,
-    observed_at: posted ? fromPost!.observed_at : basis === 'observation' ? at : null,
+    announced_at: posted ? fromPost.announced_at : basis === 'announcement' ? at : null,
+    observed_at: posted ? fromPost.observed_at : basis === 'observation' ? at : null,
     effective_at: null,
     evidence_text: evidence,
     sources: [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
     same_as: [],
   });
-  return parsed.success ? { ok: true, event: parsed.data } : { ok: false, reason: 'invalid_record', error: parsed.error };
+  if (!parsed.success) return { ok: false, reason: 'invalid_record', error: parsed.error };
+  return postVerdict === 'ok' ? { ok: true, event: parsed.data } : { ok: true, event: parsed.data, dropped: postVerdict };
 }
 
 function pageUrl(base: string, limit: number, cursor: string | null): string {
@@ -133,6 +134,7 @@ export function takeTrackerRecords(records: readonly unknown[], asOf: Date, even
       continue;
     }
     valid++;
+    if (mapped.dropped) countReject(rejected, mapped.dropped);
     if (mapped.event) addEvent(events, mapped.event);
   }
   return { capped: false, valid, invalid };

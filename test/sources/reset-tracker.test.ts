@@ -164,6 +164,17 @@ describe('fetchResetTracker', () => {
     expect(r.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
   });
 
+  it('never takes a far-future time from a crafted X post id: the record keeps its own time, the post time is counted', async () => {
+    server = await startServer((_req, res) => {
+      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[] };
+      page.data = [{ ...page.data[0]!, id: 'crafted', announced_at: '2026-11-21T09:00:00Z', source: { type: 'x_post', url: 'https://x.com/a/status/99999999999999999999' } }];
+      sendJson(res, page);
+    });
+    const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'future_date 1' } } });
+    expect(r.events![0]).toMatchObject({ announced_at: '2026-11-21T09:00:00Z', observed_at: null, time_basis: 'announcement' });
+  });
+
   it('takes at most the record cap per run, newest first, counting the rest: a partial read', async () => {
     server = await startServer((req, res) => {
       const cursor = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') ?? 0);
