@@ -54,6 +54,11 @@ export interface RunDeps {
   onStage?: (name: RunStage, ms: number) => void;
   /** How long the run lock holds before another run may take it over; RUN_LOCK_TTL_MS by default. */
   lockTtlMs?: number;
+  /**
+   * A deliberate rebuild as of a past instant (`--rebuild-past`, local targets only): builds on state newer than
+   * `now` instead of refusing. Never set for a run that publishes the live API.
+   */
+  allowOlderState?: boolean;
 }
 
 export type RunStage = 'load' | 'lock' | 'fetch' | 'state' | 'compute' | 'render' | 'publish';
@@ -118,7 +123,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const state = await updateState(
       deps.store,
       (s) => {
-        assertNotOlderThan(s, asOf);
+        if (!deps.allowOlderState) assertNotOlderThan(s, asOf);
         return (next = computeNextState(s, results, curated, asOf)).state;
       },
       5,
