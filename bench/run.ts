@@ -1,5 +1,6 @@
 // All benchmarks in sequence (`npm run bench`, `--quick` for fewer repetitions and smaller sizes). Each one also
 // runs alone: npx tsx bench/<name>.ts. Raw figures land in bench/results/*.json (ignored by git).
+import { benchHostileParse } from './hostile-parse.ts';
 import { benchPublish } from './publish.ts';
 import { benchRefresh } from './refresh.ts';
 import { benchScale } from './scale.ts';
@@ -17,6 +18,7 @@ for (const [name, bench] of [
   ['scale', () => benchScale(args)],
   ['serve', () => benchServe(args)],
   ['publish', () => benchPublish(args)],
+  ['hostile-parse', () => benchHostileParse(args)],
 ] as const) {
   if (!want(name)) continue;
   const { result, report } = await bench();

@@ -62,7 +62,7 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
     let captured: readonly OutputDocument[] = [];
     const local = createLocalSink(path.join(work, `dist-${name}`));
     // Keeps the documents for the floor; the real sink does all the work.
-    const sink: Sink = { name: local.name, publish: (docs): Promise<PublishReport> => ((captured = docs), local.publish(docs)) };
+    const sink: Sink = { name: local.name, publish: (docs, opts): Promise<PublishReport> => ((captured = docs), local.publish(docs, opts)) };
     collect();
     const summary = await run({
       now: () => new Date(BENCH_NOW),

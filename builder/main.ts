@@ -29,6 +29,8 @@ export interface BuildOptions {
   stateDir: string;
   dataDir: string;
   target: 'local' | 's3';
+  /** Build as of a `--now` older than the stored state (local only); a run otherwise refuses that (exit 3). */
+  rebuildPast: boolean;
 }
 
 /** Reads the command line; `--target` defaults to RESET_TARGET, else local. Throws ConfigError on a bad argument. */
@@ -43,6 +45,7 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
         'state-dir': { type: 'string', default: '.state' },
         'data-dir': { type: 'string', default: 'data' },
         target: { type: 'string', default: env.RESET_TARGET || 'local' },
+        'rebuild-past': { type: 'boolean', default: false },
       },
       strict: true,
     }));
@@ -57,7 +60,9 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
     now = new Date(values.now);
   }
   if (values.target !== 'local' && values.target !== 's3') throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);
-  return { now, outDir: values.out, stateDir: values['state-dir'], dataDir: values['data-dir'], target: values.target };
+  // Rebuilding the past into the live bucket would publish older data over newer: exactly what fencing forbids.
+  if (values['rebuild-past'] && values.target === 's3') throw new ConfigError('build', '--rebuild-past builds into a local --out and --state-dir only, never --target s3');
+  return { now, outDir: values.out, stateDir: values['state-dir'], dataDir: values['data-dir'], target: values.target, rebuildPast: values['rebuild-past'] };
 }
 
 export async function createTargets(opts: BuildOptions, env: Env): Promise<{ store: StateStore; sink: Sink }> {
@@ -83,6 +88,7 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
     openapi: { ...(env.RESET_PUBLIC_BASE_URL ? { serverUrl: env.RESET_PUBLIC_BASE_URL } : {}), ...(env.RESET_CONTACT_URL ? { contactUrl: env.RESET_CONTACT_URL } : {}) },
     log: io.out,
+    allowOlderState: opts.rebuildPast,
   });
 }
 

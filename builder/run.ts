@@ -14,10 +14,31 @@ import { loadCuratedData, type CuratedData } from './sources/archive.ts';
 import type { SourceResult } from './model/inputs.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
-import { updateState, type StateStore } from './state/store.ts';
+import { ConflictError } from './errors.ts';
+import { updateState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 export const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Pure: refuses to build on state newer than this run (by as-of time). State is saved before every publish, so its
+ * `updated_at` is the as-of of the newest data published or being published: an older run must not overwrite it.
+ */
+export function assertNotOlderThan(state: State, asOf: Date): void {
+  if (state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
+    throw new ConflictError('run', `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`);
+  }
+}
+
+/** Proves the lock is still this run's before `step`; the lost lock becomes a ConflictError naming the step. */
+async function fence(store: StateStore, lock: LockHandle, step: string): Promise<void> {
+  try {
+    await store.confirmLock(lock);
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    throw new ConflictError('run', `lost the run lock (run ${lock.run}) before ${step}: another run took it over, so this run writes nothing more`, { cause: err });
+  }
+}
 
 export interface RunDeps {
   now: () => Date;
@@ -31,6 +52,13 @@ export interface RunDeps {
   log?: (line: string) => void;
   /** Called after each stage with its wall time, for benchmarks; never affects the run. */
   onStage?: (name: RunStage, ms: number) => void;
+  /** How long the run lock holds before another run may take it over; RUN_LOCK_TTL_MS by default. */
+  lockTtlMs?: number;
+  /**
+   * A deliberate rebuild as of a past instant (`--rebuild-past`, local targets only): builds on state newer than
+   * `now` instead of refusing. Never set for a run that publishes the live API.
+   */
+  allowOlderState?: boolean;
 }
 
 export type RunStage = 'load' | 'lock' | 'fetch' | 'state' | 'compute' | 'render' | 'publish';
@@ -78,7 +106,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
   const curated = await loadCuratedData(deps.dataDir);
   stage('load');
 
-  const lock = await deps.store.acquireLock(`run-${randomUUID()}`, RUN_LOCK_TTL_MS, asOf);
+  const lock = await deps.store.acquireLock(`run-${randomUUID()}`, deps.lockTtlMs ?? RUN_LOCK_TTL_MS, asOf);
   stage('lock');
   if (lock === null) {
     log('another run holds the lock; nothing published by this one');
@@ -89,9 +117,15 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     stage('fetch');
     // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
     let next: ReturnType<typeof computeNextState> | null = null;
+    // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
+    // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
+    await fence(deps.store, lock, 'saving state');
     const state = await updateState(
       deps.store,
-      (s) => (next = computeNextState(s, results, curated, asOf)).state,
+      (s) => {
+        if (!deps.allowOlderState) assertNotOlderThan(s, asOf);
+        return (next = computeNextState(s, results, curated, asOf)).state;
+      },
       5,
       (w) => warnings.push(...w),
     );
@@ -119,7 +153,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     });
     docs.push(...renderPages({ asOf, docs, events }));
     stage('render');
-    const published = await deps.sink.publish(docs);
+    const published = await deps.sink.publish(docs, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
     stage('publish');
     return {
       asOf: asOf.toISOString(),

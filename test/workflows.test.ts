@@ -159,6 +159,13 @@ describe('refresh.yml', () => {
     expect(publish?.env?.RESET_TARGET).toBe('s3');
   });
 
+  it('reads each source URL from a secret first (it may carry credentials), a repository variable second', () => {
+    const publish = steps(refresh as Job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+    for (const name of ['RESET_STATUS_PAGE_URL', 'RESET_UPSTREAM_URL', 'RESET_SIGNAL_FEEDS']) {
+      expect(publish?.env?.[`CFG_${name}`], name).toBe(`\${{ secrets.${name} || vars.${name} }}`);
+    }
+  });
+
   it('never cancels a running publish', () => {
     const c = (refresh?.concurrency ?? w.concurrency) as { group: string; 'cancel-in-progress'?: boolean };
     expect(c.group).toBe('refresh');

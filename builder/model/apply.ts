@@ -20,7 +20,7 @@ export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly 
  * Check details meaning "ok, but the tracker's cursor never ended": the newest pages were read, older ones may be
  * missing (see reset-tracker.ts). Their events are merged into the stored ones instead of replacing them.
  */
-export const PARTIAL_READ_CODES: readonly string[] = ['page_cap_reached', 'cursor_repeated'];
+export const PARTIAL_READ_CODES: readonly string[] = ['page_cap_reached', 'cursor_repeated', 'record_cap_reached'];
 
 function capChecks(checks: readonly SourceCheck[], perSource: number): SourceCheck[] {
   const seen = new Map<string, number>();

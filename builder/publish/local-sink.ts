@@ -8,7 +8,7 @@ import { replaceFile } from '../fsutil/atomic.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
 import { planLocalWrites, type LocalPlan, type LocalWrite } from './local-plan.ts';
-import type { PublishReport, Sink } from './sink.ts';
+import type { PublishOptions, PublishReport, Sink } from './sink.ts';
 
 /**
  * New directories are built under `<dir>/.publish-staging-<pid>-<uuid>/` and renamed into place whole. Keys
@@ -101,7 +101,7 @@ async function writeOne(dir: string, w: LocalWrite, moves: ReadonlyMap<string, s
  * Writes the plan's phases in order; a phase's staged directories are renamed in before the next phase starts. The
  * staging area is removed whatever happens.
  */
-async function writePhases(dir: string, plan: LocalPlan, limit: LimitFunction, report: PublishReport, fail: (what: string, err: unknown) => StorageError): Promise<void> {
+async function writePhases(dir: string, plan: LocalPlan, limit: LimitFunction, report: PublishReport, fail: (what: string, err: unknown) => StorageError, opts: PublishOptions): Promise<void> {
   const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
   let staged = 0;
   const made = new Map<string, Promise<unknown>>();
@@ -111,7 +111,8 @@ async function writePhases(dir: string, plan: LocalPlan, limit: LimitFunction, r
     return p;
   };
   try {
-    for (const { writes, tops } of plan.phases) {
+    for (const { phase, writes, tops } of plan.phases) {
+      await opts.beforePhase?.(`phase ${phase}`);
       /** Topmost missing directory (relative) -> its staged copy, for this phase. */
       const moves = new Map(tops.map((top) => [top, path.join(staging, String(staged++))]));
       await forEachLimited(limit, writes, async (w) => {
@@ -154,7 +155,7 @@ export function createLocalSink(dir: string): Sink {
   const fail = (what: string, err: unknown): StorageError => new StorageError('publish/local', `${name}: ${what}: ${reason(err)}`, { cause: err });
   return {
     name,
-    async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
+    async publish(docs: readonly OutputDocument[], opts: PublishOptions = {}): Promise<PublishReport> {
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
       // Every key is checked before anything is written, so a bad build cannot leave half of itself behind.
       for (const d of docs) {
@@ -174,7 +175,8 @@ export function createLocalSink(dir: string): Sink {
         listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
       }
       const plan = planLocalWrites(docs, listing);
-      await writePhases(dir, plan, limit, report, fail);
+      await writePhases(dir, plan, limit, report, fail, opts);
+      await opts.beforePhase?.('deletes');
       await forEachLimited(
         limit,
         plan.remove,

@@ -4,7 +4,7 @@ import { DataError } from '../errors.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
 import { emptyManifest, fingerprint, headersOf, nextManifest, planPublish, sha256, type DesiredDocument } from './s3-plan.ts';
-import type { PublishReport, Sink } from './sink.ts';
+import type { PublishOptions, PublishReport, Sink } from './sink.ts';
 
 export interface StoredObject {
   body: string;
@@ -25,7 +25,7 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
   return {
     name: 'memory',
     objects,
-    async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
+    async publish(docs: readonly OutputDocument[], publishOpts: PublishOptions = {}): Promise<PublishReport> {
       const asOf = opts.now();
       const seen = new Set<string>();
       const desired: DesiredDocument[] = docs.map((d) => {
@@ -38,10 +38,14 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
       const listing = new Map([...objects.keys()].map((k) => [k, manifest.objects[k]?.etag ?? '']));
       const plan = planPublish({ desired, manifest, listing, asOf, deleteAfterMs: opts.deleteAfterMs ?? 0 });
       const uploaded: Record<string, string> = {};
-      for (const { doc } of plan.upload) {
-        objects.set(doc.key, { body: doc.body, ...headersOf(doc) });
-        uploaded[doc.key] = `m${++etags}`;
+      for (const phase of [...new Set(plan.upload.map((u) => u.doc.phase))].sort((a, b) => a - b)) {
+        await publishOpts.beforePhase?.(`phase ${phase}`);
+        for (const { doc } of plan.upload.filter((u) => u.doc.phase === phase)) {
+          objects.set(doc.key, { body: doc.body, ...headersOf(doc) });
+          uploaded[doc.key] = `m${++etags}`;
+        }
       }
+      await publishOpts.beforePhase?.('deletes');
       for (const key of plan.remove) objects.delete(key);
       manifest = nextManifest(manifest, plan, uploaded, true, asOf);
       const pendingDelete = Object.keys(plan.pending).length;

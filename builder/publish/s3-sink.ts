@@ -28,7 +28,7 @@ import {
   type Manifest,
   type PublishPlan,
 } from './s3-plan.ts';
-import type { PublishReport, Sink } from './sink.ts';
+import type { PublishOptions, PublishReport, Sink } from './sink.ts';
 
 const WHERE = 'publish/s3';
 
@@ -100,7 +100,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
 
   return {
     name,
-    async publish(docs: readonly OutputDocument[]): Promise<PublishReport> {
+    async publish(docs: readonly OutputDocument[], publishOpts: PublishOptions = {}): Promise<PublishReport> {
       const asOf = now();
       const steps: Record<string, number> = {};
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0, steps };
@@ -127,10 +127,11 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       report.pendingDelete = Object.keys(plan.pending).length;
       step('compare');
 
-      const uploaded = await uploadInPhases(io, plan, count);
+      const uploaded = await uploadInPhases(io, plan, count, publishOpts);
       report.written = Object.keys(uploaded).length;
       step('upload');
 
+      await publishOpts.beforePhase?.('deletes');
       report.deleted = await removeDue(io, plan.remove, count);
       step('delete');
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
@@ -175,12 +176,13 @@ async function listRelative(io: SinkIo, keys: string[], count: () => void, pageK
  * Every object of a lower phase is in place before any of a higher phase is written, so a summary never points at
  * an event file that is not there yet. After the first failure nothing new is started. Returns key → new ETag.
  */
-async function uploadInPhases(io: SinkIo, plan: PublishPlan, count: () => void): Promise<Record<string, string>> {
+async function uploadInPhases(io: SinkIo, plan: PublishPlan, count: () => void, publishOpts: PublishOptions): Promise<Record<string, string>> {
   const uploaded: Record<string, string> = {};
   let failure: unknown = null;
   const phases = [...new Set(plan.upload.map((u) => u.doc.phase))];
   for (const phase of phases) {
     const batch = plan.upload.filter((u) => u.doc.phase === phase);
+    await publishOpts.beforePhase?.(`phase ${phase}`);
     await Promise.allSettled(
       batch.map(({ doc, bodySha256 }) =>
         io.limit(async () => {

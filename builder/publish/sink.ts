@@ -13,7 +13,15 @@ export interface PublishReport {
   steps?: Record<string, number>;
 }
 
+export interface PublishOptions {
+  /**
+   * Awaited before each phase writes anything (`phase 0`, `phase 1`, ...) and before the final step (`deletes`):
+   * the run proves there that it still holds its lock. A throw stops the publish before that step writes.
+   */
+  beforePhase?: (step: string) => Promise<void>;
+}
+
 export interface Sink {
   readonly name: string;
-  publish(docs: readonly OutputDocument[]): Promise<PublishReport>;
+  publish(docs: readonly OutputDocument[], opts?: PublishOptions): Promise<PublishReport>;
 }

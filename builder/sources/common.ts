@@ -3,13 +3,23 @@ import type { z } from 'zod';
 import type { Detail, SourceCheck } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { FetchResult, SourceConfig } from './fetcher.ts';
+import { redactUrl } from './redact.ts';
+import { rejectionParams, type RejectCounts } from './sanitize.ts';
+
+export { cleanText, decodeEntities } from './sanitize.ts';
 
 export function computeCheck(
   config: SourceConfig,
   asOf: Date,
   fields: { ok: boolean; http_status: number | null; latency_ms: number | null; items_read: number; detail: Detail },
 ): SourceCheck {
-  return { source: config.id, kind: config.kind, url: config.url, checked_at: asOf.toISOString(), ...fields };
+  // The configured URL may carry credentials: a check (state, /api/status) only ever holds its redacted form.
+  return { source: config.id, kind: config.kind, url: redactUrl(config.url), checked_at: asOf.toISOString(), ...fields };
+}
+
+/** The fetch options of a source: what it accepts, and the redirect hosts its configuration allows. */
+export function fetchOptions(config: SourceConfig, accept: string): { accept: string; redirectHosts?: readonly string[] } {
+  return config.redirectHosts ? { accept, redirectHosts: config.redirectHosts } : { accept };
 }
 
 /** A source whose fetch failed: the fetcher's detail is the check's detail, and no data comes with it. */
@@ -48,49 +58,6 @@ export function toIsoInstant(value: string | null | undefined): string | null {
   return d.toISOString().replace('.000Z', 'Z');
 }
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', middot: '·', bull: '•',
-};
-
-/** Decodes numeric and a small set of named character references; unknown names stay as written. */
-export function decodeEntities(s: string): string {
-  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[a-zA-Z]{2,8});/g, (whole, ref: string) => {
-    if (ref[0] === '#') {
-      const cp = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (!Number.isFinite(cp) || cp <= 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return '';
-      return String.fromCodePoint(cp);
-    }
-    return NAMED_ENTITIES[ref.toLowerCase()] ?? whole;
-  });
-}
-
-// Enough input to fill any capped output field; bounding it first keeps the regexes below cheap on hostile input.
-const MAX_RAW_CHARS = 20_000;
-const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
-const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-function stripTags(s: string): string {
-  return s
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ');
-}
-
-/**
- * Untrusted text (possibly HTML) → plain single-line text of at most `max` characters. Markup is stripped both
- * before and after decoding entities, so escaped markup (`&lt;b&gt;`) cannot come back as live tags.
- */
-export function cleanText(raw: string, max: number): string {
-  let s = raw.length > MAX_RAW_CHARS ? raw.slice(0, MAX_RAW_CHARS) : raw;
-  s = stripTags(decodeEntities(stripTags(s)));
-  s = s.replace(/[\t\n\r]/g, ' ').replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, '').replace(/\s+/g, ' ').trim();
-  if (s.length <= max) return s;
-  let cut = s.slice(0, max - 1);
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return `${cut.trimEnd()}…`;
-}
-
 /** Upstream ids → the `[a-z0-9._-]` alphabet our ids use. */
 export function sanitizeIdPart(raw: string, max: number): string {
   return raw
@@ -100,11 +67,12 @@ export function sanitizeIdPart(raw: string, max: number): string {
     .slice(0, max);
 }
 
-export function isHttpUrl(u: string): boolean {
-  try {
-    const p = new URL(u).protocol;
-    return p === 'http:' || p === 'https:';
-  } catch {
-    return false;
-  }
+/**
+ * The detail of a check that read its source: `code` as given, with the rejection counts added; a plain `ok` that
+ * rejected anything becomes `ok_with_rejections`, so the rejections are named in every language.
+ */
+export function readDetail(code: string, params: Record<string, string | number>, rejected: RejectCounts): Detail {
+  const r = rejectionParams(rejected);
+  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: r };
+  return { code, params: { ...params, ...r } };
 }

@@ -2,6 +2,7 @@
 import { ConfigError } from '../errors.ts';
 import type { SourceKind } from '../model/schemas.ts';
 import type { SourceConfig } from './fetcher.ts';
+import { redactUrl } from './redact.ts';
 
 export const DEFAULT_STATUS_PAGE_URL = 'https://status.openai.com/api/v2/summary.json';
 export const DEFAULT_UPSTREAM_URL = 'https://codex-resets.com/api/v1/resets';
@@ -26,10 +27,11 @@ function parseHttpUrl(variable: string, raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw configError(`${variable} is not a valid URL: ${JSON.stringify(raw)}`);
+    // The value is not shown: it may be a secret (a credentialed URL), mistyped.
+    throw configError(`${variable} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw configError(`${variable} must be an http(s) URL, got ${JSON.stringify(raw)}`);
+    throw configError(`${variable} must be an http(s) URL, got ${redactUrl(raw)}`);
   }
   return url.href;
 }

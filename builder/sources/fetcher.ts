@@ -1,17 +1,22 @@
 // The one HTTP interface every source uses. Failures are values, never exceptions.
 import type { Detail, SourceKind } from '../model/schemas.ts';
 
+/** `url` is always redacted (redact.ts): a FetchResult may be logged. */
 export type FetchResult =
   | { ok: true; status: number; body: string; latencyMs: number; url: string }
   | { ok: false; status: number | null; latencyMs: number; url: string; detail: Detail; error: string };
 
 export interface Fetcher {
-  get(url: string, opts?: { accept?: string }): Promise<FetchResult>;
+  /** `redirectHosts`: hosts (`name[:port]`) besides the URL's own that a redirect may lead to. */
+  get(url: string, opts?: { accept?: string; redirectHosts?: readonly string[] }): Promise<FetchResult>;
 }
 
 export interface SourceConfig {
   /** Stable id used in checks and state, e.g. `status-page`, `reset-tracker`, `feed-1`. */
   id: string;
   kind: SourceKind;
+  /** May carry credentials (it may come from a secret): only ever shown through redactUrl. */
   url: string;
+  /** Hosts besides the URL's own that redirects may lead to (default: none). */
+  redirectHosts?: readonly string[];
 }

@@ -7,12 +7,14 @@ import type { FetchResult, Fetcher } from './fetcher.ts';
 import { classifyNetworkError, classifyStatus, retryDecision, type Failure } from './http-policy.ts';
 
 export { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, parseRetryAfterMs } from './http-policy.ts';
+import { redactUrl } from './redact.ts';
 
 export const REQUEST_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MAX_RETRIES = 2;
 /** The whole run's network budget: a scheduled run every 15 minutes must never pile up behind a slow source. */
 export const RUN_DEADLINE_MS = 60_000;
+/** Redirects followed per request; each must keep the scheme and stay on an allowed host (see redirectVerdict). */
 export const MAX_REDIRECTS = 3;
 export const MAX_CONCURRENT_REQUESTS = 4;
 export const BACKOFF_BASE_MS = 500;
@@ -62,6 +64,31 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
+/**
+ * The redirect policy: the same scheme as the configured URL, and its host (host and port: another port is
+ * another server) or one the source's configuration allows. Anything else would let a source send us anywhere.
+ */
+export function redirectAllowed(start: URL, next: URL, allowedHosts: readonly string[]): boolean {
+  if (next.protocol !== start.protocol) return false;
+  return next.host === start.host || allowedHosts.includes(next.host);
+}
+
+/**
+ * Credentials in a source URL's userinfo travel as HTTP Basic auth, and only to the configured host: a redirect to
+ * another (allowed) host does not get them. The request URL itself never carries them.
+ */
+function splitCredentials(url: string, start: URL): { target: string; authorization: string | null } {
+  const u = new URL(url);
+  const user = u.username;
+  const pass = u.password;
+  u.username = '';
+  u.password = '';
+  const creds = user !== '' || pass !== '' ? { user, pass } : start.host === u.host && (start.username !== '' || start.password !== '') ? { user: start.username, pass: start.password } : null;
+  if (creds === null) return { target: u.href, authorization: null };
+  const token = Buffer.from(`${decodeURIComponent(creds.user)}:${decodeURIComponent(creds.pass)}`).toString('base64');
+  return { target: u.href, authorization: `Basic ${token}` };
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
@@ -82,13 +109,14 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
     why: string,
     retryable = false,
     retryAfterMs: number | null = null,
-  ): Attempt => ({ ok: false, status, detail: { code, params }, error: `[sources/http] GET ${url} -> ${why}`, retryable, retryAfterMs });
+  ): Attempt => ({ ok: false, status, detail: { code, params }, error: `[sources/http] GET ${redactUrl(url)} -> ${why}`, retryable, retryAfterMs });
 
-  const failedAttempt = (url: string, f: Failure): Attempt => ({ ok: false, status: f.status, detail: f.detail, error: `[sources/http] GET ${url} -> ${f.why}`, retryable: f.retryable, retryAfterMs: f.retryAfterMs });
+  const failedAttempt = (url: string, f: Failure): Attempt => ({ ok: false, status: f.status, detail: f.detail, error: `[sources/http] GET ${redactUrl(url)} -> ${f.why}`, retryable: f.retryable, retryAfterMs: f.retryAfterMs });
 
   /** One HTTP exchange (plus redirects), each hop under its own timeout, never past the deadline. */
-  async function attemptOnce(startUrl: string, accept: string): Promise<Attempt> {
+  async function attemptOnce(startUrl: string, accept: string, allowedHosts: readonly string[]): Promise<Attempt> {
     const visited = new Set<string>();
+    const start = new URL(startUrl);
     let url = startUrl;
     for (let hop = 0; ; hop++) {
       visited.add(url);
@@ -104,9 +132,10 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
           ? fail(url, statusSeen, 'deadline_exceeded', {}, 'run deadline exceeded', false)
           : fail(url, statusSeen, 'timeout', { seconds: seconds(timeoutMs) }, `timed out after ${timeoutMs} ms`, true);
       try {
-        const res = await request(url, {
+        const { target, authorization } = splitCredentials(url, start);
+        const res = await request(target, {
           method: 'GET',
-          headers: { 'user-agent': userAgent, accept },
+          headers: { 'user-agent': userAgent, accept, ...(authorization ? { authorization } : {}) },
           signal: controller.signal,
           ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
         });
@@ -123,7 +152,10 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
             return fail(url, status, 'bad_redirect', {}, `${status} to an invalid Location`);
           }
           if (next.protocol !== 'http:' && next.protocol !== 'https:') return fail(url, status, 'bad_redirect', {}, `${status} to a non-http(s) Location`);
-          if (visited.has(next.href)) return fail(url, status, 'redirect_loop', {}, `redirect loop back to ${next.href}`);
+          if (!redirectAllowed(start, next, allowedHosts)) {
+            return fail(url, status, 'redirect_not_allowed', { location: redactUrl(next.href) }, `${status} to ${redactUrl(next.href)}: another host or scheme`);
+          }
+          if (visited.has(next.href)) return fail(url, status, 'redirect_loop', {}, `redirect loop back to ${redactUrl(next.href)}`);
           if (hop >= maxRedirects) return fail(url, status, 'too_many_redirects', { max: maxRedirects }, `more than ${maxRedirects} redirects`);
           url = next.href;
           continue;
@@ -170,14 +202,14 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         // handled below
       }
       if (parsedUrl === null || (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')) {
-        return { ok: false, status: null, latencyMs: 0, url, detail: { code: 'invalid_url', params: {} }, error: `[sources/http] GET ${url} -> not an http(s) URL` };
+        return { ok: false, status: null, latencyMs: 0, url: redactUrl(url), detail: { code: 'invalid_url', params: {} }, error: `[sources/http] GET ${redactUrl(url)} -> not an http(s) URL` };
       }
       const done = (a: Attempt): FetchResult => {
         const latencyMs = Date.now() - started;
-        return a.ok ? { ok: true, status: a.status, body: a.body, latencyMs, url: a.url } : { ok: false, status: a.status, latencyMs, url, detail: a.detail, error: a.error };
+        return a.ok ? { ok: true, status: a.status, body: a.body, latencyMs, url: redactUrl(a.url) } : { ok: false, status: a.status, latencyMs, url: redactUrl(url), detail: a.detail, error: a.error };
       };
       for (let attempt = 0; ; attempt++) {
-        const a = await limit(() => attemptOnce(url, accept));
+        const a = await limit(() => attemptOnce(url, accept, getOpts?.redirectHosts ?? []));
         if (a.ok) return done(a);
         const failure: Failure = { status: a.status, detail: a.detail, why: a.error, retryable: a.retryable, retryAfterMs: a.retryAfterMs };
         const next = retryDecision(failure, attempt, retries, deadlineMs - Date.now(), backoffBaseMs);

@@ -1,16 +1,21 @@
 // Source 2: the upstream reset tracker's public API (`GET /api/v1/resets`), records with origin `service_resets`.
 import { z } from 'zod';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
-import { EventSchema, type Event } from '../model/schemas.ts';
-import { computeCheck, failedFetchResult, parseJsonBody, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
+import { checkJsonShape, checkSize, startBudgetClock, TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
 
 export const TRACKER_PAGE_LIMIT = 100;
-/** 20 pages of 100 is far more history than the tracker holds; past that the cursor is broken, not the history long. */
-export const TRACKER_MAX_PAGES = 20;
-const EVIDENCE_MAX_CHARS = 4000;
-const AUTHOR_MAX_CHARS = 80;
+/** 10 pages of 100 is far more history than the tracker holds; past that the cursor is broken, not the history long. */
+export const TRACKER_MAX_PAGES = 10;
+/**
+ * Records one run takes from the tracker (newest first). The tracker holds a few hundred; a source that sends more
+ * is flooding: the rest are counted (over_record_cap) and the read is partial (merged, never replacing state).
+ */
+export const MAX_RECORDS_PER_RUN = 1_000;
 
 export const TrackerRecordSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
@@ -19,13 +24,14 @@ export const TrackerRecordSchema = z.object({
   reset_type: z.string(),
   announced_at: z.iso.datetime({ offset: true }),
   text: z.string().min(1),
-  // Only http(s): these links end up in public responses and web pages.
-  source: z.object({ type: z.enum(['x_post', 'observed']), author: z.string().nullable().optional(), url: z.url({ protocol: /^https?$/ }) }),
+  // The link is checked by cleanUrl (http(s) with a host), so a bad one is counted as bad_url, not as a bad shape.
+  source: z.object({ type: z.enum(['x_post', 'observed']), author: z.string().nullable().optional(), url: z.string() }),
 });
 export type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
+/** The envelope; records are validated one by one, so one bad record is counted instead of failing the page. */
 export const TrackerPageSchema = z.object({
-  data: z.array(TrackerRecordSchema),
+  data: z.array(z.unknown()),
   pagination: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable().optional() }),
   meta: z.object({ api_version: z.union([z.string(), z.number()]), generated_at: z.string() }).optional(),
 });
@@ -34,21 +40,37 @@ export type TrackerPage = z.infer<typeof TrackerPageSchema>;
 export interface ResetTrackerOptions {
   pageLimit?: number;
   maxPages?: number;
+  maxRecords?: number;
+  /** The parse budget's clock (performance.now by default). */
+  now?: () => number;
 }
 
 const TYPE_MAP: Record<string, Event['type']> = { regular: 'global_reset', banked: 'banked_grant' };
 
-/** Pure: one tracker record → an archived Event (null for a reset type we do not know), or why it is invalid. */
-export function computeTrackerEvent(r: TrackerRecord): { ok: true; event: Event | null } | { ok: false; error: z.ZodError } {
+/**
+ * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
+ * (sanity rules of sanitize.ts: dates inside the tracked era and not in the future, an http(s) link, text left).
+ */
+export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null; dropped?: RejectReason } | { ok: false; reason: RejectReason; error?: z.ZodError } {
   const type = TYPE_MAP[r.reset_type];
   if (!type) return { ok: true, event: null };
   const at = toIsoInstant(r.announced_at);
-  const author = r.source.author?.trim().slice(0, AUTHOR_MAX_CHARS);
+  const verdict = judgeInstant(at, asOf);
+  if (verdict !== 'ok') return { ok: false, reason: verdict };
+  const url = cleanUrl(r.source.url);
+  if (url === null) return { ok: false, reason: 'bad_url' };
+  const evidence = cleanEvidence(r.text, TEXT_LIMITS.evidence);
+  if (evidence === '') return { ok: false, reason: 'empty_text' };
+  const author = cleanText(r.source.author ?? '', TEXT_LIMITS.author);
   // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
   // more than a minute, is kept as the observation.
-  const fromPost = at === null ? null : timesFromPost(at, [r.source]);
-  const posted = fromPost !== null && citedPost([r.source]) !== null;
-  const basis = posted ? fromPost!.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
+  const source = { ...r.source, url };
+  const fromPost = timesFromPost(at!, [source]);
+  // The post time is upstream data too (a crafted id encodes any date up to the 28th century): one that fails the
+  // date rules is not used, and the record keeps its own time; the dropped post time is counted.
+  const postVerdict = citedPost([source]) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
+  const posted = citedPost([source]) !== null && postVerdict === 'ok';
+  const basis = posted ? fromPost.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
   const parsed = EventSchema.safeParse({
     id: `sr-${sanitizeIdPart(String(r.id), 77) || 'unknown'}`,
     type,
@@ -57,14 +79,15 @@ export function computeTrackerEvent(r: TrackerRecord): { ok: true; event: Event 
     origin: 'service_resets',
     time_precision: 'second',
     time_basis: basis,
-    announced_at: posted ? fromPost!.announced_at : basis === 'announcement' ? at : null,
-    observed_at: posted ? fromPost!.observed_at : basis === 'observation' ? at : null,
+    announced_at: posted ? fromPost.announced_at : basis === 'announcement' ? at : null,
+    observed_at: posted ? fromPost.observed_at : basis === 'observation' ? at : null,
     effective_at: null,
-    evidence_text: r.text.length > EVIDENCE_MAX_CHARS ? r.text.slice(0, EVIDENCE_MAX_CHARS) : r.text,
-    sources: [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url: r.source.url, ...(author ? { author } : {}) }],
+    evidence_text: evidence,
+    sources: [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
     same_as: [],
   });
-  return parsed.success ? { ok: true, event: parsed.data } : { ok: false, error: parsed.error };
+  if (!parsed.success) return { ok: false, reason: 'invalid_record', error: parsed.error };
+  return postVerdict === 'ok' ? { ok: true, event: parsed.data } : { ok: true, event: parsed.data, dropped: postVerdict };
 }
 
 function pageUrl(base: string, limit: number, cursor: string | null): string {
@@ -75,53 +98,98 @@ function pageUrl(base: string, limit: number, cursor: string | null): string {
   return u.href;
 }
 
+/** One page's body → its validated envelope, under the tracker's parse budget; or the failed check's detail. */
+export function parseTrackerPage(body: string, opts: { budget?: ParseBudget; now?: () => number } = {}): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
+  const budget = opts.budget ?? TRACKER_PAGE_BUDGET;
+  const clock = startBudgetClock(budget, opts.now);
+  const tooBig = checkSize(body, budget);
+  if (tooBig) return { ok: false, detail: tooBig };
+  const shape = checkJsonShape(body, budget);
+  if (shape) return { ok: false, detail: shape };
+  const json = parseJsonBody(body);
+  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
+  const slow = clock.over();
+  if (slow) return { ok: false, detail: slow };
+  const parsed = TrackerPageSchema.safeParse(json.value);
+  return parsed.success ? { ok: true, page: parsed.data } : { ok: false, detail: schemaMismatch(parsed.error) };
+}
+
+/**
+ * Validates and maps one page's records into `events` (at most `maxRecords` in all), counting rejections. `capped`:
+ * the cap was reached (the rest of the page is counted as over_record_cap). `invalid`: the first shape failure.
+ */
+export function takeTrackerRecords(records: readonly unknown[], asOf: Date, events: Map<string, Event>, rejected: RejectCounts, maxRecords: number): { capped: boolean; valid: number; invalid: Detail | null } {
+  let invalid: Detail | null = null;
+  let valid = 0;
+  for (const [i, raw] of records.entries()) {
+    if (events.size >= maxRecords) {
+      countReject(rejected, 'over_record_cap', records.length - i);
+      return { capped: true, valid, invalid };
+    }
+    const record = TrackerRecordSchema.safeParse(raw);
+    const mapped = record.success ? computeTrackerEvent(record.data, asOf) : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
+    if (!mapped.ok) {
+      countReject(rejected, mapped.reason);
+      if (mapped.error && invalid === null) invalid = schemaMismatch(mapped.error, ['data', i]);
+      continue;
+    }
+    valid++;
+    if (mapped.dropped) countReject(rejected, mapped.dropped);
+    if (mapped.event) addEvent(events, mapped.event);
+  }
+  return { capped: false, valid, invalid };
+}
+
+/** Adds one record's event; sanitising ids can make two upstream ids collide, and the first (newest) keeps the id. */
+function addEvent(events: Map<string, Event>, e: Event): void {
+  let id = e.id;
+  // The same record seen again (a looping cursor) is skipped.
+  for (let k = 2; events.has(id) && events.get(id)!.sources[0]?.url !== e.sources[0]?.url; k++) id = `${e.id.slice(0, 76)}-${k}`;
+  if (!events.has(id)) events.set(id, { ...e, id });
+}
+
 /**
  * Follows `pagination.next_cursor` up to `maxPages`. The API lists newest first, so the first pages hold the
- * records that decide today's state. When the cursor never ends (page cap, or a cursor seen before) the check is
- * still ok, with detail `page_cap_reached` / `cursor_repeated`: the newest data was read correctly and a broken
- * tail must not turn today's state `unknown`. apply.ts sees that detail and merges these events into the stored
- * ones instead of replacing them, so the partial read never drops older records. A page that fails to fetch or
- * validate fails the whole check and returns no events: that is an unhealthy run, not a broken tail.
+ * records that decide today's state. When the cursor never ends (page cap, or a cursor seen before) or the source
+ * sends more than MAX_RECORDS_PER_RUN records, the check is still ok, with detail `page_cap_reached` /
+ * `cursor_repeated` / `record_cap_reached`: the newest data was read correctly and a broken tail must not turn
+ * today's state `unknown`. apply.ts sees that detail and merges these events into the stored ones instead of
+ * replacing them, so the partial read never drops older records. A page that fails to fetch or parse, or whose
+ * records are all invalid, fails the whole check and returns no events: that is an unhealthy run, not a broken tail.
+ * Single records that fail the sanity rules are counted per reason in the check detail.
  */
 export async function fetchResetTracker(fetcher: Fetcher, config: SourceConfig, asOf: Date, opts: ResetTrackerOptions = {}): Promise<SourceResult> {
   const limit = opts.pageLimit ?? TRACKER_PAGE_LIMIT;
   const maxPages = opts.maxPages ?? TRACKER_MAX_PAGES;
+  const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
+  const rejected: RejectCounts = {};
   const seenCursors = new Set<string>();
   let cursor: string | null = null;
   let latencyMs = 0;
   let httpStatus: number | null = null;
   let itemsRead = 0;
   for (let page = 0; ; page++) {
-    const r = await fetcher.get(pageUrl(config.url, limit, cursor), { accept: 'application/json' });
+    const r = await fetcher.get(pageUrl(config.url, limit, cursor), fetchOptions(config, 'application/json'));
     latencyMs += r.latencyMs;
     if (!r.ok) return failedFetchResult(config, asOf, { ...r, latencyMs });
     httpStatus = r.status;
-    const fail = (detail: { code: string; params: Record<string, string | number> }): SourceResult => ({
+    const fail = (detail: Detail): SourceResult => ({
       check: computeCheck(config, asOf, { ok: false, http_status: httpStatus, latency_ms: latencyMs, items_read: 0, detail }),
     });
-    const json = parseJsonBody(r.body);
-    if (!json.ok) return fail({ code: 'invalid_json', params: {} });
-    const parsed = TrackerPageSchema.safeParse(json.value);
-    if (!parsed.success) return fail(schemaMismatch(parsed.error));
-    for (const [i, record] of parsed.data.data.entries()) {
-      itemsRead++;
-      const mapped = computeTrackerEvent(record);
-      if (!mapped.ok) return fail(schemaMismatch(mapped.error, ['data', i]));
-      const e = mapped.event;
-      // Sanitising ids can make two upstream ids collide; the first (newest) record keeps the plain id. The same
-      // record seen again (a looping cursor) is skipped.
-      if (e) {
-        let id = e.id;
-        for (let k = 2; events.has(id) && events.get(id)!.sources[0]?.url !== e.sources[0]?.url; k++) id = `${e.id.slice(0, 76)}-${k}`;
-        if (!events.has(id)) events.set(id, { ...e, id });
-      }
-    }
-    const next = parsed.data.pagination.has_more ? (parsed.data.pagination.next_cursor ?? null) : null;
     const ok = (code: string, params: Record<string, string | number>): SourceResult => ({
-      check: computeCheck(config, asOf, { ok: true, http_status: httpStatus, latency_ms: latencyMs, items_read: itemsRead, detail: { code, params } }),
+      check: computeCheck(config, asOf, { ok: true, http_status: httpStatus, latency_ms: latencyMs, items_read: itemsRead, detail: readDetail(code, params, rejected) }),
       events: [...events.values()],
     });
+    const parsed = parseTrackerPage(r.body, opts.now ? { now: opts.now } : {});
+    if (!parsed.ok) return fail(parsed.detail);
+    const records = parsed.page.data;
+    const taken = takeTrackerRecords(records, asOf, events, rejected, maxRecords);
+    itemsRead += taken.valid;
+    if (taken.capped) return ok('record_cap_reached', { max: maxRecords });
+    // Not one valid record on a page is a changed API, not a few bad records.
+    if (records.length > 0 && taken.valid === 0 && taken.invalid !== null) return fail(taken.invalid);
+    const next = parsed.page.pagination.has_more ? (parsed.page.pagination.next_cursor ?? null) : null;
     if (next === null) return ok('ok', {});
     if (seenCursors.has(next)) return ok('cursor_repeated', { pages: page + 1 });
     if (page + 1 >= maxPages) return ok('page_cap_reached', { pages: page + 1 });

@@ -1,9 +1,16 @@
 // Source 1: the official upstream status page (Atlassian Statuspage v2 summary, or incident.io's variant of it).
 import { z } from 'zod';
-import { ComponentStatusSchema, type Signal, type UpstreamStatus } from '../model/schemas.ts';
-import { cleanText, computeCheck, failedFetchResult, isHttpUrl, parseJsonBody, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
+import { checkJsonShape, checkSize, startBudgetClock, STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+
+/** More components than any real page has; the rest are counted (over_item_cap), not read. */
+export const MAX_COMPONENTS = 500;
+/** Open incidents listed at once; more is a flood, counted and not read. */
+export const MAX_INCIDENTS = 100;
 
 const nullableText = z.string().nullable().optional();
 
@@ -41,54 +48,100 @@ export function isCodexIncident(i: Incident): boolean {
   return MENTIONS_CODEX.test(i.name) || (i.components ?? []).some((c) => MENTIONS_CODEX.test(c.name));
 }
 
-function incidentSignal(config: SourceConfig, i: Incident, asOf: Date): Signal {
+function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected: RejectCounts): Signal | null {
+  const published = toIsoInstant(i.started_at ?? i.created_at);
+  const verdict = published === null ? 'ok' : judgeInstant(published, asOf);
+  if (verdict !== 'ok') {
+    countReject(rejected, verdict);
+    return null;
+  }
+  const url = i.shortlink ? cleanUrl(i.shortlink) : null;
+  if (i.shortlink && url === null) countReject(rejected, 'bad_url');
   const update = i.incident_updates?.find((u) => u.body);
   const fallback = [i.status, i.impact ? `impact: ${i.impact}` : ''].filter(Boolean).join(', ');
   return {
     id: `status-incident-${sanitizeIdPart(i.id, 100) || 'unknown'}`,
     kind: 'status_incident',
     source: config.id,
-    title: cleanText(i.name, 300),
-    excerpt: cleanText(update?.body ?? fallback, 1000),
-    url: i.shortlink && isHttpUrl(i.shortlink) ? i.shortlink : null,
-    published_at: toIsoInstant(i.started_at ?? i.created_at),
+    title: cleanText(i.name, TEXT_LIMITS.title),
+    excerpt: cleanText(update?.body ?? fallback, TEXT_LIMITS.excerpt),
+    url,
+    published_at: published,
     first_seen_at: asOf.toISOString(),
     review: 'awaiting_review',
     promoted_to: null,
   };
 }
 
-/** Pure: a parsed summary → our UpstreamStatus (Codex components only) and Codex incident signals. */
-export function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date): { status: UpstreamStatus; signals: Signal[] } {
+/**
+ * Pure: a parsed summary → our UpstreamStatus (Codex components only, upstream words cleaned and capped) and Codex
+ * incident signals; what failed the sanity rules is counted in `rejected`.
+ */
+export function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date): { status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } {
+  const rejected: RejectCounts = {};
+  const pageUrl = cleanUrl(summary.page.url);
+  if (pageUrl === null) countReject(rejected, 'bad_url');
+  if (summary.components.length > MAX_COMPONENTS) countReject(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
+  const incidents = summary.incidents ?? [];
+  if (incidents.length > MAX_INCIDENTS) countReject(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
   const status: UpstreamStatus = {
-    page_url: summary.page.url,
-    indicator: summary.status.indicator,
-    description: summary.status.description,
+    page_url: pageUrl ?? '',
+    indicator: cleanText(summary.status.indicator, TEXT_LIMITS.status_description),
+    description: cleanText(summary.status.description, TEXT_LIMITS.status_description),
+    // The page's own timestamp, shown as the upstream wrote it: not a record, so no date rule applies.
     updated_at: toIsoInstant(summary.page.updated_at),
     components: summary.components
+      .slice(0, MAX_COMPONENTS)
       .filter((c) => CODEX_COMPONENT.test(c.name))
-      .map((c) => ({ id: c.id, name: c.name, status: ComponentStatusSchema.safeParse(c.status).success ? c.status : 'unknown' })),
+      .map((c) => ({
+        id: cleanText(c.id, TEXT_LIMITS.id),
+        name: cleanText(c.name, TEXT_LIMITS.component_name),
+        status: ComponentStatusSchema.safeParse(c.status).success && /^[a-z_]+$/.test(c.status) ? c.status : 'unknown',
+      })),
     fetched_at: asOf.toISOString(),
   };
-  const signals = (summary.incidents ?? []).filter(isCodexIncident).map((i) => incidentSignal(config, i, asOf));
-  return { status, signals };
+  const signals = incidents
+    .slice(0, MAX_INCIDENTS)
+    .filter(isCodexIncident)
+    .map((i) => incidentSignal(config, i, asOf, rejected))
+    .filter((s) => s !== null);
+  return { status, signals, rejected };
 }
 
 /**
  * Fetches and validates the summary. `items_read` counts what we kept: Codex components plus Codex incidents.
  * The page's indicator and description are the upstream's own words and are never translated.
  */
+export type ParsedStatusPage = { ok: true; status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } | { ok: false; detail: Detail };
+
+/** A summary body → our status and signals, under the status page's parse budget (size, nesting, lists, time). */
+export function parseStatusPage(config: SourceConfig, body: string, asOf: Date, opts: { budget?: ParseBudget; now?: () => number } = {}): ParsedStatusPage {
+  const budget = opts.budget ?? STATUS_PAGE_BUDGET;
+  const clock = startBudgetClock(budget, opts.now);
+  const tooBig = checkSize(body, budget);
+  if (tooBig) return { ok: false, detail: tooBig };
+  const shape = checkJsonShape(body, budget);
+  if (shape) return { ok: false, detail: shape };
+  const json = parseJsonBody(body);
+  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
+  const slow = clock.over();
+  if (slow) return { ok: false, detail: slow };
+  const parsed = StatusSummarySchema.safeParse(json.value);
+  if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error) };
+  const computed = computeStatusPage(config, parsed.data, asOf);
+  const over = clock.over();
+  return over ? { ok: false, detail: over } : { ok: true, ...computed };
+}
+
 export async function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  const r = await fetcher.get(config.url, { accept: 'application/json' });
+  const r = await fetcher.get(config.url, fetchOptions(config, 'application/json'));
   if (!r.ok) return failedFetchResult(config, asOf, r);
   const base = { http_status: r.status, latency_ms: r.latencyMs };
-  const json = parseJsonBody(r.body);
-  if (!json.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: { code: 'invalid_json', params: {} } }) };
-  const parsed = StatusSummarySchema.safeParse(json.value);
-  if (!parsed.success) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: schemaMismatch(parsed.error) }) };
-  const { status, signals } = computeStatusPage(config, parsed.data, asOf);
+  const parsed = parseStatusPage(config, r.body, asOf);
+  if (!parsed.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
+  const { status, signals, rejected } = parsed;
   return {
-    check: computeCheck(config, asOf, { ...base, ok: true, items_read: status.components.length + signals.length, detail: { code: 'ok', params: {} } }),
+    check: computeCheck(config, asOf, { ...base, ok: true, items_read: status.components.length + signals.length, detail: readDetail('ok', {}, rejected) }),
     status,
     signals,
   };

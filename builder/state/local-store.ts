@@ -7,7 +7,7 @@ import { ConflictError } from '../errors.ts';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 import { classifyStored, corruptFileName, recoverState } from './recovery.ts';
-import type { LoadedState, LockHandle, StateStore } from './store.ts';
+import { lockBody, lockIsLive, nextLockRecord, parseLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type StateStore } from './store.ts';
 
 export interface LocalStateStoreOptions {
   /** The clock, read only to name a corrupt file set aside. */
@@ -84,40 +84,30 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
       });
     },
     async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
-      await mkdir(dir, { recursive: true });
-      const handle: LockHandle = { owner, expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
-      try {
-        const fh = await open(lockFile, 'wx');
-        await fh.writeFile(JSON.stringify(handle));
-        await fh.close();
-        return handle;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      // Taking over an expired lock is a read-then-write: under the mutex, only one racer sees it expired.
+      // Read, judge and write under the mutex: of several racers for a free or expired lock, exactly one wins.
       return withMutex(dir, async () => {
-        const held = await readIfExists(lockFile);
-        let expiresAt = 0;
-        try {
-          expiresAt = Date.parse((JSON.parse(held ?? '{}') as { expiresAt?: string }).expiresAt ?? '');
-        } catch {
-          expiresAt = 0; // an unreadable lock is treated as expired
+        const text = await readIfExists(lockFile);
+        const held = text === null ? null : parseLockRecord(text);
+        if (lockIsLive(held, now)) return null;
+        const body = lockBody(nextLockRecord(held, owner, ttlMs, now));
+        await writeFileAtomic(lockFile, body);
+        return { ...parseLockRecord(body)!, version: sha256(body) };
+      });
+    },
+    async confirmLock(handle: LockHandle): Promise<void> {
+      // The file's hash is its version: unchanged under the mutex means no other run has written it since.
+      await withMutex(dir, async () => {
+        const text = await readIfExists(lockFile);
+        if (text === null || sha256(text) !== handle.version) {
+          throw new ConflictError('state/local', `${lockFile}: the run lock is no longer this run's (run ${handle.run}): another run took it over`);
         }
-        if (held !== null && Number.isFinite(expiresAt) && expiresAt > now.getTime()) return null;
-        await writeFileAtomic(lockFile, JSON.stringify(handle));
-        return handle;
       });
     },
     async releaseLock(handle: LockHandle): Promise<void> {
+      // Overwritten as released, not deleted: the record keeps the run number the next holder counts on.
       await withMutex(dir, async () => {
-        const held = await readIfExists(lockFile);
-        let owner: string | null = null;
-        try {
-          owner = held === null ? null : (JSON.parse(held) as LockHandle).owner;
-        } catch {
-          owner = null;
-        }
-        if (owner === handle.owner) await rm(lockFile, { force: true });
+        const text = await readIfExists(lockFile);
+        if (text !== null && sha256(text) === handle.version) await writeFileAtomic(lockFile, lockBody(releasedLockRecord(handle)));
       });
     },
   };

@@ -4,7 +4,7 @@
 import { ConflictError } from '../errors.ts';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 import { classifyStored, recoverState } from './recovery.ts';
-import type { LoadedState, LockHandle, StateStore } from './store.ts';
+import { lockIsLive, nextLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type LockRecord, type StateStore } from './store.ts';
 
 export interface MemoryStateStorage {
   /** The stored state document as text (what a file or an object would hold); null when none. */
@@ -14,7 +14,8 @@ export interface MemoryStateStorage {
   lastGood: string | null;
   /** Unusable state documents set aside, oldest first. */
   aside: string[];
-  lock: LockHandle | null;
+  /** The lock record and its revision (the version a holder proves), as a lock object would hold them. */
+  lock: { record: LockRecord; revision: number } | null;
 }
 
 export function createMemoryStateStorage(): MemoryStateStorage {
@@ -52,13 +53,19 @@ export function createMemoryStateStore(storage: MemoryStateStorage = createMemor
     },
     async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
       const held = storage.lock;
-      if (held !== null && Date.parse(held.expiresAt) > now.getTime()) return null;
-      storage.lock = { owner, expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
-      return storage.lock;
+      if (lockIsLive(held?.record ?? null, now)) return null;
+      const record = nextLockRecord(held?.record ?? null, owner, ttlMs, now);
+      storage.lock = { record, revision: (held?.revision ?? 0) + 1 };
+      return { ...record, version: String(storage.lock.revision) };
+    },
+    async confirmLock(handle: LockHandle): Promise<void> {
+      if (storage.lock === null || String(storage.lock.revision) !== handle.version) {
+        throw new ConflictError(WHERE, `the run lock is no longer this run's (run ${handle.run}): another run took it over`);
+      }
     },
     async releaseLock(handle: LockHandle): Promise<void> {
       const held = storage.lock;
-      if (held !== null && held.owner === handle.owner && held.expiresAt === handle.expiresAt) storage.lock = null;
+      if (held !== null && String(held.revision) === handle.version) storage.lock = { record: releasedLockRecord(handle), revision: held.revision + 1 };
     },
   };
 }

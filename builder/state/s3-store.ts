@@ -12,7 +12,7 @@ import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_LOCK_KEY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
 import { classifyStored, corruptObjectKey, recoverState } from './recovery.ts';
-import type { LoadedState, LockHandle, StateStore } from './store.ts';
+import { lockBody, lockIsLive, nextLockRecord, parseLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type LockRecord, type StateStore } from './store.ts';
 
 export interface S3StateStoreOptions {
   client: S3Client;
@@ -30,23 +30,7 @@ export interface S3StateStoreOptions {
 export const DEFAULT_CORRUPT_PREFIX = 'state/corrupt/';
 export const LAST_GOOD_SUFFIX = '.last-good';
 const WHERE = 'state/s3';
-/** A released lock is overwritten with this expiry, so it reads as expired to everyone. */
-const RELEASED_AT = new Date(0).toISOString();
-
-interface StoredLock {
-  owner: string;
-  expiresAt: string;
-}
-
-function parseLock(bytes: Uint8Array): StoredLock | null {
-  try {
-    const raw = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<StoredLock>;
-    if (typeof raw.owner !== 'string' || typeof raw.expiresAt !== 'string' || !Number.isFinite(Date.parse(raw.expiresAt))) return null;
-    return { owner: raw.owner, expiresAt: raw.expiresAt };
-  } catch {
-    return null;
-  }
-}
+const parseLock = (bytes: Uint8Array): LockRecord | null => parseLockRecord(Buffer.from(bytes).toString('utf8'));
 
 export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
   const { client, bucket } = opts;
@@ -66,15 +50,13 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
     }
   }
 
-  /** Writes the lock; true when we won, false when a condition failed (someone else got there first). */
-  async function putLock(lock: StoredLock, expectedEtag: string | null): Promise<boolean> {
-    const input = { Bucket: bucket, Key: lockKey, Body: JSON.stringify(lock), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
+  /** Writes the lock record; its new ETag when we won, null when a condition failed (someone else got there first). */
+  async function putLock(lock: LockRecord, expectedEtag: string | null): Promise<string | null> {
+    const input = { Bucket: bucket, Key: lockKey, Body: lockBody(lock), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
     try {
-      if (expectedEtag === null) await putIfAbsent(client, input);
-      else await putIfMatch(client, input, expectedEtag);
-      return true;
+      return expectedEtag === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedEtag);
     } catch (err) {
-      if (isConditionFailure(err)) return false;
+      if (isConditionFailure(err)) return null;
       throw describeS3Error(WHERE, 'PUT', bucket, lockKey, err);
     }
   }
@@ -128,29 +110,36 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
     },
 
     async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
-      const handle: LockHandle = { owner, expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
       // Two rounds: the lock may vanish between a failed create and the read (deleted by hand or by an old release).
       for (let round = 0; round < 2; round++) {
-        if (await putLock(handle, null)) return handle;
+        const fresh = nextLockRecord(null, owner, ttlMs, now);
+        const created = await putLock(fresh, null);
+        if (created !== null) return { ...fresh, version: created };
         const held = await get(lockKey);
         if (held === null) continue;
         const lock = parseLock(held.body);
         // An unreadable lock counts as expired: refusing forever would stop every future run.
-        if (lock !== null && Date.parse(lock.expiresAt) > now.getTime()) return null;
+        if (lockIsLive(lock, now)) return null;
         // Conditional on the expired lock's ETag: of several runners taking over the same stale lock, one wins.
-        return (await putLock(handle, held.etag)) ? handle : null;
+        const next = nextLockRecord(lock, owner, ttlMs, now);
+        const version = await putLock(next, held.etag);
+        return version === null ? null : { ...next, version };
       }
       return null;
     },
 
+    async confirmLock(handle: LockHandle): Promise<void> {
+      // The proof is a conditional PUT of the very bytes this run wrote: it lands (same ETag, nothing changes) only
+      // while the lock object is still that version. A takeover or a release by anyone else changed it.
+      if ((await putLock(handle, handle.version)) === null) {
+        throw new ConflictError(WHERE, `s3://${bucket}/${lockKey}: the run lock is no longer this run's (run ${handle.run}): another run took it over`);
+      }
+    },
+
     async releaseLock(handle: LockHandle): Promise<void> {
-      const held = await get(lockKey);
-      if (held === null) return;
-      const lock = parseLock(held.body);
-      if (lock === null || lock.owner !== handle.owner || lock.expiresAt !== handle.expiresAt) return; // not ours any more
-      // Released by overwriting, conditional on the version we just read: an unconditional DELETE (all radosgw
-      // offers) could remove a lock another runner took over in between. The stale record is taken over as usual.
-      await putLock({ owner: handle.owner, expiresAt: RELEASED_AT }, held.etag);
+      // Released by overwriting, conditional on the version this run wrote: an unconditional DELETE (all radosgw
+      // offers) could remove a lock another runner took over in between. The record keeps its run number.
+      await putLock(releasedLockRecord(handle), handle.version);
     },
   };
 }

@@ -178,7 +178,10 @@ describeBrowser('the page in Chromium', () => {
         author: document.querySelector('#latest-recorded .author')?.textContent ?? null,
         upcoming: document.getElementById('up-text')?.textContent ?? null,
       }));
-      expect(found).toEqual({ imgs: 0, scripts: 1, xss: null, evidence: XSS_TEXT, author: XSS_AUTHOR, upcoming: XSS_UPCOMING });
+      // Record text and author from the tracker are stripped of markup before they reach state (issue #12,
+      // builder/sources/sanitize.ts): the page shows what is left. The announcement, written into the built
+      // documents, still carries its markup, so the page's own escaping is exercised there.
+      expect(found).toEqual({ imgs: 0, scripts: 1, xss: null, evidence: 'Limits reset', author: null, upcoming: XSS_UPCOMING });
       // Control: in this context markup that did become an element would run.
       await page.evaluate(() => {
         const s = document.createElement('script');

@@ -93,7 +93,9 @@ describe('an as-of build', () => {
     await cp(now.stateDir, past.stateDir, { recursive: true });
     const PAST = '2026-09-01T00:00:00.000Z';
     const pastMs = Date.parse(PAST);
-    await past.build(PAST, sources);
+    // Without --rebuild-past a run older than the stored state refuses (fencing: never publish the past over the present).
+    await expect(past.build(PAST, sources)).rejects.toThrow(/newer than this run/);
+    await past.build(PAST, sources, undefined, { rebuildPast: true });
     const out = await files(past.outDir);
     const json = (k: string) => JSON.parse(out.get(k)!) as any;
     let events = 0;

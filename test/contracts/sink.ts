@@ -85,6 +85,31 @@ export function sinkContract(label: string, setup: () => Promise<SinkHarness>): 
       for (const d of build) expect(await h.read(d.key)).toBe(d.body);
     });
 
+    it('asks beforePhase before each phase it writes and before deleting, in phase order', async () => {
+      const h = await setup();
+      const steps: string[] = [];
+      await h.sink.publish(sampleBuild(1), { beforePhase: async (step) => void steps.push(step) });
+      expect(steps).toEqual(['phase 0', 'phase 1', 'phase 2', 'phase 3', 'deletes']);
+      steps.length = 0;
+      // A sink may skip phases with nothing to write (S3, memory) or compare as it writes (local): the phase that
+      // changed is asked, in order, and the deletes come last.
+      await h.sink.publish(sampleBuild(1, { latestRev: 2 }), { beforePhase: async (step) => void steps.push(step) });
+      expect(steps).toContain('phase 2');
+      expect(steps.at(-1)).toBe('deletes');
+      expect(steps.slice(0, -1)).toEqual(steps.slice(0, -1).sort());
+    });
+
+    it('writes nothing of a phase whose beforePhase refuses, leaving the earlier phases written and the old documents in place', async () => {
+      const h = await setup();
+      await h.sink.publish(sampleBuild(1));
+      const next = sampleBuild(2);
+      const refused = new Error('lock lost');
+      await expect(h.sink.publish(next, { beforePhase: async (step) => { if (step === 'phase 1') throw refused; } })).rejects.toBe(refused);
+      // Phase 0 (the new event) is in; the history and the summaries still show the old build.
+      expect(await h.read('api/en/events/r-3.json')).toBe(next.find((d) => d.key === 'api/en/events/r-3.json')!.body);
+      for (const d of sampleBuild(1).filter((x) => x.phase >= PHASE.lists)) expect(await h.read(d.key), d.key).toBe(d.body);
+    });
+
     it.each(['../escape.json', '/abs.json', 'api/../../escape.json', 'api//x.json', 'api/x y.json'])('refuses the unsafe key %s', async (key) => {
       const h = await setup();
       await expect(h.sink.publish([doc(key, {}, PHASE.leaves)])).rejects.toThrow(/unsafe object key/);

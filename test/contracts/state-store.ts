@@ -72,10 +72,35 @@ export function stateStoreContract(label: string, setup: () => Promise<StateStor
     it('gives the run lock to one owner at a time and to the next after release', async () => {
       const { store, another } = await setup();
       const a = await store.acquireLock('run-a', 60_000, T0);
-      expect(a).toEqual({ owner: 'run-a', expiresAt: new Date(T0.getTime() + 60_000).toISOString() });
+      expect(a).toMatchObject({ owner: 'run-a', expiresAt: new Date(T0.getTime() + 60_000).toISOString(), run: 1 });
       expect(await another().acquireLock('run-b', 60_000, T0)).toBeNull();
       await store.releaseLock(a!);
       expect(await another().acquireLock('run-b', 60_000, T0)).toMatchObject({ owner: 'run-b' });
+    });
+
+    it('numbers the runs that take the lock: after a release or an expiry the next holder has a higher run number', async () => {
+      const { store, another } = await setup();
+      const a = (await store.acquireLock('run-a', 60_000, T0))!;
+      await store.releaseLock(a);
+      const b = (await another().acquireLock('run-b', 1_000, T0))!;
+      const c = (await another().acquireLock('run-c', 60_000, new Date(T0.getTime() + 5_000)))!;
+      expect([a.run, b.run, c.run]).toEqual([1, 2, 3]);
+      expect(new Set([a.version, b.version, c.version]).size).toBe(3);
+    });
+
+    it('confirms the lock to its holder, and refuses with ConflictError once another run has taken it over', async () => {
+      const { store, another } = await setup();
+      const slow = (await store.acquireLock('slow', 1_000, T0))!;
+      await store.confirmLock(slow);
+      await store.confirmLock(slow);
+      const fast = (await another().acquireLock('fast', 60_000, new Date(T0.getTime() + 5_000)))!;
+      await expect(store.confirmLock(slow)).rejects.toBeInstanceOf(ConflictError);
+      await another().confirmLock(fast);
+      // The overtaken run's release leaves the new holder's lock alone, and it still proves it.
+      await store.releaseLock(slow);
+      await another().confirmLock(fast);
+      await another().releaseLock(fast);
+      await expect(another().confirmLock(fast)).rejects.toBeInstanceOf(ConflictError);
     });
 
     it('lets exactly one of several racing runs take a free lock', async () => {

@@ -7,6 +7,11 @@
 // After a failed run the published API must still be whole (every document valid JSON, every event link resolving);
 // after each tick's recovery the published API and the state must equal the clean pipeline's. The only field
 // allowed to differ is a source check's `latency_ms`, a wall-clock measurement that no two runs share.
+//
+// The suite's properties, each pinned by a test that fails when the code providing it is removed, are in
+// storage-properties.test.ts (old API readable during a half-finished publish; state never regresses; a failed run
+// leaves nothing half-written) and fencing.test.ts (an overtaken run writes nothing). This file pins recovery:
+// whatever fault hit a tick, the next good run converges on exactly what a clean pipeline published.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

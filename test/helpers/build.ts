@@ -15,7 +15,8 @@ export const DATA_DIR = new URL('../../data', import.meta.url).pathname;
 export interface TempBuild {
   outDir: string;
   stateDir: string;
-  build(now: string, sources?: readonly SourceConfig[], dataDir?: string): Promise<RunSummary>;
+  /** `rebuildPast`: build as of a `now` older than the stored state (`--rebuild-past`) instead of refusing. */
+  build(now: string, sources?: readonly SourceConfig[], dataDir?: string, opts?: { rebuildPast?: boolean }): Promise<RunSummary>;
 }
 
 export async function createTempBuild(): Promise<TempBuild> {
@@ -25,7 +26,7 @@ export async function createTempBuild(): Promise<TempBuild> {
   return {
     outDir,
     stateDir,
-    build: (now, sources = [], dataDir = DATA_DIR) =>
+    build: (now, sources = [], dataDir = DATA_DIR, opts = {}) =>
       run({
         now: () => new Date(now),
         fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0, deadline: Date.now() + 10_000 }),
@@ -33,6 +34,7 @@ export async function createTempBuild(): Promise<TempBuild> {
         store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
         dataDir,
+        allowOlderState: opts.rebuildPast ?? false,
       }),
   };
 }

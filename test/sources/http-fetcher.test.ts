@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpFetcher, parseRetryAfterMs, USER_AGENT } from '../../builder/sources/http-fetcher.ts';
+import { createHttpFetcher, parseRetryAfterMs, redirectAllowed, USER_AGENT } from '../../builder/sources/http-fetcher.ts';
 import type { FetchResult } from '../../builder/sources/fetcher.ts';
 import { refusedUrl, startServer, testFetcher, type TestServer } from './helpers.ts';
 
@@ -62,7 +62,7 @@ describe('createHttpFetcher', () => {
     expect(r.detail).toEqual({ code: 'http_status', params: { status: 500 } });
     expect(r.status).toBe(500);
     expect(server.requests).toHaveLength(3);
-    expect(r.error).toBe(`[sources/http] GET ${server.url} -> 500`);
+    expect(r.error).toBe(`[sources/http] GET ${server.url}/ -> 500`);
   });
 
   it('recovers when a retry after a 502 succeeds', async () => {
@@ -213,5 +213,50 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfterMs('soon', now)).toBeNull();
     expect(parseRetryAfterMs(null, now)).toBeNull();
+  });
+});
+
+describe('redirect policy', () => {
+  let other: TestServer | null = null;
+  afterEach(async () => {
+    await other?.close();
+    other = null;
+  });
+
+  it('follows a redirect on the same host and scheme, and refuses one to another port, naming it redacted', async () => {
+    other = await startServer((_req, res) => res.end('elsewhere'));
+    server = await startServer((req, res) => {
+      if (req.url === '/there') return void res.end('here');
+      res.writeHead(302, { location: req.url === '/same' ? '/there' : `${other!.url}/x?token=s3cr3t` });
+      res.end();
+    });
+    const f = testFetcher();
+    expect(await f.get(`${server.url}/same`)).toMatchObject({ ok: true, url: `${server.url}/there` });
+    const r = failure(await f.get(`${server.url}/away`));
+    expect(r.detail).toEqual({ code: 'redirect_not_allowed', params: { location: `${other.url}/x?token=***` } });
+    expect(r.error).not.toContain('s3cr3t');
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('follows a redirect to a host the source allows, without the credentials of the first host', async () => {
+    other = await startServer((req, res) => res.end(`auth=${req.headers.authorization ?? 'none'}`));
+    server = await startServer((req, res) => {
+      if (req.url === '/start') {
+        res.writeHead(302, { location: `${other!.url}/x` });
+        res.end();
+      } else res.end('no');
+    });
+    const withCreds = server.url.replace('http://', 'http://user:pa%3Ass@');
+    const r = await testFetcher().get(`${withCreds}/start`, { redirectHosts: [new URL(other.url).host] });
+    expect(r).toMatchObject({ ok: true, body: 'auth=none' });
+    expect(server.requests[0]!.headers.authorization).toBe(`Basic ${Buffer.from('user:pa:ss').toString('base64')}`);
+  });
+
+  it('refuses a redirect that changes the scheme, even to the same host', () => {
+    const start = new URL('https://feeds.example.test/a');
+    expect(redirectAllowed(start, new URL('http://feeds.example.test/b'), [])).toBe(false);
+    expect(redirectAllowed(start, new URL('https://feeds.example.test:8443/b'), [])).toBe(false);
+    expect(redirectAllowed(start, new URL('https://cdn.example.test/b'), ['cdn.example.test'])).toBe(true);
+    expect(redirectAllowed(start, new URL('https://feeds.example.test/b'), [])).toBe(true);
   });
 });

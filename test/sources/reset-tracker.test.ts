@@ -130,29 +130,74 @@ describe('fetchResetTracker', () => {
       if (req.url?.startsWith('/bad-json')) sendJson(res, '<html>not json</html>');
       else {
         const page = JSON.parse(fixture('tracker-page-1.json')) as { data: { announced_at: string }[] };
-        page.data[1]!.announced_at = 'yesterday';
+        for (const d of page.data) d.announced_at = 'yesterday';
         sendJson(res, page);
       }
     });
     const bad = await fetchResetTracker(testFetcher(), { ...config(server.url), url: `${server.url}/bad-json` }, AS_OF);
     expect(bad.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'invalid_json', params: {} } });
     const shape = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(shape.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'schema_mismatch', params: { path: 'data[1].announced_at' } } });
+    expect(shape.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at' } } });
     expect(shape.check.latency_ms).not.toBeNull();
     const next = applySourceResults(stateWithOldEvent(), [bad, shape], [], AS_OF);
     expect(next.upstream_events).toEqual([oldEvent]);
     expect(next.checks.map((c) => c.detail.code)).toEqual(['invalid_json', 'schema_mismatch']);
   });
 
-  it('keeps the upstream text untouched, truncating only to the schema maximum', async () => {
-    const long = `  Reset!\n${'é'.repeat(5000)}`;
+  it('rejects single bad records (shape, link, date) and counts each reason in the check', async () => {
+    server = await startServer((_req, res) => {
+      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[]; pagination: object };
+      const base = page.data[0]!;
+      const rec = (id: string, patch: Record<string, unknown>) => ({ ...base, id, ...patch });
+      page.data = [
+        rec('ok-1', {}),
+        rec('bad-shape', { announced_at: 'yesterday' }),
+        rec('far-future', { announced_at: '9999-12-31T00:00:00Z' }),
+        rec('before-era', { announced_at: '2001-01-01T00:00:00Z' }),
+        rec('js-link', { source: { type: 'observed', url: 'javascript:alert(1)' } }),
+        rec('no-host', { source: { type: 'observed', url: 'https:' } }),
+      ];
+      sendJson(res, page);
+    });
+    const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 5, reasons: 'invalid_record 1, bad_url 2, future_date 1, before_era 1' } } });
+    expect(r.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
+  });
+
+  it('never takes a far-future time from a crafted X post id: the record keeps its own time, the post time is counted', async () => {
+    server = await startServer((_req, res) => {
+      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[] };
+      page.data = [{ ...page.data[0]!, id: 'crafted', announced_at: '2026-11-21T09:00:00Z', source: { type: 'x_post', url: 'https://x.com/a/status/99999999999999999999' } }];
+      sendJson(res, page);
+    });
+    const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'future_date 1' } } });
+    expect(r.events![0]).toMatchObject({ announced_at: '2026-11-21T09:00:00Z', observed_at: null, time_basis: 'announcement' });
+  });
+
+  it('takes at most the record cap per run, newest first, counting the rest: a partial read', async () => {
+    server = await startServer((req, res) => {
+      const cursor = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') ?? 0);
+      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[]; pagination: object };
+      page.data = Array.from({ length: 30 }, (_, i) => ({ ...page.data[0]!, id: `p${cursor}-r${i}` }));
+      page.pagination = { has_more: true, next_cursor: String(cursor + 1) };
+      sendJson(res, page);
+    });
+    const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF, { maxRecords: 50 });
+    expect(server.requests).toHaveLength(2);
+    expect(r.events).toHaveLength(50);
+    expect(r.check).toMatchObject({ ok: true, detail: { code: 'record_cap_reached', params: { max: 50, rejected: 10, reasons: 'over_record_cap 10' } } });
+  });
+
+  it('keeps the upstream words (markup tags and control characters removed), truncating only to the schema maximum', async () => {
+    const long = `  Reset!\u0007 <b>now</b>\n${'é'.repeat(5000)}`;
     server = await startServer((_req, res) => {
       const page = JSON.parse(fixture('tracker-page-2.json')) as { data: { text: string }[] };
       page.data[0]!.text = long;
       sendJson(res, page);
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(r.events![0]!.evidence_text).toBe(long.slice(0, 4000));
+    expect(r.events![0]!.evidence_text).toBe(`Reset!  now \n${'é'.repeat(5000)}`.slice(0, 4000));
   });
 });
 

@@ -20,8 +20,8 @@ async function serve(body: string, type: string): Promise<SourceConfig> {
 }
 
 function parsed(body: string) {
-  const r = parseFeed(body);
-  if (!r.ok) throw new Error(`parse failed: ${r.code}`);
+  const r = parseFeed(body, AS_OF);
+  if (!r.ok) throw new Error(`parse failed: ${r.detail.code}`);
   return r.feed;
 }
 
@@ -59,9 +59,9 @@ describe('fetchSignalFeed', () => {
     });
   });
 
-  it('reads JSON Feed 1.1 and drops non-http links', async () => {
+  it('reads JSON Feed 1.1 and drops non-http links, counting them', async () => {
     const r = await fetchSignalFeed(testFetcher(), await serve(fixture('feed.json'), 'application/feed+json'), AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 2 });
+    expect(r.check).toMatchObject({ ok: true, items_read: 2, detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'bad_url 1' } } });
     expect(r.signals).toEqual([
       expect.objectContaining({ title: 'How Codex resets work', url: 'https://blog.example.test/codex-resets-explained', published_at: '2026-11-19T21:00:00Z', excerpt: 'When OpenAI resets Codex usage limits, everyone starts fresh.' }),
     ]);
@@ -99,26 +99,77 @@ describe('parseFeed on untrusted text', () => {
   it('strips control characters, bidi overrides and markup, decodes entities, and caps lengths', () => {
     const title = `Codex reset \u0007now\u202E &#x1F600; &lt;b&gt;bold&lt;/b&gt; ${'long '.repeat(100)}`;
     const desc = `<![CDATA[${'<p>x</p>'.repeat(2000)}]]>`;
-    const feed = parsed(`<rss><channel><item><title>${title}</title><description>${desc}</description><link>https://a.example.test/1</link></item></channel></rss>`);
-    const item = feed.items[0]!;
-    expect(item.title.length).toBeLessThanOrEqual(300);
-    expect(item.title.startsWith('Codex reset now 😀 bold long')).toBe(true);
-    expect(item.title.endsWith('…')).toBe(true);
-    expect(item.title).not.toMatch(/[\u0000-\u001f\u202e<>]/);
-    expect(item.excerpt.length).toBeLessThanOrEqual(1000);
+    // XML 1.0 forbids raw control characters, so those come through JSON Feed; markup and entities through both.
+    const rss = parsed(`<rss><channel><item><title>${title.replace('\u0007', '')}</title><description>${desc}</description><link>https://a.example.test/1</link></item></channel></rss>`);
+    const json = parsed(JSON.stringify({ version: 'https://jsonfeed.org/version/1.1', items: [{ id: '1', title, summary: '<p>x</p>'.repeat(2000) }] }));
+    for (const item of [rss.items[0]!, json.items[0]!]) {
+      expect(item.title.length).toBeLessThanOrEqual(300);
+      expect(item.title.startsWith('Codex reset now 😀 bold long')).toBe(true);
+      expect(item.title.endsWith('…')).toBe(true);
+      expect(item.title).not.toMatch(/[\u0000-\u001f\u202e<>]/);
+      expect(item.excerpt.length).toBeLessThanOrEqual(1000);
+    }
   });
 
-  it('never expands DTD entities and tolerates unterminated markup', () => {
-    const evil = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><rss><channel><item><title>&b; codex reset</title></item><item><title>unterminated';
-    const feed = parsed(evil);
-    expect(feed.items).toHaveLength(1);
-    expect(feed.items[0]!.title).toBe('&b; codex reset');
-    expect(parseFeed('<?xml version="1.0"?><?pi <?also')).toEqual({ ok: false, code: 'unknown_feed_format' });
+  it('never expands DTD entities: a feed that uses one is refused as invalid XML, as is a truncated feed', () => {
+    const evil = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><rss><channel><item><title>&b; codex reset</title></item></channel></rss>';
+    expect(parseFeed(evil, AS_OF)).toMatchObject({ ok: false, detail: { code: 'invalid_xml' } });
+    const truncated = '<rss><channel><item><title>codex reset</title></item><item><title>unterminated';
+    expect(parseFeed(truncated, AS_OF)).toMatchObject({ ok: false, detail: { code: 'invalid_xml' } });
+    expect(parseFeed('<?xml version="1.0"?><?pi <?also', AS_OF)).toMatchObject({ ok: false, detail: { code: 'unknown_feed_format' } });
+    // HTML named entities in text are read (feeds use them although XML does not define them).
+    expect(parsed('<rss><channel><item><title>Codex&nbsp;reset&hellip;</title></item></channel></rss>').items[0]!.title).toBe('Codex reset…');
   });
 
-  it(`reads at most ${MAX_FEED_ITEMS} items`, () => {
+  it(`reads at most ${MAX_FEED_ITEMS} items and counts the rest as rejected`, () => {
     const items = Array.from({ length: 500 }, (_, i) => `<entry><id>e${i}</id><title>t${i}</title></entry>`).join('');
-    expect(parsed(`<feed xmlns="http://www.w3.org/2005/Atom"><title>f</title>${items}</feed>`).items).toHaveLength(MAX_FEED_ITEMS);
+    const r = parseFeed(`<feed xmlns="http://www.w3.org/2005/Atom"><title>f</title>${items}</feed>`, AS_OF);
+    if (!r.ok) throw new Error(r.detail.code);
+    expect(r.feed.items).toHaveLength(MAX_FEED_ITEMS);
+    expect(r.rejected).toEqual({ over_item_cap: 300 });
+  });
+
+  it('rejects items dated in the future or before the tracked era, and non-http links, counting each reason', async () => {
+    const item = (title: string, date: string, link = 'https://e.test/1') => `<item><title>${title}</title><link>${link}</link><pubDate>${date}</pubDate></item>`;
+    const body = `<rss><channel><title>codex</title>${[
+      item('Codex reset ok', 'Sat, 21 Nov 2026 11:00:00 GMT'),
+      item('Codex reset soon', 'Sat, 21 Nov 2026 12:05:00 GMT', 'https://e.test/2'),
+      item('Codex reset far', 'Fri, 31 Dec 9999 00:00:00 GMT', 'https://e.test/3'),
+      item('Codex reset old', 'Mon, 01 Jan 2001 00:00:00 GMT', 'https://e.test/4'),
+      item('Codex reset js', 'Sat, 21 Nov 2026 11:00:00 GMT', 'javascript:alert(1)'),
+      item('Codex reset creds', 'Sat, 21 Nov 2026 11:00:00 GMT', 'https://u:p@e.test/5'),
+    ].join('')}</channel></rss>`;
+    const r = await fetchSignalFeed(testFetcher(), await serve(body, 'application/rss+xml'), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, items_read: 4, detail: { code: 'ok_with_rejections', params: { rejected: 4, reasons: 'bad_url 2, future_date 1, before_era 1' } } });
+    expect(r.signals!.map((s) => [s.title, s.url])).toEqual([
+      ['Codex reset ok', 'https://e.test/1'],
+      ['Codex reset soon', 'https://e.test/2'],
+      ['Codex reset js', null],
+      ['Codex reset creds', null],
+    ]);
+  });
+
+  it('refuses an over-deep document and one over the feed cap before reading it', () => {
+    expect(parseFeed(`<rss><channel>${'<a>'.repeat(100)}`, AS_OF)).toMatchObject({ ok: false, detail: { code: 'too_deeply_nested', params: { max: 32 } } });
+    expect(parseFeed(`<rss>${' '.repeat(1024 * 1024)}</rss>`, AS_OF)).toMatchObject({ ok: false, detail: { code: 'body_too_large', params: { limit_kib: 1024 } } });
+  });
+
+  it('stops a parse that runs past its time budget between chunks', () => {
+    let t = 0;
+    const slowClock = () => (t += 600);
+    const body = `<rss><channel>${'<item><title>x</title></item>'.repeat(10_000)}</channel></rss>`;
+    expect(parseFeed(body, AS_OF, slowClock)).toMatchObject({ ok: false, detail: { code: 'parse_time_exceeded', params: { ms: 1000 } } });
+  });
+
+  it('parses or refuses a 2 MiB attribute-like run (the old quadratic case) at once', () => {
+    const head = '<rss version="2.0"><channel><item><title>codex reset</title><link';
+    for (const unit of [' a="b', ' a=a', ' a="" ']) {
+      const body = head + unit.repeat(Math.floor((2 * 1024 * 1024 - head.length) / unit.length));
+      // Over the 1 MiB feed cap: refused by size. The parser itself must also finish: feed it the half that fits.
+      expect(parseFeed(body, AS_OF)).toMatchObject({ ok: false, detail: { code: 'body_too_large' } });
+      const r = parseFeed(body.slice(0, 1024 * 1024 - 16), AS_OF);
+      expect(r.ok).toBe(false);
+    }
   });
 });
 

@@ -35,7 +35,7 @@ describe('fetchStatusPage', () => {
     expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: AS_OF.toISOString() });
     expect(r.check.latency_ms).not.toBeNull();
     expect(UpstreamStatusSchema.parse(r.status)).toEqual({
-      page_url: 'https://status.example.test',
+      page_url: 'https://status.example.test/',
       indicator: 'minor',
       description: 'Partially Degraded Service',
       updated_at: '2026-11-21T19:52:03.118Z',
@@ -70,7 +70,7 @@ describe('fetchStatusPage', () => {
       { id: '01HCOMPCODEXWEB', name: 'Codex Web', status: 'operational' },
       { id: '01HCOMPCODEXVS', name: 'Codex VS Code extension', status: 'full_outage_experimental' },
     ]);
-    expect(r.signals).toEqual([]);
+    expect(r.signals!.map((x) => x.title)).not.toContain('Elevated errors for Codex tasks');
   });
 
   it('reports invalid JSON and keeps the last good status', async () => {
@@ -107,5 +107,31 @@ describe('fetchStatusPage', () => {
     const r = await fetchStatusPage(testFetcher({ retries: 0 }), config(await refusedUrl()), AS_OF);
     expect(r.check).toMatchObject({ ok: false, http_status: null, detail: { code: 'connection_refused' } });
     expect(r.check.latency_ms).not.toBeNull();
+  });
+
+  it('cleans and caps the upstream words, refuses a javascript: page link and far-future incidents, counting both', async () => {
+    const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
+    summary.page.url = 'javascript:alert(1)';
+    summary.status.description = `<script>x()</script><b>Degraded</b>\u0000 ${'very '.repeat(200)}`;
+    summary.components[1].name = `Codex Web <img src=x onerror=alert(1)>${'!'.repeat(500)}`;
+    summary.incidents[0].started_at = '9999-12-31T00:00:00Z';
+    const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'bad_url 1, future_date 1' } } });
+    expect(r.status!.page_url).toBe('');
+    expect(r.status!.description.startsWith('Degraded very')).toBe(true);
+    expect(r.status!.description.length).toBeLessThanOrEqual(300);
+    expect(r.status!.components[0]!.name.length).toBeLessThanOrEqual(120);
+    expect(JSON.stringify(r.status)).not.toMatch(/<|javascript:/);
+    expect(r.signals!.map((x) => x.title)).not.toContain('Elevated errors for Codex tasks');
+  });
+
+  it('refuses a body nested too deep or with too long a list, as a failed check', async () => {
+    const deep = await fetchStatusPage(testFetcher(), await serve(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), AS_OF);
+    expect(deep.check).toMatchObject({ ok: false, detail: { code: 'too_deeply_nested', params: { max: 16 } } });
+    await server!.close();
+    const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
+    summary.components = Array.from({ length: 6_000 }, (_, i) => ({ id: `c${i}`, name: 'x', status: 'operational' }));
+    const long = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
+    expect(long.check).toMatchObject({ ok: false, detail: { code: 'too_many_items', params: { max: 5000 } } });
   });
 });

@@ -1,0 +1,176 @@
+// Benchmark: worst-case parses. The most hostile 2 MiB inputs we could build for each parser (status page JSON,
+// tracker JSON, RSS, Atom, JSON Feed) must each parse or be refused in under 1 s. Every input is 2 MiB, twice the
+// sources' own 1 MiB size caps, so it is run twice: through the real budget (refused by size at once) and with the
+// size cap lifted to 4 MiB, which is the figure that matters: the parser and validation themselves on 2 MiB.
+//
+//   npx tsx bench/hostile-parse.ts [--quick]
+import { pathToFileURL } from 'node:url';
+import { FEED_BUDGET, STATUS_PAGE_BUDGET, TRACKER_PAGE_BUDGET, type ParseBudget } from '../builder/sources/budget.ts';
+import type { SourceConfig } from '../builder/sources/fetcher.ts';
+import { parseTrackerPage, takeTrackerRecords } from '../builder/sources/reset-tracker.ts';
+import { parseFeed } from '../builder/sources/signal-feeds.ts';
+import { parseStatusPage } from '../builder/sources/status-page.ts';
+import type { Event } from '../builder/model/schemas.ts';
+import { totalRejected, type RejectCounts } from '../builder/sources/sanitize.ts';
+import { BENCH_NOW, benchArgs, fmtMs, saveResults, table, type BenchArgs } from './lib.ts';
+
+export const HOSTILE_PARSE_LIMIT_MS = 1_000;
+const MiB = 1024 * 1024;
+const SIZE = 2 * MiB;
+const AS_OF = new Date(BENCH_NOW);
+const lifted = (b: ParseBudget): ParseBudget => ({ ...b, maxBytes: 4 * MiB });
+
+/** head + unit repeated + tail, exactly filling SIZE characters (all ASCII, so bytes too) or just under. */
+function fill(head: string, unit: string, tail = ''): string {
+  return head + unit.repeat(Math.floor((SIZE - head.length - tail.length) / unit.length)) + tail;
+}
+
+function jsonCases(wrap: (inner: string) => [string, string]): [string, string][] {
+  const [head, tail] = wrap('');
+  return [
+    ['deep nesting (closed)', `${head}${'['.repeat(SIZE / 2 - 100)}${']'.repeat(SIZE / 2 - 100)}${tail}`],
+    ['deep nesting (unclosed)', fill(head, '[')],
+    ['long key name', fill(`${head}{"`, 'k', `":1}${tail}`)],
+    ['long string value', fill(`${head}{"id":"`, 'v', `"}${tail}`)],
+    ['escape run', fill(`${head}{"id":"`, '\\u0000', `"}${tail}`)],
+    ['many tiny items', fill(`${head}[`, '{},', `{}]${tail}`)],
+    ['many keys', `${head}{${Array.from({ length: 180_000 }, (_, i) => `"k${i}":0`).join(',')}}${tail}`],
+    ['unclosed string', fill(`${head}{"id":"`, 'x')],
+    ['not JSON (markup)', fill('<html>', '<b>x</b>')],
+  ];
+}
+
+function trackerRecords(n: number, text: string): string {
+  const rec = (i: number) => ({ id: `r${i}`, reset_type: 'regular', announced_at: '2026-11-20T10:00:00Z', text, source: { type: 'x_post', author: '<b>x</b>', url: `https://x.test/${i}` } });
+  return JSON.stringify({ data: Array.from({ length: n }, (_, i) => rec(i)), pagination: { has_more: false, next_cursor: null } });
+}
+
+const lol = '<!DOCTYPE lolz [<!ENTITY lol "lol">' + Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('') + ']>';
+
+function xmlCases(root: string, close: string, item: string, itemBody: string): [string, string][] {
+  const open = `${root}<title>codex</title>`;
+  return [
+    ['attribute run, unclosed quotes (the old quadratic case)', fill(`${open}<${item}`, ' a="b')],
+    ['attribute run, unquoted', fill(`${open}<${item}`, ' a=a')],
+    ['attribute-like text', fill(`${open}<${item}><title>`, 'a="" ', `</title></${item}>${close}`)],
+    ['many attributes', `${open}<${item}${Array.from({ length: 200_000 }, (_, i) => ` a${i}="x"`).join('')}/>${close}`.slice(0, SIZE)],
+    ['long element name', fill('<', 'a', '/>')],
+    ['long attribute name', fill(`${open}<${item} `, 'a', `="x"/>${close}`)],
+    ['deep nesting (unclosed)', fill(open, '<a>')],
+    ['deep nesting (closed)', `${open}${'<a>'.repeat(SIZE / 8)}${'</a>'.repeat(SIZE / 8)}${close}`],
+    ['entity bomb (billion laughs)', fill(`<?xml version="1.0"?>${lol}${open}<${item}><title>`, '&lol9;', `</title></${item}>${close}`)],
+    ['entity references', fill(`${open}<${item}><title>`, '&amp;&#x41;&nbsp;', `</title></${item}>${close}`)],
+    ['unclosed tags', fill(open, `<${item}><title>x`)],
+    ['many valid items', fill(open, `<${item}>${itemBody}</${item}>`, close)],
+    ['CDATA unclosed', fill(`${open}<${item}><title><![CDATA[`, 'x]]')],
+    ['comment unclosed', fill(`${open}<!--`, '--x')],
+    ['run of <', fill(`${open}<${item}><title>`, '<')],
+  ];
+}
+
+interface Row {
+  parser: string;
+  input: string;
+  bytes: number;
+  outcome: string;
+  capped_ms: number;
+  lifted_ms: number;
+}
+
+function outcomeOf(r: { ok: true } | { ok: false; detail: { code: string } }, extra = ''): string {
+  return r.ok ? `parsed${extra}` : `refused: ${r.detail.code}`;
+}
+
+function time(f: () => string, reps: number): { ms: number; outcome: string } {
+  let worst = 0;
+  let outcome = '';
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    outcome = f();
+    worst = Math.max(worst, performance.now() - t);
+  }
+  return { ms: worst, outcome };
+}
+
+const STATUS_CONFIG: SourceConfig = { id: 'status-page', kind: 'status_page', url: 'https://status.example.test/api/v2/summary.json' };
+
+function parsers(): { name: string; cases: [string, string][]; run: (body: string, lift: boolean) => string }[] {
+  const feed = (body: string, lift: boolean) => {
+    const r = parseFeed(body, AS_OF, undefined, lift ? lifted(FEED_BUDGET) : FEED_BUDGET);
+    return outcomeOf(r, r.ok ? ` (${r.feed.items.length} items)` : '');
+  };
+  const statusPage = (body: string, lift: boolean) => {
+    const r = parseStatusPage(STATUS_CONFIG, body, AS_OF, lift ? { budget: lifted(STATUS_PAGE_BUDGET) } : {});
+    return outcomeOf(r, r.ok ? ` (${r.status.components.length} components)` : '');
+  };
+  const tracker = (body: string, lift: boolean) => {
+    const r = parseTrackerPage(body, lift ? { budget: lifted(TRACKER_PAGE_BUDGET) } : {});
+    if (!r.ok) return outcomeOf(r);
+    const events = new Map<string, Event>();
+    const rejected: RejectCounts = {};
+    const taken = takeTrackerRecords(r.page.data, AS_OF, events, rejected, 1_000);
+    return `parsed (${events.size} events, ${totalRejected(rejected)} rejected${taken.capped ? ', record cap' : ''})`;
+  };
+  const summary = (components: string) => [`{"page":{"id":"p","name":"n","url":"https://s.test","updated_at":null},"status":{"indicator":"none","description":"ok"},"components":`, `${components}}`];
+  return [
+    {
+      name: 'status page (JSON)',
+      cases: [
+        ...jsonCases(() => summary('') as [string, string]),
+        ['flood of components', fill(`${summary('')[0]!}[`, '{"id":"c","name":"Codex <b>x</b>","status":"major_outage"},', '{"id":"c","name":"n","status":"x"}]}')],
+        ['huge description', fill('{"page":{"id":"p","name":"n","url":"javascript:x","updated_at":null},"status":{"indicator":"x","description":"', '<b>very</b> ', '"},"components":[]}')],
+      ],
+      run: statusPage,
+    },
+    {
+      name: 'tracker (JSON)',
+      cases: [
+        ...jsonCases(() => ['{"pagination":{"has_more":false},"data":', '}']),
+        ['5,000 records of markup text', trackerRecords(5_000, '<b>reset</b> <i>x</i> '.repeat(14))],
+        ['700 records of 3 KB text', trackerRecords(700, '<b>reset</b> '.repeat(230))],
+      ],
+      run: tracker,
+    },
+    { name: 'RSS', cases: xmlCases('<rss version="2.0"><channel>', '</channel></rss>', 'item', '<title>Codex reset</title><link>https://e.test/a</link>'), run: feed },
+    { name: 'Atom', cases: xmlCases('<feed xmlns="http://www.w3.org/2005/Atom">', '</feed>', 'entry', '<id>x</id><title>Codex reset</title><link href="https://e.test/a"/>'), run: feed },
+    {
+      name: 'JSON Feed',
+      cases: [
+        ...jsonCases(() => ['{"version":"https://jsonfeed.org/version/1.1","items":', '}']),
+        ['flood of items', fill('{"version":"https://jsonfeed.org/version/1.1","items":[', '{"id":"1","title":"Codex reset <b>x</b>","url":"javascript:x"},', '{"id":"2"}]}')],
+      ],
+      run: feed,
+    },
+  ];
+}
+
+export async function benchHostileParse(args: BenchArgs): Promise<{ result: unknown; report: string }> {
+  const reps = args.quick ? 1 : 3;
+  const rows: Row[] = [];
+  for (const p of parsers()) {
+    for (const [input, body] of p.cases) {
+      const capped = time(() => p.run(body, false), reps);
+      const lift = time(() => p.run(body, true), reps);
+      rows.push({ parser: p.name, input, bytes: Buffer.byteLength(body), outcome: lift.outcome, capped_ms: capped.ms, lifted_ms: lift.ms });
+    }
+  }
+  const worst = rows.reduce((m, r) => (r.lifted_ms > m.lifted_ms ? r : m));
+  const failed = rows.filter((r) => r.lifted_ms >= HOSTILE_PARSE_LIMIT_MS || r.capped_ms >= HOSTILE_PARSE_LIMIT_MS);
+  const report = [
+    `## hostile parse: ${rows.length} inputs of ~2 MiB, worst of ${reps} run(s) each; limit ${HOSTILE_PARSE_LIMIT_MS} ms`,
+    table(
+      ['parser', 'input', 'KiB', 'outcome (size cap lifted)', 'with size cap', 'size cap lifted'],
+      rows.map((r) => [r.parser, r.input, Math.round(r.bytes / 1024), r.outcome, fmtMs(r.capped_ms), fmtMs(r.lifted_ms)]),
+    ),
+    `worst: ${worst.parser}, ${worst.input}: ${fmtMs(worst.lifted_ms)}; ${failed.length === 0 ? 'every input under the limit' : `OVER THE LIMIT: ${failed.map((r) => `${r.parser} ${r.input}`).join('; ')}`}`,
+  ].join('\n');
+  if (failed.length > 0) process.exitCode = 1;
+  const result = { limit_ms: HOSTILE_PARSE_LIMIT_MS, reps, rows };
+  await saveResults('hostile-parse', result);
+  return { result, report };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { report } = await benchHostileParse(benchArgs());
+  console.log(report);
+}

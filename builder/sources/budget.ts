@@ -1,0 +1,66 @@
+// Every source parse runs under a budget: a size cap, an item cap, a nesting cap and a time check. Exceeding one is
+// a failed check with its own detail code, never a stalled or crashed build. The caps are per source kind and are
+// listed (with the reasons) in docs/sources.md.
+import type { Detail } from '../model/schemas.ts';
+
+export interface ParseBudget {
+  /** Largest body accepted, in bytes (the fetcher's transport cap is larger: this is the source's own). */
+  maxBytes: number;
+  /** Longest array (or most keys of an object) accepted anywhere in a JSON body; items past the source's own item cap are counted, not kept. */
+  maxArrayItems: number;
+  /** Deepest nesting accepted (JSON arrays/objects, XML elements). */
+  maxDepth: number;
+  /** Wall time the parse (and validation) may take; checked between steps and between XML chunks. */
+  maxMs: number;
+}
+
+const KiB = 1024;
+
+/** A real summary.json is 10-100 KiB (Atlassian pages with many components reach a few hundred). */
+export const STATUS_PAGE_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
+/** One page of 100 tracker records is about 50 KiB; a page may hold more records than asked for, up to the cap. */
+export const TRACKER_PAGE_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
+/** Real feeds (a subreddit's newest 25-100 posts) are 50-500 KiB. */
+export const FEED_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 32, maxMs: 1_000 };
+
+export function checkSize(body: string, budget: ParseBudget): Detail | null {
+  // A UTF-8 body's string is never longer than its bytes, so the cheap length test rules most bodies in.
+  if (body.length * 3 <= budget.maxBytes || Buffer.byteLength(body, 'utf8') <= budget.maxBytes) return null;
+  return { code: 'body_too_large', params: { limit_kib: Math.floor(budget.maxBytes / KiB) } };
+}
+
+/**
+ * Refuses JSON text that nests deeper than `maxDepth` or holds a container (array or object) of more than
+ * `maxArrayItems` entries, in one pass over its brackets and commas (strings skipped), before JSON.parse: parsing a
+ * million nested arrays, or an object of 180,000 keys, costs most of a second before any later check could refuse it.
+ * It is a bound, not a parser: JSON.parse still decides whether the text is JSON.
+ */
+export function checkJsonShape(text: string, budget: ParseBudget): Detail | null {
+  // Entries so far of each open container, innermost last; never more than maxDepth of them.
+  const entries: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (entries.length >= budget.maxDepth) return { code: 'too_deeply_nested', params: { max: budget.maxDepth } };
+      entries.push(1);
+    } else if (c === 0x5d || c === 0x7d) entries.pop();
+    else if (c === 0x2c && entries.length > 0) {
+      const n = entries.length - 1;
+      if ((entries[n] = entries[n]! + 1) > budget.maxArrayItems) return { code: 'too_many_items', params: { max: budget.maxArrayItems } };
+    }
+  }
+  return null;
+}
+
+/** A started time budget: `over()` is the failed-check detail once `maxMs` has passed, else null. */
+export function startBudgetClock(budget: ParseBudget, now: () => number = () => performance.now()): { over(): Detail | null } {
+  const started = now();
+  return {
+    over: () => (now() - started > budget.maxMs ? { code: 'parse_time_exceeded', params: { ms: budget.maxMs } } : null),
+  };
+}

@@ -1,0 +1,154 @@
+// Pure: the sanity rules every source record passes before it may touch state. Text is normalised, stripped of
+// markup and capped; URLs must be http(s) with a host; instants must fall inside the tracked era and not after
+// `asOf` (plus a small skew). What fails is not dropped silently: callers count it per reason (RejectCounts) and the
+// source check names the reasons. No clock, no I/O: `asOf` comes in.
+
+/** Length caps, in UTF-16 code units, for every kind of upstream text we keep. */
+export const TEXT_LIMITS = {
+  /** Feed item and incident titles. */
+  title: 300,
+  /** Feed item excerpts and incident update bodies. */
+  excerpt: 1000,
+  /** A tracker record's text, kept as the event's `evidence_text` (the event schema's maximum). */
+  evidence: 4000,
+  /** A record's author handle. */
+  author: 80,
+  /** The status page's own description of its state, and its indicator. */
+  status_description: 300,
+  /** Status page component names. */
+  component_name: 120,
+  /** Upstream ids before they are mapped to ours. */
+  id: 200,
+} as const;
+
+/** Longer links are almost certainly not links (or carry payloads we do not want to publish). */
+export const URL_MAX_CHARS = 2000;
+
+/** A record may be dated this far after `asOf` (upstream clocks and announcement rounding); later is rejected. */
+export const FUTURE_SKEW_MS = 10 * 60 * 1000;
+
+/**
+ * The start of the tracked era: Codex (and with it Codex usage limits) did not exist before 2025, and the
+ * earliest ledger record is from September 2025. A record dated earlier is garbage or a hostile sort key.
+ */
+export const TRACKED_ERA_START = '2025-01-01T00:00:00Z';
+const TRACKED_ERA_START_MS = Date.parse(TRACKED_ERA_START);
+
+/** Why a record (or a field of it) was rejected. Each is a word operators read in the check detail. */
+export const REJECT_REASONS = [
+  'invalid_record',
+  'bad_url',
+  'bad_date',
+  'future_date',
+  'before_era',
+  'empty_text',
+  'over_item_cap',
+  'over_record_cap',
+] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+export type RejectCounts = Partial<Record<RejectReason, number>>;
+
+export function countReject(counts: RejectCounts, reason: RejectReason, n = 1): void {
+  counts[reason] = (counts[reason] ?? 0) + n;
+}
+
+export function totalRejected(counts: RejectCounts): number {
+  return REJECT_REASONS.reduce((sum, r) => sum + (counts[r] ?? 0), 0);
+}
+
+/** `{ rejected: 7, reasons: 'bad_url 2, future_date 5' }`: what a check detail carries; empty when none. */
+export function rejectionParams(counts: RejectCounts): Record<string, string | number> {
+  const total = totalRejected(counts);
+  if (total === 0) return {};
+  const reasons = REJECT_REASONS.filter((r) => (counts[r] ?? 0) > 0).map((r) => `${r} ${counts[r]}`);
+  return { rejected: total, reasons: reasons.join(', ') };
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–',
+  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', middot: '·', bull: '•',
+};
+
+/** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
+export const HTML_ENTITIES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(NAMED_ENTITIES).filter(([k]) => !['amp', 'lt', 'gt', 'quot', 'apos'].includes(k)));
+
+/** Decodes numeric and a small set of named character references; unknown names stay as written. */
+export function decodeEntities(s: string): string {
+  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[a-zA-Z]{2,8});/g, (whole, ref: string) => {
+    if (ref[0] === '#') {
+      const cp = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      if (!Number.isFinite(cp) || cp <= 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return '';
+      return String.fromCodePoint(cp);
+    }
+    return Object.hasOwn(NAMED_ENTITIES, ref.toLowerCase()) ? NAMED_ENTITIES[ref.toLowerCase()]! : whole;
+  });
+}
+
+// Enough input to fill any capped output field; bounding it first keeps the regexes below cheap on hostile input.
+const MAX_RAW_CHARS = 20_000;
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function stripTags(s: string): string {
+  return s
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<[^>]*>/g, ' ');
+}
+
+function capChars(s: string, max: number, ellipsis: boolean): string {
+  if (s.length <= max) return s;
+  let cut = s.slice(0, ellipsis ? max - 1 : max);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return ellipsis ? `${cut.trimEnd()}…` : cut;
+}
+
+/**
+ * Untrusted text (possibly HTML) → plain single-line text of at most `max` characters. Markup is stripped both
+ * before and after decoding entities, so escaped markup (`&lt;b&gt;`) cannot come back as live tags.
+ */
+export function cleanText(raw: string, max: number): string {
+  let s = raw.length > MAX_RAW_CHARS ? raw.slice(0, MAX_RAW_CHARS) : raw;
+  s = stripTags(decodeEntities(stripTags(s)));
+  s = s.replace(/[\t\n\r]/g, ' ').replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, '').replace(/\s+/g, ' ').trim();
+  return capChars(s, max, true);
+}
+
+/**
+ * Evidence (a record's own words, never translated): line breaks kept, markup tags and control characters removed,
+ * entities left as written (they are the upstream's text), cut at `max` without an ellipsis.
+ */
+export function cleanEvidence(raw: string, max: number): string {
+  let s = raw.length > MAX_RAW_CHARS ? raw.slice(0, MAX_RAW_CHARS) : raw;
+  s = stripTags(s.replace(/\r\n?/g, '\n')).replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, '').trim();
+  return capChars(s, max, false);
+}
+
+/** An http(s) URL with a host, at most URL_MAX_CHARS long, as its normalised href; anything else → null. */
+export function cleanUrl(raw: string | null | undefined): string | null {
+  if (typeof raw !== 'string') return null;
+  const s = raw.trim();
+  if (s === '' || s.length > URL_MAX_CHARS) return null;
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return null;
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return null;
+  // Credentials in a published link are somebody's secret, or a phishing disguise: neither belongs in the API.
+  if (u.username !== '' || u.password !== '') return null;
+  return u.href.length > URL_MAX_CHARS ? null : u.href;
+}
+
+export type DateVerdict = 'ok' | 'future_date' | 'before_era' | 'bad_date';
+
+/** Whether an instant may enter state: parseable, not before the tracked era, not after `asOf` + FUTURE_SKEW_MS. */
+export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVerdict {
+  if (typeof iso !== 'string') return 'bad_date';
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return 'bad_date';
+  if (ms > asOf.getTime() + FUTURE_SKEW_MS) return 'future_date';
+  if (ms < TRACKED_ERA_START_MS) return 'before_era';
+  return 'ok';
+}
