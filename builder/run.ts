@@ -6,6 +6,7 @@ import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import type { Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
+import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
@@ -88,8 +89,11 @@ export function computeNextState(
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
   const events = mergeEvents(curated.events, applied.upstream_events).filter((e) => knownBy(e, asOf));
-  const forecast = computeForecast(events, asOf);
-  return { state: { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() }, events, forecast };
+  // An announced global reset moves the forecast more than any history (model/announcement.ts).
+  const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
+  const forecast = computeForecast(events, asOf, { announced: upcoming?.type === 'global_reset' ? upcoming : null });
+  const next = { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() };
+  return { state: withOverdueAnnouncement(next, events, asOf), events, forecast };
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -136,6 +140,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);
     const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
+    const { upcoming } = computeUpcoming(state.announcement, events, asOf);
     stage('compute');
     const docs = renderApi({
       asOf,
@@ -150,6 +155,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       accuracy,
       archives: curated.archives,
       ...(deps.openapi ? { openapi: deps.openapi } : {}),
+      upcoming,
     });
     docs.push(...renderPages({ asOf, docs, events }));
     stage('render');

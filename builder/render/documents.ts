@@ -10,6 +10,7 @@ import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray } from './values.ts';
 import { buildOpenApi, openSchema } from './openapi.ts';
+import { renderUpcoming } from './upcoming.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
@@ -191,6 +192,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
     last_source_check_at: lastCheckAt,
     today,
+    upcoming: renderUpcoming(input.upcoming ?? null, t),
   });
   const u = input.upstreamStatus;
   add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
@@ -214,6 +216,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     upstream_status: u
       ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }
       : null,
+    upcoming: renderUpcoming(input.upcoming ?? null, t),
   });
 }
 
