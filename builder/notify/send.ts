@@ -8,6 +8,8 @@ import type { Delivery, DeliveryOutcome } from './plan.ts';
 
 export const NOTIFY_TIMEOUT_MS = 5_000;
 export const NOTIFY_BUDGET_MS = 20_000;
+/** Less budget than this left is not worth a request: the delivery is skipped and due again next run. */
+const MIN_REQUEST_MS = 50;
 
 export interface NotifierOptions {
   timeoutMs?: number;
@@ -49,11 +51,11 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
           for (const d of deliveries.filter((x) => x.channel === c.id)) {
             const key = d.keys[0]!;
             const left = deadline - performance.now();
-            if (left <= 0) {
+            if (left < MIN_REQUEST_MS) {
               out.push({ channel: c.id, key, result: 'skipped', detail: 'budget' });
               continue;
             }
-            const r = await post(agent, buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL), Math.min(timeoutMs, left));
+            const r = await post(agent, buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL), Math.floor(Math.min(timeoutMs, left)));
             log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${r.ok ? 'sent' : 'failed'} (${r.detail})`);
             out.push({ channel: c.id, key, result: r.ok ? 'sent' : 'failed', detail: r.detail });
           }
