@@ -42,7 +42,7 @@ describe('notifications in a run', () => {
         now: () => new Date(now),
         fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0, deadline: Date.now() + 10_000 }),
         sources: [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }],
-        store: createLocalStateStore(path.join(root, 'state')),
+        store: createLocalStateStore(path.join(root, 'state'), { now: () => new Date(now) }),
         sink: createLocalSink(path.join(root, 'dist')),
         dataDir: DATA_DIR,
         notify: { notifier: createNotifier([channel], { timeoutMs: 1_000 }), lang: 'en' },
