@@ -14,8 +14,13 @@ export interface FeedInput {
   entries: readonly FollowEntry[];
 }
 
+// Characters XML 1.0 cannot carry at all (escaped or not), and lone surrogates: upstream text may hold them.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const xmlText = (s: string): string => s.replace(NOT_XML, '');
+
+/** Escaped, so hostile text can neither add markup nor close the library's CDATA section (`]]>` → `]]&gt;`). */
 function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 function contentHtml(e: FollowEntry): string {
@@ -27,7 +32,9 @@ function contentHtml(e: FollowEntry): string {
  * The feed as the library models it. Its `updated` is the newest entry's time (not the build time), so the bytes
  * change only when the content does.
  */
-function buildFeed(input: FeedInput): Feed {
+function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
+  // Atom's title and summary are `type="html"`; JSON Feed's `title` and `summary` are plain text.
+  const text = format === 'atom' ? escapeHtml : xmlText;
   const { lang, t, base, entries } = input;
   const feed = new Feed({
     id: `${TAG_PREFIX}feed`,
@@ -44,11 +51,11 @@ function buildFeed(input: FeedInput): Feed {
   for (const e of entries) {
     feed.addItem({
       id: `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`,
-      title: e.title,
+      title: text(e.title),
       link: e.link,
       date: e.at,
       published: e.at,
-      description: e.summary,
+      description: text(e.summary),
       content: contentHtml(e),
       ...(e.sourceUrl ? { extensions: [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }] } : {}),
     });
@@ -57,7 +64,7 @@ function buildFeed(input: FeedInput): Feed {
 }
 
 export function renderAtom(input: FeedInput): string {
-  return buildFeed(input).atom1();
+  return buildFeed(input, 'atom').atom1();
 }
 
 /**
@@ -65,7 +72,7 @@ export function renderAtom(input: FeedInput): string {
  * `author`), so the document is upgraded in place. Items keep `id`, `url`, `title`, `summary`, `content_html`.
  */
 export function renderJsonFeed(input: FeedInput): string {
-  const doc = JSON.parse(buildFeed(input).json1()) as Record<string, unknown>;
+  const doc = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown>;
   const authors = doc.author ? { authors: [doc.author] } : {};
   return JSON.stringify({ ...doc, version: 'https://jsonfeed.org/version/1.1', language: input.lang, ...authors }, null, 2);
 }
