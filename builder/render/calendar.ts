@@ -31,7 +31,7 @@ export function renderCalendar(input: CalendarInput): string {
     cal.createEvent({
       id: calendarUid(e.id),
       // DTSTAMP from the content, not the clock, so the document's bytes change only with its content.
-      stamp: e.at,
+      stamp: e.updated,
       start: e.at,
       ...(e.allDay ? { allDay: true } : { end: new Date(e.at.getTime() + CALENDAR_EVENT_MS) }),
       summary: e.title,

@@ -34,7 +34,10 @@ export interface FollowEntry {
   summary: string;
   /** The original words (evidence or announcement), never translated. */
   text: string;
+  /** When it happened, or is to happen (an announcement's scheduled_for): the calendar event's time. */
   at: Date;
+  /** When the entry's news appeared (an announcement's announced_at): feed order, `updated` and DTSTAMP. */
+  updated: Date;
   /** `day`: an all-day calendar event. */
   allDay: boolean;
   /** Whether the time is when it happened (a reset) or is to happen (an announcement with scheduled_for). */
@@ -54,6 +57,7 @@ function resetEntry(e: Event, lang: Lang, t: TFunction, base: string): FollowEnt
     summary: r.summary,
     text: e.evidence_text,
     at: new Date(eventMs(e)),
+    updated: new Date(eventMs(e)),
     allDay: e.time_precision === 'day',
     scheduled: true,
     link: `${base}/api/events/${e.id}?lang=${lang}`,
@@ -69,6 +73,7 @@ function announcementEntry(a: Announcement, lang: Lang, t: TFunction, base: stri
     summary: announcementSummary(a, t),
     text: a.text,
     at: new Date(a.scheduled_for ?? a.announced_at),
+    updated: new Date(a.announced_at),
     allDay: false,
     scheduled: a.scheduled_for !== null,
     link: `${base}/api/latest?lang=${lang}`,
@@ -81,7 +86,7 @@ export function computeFollowEntries(input: FollowInput, lang: Lang, t: TFunctio
   const resets = input.events.filter((e) => FOLLOWED_TYPES.includes(e.type)).slice(0, max);
   const entries = resets.map((e) => resetEntry(e, lang, t, input.publicUrl));
   if (input.upcoming) entries.unshift(announcementEntry(input.upcoming, lang, t, input.publicUrl));
-  return entries.sort((a, b) => b.at.getTime() - a.at.getTime() || a.id.localeCompare(b.id)).slice(0, max + 1);
+  return entries.sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id)).slice(0, max + 1);
 }
 
 export function renderFollow(input: FollowInput): OutputDocument[] {

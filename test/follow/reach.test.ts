@@ -120,6 +120,7 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
       }
       expect(entries.map((e) => e.id)).toContain('tag:reset-status-api,2026:event/sr-rst_today');
       expect(entries[0]!.id).toBe('tag:reset-status-api,2026:announcement/sr-rst_pm');
+      expect(entries[0]!.updated).toBe('2026-11-21T10:00:00.000Z');
     }
     // Same ids in every language: one set as large as one feed.
     expect(ids.size).toBe(parseAtom(await read('api/en/feed.atom')).entries.length);
@@ -145,6 +146,8 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
         expect(ev.getFirstPropertyValue('uid')).toBeTruthy();
         expect(ev.getFirstPropertyValue('dtstamp')).toBeTruthy();
       }
+      const pm = events.find((e) => e.getFirstPropertyValue('uid') === 'sr-rst_pm@reset-status-api')!;
+      expect((pm.getFirstPropertyValue('dtstart') as unknown as { toJSDate(): Date }).toJSDate().toISOString()).toBe('2026-11-21T17:00:00.000Z');
       const these = events.map((e) => String(e.getFirstPropertyValue('uid'))).sort();
       expect(these).toContain('sr-rst_pm@reset-status-api');
       expect(these).toContain('sr-rst_today@reset-status-api');
