@@ -1,4 +1,4 @@
-// The wiring from the environment: RESET_UPSTREAM_URL's derived status URL, RESET_PUBLIC_URL, RESET_NOTIFY_WEBHOOKS
+// The wiring from the environment: RESET_UPSTREAM_URL's derived status URL, RESET_PUBLIC_BASE_URL, RESET_NOTIFY_WEBHOOKS
 // and RESET_NOTIFY_LANG, through runBuild as the scheduled job calls it.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,7 +50,7 @@ describe('runBuild', () => {
           RESET_STATUS_PAGE_URL: '',
           RESET_SIGNAL_FEEDS: '',
           RESET_UPSTREAM_URL: `${tracker.url}/v1/resets`,
-          RESET_PUBLIC_URL: 'https://api.example.test/',
+          RESET_PUBLIC_BASE_URL: 'https://api.example.test/',
           RESET_NOTIFY_WEBHOOKS: `${hook.url}/secret-path-123, not-a-url-secret-456`,
           RESET_NOTIFY_LANG: 'ko',
         },
