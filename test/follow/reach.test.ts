@@ -101,6 +101,8 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
         expect(doc.upcoming.summary).toContain('17:00');
       }
     }
+    // The forecast reads the same announcement (model/announcement.ts).
+    expect(JSON.parse(await read('api/en/forecast.json')).announced).toMatchObject({ id: 'sr-rst_pm', scheduled_for: '2026-11-21T17:00:00Z', inside_24h: true });
     const en = JSON.parse(await read('api/en/latest.json')).upcoming.summary;
     expect(JSON.parse(await read('api/de/latest.json')).upcoming.summary).not.toBe(en);
   });
