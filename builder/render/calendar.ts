@@ -11,6 +11,17 @@ export const CALENDAR_UID_DOMAIN = 'reset-status-api';
 export const CALENDAR_EVENT_MS = 30 * 60 * 1000;
 
 export const calendarUid = (id: string): string => `${id}@${CALENDAR_UID_DOMAIN}`;
+/**
+ * The original text in a calendar event, cut to this many characters: calendars show a few lines, the feed and the
+ * event document keep it whole, and ical-generator's line folding costs time per octet (most of a build's calendar time).
+ */
+export const CALENDAR_TEXT_MAX_CHARS = 500;
+
+function excerpt(text: string): string {
+  if (text.length <= CALENDAR_TEXT_MAX_CHARS) return text;
+  const cut = text.slice(0, CALENDAR_TEXT_MAX_CHARS - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
 
 export interface CalendarInput {
   lang: Lang;
@@ -35,7 +46,7 @@ export function renderCalendar(input: CalendarInput): string {
       start: e.at,
       ...(e.allDay ? { allDay: true } : { end: new Date(e.at.getTime() + CALENDAR_EVENT_MS) }),
       summary: e.title,
-      description: `${e.summary}\n\n${e.text}${e.sourceUrl ? `\n\n${e.sourceUrl}` : ''}`,
+      description: `${e.summary}\n\n${excerpt(e.text)}${e.sourceUrl ? `\n\n${e.sourceUrl}` : ''}`,
       url: e.link,
     });
   }

@@ -11,6 +11,7 @@ import { renderCalendar } from './calendar.ts';
 import { renderEvent } from './documents.ts';
 import { renderAtom, renderJsonFeed } from './feeds.ts';
 import { translator } from './i18n.ts';
+import { memoizeT } from './values.ts';
 import { announcementSummary, announcementTypeName } from './upcoming.ts';
 
 /** Enough for any reader to catch up; older entries stay in /api/history. */
@@ -97,12 +98,13 @@ export function renderFollow(input: FollowInput): OutputDocument[] {
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(base)) throw new Error(`[render/follow] the public URL must be an absolute http(s) URL without query, got ${JSON.stringify(input.publicUrl)}`);
   const fixed = { ...input, publicUrl: base };
   for (const lang of LANGS) {
-    const t = translator(lang);
-    const entries = computeFollowEntries(fixed, lang, t, FEED_MAX_ENTRIES);
-    const feed = { lang, t, base, entries };
+    // The same few template questions for every event: remembered (values.ts), as the JSON documents do.
+    const t = memoizeT(translator(lang));
+    const all = computeFollowEntries(fixed, lang, t, CALENDAR_MAX_EVENTS);
+    const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (fixed.upcoming ? 1 : 0)) };
     add(lang, 'feed.atom', renderAtom(feed));
     add(lang, 'feed.json', renderJsonFeed(feed));
-    add(lang, 'calendar.ics', renderCalendar({ lang, t, entries: computeFollowEntries(fixed, lang, t, CALENDAR_MAX_EVENTS).filter((e) => e.scheduled) }));
+    add(lang, 'calendar.ics', renderCalendar({ lang, t, entries: all.filter((e) => e.scheduled) }));
     const badge = renderBadge(input.today.state, t);
     add(lang, 'badge.json', badge.json);
     add(lang, 'badge.svg', badge.svg);
