@@ -45,7 +45,7 @@ describe('runBuild', () => {
     const io = { now: () => new Date(), out: (l: string) => void logged.push(l), err: (l: string) => void logged.push(l) };
     {
       const summary = await runBuild(
-        { now: new Date('2026-11-21T12:00:00Z'), outDir: path.join(root, 'dist'), stateDir: path.join(root, 'state'), dataDir: DATA_DIR, target: 'local' },
+        { now: new Date('2026-11-21T12:00:00Z'), outDir: path.join(root, 'dist'), stateDir: path.join(root, 'state'), dataDir: DATA_DIR, target: 'local', rebuildPast: false },
         {
           RESET_STATUS_PAGE_URL: '',
           RESET_SIGNAL_FEEDS: '',
