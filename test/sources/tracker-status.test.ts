@@ -16,7 +16,7 @@ const scheduled = {
   id: 'rst_2026-11-21_pm',
   status: 'scheduled',
   reset_type: 'regular',
-  announced_at: '2026-11-21T10:00:00-08:00',
+  announced_at: '2026-11-21T03:00:00-08:00',
   scheduled_for: '2026-11-21T17:00:00Z',
   text: 'Resetting <b>everyone\u0000s</b> Codex limits at 9am PT.',
   source: { type: 'x_post', author: 'example_dev', url: 'https://x.com/example_dev/status/1991234567890123456' },
@@ -35,9 +35,10 @@ describe('fetchTrackerStatus', () => {
       id: 'sr-rst_2026-11-21_pm',
       upstream_id: 'rst_2026-11-21_pm',
       type: 'global_reset',
-      announced_at: '2026-11-21T18:00:00Z',
+      announced_at: '2026-11-21T11:00:00Z',
       scheduled_for: '2026-11-21T17:00:00Z',
-      text: 'Resetting everyones Codex limits at 9am PT.',
+      // As reset-tracker.ts keeps evidence: tags become spaces, control characters go, nothing else changes.
+      text: 'Resetting  everyones  Codex limits at 9am PT.',
       source: { platform: 'X', url: scheduled.source.url, author: 'example_dev' },
       first_seen_at: '2026-11-21T12:00:00Z',
     });
@@ -55,10 +56,15 @@ describe('fetchTrackerStatus', () => {
     expect(r.announcement).toMatchObject({ type: null, scheduled_for: null });
   });
 
-  it('fails the check, keeping no data, for a non-http source link, a bad date or no data object', async () => {
+  it('fails the check, keeping no data, for a bad link, a bad, future or far-ahead date, no text, or no data object', async () => {
     for (const body of [
       { data: { scheduled_reset: { ...scheduled, source: { url: 'javascript:alert(1)' } } } },
+      { data: { scheduled_reset: { ...scheduled, source: { url: 'https://user:pw@x.com/a' } } } },
       { data: { scheduled_reset: { ...scheduled, scheduled_for: 'tomorrow' } } },
+      { data: { scheduled_reset: { ...scheduled, announced_at: '2026-11-21T13:00:00Z' } } },
+      { data: { scheduled_reset: { ...scheduled, announced_at: '2019-01-01T00:00:00Z' } } },
+      { data: { scheduled_reset: { ...scheduled, scheduled_for: '2027-06-01T00:00:00Z' } } },
+      { data: { scheduled_reset: { ...scheduled, text: '<b></b>' } } },
       { nope: true },
     ]) {
       const r = await fetchTrackerStatus(testFetcher(), await serve(body), AS_OF);
