@@ -89,3 +89,23 @@ export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
 export function pageKey(lang: Lang): string {
   return API_ROOT + lang + '/index.html';
 }
+
+// Follow-it documents (issue #14): one per language at `api/<lang>/<name>`, routed like the JSON endpoints
+// (`/api/<name>?lang=`), each with its own content type. All stable (bytes change only with content) except the badge.
+export const FOLLOW_DOCUMENTS = {
+  'feed.atom': 'application/atom+xml; charset=utf-8',
+  'feed.json': 'application/feed+json; charset=utf-8',
+  'calendar.ics': 'text/calendar; charset=utf-8',
+  'badge.json': 'application/json; charset=utf-8',
+  'badge.svg': 'image/svg+xml; charset=utf-8',
+} as const;
+export type FollowDocumentName = keyof typeof FOLLOW_DOCUMENTS;
+/** `api/<lang>/<name>` */
+export function followDocumentKey(lang: Lang, name: FollowDocumentName): string {
+  return API_ROOT + lang + '/' + name;
+}
+export function isFollowDocument(value: string): value is FollowDocumentName {
+  return Object.prototype.hasOwnProperty.call(FOLLOW_DOCUMENTS, value);
+}
+/** Where the API is served; feeds and the calendar need absolute links (RESET_PUBLIC_BASE_URL in production). */
+export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';

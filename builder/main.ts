@@ -9,6 +9,9 @@ import type { Sink } from './publish/sink.ts';
 import { run, type RunSummary } from './run.ts';
 import { disabledSourcesFromEnv, sourceConfigsFromEnv } from './sources/config.ts';
 import { RUN_DEADLINE_MS, createHttpFetcher } from './sources/http-fetcher.ts';
+import { LangSchema } from './model/schemas.ts';
+import { channelsFromEnv } from './notify/channels.ts';
+import { createNotifier } from './notify/send.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
 
@@ -78,6 +81,11 @@ export async function createTargets(opts: BuildOptions, env: Env): Promise<{ sto
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
 export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<RunSummary> {
   const { store, sink } = await createTargets(opts, env);
+  const { channels, warnings } = channelsFromEnv(env);
+  for (const w of warnings) io.err(w);
+  // Like a bad channel, a bad language must not stop the API from being published: English, with a warning.
+  const lang = LangSchema.catch('en').parse(env.RESET_NOTIFY_LANG || 'en');
+  if (lang !== (env.RESET_NOTIFY_LANG || 'en')) io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
   return run({
     now: () => opts.now,
     fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS }),
@@ -87,6 +95,8 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     dataDir: path.resolve(opts.dataDir),
     // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
     openapi: { ...(env.RESET_PUBLIC_BASE_URL ? { serverUrl: env.RESET_PUBLIC_BASE_URL } : {}), ...(env.RESET_CONTACT_URL ? { contactUrl: env.RESET_CONTACT_URL } : {}) },
+    ...(env.RESET_PUBLIC_BASE_URL ? { publicUrl: env.RESET_PUBLIC_BASE_URL } : {}),
+    ...(channels.length > 0 ? { notify: { notifier: createNotifier(channels, { log: io.out, ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}) }), lang } } : {}),
     log: io.out,
     allowOlderState: opts.rebuildPast,
   });
@@ -104,6 +114,7 @@ export function formatSummary(s: RunSummary): string {
     `today: ${s.today} (reset: ${s.reset})`,
     `forecast: 24h ${pct(s.forecast!.probability_24h)}, 48h ${pct(s.forecast!.probability_48h)}, sample ${s.forecast!.sample_size}, model ${s.forecast!.model_version}`,
   ];
+  if (s.notifications) lines.push(`notifications: ${s.notifications.sent} sent, ${s.notifications.failed} failed (retried next run), ${s.notifications.skipped} skipped (budget)`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }

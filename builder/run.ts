@@ -6,9 +6,15 @@ import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import type { Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
+import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
+import { renderFollow } from './render/follow.ts';
+import { DEFAULT_PUBLIC_URL } from './contract.ts';
+import { planNotifications, recordOutcomes } from './notify/plan.ts';
+import type { Notifier } from './notify/send.ts';
+import type { Lang } from './model/schemas.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
 import type { SourceResult } from './model/inputs.ts';
@@ -49,6 +55,10 @@ export interface RunDeps {
   dataDir: string;
   /** The OpenAPI document's public base URL and contact. */
   openapi?: OpenApiOptions;
+  /** Absolute URL the API is served from (feeds and the calendar link to it); DEFAULT_PUBLIC_URL when absent. */
+  publicUrl?: string;
+  /** Notification channels and the language of their messages; absent: nothing is sent. */
+  notify?: { notifier: Notifier; lang: Lang };
   log?: (line: string) => void;
   /** Called after each stage with its wall time, for benchmarks; never affects the run. */
   onStage?: (name: RunStage, ms: number) => void;
@@ -73,6 +83,8 @@ export interface RunSummary {
   reset: boolean | null;
   forecast: { probability_24h: number | null; probability_48h: number | null; sample_size: number; model_version: string } | null;
   warnings: string[];
+  /** Deliveries this run: sent, failed (retried next run), skipped (the run's notification budget ran out). */
+  notifications?: { sent: number; failed: number; skipped: number };
 }
 
 /**
@@ -88,8 +100,30 @@ export function computeNextState(
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
   const events = mergeEvents(curated.events, applied.upstream_events).filter((e) => knownBy(e, asOf));
-  const forecast = computeForecast(events, asOf);
-  return { state: { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() }, events, forecast };
+  // An announced global reset moves the forecast more than any history (model/announcement.ts).
+  const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
+  const forecast = computeForecast(events, asOf, { announced: upcoming?.type === 'global_reset' ? upcoming : null });
+  const next = { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() };
+  return { state: withOverdueAnnouncement(next, events, asOf), events, forecast };
+}
+
+/** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
+async function notify(
+  deps: RunDeps,
+  n: NonNullable<RunDeps['notify']>,
+  state: State,
+  view: { events: Event[]; upcoming: Parameters<typeof planNotifications>[2]; today: Parameters<typeof planNotifications>[3] },
+  asOf: Date,
+  warnings: string[],
+): Promise<NonNullable<RunSummary['notifications']>> {
+  const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl: (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '') };
+  const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
+  const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
+  if (outcomes.some((o) => o.result !== 'skipped')) {
+    await updateState(deps.store, (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf) }), 5, (w) => warnings.push(...w));
+  }
+  const count = (r: string) => outcomes.filter((o) => o.result === r).length;
+  return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -136,6 +170,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);
     const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
+    const { upcoming } = computeUpcoming(state.announcement, events, asOf);
     stage('compute');
     const docs = renderApi({
       asOf,
@@ -150,11 +185,17 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       accuracy,
       archives: curated.archives,
       ...(deps.openapi ? { openapi: deps.openapi } : {}),
+      upcoming,
     });
     docs.push(...renderPages({ asOf, docs, events }));
+    docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
     stage('render');
     const published = await deps.sink.publish(docs, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
     stage('publish');
+    // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
+    const notifications = deps.notify
+      ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch((err: Error) => void warnings.push(`notifications: ${err.message}`))
+      : undefined;
     return {
       asOf: asOf.toISOString(),
       skipped: false,
@@ -165,6 +206,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       reset: today.reset,
       forecast: { probability_24h: forecast.probability_24h, probability_48h: forecast.probability_48h, sample_size: forecast.sample_size, model_version: forecast.model_version },
       warnings,
+      ...(notifications ? { notifications } : {}),
     };
   } finally {
     await deps.store.releaseLock(lock);

@@ -67,6 +67,12 @@ export function createRoutingMiddleware(root: string) {
       const contentType = result.headers['content-type'] ?? JSON_CONTENT_TYPE;
       res.setHeader = ((name: string, value: number | string | readonly string[]) =>
         setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
+      // Its 206 passes the headers to writeHead directly.
+      const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, unknown>) => ServerResponse;
+      res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
+        if (headers && typeof headers === 'object') for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') headers[k] = contentType;
+        return writeHead(status, headers);
+      }) as typeof res.writeHead;
       req.url = '/' + result.key;
       res.emit('next');
       return;

@@ -12,6 +12,7 @@ import {
   EVENT_ID_PATTERN,
   EVENT_TYPES,
   HTML_CONTENT_TYPE,
+  FOLLOW_DOCUMENTS,
   INDEX_KEY,
   LICENSE_KEY,
   EXPOSE_HEADERS,
@@ -20,9 +21,11 @@ import {
   OPENAPI_KEY,
   endpointKey,
   eventKey,
+  followDocumentKey,
   historyByTypeKey,
   isEndpoint,
   isEventType,
+  isFollowDocument,
   isLang,
   pageKey,
   schemaKey,
@@ -177,6 +180,11 @@ export function route(req: RouteRequest): RouteResult {
       const h = baseHeaders('en');
       h['content-type'] = TEXT_CONTENT_TYPE;
       return { kind: 'object', key: LICENSE_KEY, lang: null, headers: h };
+    }
+    if (isFollowDocument(name)) {
+      const h = baseHeaders(lang);
+      h['content-type'] = FOLLOW_DOCUMENTS[name];
+      return { kind: 'object', key: followDocumentKey(lang, name), lang: lang, headers: h };
     }
     if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {

@@ -2,7 +2,7 @@
 import { DataError } from '../errors.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
-import { EVENT_ID_PATTERN, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
+import { EVENT_ID_PATTERN, type Announcement, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
 
 /** 24 hours of checks at one run every 15 minutes. */
 export const CHECK_HISTORY_PER_SOURCE = 96;
@@ -107,6 +107,11 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
     .slice(0, MAX_SIGNALS);
 }
 
+/** The same announcement seen again keeps when it was first seen. */
+function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null): Announcement | null {
+  return fresh && previous?.id === fresh.id ? { ...fresh, first_seen_at: previous.first_seen_at } : fresh;
+}
+
 /**
  * The state after this run: every check appended (history capped per source, a repeated instant replaced); upstream events and status
  * replaced only by ok results, so a failed or malformed response never wipes the last good data; signals
@@ -114,12 +119,14 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
  */
 export function applySourceResults(state: State, results: readonly SourceResult[], reviews: readonly ReviewDecision[], asOf: Date): State {
   const status = results.filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined).at(-1)?.status;
+  const announced = results.filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined).at(-1);
   return {
     ...state,
     updated_at: asOf.toISOString(),
     checks: capChecks(appendChecks(state.checks, results.map((r) => r.check)), CHECK_HISTORY_PER_SOURCE),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     upstream_status: status ?? state.upstream_status,
+    announcement: announced ? keepFirstSeen(state.announcement, announced.announcement ?? null) : state.announcement,
     signals: computeSignals(state.signals, results, reviews, asOf.getTime()),
   };
 }

@@ -1,7 +1,7 @@
 // What the model takes in from the adapters: one run's source results and the curated review decisions. Owned here,
 // so the pure model depends on nothing outside itself; the sources produce these shapes.
 import { z } from 'zod';
-import type { Event, Signal, SourceCheck, UpstreamStatus } from './schemas.ts';
+import type { Announcement, Event, Signal, SourceCheck, UpstreamStatus } from './schemas.ts';
 
 /**
  * What one source produced in one run. Data fields are present only when the check succeeded; a failed
@@ -12,6 +12,8 @@ export interface SourceResult {
   events?: Event[];
   status?: UpstreamStatus;
   signals?: Signal[];
+  /** The tracker's announced reset; `null` when it announces none (only from an ok `tracker_status` check). */
+  announcement?: Announcement | null;
 }
 
 /** A reviewer's decision on a signal, kept in data/reviews (git review is the verification). */

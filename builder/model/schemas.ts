@@ -98,7 +98,7 @@ export const EventSchema = z
 export type Event = z.infer<typeof EventSchema>;
 export type EventInput = z.input<typeof EventSchema>;
 
-export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed'] as const;
+export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed', 'tracker_status'] as const;
 export const SourceKindSchema = z.enum(SOURCE_KINDS);
 export type SourceKind = z.infer<typeof SourceKindSchema>;
 
@@ -134,9 +134,11 @@ export const UpstreamStatusSchema = z.object({
 });
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
+/** `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts). */
+export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement'] as const;
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
-  kind: z.enum(['feed_item', 'status_incident']),
+  kind: z.enum(SIGNAL_KINDS),
   source: z.string().min(1),
   /** Untrusted upstream text, length-capped, never translated. */
   title: z.string().max(300),
@@ -214,6 +216,30 @@ export const ForecastResolutionSchema = z.object({
   event_ids: z.array(z.string()).default([]),
 });
 export type ForecastResolution = z.infer<typeof ForecastResolutionSchema>;
+/**
+ * A reset the upstream tracker announced but has not applied (`GET /api/v1/status` → `data.scheduled_reset`).
+ * `type` is null for a reset type this API does not know; `scheduled_for` null when the post named no time.
+ */
+export const AnnouncementSchema = z.object({
+  id: EventIdSchema,
+  upstream_id: z.string().min(1).max(120),
+  type: EventTypeSchema.nullable(),
+  announced_at: isoInstant,
+  scheduled_for: isoInstant.nullable(),
+  /** The announcement's own words, never translated. */
+  text: z.string().min(1).max(4000),
+  source: EvidenceSourceSchema,
+  first_seen_at: isoInstant,
+});
+export type Announcement = z.infer<typeof AnnouncementSchema>;
+
+export const NotifyLogSchema = z.object({
+  /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
+  sent: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant })).default([]),
+  /** Deliveries that failed and are retried until `first_failed_at` + NOTIFY_RETRY_MS. */
+  failed: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), first_failed_at: isoInstant, attempts: z.number().int().positive() })).default([]),
+});
+export type NotifyLog = z.infer<typeof NotifyLogSchema>;
 
 export const STATE_SCHEMA_VERSION = 1;
 /** What must outlive a run. Every field has a default so an old or partial file still loads. */
@@ -230,6 +256,10 @@ export const StateSchema = z.object({
   forecast_resolutions: z.array(ForecastResolutionSchema).default([]),
   /** The forecast the previous run published: the one live at a checkpoint that falls before the next run. */
   last_forecast: IssuedForecastSchema.nullable().default(null),
+  /** The tracker's last good announced reset (`null`: none announced); see model/upcoming.ts. */
+  announcement: AnnouncementSchema.nullable().default(null),
+  /** What each notification channel was sent, recorded after success (notify/plan.ts). */
+  notifications: NotifyLogSchema.default({ sent: [], failed: [] }),
 });
 export type State = z.infer<typeof StateSchema>;
 export const emptyState = (): State => StateSchema.parse({});

@@ -10,6 +10,7 @@ import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray } from './values.ts';
 import { buildOpenApi, openSchema } from './openapi.ts';
+import { renderUpcoming } from './upcoming.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
@@ -191,6 +192,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
     last_source_check_at: lastCheckAt,
     today,
+    upcoming: renderUpcoming(input.upcoming ?? null, t),
   });
   const u = input.upstreamStatus;
   add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
@@ -214,6 +216,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     upstream_status: u
       ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }
       : null,
+    upcoming: renderUpcoming(input.upcoming ?? null, t),
   });
 }
 
@@ -234,6 +237,11 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
       { path: '/api/forecast', description: 'Probability of a global reset in the next 24h and 48h.' },
       { path: '/api/signals', description: 'Public signals awaiting review.' },
       { path: '/api/accuracy', description: 'How good past forecasts were (Brier scores).' },
+      { path: '/api/feed.atom', description: 'Atom feed of recorded and announced resets.' },
+      { path: '/api/feed.json', description: 'JSON Feed 1.1 of recorded and announced resets.' },
+      { path: '/api/calendar.ics', description: 'iCalendar of recorded and announced resets.' },
+      { path: '/api/badge.json', description: "Today's state as a shields.io endpoint badge." },
+      { path: '/api/badge.svg', description: "Today's state as an SVG badge." },
     ],
     openapi: '/api/openapi.json',
     license_url: LICENSE_URL,

@@ -5,38 +5,43 @@ import deCommon from '../../locales/de/common.json' with { type: 'json' };
 import deErrors from '../../locales/de/errors.json' with { type: 'json' };
 import deForecast from '../../locales/de/forecast.json' with { type: 'json' };
 import dePage from '../../locales/de/page.json' with { type: 'json' };
+import deFollow from '../../locales/de/follow.json' with { type: 'json' };
 import enChecks from '../../locales/en/checks.json' with { type: 'json' };
 import enCommon from '../../locales/en/common.json' with { type: 'json' };
 import enErrors from '../../locales/en/errors.json' with { type: 'json' };
 import enForecast from '../../locales/en/forecast.json' with { type: 'json' };
 import enPage from '../../locales/en/page.json' with { type: 'json' };
+import enFollow from '../../locales/en/follow.json' with { type: 'json' };
 import jaChecks from '../../locales/ja/checks.json' with { type: 'json' };
 import jaCommon from '../../locales/ja/common.json' with { type: 'json' };
 import jaErrors from '../../locales/ja/errors.json' with { type: 'json' };
 import jaForecast from '../../locales/ja/forecast.json' with { type: 'json' };
 import jaPage from '../../locales/ja/page.json' with { type: 'json' };
+import jaFollow from '../../locales/ja/follow.json' with { type: 'json' };
 import koChecks from '../../locales/ko/checks.json' with { type: 'json' };
 import koCommon from '../../locales/ko/common.json' with { type: 'json' };
 import koErrors from '../../locales/ko/errors.json' with { type: 'json' };
 import koForecast from '../../locales/ko/forecast.json' with { type: 'json' };
 import koPage from '../../locales/ko/page.json' with { type: 'json' };
+import koFollow from '../../locales/ko/follow.json' with { type: 'json' };
 import zhChecks from '../../locales/zh/checks.json' with { type: 'json' };
 import zhCommon from '../../locales/zh/common.json' with { type: 'json' };
 import zhErrors from '../../locales/zh/errors.json' with { type: 'json' };
 import zhForecast from '../../locales/zh/forecast.json' with { type: 'json' };
 import zhPage from '../../locales/zh/page.json' with { type: 'json' };
+import zhFollow from '../../locales/zh/follow.json' with { type: 'json' };
 import { LANGS, type Lang } from '../contract.ts';
 import type { Detail } from '../model/schemas.ts';
 
-export const NAMESPACES = ['common', 'errors', 'checks', 'forecast', 'page'] as const;
+export const NAMESPACES = ['common', 'errors', 'checks', 'forecast', 'page', 'follow'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 export const RESOURCES: Record<Lang, Record<Namespace, object>> = {
-  en: { common: enCommon, errors: enErrors, checks: enChecks, forecast: enForecast, page: enPage },
-  de: { common: deCommon, errors: deErrors, checks: deChecks, forecast: deForecast, page: dePage },
-  ko: { common: koCommon, errors: koErrors, checks: koChecks, forecast: koForecast, page: koPage },
-  ja: { common: jaCommon, errors: jaErrors, checks: jaChecks, forecast: jaForecast, page: jaPage },
-  zh: { common: zhCommon, errors: zhErrors, checks: zhChecks, forecast: zhForecast, page: zhPage },
+  en: { common: enCommon, errors: enErrors, checks: enChecks, forecast: enForecast, page: enPage, follow: enFollow },
+  de: { common: deCommon, errors: deErrors, checks: deChecks, forecast: deForecast, page: dePage, follow: deFollow },
+  ko: { common: koCommon, errors: koErrors, checks: koChecks, forecast: koForecast, page: koPage, follow: koFollow },
+  ja: { common: jaCommon, errors: jaErrors, checks: jaChecks, forecast: jaForecast, page: jaPage, follow: jaFollow },
+  zh: { common: zhCommon, errors: zhErrors, checks: zhChecks, forecast: zhForecast, page: zhPage, follow: zhFollow },
 };
 
 const instance = i18next.createInstance();

@@ -2,7 +2,7 @@
 import type { Accuracy } from '../model/accuracy.ts';
 import type { AnnouncementEffect } from '../model/announcement.ts';
 import type { TodayStatus } from '../model/status.ts';
-import type { Detail, Event, Signal, SourceCheck, UpstreamStatus } from '../model/schemas.ts';
+import type { Announcement, Detail, Event, Signal, SourceCheck, UpstreamStatus } from '../model/schemas.ts';
 import type { OpenApiOptions } from './openapi.ts';
 
 export interface ForecastView {
@@ -44,4 +44,6 @@ export interface RenderInput {
   archives: readonly ArchiveView[];
   /** The OpenAPI document's `servers` (the public base URL). */
   openapi?: OpenApiOptions;
+  /** The announced reset still ahead (model/upcoming.ts), or null. */
+  upcoming?: Announcement | null;
 }

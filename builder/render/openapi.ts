@@ -2,6 +2,7 @@
 // @redocly/cli (recommended) and @stoplight/spectral-cli (spectral:oas): `npm run lint:openapi`.
 import { z } from 'zod';
 import { CACHE_CONTROL, EVENT_ID_PATTERN_SOURCE, EVENT_TYPES, EXPOSE_HEADERS, LANGS, LICENSE_KEY } from '../contract.ts';
+import { FOLLOW_PATHS } from './follow-openapi.ts';
 import { API_VERSION } from './schemas.ts';
 
 export interface OpenApiOptions {
@@ -51,7 +52,7 @@ const RESPONSES = {
 };
 const errors = { '400': ref('responses', 'BadRequest'), '404': ref('responses', 'NotFound'), '405': ref('responses', 'MethodNotAllowed'), '414': ref('responses', 'UriTooLong') };
 
-interface PathSpec {
+export interface PathSpec {
   path: string;
   id: string;
   tag: string;
@@ -124,6 +125,7 @@ const PATHS: PathSpec[] = [
     params: [{ name: 'name', in: 'path', required: true, description: 'The document name.', schema: { type: 'string', enum: ['latest', 'history', 'event', 'forecast', 'status', 'signals', 'accuracy', 'error', 'index'] } }],
     localized: false,
   },
+  ...FOLLOW_PATHS,
   { path: `/${LICENSE_KEY}`, id: 'license', tag: 'Contract', summary: 'License texts of the third-party data', description: 'The full license text of every archive the data is derived from (`meta.license_url`). Stable.', body: { 'text/plain': { schema: { type: 'string' } } }, localized: false },
 ];
 
@@ -161,6 +163,7 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown>
       { name: 'Today', description: "Today's state and what feeds it." },
       { name: 'History', description: 'Recorded events.' },
       { name: 'Forecast', description: 'Forecasts and their accuracy.' },
+      { name: 'Follow', description: 'Feeds, a calendar and a badge to follow resets without polling.' },
       { name: 'Contract', description: 'The index, the OpenAPI document, the JSON Schemas and the license texts.' },
     ],
     paths: Object.fromEntries(PATHS.map((p) => [p.path, operations(p)])),

@@ -2,7 +2,7 @@
 // are generated from the very same definitions.
 import { z } from 'zod';
 import { ERROR_CODES, EVENT_TYPES, LANGS } from '../contract.ts';
-import { ORIGINS, REASONS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
+import { ORIGINS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
 const instant = z.iso.datetime({ offset: false });
@@ -83,6 +83,23 @@ export const TodaySchema = z
   })
   .meta({ id: 'Today' });
 
+export const UpcomingDocSchema = z
+  .strictObject({
+    id: z.string().describe('The announcement\'s id; the recorded reset usually takes the same id once applied.'),
+    type: z.enum(EVENT_TYPES).nullable().describe('null: the tracker announced a kind of reset this API does not know.'),
+    announced_at: instant,
+    scheduled_for: instant.nullable().describe('When the reset is to land; null when the announcement named no time.'),
+    text: z.string().describe('The announcement\'s own words, never translated.'),
+    source_url: z.string().describe('The original post.'),
+    source: z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() }),
+    summary: z.string().describe('A translated one-line summary.'),
+  })
+  .meta({
+    id: 'Upcoming',
+    description:
+      'A reset announced but not recorded yet. It stops being upcoming once a matching reset is recorded, or 3 hours after its time (scheduled_for, else 24 hours after announced_at) with none recorded: then it becomes a signal awaiting review (kind overdue_announcement).',
+  });
+
 export const LatestDocSchema = z
   .strictObject({
     meta: MetaSchema,
@@ -91,6 +108,7 @@ export const LatestDocSchema = z
     latestVerifiedReset: EventDocSchema.nullable(),
     last_source_check_at: instant.nullable(),
     today: TodaySchema,
+    upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
   })
   .meta({ id: 'Latest' });
 
@@ -175,12 +193,13 @@ export const StatusDocSchema = z
     recent_events: z.array(EventDocSchema),
     source_checks: z.array(SourceCheckDocSchema),
     upstream_status: UpstreamStatusDocSchema.nullable(),
+    upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
   })
   .meta({ id: 'Status' });
 
 export const SignalDocSchema = z.strictObject({
   id: z.string(),
-  kind: z.enum(['feed_item', 'status_incident']),
+  kind: z.enum(SIGNAL_KINDS),
   source: z.string(),
   title: z.string(),
   excerpt: z.string(),

@@ -10,6 +10,7 @@ export const DEFAULT_SIGNAL_FEEDS = ['https://www.reddit.com/r/codex/new/.rss'] 
 
 export const STATUS_PAGE_SOURCE_ID = 'status-page';
 export const RESET_TRACKER_SOURCE_ID = 'reset-tracker';
+export const TRACKER_STATUS_SOURCE_ID = 'tracker-status';
 
 export type SourceEnv = Readonly<Record<string, string | undefined>>;
 
@@ -44,6 +45,25 @@ function setting(env: SourceEnv, variable: string): { state: 'default' } | { sta
   return { state: 'set', value: v.trim() };
 }
 
+/**
+ * RESET_UPSTREAM_STATUS_URL: unset → RESET_UPSTREAM_URL's address with its final `/resets` replaced by `/status`
+ * (disabled with it, and when that address does not end in `/resets`); `none` or empty → disabled.
+ */
+function trackerStatus(env: SourceEnv, configs: SourceConfig[], disabled: DisabledSource[]): void {
+  const variable = 'RESET_UPSTREAM_STATUS_URL';
+  const off = (): void => void disabled.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', variable });
+  const s = setting(env, variable);
+  if (s.state === 'disabled' || (s.state === 'set' && s.value.toLowerCase() === 'none')) return off();
+  if (s.state === 'set') return void configs.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', url: parseHttpUrl(variable, s.value) });
+  const upstream = setting(env, 'RESET_UPSTREAM_URL');
+  if (upstream.state === 'disabled') return off();
+  const base = new URL(parseHttpUrl('RESET_UPSTREAM_URL', upstream.state === 'set' ? upstream.value : DEFAULT_UPSTREAM_URL));
+  if (!/\/resets\/?$/.test(base.pathname)) return off();
+  base.pathname = base.pathname.replace(/\/resets\/?$/, '/status');
+  base.search = '';
+  configs.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', url: base.href });
+}
+
 interface Resolved {
   configs: SourceConfig[];
   disabled: DisabledSource[];
@@ -59,6 +79,7 @@ function resolve(env: SourceEnv): Resolved {
   };
   single('RESET_STATUS_PAGE_URL', STATUS_PAGE_SOURCE_ID, 'status_page', DEFAULT_STATUS_PAGE_URL);
   single('RESET_UPSTREAM_URL', RESET_TRACKER_SOURCE_ID, 'reset_tracker', DEFAULT_UPSTREAM_URL);
+  trackerStatus(env, configs, disabled);
 
   const feeds = setting(env, 'RESET_SIGNAL_FEEDS');
   if (feeds.state === 'disabled') disabled.push({ id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' });

@@ -8,6 +8,7 @@ import { fetchResetTracker, type ResetTrackerOptions } from './reset-tracker.ts'
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusPage } from './status-page.ts';
 import { redactUrl } from './redact.ts';
+import { fetchTrackerStatus } from './tracker-status.ts';
 
 export const MAX_CONCURRENT_SOURCES = 4;
 
@@ -26,6 +27,8 @@ function fetchOne(config: SourceConfig, fetcher: Fetcher, asOf: Date, opts: Fetc
       return fetchResetTracker(fetcher, config, asOf, opts.tracker);
     case 'signal_feed':
       return fetchSignalFeed(fetcher, config, asOf);
+    case 'tracker_status':
+      return fetchTrackerStatus(fetcher, config, asOf);
   }
 }
 

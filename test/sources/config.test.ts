@@ -6,6 +6,7 @@ describe('sourceConfigsFromEnv', () => {
     expect(sourceConfigsFromEnv({})).toEqual([
       { id: 'status-page', kind: 'status_page', url: DEFAULT_STATUS_PAGE_URL },
       { id: 'reset-tracker', kind: 'reset_tracker', url: DEFAULT_UPSTREAM_URL },
+      { id: 'tracker-status', kind: 'tracker_status', url: 'https://codex-resets.com/api/v1/status' },
       { id: 'feed-1', kind: 'signal_feed', url: DEFAULT_SIGNAL_FEEDS[0] },
     ]);
     expect(disabledSourcesFromEnv({})).toEqual([]);
@@ -17,6 +18,7 @@ describe('sourceConfigsFromEnv', () => {
     expect(disabledSourcesFromEnv(env)).toEqual([
       { id: 'status-page', kind: 'status_page', variable: 'RESET_STATUS_PAGE_URL' },
       { id: 'reset-tracker', kind: 'reset_tracker', variable: 'RESET_UPSTREAM_URL' },
+      { id: 'tracker-status', kind: 'tracker_status', variable: 'RESET_UPSTREAM_STATUS_URL' },
       { id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' },
     ]);
   });
@@ -29,6 +31,7 @@ describe('sourceConfigsFromEnv', () => {
     expect(configs).toEqual([
       { id: 'status-page', kind: 'status_page', url: 'http://127.0.0.1:8080/summary.json' },
       { id: 'reset-tracker', kind: 'reset_tracker', url: DEFAULT_UPSTREAM_URL },
+      { id: 'tracker-status', kind: 'tracker_status', url: 'https://codex-resets.com/api/v1/status' },
       { id: 'feed-1', kind: 'signal_feed', url: 'https://a.example.test/feed.xml' },
       { id: 'feed-2', kind: 'signal_feed', url: 'https://b.example.test/feed.json' },
     ]);

@@ -1,0 +1,133 @@
+// Real loopback receivers: one that fails then recovers, one that hangs, and each channel kind's request shape.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { channelsFromEnv, parseChannel } from '../../builder/notify/channels.ts';
+import type { Delivery, NotifyMessage } from '../../builder/notify/plan.ts';
+import { createNotifier } from '../../builder/notify/send.ts';
+import { redactUrl } from '../../builder/redact.ts';
+import { startLoopback, type LoopbackServer } from '../helpers/build.ts';
+
+const servers: LoopbackServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+interface Seen {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+async function receiver(respond: (n: number, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const s = await startLoopback((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(body) });
+      respond(seen.length, res);
+    });
+  });
+  servers.push(s);
+  return { url: s.url, seen };
+}
+
+const ok = (_n: number, res: ServerResponse) => {
+  res.writeHead(200);
+  res.end('{}');
+};
+
+const message = (id: string): NotifyMessage => ({
+  kind: 'reset',
+  idempotency_key: `reset-status-api:reset:${id}`,
+  id,
+  type: 'global_reset',
+  lang: 'en',
+  title: 'Codex usage limits reset for everyone <now> & then',
+  summary: 'OpenAI reset Codex usage limits.',
+  occurred_at: '2026-11-21T08:00:00Z',
+  announced_at: null,
+  scheduled_for: null,
+  date: '2026-11-21',
+  links: { api: `https://api.example.test/api/events/${id}?lang=en`, source: 'https://x.com/a/status/1' },
+});
+const deliveriesFor = (channel: string, ids: string[]): Delivery[] => ids.map((id) => ({ channel, keys: [`reset:${id}`], message: message(id) }));
+
+describe('createNotifier', () => {
+  it('a receiver that fails then recovers gets the same Idempotency-Key on the retry', async () => {
+    const r = await receiver((n, res) => {
+      res.writeHead(n === 1 ? 503 : 200);
+      res.end();
+    });
+    const c = parseChannel(`${r.url}/hook`)!;
+    const n = createNotifier([c], { timeoutMs: 1_000 });
+    expect(await n.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'failed', detail: 'HTTP 503' }]);
+    expect(await n.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
+    expect(r.seen.map((s) => s.headers['idempotency-key'])).toEqual(['reset-status-api:reset:e1', 'reset-status-api:reset:e1']);
+    expect(r.seen[1]!.body).toEqual(message('e1'));
+    expect(r.seen[1]!.headers['content-type']).toBe('application/json');
+  });
+
+  it('a hanging receiver times out and uses up at most the budget; another channel is served meanwhile', async () => {
+    const hang = await receiver(() => {});
+    const good = await receiver(ok);
+    const [h, g] = [parseChannel(`${hang.url}/hook`)!, parseChannel(`${good.url}/hook`)!];
+    const n = createNotifier([h, g], { timeoutMs: 300, budgetMs: 700 });
+    const t0 = performance.now();
+    const out = await n.send([...deliveriesFor(h.id, ['a', 'b', 'c', 'd']), ...deliveriesFor(g.id, ['a'])]);
+    const ms = performance.now() - t0;
+    expect(ms).toBeLessThan(2_500);
+    expect(out.filter((o) => o.channel === g.id)).toEqual([{ channel: g.id, key: 'reset:a', result: 'sent', detail: 'HTTP 200' }]);
+    const hung = out.filter((o) => o.channel === h.id);
+    expect(hung.slice(0, 2).map((o) => o.detail)).toEqual(['timeout', 'timeout']);
+    expect(hung.at(-1)).toMatchObject({ result: 'skipped', detail: 'budget' });
+    expect(hung).toHaveLength(4);
+  });
+
+  it('a refused connection is a failed outcome, not a throw', async () => {
+    const gone = await receiver(ok);
+    await servers.pop()!.close();
+    const c = parseChannel(`${gone.url}/hook`)!;
+    const [o] = await createNotifier([c], { timeoutMs: 500 }).send(deliveriesFor(c.id, ['x']));
+    expect(o).toMatchObject({ result: 'failed', detail: 'ECONNREFUSED' });
+  });
+
+  it('adapts the message to discord, slack, ntfy and telegram', async () => {
+    const r = await receiver(ok);
+    const env = { RESET_NOTIFY_WEBHOOKS: [`discord=${r.url}/api/webhooks/1/secret`, `slack=${r.url}/services/T/B/secret`, `ntfy=${r.url}/codex-resets`, 'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234'].join(',') };
+    const { channels, warnings } = channelsFromEnv(env);
+    expect(warnings).toEqual([]);
+    const n = createNotifier(channels, { timeoutMs: 1_000, telegramApiUrl: r.url });
+    const out = await n.send(channels.map((c) => ({ channel: c.id, keys: ['reset:e'], message: message('e') })));
+    expect(out.every((o) => o.result === 'sent')).toBe(true);
+    const by = (p: string) => r.seen.find((s) => s.path.startsWith(p))!;
+    expect(by('/api/webhooks').body).toEqual({ content: expect.stringContaining('Codex usage limits reset for everyone <now> & then\nOpenAI reset'), allowed_mentions: { parse: [] } });
+    expect(by('/services').body.text).toContain('*Codex usage limits reset for everyone &lt;now&gt; &amp; then*');
+    expect(by('/services').body.text).toContain('<https://api.example.test/api/events/e?lang=en>');
+    expect(r.seen.find((s) => s.path === '/')!.body).toMatchObject({ topic: 'codex-resets', title: message('e').title, click: message('e').links.api });
+    expect(by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage').body).toMatchObject({ chat_id: '-1001234', text: expect.stringContaining('OpenAI reset') });
+    for (const s of r.seen) expect(s.headers['idempotency-key']).toBe('reset-status-api:reset:e');
+  });
+
+  it('never logs a secret: labels, warnings and send logs show scheme and host only', async () => {
+    const r = await receiver(ok);
+    const secret = 'T0KEN-s3cret';
+    const { channels, warnings } = channelsFromEnv({ RESET_NOTIFY_WEBHOOKS: `slack=${r.url}/services/${secret}, ftp://x/${secret}, telegram=nope${secret}, telegram=123456:${secret}ABCDEFG:42` });
+    const lines: string[] = [...warnings, ...channels.map((c) => c.label)];
+    await createNotifier(channels, { timeoutMs: 300, telegramApiUrl: r.url, log: (l) => lines.push(l) }).send(channels.map((c) => ({ channel: c.id, keys: ['reset:e'], message: message('e') })));
+    expect(channels.map((c) => c.kind)).toEqual(['slack', 'telegram']);
+    expect(warnings).toHaveLength(2);
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    for (const l of lines) expect(l).not.toContain(secret);
+    for (const c of channels) expect(c.id).not.toContain(secret);
+    expect(redactUrl(`https://user:pw@hooks.example.test/x/${secret}?k=${secret}`)).toBe('https://hooks.example.test/…');
+    expect(redactUrl('not a url')).toBe('(redacted)');
+  });
+
+  it('accepts https anywhere and plain http only on loopback', () => {
+    expect(parseChannel('https://hooks.example.test/a')?.kind).toBe('webhook');
+    expect(parseChannel('http://hooks.example.test/a')).toBeNull();
+    expect(parseChannel('http://127.0.0.1:9/a')?.kind).toBe('webhook');
+    expect(parseChannel('matrix=https://x.example.test')).toBeNull();
+  });
+});
