@@ -58,7 +58,12 @@ export function checkJsonShape(text: string, budget: ParseBudget): Detail | null
 }
 
 /** A started time budget: `over()` is the failed-check detail once `maxMs` has passed, else null. */
-export function startBudgetClock(budget: ParseBudget, now: () => number = () => performance.now()): { over(): Detail | null } {
+export interface BudgetClock {
+  /** The failed check's detail once the budget's time is spent, else null. */
+  over(): Detail | null;
+}
+
+export function startBudgetClock(budget: ParseBudget, now: () => number = () => performance.now()): BudgetClock {
   const started = now();
   return {
     over: () => (now() - started > budget.maxMs ? { code: 'parse_time_exceeded', params: { ms: budget.maxMs } } : null),

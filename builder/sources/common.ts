@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { Detail, SourceCheck } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
+import { checkJsonShape, checkSize, startBudgetClock, type BudgetClock, type ParseBudget } from './budget.ts';
 import type { FetchResult, SourceConfig } from './fetcher.ts';
 import { redactUrl } from './redact.ts';
 import { rejectionParams, type RejectCounts } from './sanitize.ts';
@@ -37,6 +38,27 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 export function schemaMismatch(error: z.ZodError, prefix: readonly PropertyKey[] = []): Detail {
   const issue = error.issues[0];
   return { code: 'schema_mismatch', params: { path: formatIssuePath([...prefix, ...(issue?.path ?? [])]) } };
+}
+
+/**
+ * JSON text → a value of `schema`, under `budget`: size, then shape (nesting, list lengths) before `JSON.parse`, then
+ * the time check. The running clock comes back so a caller can check it again after its own mapping.
+ */
+export function parseJsonWithin<S extends z.ZodType>(
+  body: string,
+  schema: S,
+  budget: ParseBudget,
+  now?: () => number,
+): { ok: true; value: z.output<S>; clock: BudgetClock } | { ok: false; detail: Detail } {
+  const clock = startBudgetClock(budget, now);
+  const problem = checkSize(body, budget) ?? checkJsonShape(body, budget);
+  if (problem) return { ok: false, detail: problem };
+  const json = parseJsonBody(body);
+  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
+  const slow = clock.over();
+  if (slow) return { ok: false, detail: slow };
+  const parsed = schema.safeParse(json.value);
+  return parsed.success ? { ok: true, value: parsed.data, clock } : { ok: false, detail: schemaMismatch(parsed.error) };
 }
 
 export function parseJsonBody(body: string): { ok: true; value: unknown } | { ok: false } {

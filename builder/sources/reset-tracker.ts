@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { checkJsonShape, checkSize, startBudgetClock, TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
 
@@ -100,18 +100,8 @@ function pageUrl(base: string, limit: number, cursor: string | null): string {
 
 /** One page's body → its validated envelope, under the tracker's parse budget; or the failed check's detail. */
 export function parseTrackerPage(body: string, opts: { budget?: ParseBudget; now?: () => number } = {}): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
-  const budget = opts.budget ?? TRACKER_PAGE_BUDGET;
-  const clock = startBudgetClock(budget, opts.now);
-  const tooBig = checkSize(body, budget);
-  if (tooBig) return { ok: false, detail: tooBig };
-  const shape = checkJsonShape(body, budget);
-  if (shape) return { ok: false, detail: shape };
-  const json = parseJsonBody(body);
-  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
-  const slow = clock.over();
-  if (slow) return { ok: false, detail: slow };
-  const parsed = TrackerPageSchema.safeParse(json.value);
-  return parsed.success ? { ok: true, page: parsed.data } : { ok: false, detail: schemaMismatch(parsed.error) };
+  const parsed = parseJsonWithin(body, TrackerPageSchema, opts.budget ?? TRACKER_PAGE_BUDGET, opts.now);
+  return parsed.ok ? { ok: true, page: parsed.value } : parsed;
 }
 
 /**

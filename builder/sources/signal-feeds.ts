@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
-import { checkJsonShape, checkSize, FEED_BUDGET, startBudgetClock, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, schemaMismatch, toIsoInstant } from './common.ts';
+import { checkSize, FEED_BUDGET, type ParseBudget } from './budget.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, toIsoInstant } from './common.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
@@ -94,16 +94,9 @@ const JsonFeedEnvelopeSchema = z.object({
 });
 
 function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget, now?: () => number): ParseFeedResult {
-  const clock = startBudgetClock(budget, now);
-  const shape = checkJsonShape(body, budget);
-  if (shape) return { ok: false, detail: shape };
-  const json = parseJsonBody(body);
-  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
-  const slow = clock.over();
-  if (slow) return { ok: false, detail: slow };
-  const envelope = JsonFeedEnvelopeSchema.safeParse(json.value);
-  if (!envelope.success) return { ok: false, detail: schemaMismatch(envelope.error) };
-  const kept = envelope.data.items.slice(0, MAX_FEED_ITEMS);
+  const envelope = parseJsonWithin(body, JsonFeedEnvelopeSchema, budget, now);
+  if (!envelope.ok) return envelope;
+  const kept = envelope.value.items.slice(0, MAX_FEED_ITEMS);
   const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
   if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) };
   const raws = parsed.data.map((i) => ({
@@ -113,8 +106,9 @@ function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget, now?: () =
     date: i.date_published ?? i.date_modified ?? '',
     excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
   }));
-  const result = collect('json', envelope.data.title ?? '', raws, envelope.data.items.length - kept.length, asOf);
-  return clock.over() ? { ok: false, detail: clock.over()! } : result;
+  const result = collect('json', envelope.value.title ?? '', raws, envelope.value.items.length - kept.length, asOf);
+  const over = envelope.clock.over();
+  return over ? { ok: false, detail: over } : result;
 }
 
 /**

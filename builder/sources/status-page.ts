@@ -1,8 +1,8 @@
 // Source 1: the official upstream status page (Atlassian Statuspage v2 summary, or incident.io's variant of it).
 import { z } from 'zod';
 import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
-import { checkJsonShape, checkSize, startBudgetClock, STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, sanitizeIdPart, toIsoInstant } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
@@ -116,20 +116,10 @@ export type ParsedStatusPage = { ok: true; status: UpstreamStatus; signals: Sign
 
 /** A summary body → our status and signals, under the status page's parse budget (size, nesting, lists, time). */
 export function parseStatusPage(config: SourceConfig, body: string, asOf: Date, opts: { budget?: ParseBudget; now?: () => number } = {}): ParsedStatusPage {
-  const budget = opts.budget ?? STATUS_PAGE_BUDGET;
-  const clock = startBudgetClock(budget, opts.now);
-  const tooBig = checkSize(body, budget);
-  if (tooBig) return { ok: false, detail: tooBig };
-  const shape = checkJsonShape(body, budget);
-  if (shape) return { ok: false, detail: shape };
-  const json = parseJsonBody(body);
-  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
-  const slow = clock.over();
-  if (slow) return { ok: false, detail: slow };
-  const parsed = StatusSummarySchema.safeParse(json.value);
-  if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error) };
-  const computed = computeStatusPage(config, parsed.data, asOf);
-  const over = clock.over();
+  const parsed = parseJsonWithin(body, StatusSummarySchema, opts.budget ?? STATUS_PAGE_BUDGET, opts.now);
+  if (!parsed.ok) return parsed;
+  const computed = computeStatusPage(config, parsed.value, asOf);
+  const over = parsed.clock.over();
   return over ? { ok: false, detail: over } : { ok: true, ...computed };
 }
 

@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import type { SourceResult } from '../model/inputs.ts';
 import { AnnouncementSchema, type Announcement, type Detail, type EventType } from '../model/schemas.ts';
-import { checkJsonShape, checkSize, startBudgetClock, TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonBody, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
 
@@ -67,16 +67,8 @@ export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | 
 
 /** The body → its validated envelope under the tracker's parse budget, or the failed check's detail. */
 export function parseTrackerStatus(body: string, opts: { budget?: ParseBudget; now?: () => number } = {}): { ok: true; value: z.infer<typeof TrackerStatusSchema> } | { ok: false; detail: Detail } {
-  const budget = opts.budget ?? TRACKER_PAGE_BUDGET;
-  const clock = startBudgetClock(budget, opts.now);
-  const problem = checkSize(body, budget) ?? checkJsonShape(body, budget);
-  if (problem) return { ok: false, detail: problem };
-  const json = parseJsonBody(body);
-  if (!json.ok) return { ok: false, detail: { code: 'invalid_json', params: {} } };
-  const slow = clock.over();
-  if (slow) return { ok: false, detail: slow };
-  const parsed = TrackerStatusSchema.safeParse(json.value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, detail: schemaMismatch(parsed.error) };
+  const parsed = parseJsonWithin(body, TrackerStatusSchema, opts.budget ?? TRACKER_PAGE_BUDGET, opts.now);
+  return parsed.ok ? { ok: true, value: parsed.value } : parsed;
 }
 
 /**
