@@ -6,7 +6,7 @@
 // Without `events` it builds today's data/; with it, a synthetic archive of that many events (each event is five
 // objects: mind the OSD size of the radosgw you point it at).
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createS3Sink } from '../builder/publish/s3-sink.ts';
@@ -15,7 +15,7 @@ import { createS3Client } from '../builder/s3/client.ts';
 import { DEFAULT_LIST_EVERY } from '../builder/s3/config.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createMemoryStateStorage, createMemoryStateStore } from '../builder/state/memory-store.ts';
-import { BENCH_NOW, ROOT, syntheticEvents } from './lib.ts';
+import { BENCH_NOW, ROOT, writeSyntheticData } from './lib.ts';
 
 const TICK_MS = 15 * 60 * 1000;
 const IDLE_TICKS = 3;
@@ -23,10 +23,7 @@ const IDLE_TICKS = 3;
 async function dataDirFor(events: number | null): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   if (events === null) return { dir: path.join(ROOT, 'data'), cleanup: async () => {} };
   const work = await mkdtemp(path.join(tmpdir(), 'rsa-idle-'));
-  await mkdir(path.join(work, 'archive'), { recursive: true });
-  const archive = { name: 'synthetic', url: 'https://example.invalid/synthetic', license: 'CC0-1.0', notice: 'Synthetic benchmark data (seed 42).' };
-  await writeFile(path.join(work, 'archive', 'synthetic.json'), JSON.stringify({ archive, records: syntheticEvents(events) }));
-  return { dir: work, cleanup: () => rm(work, { recursive: true, force: true }) };
+  return { dir: await writeSyntheticData(work, events), cleanup: () => rm(work, { recursive: true, force: true }) };
 }
 
 /** Empties and removes a bucket this bench made. */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EventInput } from '../builder/model/schemas.ts';
+import { seededRandom } from '../builder/model/resetbench.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const FIXTURES = path.join(ROOT, 'test/fixtures/sources');
@@ -124,17 +125,8 @@ export async function startSources(): Promise<Sources> {
   };
 }
 
-/** mulberry32: tiny, fast, and the same sequence on every machine for a given seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The bench's seeded generator is the backtest's: the same sequence on every machine for a given seed. */
+export const prng = seededRandom;
 
 const TYPES = ['global_reset', 'global_reset', 'global_reset', 'banked_grant', 'policy_change'] as const;
 const REASONS = ['incident', 'launch', 'milestone', 'celebration', 'other'] as const;
