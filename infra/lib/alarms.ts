@@ -14,7 +14,8 @@ const STEP = Duration.minutes(5);
 export const STALE_PERIODS = 9;
 
 export interface AlarmsProps {
-  dispatchRule: events.IRule;
+  /** The dispatch rule's plain name (not its Ref, which is `bus|rule` on a custom bus). */
+  dispatchRuleName: string;
   /** The custom bus the rule is on: its metrics carry both names. */
   bus: events.IEventBus;
 }
@@ -43,7 +44,7 @@ export class Alarms extends Construct {
       metric: new cloudwatch.Metric({
         namespace: 'AWS/Events',
         metricName: 'FailedInvocations',
-        dimensionsMap: { EventBusName: props.bus.eventBusName, RuleName: props.dispatchRule.ruleName },
+        dimensionsMap: { EventBusName: props.bus.eventBusName, RuleName: props.dispatchRuleName },
         statistic: 'Sum',
         period: Duration.hours(1),
       }),

@@ -2,7 +2,8 @@
 // and the tests, so what is tested is what is committed and deployed.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { ResetStatusApiStack } from './stack.ts';
 
 export const STACK_NAME = 'ResetStatusApi';
@@ -12,6 +13,8 @@ export const FUNCTION_CODE_PATH = path.join(REPO_ROOT, 'edge/cloudfront-function
 export interface BuildOptions {
   outdir?: string;
   useExistingOidcProvider?: boolean;
+  /** Run cdk-nag's AwsSolutions pack as a validation plugin at synth: a finding fails `cdk deploy`. */
+  nag?: boolean;
 }
 
 export function buildApp(opts: BuildOptions = {}): { app: App; stack: ResetStatusApiStack } {
@@ -24,6 +27,7 @@ export function buildApp(opts: BuildOptions = {}): { app: App; stack: ResetStatu
     functionCodePath: FUNCTION_CODE_PATH,
     useExistingOidcProvider: opts.useExistingOidcProvider ?? context,
   });
+  if (opts.nag === true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }
 

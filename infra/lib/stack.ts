@@ -4,10 +4,11 @@ import { CfnCondition, CfnOutput, CfnParameter, Fn, Stack, type StackProps } fro
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { Access, TRUSTED_REF, oidcProviderArnFor } from './access.ts';
+import { acknowledgeFindings } from './acknowledgments.ts';
 import { Alarms } from './alarms.ts';
 import { Edge } from './edge.ts';
 import { Storage } from './storage.ts';
-import { Trigger } from './trigger.ts';
+import { DISPATCH_RULE_NAME, Trigger } from './trigger.ts';
 
 export const DEFAULT_TOKEN_SECRET_NAME = 'reset-status-api/github-dispatch-token';
 
@@ -47,13 +48,15 @@ export class ResetStatusApiStack extends Stack {
       ...(props.useExistingOidcProvider === true ? { existingOidcProviderArn: oidcProviderArnFor(this) } : {}),
     });
     const trigger = new Trigger(this, 'Trigger', { repository, ref: TRUSTED_REF.replace('refs/heads/', ''), tokenSecretName });
-    const alarms = new Alarms(this, 'Alarms', { dispatchRule: trigger.rule, bus: trigger.bus });
+    const alarms = new Alarms(this, 'Alarms', { dispatchRuleName: DISPATCH_RULE_NAME, bus: trigger.bus });
     const subscription = new sns.CfnSubscription(this, 'AlarmEmailSubscription', {
       topicArn: alarms.topic.topicArn,
       protocol: 'email',
       endpoint: alarmEmail,
     });
     subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(alarmEmail, '')) });
+
+    acknowledgeFindings(this, { storage, edge, access });
 
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out('BucketName', storage.bucket.bucketName, 'repository variable RESET_S3_BUCKET');

@@ -13,6 +13,7 @@ import { REFRESH_WORKFLOW_FILE } from './layout.ts';
 export const SCHEDULE_MINUTES = '0,15,30,45';
 export const TRIGGER_SOURCE = 'reset-status-api.scheduler';
 export const TRIGGER_DETAIL_TYPE = 'refresh-due';
+export const DISPATCH_RULE_NAME = 'reset-status-api-dispatch';
 /** GitHub's REST API wants these on every call; the token comes from the connection's authorization. */
 export const GITHUB_API_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
 
@@ -50,6 +51,9 @@ export class Trigger extends Construct {
       rateLimitPerSecond: 1,
     });
     this.rule = new events.Rule(this, 'DispatchRule', {
+      // A fixed name: the failure alarm's metric dimension is the plain rule name, which a rule on a custom bus
+      // does not get from Ref (that returns `bus|rule`).
+      ruleName: DISPATCH_RULE_NAME,
       description: 'Scheduler tick -> GitHub workflow_dispatch',
       eventBus: bus,
       eventPattern: { source: [TRIGGER_SOURCE], detailType: [TRIGGER_DETAIL_TYPE] },
@@ -71,6 +75,10 @@ export class Trigger extends Construct {
         source: TRIGGER_SOURCE,
         detailType: TRIGGER_DETAIL_TYPE,
         detail: scheduler.ScheduleTargetInput.fromObject({ workflow: REFRESH_WORKFLOW_FILE }),
+      }, {
+        // A tick that could not be delivered within minutes is replaced by the next one.
+        maxEventAge: Duration.minutes(5),
+        retryAttempts: 2,
       }),
     });
   }
