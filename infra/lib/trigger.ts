@@ -14,6 +14,7 @@ export const SCHEDULE_MINUTES = '0,15,30,45';
 export const TRIGGER_SOURCE = 'reset-status-api.scheduler';
 export const TRIGGER_DETAIL_TYPE = 'refresh-due';
 export const DISPATCH_RULE_NAME = 'reset-status-api-dispatch';
+export const CONNECTION_NAME = 'reset-status-api-github';
 /** GitHub's REST API wants these on every call; the token comes from the connection's authorization. */
 export const GITHUB_API_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
 
@@ -39,6 +40,8 @@ export class Trigger extends Construct {
     super(scope, id);
     const bus = (this.bus = new events.EventBus(this, 'Bus', { description: 'Reset Status API: refresh triggers from the scheduler' }));
     const connection = new events.Connection(this, 'GitHub', {
+      // A fixed name, so rotating the token is one documented command (docs/deploy.md).
+      connectionName: CONNECTION_NAME,
       description: 'GitHub REST API with the dispatch token from Secrets Manager',
       authorization: events.Authorization.apiKey('Authorization', SecretValue.secretsManager(props.tokenSecretName)),
       headerParameters: Object.fromEntries(Object.entries(GITHUB_API_HEADERS).map(([k, v]) => [k, events.HttpParameter.fromString(v)])),

@@ -8,7 +8,7 @@ import { FUNCTION_CODE_PATH } from '../lib/app.ts';
 import { EXPOSED_HEADERS } from '../lib/edge.ts';
 import { METRIC_NAMESPACE, NOT_FOUND_PATH, REFRESH_METRIC } from '../lib/layout.ts';
 import { BACKUP_RETENTION_DAYS, NONCURRENT_VERSION_DAYS } from '../lib/storage.ts';
-import { DISPATCH_RULE_NAME, SCHEDULE_MINUTES } from '../lib/trigger.ts';
+import { CONNECTION_NAME, DISPATCH_RULE_NAME, SCHEDULE_MINUTES } from '../lib/trigger.ts';
 import { list, only, render, synthStack, type Statement } from './helpers.ts';
 
 const { template } = synthStack();
@@ -207,6 +207,7 @@ describe('external trigger', () => {
   it('authorizes with the token from Secrets Manager, resolved by CloudFormation, never in the template', () => {
     const auth = render(connection.props) as { AuthorizationType: string; AuthParameters: Record<string, Record<string, unknown>> };
     expect(auth.AuthorizationType).toBe('API_KEY');
+    expect((auth as unknown as { Name: string }).Name).toBe(CONNECTION_NAME);
     expect(auth.AuthParameters.ApiKeyAuthParameters).toEqual({ ApiKeyName: 'Authorization', ApiKeyValue: '{{resolve:secretsmanager:${DispatchAuthName}:SecretString:::}}' });
     expect(auth.AuthParameters.InvocationHttpParameters).toEqual({
       HeaderParameters: [
