@@ -1,0 +1,42 @@
+// Pure: until when the present-tense answer of a build holds, and the values the edge needs to stop serving it
+// afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
+import { utcDate } from './events.ts';
+import { STALE_AFTER_MS, type TodayState } from './status.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What the edge store holds after a build (the KeyValueStore in production, dist/edge-store.json locally). */
+export interface EdgeFreshness {
+  /** After this instant the build's present-tense documents are stale: the edge serves their `unknown` variants. */
+  stale_after: string;
+  /** The build's UTC date; on any other date the edge serves the `unknown` variant of that date. */
+  build_date: string;
+}
+
+/** The first instant of the UTC day after `at`. */
+export function nextUtcMidnight(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()) + DAY_MS);
+}
+
+/** `YYYY-MM-DD` of the UTC day after `date` (`YYYY-MM-DD`). */
+export function nextUtcDate(date: string): string {
+  return utcDate(new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS));
+}
+
+/**
+ * Until when today's answer holds: 30 minutes after the last successful reset-source check, and never past the next
+ * UTC midnight (the answer is about a date). A day that already has a recorded or confirmed reset stays so until
+ * midnight, whatever the checks do: a reset that happened does not un-happen. With no successful check at all the
+ * answer is `unknown` already, and stale from the build on.
+ */
+export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): Date {
+  const midnight = nextUtcMidnight(asOf);
+  if (today.state === 'confirmed_today' || today.state === 'recorded_today') return midnight;
+  if (today.last_good_check_at === null) return asOf;
+  const checkedAt = Date.parse(today.last_good_check_at);
+  return new Date(Math.min(checkedAt + STALE_AFTER_MS, midnight.getTime()));
+}
+
+export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {
+  return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: utcDate(asOf) };
+}
