@@ -1,5 +1,6 @@
 // Pure: until when the present-tense answer of a build holds, and the values the edge needs to stop serving it
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
+import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY } from '../contract.ts';
 import { utcDate } from './events.ts';
 import { STALE_AFTER_MS, type TodayState } from './status.ts';
 
@@ -39,4 +40,11 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
 
 export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {
   return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: utcDate(asOf) };
+}
+
+/** The edge store's entries for a build: the freshness values and one key per published event id. */
+export function edgeStoreEntries(freshness: EdgeFreshness, eventIds: Iterable<string>): Record<string, string> {
+  const entries: Record<string, string> = { [EDGE_FRESHNESS_KEY]: JSON.stringify(freshness) };
+  for (const id of eventIds) entries[EDGE_EVENT_KEY_PREFIX + id] = '1';
+  return entries;
 }
