@@ -73,7 +73,8 @@ export class Access extends Construct {
             }),
             new iam.PolicyStatement({
               sid: 'WriteTheEdgeStore',
-              actions: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:GetKey', 'cloudfront-keyvaluestore:ListKeys', 'cloudfront-keyvaluestore:PutKey', 'cloudfront-keyvaluestore:DeleteKey', 'cloudfront-keyvaluestore:UpdateKeys'],
+              // What builder/publish/kvs-edge-store.ts calls: the ETag, the current keys, one batched update.
+              actions: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:ListKeys', 'cloudfront-keyvaluestore:UpdateKeys'],
               resources: [props.store.keyValueStoreArn],
             }),
             // PutMetricData has no resource-level permission; the namespace condition is what limits it.

@@ -67,7 +67,7 @@ describe('GitHub OIDC', () => {
 
 describe('refresh role', () => {
   it('publishes api/, keeps its state, lock and manifest keys, lists the bucket without a prefix condition, writes the edge store and puts one metric', () => {
-    const edgeStore = ['DescribeKeyValueStore', 'GetKey', 'ListKeys', 'PutKey', 'DeleteKey', 'UpdateKeys'].map((a) => `cloudfront-keyvaluestore:${a} on ${store.id}.Arn`);
+    const edgeStore = ['DescribeKeyValueStore', 'ListKeys', 'UpdateKeys'].map((a) => `cloudfront-keyvaluestore:${a} on ${store.id}.Arn`);
     const state = ['state/state.json', 'state/state.json.last-good', 'state/run.lock', 'state/publish-manifest.json', 'state/corrupt/*'];
     expect(grants(refresh.statements)).toEqual(
       [
