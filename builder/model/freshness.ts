@@ -2,7 +2,7 @@
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
 import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY } from '../contract.ts';
 import { utcDate } from './events.ts';
-import { STALE_AFTER_MS, type TodayState } from './status.ts';
+import { STALE_AFTER_MS, type TodayState, type TodayStatus } from './status.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,4 +47,26 @@ export function edgeStoreEntries(freshness: EdgeFreshness, eventIds: Iterable<st
   const entries: Record<string, string> = { [EDGE_FRESHNESS_KEY]: JSON.stringify(freshness) };
   for (const id of eventIds) entries[EDGE_EVENT_KEY_PREFIX + id] = '1';
   return entries;
+}
+
+/**
+ * Today's state as the edge must answer once a build's answer no longer holds: `unknown` for `date`, saying when the
+ * last good check was. The facts about the past stay (the documents' latest resets and checks).
+ */
+export function unknownToday(date: string, lastGoodCheckAt: string | null): TodayStatus {
+  return {
+    date,
+    state: 'unknown',
+    reset: null,
+    event_ids: [],
+    last_good_check_at: lastGoodCheckAt,
+    valid_until: null,
+    explanation: lastGoodCheckAt === null ? { code: 'state.unknown_unchecked', params: {} } : { code: 'state.unknown_stale', params: { last: lastGoodCheckAt } },
+  };
+}
+
+/** The dates the build publishes `unknown` variants for: its own UTC date and the next one. */
+export function unknownVariantDates(asOf: Date): [string, string] {
+  const today = utcDate(asOf);
+  return [today, nextUtcDate(today)];
 }
