@@ -19,6 +19,7 @@ import {
   JSON_CONTENT_TYPE,
   LANGS,
   OPENAPI_KEY,
+  UNKNOWN_VARIANT_ENDPOINTS,
   endpointKey,
   eventKey,
   followDocumentKey,
@@ -31,6 +32,8 @@ import {
   schemaKey,
   TEXT_CONTENT_TYPE,
   type ErrorCode,
+  unknownVariantKey,
+  type Endpoint,
   type Lang,
 } from '../contract.ts';
 
@@ -122,8 +125,11 @@ export function parseQuery(query: string): Record<string, string[]> | null {
  * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
  * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
  * unsupported or repeated; path → object key, or 404/400 answered here. Unknown parameters are ignored.
+ * `ctx` (the clock and the edge store's values) decides which variant of a present-tense document is served and
+ * whether an event id exists; without it every document is served as published and any well-formed event id goes
+ * to the origin.
  */
-export function route(req: RouteRequest): RouteResult {
+export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   if (req.uri.length > MAX_URI_LENGTH || req.query.length > MAX_QUERY_LENGTH) {
     return errorResponse(414, 'en', 'request_too_long', {});
   }
@@ -199,16 +205,77 @@ export function route(req: RouteRequest): RouteResult {
         return { kind: 'object', key: historyByTypeKey(lang, t), lang: lang, headers: baseHeaders(lang) };
       }
     }
-    return { kind: 'object', key: endpointKey(lang, name), lang: lang, headers: baseHeaders(lang) };
+    return { kind: 'object', key: liveKey(lang, name, ctx), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'events') {
     const id = segs[3] as string;
-    // The same code as an unknown id, which the CDN answers with the stored not-found document.
-    if (!EVENT_ID_PATTERN.test(id)) return errorResponse(404, lang, 'not_found', { id: echo(id) }, undefined, 'event_not_found');
+    // A malformed id and, when the store lists every published id, an unknown one: the same translated 404 (the
+    // code of a missing event, the event's message), here at the edge rather than from the origin.
+    if (!EVENT_ID_PATTERN.test(id) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false)) {
+      return errorResponse(404, lang, 'not_found', { id: echo(id) }, undefined, 'event_not_found');
+    }
     return { kind: 'object', key: eventKey(lang, id), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(segs[3] as string)) {
     return { kind: 'object', key: schemaKey(segs[3] as string), lang: null, headers: baseHeaders('en') };
   }
   return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+}
+
+/** The edge store's values as the router uses them (see EDGE_* in contract.ts). */
+export interface EdgeFreshness {
+  /** Epoch ms after which the build's present-tense documents no longer hold. */
+  staleAfter: number;
+  /** The build's UTC date, `YYYY-MM-DD`. */
+  buildDate: string;
+}
+
+export interface EdgeContext {
+  /** The clock, epoch ms. */
+  now: number;
+  /** null when the store has no usable values (nothing published yet, or unreadable): documents are served as they are. */
+  freshness: EdgeFreshness | null;
+  /** Whether the requested event id is in the store; null when it was not looked up. */
+  eventKnown: boolean | null;
+}
+
+const DAY_MS = 86400000;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
+export function parseFreshness(value: unknown): EdgeFreshness | null {
+  try {
+    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string };
+    const staleAfter = Date.parse(raw.stale_after);
+    // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
+    return staleAfter === staleAfter && ISO_DATE.test(raw.build_date) ? { staleAfter: staleAfter, buildDate: raw.build_date } : null;
+  } catch (_e) {
+    return null;
+  }
+}
+
+/**
+ * The object a present-tense endpoint is served from: the build's document while its answer holds (before
+ * stale_after, on the build's UTC date), else the `unknown` variant for today, which the build published for its own
+ * date and the next. After that, the next day's variant is the newest there is.
+ */
+export function liveKey(lang: Lang, endpoint: Endpoint, ctx: EdgeContext | undefined): string {
+  const key = endpointKey(lang, endpoint);
+  if (ctx === undefined || ctx.freshness === null || UNKNOWN_VARIANT_ENDPOINTS.indexOf(endpoint) === -1) return key;
+  const f = ctx.freshness;
+  const today = utcDay(ctx.now);
+  // Before the build's date (a clock behind the build) there is nothing better to say than the build itself.
+  if (today < f.buildDate || (today === f.buildDate && ctx.now < f.staleAfter)) return key;
+  const date = today === f.buildDate ? today : utcDay(Date.parse(f.buildDate + 'T00:00:00Z') + DAY_MS);
+  return unknownVariantKey(lang, date, endpoint);
+}
+
+/** The event id a request path asks for, which the edge looks up in the store before routing; null for other paths. */
+export function eventIdOf(uri: string): string | null {
+  const m = /^\/api\/events\/([^/]+)$/.exec(uri);
+  return m !== null && EVENT_ID_PATTERN.test(m[1] as string) ? (m[1] as string) : null;
 }

@@ -4,7 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EDGE_STORE_FILE } from '../contract.ts';
-import { writeFileAtomic } from '../state/local-store.ts';
+import { DataError } from '../errors.ts';
+import { writeFileAtomic } from '../fsutil/atomic.ts';
+
+const WHERE = 'publish/edge-store';
 
 export interface EdgeStoreReport {
   target: string;
@@ -45,12 +48,12 @@ export function parseEdgeStoreFile(text: string, where: string): Record<string, 
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`[publish/edge-store] ${where} is not valid JSON: ${(err as Error).message}`);
+    throw new DataError(WHERE, `${where} is not valid JSON: ${(err as Error).message}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`[publish/edge-store] ${where} is not a JSON object`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new DataError(WHERE, `${where} is not a JSON object`);
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'string') throw new Error(`[publish/edge-store] ${where}: the value of ${JSON.stringify(k)} is not a string`);
+    if (typeof v !== 'string') throw new DataError(WHERE, `${where}: the value of ${JSON.stringify(k)} is not a string`);
     out[k] = v;
   }
   return out;

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
 // The KeyValueStore API is signed with SigV4A; this registers the SDK's pure-JavaScript signer (no native CRT).
 import '@aws-sdk/signature-v4a';
+import { StorageError } from '../errors.ts';
 import { planEdgeStore, type EdgeStore } from './edge-store.ts';
 
 const WHERE = 'publish/kvs-edge-store';
@@ -27,7 +28,7 @@ export interface KvsEdgeStoreOptions {
 export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
   const client = opts.client ?? new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...opts.clientConfig });
   const arn = opts.arn;
-  const fail = (what: string, err: unknown) => new Error(`[${WHERE}] ${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`);
+  const fail = (what: string, err: unknown) => new StorageError(WHERE, `${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
 
   async function read(): Promise<Record<string, string>> {
     const out: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -48,7 +49,7 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
   async function etag(): Promise<string> {
     try {
       const d = await client.send(new DescribeKeyValueStoreCommand({ KvsARN: arn }));
-      if (d.ETag === undefined) throw new Error('no ETag in the answer');
+      if (d.ETag === undefined) throw new Error('no ETag in the answer');  // wrapped below
       return d.ETag;
     } catch (err) {
       throw fail('DescribeKeyValueStore', err);
@@ -65,7 +66,7 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
       const Puts = batch.flatMap((c) => ('put' in c && c.put ? [{ Key: c.put.key, Value: c.put.value }] : []));
       const Deletes = batch.flatMap((c) => ('del' in c && c.del !== undefined ? [{ Key: c.del }] : []));
       const r = await client.send(new UpdateKeysCommand({ KvsARN: arn, IfMatch: tag, ...(Puts.length ? { Puts } : {}), ...(Deletes.length ? { Deletes } : {}) }));
-      if (r.ETag === undefined) throw new Error(`[${WHERE}] UpdateKeys ${arn}: no ETag in the answer`);
+      if (r.ETag === undefined) throw new StorageError(WHERE, `UpdateKeys ${arn}: no ETag in the answer`);
       tag = r.ETag;
     }
     return { target: arn, put: plan.puts.length, deleted: plan.deletes.length, unchanged: plan.unchanged };
@@ -80,7 +81,7 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
         } catch (err) {
           // Another writer moved the ETag between our read and our write: plan again from what is there now.
           if (err instanceof ConflictException && attempt < ATTEMPTS) continue;
-          throw err instanceof Error && err.message.startsWith(`[${WHERE}]`) ? err : fail('UpdateKeys', err);
+          throw err instanceof StorageError ? err : fail('UpdateKeys', err);
         }
       }
     },

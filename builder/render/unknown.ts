@@ -5,7 +5,7 @@
 import { UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey } from '../contract.ts';
 import { LANGS } from '../model/schemas.ts';
 import type { TodayStatus } from '../model/status.ts';
-import type { OutputDocument } from '../publish/sink.ts';
+import type { OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
 

@@ -1,9 +1,9 @@
 // The unknown variants: what latest and status say once a build's answer no longer holds.
 import { describe, expect, it } from 'vitest';
-import { unknownVariantKey } from '../../builder/contract.ts';
+import { LANGS, unknownVariantKey } from '../../builder/contract.ts';
 import { unknownToday, unknownVariantDates } from '../../builder/model/freshness.ts';
 import { renderUnknownVariants } from '../../builder/render/unknown.ts';
-import type { OutputDocument } from '../../builder/publish/sink.ts';
+import type { OutputDocument } from '../../builder/render/output.ts';
 import { createTempBuild } from '../helpers/build.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +13,7 @@ describe('renderUnknownVariants', () => {
     const b = await createTempBuild();
     await b.build('2026-11-21T12:00:00Z');
     const docs: OutputDocument[] = [];
-    for (const lang of ['en', 'de', 'ko', 'ja', 'zh']) {
+    for (const lang of LANGS) {
       for (const endpoint of ['latest', 'status']) {
         const key = `api/${lang}/${endpoint}.json`;
         docs.push({ key, body: await readFile(path.join(b.outDir, key), 'utf8'), contentType: 'application/json; charset=utf-8', contentLanguage: lang, cacheControl: 'public, max-age=30', phase: 2 });
@@ -23,7 +23,7 @@ describe('renderUnknownVariants', () => {
     expect(dates).toEqual(['2026-11-21', '2026-11-22']);
     const variants = renderUnknownVariants(docs, dates.map((d) => unknownToday(d, '2026-11-21T11:58:00.000Z')));
     expect(variants.map((v) => v.key).sort()).toEqual(
-      ['en', 'de', 'ko', 'ja', 'zh'].flatMap((l) => dates.flatMap((d) => ['latest', 'status'].map((e) => unknownVariantKey(l, d, e)))).sort(),
+      LANGS.flatMap((l) => dates.flatMap((d) => (['latest', 'status'] as const).map((e) => unknownVariantKey(l, d, e)))).sort(),
     );
     const de = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-22/latest.json')!.body);
     const live = JSON.parse(docs.find((d) => d.key === 'api/de/latest.json')!.body);
