@@ -8,7 +8,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { NOT_FOUND_KEY } from '../../builder/contract.ts';
-import { DEFAULT_BACKUP_PREFIX, DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY, PUBLIC_API_ROOT } from '../../builder/publish/s3-config.ts';
+import { DEFAULT_BACKUP_PREFIX, DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY, PUBLIC_API_ROOT } from '../../builder/s3/config.ts';
 import { DEFAULT_CORRUPT_PREFIX, LAST_GOOD_SUFFIX } from '../../builder/state/s3-store.ts';
 import { REPO_ROOT, synthTemplate } from '../lib/app.ts';
 import * as layout from '../lib/layout.ts';
