@@ -134,3 +134,14 @@ describe('a day with a recorded reset built at 23:50 UTC', () => {
     expect(body.latestReset.id).toBe('sr-r-2026-11-21-a');
   });
 });
+
+describe('meta.stale_after', () => {
+  it('is the instant the edge switches at, in the documents themselves', async () => {
+    const calmDoc = JSON.parse(await readFile(path.join(calm.outDir, 'api/en/latest.json'), 'utf8'));
+    const resetDoc = JSON.parse(await readFile(path.join(resetDay.outDir, 'api/en/status.json'), 'utf8'));
+    expect(calmDoc.meta.stale_after).toBe('2026-11-21T12:30:00.000Z');
+    expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00.000Z');
+    const store = JSON.parse(await readFile(path.join(resetDay.outDir, EDGE_STORE_FILE), 'utf8'));
+    expect(JSON.parse(store[EDGE_FRESHNESS_KEY]).stale_after).toBe(resetDoc.meta.stale_after);
+  });
+});
