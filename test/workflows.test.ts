@@ -178,6 +178,8 @@ describe('refresh.yml', () => {
     const publish = steps(job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
     expect(publish?.env?.RESET_S3_BUCKET).toBe('${{ vars.RESET_S3_BUCKET }}');
     expect(publish?.env?.RESET_TARGET).toBe('s3');
+    // Without it the edge is never told when the answer goes stale.
+    expect(publish?.env?.RESET_EDGE_STORE_ARN).toBe('${{ vars.RESET_EDGE_STORE_ARN }}');
   });
 
   it('puts the freshness metric the staleness alarm watches, once, after the publish succeeded', () => {
@@ -265,6 +267,9 @@ describe('refresh step summary', () => {
     expect(md).toContain('| source `status-page` | ok: ok |');
     expect(md).toContain('| source `reset-tracker` | **failed**: http_503 \\| retry |');
     expect(md).toContain('| today | `no_verified_reset` (reset: `false`) |');
+    expect(formatStepSummary({ ...summary, edge: { stale_after: '2026-11-21T12:30:00.000Z', store: { target: 'arn:kvs', put: 2, deleted: 1, unchanged: 40 } } }, 's3://b/')).toContain(
+      '| edge | stale after `2026-11-21T12:30:00.000Z`; store: 2 put, 1 deleted |',
+    );
     expect(md).toContain('24h `null` (too little data), 48h 12.5%, sample 12');
     for (const line of md.split('\n').filter((l) => l.startsWith('|'))) expect(line.replace(/\\\|/g, '').split('|')).toHaveLength(4);
   });
