@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY, PUBLIC_API_ROOT } from '../../builder/s3/config.ts';
 import { DEFAULT_CORRUPT_PREFIX, LAST_GOOD_SUFFIX } from '../../builder/state/s3-store.ts';
-import { REPO_ROOT, synthTemplate } from '../lib/app.ts';
+import { REPO_ROOT, buildApp, synthTemplate } from '../lib/app.ts';
 import * as layout from '../lib/layout.ts';
 import { synthStack } from './helpers.ts';
 
@@ -53,6 +53,15 @@ describe('cdk-nag AwsSolutions', () => {
     }
     expect(reasons.length).toBeGreaterThan(0);
     for (const [id, reason] of reasons) expect(reason.length, id).toBeGreaterThan(40);
+  });
+
+  it('stops the deploy-time synth (cdk deploy) on a finding nobody acknowledged', () => {
+    const { app, stack } = buildApp({ nag: true, outdir: mkdtempSync(path.join(tmpdir(), 'rsa-infra-nag-')) });
+    expect(() => app.synth()).not.toThrow();
+    const fresh = buildApp({ nag: true, outdir: mkdtempSync(path.join(tmpdir(), 'rsa-infra-nag-')) });
+    new Bucket(fresh.stack, 'Unacknowledged', { enforceSSL: true });
+    expect(() => fresh.app.synth()).toThrow(/AwsSolutions-S1/);
+    expect(stack.stackName).toBe(fresh.stack.stackName);
   });
 
   it('flags what is not acknowledged (the check is live, not silenced wholesale)', () => {
