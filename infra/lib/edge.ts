@@ -5,11 +5,9 @@ import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { CACHE_CONTROL } from '../../builder/contract.ts';
+import { CACHE_CONTROL, EXPOSE_HEADERS } from '../../builder/contract.ts';
 import { NOT_FOUND_PATH } from './layout.ts';
 
-/** Headers a script reading the API cross-origin may see besides the CORS-safelisted ones. */
-export const EXPOSED_HEADERS = ['ETag', 'Date', 'Last-Modified', 'Content-Language'];
 /** How long CloudFront keeps an error answer: the documents' own max-age, so a new event id appears as fast. */
 const ERROR_CACHING = Duration.seconds(30);
 
@@ -94,7 +92,8 @@ export class Edge extends Construct {
       customHeadersBehavior: {
         customHeaders: [
           { header: 'Access-Control-Allow-Origin', value: '*', override: true },
-          { header: 'Access-Control-Expose-Headers', value: EXPOSED_HEADERS.join(', '), override: true },
+          // The same list the router's own answers carry.
+          { header: 'Access-Control-Expose-Headers', value: EXPOSE_HEADERS, override: true },
           // Objects and the function's own answers carry it already; this covers anything that does not.
           { header: 'Cache-Control', value: CACHE_CONTROL, override: false },
         ],
