@@ -16,6 +16,8 @@ import { planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
 import type { Lang } from './model/schemas.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownToday, unknownVariantDates } from './model/freshness.ts';
+import { isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
+import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
 import { renderUnknownVariants } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
@@ -197,7 +199,14 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     docs.push(...renderPages({ asOf, docs, events }));
     docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
     // What the edge serves once this answer no longer holds, for today and tomorrow (UTC), in every language.
-    const variants = renderUnknownVariants(docs, unknownVariantDates(asOf).map((d) => unknownToday(d, today.last_good_check_at)));
+    const dates = unknownVariantDates(asOf);
+    const variants = renderUnknownVariants(docs, dates.map((d) => unknownToday(d, today.last_good_check_at)));
+    // The human page says today's answer too: one made from each date's variants.
+    const withVariants = [...docs, ...variants];
+    for (const d of dates) {
+      const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
+      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
+    }
     const all = [...docs, ...variants];
     stage('render');
     const published = await deps.sink.publish(all, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });

@@ -18,7 +18,7 @@ export const EDGE_ENTRY = path.join(ROOT, 'builder/edge/cloudfront-main.ts');
 const RUNTIME_IMPORT = /^import\s*([\w$]+)\s*from\s*["']cloudfront["'];?/;
 export const EDGE_OUTPUT = path.join(ROOT, 'edge/cloudfront-function.js');
 
-const HEADER = '// Built by scripts/build-edge.ts from builder/edge/ (runtime cloudfront-js-2.0); do not edit.\n';
+const HEADER = '// Built by scripts/build-edge.ts; do not edit.\n';
 
 /**
  * Syntax beyond ES 5.1 that runtime 2.0 documents as supported; everything else is lowered by esbuild (or fails the
@@ -34,18 +34,21 @@ const RUNTIME_2_SYNTAX: Record<string, boolean> = {
 };
 
 /**
- * Error messages the edge never answers with: `missing_object` is the text of the stored not-found document, which the
- * renderer writes and the CDN serves from S3. Dropping them from the bundle keeps it inside the 10 KB limit; a router
- * that asked for one would answer without a message, which the edge-vs-preview tests catch.
+ * Error messages the edge never answers with, left out of the bundle to keep it inside the 10 KB limit:
+ * `missing_object` is the text of the stored not-found document (the renderer writes it, the CDN serves it from S3),
+ * and the router answers these codes in English only, before or whatever the language (test/edge/route-clock.test.ts
+ * pins that). A router that asked for a dropped one would fail the edge-vs-preview tests.
  */
 export const EDGE_UNUSED_MESSAGES = ['missing_object'];
+export const EDGE_ENGLISH_ONLY_MESSAGES = ['unsupported_lang', 'malformed_query', 'too_many_parameters', 'request_too_long'];
 
 const dropUnusedMessages: esbuild.Plugin = {
   name: 'edge-messages',
   setup(build) {
     build.onLoad({ filter: /[\\/]locales[\\/][a-z]{2}[\\/]errors\.json$/ }, async (args) => {
       const messages = JSON.parse(await readFile(args.path, 'utf8')) as Record<string, string>;
-      for (const key of EDGE_UNUSED_MESSAGES) delete messages[key];
+      const english = /[\\/]en[\\/]errors\.json$/.test(args.path);
+      for (const key of [...EDGE_UNUSED_MESSAGES, ...(english ? [] : EDGE_ENGLISH_ONLY_MESSAGES)]) delete messages[key];
       return { contents: JSON.stringify(messages), loader: 'json' };
     });
   },

@@ -32,6 +32,7 @@ import {
   schemaKey,
   TEXT_CONTENT_TYPE,
   type ErrorCode,
+  unknownPageKey,
   unknownVariantKey,
   type Endpoint,
   type Lang,
@@ -171,7 +172,8 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   if (isLang(page)) {
     const h = baseHeaders(page);
     h['content-type'] = HTML_CONTENT_TYPE;
-    return { kind: 'object', key: pageKey(page), lang: page, headers: h };
+    const d = unknownDate(ctx);
+    return { kind: 'object', key: d === null ? pageKey(page) : unknownPageKey(page, d), lang: page, headers: h };
   }
   const segs = uri.split('/');
   // segs[0] is '' (leading slash)
@@ -228,6 +230,9 @@ export interface EdgeFreshness {
   staleAfter: number;
   /** The build's UTC date, `YYYY-MM-DD`. */
   buildDate: string;
+  /** The next UTC date, and its first instant (epoch ms). */
+  nextDate: string;
+  nextDay: number;
 }
 
 export interface EdgeContext {
@@ -239,39 +244,38 @@ export interface EdgeContext {
   eventKnown: boolean | null;
 }
 
-const DAY_MS = 86400000;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
 
 /** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
 export function parseFreshness(value: unknown): EdgeFreshness | null {
   try {
-    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string };
+    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string; next_date: string };
     const staleAfter = Date.parse(raw.stale_after);
+    const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
     // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
-    return staleAfter === staleAfter && ISO_DATE.test(raw.build_date) ? { staleAfter: staleAfter, buildDate: raw.build_date } : null;
+    return staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10))
+      ? { staleAfter: staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay: nextDay }
+      : null;
   } catch (_e) {
     return null;
   }
 }
 
 /**
- * The object a present-tense endpoint is served from: the build's document while its answer holds (before
- * stale_after, on the build's UTC date), else the `unknown` variant for today, which the build published for its own
- * date and the next. After that, the next day's variant is the newest there is.
+ * The date whose `unknown` variants the present-tense documents (latest, status, the page) are served from, or null
+ * while the build's answer holds (before stale_after, never later than the build's UTC date) or without a store. The
+ * build published variants for its own date and the next; after that, the next day's are the newest there are.
  */
+export function unknownDate(ctx: EdgeContext | undefined): string | null {
+  const f = ctx === undefined ? null : ctx.freshness;
+  if (f === null || ctx!.now < f.staleAfter) return null;
+  return ctx!.now < f.nextDay ? f.buildDate : f.nextDate;
+}
+
+/** The object an endpoint is served from: its `unknown` variant once the build's answer no longer holds. */
 export function liveKey(lang: Lang, endpoint: Endpoint, ctx: EdgeContext | undefined): string {
-  const key = endpointKey(lang, endpoint);
-  if (ctx === undefined || ctx.freshness === null || UNKNOWN_VARIANT_ENDPOINTS.indexOf(endpoint) === -1) return key;
-  const f = ctx.freshness;
-  const today = utcDay(ctx.now);
-  // Before the build's date (a clock behind the build) there is nothing better to say than the build itself.
-  if (today < f.buildDate || (today === f.buildDate && ctx.now < f.staleAfter)) return key;
-  const date = today === f.buildDate ? today : utcDay(Date.parse(f.buildDate + 'T00:00:00Z') + DAY_MS);
-  return unknownVariantKey(lang, date, endpoint);
+  const d = UNKNOWN_VARIANT_ENDPOINTS.indexOf(endpoint) === -1 ? null : unknownDate(ctx);
+  return d === null ? endpointKey(lang, endpoint) : unknownVariantKey(lang, d, endpoint);
 }
 
 /** The event id a request path asks for, which the edge looks up in the store before routing; null for other paths. */

@@ -12,6 +12,8 @@ export interface EdgeFreshness {
   stale_after: string;
   /** The build's UTC date; on any other date the edge serves the `unknown` variant of that date. */
   build_date: string;
+  /** The UTC date after it (precomputed, so the edge function does no date arithmetic). */
+  next_date: string;
 }
 
 /** The first instant of the UTC day after `at`. */
@@ -39,7 +41,8 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
 }
 
 export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {
-  return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: utcDate(asOf) };
+  const date = utcDate(asOf);
+  return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: date, next_date: nextUtcDate(date) };
 }
 
 /** The edge store's entries for a build: the freshness values and one key per published event id. */

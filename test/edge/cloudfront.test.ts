@@ -439,7 +439,7 @@ describe('edge and preview agree on the clock', () => {
     ['2026-11-25T08:00:00.000Z', '2026-11-22'],
   ];
 
-  it.each(instants)('at %s both serve latest and status from %s (null: as built)', async (iso, variant) => {
+  it.each(instants)('at %s both serve latest, status and the page from %s (null: as built)', async (iso, variant) => {
     const now = Date.parse(iso);
     const h = loadFunction(code, store, now).handler;
     const p = await startPreview({ root: dist, port: 0, now: () => now });
@@ -455,6 +455,13 @@ describe('edge and preview agree on the clock', () => {
           expect(http.body, target).toBe(await readFile(path.join(dist, key), 'utf8'));
           if (variant !== null && endpoint !== 'forecast') expect(JSON.parse(http.body)).toMatchObject({ reset: null, today: { state: 'unknown', date: variant } });
         }
+        // The human page, made from the same variants.
+        const page = (await h(cloudFrontEvent('GET', `/${lang}/`))) as EdgeRequest;
+        const pageKey = variant !== null ? `api/${lang}/unknown/${variant}/index.html` : `api/${lang}/index.html`;
+        expect(page.uri, `/${lang}/`).toBe(`/${pageKey}`);
+        const http = await rawRequest(Number(new URL(p.url).port), 'GET', `/${lang}/`);
+        expect(http.status, `/${lang}/`).toBe(200);
+        expect(http.body, `/${lang}/`).toBe(await readFile(path.join(dist, pageKey), 'utf8'));
       }
     } finally {
       await p.close();

@@ -53,7 +53,7 @@ async function get(p: PreviewServer, target: string) {
 describe('a calm day built at 12:00 UTC', () => {
   it('writes stale_after 30 minutes after the good check into the store next to the documents', async () => {
     const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8'));
-    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({ stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21' });
+    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({ stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22' });
   });
 
   it('answers no_verified_reset and reset false at 12:10 (through `npm run preview -- --now`)', async () => {
@@ -95,6 +95,10 @@ describe('a calm day built at 12:00 UTC', () => {
     expect(de.lang).toBe('de');
     expect(de.body).toMatchObject({ reset: null, meta: { lang: 'de' }, today: { state: 'unknown' } });
     expect(de.body.today.explanation).not.toBe(latest.body.today.explanation);
+    // The human page is made from the unknown variants too.
+    const page = await fetch(`${p.url}/de/`);
+    expect(await page.text()).toBe(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8'));
+    expect(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8')).not.toBe(await readFile(path.join(calm.outDir, 'api/de/index.html'), 'utf8'));
     // Documents that say nothing about today are served as built.
     const forecast = await get(p, '/api/forecast');
     expect(forecast.body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/en/forecast.json'), 'utf8')));

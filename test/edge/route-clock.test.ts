@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventIdOf, liveKey, parseFreshness, route, type EdgeContext } from '../../builder/edge/route.ts';
 
-const fresh = { staleAfter: Date.parse('2026-11-21T12:30:00Z'), buildDate: '2026-11-21' };
+const fresh = { staleAfter: Date.parse('2026-11-21T12:30:00Z'), buildDate: '2026-11-21', nextDate: '2026-11-22', nextDay: Date.parse('2026-11-22T00:00:00Z') };
 const at = (iso: string, eventKnown: boolean | null = null): EdgeContext => ({ now: Date.parse(iso), freshness: fresh, eventKnown });
 const key = (uri: string, query: string, ctx?: EdgeContext) => {
   const r = route({ method: 'GET', uri, query }, ctx);
@@ -23,7 +23,7 @@ describe('liveKey', () => {
   });
 
   it('on another date even before stale_after (a store that says midnight holds the day, not the next one)', () => {
-    const ctx: EdgeContext = { now: Date.parse('2026-11-22T00:05:00Z'), freshness: { staleAfter: Date.parse('2026-11-22T00:00:00Z'), buildDate: '2026-11-21' }, eventKnown: null };
+    const ctx: EdgeContext = { now: Date.parse('2026-11-22T00:05:00Z'), freshness: { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') }, eventKnown: null };
     expect(liveKey('en', 'latest', ctx)).toBe('api/en/unknown/2026-11-22/latest.json');
   });
 
@@ -65,9 +65,42 @@ describe('event ids and the store', () => {
 
 describe('parseFreshness', () => {
   it('reads the store value and refuses anything else', () => {
-    expect(parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21"}')).toEqual(fresh);
-    for (const v of [undefined, null, 42, '', 'null', '[]', '{}', '{"stale_after":"soon","build_date":"2026-11-21"}', '{"stale_after":"2026-11-21T12:30:00Z","build_date":"21.11.2026"}']) {
+    expect(parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22"}')).toEqual(fresh);
+    const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
+    const bad = [
+      undefined, null, 42, '', 'null', '[]', '{}',
+      JSON.stringify({ ...ok, stale_after: 'soon' }),
+      JSON.stringify({ ...ok, build_date: '21.11.2026' }),
+      JSON.stringify({ ...ok, next_date: '2026-11-22T00:00:00Z' }),
+      JSON.stringify({ stale_after: ok.stale_after, build_date: ok.build_date }),
+    ];
+    for (const v of bad) {
       expect(parseFreshness(v), String(v)).toBeNull();
     }
+  });
+});
+
+describe('messages the bundle keeps in English only', () => {
+  it('are only ever answered in English, whatever lang asks for', async () => {
+    const { EDGE_ENGLISH_ONLY_MESSAGES } = await import('../../scripts/build-edge.ts');
+    const requests = [
+      { uri: '/api/latest', query: 'lang=de&lang=fr&x=%zz' },
+      { uri: '/api/latest', query: 'lang=ko&x=%' },
+      { uri: '/api/latest', query: 'lang=fr' },
+      { uri: '/api/latest', query: 'lang=ja&' + Array.from({ length: 25 }, (_, i) => `p${i}=1`).join('&') },
+      { uri: '/api/' + 'a'.repeat(600), query: 'lang=zh' },
+      { uri: '/api/latest', query: 'lang=de&x=' + 'a'.repeat(1100) },
+    ];
+    const seen = new Set<string>();
+    for (const r of requests) {
+      const res = route({ method: 'GET', ...r }, at('2026-11-21T12:00:00Z'));
+      if (res.kind !== 'response') continue;
+      const code = JSON.parse(res.body).error.code as string;
+      if (EDGE_ENGLISH_ONLY_MESSAGES.includes(code)) {
+        seen.add(code);
+        expect(res.headers['content-language'], code).toBe('en');
+      }
+    }
+    expect([...seen].sort()).toEqual([...EDGE_ENGLISH_ONLY_MESSAGES].sort());
   });
 });

@@ -11,7 +11,7 @@ import { createLocalEdgeStore, planEdgeStore, type EdgeStore } from '../../build
 import { KVS_BATCH, createKvsEdgeStore } from '../../builder/publish/kvs-edge-store.ts';
 import { startKvsServer, type KvsServer } from '../helpers/kvs-server.ts';
 
-const FRESH = { stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21' };
+const FRESH = { stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22' };
 const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `2026-11-${String((i + from) % 28 + 1).padStart(2, '0')}-reset-${i + from}`);
 
 let kvs: KvsServer;
@@ -84,7 +84,7 @@ describe('KeyValueStore writer', () => {
     // retry plans from what is there now, so the stray key is deleted.
     kvs.beforeNextUpdate(() => kvs.data.set('stray', 'x'));
     kvs.calls.length = 0;
-    const entries = edgeStoreEntries({ ...FRESH, build_date: '2026-11-22' }, ids(2));
+    const entries = edgeStoreEntries({ ...FRESH, build_date: '2026-11-22', next_date: '2026-11-23' }, ids(2));
     expect(await s.write(entries)).toMatchObject({ put: 1, deleted: 1 });
     expect(Object.fromEntries(kvs.data)).toEqual(entries);
     expect(kvs.calls.filter((c) => c.startsWith('POST'))).toHaveLength(2);
