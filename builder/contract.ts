@@ -109,3 +109,28 @@ export function isFollowDocument(value: string): value is FollowDocumentName {
 }
 /** Where the API is served; feeds and the calendar need absolute links (RESET_PUBLIC_BASE_URL in production). */
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
+
+// The edge store: what each refresh writes (a CloudFront KeyValueStore in production, `edge-store.json` next to the
+// local build) and the router reads with its clock. Flat string keys and values, as the KeyValueStore holds them.
+/** JSON `{"stale_after": ISO, "build_date": "YYYY-MM-DD", "next_date": "YYYY-MM-DD"}`: until when the build's answer holds. */
+export const EDGE_FRESHNESS_KEY = 'freshness';
+/** One key per published event id (value `1`), so the edge can answer an unknown id with the translated 404. */
+export const EDGE_EVENT_KEY_PREFIX = 'e:';
+/** The local build's copy of the store, in the output directory (outside `api/`, so never served). */
+export const EDGE_STORE_FILE = 'edge-store.json';
+/** Present-tense endpoints with an `unknown` variant the edge serves once the build is stale or from another day. */
+export const UNKNOWN_VARIANT_ENDPOINTS: readonly Endpoint[] = ['latest', 'status'];
+
+export function isUnknownVariantEndpoint(value: string): value is Endpoint {
+  return (UNKNOWN_VARIANT_ENDPOINTS as readonly string[]).indexOf(value) !== -1;
+}
+
+/** `api/<lang>/unknown/<date>/<endpoint>.json`: what `endpoint` says on `date` once the build's answer no longer holds. */
+export function unknownVariantKey(lang: Lang, date: string, endpoint: Endpoint): string {
+  return API_ROOT + lang + '/unknown/' + date + '/' + endpoint + '.json';
+}
+
+/** `api/<lang>/unknown/<date>/index.html`: the human page made from the unknown variants. */
+export function unknownPageKey(lang: Lang, date: string): string {
+  return API_ROOT + lang + '/unknown/' + date + '/index.html';
+}

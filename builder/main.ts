@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, EXIT, exitCodeFor, messageOf } from './errors.ts';
+import { createLocalEdgeStore, type EdgeStore } from './publish/edge-store.ts';
 import { createLocalSink } from './publish/local-sink.ts';
 import type { Sink } from './publish/sink.ts';
 import { run, type RunSummary } from './run.ts';
@@ -68,25 +69,31 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   return { now, outDir: values.out, stateDir: values['state-dir'], dataDir: values['data-dir'], target: values.target, rebuildPast: values['rebuild-past'] };
 }
 
-export async function createTargets(opts: BuildOptions, env: Env): Promise<{ store: StateStore; sink: Sink }> {
+export async function createTargets(opts: BuildOptions, env: Env): Promise<{ store: StateStore; sink: Sink; edgeStore?: EdgeStore }> {
   const now = () => opts.now;
   if (opts.target === 's3') {
     // Loaded only for S3 runs so a local build never pays for the AWS SDK.
     const { createS3Targets } = await import('./s3-targets.ts');
-    return createS3Targets(env, now);
+    const targets = createS3Targets(env, now);
+    // The CloudFront KeyValueStore the edge router reads (stack output KeyValueStoreArn).
+    if (!env.RESET_EDGE_STORE_ARN) return targets;
+    const { createKvsEdgeStore } = await import('./publish/kvs-edge-store.ts');
+    return { ...targets, edgeStore: createKvsEdgeStore({ arn: env.RESET_EDGE_STORE_ARN }) };
   }
-  return { store: createLocalStateStore(opts.stateDir, { now }), sink: createLocalSink(opts.outDir) };
+  // The edge store next to the documents, where the preview reads it.
+  return { store: createLocalStateStore(opts.stateDir, { now }), sink: createLocalSink(opts.outDir), edgeStore: createLocalEdgeStore(opts.outDir) };
 }
 
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
 export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<RunSummary> {
-  const { store, sink } = await createTargets(opts, env);
+  const { store, sink, edgeStore } = await createTargets(opts, env);
   const { channels, warnings } = channelsFromEnv(env);
   for (const w of warnings) io.err(w);
   // Like a bad channel, a bad language must not stop the API from being published: English, with a warning.
   const lang = LangSchema.catch('en').parse(env.RESET_NOTIFY_LANG || 'en');
   if (lang !== (env.RESET_NOTIFY_LANG || 'en')) io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
   return run({
+    ...(edgeStore ? { edgeStore } : {}),
     now: () => opts.now,
     fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS }),
     sources: sourceConfigsFromEnv(env),
@@ -115,6 +122,7 @@ export function formatSummary(s: RunSummary): string {
     `forecast: 24h ${pct(s.forecast!.probability_24h)}, 48h ${pct(s.forecast!.probability_48h)}, sample ${s.forecast!.sample_size}, model ${s.forecast!.model_version}`,
   ];
   if (s.notifications) lines.push(`notifications: ${s.notifications.sent} sent, ${s.notifications.failed} failed (retried next run), ${s.notifications.skipped} skipped (budget)`);
+  if (s.edge) lines.push(`edge: stale after ${s.edge.stale_after}; store ${s.edge.store.put} put, ${s.edge.store.deleted} deleted (${s.edge.store.target})`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }

@@ -15,6 +15,11 @@ import { DEFAULT_PUBLIC_URL } from './contract.ts';
 import { planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
 import type { Lang } from './model/schemas.ts';
+import { computeEdgeFreshness, edgeStoreEntries, unknownToday, unknownVariantDates } from './model/freshness.ts';
+import { isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
+import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
+import { renderUnknownVariants } from './render/unknown.ts';
+import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
 import type { SourceResult } from './model/inputs.ts';
@@ -59,6 +64,8 @@ export interface RunDeps {
   publicUrl?: string;
   /** Notification channels and the language of their messages; absent: nothing is sent. */
   notify?: { notifier: Notifier; lang: Lang };
+  /** Where the edge reads until when the answer holds and which event ids exist; none: the edge is not told. */
+  edgeStore?: EdgeStore;
   log?: (line: string) => void;
   /** Called after each stage with its wall time, for benchmarks; never affects the run. */
   onStage?: (name: RunStage, ms: number) => void;
@@ -85,6 +92,8 @@ export interface RunSummary {
   warnings: string[];
   /** Deliveries this run: sent, failed (retried next run), skipped (the run's notification budget ran out). */
   notifications?: { sent: number; failed: number; skipped: number };
+  /** What the edge store was told (stale_after, keys put and deleted); absent when the run has no edge store. */
+  edge?: { stale_after: string; store: EdgeStoreReport };
 }
 
 /**
@@ -189,8 +198,26 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     });
     docs.push(...renderPages({ asOf, docs, events }));
     docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
+    // What the edge serves once this answer no longer holds, for today and tomorrow (UTC), in every language.
+    const dates = unknownVariantDates(asOf);
+    const variants = renderUnknownVariants(docs, dates.map((d) => unknownToday(d, today.last_good_check_at)));
+    // The human page says today's answer too: one made from each date's variants.
+    const withVariants = [...docs, ...variants];
+    for (const d of dates) {
+      const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
+      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
+    }
+    const all = [...docs, ...variants];
     stage('render');
-    const published = await deps.sink.publish(docs, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
+    const published = await deps.sink.publish(all, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
+    // After the documents: the store then never names an event, or a variant, that is not published yet.
+    const freshness = computeEdgeFreshness(asOf, today);
+    let edge: RunSummary['edge'] | null = null;
+    if (deps.edgeStore) {
+      // A run that lost its lock must not move the edge's clock: the run that took over writes it.
+      await fence(deps.store, lock, 'writing the edge store');
+      edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, events.map((e) => e.id))) };
+    }
     stage('publish');
     // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
     const notifications = deps.notify
@@ -200,13 +227,14 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       asOf: asOf.toISOString(),
       skipped: false,
       published,
-      documents: docs.length,
+      documents: all.length,
       sources: results.map((r) => ({ id: r.check.source, ok: r.check.ok, detail: r.check.detail.code })),
       today: today.state,
       reset: today.reset,
       forecast: { probability_24h: forecast.probability_24h, probability_48h: forecast.probability_48h, sample_size: forecast.sample_size, model_version: forecast.model_version },
       warnings,
       ...(notifications ? { notifications } : {}),
+      ...(edge !== null ? { edge } : {}),
     };
   } finally {
     await deps.store.releaseLock(lock);

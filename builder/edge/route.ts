@@ -19,6 +19,7 @@ import {
   JSON_CONTENT_TYPE,
   LANGS,
   OPENAPI_KEY,
+  UNKNOWN_VARIANT_ENDPOINTS,
   endpointKey,
   eventKey,
   followDocumentKey,
@@ -31,6 +32,9 @@ import {
   schemaKey,
   TEXT_CONTENT_TYPE,
   type ErrorCode,
+  unknownPageKey,
+  unknownVariantKey,
+  type Endpoint,
   type Lang,
 } from '../contract.ts';
 
@@ -122,8 +126,11 @@ export function parseQuery(query: string): Record<string, string[]> | null {
  * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
  * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
  * unsupported or repeated; path → object key, or 404/400 answered here. Unknown parameters are ignored.
+ * `ctx` (the clock and the edge store's values) decides which variant of a present-tense document is served and
+ * whether an event id exists; without it every document is served as published and any well-formed event id goes
+ * to the origin.
  */
-export function route(req: RouteRequest): RouteResult {
+export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   if (req.uri.length > MAX_URI_LENGTH || req.query.length > MAX_QUERY_LENGTH) {
     return errorResponse(414, 'en', 'request_too_long', {});
   }
@@ -165,7 +172,8 @@ export function route(req: RouteRequest): RouteResult {
   if (isLang(page)) {
     const h = baseHeaders(page);
     h['content-type'] = HTML_CONTENT_TYPE;
-    return { kind: 'object', key: pageKey(page), lang: page, headers: h };
+    const d = unknownDate(ctx);
+    return { kind: 'object', key: d === null ? pageKey(page) : unknownPageKey(page, d), lang: page, headers: h };
   }
   const segs = uri.split('/');
   // segs[0] is '' (leading slash)
@@ -199,16 +207,79 @@ export function route(req: RouteRequest): RouteResult {
         return { kind: 'object', key: historyByTypeKey(lang, t), lang: lang, headers: baseHeaders(lang) };
       }
     }
-    return { kind: 'object', key: endpointKey(lang, name), lang: lang, headers: baseHeaders(lang) };
+    return { kind: 'object', key: liveKey(lang, name, ctx), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'events') {
     const id = segs[3] as string;
-    // The same code as an unknown id, which the CDN answers with the stored not-found document.
-    if (!EVENT_ID_PATTERN.test(id)) return errorResponse(404, lang, 'not_found', { id: echo(id) }, undefined, 'event_not_found');
+    // A malformed id and, when the store lists every published id, an unknown one: the same translated 404 (the
+    // code of a missing event, the event's message), here at the edge rather than from the origin.
+    if (!EVENT_ID_PATTERN.test(id) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false)) {
+      return errorResponse(404, lang, 'not_found', { id: echo(id) }, undefined, 'event_not_found');
+    }
     return { kind: 'object', key: eventKey(lang, id), lang: lang, headers: baseHeaders(lang) };
   }
   if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(segs[3] as string)) {
     return { kind: 'object', key: schemaKey(segs[3] as string), lang: null, headers: baseHeaders('en') };
   }
   return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+}
+
+/** The edge store's values as the router uses them (see EDGE_* in contract.ts). */
+export interface EdgeFreshness {
+  /** Epoch ms after which the build's present-tense documents no longer hold. */
+  staleAfter: number;
+  /** The build's UTC date, `YYYY-MM-DD`. */
+  buildDate: string;
+  /** The next UTC date, and its first instant (epoch ms). */
+  nextDate: string;
+  nextDay: number;
+}
+
+export interface EdgeContext {
+  /** The clock, epoch ms. */
+  now: number;
+  /** null when the store has no usable values (nothing published yet, or unreadable): documents are served as they are. */
+  freshness: EdgeFreshness | null;
+  /** Whether the requested event id is in the store; null when it was not looked up. */
+  eventKnown: boolean | null;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
+export function parseFreshness(value: unknown): EdgeFreshness | null {
+  try {
+    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string; next_date: string };
+    const staleAfter = Date.parse(raw.stale_after);
+    const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
+    // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
+    return staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10))
+      ? { staleAfter: staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay: nextDay }
+      : null;
+  } catch (_e) {
+    return null;
+  }
+}
+
+/**
+ * The date whose `unknown` variants the present-tense documents (latest, status, the page) are served from, or null
+ * while the build's answer holds (before stale_after, never later than the build's UTC date) or without a store. The
+ * build published variants for its own date and the next; after that, the next day's are the newest there are.
+ */
+export function unknownDate(ctx: EdgeContext | undefined): string | null {
+  const f = ctx === undefined ? null : ctx.freshness;
+  if (f === null || ctx!.now < f.staleAfter) return null;
+  return ctx!.now < f.nextDay ? f.buildDate : f.nextDate;
+}
+
+/** The object an endpoint is served from: its `unknown` variant once the build's answer no longer holds. */
+export function liveKey(lang: Lang, endpoint: Endpoint, ctx: EdgeContext | undefined): string {
+  const d = UNKNOWN_VARIANT_ENDPOINTS.indexOf(endpoint) === -1 ? null : unknownDate(ctx);
+  return d === null ? endpointKey(lang, endpoint) : unknownVariantKey(lang, d, endpoint);
+}
+
+/** The event id a request path asks for, which the edge looks up in the store before routing; null for other paths. */
+export function eventIdOf(uri: string): string | null {
+  const m = /^\/api\/events\/([^/]+)$/.exec(uri);
+  return m !== null && EVENT_ID_PATTERN.test(m[1] as string) ? (m[1] as string) : null;
 }

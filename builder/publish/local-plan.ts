@@ -1,6 +1,7 @@
 // Pure: how the local sink writes one build into a directory, from the build and a listing of what is there. The
 // sink (local-sink.ts) only carries the plan out. See createLocalSink for why each kind of write exists.
 import type { OutputDocument } from '../render/output.ts';
+import { EDGE_STORE_FILE } from '../contract.ts';
 
 export interface DirectoryListing {
   /** Keys of the files already there. */
@@ -80,6 +81,7 @@ export function planLocalWrites(docs: readonly OutputDocument[], listing: Direct
       dirs.add(p);
     }
   }
-  const keep = new Set(docs.map((d) => d.key));
+  // The edge store's file lives next to the documents (the preview reads it there) but is not one of them.
+  const keep = new Set([...docs.map((d) => d.key), EDGE_STORE_FILE]);
   return { phases, remove: [...listing.files].filter((f) => !keep.has(f)) };
 }

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { CACHE_CONTROL, EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
 import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
-import { RESET_SOURCE_KINDS, STALE_AFTER_MS } from '../model/status.ts';
+import { computeStaleAfter } from '../model/freshness.ts';
+import { RESET_SOURCE_KINDS } from '../model/status.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray } from './values.ts';
@@ -270,7 +271,8 @@ export function renderApi(input: RenderInput): OutputDocument[] {
   const shared: Shared = {
     license,
     generatedAt: asOf.toISOString(),
-    staleAfter: new Date(asOf.getTime() + STALE_AFTER_MS).toISOString(),
+    // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
+    staleAfter: new Date(Math.max(computeStaleAfter(asOf, input.today).getTime(), asOf.getTime())).toISOString(),
     allDates: input.events.map((e) => eventTime(e).at.slice(0, 10)).sort(),
     lastCheckAt: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
     current: latestChecks(input.checks),

@@ -134,7 +134,7 @@ const DESCRIPTION = [
   '',
   '**Unknown fields.** The published schemas accept added fields, and a client must ignore fields it does not know: new fields are added without a new `api_version`.',
   '',
-  '**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes later). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.',
+  '**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight; past it the CDN answers `unknown`). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.',
   '',
   '**Errors** are `{"error": {"status", "code", "message", "valid_values"?, "messages"?}, "meta": {"lang"}}`; `code` is one of the `Error` schema\'s enum.',
 ].join('\n');

@@ -23,7 +23,7 @@ export const MetaSchema = z
   .strictObject({
     lang: z.enum(LANGS),
     generated_at: instant.describe('When the builder produced this document.'),
-    stale_after: instant.describe("30 minutes after generated_at: past it, treat the document as out of date and today's state as unknown."),
+    stale_after: instant.describe("Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself."),
     ...metaCommon,
   })
   .meta({ id: 'Meta' });

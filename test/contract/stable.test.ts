@@ -8,8 +8,11 @@ import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } f
 
 const NOW = '2026-11-21T12:00:00.000Z';
 const LATER = '2026-11-21T12:15:00.000Z';
-/** The present-tense documents, and the human page made from them (issue #15). */
-const LIVE = /^api\/[a-z]{2}\/((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
+/** The present-tense documents, the human page made from them (issue #15), and the unknown variants of latest, status
+ * and the page, which the edge serves once they go stale (issue #13). */
+const LIVE = /^api\/[a-z]{2}\/(unknown\/\d{4}-\d{2}-\d{2}\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
+/** Per language: 5 documents and the page, and latest, status and the page unknown for today and tomorrow. */
+const LIVE_COUNT = 5 * 6 + 5 * 3 * 2;
 // The post ids are snowflakes of the announcement times (the tracker's times are checked against them).
 const RECORDS = [
   { id: 'rst_b', reset_type: 'regular', announced_at: '2026-11-21T11:00:00Z', text: 'Reset for everyone.', source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2124095476331446277' } },
@@ -50,15 +53,15 @@ describe('an idle tick', () => {
     const after = await files(b.outDir);
     expect([...after.keys()].sort()).toEqual([...first.keys()].sort());
     const live = [...after.keys()].filter((k) => LIVE.test(k));
-    expect(live).toHaveLength(30);
+    expect(live).toHaveLength(LIVE_COUNT);
     for (const [k, body] of after) {
       if (LIVE.test(k)) expect(body, k).not.toBe(first.get(k));
       else expect(body, k).toBe(first.get(k));
     }
-    expect(second.published).toMatchObject({ written: 30, unchanged: after.size - 30 });
+    expect(second.published).toMatchObject({ written: LIVE_COUNT, unchanged: after.size - LIVE_COUNT });
   });
 
-  it('live documents carry generated_at and stale_after 30 minutes later; stable ones no build time', async () => {
+  it('live documents carry generated_at and stale_after (a day with a recorded reset: midnight); stable ones no build time', async () => {
     const b = await createTempBuild();
     await b.build(NOW, sources);
     for (const [k, body] of await files(b.outDir)) {
@@ -72,7 +75,8 @@ describe('an idle tick', () => {
       if (k !== 'api/openapi.json' && !k.startsWith('api/schemas/')) expect(doc.meta, k).toBeDefined();
       if (LIVE.test(k)) {
         expect(doc.meta!.generated_at, k).toBe(NOW);
-        expect(doc.meta!.stale_after, k).toBe('2026-11-21T12:30:00.000Z');
+        // The tracker has a reset today, so the answer holds until midnight (a calm day: 30 minutes, test/edge/freshness).
+        expect(doc.meta!.stale_after, k).toBe('2026-11-22T00:00:00.000Z');
       } else {
         expect(doc.meta?.generated_at, k).toBeUndefined();
         expect(doc.meta?.stale_after, k).toBeUndefined();

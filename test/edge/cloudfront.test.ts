@@ -1,6 +1,7 @@
-// The built CloudFront Function, run in a bare JavaScript context like the edge's, must answer every request exactly
-// as the local preview does over HTTP: same object key (and so the same document or the same 404), or the same
-// status, headers and body when it answers itself.
+// The built CloudFront Function, run in a bare JavaScript context like the edge's with its KeyValueStore emulated from
+// the store the build wrote, must answer every request exactly as the local preview does over HTTP at the same
+// instant: same object key (and so the same document or the same 404), or the same status, headers and body when it
+// answers itself.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
@@ -13,14 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { MAX_QUERY_LENGTH, MAX_QUERY_PARAMS, MAX_URI_LENGTH } from '../../builder/edge/route.ts';
+import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
 import { run } from '../../builder/run.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { EDGE_OUTPUT, MAX_FUNCTION_BYTES, buildEdgeFunction } from '../../scripts/build-edge.ts';
+import { startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AS_OF = new Date('2026-11-21T12:00:00Z');
+/** Within the calm build's 30 minutes: every document is served as built. */
+const FRESH = Date.parse('2026-11-21T12:10:00Z');
 
 interface EdgeQueryValue {
   value: string;
@@ -39,7 +44,37 @@ interface EdgeResponse {
   headers: Record<string, { value: string }>;
   body?: { encoding: string; data: string };
 }
-type Handler = (event: unknown) => EdgeRequest | EdgeResponse;
+type Handler = (event: unknown) => Promise<EdgeRequest | EdgeResponse>;
+
+/** The runtime's `cloudfront` module with its KeyValueStore emulated over a plain key/value map. */
+function runtimeModule(store: Readonly<Record<string, string>>) {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(store, k);
+  return {
+    kvs: () => ({
+      // As documented: get() rejects for a missing key, exists() answers false.
+      get: async (key: string) => {
+        if (!has(key)) throw new Error(`Key ${key} not found`);
+        return store[key] as string;
+      },
+      exists: async (key: string) => has(key),
+    }),
+  };
+}
+
+/**
+ * Loads the bundle into a bare realm (only the ECMAScript built-ins, no eval, nothing of Node's) with the clock fixed
+ * at `now`. Its first statement is the runtime import, which a script context cannot run: it becomes a variable bound
+ * to the emulated module.
+ */
+function loadFunction(code: string, store: Readonly<Record<string, string>>, now: number): { handler: Handler; context: vm.Context } {
+  const m = /^(\/\/[^\n]*\n)import ([\w$]+) from 'cloudfront';\n/.exec(code);
+  if (m === null) throw new Error('the bundle does not start with its header and the runtime import');
+  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+  (context as Record<string, unknown>).__cloudfront = runtimeModule(store);
+  vm.runInContext(`Date.now = function () { return ${now}; };`, context);
+  vm.runInContext(`var ${m[2]} = __cloudfront;\n` + code.slice(m[0].length), context, { filename: 'cloudfront-function.js' });
+  return { handler: (context as { handler: Handler }).handler, context };
+}
 
 /**
  * The viewer-request event CloudFront would build for this request line: the path as sent, and the query split into
@@ -146,9 +181,10 @@ function cases(eventId: string): Case[] {
     get('/api/?lang=de', 'api/index.json'),
     get('/api/openapi.json', 'api/openapi.json'),
     get('/api/schemas/latest.json', 'api/schemas/latest.json'),
+    // an event id the store does not list: the translated 404 from the edge, as from the preview
+    get('/api/events/no-such-event', 404),
+    get('/api/events/2026-01-01.x?lang=zh', 404),
     // well-formed keys without an object: the CDN's custom error response, as the preview's
-    get('/api/events/no-such-event', 'api/en/events/no-such-event.json'),
-    get('/api/events/2026-01-01.x?lang=zh', 'api/zh/events/2026-01-01.x.json'),
     get('/api/schemas/no-such-schema.json', 'api/schemas/no-such-schema.json'),
     // lang: case-insensitive, exactly once, supported only
     get('/api/latest?lang=EN', 'api/en/latest.json'),
@@ -230,7 +266,7 @@ function cases(eventId: string): Case[] {
     // methods
     { method: 'HEAD', target: '/api/latest?lang=de', want: 'api/de/latest.json' },
     { method: 'HEAD', target: '/api/latest?lang=fr', want: 400 },
-    { method: 'HEAD', target: '/api/events/no-such-event', want: 'api/en/events/no-such-event.json' },
+    { method: 'HEAD', target: '/api/events/no-such-event', want: 404 },
     { method: 'OPTIONS', target: '/api/latest', want: 204 },
     { method: 'OPTIONS', target: '/anything?lang=fr', want: 204 },
     { method: 'POST', target: '/api/latest', want: 405 },
@@ -242,6 +278,8 @@ function cases(eventId: string): Case[] {
 
 let tmp: string;
 let dist: string;
+let tracker: LoopbackServer;
+let store: Record<string, string>;
 let preview: PreviewServer;
 let handler: Handler;
 let code: string;
@@ -250,28 +288,29 @@ let eventId: string;
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'edge-test-'));
   dist = path.join(tmp, 'dist');
-  // The real build with every network source off: the curated archive alone yields a full API.
+  // The real build of a calm day: a reset tracker on loopback that answers, so the answer holds 30 minutes.
+  tracker = await startLoopback(trackerHandler(() => []));
   await run({
     now: () => AS_OF,
     fetcher: createHttpFetcher(),
-    sources: [],
+    sources: [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }],
     store: createLocalStateStore(path.join(tmp, 'state'), { now: () => new Date() }),
     sink: createLocalSink(dist),
+    edgeStore: createLocalEdgeStore(dist),
     dataDir: path.join(ROOT, 'data'),
   });
+  store = await createLocalEdgeStore(dist).read();
   const ids = (await readdir(path.join(dist, 'api/en/events'))).filter((f) => f.endsWith('.json')).sort();
   eventId = (ids[0] ?? '').replace(/\.json$/, '');
-  preview = await startPreview({ root: dist, port: 0 });
+  preview = await startPreview({ root: dist, port: 0, now: () => FRESH });
 
   code = await readFile(EDGE_OUTPUT, 'utf8');
-  // A bare realm: only the ECMAScript built-ins, no eval, nothing of Node's.
-  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
-  vm.runInContext(code, context, { filename: 'cloudfront-function.js' });
-  handler = (context as { handler: Handler }).handler;
+  handler = loadFunction(code, store, FRESH).handler;
 });
 
 afterAll(async () => {
   await preview?.close();
+  await tracker?.close();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
@@ -284,34 +323,43 @@ describe('the built CloudFront Function', () => {
     expect(code).toBe(await buildEdgeFunction());
   });
 
-  it('is a plain script with a top-level handler(event) and no module syntax', () => {
-    expect(code).toMatch(/(^|[;}\n])function handler\(event\)\{/);
-    expect(code).not.toMatch(/^\s*(import|export)\b/m);
+  it('is a script whose only module syntax is the runtime import on its first lines, with a top-level async handler(event)', () => {
+    const lines = code.split('\n');
+    expect(lines[1]).toMatch(/^import [\w$]+ from 'cloudfront';$/);
+    expect(code).toMatch(/(^|[;}\n])async function handler\(event\)\{/);
+    expect(lines.slice(2).join('\n')).not.toMatch(/^\s*(import|export)\b/m);
     expect(code).not.toMatch(/\brequire\(|\bprocess\.|\bsetTimeout\b|\bsetInterval\b|\bfetch\(|\bXMLHttpRequest\b/);
     expect(typeof handler).toBe('function');
   });
 
-  it('runs where Node globals, timers and network do not exist', () => {
-    const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
-    vm.runInContext(code, context);
+  it('runs where Node globals, timers and network do not exist', async () => {
+    const { handler: h, context } = loadFunction(code, store, FRESH);
     expect(vm.runInContext('[typeof require, typeof process, typeof setTimeout, typeof fetch, typeof Buffer].join()', context)).toBe(
       'undefined,undefined,undefined,undefined,undefined',
     );
-    const res = vm.runInContext('handler({request:{method:"GET",uri:"/api/latest",querystring:{lang:{value:"de"}},headers:{},cookies:{}}})', context) as EdgeRequest;
+    const res = (await h({ request: { method: 'GET', uri: '/api/latest', querystring: { lang: { value: 'de' } }, headers: {}, cookies: {} } })) as EdgeRequest;
     expect(res.uri).toBe('/api/de/latest.json');
   });
 
-  it('rebuilds repeated parameters from multiValue, so a repeated lang is refused as at the preview', () => {
-    const res = handler({
+  it('serves the documents as published when its store is empty or unreadable', async () => {
+    for (const broken of [{}, { freshness: 'not json' }, { freshness: '{"stale_after":"soon"}' }]) {
+      const h = loadFunction(code, broken, Date.parse('2026-12-25T00:00:00Z')).handler;
+      expect(((await h(cloudFrontEvent('GET', '/api/latest?lang=ko'))) as EdgeRequest).uri).toBe('/api/ko/latest.json');
+      expect(((await h(cloudFrontEvent('GET', '/api/events/no-such-event'))) as EdgeRequest).uri).toBe('/api/en/events/no-such-event.json');
+    }
+  });
+
+  it('rebuilds repeated parameters from multiValue, so a repeated lang is refused as at the preview', async () => {
+    const res = (await handler({
       request: { method: 'GET', uri: '/api/latest', querystring: { lang: { value: 'de', multiValue: [{ value: 'de' }, { value: 'ja' }] } }, headers: {}, cookies: {} },
-    }) as EdgeResponse;
+    })) as EdgeResponse;
     expect(res.statusCode).toBe(400);
     expect(JSON.parse(res.body?.data ?? '{}').error.code).toBe('ambiguous_parameter');
   });
 
-  it('keeps the viewer request otherwise untouched when it rewrites to an object key', () => {
+  it('keeps the viewer request otherwise untouched when it rewrites to an object key', async () => {
     const event = cloudFrontEvent('GET', '/api/history?type=global_reset&lang=ja&utm=1');
-    const res = handler(event) as EdgeRequest;
+    const res = (await handler(event)) as EdgeRequest;
     expect(res.uri).toBe('/api/ja/history/global_reset.json');
     expect(res.querystring).toEqual({});
     expect(res.method).toBe('GET');
@@ -330,7 +378,7 @@ describe('edge and preview answer alike', () => {
     for (const c of cases(eventId)) {
       const label = `${c.method} ${c.target.length > 80 ? c.target.slice(0, 80) + '…' : c.target}`;
       // JSON round trip: plain values of this realm, whatever the vm context's prototypes.
-      const edge = JSON.parse(JSON.stringify(handler(cloudFrontEvent(c.method, c.target)))) as EdgeRequest | EdgeResponse;
+      const edge = JSON.parse(JSON.stringify(await handler(cloudFrontEvent(c.method, c.target)))) as EdgeRequest | EdgeResponse;
       const http = await rawRequest(Number(new URL(preview.url).port), c.method, c.target);
       const headersOf = (h: Record<string, string>) => ({
         'content-type': h['content-type'],
@@ -377,6 +425,46 @@ describe('edge and preview answer alike', () => {
         });
         if (c.method !== 'HEAD') expect(http.body, label).toBe(notFoundBody);
       }
+    }
+  });
+});
+
+describe('edge and preview agree on the clock', () => {
+  // [instant, the variant the latest and status documents come from]
+  const instants: [string, string | null][] = [
+    ['2026-11-21T12:29:59.999Z', null],
+    ['2026-11-21T12:30:00.000Z', '2026-11-21'],
+    ['2026-11-21T23:59:59.999Z', '2026-11-21'],
+    ['2026-11-22T00:00:00.000Z', '2026-11-22'],
+    ['2026-11-25T08:00:00.000Z', '2026-11-22'],
+  ];
+
+  it.each(instants)('at %s both serve latest, status and the page from %s (null: as built)', async (iso, variant) => {
+    const now = Date.parse(iso);
+    const h = loadFunction(code, store, now).handler;
+    const p = await startPreview({ root: dist, port: 0, now: () => now });
+    try {
+      for (const lang of ['en', 'de', 'zh']) {
+        for (const endpoint of ['latest', 'status', 'forecast']) {
+          const target = `/api/${endpoint}?lang=${lang}`;
+          const edge = (await h(cloudFrontEvent('GET', target))) as EdgeRequest;
+          const key = variant !== null && endpoint !== 'forecast' ? `api/${lang}/unknown/${variant}/${endpoint}.json` : `api/${lang}/${endpoint}.json`;
+          expect(edge.uri, target).toBe(`/${key}`);
+          const http = await rawRequest(Number(new URL(p.url).port), 'GET', target);
+          expect(http.status, target).toBe(200);
+          expect(http.body, target).toBe(await readFile(path.join(dist, key), 'utf8'));
+          if (variant !== null && endpoint !== 'forecast') expect(JSON.parse(http.body)).toMatchObject({ reset: null, today: { state: 'unknown', date: variant } });
+        }
+        // The human page, made from the same variants.
+        const page = (await h(cloudFrontEvent('GET', `/${lang}/`))) as EdgeRequest;
+        const pageKey = variant !== null ? `api/${lang}/unknown/${variant}/index.html` : `api/${lang}/index.html`;
+        expect(page.uri, `/${lang}/`).toBe(`/${pageKey}`);
+        const http = await rawRequest(Number(new URL(p.url).port), 'GET', `/${lang}/`);
+        expect(http.status, `/${lang}/`).toBe(200);
+        expect(http.body, `/${lang}/`).toBe(await readFile(path.join(dist, pageKey), 'utf8'));
+      }
+    } finally {
+      await p.close();
     }
   });
 });

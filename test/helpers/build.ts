@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
 import { run, type RunSummary } from '../../builder/run.ts';
 import type { SourceConfig } from '../../builder/sources/fetcher.ts';
@@ -19,7 +20,8 @@ export interface TempBuild {
   build(now: string, sources?: readonly SourceConfig[], dataDir?: string, opts?: { rebuildPast?: boolean }): Promise<RunSummary>;
 }
 
-export async function createTempBuild(): Promise<TempBuild> {
+/** `edgeStore`: also write `edge-store.json` next to the documents, as `npm run build` does (the preview then routes by it). */
+export async function createTempBuild(options: { edgeStore?: boolean } = {}): Promise<TempBuild> {
   const root = await mkdtemp(path.join(tmpdir(), 'rsa-build-'));
   const outDir = path.join(root, 'dist');
   const stateDir = path.join(root, 'state');
@@ -33,6 +35,7 @@ export async function createTempBuild(): Promise<TempBuild> {
         sources,
         store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
+        ...(options.edgeStore ? { edgeStore: createLocalEdgeStore(outDir) } : {}),
         dataDir,
         allowOlderState: opts.rebuildPast ?? false,
       }),

@@ -1,0 +1,128 @@
+// Who may do what: GitHub's OIDC token issuer, and one role per job, each trusted only for this repository's main
+// branch and allowed only the keys its job touches. A restore (backup -> live state) is a separate role that no
+// workflow can assume.
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import {
+  API_PREFIX,
+  BACKUP_PREFIX,
+  CORRUPT_PREFIX,
+  LOCK_KEY,
+  MANIFEST_KEY,
+  METRIC_NAMESPACE,
+  REPLACED_STATE_PREFIX,
+  STATE_KEY,
+  STATE_LAST_GOOD_KEY,
+} from './layout.ts';
+
+export const GITHUB_OIDC_ISSUER = 'token.actions.githubusercontent.com';
+export const GITHUB_OIDC_AUDIENCE = 'sts.amazonaws.com';
+/** The scheduled jobs run from the default branch only; pull requests, forks and other branches get no role. */
+export const TRUSTED_REF = 'refs/heads/main';
+
+export interface AccessProps {
+  bucket: s3.IBucket;
+  store: cloudfront.IKeyValueStore;
+  /** `owner/name` of the repository whose workflows may assume the roles. */
+  repository: string;
+  /** An existing GitHub OIDC provider of the account (there can be only one per issuer); created when absent. */
+  existingOidcProviderArn?: string;
+}
+
+export class Access extends Construct {
+  readonly refreshRole: iam.Role;
+  readonly backupRole: iam.Role;
+  readonly restoreRole: iam.Role;
+  readonly oidcProviderArn: string;
+
+  constructor(scope: Construct, id: string, props: AccessProps) {
+    super(scope, id);
+    this.oidcProviderArn =
+      props.existingOidcProviderArn ??
+      new iam.OidcProviderNative(this, 'GitHubOidc', {
+        url: `https://${GITHUB_OIDC_ISSUER}`,
+        clientIds: [GITHUB_OIDC_AUDIENCE],
+      }).oidcProviderArn;
+    const principal = new iam.WebIdentityPrincipal(this.oidcProviderArn, {
+      StringEquals: {
+        [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
+        [`${GITHUB_OIDC_ISSUER}:sub`]: `repo:${props.repository}:ref:${TRUSTED_REF}`,
+      },
+    });
+    const { bucket } = props;
+    const objects = (...keys: string[]) => keys.map((k) => bucket.arnForObjects(k));
+    // Listing without a prefix condition: with one, reading a missing key (a first run's state, a backup listing)
+    // is a 403 instead of the 404 the stores expect.
+    const list = new iam.PolicyStatement({ sid: 'ListTheBucket', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] });
+
+    this.refreshRole = new iam.Role(this, 'RefreshRole', {
+      description: 'refresh.yml: publish api/, keep the state, lock and manifest, write the edge store, put the freshness metric',
+      assumedBy: principal,
+      inlinePolicies: {
+        refresh: new iam.PolicyDocument({
+          statements: [
+            list,
+            new iam.PolicyStatement({ sid: 'PublishTheApi', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: objects(`${API_PREFIX}*`) }),
+            new iam.PolicyStatement({
+              sid: 'StateLockAndManifest',
+              actions: ['s3:GetObject', 's3:PutObject'],
+              resources: objects(STATE_KEY, STATE_LAST_GOOD_KEY, LOCK_KEY, MANIFEST_KEY, `${CORRUPT_PREFIX}*`),
+            }),
+            new iam.PolicyStatement({
+              sid: 'WriteTheEdgeStore',
+              // What builder/publish/kvs-edge-store.ts calls: the ETag, the current keys, one batched update.
+              actions: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:ListKeys', 'cloudfront-keyvaluestore:UpdateKeys'],
+              resources: [props.store.keyValueStoreArn],
+            }),
+            // PutMetricData has no resource-level permission; the namespace condition is what limits it.
+            new iam.PolicyStatement({
+              sid: 'PutTheFreshnessMetric',
+              actions: ['cloudwatch:PutMetricData'],
+              resources: ['*'],
+              conditions: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
+            }),
+          ],
+        }),
+      },
+    });
+
+    this.backupRole = new iam.Role(this, 'BackupRole', {
+      description: 'backup.yml: copy the state into a new snapshot under backups/ and read it back; never the live keys',
+      assumedBy: principal,
+      inlinePolicies: {
+        backup: new iam.PolicyDocument({
+          statements: [
+            list,
+            new iam.PolicyStatement({ sid: 'ReadTheState', actions: ['s3:GetObject'], resources: objects(STATE_KEY) }),
+            // The bucket policy refuses a PutObject here without If-None-Match: a snapshot is never replaced.
+            new iam.PolicyStatement({ sid: 'WriteAndVerifySnapshots', actions: ['s3:GetObject', 's3:PutObject'], resources: objects(`${BACKUP_PREFIX}*`) }),
+          ],
+        }),
+      },
+    });
+
+    // A human operation: assumed with an administrator's own credentials (`aws sts assume-role` or a profile),
+    // never by a workflow, since restoring is the one path by which a backup's bytes reach the live state.
+    this.restoreRole = new iam.Role(this, 'RestoreRole', {
+      description: 'manual restore: read a snapshot and write it over the live state (the replaced state is kept under backups/)',
+      assumedBy: new iam.AccountRootPrincipal(),
+      inlinePolicies: {
+        restore: new iam.PolicyDocument({
+          statements: [
+            list,
+            new iam.PolicyStatement({ sid: 'ReadSnapshots', actions: ['s3:GetObject'], resources: objects(`${BACKUP_PREFIX}*`) }),
+            new iam.PolicyStatement({ sid: 'ReplaceTheLiveState', actions: ['s3:GetObject', 's3:PutObject'], resources: objects(STATE_KEY) }),
+            new iam.PolicyStatement({ sid: 'KeepTheReplacedState', actions: ['s3:PutObject'], resources: objects(`${REPLACED_STATE_PREFIX}*`) }),
+          ],
+        }),
+      },
+    });
+  }
+}
+
+/** The ARN form of the account's GitHub OIDC provider, for `existingOidcProviderArn`. */
+export const oidcProviderArnFor = (stack: Stack): string =>
+  stack.formatArn({ service: 'iam', region: '', resource: 'oidc-provider', resourceName: GITHUB_OIDC_ISSUER, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });

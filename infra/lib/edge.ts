@@ -1,0 +1,104 @@
+// The CDN: one distribution in front of the bucket, the router function on viewer-request with its KeyValueStore,
+// a cache key of the URI alone, and response headers every answer needs whatever the request looked like.
+import { Duration } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { CACHE_CONTROL, EXPOSE_HEADERS } from '../../builder/contract.ts';
+import { NOT_FOUND_PATH } from './layout.ts';
+
+/** How long CloudFront keeps an error answer: the documents' own max-age, so a new event id appears as fast. */
+const ERROR_CACHING = Duration.seconds(30);
+
+export interface EdgeProps {
+  bucket: s3.IBucket;
+  /** Path of the committed CloudFront Function bundle (edge/cloudfront-function.js). */
+  functionCodePath: string;
+}
+
+export class Edge extends Construct {
+  readonly distribution: cloudfront.Distribution;
+  readonly router: cloudfront.Function;
+  readonly store: cloudfront.KeyValueStore;
+
+  constructor(scope: Construct, id: string, props: EdgeProps) {
+    super(scope, id);
+    this.store = new cloudfront.KeyValueStore(this, 'Store', {
+      comment: 'Reset Status API: freshness values the router reads (written by each refresh)',
+    });
+    this.router = new cloudfront.Function(this, 'Router', {
+      comment: 'Reset Status API router: lang/type onto object keys, JSON errors',
+      // Inline code from the committed bundle: the template shows exactly what runs at the edge, and a stale
+      // template is caught by `npm run synth -- --check` like a stale bundle by build-edge --check.
+      code: cloudfront.FunctionCode.fromFile({ filePath: props.functionCodePath }),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      keyValueStore: this.store,
+      autoPublish: true,
+    });
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'Reset Status API',
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableIpv6: true,
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(props.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        // All methods reach the function, which answers 405 in JSON itself; CloudFront would refuse others with
+        // its own non-JSON 403 before any function runs. Only GET and HEAD are ever forwarded to S3.
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+        cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
+        compress: true,
+        cachePolicy: this.uriOnlyCachePolicy(),
+        responseHeadersPolicy: this.responseHeaders(),
+        functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      },
+      // The origin access control has no s3:ListBucket, so S3 answers a missing key with 403: both statuses become
+      // the stored JSON not-found document with status 404, never S3's XML.
+      errorResponses: [403, 404].map((httpStatus) => ({
+        httpStatus,
+        responseHttpStatus: 404,
+        responsePagePath: NOT_FOUND_PATH,
+        ttl: ERROR_CACHING,
+      })),
+    });
+  }
+
+  /** The function has moved `lang` and `type` into the path, so nothing else may split or merge cache entries. */
+  private uriOnlyCachePolicy(): cloudfront.CachePolicy {
+    return new cloudfront.CachePolicy(this, 'UriOnly', {
+      comment: 'Cache key = URI only; the viewer-request function rewrites lang/type into the path',
+      // The objects' own Cache-Control (max-age=30) decides within these bounds.
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(30),
+      maxTtl: Duration.seconds(60),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+  }
+
+  /**
+   * Custom headers, not a CORS configuration: CloudFront's CorsConfig adds Access-Control-Allow-Origin only when the
+   * request carries an Origin header, so curl and server-side clients got none, and an answer cached for a request
+   * without Origin reached browsers without it. A custom header is added to every response. nosniff comes from the
+   * security-headers part, which is just as unconditional.
+   */
+  private responseHeaders(): cloudfront.ResponseHeadersPolicy {
+    return new cloudfront.ResponseHeadersPolicy(this, 'ContractHeaders', {
+      comment: 'Open CORS and the contract headers on every response',
+      customHeadersBehavior: {
+        customHeaders: [
+          { header: 'Access-Control-Allow-Origin', value: '*', override: true },
+          // The same list the router's own answers carry.
+          { header: 'Access-Control-Expose-Headers', value: EXPOSE_HEADERS, override: true },
+          // Objects and the function's own answers carry it already; this covers anything that does not.
+          { header: 'Cache-Control', value: CACHE_CONTROL, override: false },
+        ],
+      },
+      securityHeadersBehavior: { contentTypeOptions: { override: true } },
+    });
+  }
+}

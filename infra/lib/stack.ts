@@ -1,0 +1,72 @@
+// The whole production stack of the Reset Status API. Environment-agnostic: the repository, the token's secret and
+// the alarm address are CloudFormation parameters, so the committed template is the one every operator deploys.
+import { CfnCondition, CfnOutput, CfnParameter, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { Access, TRUSTED_REF, oidcProviderArnFor } from './access.ts';
+import { acknowledgeFindings } from './acknowledgments.ts';
+import { Alarms } from './alarms.ts';
+import { Edge } from './edge.ts';
+import { Storage } from './storage.ts';
+import { DISPATCH_RULE_NAME, Trigger } from './trigger.ts';
+
+export const DEFAULT_TOKEN_SECRET_NAME = 'reset-status-api/github-dispatch-token';
+
+export interface ResetStatusApiStackProps extends StackProps {
+  /** Path of the committed CloudFront Function bundle. */
+  functionCodePath: string;
+  /** Reuse the account's GitHub OIDC provider instead of creating one (IAM allows one per issuer and account). */
+  useExistingOidcProvider?: boolean;
+}
+
+export class ResetStatusApiStack extends Stack {
+  constructor(scope: Construct, id: string, props: ResetStatusApiStackProps) {
+    super(scope, id, props);
+    const repository = new CfnParameter(this, 'GitHubRepository', {
+      type: 'String',
+      description: 'owner/name of the GitHub repository whose workflows publish the API',
+      allowedPattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$',
+    }).valueAsString;
+    const tokenSecretName = new CfnParameter(this, 'DispatchAuthName', {
+      type: 'String',
+      description: 'Secrets Manager secret holding "Bearer <token>" for GitHub workflow_dispatch (create it before deploying)',
+      default: DEFAULT_TOKEN_SECRET_NAME,
+    }).valueAsString;
+    const alarmEmail = new CfnParameter(this, 'AlarmEmail', {
+      type: 'String',
+      description: 'Address subscribed to the alarm topic (confirm the email AWS sends); empty for none',
+      default: '',
+    }).valueAsString;
+
+    const storage = new Storage(this, 'Storage');
+    const edge = new Edge(this, 'Edge', { bucket: storage.bucket, functionCodePath: props.functionCodePath });
+    storage.denyCloudFrontOutsideApi();
+    const access = new Access(this, 'Access', {
+      bucket: storage.bucket,
+      store: edge.store,
+      repository,
+      ...(props.useExistingOidcProvider === true ? { existingOidcProviderArn: oidcProviderArnFor(this) } : {}),
+    });
+    const trigger = new Trigger(this, 'Trigger', { repository, ref: TRUSTED_REF.replace('refs/heads/', ''), tokenSecretName });
+    const alarms = new Alarms(this, 'Alarms', { dispatchRuleName: DISPATCH_RULE_NAME, bus: trigger.bus });
+    const subscription = new sns.CfnSubscription(this, 'AlarmEmailSubscription', {
+      topicArn: alarms.topic.topicArn,
+      protocol: 'email',
+      endpoint: alarmEmail,
+    });
+    subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(alarmEmail, '')) });
+
+    acknowledgeFindings(this, { storage, edge, access });
+
+    const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
+    out('BucketName', storage.bucket.bucketName, 'repository variable RESET_S3_BUCKET');
+    out('ApiUrl', `https://${edge.distribution.distributionDomainName}`, 'the public API (append /api/latest)');
+    out('DistributionId', edge.distribution.distributionId, 'for cache invalidations');
+    out('KeyValueStoreArn', edge.store.keyValueStoreArn, 'repository variable RESET_EDGE_STORE_ARN');
+    out('RefreshRoleArn', access.refreshRole.roleArn, 'repository variable AWS_ROLE_ARN (refresh.yml)');
+    out('BackupRoleArn', access.backupRole.roleArn, 'repository variable AWS_BACKUP_ROLE_ARN (backup.yml)');
+    out('RestoreRoleArn', access.restoreRole.roleArn, 'assume by hand to restore a backup');
+    out('AlarmTopicArn', alarms.topic.topicArn, 'subscribe more endpoints here');
+    out('RouterFunctionName', edge.router.functionName, 'aws cloudfront test-function --name ...');
+  }
+}

@@ -1,0 +1,151 @@
+// The preview behaves like the edge, clock included: a real build writes its documents, their unknown variants and
+// the edge store; the real preview, given a fixed clock, answers over HTTP what CloudFront would at that instant.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE } from '../../builder/contract.ts';
+import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
+import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const RECORD = {
+  id: 'r-2026-11-21-a',
+  reset_type: 'regular',
+  announced_at: '2026-11-21T09:15:00Z',
+  text: 'We have reset Codex rate limits for everyone.',
+  source: { type: 'x_post', author: 'someone', url: 'https://x.com/someone/status/999000111' },
+};
+
+let calmTracker: LoopbackServer;
+let resetTracker: LoopbackServer;
+let calm: TempBuild;
+let resetDay: TempBuild;
+const open: PreviewServer[] = [];
+
+beforeAll(async () => {
+  calmTracker = await startLoopback(trackerHandler(() => []));
+  resetTracker = await startLoopback(trackerHandler(() => [RECORD]));
+  calm = await createTempBuild({ edgeStore: true });
+  expect((await calm.build('2026-11-21T12:00:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${calmTracker.url}/api/v1/resets` }])).today).toBe('no_verified_reset');
+  resetDay = await createTempBuild({ edgeStore: true });
+  expect((await resetDay.build('2026-11-21T23:50:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${resetTracker.url}/api/v1/resets` }])).today).toBe('recorded_today');
+});
+
+afterAll(async () => {
+  await Promise.all(open.map((p) => p.close()));
+  await calmTracker?.close();
+  await resetTracker?.close();
+});
+
+async function previewAt(build: TempBuild, iso: string): Promise<PreviewServer> {
+  const p = await startPreview({ root: build.outDir, port: 0, now: () => Date.parse(iso) });
+  open.push(p);
+  return p;
+}
+
+async function get(p: PreviewServer, target: string) {
+  const res = await fetch(p.url + target);
+  return { status: res.status, lang: res.headers.get('content-language'), body: (await res.json()) as Record<string, any> };
+}
+
+describe('a calm day built at 12:00 UTC', () => {
+  it('writes stale_after 30 minutes after the good check into the store next to the documents', async () => {
+    const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8'));
+    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({ stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22' });
+  });
+
+  it('answers no_verified_reset and reset false at 12:10 (through `npm run preview -- --now`)', async () => {
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'builder/edge/preview.ts', '--port', '0', '--dir', calm.outDir, '--now', '2026-11-21T12:10:00Z'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /on (http:\/\/[^/\s]+)\/api\/latest/.exec(out);
+          if (m) resolve(m[1] as string);
+        });
+        child.once('exit', (code) => reject(new Error(`preview exited ${code}: ${out}`)));
+      });
+      const res = await fetch(`${url}/api/latest`);
+      const body = (await res.json()) as { reset: boolean | null; today: { state: string } };
+      expect(res.status).toBe(200);
+      expect(body.today.state).toBe('no_verified_reset');
+      expect(body.reset).toBe(false);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('answers no_verified_reset up to the last millisecond before stale_after', async () => {
+    const p = await previewAt(calm, '2026-11-21T12:29:59.999Z');
+    expect((await get(p, '/api/latest')).body).toMatchObject({ reset: false, today: { state: 'no_verified_reset' } });
+  });
+
+  it('answers unknown and reset null at 12:31, in the requested language, for latest and status', async () => {
+    const p = await previewAt(calm, '2026-11-21T12:31:00Z');
+    const latest = await get(p, '/api/latest');
+    expect(latest.status).toBe(200);
+    expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00.000Z' } });
+    const de = await get(p, '/api/status?lang=de');
+    expect(de.lang).toBe('de');
+    expect(de.body).toMatchObject({ reset: null, meta: { lang: 'de' }, today: { state: 'unknown' } });
+    expect(de.body.today.explanation).not.toBe(latest.body.today.explanation);
+    // The human page is made from the unknown variants too.
+    const page = await fetch(`${p.url}/de/`);
+    expect(await page.text()).toBe(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8'));
+    expect(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8')).not.toBe(await readFile(path.join(calm.outDir, 'api/de/index.html'), 'utf8'));
+    // Documents that say nothing about today are served as built.
+    const forecast = await get(p, '/api/forecast');
+    expect(forecast.body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/en/forecast.json'), 'utf8')));
+  });
+
+  it('answers unknown for the next UTC date after midnight', async () => {
+    const p = await previewAt(calm, '2026-11-22T00:00:00Z');
+    expect((await get(p, '/api/latest?lang=ja')).body).toMatchObject({ reset: null, today: { state: 'unknown', date: '2026-11-22' } });
+  });
+
+  it('answers an unknown event id with the translated 404 from the store\'s key set, and a known one with its document', async () => {
+    const p = await previewAt(calm, '2026-11-21T12:10:00Z');
+    const missing = await get(p, '/api/events/2026-11-21-no-such-event?lang=ko');
+    expect(missing.status).toBe(404);
+    expect(missing.lang).toBe('ko');
+    expect(missing.body.meta).toEqual({ lang: 'ko' });
+    expect(missing.body.error.message).toContain('2026-11-21-no-such-event');
+    const known = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8')) as Record<string, string>;
+    const id = Object.keys(known).find((k) => k.startsWith('e:'))!.slice(2);
+    const found = await get(p, `/api/events/${id}?lang=ko`);
+    expect(found.status).toBe(200);
+    expect(found.body.event.id).toBe(id);
+  });
+});
+
+describe('a day with a recorded reset built at 23:50 UTC', () => {
+  it('answers recorded_today at 23:55, past the 30 minutes a calm answer would hold', async () => {
+    const p = await previewAt(resetDay, '2026-11-21T23:55:00Z');
+    expect((await get(p, '/api/latest')).body).toMatchObject({ reset: true, today: { state: 'recorded_today', date: '2026-11-21' } });
+  });
+
+  it('does not answer yesterday\'s reset at 00:05: today is unknown, the reset stays the latest one', async () => {
+    const p = await previewAt(resetDay, '2026-11-22T00:05:00Z');
+    const { body } = await get(p, '/api/latest');
+    expect(body.reset).toBeNull();
+    expect(body.today).toMatchObject({ state: 'unknown', date: '2026-11-22', event_ids: [] });
+    expect(body.latestReset.id).toBe('sr-r-2026-11-21-a');
+  });
+});
+
+describe('meta.stale_after', () => {
+  it('is the instant the edge switches at, in the documents themselves', async () => {
+    const calmDoc = JSON.parse(await readFile(path.join(calm.outDir, 'api/en/latest.json'), 'utf8'));
+    const resetDoc = JSON.parse(await readFile(path.join(resetDay.outDir, 'api/en/status.json'), 'utf8'));
+    expect(calmDoc.meta.stale_after).toBe('2026-11-21T12:30:00.000Z');
+    expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00.000Z');
+    const store = JSON.parse(await readFile(path.join(resetDay.outDir, EDGE_STORE_FILE), 'utf8'));
+    expect(JSON.parse(store[EDGE_FRESHNESS_KEY]).stale_after).toBe(resetDoc.meta.stale_after);
+  });
+});

@@ -1,0 +1,106 @@
+// The router with the clock and the edge store's values: pure, so every boundary is pinned without a server.
+import { describe, expect, it } from 'vitest';
+import { eventIdOf, liveKey, parseFreshness, route, type EdgeContext } from '../../builder/edge/route.ts';
+
+const fresh = { staleAfter: Date.parse('2026-11-21T12:30:00Z'), buildDate: '2026-11-21', nextDate: '2026-11-22', nextDay: Date.parse('2026-11-22T00:00:00Z') };
+const at = (iso: string, eventKnown: boolean | null = null): EdgeContext => ({ now: Date.parse(iso), freshness: fresh, eventKnown });
+const key = (uri: string, query: string, ctx?: EdgeContext) => {
+  const r = route({ method: 'GET', uri, query }, ctx);
+  if (r.kind !== 'object') throw new Error(`not an object: ${JSON.stringify(r)}`);
+  return r.key;
+};
+
+describe('liveKey', () => {
+  it('serves the build until stale_after, its unknown variant from stale_after on', () => {
+    expect(liveKey('de', 'latest', at('2026-11-21T12:29:59.999Z'))).toBe('api/de/latest.json');
+    expect(liveKey('de', 'latest', at('2026-11-21T12:30:00.000Z'))).toBe('api/de/unknown/2026-11-21/latest.json');
+    expect(liveKey('de', 'status', at('2026-11-21T23:59:59.999Z'))).toBe('api/de/unknown/2026-11-21/status.json');
+  });
+
+  it('serves the next day\'s variant from midnight on, and keeps it on later days (the newest the build wrote)', () => {
+    expect(liveKey('ja', 'latest', at('2026-11-22T00:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
+    expect(liveKey('ja', 'latest', at('2026-12-01T09:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
+  });
+
+  it('on another date even before stale_after (a store that says midnight holds the day, not the next one)', () => {
+    const ctx: EdgeContext = { now: Date.parse('2026-11-22T00:05:00Z'), freshness: { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') }, eventKnown: null };
+    expect(liveKey('en', 'latest', ctx)).toBe('api/en/unknown/2026-11-22/latest.json');
+  });
+
+  it('leaves documents without a today alone, and everything when there is no clock, no store or a clock behind the build', () => {
+    expect(liveKey('en', 'forecast', at('2026-11-23T00:00:00Z'))).toBe('api/en/forecast.json');
+    expect(liveKey('en', 'history', at('2026-11-23T00:00:00Z'))).toBe('api/en/history.json');
+    expect(liveKey('en', 'latest', undefined)).toBe('api/en/latest.json');
+    expect(liveKey('en', 'latest', { now: Date.parse('2026-11-23T00:00:00Z'), freshness: null, eventKnown: null })).toBe('api/en/latest.json');
+    expect(liveKey('en', 'latest', at('2026-11-20T23:59:00Z'))).toBe('api/en/latest.json');
+  });
+
+  it('is what route() maps the endpoints to', () => {
+    expect(key('/api/latest', 'lang=ko', at('2026-11-21T13:00:00Z'))).toBe('api/ko/unknown/2026-11-21/latest.json');
+    expect(key('/api/history', 'type=global_reset', at('2026-11-21T13:00:00Z'))).toBe('api/en/history/global_reset.json');
+  });
+});
+
+describe('event ids and the store', () => {
+  it('answers an id the store does not list with the translated 404, and lets a listed one through', () => {
+    const r = route({ method: 'GET', uri: '/api/events/no-such-id', query: 'lang=de' }, at('2026-11-21T12:00:00Z', false));
+    expect(r.kind === 'response' && r.status).toBe(404);
+    if (r.kind === 'response') {
+      expect(r.headers['content-language']).toBe('de');
+      expect(JSON.parse(r.body).error.message).toContain('no-such-id');
+    }
+    expect(key('/api/events/2026-09-12-x', 'lang=de', at('2026-11-21T12:00:00Z', true))).toBe('api/de/events/2026-09-12-x.json');
+  });
+
+  it('goes to the origin when the id was not looked up or the store is empty', () => {
+    expect(key('/api/events/no-such-id', '', at('2026-11-21T12:00:00Z', null))).toBe('api/en/events/no-such-id.json');
+    expect(key('/api/events/no-such-id', '', { now: 0, freshness: null, eventKnown: false })).toBe('api/en/events/no-such-id.json');
+  });
+
+  it('eventIdOf names the id of an event path only', () => {
+    expect(eventIdOf('/api/events/2026-09-12-x')).toBe('2026-09-12-x');
+    for (const uri of ['/api/events/', '/api/events/BAD', '/api/events/a/b', '/api/latest', '/api/events/x%2F']) expect(eventIdOf(uri), uri).toBeNull();
+  });
+});
+
+describe('parseFreshness', () => {
+  it('reads the store value and refuses anything else', () => {
+    expect(parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22"}')).toEqual(fresh);
+    const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
+    const bad = [
+      undefined, null, 42, '', 'null', '[]', '{}',
+      JSON.stringify({ ...ok, stale_after: 'soon' }),
+      JSON.stringify({ ...ok, build_date: '21.11.2026' }),
+      JSON.stringify({ ...ok, next_date: '2026-11-22T00:00:00Z' }),
+      JSON.stringify({ stale_after: ok.stale_after, build_date: ok.build_date }),
+    ];
+    for (const v of bad) {
+      expect(parseFreshness(v), String(v)).toBeNull();
+    }
+  });
+});
+
+describe('messages the bundle keeps in English only', () => {
+  it('are only ever answered in English, whatever lang asks for', async () => {
+    const { EDGE_ENGLISH_ONLY_MESSAGES } = await import('../../scripts/build-edge.ts');
+    const requests = [
+      { uri: '/api/latest', query: 'lang=de&lang=fr&x=%zz' },
+      { uri: '/api/latest', query: 'lang=ko&x=%' },
+      { uri: '/api/latest', query: 'lang=fr' },
+      { uri: '/api/latest', query: 'lang=ja&' + Array.from({ length: 25 }, (_, i) => `p${i}=1`).join('&') },
+      { uri: '/api/' + 'a'.repeat(600), query: 'lang=zh' },
+      { uri: '/api/latest', query: 'lang=de&x=' + 'a'.repeat(1100) },
+    ];
+    const seen = new Set<string>();
+    for (const r of requests) {
+      const res = route({ method: 'GET', ...r }, at('2026-11-21T12:00:00Z'));
+      if (res.kind !== 'response') continue;
+      const code = JSON.parse(res.body).error.code as string;
+      if (EDGE_ENGLISH_ONLY_MESSAGES.includes(code)) {
+        seen.add(code);
+        expect(res.headers['content-language'], code).toBe('en');
+      }
+    }
+    expect([...seen].sort()).toEqual([...EDGE_ENGLISH_ONLY_MESSAGES].sort());
+  });
+});

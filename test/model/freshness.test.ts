@@ -1,0 +1,47 @@
+// Until when a build's present-tense answer holds at the edge: the 30-minute rule, the midnight cap, and a recorded
+// reset that holds until midnight.
+import { describe, expect, it } from 'vitest';
+import { computeEdgeFreshness, computeStaleAfter, nextUtcDate, nextUtcMidnight } from '../../builder/model/freshness.ts';
+
+const at = (iso: string) => new Date(iso);
+const calm = (last: string | null) => ({ state: 'no_verified_reset' as const, last_good_check_at: last });
+
+describe('computeStaleAfter', () => {
+  it('is 30 minutes after the last successful reset-source check, not after the build', () => {
+    expect(computeStaleAfter(at('2026-11-21T12:00:00Z'), calm('2026-11-21T12:00:00Z')).toISOString()).toBe('2026-11-21T12:30:00.000Z');
+    expect(computeStaleAfter(at('2026-11-21T12:10:00Z'), calm('2026-11-21T11:55:00Z')).toISOString()).toBe('2026-11-21T12:25:00.000Z');
+  });
+
+  it('never lies past the next UTC midnight', () => {
+    expect(computeStaleAfter(at('2026-11-21T23:50:00Z'), calm('2026-11-21T23:45:00Z')).toISOString()).toBe('2026-11-22T00:00:00.000Z');
+    expect(computeStaleAfter(at('2026-11-21T23:29:59Z'), calm('2026-11-21T23:29:59Z')).toISOString()).toBe('2026-11-21T23:59:59.000Z');
+  });
+
+  it('keeps a day with a recorded or confirmed reset known until midnight, even with stale or no checks', () => {
+    for (const state of ['recorded_today', 'confirmed_today'] as const) {
+      expect(computeStaleAfter(at('2026-11-21T23:50:00Z'), { state, last_good_check_at: '2026-11-21T08:00:00Z' }).toISOString()).toBe('2026-11-22T00:00:00.000Z');
+      expect(computeStaleAfter(at('2026-11-21T00:00:00Z'), { state, last_good_check_at: null }).toISOString()).toBe('2026-11-22T00:00:00.000Z');
+    }
+  });
+
+  it('is the build itself when no check ever succeeded, and in the past when the last one is old', () => {
+    expect(computeStaleAfter(at('2026-11-21T12:00:00Z'), { state: 'unknown', last_good_check_at: null }).toISOString()).toBe('2026-11-21T12:00:00.000Z');
+    expect(computeStaleAfter(at('2026-11-21T12:00:00Z'), { state: 'unknown', last_good_check_at: '2026-11-21T10:00:00Z' }).toISOString()).toBe('2026-11-21T10:30:00.000Z');
+  });
+});
+
+describe('edge freshness values', () => {
+  it('carry stale_after, the build\'s UTC date and the next', () => {
+    expect(computeEdgeFreshness(at('2026-11-21T23:50:00Z'), { state: 'recorded_today', last_good_check_at: '2026-11-21T23:50:00Z' })).toEqual({
+      stale_after: '2026-11-22T00:00:00.000Z',
+      build_date: '2026-11-21',
+      next_date: '2026-11-22',
+    });
+  });
+
+  it('count days in UTC, across months and years', () => {
+    expect(nextUtcMidnight(at('2026-12-31T23:59:59.999Z')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+    expect(nextUtcDate('2028-02-28')).toBe('2028-02-29');
+    expect(nextUtcDate('2026-12-31')).toBe('2027-01-01');
+  });
+});

@@ -1,0 +1,38 @@
+// The unknown variants: what latest and status say once a build's answer no longer holds.
+import { describe, expect, it } from 'vitest';
+import { LANGS, unknownVariantKey } from '../../builder/contract.ts';
+import { unknownToday, unknownVariantDates } from '../../builder/model/freshness.ts';
+import { renderUnknownVariants } from '../../builder/render/unknown.ts';
+import type { OutputDocument } from '../../builder/render/output.ts';
+import { createTempBuild } from '../helpers/build.ts';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+describe('renderUnknownVariants', () => {
+  it('replaces today by unknown for each date, keeps meta and the past, in every language', async () => {
+    const b = await createTempBuild();
+    await b.build('2026-11-21T12:00:00Z');
+    const docs: OutputDocument[] = [];
+    for (const lang of LANGS) {
+      for (const endpoint of ['latest', 'status']) {
+        const key = `api/${lang}/${endpoint}.json`;
+        docs.push({ key, body: await readFile(path.join(b.outDir, key), 'utf8'), contentType: 'application/json; charset=utf-8', contentLanguage: lang, cacheControl: 'public, max-age=30', phase: 2 });
+      }
+    }
+    const dates = unknownVariantDates(new Date('2026-11-21T12:00:00Z'));
+    expect(dates).toEqual(['2026-11-21', '2026-11-22']);
+    const variants = renderUnknownVariants(docs, dates.map((d) => unknownToday(d, '2026-11-21T11:58:00.000Z')));
+    expect(variants.map((v) => v.key).sort()).toEqual(
+      LANGS.flatMap((l) => dates.flatMap((d) => (['latest', 'status'] as const).map((e) => unknownVariantKey(l, d, e)))).sort(),
+    );
+    const de = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-22/latest.json')!.body);
+    const live = JSON.parse(docs.find((d) => d.key === 'api/de/latest.json')!.body);
+    expect(de.reset).toBeNull();
+    expect(de.today).toMatchObject({ date: '2026-11-22', state: 'unknown', reset: null, event_ids: [], last_good_check_at: '2026-11-21T11:58:00.000Z' });
+    expect(de.today.explanation).not.toBe(live.today.explanation);
+    expect(de.today.explanation).toContain('2026-11-21T11:58:00.000Z');
+    expect(de.meta).toEqual(live.meta);
+    expect(de.latestReset).toEqual(live.latestReset);
+    expect(variants.find((v) => v.key.startsWith('api/ja/'))?.contentLanguage).toBe('ja');
+  });
+});
