@@ -130,6 +130,16 @@ export function unknownVariantKey(lang: Lang, date: string, endpoint: Endpoint):
   return API_ROOT + lang + '/unknown/' + date + '/' + endpoint + '.json';
 }
 
+/** The badge says today's state: like latest and status, the edge serves its `unknown` variant once the build is stale. */
+export function isBadgeDocument(name: string): name is 'badge.json' | 'badge.svg' {
+  return name === 'badge.json' || name === 'badge.svg';
+}
+
+/** `api/<lang>/unknown/badge.json|svg`: the badge once the build's answer no longer holds (it names no date). */
+export function unknownBadgeKey(lang: Lang, name: 'badge.json' | 'badge.svg'): string {
+  return API_ROOT + lang + '/unknown/' + name;
+}
+
 /** `api/<lang>/unknown/<date>/index.html`: the human page made from the unknown variants. */
 export function unknownPageKey(lang: Lang, date: string): string {
   return API_ROOT + lang + '/unknown/' + date + '/index.html';

@@ -10,7 +10,7 @@ import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
-import { renderFollow } from './render/follow.ts';
+import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { DEFAULT_PUBLIC_URL } from './contract.ts';
 import { planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
@@ -207,6 +207,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
       variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
     }
+    variants.push(...renderUnknownBadges());
     const all = [...docs, ...variants];
     stage('render');
     const published = await deps.sink.publish(all, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });

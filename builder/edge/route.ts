@@ -26,6 +26,7 @@ import {
   historyByTypeKey,
   isEndpoint,
   isEventType,
+  isBadgeDocument,
   isFollowDocument,
   isLang,
   pageKey,
@@ -33,6 +34,7 @@ import {
   TEXT_CONTENT_TYPE,
   type ErrorCode,
   unknownPageKey,
+  unknownBadgeKey,
   unknownVariantKey,
   type Endpoint,
   type Lang,
@@ -192,7 +194,8 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
     if (isFollowDocument(name)) {
       const h = baseHeaders(lang);
       h['content-type'] = FOLLOW_DOCUMENTS[name];
-      return { kind: 'object', key: followDocumentKey(lang, name), lang: lang, headers: h };
+      const stale = isBadgeDocument(name) && unknownDate(ctx) !== null;
+      return { kind: 'object', key: stale ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name), lang: lang, headers: h };
     }
     if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {

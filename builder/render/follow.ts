@@ -1,7 +1,7 @@
 // Pure: the follow-it documents of one build (Atom, JSON Feed, iCalendar, badge) in every language, and the entries
 // they share: recorded resets (global and banked) and the announced reset, newest first, with stable ids.
 import type { TFunction } from 'i18next';
-import { CACHE_CONTROL, FOLLOW_DOCUMENTS, followDocumentKey, type FollowDocumentName } from '../contract.ts';
+import { CACHE_CONTROL, FOLLOW_DOCUMENTS, followDocumentKey, unknownBadgeKey, type FollowDocumentName } from '../contract.ts';
 import { eventMs } from '../model/events.ts';
 import { LANGS, type Announcement, type Event, type Lang } from '../model/schemas.ts';
 import type { TodayStatus } from '../model/status.ts';
@@ -88,6 +88,21 @@ export function computeFollowEntries(input: FollowInput, lang: Lang, t: TFunctio
   const entries = resets.map((e) => resetEntry(e, lang, t, input.publicUrl));
   if (input.upcoming) entries.unshift(announcementEntry(input.upcoming, lang, t, input.publicUrl));
   return entries.sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id)).slice(0, max + 1);
+}
+
+/** The badges the edge serves once the build's answer no longer holds: `unknown`, in every language. */
+export function renderUnknownBadges(): OutputDocument[] {
+  return LANGS.flatMap((lang) => {
+    const badge = renderBadge('unknown', translator(lang));
+    return (['badge.json', 'badge.svg'] as const).map((name) => ({
+      key: unknownBadgeKey(lang, name),
+      body: name === 'badge.json' ? badge.json : badge.svg,
+      contentType: FOLLOW_DOCUMENTS[name],
+      contentLanguage: lang,
+      cacheControl: CACHE_CONTROL,
+      phase: PHASE.lists,
+    }));
+  });
 }
 
 export function renderFollow(input: FollowInput): OutputDocument[] {

@@ -84,6 +84,7 @@ describe('a calm day built at 12:00 UTC', () => {
   it('answers no_verified_reset up to the last millisecond before stale_after', async () => {
     const p = await previewAt(calm, '2026-11-21T12:29:59.999Z');
     expect((await get(p, '/api/latest')).body).toMatchObject({ reset: false, today: { state: 'no_verified_reset' } });
+    expect((await get(p, '/api/badge.json')).body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/en/badge.json'), 'utf8')));
   });
 
   it('answers unknown and reset null at 12:31, in the requested language, for latest and status', async () => {
@@ -99,6 +100,13 @@ describe('a calm day built at 12:00 UTC', () => {
     const page = await fetch(`${p.url}/de/`);
     expect(await page.text()).toBe(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8'));
     expect(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8')).not.toBe(await readFile(path.join(calm.outDir, 'api/de/index.html'), 'utf8'));
+    // The badge says today's state too: its unknown variant, in the language, as JSON and as SVG.
+    const badge = await get(p, '/api/badge.json?lang=de');
+    expect(badge.body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/de/unknown/badge.json'), 'utf8')));
+    expect(badge.body).toMatchObject({ schemaVersion: 1, color: 'lightgrey' });
+    expect(badge.body.message).not.toBe(JSON.parse(await readFile(path.join(calm.outDir, 'api/de/badge.json'), 'utf8')).message);
+    const svg = await fetch(`${p.url}/api/badge.svg`);
+    expect(await svg.text()).toBe(await readFile(path.join(calm.outDir, 'api/en/unknown/badge.svg'), 'utf8'));
     // Documents that say nothing about today are served as built.
     const forecast = await get(p, '/api/forecast');
     expect(forecast.body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/en/forecast.json'), 'utf8')));
