@@ -2,7 +2,6 @@
 // same run (so it says what the API says) and the events (for the timeline). JSX through preact-render-to-string
 // escapes every interpolated value; the only raw HTML is the constant style sheet and script, both pinned by hash in
 // the Content-Security-Policy below.
-import { createHash } from 'node:crypto';
 import type { TFunction } from 'i18next';
 import { renderToString } from 'preact-render-to-string';
 import { CACHE_CONTROL, HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
@@ -13,27 +12,13 @@ import { Reliability, Timeline } from './page-charts.tsx';
 import { readPageData, type DocKeyOf, type PageData } from './page-data.ts';
 import { PAGE_SCRIPT } from './page-script.ts';
 import { Checks, Forecast, Latest, Signals, Today, Upcoming, type Ctx } from './page-sections.tsx';
+import { PAGE_CSP } from './page-csp.ts';
 import { PAGE_CSS } from './page-style.ts';
+
+export { PAGE_CSP };
 
 /** Each language's name in that language, for the switcher. */
 const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: '한국어', ja: '日本語', zh: '中文' };
-
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-
-/**
- * The page's Content-Security-Policy: nothing from anywhere but its own inline script and style (by hash) and
- * fetches to its own origin. The meta tag carries it; production's response headers policy should send it too (a
- * header may add `frame-ancestors 'none'`, which a meta tag cannot).
- */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  `script-src ${sha256(PAGE_SCRIPT)}`,
-  `style-src ${sha256(PAGE_CSS)}`,
-  "connect-src 'self'",
-  'img-src data:',
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
 
 /** The budget issue #15 sets for one language's page, before compression. */
 export const PAGE_MAX_BYTES = 60 * 1024;

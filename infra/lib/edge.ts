@@ -6,6 +6,7 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { CACHE_CONTROL, EXPOSE_HEADERS } from '../../builder/contract.ts';
+import { PAGE_CSP_HEADER } from '../../builder/render/page-csp.ts';
 import { NOT_FOUND_PATH } from './layout.ts';
 
 /** How long CloudFront keeps an error answer: the documents' own max-age, so a new event id appears as fast. */
@@ -98,7 +99,11 @@ export class Edge extends Construct {
           { header: 'Cache-Control', value: CACHE_CONTROL, override: false },
         ],
       },
-      securityHeadersBehavior: { contentTypeOptions: { override: true } },
+      securityHeadersBehavior: {
+        contentTypeOptions: { override: true },
+        // The human page's policy (its meta tag's, plus no framing); JSON documents are never run, so it costs them nothing.
+        contentSecurityPolicy: { contentSecurityPolicy: PAGE_CSP_HEADER, override: true },
+      },
     });
   }
 }

@@ -9,6 +9,7 @@ import { METRIC_NAMESPACE, NOT_FOUND_PATH, REFRESH_METRIC } from '../lib/layout.
 import { BACKUP_RETENTION_DAYS, NONCURRENT_VERSION_DAYS } from '../lib/storage.ts';
 import { CONNECTION_NAME, DISPATCH_RULE_NAME, SCHEDULE_MINUTES } from '../lib/trigger.ts';
 import { list, only, render, synthStack, type Statement } from './helpers.ts';
+import { PAGE_CSP, PAGE_CSP_HEADER } from '../../builder/render/page-csp.ts';
 
 const { template } = synthStack();
 const bucket = only(template, 'AWS::S3::Bucket', 'Storage');
@@ -123,7 +124,12 @@ describe('CloudFront', () => {
       { Header: 'Cache-Control', Value: CACHE_CONTROL, Override: false },
     ]);
     for (const h of ['ETag', 'Date', 'Last-Modified', 'Content-Language']) expect(EXPOSE_HEADERS.split(', ')).toContain(h);
-    expect(config.SecurityHeadersConfig).toEqual({ ContentTypeOptions: { Override: true } });
+    expect(config.SecurityHeadersConfig).toEqual({
+      ContentTypeOptions: { Override: true },
+      ContentSecurityPolicy: { ContentSecurityPolicy: PAGE_CSP_HEADER, Override: true },
+    });
+    // The header is the page's own meta policy with framing refused, so a new page script cannot run blocked in production.
+    expect(PAGE_CSP_HEADER).toBe(`${PAGE_CSP}; frame-ancestors 'none'`);
     expect(config.CorsConfig).toBeUndefined();
   });
 

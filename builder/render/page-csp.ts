@@ -1,0 +1,25 @@
+// The page's Content-Security-Policy, in a module without JSX so that production's response headers policy
+// (infra/lib/edge.ts) sends the same policy the page's meta tag carries.
+import { createHash } from 'node:crypto';
+import { PAGE_SCRIPT } from './page-script.ts';
+import { PAGE_CSS } from './page-style.ts';
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The page's Content-Security-Policy: nothing from anywhere but its own inline script and style (by hash) and
+ * fetches to its own origin. The meta tag carries it; production's response headers policy sends it too, with
+ * `frame-ancestors 'none'` added (a meta tag cannot carry that).
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `script-src ${sha256(PAGE_SCRIPT)}`,
+  `style-src ${sha256(PAGE_CSS)}`,
+  "connect-src 'self'",
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** The header production sends on every response: the page's policy and no framing. */
+export const PAGE_CSP_HEADER = `${PAGE_CSP}; frame-ancestors 'none'`;
