@@ -38,8 +38,9 @@ function schemaFor(key: string): DocumentSchemaName | null {
   if (key === 'api/index.json') return 'index';
   if (key === 'api/errors/not-found.json') return 'error';
   if (key === 'api/openapi.json' || key.startsWith('api/schemas/')) return null;
-  // Follow-it documents are checked with their own parsers in test/follow.
-  if (/^api\/[a-z]{2}\/(feed\.atom|feed\.json|calendar\.ics|badge\.json|badge\.svg)$/.test(key)) return null;
+  // Follow-it documents are checked with their own parsers in test/follow; the badge's unknown variant in
+  // test/edge/freshness.test.ts.
+  if (/^api\/[a-z]{2}\/(feed\.atom|feed\.json|calendar\.ics|badge\.json|badge\.svg|unknown\/badge\.json|unknown\/badge\.svg)$/.test(key)) return null;
   if (/^api\/[a-z]{2}\/events\//.test(key)) return 'event';
   if (/^api\/[a-z]{2}\/history(\/|\.json)/.test(key)) return 'history';
   // The live documents, and the unknown variants of latest and status the edge serves once they go stale.
