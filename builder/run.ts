@@ -4,19 +4,17 @@ import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
 import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
-import type { Event, State } from './model/schemas.ts';
+import type { Announcement, Event, Lang, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
-import { DEFAULT_PUBLIC_URL } from './contract.ts';
 import { planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
-import type { Lang } from './model/schemas.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownToday, unknownVariantDates } from './model/freshness.ts';
-import { isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
+import { DEFAULT_PUBLIC_URL, isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
 import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
 import { renderUnknownVariants } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
@@ -105,7 +103,7 @@ export function computeNextState(
   results: readonly SourceResult[],
   curated: CuratedData,
   asOf: Date,
-): { state: State; events: Event[]; forecast: Forecast } {
+): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
   const events = mergeEvents(curated.events, applied.upstream_events).filter((e) => knownBy(e, asOf));
@@ -113,7 +111,7 @@ export function computeNextState(
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
   const forecast = computeForecast(events, asOf, { announced: upcoming?.type === 'global_reset' ? upcoming : null });
   const next = { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() };
-  return { state: withOverdueAnnouncement(next, events, asOf), events, forecast };
+  return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
@@ -174,12 +172,11 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     );
     stage('state');
 
-    const { events, forecast } = next!;
+    const { events, forecast, upcoming } = next!;
     const seen = stateAsOf(state, asOf);
     const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);
     const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
-    const { upcoming } = computeUpcoming(state.announcement, events, asOf);
     stage('compute');
     const docs = renderApi({
       asOf,

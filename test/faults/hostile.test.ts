@@ -5,13 +5,14 @@
 // build finishes well inside its schedule, takes at most the record cap, publishes nothing far-future, keeps
 // status.json small, and that no secret and no javascript: URL reaches any output (dist, state, stdout, stderr).
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUTURE_SKEW_MS } from '../../builder/sources/sanitize.ts';
 import { startLoopback, type LoopbackServer } from '../helpers/build.ts';
+import { listFiles } from '../helpers/files.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const AS_OF = '2026-11-21T12:00:00Z';
@@ -53,16 +54,6 @@ const markupFeed = `<rss version="2.0"><channel><title>codex</title>${Array.from
   { length: 400 },
   (_, i) => `<item><title>&lt;script&gt;x()&lt;/script&gt;Codex reset ${i}</title><link>${i % 2 ? 'javascript:alert(3)' : `https://forum.example.test/${i}`}</link><pubDate>${i % 3 ? 'Sat, 21 Nov 2026 11:00:00 GMT' : 'Fri, 31 Dec 9999 00:00:00 GMT'}</pubDate><description><![CDATA[<a href="javascript:alert(4)">click</a>]]></description></item>`,
 ).join('')}</channel></rss>`;
-
-async function listFiles(root: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(path.join(root, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listFiles(root, r)));
-    else out.push(r);
-  }
-  return out;
-}
 
 function runBuild(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = performance.now();

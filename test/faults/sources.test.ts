@@ -1,7 +1,7 @@
 // Fault injection, sources: every fault of the sources issue, several at once, over consecutive runs with the clock
 // advancing. Pins that state never loses the last good data, that today's state follows the 30-minute staleness
 // rule run by run, and that every written file stays valid JSON matching its response schema.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { DATA_DIR, startLoopback, type LoopbackServer } from '../helpers/build.ts';
 import { fixture, refusedUrl } from '../sources/helpers.ts';
+import { listFiles } from '../helpers/files.ts';
 
 const T0_MS = Date.parse('2026-11-21T12:00:00Z');
 const MINUTE_MS = 60_000;
@@ -47,16 +48,6 @@ function schemaFor(key: string): DocumentSchemaName | null {
   const m = /^api\/[a-z]{2}\/(?:unknown\/\d{4}-\d{2}-\d{2}\/)?(latest|status|forecast|signals|accuracy)\.json$/.exec(key);
   if (m) return m[1] as DocumentSchemaName;
   throw new Error(`unexpected file in the API: ${key}`);
-}
-
-async function listFiles(root: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(path.join(root, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listFiles(root, r)));
-    else out.push(r);
-  }
-  return out;
 }
 
 describe('sources under every fault at once, run after run', () => {
