@@ -140,8 +140,9 @@ describe('ci.yml', () => {
 describe('.ci/run', () => {
   const script = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
 
-  it('installs both lockfiles, typechecks, checks the committed build outputs, then tests, in that order', () => {
-    const order = ['npm ci --no-audit', 'npm ci --prefix infra', 'npm run typecheck', 'scripts/build-edge.ts --check', 'npm run synth -- --check', 'npm test'].map((cmd) => script.indexOf(cmd));
+  it('installs the one lockfile (infra/ is a workspace), typechecks, checks the committed build outputs, then tests, in that order', () => {
+    expect(script).not.toContain('--prefix infra');
+    const order = ['npm ci --no-audit', 'npm run typecheck', 'scripts/build-edge.ts --check', 'npm run synth -- --check', 'npm test'].map((cmd) => script.indexOf(cmd));
     expect(order.every((i) => i !== -1), order.join()).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
@@ -296,7 +297,11 @@ describe('supply chain', () => {
       const perms = effectivePermissions(w, job) as Record<string, string>;
       const privileged = perms['id-token'] === 'write' || /secrets\./.test(JSON.stringify(job));
       if (!privileged) continue;
-      for (const cmd of runs(job).match(/npm (ci|install|i)\b[^\n]*/g) ?? []) expect(cmd, `${file} ${name}`).toContain('--ignore-scripts');
+      for (const cmd of runs(job).match(/npm (ci|install|i)\b[^\n]*/g) ?? []) {
+        expect(cmd, `${file} ${name}`).toContain('--ignore-scripts');
+        // Only the builder's packages: the CDK app (the infra/ workspace) is not needed to refresh or back up.
+        expect(cmd, `${file} ${name}`).toContain('--workspaces=false');
+      }
       // Nor a dependency cache another workflow could have written.
       for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@'))) {
         expect(s.with?.cache, `${file} ${name}`).toBeUndefined();
