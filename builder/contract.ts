@@ -112,7 +112,11 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 
 // The edge store: what each refresh writes (a CloudFront KeyValueStore in production, `edge-store.json` next to the
 // local build) and the router reads with its clock. Flat string keys and values, as the KeyValueStore holds them.
-/** JSON `{"stale_after": ISO, "build_date": "YYYY-MM-DD", "next_date": "YYYY-MM-DD"}`: until when the build's answer holds. */
+/**
+ * JSON `{"stale_after": ISO, "build_date": "YYYY-MM-DD", "next_date": "YYYY-MM-DD", "variant_dates": ["YYYY-MM-DD", ...]}`:
+ * until when the build's answer holds, and the dates it published `unknown` variants for (the build's date first, one a
+ * day). A value without `variant_dates` (written before they existed) names the build's date and the next only.
+ */
 export const EDGE_FRESHNESS_KEY = 'freshness';
 /** One key per published event id (value `1`), so the edge can answer an unknown id with the translated 404. */
 export const EDGE_EVENT_KEY_PREFIX = 'e:';
@@ -125,7 +129,16 @@ export function isUnknownVariantEndpoint(value: string): value is Endpoint {
   return (UNKNOWN_VARIANT_ENDPOINTS as readonly string[]).indexOf(value) !== -1;
 }
 
-/** `api/<lang>/unknown/<date>/<endpoint>.json`: what `endpoint` says on `date` once the build's answer no longer holds. */
+/**
+ * The variant served after the last of `variant_dates`: builds have stopped for days, so it names no date
+ * (`today.date` null) and sits where a date would, at `api/<lang>/unknown/stopped/…`.
+ */
+export const BUILDS_STOPPED_VARIANT = 'stopped';
+
+/**
+ * `api/<lang>/unknown/<date>/<endpoint>.json`: what `endpoint` says on `date` once the build's answer no longer holds;
+ * `date` is BUILDS_STOPPED_VARIANT for the dateless one.
+ */
 export function unknownVariantKey(lang: Lang, date: string, endpoint: Endpoint): string {
   return API_ROOT + lang + '/unknown/' + date + '/' + endpoint + '.json';
 }

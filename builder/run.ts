@@ -13,10 +13,10 @@ import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
-import { computeEdgeFreshness, edgeStoreEntries, unknownToday, unknownVariantDates } from './model/freshness.ts';
+import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
 import { DEFAULT_PUBLIC_URL, isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
 import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
-import { renderUnknownVariants } from './render/unknown.ts';
+import { renderUnknownVariants, variantSegment } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
@@ -195,12 +195,13 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     });
     docs.push(...renderPages({ asOf, docs, events }));
     docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
-    // What the edge serves once this answer no longer holds, for today and tomorrow (UTC), in every language.
-    const dates = unknownVariantDates(asOf);
-    const variants = renderUnknownVariants(docs, dates.map((d) => unknownToday(d, today.last_good_check_at)));
-    // The human page says today's answer too: one made from each date's variants.
+    // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
+    // dates, then a dateless one, in every language.
+    const plan = unknownVariants(asOf);
+    const variants = renderUnknownVariants(docs, plan);
+    // The human page says today's answer too: one made from each variant's documents.
     const withVariants = [...docs, ...variants];
-    for (const d of dates) {
+    for (const d of plan.map(variantSegment)) {
       const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
       variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
     }

@@ -7,6 +7,7 @@ import ja from '../../locales/ja/errors.json' with { type: 'json' };
 import ko from '../../locales/ko/errors.json' with { type: 'json' };
 import zh from '../../locales/zh/errors.json' with { type: 'json' };
 import {
+  BUILDS_STOPPED_VARIANT,
   CACHE_CONTROL,
   DEFAULT_LANG,
   EVENT_ID_PATTERN,
@@ -236,6 +237,12 @@ export interface EdgeFreshness {
   /** The next UTC date, and its first instant (epoch ms). */
   nextDate: string;
   nextDay: number;
+  /**
+   * The dates the build published `unknown` variants for, one a day from buildDate on (the store's `variant_dates`).
+   * Past the last one the dateless "builds stopped" variant is served. Absent in a value written before they existed:
+   * then the next day's variant is the newest there is, as before.
+   */
+  variantDates?: string[];
 }
 
 export interface EdgeContext {
@@ -248,17 +255,31 @@ export interface EdgeContext {
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86400000;
+/** More dates than any build publishes: a longer list is not ours. */
+const MAX_VARIANT_DATES = 31;
+
+/** `variant_dates` as the store holds it: undefined when absent, null when malformed. */
+function parseVariantDates(value: unknown, buildDate: string): string[] | undefined | null {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length < 2 || value.length > MAX_VARIANT_DATES || value[0] !== buildDate) return null;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string' || !ISO_DATE.test(value[i])) return null;
+  return value as string[];
+}
 
 /** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
 export function parseFreshness(value: unknown): EdgeFreshness | null {
   try {
-    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string; next_date: string };
+    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string; next_date: string; variant_dates?: unknown };
     const staleAfter = Date.parse(raw.stale_after);
     const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
     // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
-    return staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10))
-      ? { staleAfter: staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay: nextDay }
-      : null;
+    if (!(staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10)))) return null;
+    const dates = parseVariantDates(raw.variant_dates, raw.build_date);
+    if (dates === null) return null;
+    const f: EdgeFreshness = { staleAfter: staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay: nextDay };
+    if (dates !== undefined) f.variantDates = dates;
+    return f;
   } catch (_e) {
     return null;
   }
@@ -266,13 +287,19 @@ export function parseFreshness(value: unknown): EdgeFreshness | null {
 
 /**
  * The date whose `unknown` variants the present-tense documents (latest, status, the page) are served from, or null
- * while the build's answer holds (before stale_after, never later than the build's UTC date) or without a store. The
- * build published variants for its own date and the next; after that, the next day's are the newest there are.
+ * while the build's answer holds (before stale_after, never later than the build's UTC date) or without a store. On
+ * the build's date and each later one the build published variants for, that date's; after the last of them
+ * BUILDS_STOPPED_VARIANT, the dateless one (it names no day rather than a wrong one). The day is counted from the
+ * clock in whole UTC days after the build's: plain arithmetic, no date formatting at the edge.
  */
 export function unknownDate(ctx: EdgeContext | undefined): string | null {
   const f = ctx === undefined ? null : ctx.freshness;
   if (f === null || ctx!.now < f.staleAfter) return null;
-  return ctx!.now < f.nextDay ? f.buildDate : f.nextDate;
+  if (ctx!.now < f.nextDay) return f.buildDate;
+  const dates = f.variantDates;
+  if (dates === undefined) return f.nextDate;
+  const day = Math.floor((ctx!.now - f.nextDay) / DAY_MS) + 1;
+  return day < dates.length ? (dates[day] as string) : BUILDS_STOPPED_VARIANT;
 }
 
 /** The object an endpoint is served from: its `unknown` variant once the build's answer no longer holds. */

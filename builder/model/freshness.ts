@@ -2,9 +2,16 @@
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
 import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY } from '../contract.ts';
 import { utcDate } from './events.ts';
-import { STALE_AFTER_MS, type TodayState, type TodayStatus } from './status.ts';
+import { STALE_AFTER_MS, type TodayState } from './status.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How many UTC dates after its own a build publishes dated `unknown` variants for. Past the last of them the edge serves
+ * the dateless "builds stopped" variant, so it never names a day that is not the reader's. Each date costs 15 objects a
+ * tick (latest, status and the page in five languages), rewritten every tick since they carry the build's facts.
+ */
+export const UNKNOWN_VARIANT_DAYS_AHEAD = 3;
 
 /** What the edge store holds after a build (the KeyValueStore in production, dist/edge-store.json locally). */
 export interface EdgeFreshness {
@@ -14,6 +21,8 @@ export interface EdgeFreshness {
   build_date: string;
   /** The UTC date after it (precomputed, so the edge function does no date arithmetic). */
   next_date: string;
+  /** The dates with published `unknown` variants, one a day from build_date on; the edge serves the dateless one after. */
+  variant_dates: string[];
 }
 
 /** The first instant of the UTC day after `at`. */
@@ -42,7 +51,7 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
 
 export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {
   const date = utcDate(asOf);
-  return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: date, next_date: nextUtcDate(date) };
+  return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: date, next_date: nextUtcDate(date), variant_dates: unknownVariantDates(asOf) };
 }
 
 /** The edge store's entries for a build: the freshness values and one key per published event id. */
@@ -52,24 +61,23 @@ export function edgeStoreEntries(freshness: EdgeFreshness, eventIds: Iterable<st
   return entries;
 }
 
-/**
- * Today's state as the edge must answer once a build's answer no longer holds: `unknown` for `date`, saying when the
- * last good check was. The facts about the past stay (the documents' latest resets and checks).
- */
-export function unknownToday(date: string, lastGoodCheckAt: string | null): TodayStatus {
-  return {
-    date,
-    state: 'unknown',
-    reset: null,
-    event_ids: [],
-    last_good_check_at: lastGoodCheckAt,
-    valid_until: null,
-    explanation: lastGoodCheckAt === null ? { code: 'state.unknown_unchecked', params: {} } : { code: 'state.unknown_stale', params: { last: lastGoodCheckAt } },
-  };
+/** The dates the build publishes dated `unknown` variants for: its own UTC date and UNKNOWN_VARIANT_DAYS_AHEAD more. */
+export function unknownVariantDates(asOf: Date): string[] {
+  const dates = [utcDate(asOf)];
+  for (let i = 0; i < UNKNOWN_VARIANT_DAYS_AHEAD; i++) dates.push(nextUtcDate(dates[i]!));
+  return dates;
 }
 
-/** The dates the build publishes `unknown` variants for: its own UTC date and the next one. */
-export function unknownVariantDates(asOf: Date): [string, string] {
-  const today = utcDate(asOf);
-  return [today, nextUtcDate(today)];
+/** One `unknown` variant to publish: its date (null: the dateless one) and the first instant the edge may serve it. */
+export interface UnknownVariant {
+  date: string | null;
+  /** The start of `date`; for the dateless one, the start of the day after the last dated one. */
+  served_from: string;
+}
+
+export function unknownVariants(asOf: Date): UnknownVariant[] {
+  const dates = unknownVariantDates(asOf);
+  const out: UnknownVariant[] = dates.map((d) => ({ date: d, served_from: `${d}T00:00:00.000Z` }));
+  out.push({ date: null, served_from: `${nextUtcDate(dates[dates.length - 1]!)}T00:00:00.000Z` });
+  return out;
 }

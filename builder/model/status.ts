@@ -1,6 +1,7 @@
 // Pure: today's four-state status, `reset`, and the latest resets.
 import { eventDate, eventMs, utcDate } from './events.ts';
 import { RESET_SOURCE_KINDS } from './apply.ts';
+import { computeExplanation, explanationDetail } from './explanation.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 
 export { RESET_SOURCE_KINDS };
@@ -64,16 +65,11 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
       explanation: { code: 'state.no_verified_reset', params: { date } },
     };
   }
-  return { ...base, state: 'unknown', reset: null, event_ids: [], explanation: unknownExplanation(checks, last) };
-}
-
-/** Why today is unknown: never checked, checked and every check failed, or the last good check is too old. */
-function unknownExplanation(checks: readonly SourceCheck[], last: string | null): Detail {
-  if (last !== null) return { code: 'state.unknown_stale', params: { last } };
-  const tried = checks.filter((c) => (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind));
-  if (tried.length === 0) return { code: 'state.unknown_unchecked', params: {} };
-  const latest = tried.reduce((a, b) => (Date.parse(b.checked_at) > Date.parse(a.checked_at) ? b : a));
-  return { code: 'state.unknown_failed', params: { checked: latest.checked_at } };
+  // The build reads its own answer at once: never `expired`, one of the reasons the checks give.
+  const at = asOf.toISOString();
+  const lastCheck = checks.reduce<string | null>((m, c) => (m === null || Date.parse(c.checked_at) > Date.parse(m) ? c.checked_at : m), null);
+  const why = computeExplanation({ last_check_at: lastCheck, last_good_check_at: last, generated_at: at, stale_after: at, now: at });
+  return { ...base, state: 'unknown', reset: null, event_ids: [], explanation: explanationDetail(why) };
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */

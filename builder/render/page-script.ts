@@ -73,10 +73,20 @@ export const PAGE_SCRIPT = String.raw`(function () {
       return r.json();
     });
   }
+  // model/explanation.ts's computeExplanation, step for step, on the page's own copy of the facts.
+  function explain(now) {
+    var gen = Date.parse(cfg.generated_at), sa = Date.parse(cfg.stale_after), good = cfg.last_good, seen = cfg.last_check;
+    var exp = sa > gen ? sa : gen + 1800000;
+    if (now >= exp) return fill(T.unknown.expired, { since: sa > gen ? cfg.stale_after : new Date(exp).toISOString() });
+    if (!seen) return T.unknown.unchecked;
+    if (!good) return fill(T.unknown.failed, { checked: seen });
+    if (Date.parse(seen) > Date.parse(good)) return fill(T.unknown.failed_since, { since: good, checked: seen });
+    return fill(T.unknown.stale, { last: good });
+  }
   function failed() {
-    var past = Date.now() > Date.parse(cfg.stale_after);
+    var now = Date.now(), past = now > Date.parse(cfg.stale_after);
     if (past) {
-      setState('unknown', lastCheck ? fill(T.unknown_stale, { last: lastCheck }) : T.unknown_unchecked);
+      setState('unknown', explain(now));
       put('fresh-note', fill(T.stale, { time: time(cfg.stale_after, 'UTC') }));
     } else {
       put('fresh-note', fill(T.offline, { time: time(cfg.generated_at, 'UTC') }));

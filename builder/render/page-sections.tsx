@@ -23,7 +23,7 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   return (
     <section id="today" aria-labelledby="today-h">
       <h2 id="today-h">
-        {t('page:today.heading')} <small>{formatDate(lang, today.date)}</small>
+        {t('page:today.heading')} {today.date === null ? null : <small>{formatDate(lang, today.date)}</small>}
       </h2>
       <div aria-live="polite">
         <p id="state-box" class={`state state-${today.state}`}>

@@ -73,7 +73,12 @@ export const EventDocSchema = z
 
 export const TodaySchema = z
   .strictObject({
-    date: z.iso.date(),
+    date: z.iso
+      .date()
+      .nullable()
+      .describe(
+        'The UTC date the state is about. null only in the edge\'s "builds stopped" answer (state unknown), served once no build has run for more than 3 UTC dates after the last one: it names no day rather than a wrong one.',
+      ),
     state: z.enum(TODAY_STATES),
     reset: z.boolean().nullable(),
     event_ids: z.array(z.string()),

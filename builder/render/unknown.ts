@@ -1,26 +1,61 @@
 // Pure: the `unknown` variants of the present-tense documents. A static file cannot turn itself unknown, so each
 // build also publishes, per language, what its latest and status documents must say once their answer no longer holds
 // (past stale_after, or on another UTC date); the edge router serves them then. Each variant is the document just
-// rendered with today's state replaced: the same meta and the same facts about the past (latest resets, checks).
-import { UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey } from '../contract.ts';
+// rendered with today's state replaced: the same meta and the same facts about the past (latest resets, checks), and an
+// explanation decided by computeExplanation from those very facts, read at the first instant the edge serves it.
+import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey } from '../contract.ts';
+import { computeExplanation, explanationDetail } from '../model/explanation.ts';
+import type { UnknownVariant } from '../model/freshness.ts';
 import { LANGS } from '../model/schemas.ts';
-import type { TodayStatus } from '../model/status.ts';
 import type { OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
 
-export function renderUnknownVariants(docs: readonly OutputDocument[], todays: readonly TodayStatus[]): OutputDocument[] {
+interface LiveFacts {
+  meta: { generated_at: string; stale_after: string };
+  last_source_check_at: string | null;
+  today: { last_good_check_at: string | null };
+}
+
+/** The key segment of a variant: its date, or the dateless "builds stopped" one. */
+export function variantSegment(v: UnknownVariant): string {
+  return v.date ?? BUILDS_STOPPED_VARIANT;
+}
+
+export function renderUnknownVariants(docs: readonly OutputDocument[], variants: readonly UnknownVariant[]): OutputDocument[] {
   const byKey = new Map(docs.map((d) => [d.key, d]));
   const out: OutputDocument[] = [];
   for (const lang of LANGS) {
     const t = translator(lang);
+    // The facts come from the language's latest document (status has no last_source_check_at); both are this build's.
+    const factsDoc = byKey.get(`api/${lang}/latest.json`);
+    if (factsDoc === undefined) throw new Error(`[render/unknown] api/${lang}/latest.json was not rendered`);
+    const facts = JSON.parse(factsDoc.body) as LiveFacts;
     for (const endpoint of UNKNOWN_VARIANT_ENDPOINTS) {
       const live = byKey.get(`api/${lang}/${endpoint}.json`);
       if (live === undefined) throw new Error(`[render/unknown] api/${lang}/${endpoint}.json was not rendered`);
       const base = JSON.parse(live.body) as Record<string, unknown>;
-      for (const today of todays) {
-        const key = unknownVariantKey(lang, today.date, endpoint);
-        const doc = { ...base, reset: null, today: { ...today, event_ids: [], explanation: translateDetail(t, today.explanation) } };
+      for (const v of variants) {
+        const key = unknownVariantKey(lang, variantSegment(v), endpoint);
+        // The edge serves this variant from the later of its day's start and the build's stale_after.
+        const now = Date.parse(v.served_from) > Date.parse(facts.meta.stale_after) ? v.served_from : facts.meta.stale_after;
+        const why = computeExplanation({
+          last_check_at: facts.last_source_check_at,
+          last_good_check_at: facts.today.last_good_check_at,
+          generated_at: facts.meta.generated_at,
+          stale_after: facts.meta.stale_after,
+          now,
+        });
+        const today = {
+          date: v.date,
+          state: 'unknown',
+          reset: null,
+          event_ids: [],
+          last_good_check_at: facts.today.last_good_check_at,
+          valid_until: null,
+          explanation: translateDetail(t, explanationDetail(why)),
+        };
+        const doc = { ...base, reset: null, today };
         const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc);
         if (!r.success) throw new Error(`[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`);
         out.push({ ...live, key, body: JSON.stringify(doc) });

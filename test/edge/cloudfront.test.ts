@@ -436,7 +436,11 @@ describe('edge and preview agree on the clock', () => {
     ['2026-11-21T12:30:00.000Z', '2026-11-21'],
     ['2026-11-21T23:59:59.999Z', '2026-11-21'],
     ['2026-11-22T00:00:00.000Z', '2026-11-22'],
-    ['2026-11-25T08:00:00.000Z', '2026-11-22'],
+    ['2026-11-23T08:00:00.000Z', '2026-11-23'],
+    ['2026-11-24T23:59:59.999Z', '2026-11-24'],
+    // Past the dates the build published variants for: the dateless one, never a wrong day.
+    ['2026-11-25T00:00:00.000Z', 'stopped'],
+    ['2026-12-01T08:00:00.000Z', 'stopped'],
   ];
 
   it.each(instants)('at %s both serve latest, status and the page from %s (null: as built)', async (iso, variant) => {
@@ -453,7 +457,7 @@ describe('edge and preview agree on the clock', () => {
           const http = await rawRequest(Number(new URL(p.url).port), 'GET', target);
           expect(http.status, target).toBe(200);
           expect(http.body, target).toBe(await readFile(path.join(dist, key), 'utf8'));
-          if (variant !== null && endpoint !== 'forecast') expect(JSON.parse(http.body)).toMatchObject({ reset: null, today: { state: 'unknown', date: variant } });
+          if (variant !== null && endpoint !== 'forecast') expect(JSON.parse(http.body)).toMatchObject({ reset: null, today: { state: 'unknown', date: variant === 'stopped' ? null : variant } });
         }
         // The human page, made from the same variants.
         const page = (await h(cloudFrontEvent('GET', `/${lang}/`))) as EdgeRequest;

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
+import { translator } from '../../builder/render/i18n.ts';
 import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -53,7 +54,12 @@ async function get(p: PreviewServer, target: string) {
 describe('a calm day built at 12:00 UTC', () => {
   it('writes stale_after 30 minutes after the good check into the store next to the documents', async () => {
     const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8'));
-    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({ stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22' });
+    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({
+      stale_after: '2026-11-21T12:30:00.000Z',
+      build_date: '2026-11-21',
+      next_date: '2026-11-22',
+      variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],
+    });
   });
 
   it('answers no_verified_reset and reset false at 12:10 (through `npm run preview -- --now`)', async () => {
@@ -115,6 +121,27 @@ describe('a calm day built at 12:00 UTC', () => {
   it('answers unknown for the next UTC date after midnight', async () => {
     const p = await previewAt(calm, '2026-11-22T00:00:00Z');
     expect((await get(p, '/api/latest?lang=ja')).body).toMatchObject({ reset: null, today: { state: 'unknown', date: '2026-11-22' } });
+  });
+
+  // Builds stopped after this one: over HTTP, 2, 3 and 10 days later, today names the reader's UTC date or none.
+  it.each([
+    ['2026-11-23T12:00:00Z', '2026-11-23'],
+    ['2026-11-24T12:00:00Z', '2026-11-24'],
+    ['2026-12-01T12:00:00Z', null],
+  ] as const)('at %s (builds stopped) answers unknown for %s (null: the dateless variant), saying since when', async (iso, date) => {
+    const p = await previewAt(calm, iso);
+    const segment = date ?? 'stopped';
+    for (const lang of ['en', 'ko'] as const) {
+      const latest = await get(p, `/api/latest?lang=${lang}`);
+      expect(latest.status).toBe(200);
+      expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', date, last_good_check_at: '2026-11-21T12:00:00.000Z' } });
+      expect(latest.body.today.explanation).toBe(translator(lang)('common:state.unknown_expired', { since: '2026-11-21T12:30:00.000Z' }));
+      expect(latest.body.last_source_check_at).toBe('2026-11-21T12:00:00.000Z');
+      const status = await get(p, `/api/status?lang=${lang}`);
+      expect(status.body.today).toEqual(latest.body.today);
+      const page = await fetch(`${p.url}/${lang}/`);
+      expect(await page.text()).toBe(await readFile(path.join(calm.outDir, `api/${lang}/unknown/${segment}/index.html`), 'utf8'));
+    }
   });
 
   it('answers an unknown event id with the translated 404 from the store\'s key set, and a known one with its document', async () => {

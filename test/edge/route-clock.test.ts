@@ -17,7 +17,7 @@ describe('liveKey', () => {
     expect(liveKey('de', 'status', at('2026-11-21T23:59:59.999Z'))).toBe('api/de/unknown/2026-11-21/status.json');
   });
 
-  it('serves the next day\'s variant from midnight on, and keeps it on later days (the newest the build wrote)', () => {
+  it('with a store value from before variant_dates: the next day\'s variant from midnight on, kept on later days', () => {
     expect(liveKey('ja', 'latest', at('2026-11-22T00:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
     expect(liveKey('ja', 'latest', at('2026-12-01T09:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
   });
@@ -38,6 +38,43 @@ describe('liveKey', () => {
   it('is what route() maps the endpoints to', () => {
     expect(key('/api/latest', 'lang=ko', at('2026-11-21T13:00:00Z'))).toBe('api/ko/unknown/2026-11-21/latest.json');
     expect(key('/api/history', 'type=global_reset', at('2026-11-21T13:00:00Z'))).toBe('api/en/history/global_reset.json');
+  });
+});
+
+describe('builds stopped: the edge never names a wrong date', () => {
+  // A build at 12:00 on the 21st that published dated variants for its date and three more, then no build again.
+  const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
+  const stopped = (iso: string): EdgeContext => ({ now: Date.parse(iso), freshness: { ...fresh, variantDates: dates }, eventKnown: null });
+  const lastBuild = Date.parse('2026-11-21T12:00:00Z');
+  const daysAfter = (days: number, ms = 0) => new Date(lastBuild + days * 86400000 + ms).toISOString();
+
+  it('1 and 2 days after the last build: the variant of the clock\'s own UTC date', () => {
+    expect(liveKey('en', 'latest', stopped(daysAfter(1)))).toBe('api/en/unknown/2026-11-22/latest.json');
+    expect(liveKey('de', 'status', stopped(daysAfter(2)))).toBe('api/de/unknown/2026-11-23/status.json');
+    expect(key('/ko/', '', stopped(daysAfter(2)))).toBe('api/ko/unknown/2026-11-23/index.html');
+  });
+
+  it('3 days after: the last dated variant, to its last millisecond; then the dateless one', () => {
+    expect(liveKey('ja', 'latest', stopped(daysAfter(3)))).toBe('api/ja/unknown/2026-11-24/latest.json');
+    expect(liveKey('ja', 'latest', stopped('2026-11-24T23:59:59.999Z'))).toBe('api/ja/unknown/2026-11-24/latest.json');
+    expect(liveKey('ja', 'latest', stopped('2026-11-25T00:00:00.000Z'))).toBe('api/ja/unknown/stopped/latest.json');
+  });
+
+  it('10 days after, and a year after: the dateless "builds stopped" variant, for latest, status and the page', () => {
+    for (const iso of [daysAfter(10), daysAfter(365)]) {
+      expect(liveKey('zh', 'latest', stopped(iso))).toBe('api/zh/unknown/stopped/latest.json');
+      expect(key('/api/status', 'lang=zh', stopped(iso))).toBe('api/zh/unknown/stopped/status.json');
+      expect(key('/zh/', '', stopped(iso))).toBe('api/zh/unknown/stopped/index.html');
+      expect(key('/api/badge.svg', 'lang=zh', stopped(iso))).toBe('api/zh/unknown/badge.svg');
+    }
+  });
+
+  it('every instant of the next 12 days names the clock\'s own UTC date or none', () => {
+    for (let t = Date.parse('2026-11-21T12:30:00Z'); t < lastBuild + 12 * 86400000; t += 3600000 + 61000) {
+      const k = liveKey('en', 'latest', stopped(new Date(t).toISOString()));
+      const named = /unknown\/([^/]+)\//.exec(k)?.[1];
+      expect([new Date(t).toISOString().slice(0, 10), 'stopped'], new Date(t).toISOString()).toContain(named);
+    }
   });
 });
 
@@ -64,6 +101,15 @@ describe('event ids and the store', () => {
 });
 
 describe('parseFreshness', () => {
+  it('reads variant_dates when present, and refuses a malformed list', () => {
+    const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
+    const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
+    expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: dates }))).toEqual({ ...fresh, variantDates: dates });
+    for (const bad of [[], ['2026-11-21'], ['2026-11-22', '2026-11-23'], ['2026-11-21', 5], ['2026-11-21', '22.11.2026'], '2026-11-21', Array(40).fill('2026-11-21')]) {
+      expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: bad })), JSON.stringify(bad)).toBeNull();
+    }
+  });
+
   it('reads the store value and refuses anything else', () => {
     expect(parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22"}')).toEqual(fresh);
     const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };

@@ -88,12 +88,15 @@ describe('the effective time decides, before the observed one', () => {
 });
 
 describe('why today is unknown', () => {
-  it('never checked, checked and every check failed, or the last good check too old', () => {
+  it('never checked, checked and every check failed (ever, or since the last good one), or the last good check too old', () => {
     expect(computeToday([], [], asOf).explanation).toEqual({ code: 'state.unknown_unchecked', params: {} });
     const failed = computeToday([], [check('2026-11-21T11:45:00.000Z', false), check('2026-11-21T11:59:00.000Z', false)], asOf);
     expect(failed).toMatchObject({ state: 'unknown', reset: null, explanation: { code: 'state.unknown_failed', params: { checked: '2026-11-21T11:59:00.000Z' } } });
     const stale = computeToday([], [check('2026-11-21T10:00:00.000Z', true), check('2026-11-21T11:59:00.000Z', false)], asOf);
-    expect(stale.explanation).toEqual({ code: 'state.unknown_stale', params: { last: '2026-11-21T10:00:00.000Z' } });
+    expect(stale.explanation).toEqual({ code: 'state.unknown_failed_since', params: { since: '2026-11-21T10:00:00.000Z', checked: '2026-11-21T11:59:00.000Z' } });
+    // Nothing checked after the last good check (an as-of build, a skipped tick): it is just too old.
+    const old = computeToday([], [check('2026-11-21T10:00:00.000Z', true)], asOf);
+    expect(old.explanation).toEqual({ code: 'state.unknown_stale', params: { last: '2026-11-21T10:00:00.000Z' } });
     expect(translator('en')('common:state.unknown_failed', { checked: 'X' })).toContain('every check failed');
   });
 });

@@ -11,7 +11,7 @@ import { createLocalEdgeStore, planEdgeStore, type EdgeStore } from '../../build
 import { KVS_BATCH, createKvsEdgeStore } from '../../builder/publish/kvs-edge-store.ts';
 import { startKvsServer, type KvsServer } from '../helpers/kvs-server.ts';
 
-const FRESH = { stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22' };
+const FRESH = { stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22', variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'] };
 const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `2026-11-${String((i + from) % 28 + 1).padStart(2, '0')}-reset-${i + from}`);
 
 let kvs: KvsServer;

@@ -1,8 +1,9 @@
 // The unknown variants: what latest and status say once a build's answer no longer holds.
 import { describe, expect, it } from 'vitest';
 import { LANGS, unknownVariantKey } from '../../builder/contract.ts';
-import { unknownToday, unknownVariantDates } from '../../builder/model/freshness.ts';
+import { unknownVariantDates, unknownVariants } from '../../builder/model/freshness.ts';
 import { renderUnknownVariants } from '../../builder/render/unknown.ts';
+import { translator } from '../../builder/render/i18n.ts';
 import type { OutputDocument } from '../../builder/render/output.ts';
 import { createTempBuild } from '../helpers/build.ts';
 import { readFile } from 'node:fs/promises';
@@ -20,17 +21,25 @@ describe('renderUnknownVariants', () => {
       }
     }
     const dates = unknownVariantDates(new Date('2026-11-21T12:00:00Z'));
-    expect(dates).toEqual(['2026-11-21', '2026-11-22']);
-    const variants = renderUnknownVariants(docs, dates.map((d) => unknownToday(d, '2026-11-21T11:58:00.000Z')));
+    expect(dates).toEqual(['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24']);
+    const variants = renderUnknownVariants(docs, unknownVariants(new Date('2026-11-21T12:00:00Z')));
     expect(variants.map((v) => v.key).sort()).toEqual(
-      LANGS.flatMap((l) => dates.flatMap((d) => (['latest', 'status'] as const).map((e) => unknownVariantKey(l, d, e)))).sort(),
+      LANGS.flatMap((l) => [...dates, 'stopped'].flatMap((d) => (['latest', 'status'] as const).map((e) => unknownVariantKey(l, d, e)))).sort(),
     );
+    const stopped = JSON.parse(variants.find((v) => v.key === 'api/en/unknown/stopped/status.json')!.body);
+    expect(stopped.today).toMatchObject({ date: null, state: 'unknown', reset: null });
     const de = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-22/latest.json')!.body);
     const live = JSON.parse(docs.find((d) => d.key === 'api/de/latest.json')!.body);
     expect(de.reset).toBeNull();
-    expect(de.today).toMatchObject({ date: '2026-11-22', state: 'unknown', reset: null, event_ids: [], last_good_check_at: '2026-11-21T11:58:00.000Z' });
+    expect(de.today).toMatchObject({ date: '2026-11-22', state: 'unknown', reset: null, event_ids: [], last_good_check_at: live.today.last_good_check_at });
     expect(de.today.explanation).not.toBe(live.today.explanation);
-    expect(de.today.explanation).toContain('2026-11-21T11:58:00.000Z');
+    // This build (no reset source configured) was unknown already: its own date's variant gives the build's own reason,
+    // and the next day's, first served at midnight, says the answer is out of date since 30 minutes after the build.
+    expect(live.today.state).toBe('unknown');
+    expect(live.meta.stale_after).toBe(live.meta.generated_at);
+    const same = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-21/latest.json')!.body);
+    expect(same.today.explanation).toBe(live.today.explanation);
+    expect(de.today.explanation).toBe(translator('de')('common:state.unknown_expired', { since: '2026-11-21T12:30:00.000Z' }));
     expect(de.meta).toEqual(live.meta);
     expect(de.latestReset).toEqual(live.latestReset);
     expect(variants.find((v) => v.key.startsWith('api/ja/'))?.contentLanguage).toBe('ja');
