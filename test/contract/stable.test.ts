@@ -10,9 +10,9 @@ const NOW = '2026-11-21T12:00:00.000Z';
 const LATER = '2026-11-21T12:15:00.000Z';
 /** The present-tense documents, the human page made from them (issue #15), and the unknown variants of latest, status
  * and the page, which the edge serves once they go stale (issue #13). */
-const LIVE = /^api\/[a-z]{2}\/(unknown\/\d{4}-\d{2}-\d{2}\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
-/** Per language: 5 documents and the page, and latest, status and the page unknown for today and tomorrow. */
-const LIVE_COUNT = 5 * 6 + 5 * 3 * 2;
+const LIVE = /^api\/[a-z]{2}\/(unknown\/(\d{4}-\d{2}-\d{2}|stopped)\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
+/** Per language: 5 documents and the page, and latest, status and the page unknown for today and 3 more dates, and dateless. */
+const LIVE_COUNT = 5 * 6 + 5 * 3 * (4 + 1);
 // The post ids are snowflakes of the announcement times (the tracker's times are checked against them).
 const RECORDS = [
   { id: 'rst_b', reset_type: 'regular', announced_at: '2026-11-21T11:00:00Z', text: 'Reset for everyone.', source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2124095476331446277' } },

@@ -44,8 +44,9 @@ function schemaFor(key: string): DocumentSchemaName | null {
   if (/^api\/[a-z]{2}\/(feed\.atom|feed\.json|calendar\.ics|badge\.json|badge\.svg|unknown\/badge\.json|unknown\/badge\.svg)$/.test(key)) return null;
   if (/^api\/[a-z]{2}\/events\//.test(key)) return 'event';
   if (/^api\/[a-z]{2}\/history(\/|\.json)/.test(key)) return 'history';
-  // The live documents, and the unknown variants of latest and status the edge serves once they go stale.
-  const m = /^api\/[a-z]{2}\/(?:unknown\/\d{4}-\d{2}-\d{2}\/)?(latest|status|forecast|signals|accuracy)\.json$/.exec(key);
+  // The live documents, and the unknown variants of latest and status the edge serves once they go stale (dated, and
+  // the dateless one once builds have stopped for days).
+  const m = /^api\/[a-z]{2}\/(?:unknown\/(?:\d{4}-\d{2}-\d{2}|stopped)\/)?(latest|status|forecast|signals|accuracy)\.json$/.exec(key);
   if (m) return m[1] as DocumentSchemaName;
   throw new Error(`unexpected file in the API: ${key}`);
 }
