@@ -11,7 +11,7 @@ import { NOT_FOUND_PATH } from './layout.ts';
 
 /** How long CloudFront keeps an error answer: the documents' own max-age, so a new event id appears as fast. */
 const ERROR_CACHING = Duration.seconds(30);
-/** The oldest TLS a viewer may use on a custom domain (CloudFront's recommended policy at the time of writing). */
+/** The oldest TLS a viewer may use on a custom domain: TLS 1.2, with the ciphers of CloudFront's 2021 policy. */
 export const CUSTOM_DOMAIN_TLS_POLICY = 'TLSv1.2_2021';
 
 /**
