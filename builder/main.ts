@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, EXIT, exitCodeFor, messageOf } from './errors.ts';
 import { createLocalEdgeStore, type EdgeStore } from './publish/edge-store.ts';
 import { createLocalSink } from './publish/local-sink.ts';
+import { requirePublicUrls } from './public-url.ts';
 import type { Sink } from './publish/sink.ts';
 import { run, type RunSummary } from './run.ts';
 import { disabledSourcesFromEnv, sourceConfigsFromEnv } from './sources/config.ts';
@@ -86,6 +87,9 @@ export async function createTargets(opts: BuildOptions, env: Env): Promise<{ sto
 
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
 export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<RunSummary> {
+  // First, before any store, sink or edge store exists: a publishing build without its https public URL stops here
+  // (exit 2), so it can neither publish loopback links nor write state.
+  const urls = requirePublicUrls(env, opts.target);
   const { store, sink, edgeStore } = await createTargets(opts, env);
   const { channels, warnings } = channelsFromEnv(env);
   for (const w of warnings) io.err(w);
@@ -101,8 +105,8 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     sink,
     dataDir: path.resolve(opts.dataDir),
     // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
-    openapi: { ...(env.RESET_PUBLIC_BASE_URL ? { serverUrl: env.RESET_PUBLIC_BASE_URL } : {}), ...(env.RESET_CONTACT_URL ? { contactUrl: env.RESET_CONTACT_URL } : {}) },
-    ...(env.RESET_PUBLIC_BASE_URL ? { publicUrl: env.RESET_PUBLIC_BASE_URL } : {}),
+    openapi: { ...(urls.serverUrl === undefined ? {} : { serverUrl: urls.serverUrl }), ...(urls.contactUrl === undefined ? {} : { contactUrl: urls.contactUrl }) },
+    publicUrl: urls.publicUrl,
     ...(channels.length > 0 ? { notify: { notifier: createNotifier(channels, { log: io.out, ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}) }), lang } } : {}),
     log: io.out,
     allowOlderState: opts.rebuildPast,

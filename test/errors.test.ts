@@ -54,7 +54,7 @@ describe('build entry point', () => {
     expect(await main(['--bogus'], {}, captureIo())).toBe(2);
     // RESET_TARGET comes from the env argument, never from process.env: s3 without a bucket is a configuration error.
     const s3 = captureIo();
-    expect(await main([], { RESET_TARGET: 's3' }, s3)).toBe(2);
+    expect(await main([], { RESET_TARGET: 's3', RESET_PUBLIC_BASE_URL: 'https://api.example.org' }, s3)).toBe(2);
     expect(s3.errors.join('\n')).toMatch(/RESET_S3_BUCKET is not set/);
   });
 

@@ -181,6 +181,9 @@ describe('refresh.yml', () => {
     expect(publish?.env?.RESET_TARGET).toBe('s3');
     // Without it the edge is never told when the answer goes stale.
     expect(publish?.env?.RESET_EDGE_STORE_ARN).toBe('${{ vars.RESET_EDGE_STORE_ARN }}');
+    // Feeds, calendars and notifications link to it; unset, it arrives empty and the run stops with exit 2.
+    expect(publish?.env?.RESET_PUBLIC_BASE_URL).toBe('${{ vars.RESET_PUBLIC_BASE_URL }}');
+    expect(publish?.env?.RESET_CONTACT_URL).toBe('${{ vars.RESET_CONTACT_URL }}');
   });
 
   it('puts the freshness metric the staleness alarm watches, once, after the publish succeeded', () => {

@@ -1,5 +1,5 @@
 // Every cdk-nag (AwsSolutions) finding this stack accepts, each with the reason it is accepted, in one place for
-// review. infra/test/nag.test.ts fails on any finding not listed here and on any reason left empty.
+// review. infra/test/template.test.ts fails on any finding not listed here and on any reason left empty.
 import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { Access } from './access.ts';
@@ -29,7 +29,7 @@ export function acknowledgeFindings(stack: Stack, { storage, edge, access }: Par
   ack(dist, 'AwsSolutions-CFR3',
     'No access logs: the API serves the same public documents to everyone and keeps no per-user data; CloudFront metrics cover traffic and errors. Enable standard logging if abuse needs investigating.');
   ack(dist, 'AwsSolutions-CFR4',
-    'The distribution uses the default *.cloudfront.net certificate, whose minimum TLS version cannot be set; with a custom domain and an ACM certificate set minimumProtocolVersion TLSv1.2_2021 (docs/deploy.md).');
+    'Without the DomainName and CertificateArn parameters the distribution uses the default *.cloudfront.net certificate, whose minimum TLS version cannot be set; with them it requires TLSv1.2_2021 (infra/lib/edge.ts, docs/deploy.md "A custom domain").');
 
   ack(access.refreshRole, objects(API_PREFIX),
     'The refresh publishes and removes documents anywhere under api/ (one per endpoint, language, event and variant); the CDN only ever reads that prefix.');

@@ -1,6 +1,6 @@
 // The CDN: one distribution in front of the bucket, the router function on viewer-request with its KeyValueStore,
 // a cache key of the URI alone, and response headers every answer needs whatever the request looked like.
-import { Duration } from 'aws-cdk-lib';
+import { Aws, type CfnCondition, Duration, Fn } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -11,11 +11,25 @@ import { NOT_FOUND_PATH } from './layout.ts';
 
 /** How long CloudFront keeps an error answer: the documents' own max-age, so a new event id appears as fast. */
 const ERROR_CACHING = Duration.seconds(30);
+/** The oldest TLS a viewer may use on a custom domain: TLS 1.2, with the ciphers of CloudFront's 2021 policy. */
+export const CUSTOM_DOMAIN_TLS_POLICY = 'TLSv1.2_2021';
+
+/**
+ * An optional custom domain, decided at deploy time: CloudFormation parameters and the condition that they are set,
+ * so the one committed template serves operators with and without a domain.
+ */
+export interface CustomDomain {
+  domainName: string;
+  /** An ACM certificate in us-east-1 (CloudFront reads certificates only from there) covering `domainName`. */
+  certificateArn: string;
+  enabled: CfnCondition;
+}
 
 export interface EdgeProps {
   bucket: s3.IBucket;
   /** Path of the committed CloudFront Function bundle (edge/cloudfront-function.js). */
   functionCodePath: string;
+  customDomain?: CustomDomain;
 }
 
 export class Edge extends Construct {
@@ -62,6 +76,27 @@ export class Edge extends Construct {
         responsePagePath: NOT_FOUND_PATH,
         ttl: ERROR_CACHING,
       })),
+    });
+    if (props.customDomain) this.useCustomDomain(props.customDomain);
+  }
+
+  /**
+   * The alias and its certificate only when the condition holds; otherwise the distribution keeps the
+   * *.cloudfront.net name and certificate, as without a domain. The L2 construct takes a certificate only as a
+   * synth-time value, so the two properties are set on the CloudFormation resource as conditional values.
+   */
+  private useCustomDomain(d: CustomDomain): void {
+    const cfn = this.distribution.node.defaultChild as cloudfront.CfnDistribution;
+    cfn.addPropertyOverride('DistributionConfig.Aliases', Fn.conditionIf(d.enabled.logicalId, [d.domainName], Aws.NO_VALUE));
+    // One Fn::If per field, not around the whole object: CloudFormation's schema check (and the CDK's validation of
+    // it) must see that exactly one of the certificate fields is present.
+    const when = (yes: unknown, no: unknown = Aws.NO_VALUE) => Fn.conditionIf(d.enabled.logicalId, yes, no);
+    cfn.addPropertyOverride('DistributionConfig.ViewerCertificate', {
+      AcmCertificateArn: when(d.certificateArn),
+      // sni-only: a dedicated-IP certificate costs a monthly fee and serves only clients without SNI.
+      SslSupportMethod: when('sni-only'),
+      MinimumProtocolVersion: when(CUSTOM_DOMAIN_TLS_POLICY),
+      CloudFrontDefaultCertificate: when(Aws.NO_VALUE, true),
     });
   }
 

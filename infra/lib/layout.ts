@@ -1,6 +1,6 @@
 // The bucket's key layout as the builder writes it with its default settings (RESET_S3_PREFIX empty). The IAM
 // statements are written against these names, so a key the builder starts using elsewhere is denied, not silently
-// granted; infra/test/layout.test.ts pins them to the builder's own defaults.
+// granted; infra/test/template.test.ts pins them to the builder's own defaults.
 
 /** Public documents: the only prefix CloudFront may read. */
 export const API_PREFIX = 'api/';

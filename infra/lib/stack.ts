@@ -1,6 +1,6 @@
 // The whole production stack of the Reset Status API. Environment-agnostic: the repository, the token's secret and
 // the alarm address are CloudFormation parameters, so the committed template is the one every operator deploys.
-import { CfnCondition, CfnOutput, CfnParameter, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnCondition, CfnOutput, CfnParameter, CfnRule, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { Access, TRUSTED_REF, oidcProviderArnFor } from './access.ts';
@@ -11,6 +11,10 @@ import { Storage } from './storage.ts';
 import { DISPATCH_RULE_NAME, Trigger } from './trigger.ts';
 
 export const DEFAULT_TOKEN_SECRET_NAME = 'reset-status-api/github-dispatch-token';
+/** A lowercase DNS name with at least two labels, or empty (no custom domain). */
+export const DOMAIN_NAME_PATTERN = '^$|^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
+/** An ACM certificate ARN in us-east-1 (the only region CloudFront reads certificates from), or empty. */
+export const CERTIFICATE_ARN_PATTERN = '^$|^arn:aws[a-z-]*:acm:us-east-1:[0-9]{12}:certificate/[0-9a-f-]{36}$';
 
 export interface ResetStatusApiStackProps extends StackProps {
   /** Path of the committed CloudFront Function bundle. */
@@ -38,8 +42,42 @@ export class ResetStatusApiStack extends Stack {
       default: '',
     }).valueAsString;
 
+    // A custom domain is two parameters rather than code: the stack may live in any region, while CloudFront takes
+    // its certificate from us-east-1 only, so the certificate is made there (docs/deploy.md) and passed in by ARN.
+    const domainName = new CfnParameter(this, 'DomainName', {
+      type: 'String',
+      description: 'Custom domain of the API (e.g. api.example.org); empty: only the *.cloudfront.net name',
+      default: '',
+      allowedPattern: DOMAIN_NAME_PATTERN,
+      constraintDescription: 'a lowercase DNS name such as api.example.org, or empty',
+    }).valueAsString;
+    const certificateArn = new CfnParameter(this, 'CertificateArn', {
+      type: 'String',
+      description: 'ARN of an issued ACM certificate in us-east-1 covering DomainName; empty when DomainName is empty',
+      default: '',
+      allowedPattern: CERTIFICATE_ARN_PATTERN,
+      constraintDescription: 'an ACM certificate ARN in us-east-1 (arn:aws:acm:us-east-1:ACCOUNT:certificate/ID), or empty',
+    }).valueAsString;
+    const hasDomain = new CfnCondition(this, 'HasCustomDomain', { expression: Fn.conditionNot(Fn.conditionEquals(domainName, '')) });
+    // Refused before any resource changes: a domain without its certificate (or the reverse) cannot work.
+    new CfnRule(this, 'CustomDomainNeedsCertificate', {
+      assertions: [
+        {
+          assert: Fn.conditionOr(
+            Fn.conditionAnd(Fn.conditionEquals(domainName, ''), Fn.conditionEquals(certificateArn, '')),
+            Fn.conditionAnd(Fn.conditionNot(Fn.conditionEquals(domainName, '')), Fn.conditionNot(Fn.conditionEquals(certificateArn, ''))),
+          ),
+          assertDescription: 'DomainName and CertificateArn are set together (both empty for no custom domain)',
+        },
+      ],
+    });
+
     const storage = new Storage(this, 'Storage');
-    const edge = new Edge(this, 'Edge', { bucket: storage.bucket, functionCodePath: props.functionCodePath });
+    const edge = new Edge(this, 'Edge', {
+      bucket: storage.bucket,
+      functionCodePath: props.functionCodePath,
+      customDomain: { domainName, certificateArn, enabled: hasDomain },
+    });
     storage.denyCloudFrontOutsideApi();
     const access = new Access(this, 'Access', {
       bucket: storage.bucket,
@@ -60,7 +98,8 @@ export class ResetStatusApiStack extends Stack {
 
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out('BucketName', storage.bucket.bucketName, 'repository variable RESET_S3_BUCKET');
-    out('ApiUrl', `https://${edge.distribution.distributionDomainName}`, 'the public API (append /api/latest)');
+    out('ApiUrl', Fn.conditionIf(hasDomain.logicalId, `https://${domainName}`, `https://${edge.distribution.distributionDomainName}`).toString(), 'repository variable RESET_PUBLIC_BASE_URL: the public API (append /api/latest)');
+    out('DistributionDomainName', edge.distribution.distributionDomainName, 'target of the custom domain\'s alias (Route 53) or CNAME record');
     out('DistributionId', edge.distribution.distributionId, 'for cache invalidations');
     out('KeyValueStoreArn', edge.store.keyValueStoreArn, 'repository variable RESET_EDGE_STORE_ARN');
     out('RefreshRoleArn', access.refreshRole.roleArn, 'repository variable AWS_ROLE_ARN (refresh.yml)');

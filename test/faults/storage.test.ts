@@ -22,6 +22,7 @@ import pLimit from 'p-limit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY } from '../../builder/s3/config.ts';
 import { createS3Targets } from '../../builder/s3-targets.ts';
+import { requirePublicUrls } from '../../builder/public-url.ts';
 import { run, type RunSummary } from '../../builder/run.ts';
 import { sourceConfigsFromEnv } from '../../builder/sources/config.ts';
 import type { SourceConfig } from '../../builder/sources/fetcher.ts';
@@ -169,6 +170,8 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
     RESET_S3_ENDPOINT: endpoint,
     // Every publish lists the bucket, so the faults on the listing are exercised on every tick.
     RESET_S3_LIST_EVERY: '1',
+    // A publishing build refuses to run without its https public URL (builder/public-url.ts).
+    RESET_PUBLIC_BASE_URL: 'https://api.example.test',
     AWS_REGION: REGION,
     AWS_ACCESS_KEY_ID: ACCESS_KEY,
     AWS_SECRET_ACCESS_KEY: SECRET_KEY,
@@ -225,8 +228,11 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
   /** One run in this process with the production S3 wiring, as the scheduled refresh makes it. */
   function runInProcess(bucket: string, endpoint: string, atMs: number): Promise<RunSummary> {
     const now = () => new Date(atMs);
-    const { store, sink } = createS3Targets(targetEnv(bucket, endpoint), now);
-    return run({ now, fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0 }), sources, store, sink, dataDir });
+    const env = targetEnv(bucket, endpoint);
+    const { store, sink } = createS3Targets(env, now);
+    // The same public URLs the child process (builder/main.ts) derives, so both pipelines publish the same bytes.
+    const { publicUrl, serverUrl } = requirePublicUrls(env, 's3');
+    return run({ now, fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0 }), sources, store, sink, dataDir, publicUrl, ...(serverUrl === undefined ? {} : { openapi: { serverUrl } }) });
   }
 
   /** The clean pipeline catches up to tick `upTo`, one run per tick, each seeing that tick's upstream. */
