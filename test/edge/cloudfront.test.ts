@@ -20,6 +20,7 @@ import { run } from '../../builder/run.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { EDGE_OUTPUT, MAX_FUNCTION_BYTES, buildEdgeFunction } from '../../scripts/build-edge.ts';
+import { checkCloudFrontFunction } from '../../scripts/cloudfront-rules.ts';
 import { startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -326,7 +327,9 @@ describe('the built CloudFront Function', () => {
   it('is a script whose only module syntax is the runtime import on its first lines, with a top-level async handler(event)', () => {
     const lines = code.split('\n');
     expect(lines[1]).toMatch(/^import [\w$]+ from 'cloudfront';$/);
-    expect(code).toMatch(/(^|[;}\n])async function handler\(event\)\{/);
+    expect(code).toMatch(/(^|[;}\n])async function handler\([\w$]+\)\{/);
+    // The runtime's documented rules, which this V8 sandbox cannot enforce (test/edge/cloudfront-rules.test.ts).
+    expect(checkCloudFrontFunction(code)).toEqual([]);
     expect(lines.slice(2).join('\n')).not.toMatch(/^\s*(import|export)\b/m);
     expect(code).not.toMatch(/\brequire\(|\bprocess\.|\bsetTimeout\b|\bsetInterval\b|\bfetch\(|\bXMLHttpRequest\b/);
     expect(typeof handler).toBe('function');
