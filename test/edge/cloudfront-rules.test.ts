@@ -1,6 +1,7 @@
 // The parser check of the documented cloudfront-js-2.0 rules (scripts/cloudfront-rules.ts): the committed bundle keeps
 // every rule, and copies of it with a refused construct planted in them fail, each on the rule it breaks. Node's V8
-// would run most of these plants; CloudFront's engine is documented not to.
+// would run most of these plants; CloudFront's engine is documented not to. Planted names start with `plant_`, which
+// the minifier never emits, so a plant cannot collide with a name of the bundle.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -43,43 +44,43 @@ describe('the committed CloudFront Function', () => {
 
 describe('a copy with a refused construct planted in it', () => {
   it('fails on an async closure returned by a factory, the shape the handler used to have', () => {
-    const planted = bundle.replace(/async function handler\(([\w$]+)\)\{/, 'function make(k){return async function($1){').replace(/\}\n$/, '}}\nvar handler=make(1);\n');
+    const planted = bundle.replace(/async function handler\(([\w$]+)\)\{/, 'function plant_make(k){return async function($1){').replace(/\}\n$/, '}}\nvar handler=plant_make(1);\n');
     expect(planted).not.toBe(bundle);
     expect(rulesOf(planted)).toEqual(['async', 'await', 'handler']);
   });
 
   it.each([
-    ['an async function expression', 'var z=async function(e){return e};', ['async']],
-    ['an async arrow', 'var z=async e=>e;', ['async']],
-    ['an async method', 'var z={async m(){return 1}};', ['async', 'es-level']],
+    ['an async function expression', 'var plant_z=async function(e){return e};', ['async']],
+    ['an async arrow', 'var plant_z=async e=>e;', ['async']],
+    ['an async method', 'var plant_z={async m(){return 1}};', ['async', 'es-level']],
     ['an async function passed as an argument', '[1].map(async function(e){return e});', ['async']],
-    ['a second top-level async function awaiting', 'async function other(){return await 1}', ['async', 'await']],
+    ['a second top-level async function awaiting', 'async function plant_other(){return await 1}', ['async', 'await']],
     ['a top-level await', 'await 1;', ['await']],
   ])('fails on %s', (_label, code, rules) => {
     expect(rulesOf(append(code))).toEqual(rules);
   });
 
   it('fails on an await in a nested async function inside the handler', () => {
-    const planted = bundle.replace(/async function handler\(([\w$]+)\)\{/, 'async function handler($1){var q=async function(){return await 1};');
+    const planted = bundle.replace(/async function handler\(([\w$]+)\)\{/, 'async function handler($1){var plant_q=async function(){return await 1};');
     expect(rulesOf(planted)).toEqual(['async', 'await']);
   });
 
   it.each([
-    ['a class', 'class Zz{}'],
-    ['destructuring', 'var {a}={a:1};'],
-    ['spread', 'var a=[...[1]];'],
-    ['for-of', 'for(var x of [1]){}'],
-    ['optional chaining', 'var a=({}).b?.c;'],
-    ['nullish coalescing', 'var a=null??1;'],
-    ['a logical assignment', 'var a;a||=1;'],
-    ['a default parameter', 'function zz(q=1){return q}'],
-    ['a generator', 'function* g(){yield 1}'],
-    ['a BigInt', 'var a=1n;'],
-    ['a tagged template', 'var a=String.raw`x`;'],
-    ['an object shorthand', 'var zq=1,zz={zq};'],
+    ['a class', 'class Plant{}'],
+    ['destructuring', 'var {plant_a}={plant_a:1};'],
+    ['spread', 'var plant_a=[...[1]];'],
+    ['for-of', 'for(var plant_x of [1]){}'],
+    ['optional chaining', 'var plant_a=({}).b?.c;'],
+    ['nullish coalescing', 'var plant_a=null??1;'],
+    ['a logical assignment', 'var plant_a;plant_a||=1;'],
+    ['a default parameter', 'function plant_f(q=1){return q}'],
+    ['a generator', 'function* plant_g(){yield 1}'],
+    ['a BigInt', 'var plant_a=1n;'],
+    ['a tagged template', 'var plant_a=String.raw`x`;'],
+    ['an object shorthand', 'var plant_q=1,plant_o={plant_q};'],
     ['an optional catch binding', 'try{}catch{}'],
-    ['a dotAll regular expression', 'var r=/a/s;'],
-    ['an export', 'export var x=1;'],
+    ['a dotAll regular expression', 'var plant_r=/a/s;'],
+    ['an export', 'export var plant_x=1;'],
   ])('fails on %s, outside the runtime ES level', (_label, code) => {
     expect(rulesOf(append(code))).toEqual(['es-level']);
   });
@@ -87,8 +88,8 @@ describe('a copy with a refused construct planted in it', () => {
   it.each([
     ['an import of another module', (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, "\n$1\nimport fs from 'fs';\n"), ['import']],
     ['a named import of cloudfront', (b: string) => b.replace(/\nimport ([\w$]+) from 'cloudfront';\n/, "\nimport {$1} from 'cloudfront';\n"), ['es-level', 'import']],
-    ['the runtime import after other code', (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, '\nvar first=1;\n$1\n'), ['import']],
-    ['require of fs', (b: string) => b + "var fs=require('fs');\n", ['import']],
+    ['the runtime import after other code', (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, '\nvar plant_first=1;\n$1\n'), ['import']],
+    ['require of fs', (b: string) => b + "var plant_fs=require('fs');\n", ['import']],
     ['a dynamic import', (b: string) => b + "import('fs');\n", ['es-level', 'import']],
   ])('fails on %s', (_label, plant, rules) => {
     expect(rulesOf(plant(bundle))).toEqual(rules);
@@ -96,9 +97,9 @@ describe('a copy with a refused construct planted in it', () => {
 
   it.each([
     ['eval', 'eval("1");', 'dynamic-code'],
-    ['the Function constructor', 'var f=new Function("return 1");', 'dynamic-code'],
+    ['the Function constructor', 'var plant_f=new Function("return 1");', 'dynamic-code'],
     ['a timer', 'setTimeout(function(){},1);', 'timers'],
-    ['process', 'var p=process.env;', 'globals'],
+    ['process', 'var plant_p=process.env;', 'globals'],
     ['fetch', 'fetch("https://example.org/");', 'globals'],
     ['console.error', 'console.error("x");', 'console'],
     ['console.log with a comma', 'console.log("a","b");', 'console'],
@@ -120,15 +121,15 @@ describe('a copy with a refused construct planted in it', () => {
   });
 
   it('accepts the later features the runtime lists: let/const, arrows, template literals, rest parameters, **', () => {
-    expect(rulesOf(append('const sq=(...xs)=>xs.map(x=>x**2);let t=`${sq(1,2).join()}`;var n=1_000;var r=/(?<y>\\d{4})/y;'))).toEqual([]);
+    expect(rulesOf(append('const plant_sq=(...xs)=>xs.map(x=>x**2);let plant_t=`${plant_sq(1,2).join()}`;var plant_n=1_000;var plant_r=/(?<y>\\d{4})/y;'))).toEqual([]);
   });
 
   it('fails through the command line too, naming file, line and rule', async () => {
     const file = path.join(tmp, 'planted.js');
-    await writeFile(file, append('var z=async function(e){return await e};'));
+    await writeFile(file, append('var plant_z=async function(e){return await e};'));
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cloudfront-rules.ts', file], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`${file}:4:7: [async]`);
+    expect(r.stderr).toContain(`${file}:4:13: [async]`);
     expect(r.stderr).toContain('async arguments and closures are not supported');
   });
 });
