@@ -35,7 +35,9 @@ async function readStore(env: WorkerEnv, origin: string): Promise<Readonly<Recor
   let values: Record<string, string> = {};
   try {
     const res = await env.ASSETS.fetch(new Request(origin + '/' + EDGE_STORE_FILE));
-    const text = res.ok ? await res.text() : '';
+    // Refused unread when it says it is too big; a body without a length is capped after reading (assets have one).
+    const declared = Number(res.headers.get('content-length') ?? '0');
+    const text = res.ok && declared <= MAX_STORE_BYTES ? await res.text() : '';
     const raw: unknown = text.length > 0 && text.length <= MAX_STORE_BYTES ? JSON.parse(text) : null;
     if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
       values = Object.create(null) as Record<string, string>;
