@@ -1,21 +1,21 @@
 // Bundles the CloudFront Function (builder/edge/cloudfront-main.ts + the shared router + the error messages) into the one
-// committed file CloudFront runs. `--check` rebuilds in memory and fails when the committed file is stale or too big,
-// so CI catches a router change that was never rebuilt.
+// committed file CloudFront runs. Every build is checked against the runtime's documented rules (cloudfront-rules.ts:
+// async only in the top-level handler, the runtime's ES level, the one 'cloudfront' import, 10 KB). `--check` rebuilds
+// in memory and fails when the committed file is stale or breaks a rule, so CI catches a router change never rebuilt.
 //   tsx scripts/build-edge.ts            write edge/cloudfront-function.js and print its size
-//   tsx scripts/build-edge.ts --check    exit 1 when the committed file differs from a fresh build or is too big
+//   tsx scripts/build-edge.ts --check    exit 1 when the committed file differs from a fresh build or breaks a rule
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import * as acorn from 'acorn';
 import * as esbuild from 'esbuild';
+import { MAX_FUNCTION_BYTES, checkCloudFrontFunction, formatViolation } from './cloudfront-rules.ts';
 
-/** CloudFront Functions reject function code larger than 10 KB. */
-export const MAX_FUNCTION_BYTES = 10_240;
+export { MAX_FUNCTION_BYTES };
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const EDGE_ENTRY = path.join(ROOT, 'builder/edge/cloudfront-main.ts');
-/** The runtime's module: the only import a function may have, on its first lines, giving `kvs()` (its KeyValueStore). */
-const RUNTIME_IMPORT = /^import\s*([\w$]+)\s*from\s*["']cloudfront["'];?/;
 export const EDGE_OUTPUT = path.join(ROOT, 'edge/cloudfront-function.js');
 
 const HEADER = '// Built by scripts/build-edge.ts; do not edit.\n';
@@ -54,7 +54,7 @@ const dropUnusedMessages: esbuild.Plugin = {
   },
 };
 
-/** Returns the function's source text: a script (no module syntax) with a top-level `function handler(event)`. */
+/** Returns the function's source text: the runtime import, then a script with a top-level `async function handler(event)`. */
 export async function buildEdgeFunction(): Promise<string> {
   const result = await esbuild.build({
     entryPoints: [EDGE_ENTRY],
@@ -76,26 +76,50 @@ export async function buildEdgeFunction(): Promise<string> {
   });
   const file = result.outputFiles[0];
   if (result.outputFiles.length !== 1 || file === undefined) throw new Error('[build-edge] esbuild produced no single output file');
-  const code = file.text.trimEnd();
-  const exportClause = /export\s*\{([^}]*)\};?$/.exec(code);
-  if (exportClause === null) throw new Error('[build-edge] the bundle has no trailing export clause to replace');
-  let inner: string | null = null;
-  for (const spec of (exportClause[1] ?? '').split(',')) {
-    const m = /^\s*([\w$]+)(?:\s+as\s+([\w$]+))?\s*$/.exec(spec);
-    if (m !== null && (m[2] ?? m[1]) === 'handler') inner = m[1] ?? null;
+  return finishBundle(file.text);
+}
+
+/**
+ * Turns esbuild's module output into the function source: the runtime import first, as `import x from 'cloudfront';`,
+ * the export clause dropped, and the handler declared under its own name, `async function handler(event)`, which is
+ * what CloudFront calls. The minifier renamed it; it is renamed back only when that cannot change what any other name
+ * means: the minified name occurs nowhere but in its declaration and the export, and `handler` nowhere but in the export.
+ */
+export function finishBundle(text: string): string {
+  const code = text.trimEnd();
+  const program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
+  const first = program.body[0];
+  const last = program.body[program.body.length - 1];
+  if (first === undefined || first.type !== 'ImportDeclaration' || first.source.value !== 'cloudfront' || first.specifiers.length !== 1 || first.specifiers[0]!.type !== 'ImportDefaultSpecifier') {
+    throw new Error("[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'`");
   }
-  if (inner === null) throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
-  const all = code.slice(0, exportClause.index);
-  const runtimeImport = RUNTIME_IMPORT.exec(all);
-  if (runtimeImport === null) throw new Error("[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'`");
-  const body = all.slice(runtimeImport[0].length);
-  if (/(^|[^\w$.])(import|export)\s*[{*\w]/.test(body.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""'))) {
-    throw new Error('[build-edge] the bundle still contains module syntax besides the runtime import, which CloudFront Functions reject');
+  if (last === undefined || last.type !== 'ExportNamedDeclaration' || last.declaration || last.source) {
+    throw new Error('[build-edge] the bundle has no trailing export clause to replace');
   }
-  // CloudFront calls a global named `handler`; a one-line declaration keeps the minified internals untouched. It is
-  // async: the handler awaits the KeyValueStore.
-  const tail = `async function handler(event){return ${inner}(event)}\n`;
-  return HEADER + `import ${runtimeImport[1]} from 'cloudfront';\n` + body + '\n' + tail;
+  const spec = last.specifiers.find((s) => s.exported.type === 'Identifier' && s.exported.name === 'handler');
+  if (spec === undefined || spec.local.type !== 'Identifier') throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
+  const inner = spec.local.name;
+  const decl = program.body.find((s): s is acorn.FunctionDeclaration => s.type === 'FunctionDeclaration' && s.id?.name === inner);
+  if (decl === undefined || decl.id === null) throw new Error('[build-edge] `handler` is not a top-level function declaration in the bundle');
+  const count = (name: string) => {
+    let n = 0;
+    const walk = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(walk);
+      const o = node as Record<string, unknown>;
+      if (o['type'] === 'Identifier' && o['name'] === name) n++;
+      for (const k of Object.keys(o)) if (k !== 'type') walk(o[k]);
+    };
+    walk(program);
+    return n;
+  };
+  // The declaration and the export's local name; `handler` only as the exported name (once when inner is `handler`).
+  if (count(inner) !== (inner === 'handler' ? 3 : 2) || (inner !== 'handler' && count('handler') !== 1)) {
+    throw new Error(`[build-edge] the handler (minified as ${inner}) is referenced elsewhere in the bundle, or \`handler\` names something else; cannot rename it safely`);
+  }
+  const local = first.specifiers[0]!.local.name;
+  const body = code.slice(first.end, decl.id.start) + 'handler' + code.slice(decl.id.end, last.start);
+  return HEADER + `import ${local} from 'cloudfront';\n` + body.replace(/^\s+/, '').trimEnd() + '\n';
 }
 
 export const byteLength = (code: string): number => Buffer.byteLength(code, 'utf8');
@@ -106,14 +130,24 @@ async function main(argv: readonly string[]): Promise<number> {
   const size = byteLength(fresh);
   const rel = path.relative(process.cwd(), EDGE_OUTPUT) || EDGE_OUTPUT;
   const sizeLine = `${rel}: ${size} bytes of ${MAX_FUNCTION_BYTES} (${((size / MAX_FUNCTION_BYTES) * 100).toFixed(1)}% of the CloudFront Functions limit)`;
-  if (size > MAX_FUNCTION_BYTES) {
-    console.error(`build-edge: ${sizeLine}: too big; shorten the router or the error messages`);
+  // The runtime's documented rules (scripts/cloudfront-rules.ts), on the fresh build and, with --check, on the
+  // committed file CloudFront actually receives.
+  const broken = checkCloudFrontFunction(fresh);
+  if (broken.length > 0) {
+    for (const v of broken) console.error(`build-edge: ${formatViolation('(fresh build)', v)}`);
+    console.error(`build-edge: the bundle breaks ${broken.length} cloudfront-js-2.0 rule(s); nothing written`);
     return 1;
   }
   if (values.check) {
     const committed = await readFile(EDGE_OUTPUT, 'utf8').catch(() => null);
     if (committed === null) {
       console.error(`build-edge: ${rel} is missing; run \`npm run build:edge\` and commit it`);
+      return 1;
+    }
+    const committedBroken = checkCloudFrontFunction(committed);
+    if (committedBroken.length > 0) {
+      for (const v of committedBroken) console.error(`build-edge: ${formatViolation(rel, v)}`);
+      console.error(`build-edge: ${rel} breaks ${committedBroken.length} cloudfront-js-2.0 rule(s)`);
       return 1;
     }
     if (committed !== fresh) {

@@ -28,6 +28,8 @@ function importGraph(): Graph {
     }
   };
   walk(BUILDER);
+  // The Cloudflare Worker, another edge target of the same router.
+  walk(path.join(ROOT, 'workers/src'));
   return graph;
 }
 
@@ -78,6 +80,11 @@ export const RULES: Rule[] = [
     applies: (f) => f === 'builder/edge/route.ts',
     forbids: (t) => t !== 'builder/contract.ts' && !/^locales\/[a-z]{2}\/[a-z-]+\.json$/.test(t),
   },
+  {
+    label: 'the Worker (workers/src) wraps the shared router: it imports only the contract and edge/route.ts',
+    applies: (f) => f.startsWith('workers/src/'),
+    forbids: (t) => t !== 'builder/contract.ts' && t !== 'builder/edge/route.ts',
+  },
 ];
 
 /** Imports that break a rule, as `file -> target (rule)`. */
@@ -102,6 +109,7 @@ describe('import direction', () => {
     expect(graph.size).toBeGreaterThan(40);
     expect(graph.get('builder/main.ts')).toContain('builder/s3-targets.ts'); // a dynamic import()
     expect(graph.get('builder/edge/route.ts')).toContain('builder/contract.ts');
+    expect(graph.get('workers/src/index.ts')).toContain('builder/edge/route.ts');
   });
 
   it('has no import against the direction of the house', () => {
@@ -118,6 +126,7 @@ describe('import direction', () => {
       ['builder/edge/route.ts', ['builder/model/schemas.ts', 'locales/en/errors.json']],
       ['builder/contract.ts', ['zod']],
       ['builder/s3/conditional.ts', ['builder/state/store.ts']],
+      ['workers/src/index.ts', ['builder/edge/route.ts', 'builder/edge/preview.ts']],
     ]);
     const found = violations(bad);
     for (const edge of [
@@ -130,6 +139,7 @@ describe('import direction', () => {
       'builder/edge/route.ts -> builder/model/schemas.ts',
       'builder/contract.ts -> zod',
       'builder/s3/conditional.ts -> builder/state/store.ts',
+      'workers/src/index.ts -> builder/edge/preview.ts',
     ]) {
       expect(found.some((v) => v.startsWith(edge)), edge).toBe(true);
     }

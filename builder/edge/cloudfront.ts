@@ -2,15 +2,9 @@
 // router, so the CDN and the local preview answer every request alike. scripts/build-edge.ts bundles it (through
 // cloudfront-main.ts, which binds the runtime's store) into edge/cloudfront-function.js.
 // The runtime is ES 5.1 plus a few later features (const/let, arrows, template literals), with no modules, timers or
-// network: this file keeps to plain functions and loops, and must stay tiny (the whole bundle is capped at 10 KB).
-import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY } from '../contract.ts';
-import { eventIdOf, parseFreshness, route, type EdgeFreshness } from './route.ts';
-
-/** The runtime's KeyValueStore handle (`cf.kvs()`), as much of it as the function uses. */
-export interface EdgeKvs {
-  get(key: string): Promise<string>;
-  exists(key: string): Promise<boolean>;
-}
+// network, and `await` only in the top-level handler: this file keeps to plain synchronous functions and loops, and
+// must stay tiny (the whole bundle is capped at 10 KB). scripts/cloudfront-rules.ts checks the built bundle.
+import { route, type EdgeContext } from './route.ts';
 
 /** One query parameter as CloudFront passes it: `value` is the first occurrence, `multiValue` lists all when repeated. */
 export interface CloudFrontQueryValue {
@@ -70,46 +64,26 @@ export function rawQueryOf(qs: Record<string, CloudFrontQueryValue> | undefined)
 }
 
 /**
- * The viewer-request handler over a store. Reads the freshness values (one key) and, for an event path, whether the
- * id exists (one more): a store that cannot be read is treated as empty, and the documents are then served as
- * published, never an error of ours.
+ * What the viewer-request handler returns for `request` once it has read the store (`ctx`): the request rewritten to
+ * its object key, or the router's own answer. Synchronous on purpose: the runtime allows `await` only in the top-level
+ * `async function handler` (cloudfront-main.ts), so everything after the store reads lives here.
  */
-export function createHandler(kvs: EdgeKvs | null): (event: CloudFrontEvent) => Promise<CloudFrontRequest | CloudFrontResponse> {
-  return async function handler(event: CloudFrontEvent): Promise<CloudFrontRequest | CloudFrontResponse> {
-    const request = event.request;
-    let freshness: EdgeFreshness | null = null;
-    let eventKnown: boolean | null = null;
-    if (kvs !== null) {
-      try {
-        freshness = parseFreshness(await kvs.get(EDGE_FRESHNESS_KEY));
-      } catch (_e) {
-        freshness = null; // no such key yet
-      }
-      const id = freshness === null ? null : eventIdOf(request.uri);
-      if (id !== null) {
-        try {
-          eventKnown = await kvs.exists(EDGE_EVENT_KEY_PREFIX + id);
-        } catch (_e) {
-          eventKnown = null;
-        }
-      }
-    }
-    const result = route({ method: request.method, uri: request.uri, query: rawQueryOf(request.querystring) }, { now: Date.now(), freshness: freshness, eventKnown: eventKnown });
-    if (result.kind === 'object') {
-      // The origin and the cache see only the object key: the language, the type and the variant now live in the
-      // path, so a cache policy keyed on the URI alone cannot mix them.
-      request.uri = '/' + result.key;
-      request.querystring = {};
-      return request;
-    }
-    const headers: Record<string, { value: string }> = {};
-    for (const name in result.headers) headers[name] = { value: result.headers[name] as string };
-    const response: CloudFrontResponse = {
-      statusCode: result.status,
-      statusDescription: STATUS_TEXT[result.status] || 'Error',
-      headers: headers,
-    };
-    if (result.body !== '') response.body = { encoding: 'text', data: result.body };
-    return response;
+export function answer(request: CloudFrontRequest, ctx: EdgeContext): CloudFrontRequest | CloudFrontResponse {
+  const result = route({ method: request.method, uri: request.uri, query: rawQueryOf(request.querystring) }, ctx);
+  if (result.kind === 'object') {
+    // The origin and the cache see only the object key: the language, the type and the variant now live in the
+    // path, so a cache policy keyed on the URI alone cannot mix them.
+    request.uri = '/' + result.key;
+    request.querystring = {};
+    return request;
+  }
+  const headers: Record<string, { value: string }> = {};
+  for (const name in result.headers) headers[name] = { value: result.headers[name] as string };
+  const response: CloudFrontResponse = {
+    statusCode: result.status,
+    statusDescription: STATUS_TEXT[result.status] || 'Error',
+    headers: headers,
   };
+  if (result.body !== '') response.body = { encoding: 'text', data: result.body };
+  return response;
 }

@@ -9,8 +9,10 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
 import { readFile } from 'node:fs/promises';
-import { CACHE_CONTROL, EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
-import { baseHeaders, errorResponse, eventIdOf, parseFreshness, route, type EdgeContext } from './route.ts';
+import { CACHE_CONTROL, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
+import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
+
+export { edgeContextFrom };
 
 type UnionResponse = ServerResponse & { emit(event: 'next'): boolean };
 
@@ -64,14 +66,6 @@ function createStoreReader(file: string): () => Record<string, string> {
     }
     return values;
   };
-}
-
-/** What the CloudFront Function reads from its KeyValueStore for this request: the freshness values, the event id. */
-export function edgeContextFrom(store: Readonly<Record<string, string>>, uri: string, now: number): EdgeContext {
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(store, k);
-  const freshness = parseFreshness(has(EDGE_FRESHNESS_KEY) ? store[EDGE_FRESHNESS_KEY] : undefined);
-  const id = freshness === null ? null : eventIdOf(uri);
-  return { now, freshness, eventKnown: id === null ? null : has(EDGE_EVENT_KEY_PREFIX + id) };
 }
 
 /**

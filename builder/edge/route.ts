@@ -10,6 +10,8 @@ import {
   BUILDS_STOPPED_VARIANT,
   CACHE_CONTROL,
   DEFAULT_LANG,
+  EDGE_EVENT_KEY_PREFIX,
+  EDGE_FRESHNESS_KEY,
   EVENT_ID_PATTERN,
   EVENT_TYPES,
   HTML_CONTENT_TYPE,
@@ -312,4 +314,17 @@ export function liveKey(lang: Lang, endpoint: Endpoint, ctx: EdgeContext | undef
 export function eventIdOf(uri: string): string | null {
   const m = /^\/api\/events\/([^/]+)$/.exec(uri);
   return m !== null && EVENT_ID_PATTERN.test(m[1] as string) ? (m[1] as string) : null;
+}
+
+/**
+ * What the CloudFront Function reads from its KeyValueStore for a request, from the store's values as a flat map (the
+ * preview's edge-store.json, the Worker's copy of it): the freshness values and whether the event id is published.
+ */
+export function edgeContextFrom(store: Readonly<Record<string, string>>, uri: string, now: number): EdgeContext {
+  const has = function (k: string): boolean {
+    return Object.prototype.hasOwnProperty.call(store, k);
+  };
+  const freshness = parseFreshness(has(EDGE_FRESHNESS_KEY) ? store[EDGE_FRESHNESS_KEY] : undefined);
+  const id = freshness === null ? null : eventIdOf(uri);
+  return { now: now, freshness: freshness, eventKnown: id === null ? null : has(EDGE_EVENT_KEY_PREFIX + id) };
 }

@@ -1,17 +1,17 @@
-// The contract's finer points, over HTTP against the real preview serving real builds: errors, headers a browser can
+// The contract's finer points, over HTTP against every host (the preview, the Worker in workerd) serving real builds: errors, headers a browser can
 // read, the license a client can follow, open published schemas, rounded numbers, honest explanations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { ERROR_CODES } from '../../builder/contract.ts';
 import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
-import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
+import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
+import { TARGETS, startTarget, type ServedApi } from '../helpers/targets.ts';
 
 const NOW = '2026-11-21T12:00:00.000Z';
 let tracker: LoopbackServer;
-let up: PreviewServer;
-let down: PreviewServer;
+let ok: TempBuild;
+let failed: TempBuild;
 
-const get = async (p: PreviewServer, path: string, init?: RequestInit) => {
+const get = async (p: ServedApi, path: string, init?: RequestInit) => {
   const res = await fetch(p.url + path, init);
   const text = await res.text();
   return { res, text, body: res.headers.get('content-type')?.startsWith('application/json') && text ? (JSON.parse(text) as any) : null };
@@ -24,110 +24,119 @@ beforeAll(async () => {
       res.end();
     } else trackerHandler(() => [])(req, res);
   });
-  const ok = await createTempBuild();
+  ok = await createTempBuild();
   await ok.build(NOW, [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }]);
-  up = await startPreview({ root: ok.outDir, port: 0 });
-  const failed = await createTempBuild();
+  failed = await createTempBuild();
   await failed.build(NOW, [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/down/api/v1/resets` }]);
-  down = await startPreview({ root: failed.outDir, port: 0 });
 });
 afterAll(async () => {
-  await up?.close();
-  await down?.close();
   await tracker?.close();
 });
 
-describe('errors', () => {
-  it('answers a 405 in the selected language, with Allow', async () => {
-    const r = await get(up, '/api/latest?lang=de', { method: 'DELETE' });
-    expect(r.res.status).toBe(405);
-    expect(r.res.headers.get('content-language')).toBe('de');
-    expect(r.res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
-    expect(r.body.error.code).toBe('method_not_allowed');
-    expect(r.body.error.message).toContain('Methode');
+describe.each(TARGETS)('through the %s', (target) => {
+  let up: ServedApi;
+  let down: ServedApi;
+  beforeAll(async () => {
+    up = await startTarget(target, ok.outDir);
+    down = await startTarget(target, failed.outDir);
+  });
+  afterAll(async () => {
+    await up?.close();
+    await down?.close();
   });
 
-  it('uses one code, not_found, for a missing event whether its id is malformed or unknown', async () => {
-    const unknown = await get(up, '/api/events/ledger-1999-01-01-0000?lang=ko');
-    const malformed = await get(up, '/api/events/NOT_AN_ID?lang=ko');
-    expect([unknown.res.status, malformed.res.status]).toEqual([404, 404]);
-    expect([unknown.body.error.code, malformed.body.error.code]).toEqual(['not_found', 'not_found']);
-    expect(ERROR_CODES).toContain('not_found');
+  describe('errors', () => {
+    it('answers a 405 in the selected language, with Allow', async () => {
+      const r = await get(up, '/api/latest?lang=de', { method: 'DELETE' });
+      expect(r.res.status).toBe(405);
+      expect(r.res.headers.get('content-language')).toBe('de');
+      expect(r.res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(r.body.error.code).toBe('method_not_allowed');
+      expect(r.body.error.message).toContain('Methode');
+    });
+
+    it('uses one code, not_found, for a missing event whether its id is malformed or unknown', async () => {
+      const unknown = await get(up, '/api/events/ledger-1999-01-01-0000?lang=ko');
+      const malformed = await get(up, '/api/events/NOT_AN_ID?lang=ko');
+      expect([unknown.res.status, malformed.res.status]).toEqual([404, 404]);
+      expect([unknown.body.error.code, malformed.body.error.code]).toEqual(['not_found', 'not_found']);
+      expect(ERROR_CODES).toContain('not_found');
+    });
+
+    it('takes type case-insensitively, as lang', async () => {
+      const r = await get(up, '/api/history?type=GLOBAL_RESET&lang=JA');
+      expect(r.res.status).toBe(200);
+      expect(r.body.type).toBe('global_reset');
+      expect(r.body.meta.lang).toBe('ja');
+    });
   });
 
-  it('takes type case-insensitively, as lang', async () => {
-    const r = await get(up, '/api/history?type=GLOBAL_RESET&lang=JA');
-    expect(r.res.status).toBe(200);
-    expect(r.body.type).toBe('global_reset');
-    expect(r.body.meta.lang).toBe('ja');
-  });
-});
+  describe('headers', () => {
+    it('lets browser scripts read ETag, Date, Last-Modified and Content-Language on every answer', async () => {
+      for (const [path, method, status] of [
+        ['/api/latest', 'GET', 200],
+        ['/api/events/ledger-1999-01-01-0000', 'GET', 404],
+        ['/api/latest?lang=fr', 'GET', 400],
+        ['/api/latest', 'PUT', 405],
+        ['/api/latest', 'OPTIONS', 204],
+      ] as const) {
+        const res = await fetch(up.url + path, { method });
+        expect(res.status, path).toBe(status);
+        const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+        for (const h of ['etag', 'date', 'last-modified', 'content-language']) expect(exposed, `${method} ${path}`).toContain(h);
+      }
+    });
 
-describe('headers', () => {
-  it('lets browser scripts read ETag, Date, Last-Modified and Content-Language on every answer', async () => {
-    for (const [path, method, status] of [
-      ['/api/latest', 'GET', 200],
-      ['/api/events/ledger-1999-01-01-0000', 'GET', 404],
-      ['/api/latest?lang=fr', 'GET', 400],
-      ['/api/latest', 'PUT', 405],
-      ['/api/latest', 'OPTIONS', 204],
-    ] as const) {
-      const res = await fetch(up.url + path, { method });
-      expect(res.status, path).toBe(status);
-      const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
-      for (const h of ['etag', 'date', 'last-modified', 'content-language']) expect(exposed, `${method} ${path}`).toContain(h);
-    }
-  });
-
-  it('answers a preflight with exactly the methods the API serves', async () => {
-    const res = await fetch(up.url + '/api/history?type=banked_grant', { method: 'OPTIONS' });
-    expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
-  });
-});
-
-describe('documents', () => {
-  it('gives /api a meta block and a license pointer a client can follow to the full license text', async () => {
-    const index = (await get(up, '/api')).body;
-    expect(index.meta).toMatchObject({ lang: 'en', api_version: '1', docs: '/api/openapi.json', license_url: '/api/license.txt' });
-    const latest = (await get(up, '/api/latest?lang=zh')).body;
-    const license = await get(up, latest.meta.license_url);
-    expect(license.res.status).toBe(200);
-    expect(license.res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-    expect(license.text).toContain('codex-reset-ledger');
-    expect(license.text).toContain('Permission is hereby granted, free of charge');
+    it('answers a preflight with exactly the methods the API serves', async () => {
+      const res = await fetch(up.url + '/api/history?type=banked_grant', { method: 'OPTIONS' });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
+    });
   });
 
-  it('publishes open schemas (no additionalProperties: false) while the build validates strictly', async () => {
-    const index = (await get(up, '/api')).body;
-    for (const p of [...index.schemas, '/api/openapi.json']) {
-      const r = await get(up, p);
-      expect(r.res.status, p).toBe(200);
-      expect(r.text, p).not.toContain('"additionalProperties":false');
-    }
-    const latest = (await get(up, '/api/latest')).body;
-    expect(DOCUMENT_SCHEMAS.latest.safeParse(latest).success).toBe(true);
-    expect(DOCUMENT_SCHEMAS.latest.safeParse({ ...latest, surprise: 1 }).success).toBe(false);
-  });
+  describe('documents', () => {
+    it('gives /api a meta block and a license pointer a client can follow to the full license text', async () => {
+      const index = (await get(up, '/api')).body;
+      expect(index.meta).toMatchObject({ lang: 'en', api_version: '1', docs: '/api/openapi.json', license_url: '/api/license.txt' });
+      const latest = (await get(up, '/api/latest?lang=zh')).body;
+      const license = await get(up, latest.meta.license_url);
+      expect(license.res.status).toBe(200);
+      expect(license.res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(license.text).toContain('codex-reset-ledger');
+      expect(license.text).toContain('Permission is hereby granted, free of charge');
+    });
 
-  it('publishes probabilities and scores with at most 4 decimals', async () => {
-    const f = (await get(up, '/api/forecast')).body;
-    for (const k of ['probability_24h', 'probability_48h', 'base_rate_24h', 'base_rate_48h']) {
-      expect(typeof f[k], k).toBe('number');
-      expect(String(f[k]).replace(/^0\./, '').length, `${k} ${f[k]}`).toBeLessThanOrEqual(4);
-    }
-  });
+    it('publishes open schemas (no additionalProperties: false) while the build validates strictly', async () => {
+      const index = (await get(up, '/api')).body;
+      for (const p of [...index.schemas, '/api/openapi.json']) {
+        const r = await get(up, p);
+        expect(r.res.status, p).toBe(200);
+        expect(r.text, p).not.toContain('"additionalProperties":false');
+      }
+      const latest = (await get(up, '/api/latest')).body;
+      expect(DOCUMENT_SCHEMAS.latest.safeParse(latest).success).toBe(true);
+      expect(DOCUMENT_SCHEMAS.latest.safeParse({ ...latest, surprise: 1 }).success).toBe(false);
+    });
 
-  it("says today's checks failed when every reset source was checked and failed, and keeps reset null on /api/status", async () => {
-    for (const path of ['/api/latest', '/api/status']) {
-      const d = (await get(down, path)).body;
-      expect(d.reset, path).toBeNull();
-      expect(d.today.state).toBe('unknown');
-      expect(d.today.explanation).toContain('every check failed');
-      expect(d.today.explanation).not.toContain('not been checked');
-    }
-    const de = (await get(down, '/api/status?lang=de')).body;
-    expect(de.reset).toBeNull();
-    expect(de.today.explanation).toContain('fehlgeschlagen');
+    it('publishes probabilities and scores with at most 4 decimals', async () => {
+      const f = (await get(up, '/api/forecast')).body;
+      for (const k of ['probability_24h', 'probability_48h', 'base_rate_24h', 'base_rate_48h']) {
+        expect(typeof f[k], k).toBe('number');
+        expect(String(f[k]).replace(/^0\./, '').length, `${k} ${f[k]}`).toBeLessThanOrEqual(4);
+      }
+    });
+
+    it("says today's checks failed when every reset source was checked and failed, and keeps reset null on /api/status", async () => {
+      for (const path of ['/api/latest', '/api/status']) {
+        const d = (await get(down, path)).body;
+        expect(d.reset, path).toBeNull();
+        expect(d.today.state).toBe('unknown');
+        expect(d.today.explanation).toContain('every check failed');
+        expect(d.today.explanation).not.toContain('not been checked');
+      }
+      const de = (await get(down, '/api/status?lang=de')).body;
+      expect(de.reset).toBeNull();
+      expect(de.today.explanation).toContain('fehlgeschlagen');
+    });
   });
 });

@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,14 +12,15 @@ import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
-import { MAX_QUERY_LENGTH, MAX_QUERY_PARAMS, MAX_URI_LENGTH } from '../../builder/edge/route.ts';
 import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
 import { run } from '../../builder/run.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { EDGE_OUTPUT, MAX_FUNCTION_BYTES, buildEdgeFunction } from '../../scripts/build-edge.ts';
+import { checkCloudFrontFunction } from '../../scripts/cloudfront-rules.ts';
 import { startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
+import { cases, rawRequest } from '../helpers/edge-cases.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AS_OF = new Date('2026-11-21T12:00:00Z');
@@ -103,179 +103,6 @@ function cloudFrontEvent(method: string, target: string): { version: string; con
   };
 }
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** HTTP/1.1 over a plain socket: Node's own client refuses the malformed targets this table exists to send. */
-function rawRequest(port: number, method: string, target: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('connect', () => {
-      const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
-      socket.write(`${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${hasBody ? 'Content-Length: 0\r\n' : ''}\r\n`);
-    });
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const all = Buffer.concat(chunks);
-      const split = all.indexOf('\r\n\r\n');
-      if (split === -1) return reject(new Error(`no HTTP response head for ${method} ${target}`));
-      const [statusLine, ...lines] = all.subarray(0, split).toString('latin1').split('\r\n');
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1]);
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const i = line.indexOf(':');
-        const name = line.slice(0, i).trim().toLowerCase();
-        const value = line.slice(i + 1).trim();
-        headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-      }
-      let body = all.subarray(split + 4);
-      if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
-        const parts: Buffer[] = [];
-        let at = 0;
-        for (;;) {
-          const eol = body.indexOf('\r\n', at);
-          const size = parseInt(body.subarray(at, eol).toString('latin1'), 16);
-          if (!(size > 0)) break;
-          parts.push(body.subarray(eol + 2, eol + 2 + size));
-          at = eol + 2 + size + 2;
-        }
-        body = Buffer.concat(parts);
-      }
-      resolve({ status, headers, body: body.toString('utf8') });
-    });
-  });
-}
-
-/** What a case must come to: an object key the edge rewrites to, or the status of the answer the edge gives itself. */
-interface Case {
-  method: string;
-  target: string;
-  want: string | number;
-}
-
-const params = (n: number, extra = ''): string => Array.from({ length: n }, (_, i) => `p${i}=${i}`).join('&') + extra;
-
-function cases(eventId: string): Case[] {
-  const get = (target: string, want: string | number): Case => ({ method: 'GET', target, want });
-  return [
-    // every endpoint and language
-    get('/api/latest', 'api/en/latest.json'),
-    ...LANGS.map((l) => get(`/api/latest?lang=${l}`, `api/${l}/latest.json`)),
-    get('/api/forecast?lang=de', 'api/de/forecast.json'),
-    get('/api/status?lang=ko', 'api/ko/status.json'),
-    get('/api/signals?lang=ja', 'api/ja/signals.json'),
-    get('/api/accuracy?lang=zh', 'api/zh/accuracy.json'),
-    get('/api/history', 'api/en/history.json'),
-    get('/api/history?type=global_reset', 'api/en/history/global_reset.json'),
-    get('/api/history?lang=ja&type=banked_grant', 'api/ja/history/banked_grant.json'),
-    get('/api/history?type=policy_change&lang=de', 'api/de/history/policy_change.json'),
-    get(`/api/events/${eventId}`, `api/en/events/${eventId}.json`),
-    get(`/api/events/${eventId}?lang=ko`, `api/ko/events/${eventId}.json`),
-    get('/api', 'api/index.json'),
-    get('/api/', 'api/index.json'),
-    get('/api/?lang=de', 'api/index.json'),
-    get('/api/openapi.json', 'api/openapi.json'),
-    get('/api/schemas/latest.json', 'api/schemas/latest.json'),
-    // an event id the store does not list: the translated 404 from the edge, as from the preview
-    get('/api/events/no-such-event', 404),
-    get('/api/events/2026-01-01.x?lang=zh', 404),
-    // well-formed keys without an object: the CDN's custom error response, as the preview's
-    get('/api/schemas/no-such-schema.json', 'api/schemas/no-such-schema.json'),
-    // lang: case-insensitive, exactly once, supported only
-    get('/api/latest?lang=EN', 'api/en/latest.json'),
-    get('/api/latest?lang=Zh', 'api/zh/latest.json'),
-    get('/api/latest?lang=%64%65', 'api/de/latest.json'),
-    get('/api/latest?%6Cang=ja', 'api/ja/latest.json'),
-    get('/api/latest?lang=fr', 400),
-    get('/api/latest?lang=', 400),
-    get('/api/latest?lang', 400),
-    get('/api/latest?lang=de+', 400),
-    get('/api/latest?lang=de&lang=de', 400),
-    get('/api/latest?lang=de&lang=ja', 400),
-    get('/api/history?lang=en&type=global_reset&lang=ko', 400),
-    get('/api/latest?lang=%E6%97%A5%E6%9C%AC%E8%AA%9E', 400),
-    get(`/api/latest?lang=${'x'.repeat(200)}`, 400),
-    // type
-    get('/api/history?type=outage', 400),
-    get('/api/history?type=', 400),
-    get('/api/history?type=GLOBAL_RESET', 'api/en/history/global_reset.json'),
-    get('/api/history?type=__proto__', 400),
-    get('/api/latest?__proto__=1&constructor=2', 'api/en/latest.json'),
-    get('/api/history?type=global_reset&type=global_reset', 400),
-    get('/api/history?type=global_reset&type=banked_grant&lang=de', 400),
-    get('/api/latest?type=outage', 'api/en/latest.json'),
-    // unknown parameters are ignored; empty pairs too
-    get('/api/latest?utm_source=x&foo=bar&lang=de', 'api/de/latest.json'),
-    get('/api/latest?&&lang=ja&&', 'api/ja/latest.json'),
-    get('/api/latest?LANG=fr&Lang=xx', 'api/en/latest.json'),
-    get(`/api/latest?${params(MAX_QUERY_PARAMS - 1, '&lang=ko')}`, 'api/ko/latest.json'),
-    get(`/api/latest?${params(MAX_QUERY_PARAMS + 1)}`, 400),
-    get(`/api/latest?${params(25)}`, 400),
-    get('/api/latest?a=1&a=2&a=3&lang=zh', 'api/zh/latest.json'),
-    // malformed percent-encoding
-    get('/api/latest?lang=%E0%A4%A', 400),
-    get('/api/latest?%zz=1', 400),
-    get('/api/latest?x=%', 400),
-    get('/api/latest?x=%C3%28', 400),
-    // ids
-    get('/api/events/BAD_ID', 404),
-    get('/api/events/-leading-dash', 404),
-    get(`/api/events/${'a'.repeat(81)}`, 404),
-    get('/api/events/', 404),
-    get('/api/events/a%20b', 400),
-    get('/api/events/id.json/extra', 404),
-    // paths: traversal, encodings, doubled slashes, non-ASCII, non-API
-    get('/api/../state/state.json', 400),
-    get('/api/schemas/../../state/state.json', 400),
-    get('/api/%2e%2e/state/state.json', 400),
-    get('/api/%2E%2E%2Fstate%2Fstate.json', 400),
-    get('/api%2Flatest', 400),
-    get('/api/events%2Fx', 400),
-    get('//api/latest', 400),
-    get('/api//latest', 400),
-    get('/api/./latest', 400),
-    get('/api/latest/.', 400),
-    get('/api/%C3%A9v%C3%A9nements', 400),
-    get('/api/latest?lang=de&q=%C3%A9t%C3%A9', 'api/de/latest.json'),
-    get('/api/latest/', 404),
-    get('/api/latest.json', 404),
-    get('/api/en/latest.json', 404),
-    get('/api/nope', 404),
-    get('/API/latest', 404),
-    get('/', 'api/en/index.html'),
-    get('/?lang=ja', 'api/ja/index.html'),
-    get('/de/', 'api/de/index.html'),
-    get('/zh', 'api/zh/index.html'),
-    get('/ko/?lang=de', 'api/ko/index.html'),
-    get('/fr/', 404),
-    get('/EN/', 404),
-    get('/en/index.html', 404),
-    get('/?lang=fr', 400),
-    get('/index.html', 404),
-    get('/state/state.json', 404),
-    get('/backups/2026-11-21T00-00-00Z/manifest.json', 404),
-    get('/favicon.ico?lang=ja', 404),
-    // size limits
-    get(`/api/${'a'.repeat(MAX_URI_LENGTH)}`, 414),
-    get(`/api/latest?x=${'a'.repeat(MAX_QUERY_LENGTH)}`, 414),
-    // methods
-    { method: 'HEAD', target: '/api/latest?lang=de', want: 'api/de/latest.json' },
-    { method: 'HEAD', target: '/api/latest?lang=fr', want: 400 },
-    { method: 'HEAD', target: '/api/events/no-such-event', want: 404 },
-    { method: 'OPTIONS', target: '/api/latest', want: 204 },
-    { method: 'OPTIONS', target: '/anything?lang=fr', want: 204 },
-    { method: 'POST', target: '/api/latest', want: 405 },
-    { method: 'PUT', target: '/api/latest?lang=de', want: 405 },
-    { method: 'DELETE', target: '/api/latest', want: 405 },
-    { method: 'PATCH', target: '/api/events/x', want: 405 },
-  ];
-}
-
 let tmp: string;
 let dist: string;
 let tracker: LoopbackServer;
@@ -326,7 +153,9 @@ describe('the built CloudFront Function', () => {
   it('is a script whose only module syntax is the runtime import on its first lines, with a top-level async handler(event)', () => {
     const lines = code.split('\n');
     expect(lines[1]).toMatch(/^import [\w$]+ from 'cloudfront';$/);
-    expect(code).toMatch(/(^|[;}\n])async function handler\(event\)\{/);
+    expect(code).toMatch(/(^|[;}\n])async function handler\([\w$]+\)\{/);
+    // The runtime's documented rules, which this V8 sandbox cannot enforce (test/edge/cloudfront-rules.test.ts).
+    expect(checkCloudFrontFunction(code)).toEqual([]);
     expect(lines.slice(2).join('\n')).not.toMatch(/^\s*(import|export)\b/m);
     expect(code).not.toMatch(/\brequire\(|\bprocess\.|\bsetTimeout\b|\bsetInterval\b|\bfetch\(|\bXMLHttpRequest\b/);
     expect(typeof handler).toBe('function');

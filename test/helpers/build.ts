@@ -20,8 +20,11 @@ export interface TempBuild {
   build(now: string, sources?: readonly SourceConfig[], dataDir?: string, opts?: { rebuildPast?: boolean }): Promise<RunSummary>;
 }
 
-/** `edgeStore`: also write `edge-store.json` next to the documents, as `npm run build` does (the preview then routes by it). */
-export async function createTempBuild(options: { edgeStore?: boolean } = {}): Promise<TempBuild> {
+/**
+ * `edgeStore`: also write `edge-store.json` next to the documents, as `npm run build` does (the preview then routes by
+ * it). `publicUrl`: build as with RESET_PUBLIC_BASE_URL (the OpenAPI servers URL and the feeds' and calendar's links).
+ */
+export async function createTempBuild(options: { edgeStore?: boolean; publicUrl?: string } = {}): Promise<TempBuild> {
   const root = await mkdtemp(path.join(tmpdir(), 'rsa-build-'));
   const outDir = path.join(root, 'dist');
   const stateDir = path.join(root, 'state');
@@ -36,6 +39,7 @@ export async function createTempBuild(options: { edgeStore?: boolean } = {}): Pr
         store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
         ...(options.edgeStore ? { edgeStore: createLocalEdgeStore(outDir) } : {}),
+        ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl, openapi: { serverUrl: options.publicUrl } } : {}),
         dataDir,
         allowOlderState: opts.rebuildPast ?? false,
       }),
