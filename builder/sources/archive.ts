@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DataError } from '../errors.ts';
 import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
+import type { AnnouncementReview } from '../model/announcement.ts';
 
 export const ArchiveFileSchema = z
   .object({
@@ -28,7 +29,28 @@ export interface CuratedData {
   events: Event[];
   archives: ArchiveInfo[];
   reviews: ReviewDecision[];
+  /** data/announcement-review.json: which posts promised a reset ahead (empty when the file is absent). */
+  announcements?: AnnouncementReview[];
 }
+
+export const AnnouncementReviewFileSchema = z.strictObject({
+  rule: z.string().min(1),
+  reviewed_by: z.string().min(1),
+  reviewed_at: z.iso.date(),
+  posts: z
+    .array(
+      z.strictObject({
+        post_id: z.string().regex(/^\d{1,20}$/),
+        record_id: z.string().min(1).max(200),
+        announced_at: z.iso.datetime(),
+        classification: z.enum(['ahead', 'done_now']),
+        quote: z.string().min(1).max(1000),
+        due_within_hours: z.number().positive().max(24 * 14).nullable(),
+        record_is_the_promised_reset: z.boolean(),
+      }),
+    )
+    .max(10_000),
+});
 
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
 export class DataValidationError extends DataError {
@@ -85,5 +107,8 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
-  return { events, archives, reviews };
+  const announcementFile = path.join(dataDir, 'announcement-review.json');
+  const hasAnnouncements = await readFile(announcementFile, 'utf8').then(() => true, () => false);
+  const announcements = hasAnnouncements ? (await parseFile(announcementFile, AnnouncementReviewFileSchema, dataDir)).posts : [];
+  return { events, archives, reviews, announcements };
 }
