@@ -5,6 +5,7 @@ import { applySourceResults } from './model/apply.ts';
 import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
+import { applyReviewDates } from './model/review-dates.ts';
 import type { Announcement, Event, Lang, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
@@ -107,7 +108,9 @@ export function computeNextState(
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
-  const events = mergeEvents(curated.events, applied.upstream_events).filter((e) => knownBy(e, asOf));
+  // A reviewed decision applies only from its own date (model/review-dates.ts).
+  const curatedEvents = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
+  const events = mergeEvents(curatedEvents, applied.upstream_events).filter((e) => knownBy(e, asOf));
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
   // Observed time: the reviewed archive's span plus stretches of good reset-source checks (model/coverage.ts).

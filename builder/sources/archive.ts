@@ -6,6 +6,8 @@ import { DataError } from '../errors.ts';
 import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 import type { AnnouncementReview } from '../model/announcement.ts';
+import type { ReviewDate } from '../model/review-dates.ts';
+import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
 export const ArchiveFileSchema = z
   .object({
@@ -31,6 +33,8 @@ export interface CuratedData {
   reviews: ReviewDecision[];
   /** data/announcement-review.json: which posts promised a reset ahead (empty when the file is absent). */
   announcements?: AnnouncementReview[];
+  /** data/ledger-review.json's decisions by record and date, so an as-of build undoes later ones. */
+  review_dates?: ReviewDate[];
 }
 
 export const AnnouncementReviewFileSchema = z.strictObject({
@@ -110,5 +114,19 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   const announcementFile = path.join(dataDir, 'announcement-review.json');
   const hasAnnouncements = await readFile(announcementFile, 'utf8').then(() => true, () => false);
   const announcements = hasAnnouncements ? (await parseFile(announcementFile, AnnouncementReviewFileSchema, dataDir)).posts : [];
-  return { events, archives, reviews, announcements };
+  const ledgerReviewFile = path.join(dataDir, 'ledger-review.json');
+  const hasLedgerReview = await readFile(ledgerReviewFile, 'utf8').then(() => true, () => false);
+  const decisions = hasLedgerReview ? (await parseFile(ledgerReviewFile, LedgerReviewSchema, dataDir)).decisions : [];
+  const review_dates: ReviewDate[] = decisions
+    .filter((d) => d.set_type !== undefined || d.effective_within_minutes !== undefined)
+    .map((d) => ({
+      // The import's id rule (ledger.ts): ledger-DATE-HHMM from the row as published.
+      record_id: `ledger-${d.row.slice(0, 10)}-${d.row.slice(11, 16).replace(':', '')}`,
+      reviewed_at: d.reviewed_at,
+      before: {
+        ...(d.set_type !== undefined && d.ledger_type !== undefined ? typeOf(d.ledger_type) : {}),
+        ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
+      },
+    }));
+  return { events, archives, reviews, announcements, review_dates };
 }
