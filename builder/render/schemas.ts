@@ -231,6 +231,14 @@ const HorizonSummarySchema = z.strictObject({
   corrections: z.number().int().nonnegative(),
 });
 
+const SkillEntrySchema = z.strictObject({
+  skill: z.number().nullable().describe('1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.'),
+  lower: z.number().nullable().describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
+  upper: z.number().nullable(),
+  n: z.number().int().nonnegative(),
+  reason: z.string().nullable(),
+});
+
 const ReliabilityBinSchema = z.strictObject({
   lower: z.number(),
   upper: z.number(),
@@ -256,16 +264,14 @@ export const AccuracyDocSchema = z
       })
       .describe('Checkpoint counts in the window, per horizon.'),
     skill: z
-      .record(
-        z.enum(['all_history_24h', 'all_history_48h', 'trailing_30d_24h', 'trailing_30d_48h', 'trailing_90d_24h', 'trailing_90d_48h']),
-        z.strictObject({
-          skill: z.number().nullable().describe('1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.'),
-          lower: z.number().nullable().describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
-          upper: z.number().nullable(),
-          n: z.number().int().nonnegative(),
-          reason: z.string().nullable(),
-        }),
-      )
+      .strictObject({
+        all_history_24h: SkillEntrySchema,
+        all_history_48h: SkillEntrySchema,
+        trailing_30d_24h: SkillEntrySchema,
+        trailing_30d_48h: SkillEntrySchema,
+        trailing_90d_24h: SkillEntrySchema,
+        trailing_90d_48h: SkillEntrySchema,
+      })
       .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast.'),
     scoring: z
       .strictObject({
