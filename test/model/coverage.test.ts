@@ -89,6 +89,28 @@ describe('resolve only what was observed', () => {
     expect(rec.forecast_resolutions.some((r) => r.checkpoint === iso(day + 6 * H))).toBe(true);
   });
 
+  it('publishes skill against each baseline with an interval once 28 checkpoints resolved, null with the reason before', () => {
+    const all = [{ from: iso(day - 60 * 24 * H), to: iso(day + 40 * 24 * H) }];
+    const resets = [3, 50, 51, 120, 200, 260, 330].map((hours) => testEvent(iso(day + hours * H + 7 * 60_000)));
+    const short = runHourly(day - 2 * H, day + 5 * 24 * H, () => all, resets);
+    const few = computeAccuracy(short.forecast_log, short.forecast_resolutions, new Date(day + 5 * 24 * H));
+    expect(few.skill.trailing_90d_24h).toMatchObject({ skill: null, lower: null, upper: null });
+    expect(few.skill.trailing_90d_24h.reason).toMatch(/below 28/);
+    const long = runHourly(day - 2 * H, day + 16 * 24 * H, () => all, resets);
+    const acc = computeAccuracy(long.forecast_log, long.forecast_resolutions, new Date(day + 16 * 24 * H));
+    expect(acc.counts.resolved_24h).toBeGreaterThanOrEqual(28);
+    for (const k of ['all_history_24h', 'trailing_30d_48h', 'trailing_90d_24h'] as const) {
+      const s = acc.skill[k];
+      expect(s.reason).toBeNull();
+      expect(s.lower! <= s.skill! && s.skill! <= s.upper!).toBe(true);
+    }
+    // By hand: p = 0.3 against the logged 90-day base rate 0.2 on the same outcomes.
+    const rows = acc.forecasts.filter((x) => x.horizon_hours === 24);
+    const sum = (f: (o: boolean) => number) => rows.reduce((t, x) => t + f(x.correction?.outcome ?? x.outcome), 0);
+    expect(acc.skill.trailing_90d_24h.skill).toBeCloseTo(1 - sum((o) => (0.3 - (o ? 1 : 0)) ** 2) / sum((o) => (0.2 - (o ? 1 : 0)) ** 2), 12);
+    expect(acc.skill.trailing_90d_24h.n).toBe(rows.length);
+  });
+
   it(`still unobserved ${UNRESOLVABLE_AFTER_MS / 86_400_000} days after it closed: unresolvable, counted and never scored`, () => {
     const end = day + 10 * 24 * H;
     const rec = runHourly(day - 2 * H, end, () => []);
