@@ -4,6 +4,8 @@ import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
 import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
+import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
+import { applyReviewDates } from './model/review-dates.ts';
 import type { Announcement, Event, Lang, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
@@ -106,11 +108,20 @@ export function computeNextState(
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
-  const events = mergeEvents(curated.events, applied.upstream_events).filter((e) => knownBy(e, asOf));
+  // A reviewed decision applies only from its own date (model/review-dates.ts).
+  const curatedEvents = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
+  const events = mergeEvents(curatedEvents, applied.upstream_events).filter((e) => knownBy(e, asOf));
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
-  const forecast = computeForecast(events, asOf, { announced: upcoming?.type === 'global_reset' ? upcoming : null });
-  const next = { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() };
+  // Observed time: the reviewed archive's span plus stretches of good reset-source checks (model/coverage.ts).
+  const reset_coverage = extendCoverage(applied.reset_coverage, results.map((r) => r.check), asOf);
+  const coverage = [...archiveCoverage(curated.events), ...reset_coverage];
+  const forecast = computeForecast(events, asOf, {
+    announced: upcoming?.type === 'global_reset' ? upcoming : null,
+    announcementReview: curated.announcements ?? [],
+    coveredUntil: coveredUntil(coverage, asOf.getTime()),
+  });
+  const next = { ...applied, reset_coverage, ...recordForecast(applied, forecast, events, asOf, coverage), updated_at: asOf.toISOString() };
   return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 

@@ -3,7 +3,8 @@
 import { HORIZONS_HOURS, HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, checkpointAtOrBefore, toIso, type HorizonHours } from './climatology.ts';
 import { DAY_MS, eventMs } from './events.ts';
 import type { Forecast } from './forecast.ts';
-import { MAX_FORECAST_AGE_MS, RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, type ReliabilityBin } from './resetbench.ts';
+import { windowObserved, type CoverageSpan } from './coverage.ts';
+import { MAX_FORECAST_AGE_MS, RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin } from './resetbench.ts';
 import type { Event, ForecastLogEntry, ForecastResolution, IssuedForecast } from './schemas.ts';
 
 /** Accuracy is published for the last 30 days: long enough for ~120 checkpoints a horizon, short enough to show drift. */
@@ -15,6 +16,11 @@ export const FORECAST_LOG_RETENTION_DAYS = 120;
  * minutes to hours after it lands, and resolving early would turn most late reports into corrections.
  */
 export const RESOLVE_AFTER_MS = 6 * HOUR_MS;
+/**
+ * A window still unobserved this long after it closed is given up as `unresolvable`: excluded from every score,
+ * counted in the summary. A week covers a long source outage and a reviewed archive update in git.
+ */
+export const UNRESOLVABLE_AFTER_MS = 7 * DAY_MS;
 /** The builder runs every 15 minutes; a live forecast older than this at its checkpoint means runs were dropped. */
 export const LATE_AFTER_MS = HOUR_MS;
 
@@ -35,6 +41,8 @@ export function issuedForecast(f: Forecast, asOf: Date): IssuedForecast {
     base_rate_48h: f.base_rate_48h,
     trailing_base_rate_24h: f.trailing_base_rate_24h,
     trailing_base_rate_48h: f.trailing_base_rate_48h,
+    trailing_90d_base_rate_24h: f.trailing_90d_base_rate_24h,
+    trailing_90d_base_rate_48h: f.trailing_90d_base_rate_48h,
     sample_size: f.sample_size,
   };
 }
@@ -51,7 +59,7 @@ function entryFor(t: number, candidates: readonly IssuedForecast[], asOf: Date):
  * window once, RESOLVE_AFTER_MS after it closed, and appends a correction when the records now say otherwise.
  * Nothing already in the log or the resolutions is ever changed; entries past the retention are dropped.
  */
-export function recordForecast(prev: ForecastRecord, forecast: Forecast, events: readonly Event[], asOf: Date): ForecastRecord {
+export function recordForecast(prev: ForecastRecord, forecast: Forecast, events: readonly Event[], asOf: Date, coverage?: readonly CoverageSpan[]): ForecastRecord {
   const asOfMs = asOf.getTime();
   const current = issuedForecast(forecast, asOf);
   const keepFrom = asOfMs - FORECAST_LOG_RETENTION_DAYS * DAY_MS;
@@ -65,7 +73,7 @@ export function recordForecast(prev: ForecastRecord, forecast: Forecast, events:
       : checkpointAtOrAfter(asOfMs);
   const candidates = prev.last_forecast === null ? [current] : [prev.last_forecast, current];
   for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += 6 * HOUR_MS) log.push(entryFor(t, candidates, asOf));
-  const resolutions = resolve(log, prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom), events, asOfMs);
+  const resolutions = resolve(log, prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom), events, asOfMs, coverage);
   return { forecast_log: log, forecast_resolutions: resolutions, last_forecast: current };
 }
 
@@ -76,7 +84,13 @@ function inForce(resolutions: readonly ForecastResolution[], checkpoint: string,
   return found;
 }
 
-function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResolution[], events: readonly Event[], asOfMs: number): ForecastResolution[] {
+/**
+ * Resolves only what was observed: a window resolves when the reset sources covered it (coverage.ts
+ * `windowObserved`: good checks no more than 2 h apart from its start to its end, or a reviewed archive's span);
+ * otherwise it stays pending, and UNRESOLVABLE_AFTER_MS after it closed it is given up. `coverage` undefined: the
+ * caller vouches that everything was observed (tests of other rules); the run always passes it.
+ */
+function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResolution[], events: readonly Event[], asOfMs: number, coverage?: readonly CoverageSpan[]): ForecastResolution[] {
   const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ ms: eventMs(e), id: e.id })).filter((r) => r.ms <= asOfMs);
   const out = [...resolutions];
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
@@ -87,6 +101,8 @@ function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResoluti
       const res = resolveCheckpoint(resets, t, h, asOfMs - RESOLVE_AFTER_MS);
       if (res === null) continue;
       const previous = inForce(out, entry.checkpoint, h);
+      const end = t + h * HOUR_MS;
+      if (previous === undefined && coverage !== undefined && (!windowObserved(coverage, t, end) || asOfMs - end > UNRESOLVABLE_AFTER_MS)) continue;
       if (previous !== undefined && previous.outcome === res.outcome) continue;
       out.push({ checkpoint: entry.checkpoint, horizon_hours: h, kind: previous === undefined ? 'resolution' : 'correction', outcome: res.outcome, resolved_at: toIso(asOfMs), event_ids: res.event_ids });
     }
@@ -124,8 +140,26 @@ export interface HorizonSummary {
   corrections: number;
 }
 
+/** Skill against one baseline over the window's resolved, as-issued checkpoints; null with the reason when n is too small. */
+export interface SkillEntry {
+  skill: number | null;
+  lower: number | null;
+  upper: number | null;
+  n: number;
+  reason: string | null;
+}
+
+/** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
+export const MIN_SKILL_SAMPLE = 28;
+/** The bootstrap of the backtest (backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
+const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
+
 export interface Accuracy {
   window_days: number;
+  /** Checkpoint-horizon counts in the window: resolved (scored), pending, unresolvable (never scored), missed checkpoints. */
+  counts: { resolved_24h: number; resolved_48h: number; pending_24h: number; pending_48h: number; unresolvable_24h: number; unresolvable_48h: number; missed: number };
+  /** Skill 1 - Brier / baseline Brier with a 95% block-bootstrap interval, per baseline and horizon. */
+  skill: Record<`${'all_history' | 'trailing_30d' | 'trailing_90d'}_${'24h' | '48h'}`, SkillEntry>;
   scoring: { rules: string; late_after_minutes: number; resolve_after_hours: number; trailing_climatology_days: number };
   forecasts: ScoredCheckpoint[];
   missed: { checkpoint: string }[];
@@ -141,8 +175,9 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
   const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
   const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
   const forecasts: ScoredCheckpoint[] = [];
-  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; base: number | null; trailing: number | null }[] = [];
+  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; base: number | null; trailing: number | null; trailing90: number | null }[] = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
+  const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   for (const e of entries) {
     if (e.status !== 'issued' || e.forecast === null) continue;
     const f = e.forecast;
@@ -152,7 +187,9 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
       const first = resolutions.find((r) => r.checkpoint === e.checkpoint && r.horizon_hours === h && r.kind === 'resolution');
       if (p === null) continue;
       if (first === undefined) {
-        pending[h]++;
+        // Given up once the window closed more than UNRESOLVABLE_AFTER_MS ago unobserved (resolve() stops trying then).
+        if (asOfMs - (t + h * HOUR_MS) > UNRESOLVABLE_AFTER_MS) unresolvable[h]++;
+        else pending[h]++;
         continue;
       }
       const latest = inForce(resolutions, e.checkpoint, h)!;
@@ -162,7 +199,12 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
         model_version: f.model_version, probability: p, outcome: first.outcome, resolved_at: first.resolved_at, event_ids: first.event_ids, brier: brier(p, first.outcome),
         correction: latest === first ? null : { outcome: latest.outcome, corrected_at: latest.resolved_at, event_ids: latest.event_ids, brier: brier(p, latest.outcome) },
       });
-      inForceOutcome.push({ h, p, outcome: latest.outcome, base: h === 24 ? f.base_rate_24h : f.base_rate_48h, trailing: h === 24 ? f.trailing_base_rate_24h : f.trailing_base_rate_48h });
+      inForceOutcome.push({
+        h, p, outcome: latest.outcome,
+        base: h === 24 ? f.base_rate_24h : f.base_rate_48h,
+        trailing: h === 24 ? f.trailing_base_rate_24h : f.trailing_base_rate_48h,
+        trailing90: h === 24 ? f.trailing_90d_base_rate_24h : f.trailing_90d_base_rate_48h,
+      });
     }
   }
   forecasts.sort((a, b) => Date.parse(b.checkpoint) - Date.parse(a.checkpoint) || a.horizon_hours - b.horizon_hours);
@@ -181,12 +223,37 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
       corrections: forecasts.filter((f) => f.horizon_hours === h && f.correction !== null).length,
     };
   };
+  // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
+  const skillOf = (h: HorizonHours, pick: (r: (typeof inForceOutcome)[number]) => number | null): SkillEntry => {
+    const rows = inForceOutcome.filter((r) => r.h === h && pick(r) !== null).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
+    if (rows.length < MIN_SKILL_SAMPLE) return { skill: null, lower: null, upper: null, n: rows.length, reason: `n=${rows.length} resolved checkpoints with this base rate logged, below ${MIN_SKILL_SAMPLE}` };
+    const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
+    return { ...s, n: rows.length, reason: s.skill === null ? 'the baseline scored a perfect Brier of 0' : null };
+  };
+  const skill = {
+    all_history_24h: skillOf(24, (r) => r.base),
+    all_history_48h: skillOf(48, (r) => r.base),
+    trailing_30d_24h: skillOf(24, (r) => r.trailing),
+    trailing_30d_48h: skillOf(48, (r) => r.trailing),
+    trailing_90d_24h: skillOf(24, (r) => r.trailing90),
+    trailing_90d_48h: skillOf(48, (r) => r.trailing90),
+  };
+  const missed = entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse();
+  const resolvedCount = (h: HorizonHours) => inForceOutcome.filter((r) => r.h === h).length;
+  const counts = {
+    resolved_24h: resolvedCount(24), resolved_48h: resolvedCount(48),
+    pending_24h: pending[24], pending_48h: pending[48],
+    unresolvable_24h: unresolvable[24], unresolvable_48h: unresolvable[48],
+    missed: missed.length,
+  };
   const reliability = (h: HorizonHours) => reliabilityTable(inForceOutcome.filter((r) => r.h === h).map((r) => ({ p: r.p, outcome: r.outcome })));
   return {
     window_days: ACCURACY_WINDOW_DAYS,
+    counts,
+    skill,
     scoring: { rules: RESETBENCH_RULES, late_after_minutes: LATE_AFTER_MS / 60_000, resolve_after_hours: RESOLVE_AFTER_MS / HOUR_MS, trailing_climatology_days: TRAILING_CLIMATOLOGY_DAYS[0] },
     forecasts,
-    missed: entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse(),
+    missed,
     summary: { h24: summarise(24), h48: summarise(48) },
     reliability: { h24: reliability(24), h48: reliability(48) },
   };

@@ -18,9 +18,9 @@ export interface AnnouncementEffect {
   announced_at: string;
   inside_24h: boolean;
   inside_48h: boolean;
-  /** Estimated chance an announced reset follows: (followed + 1) / (sample_size + 2), Laplace's rule of succession. */
+  /** Estimated chance an announced reset follows: (followed + 1) / (sample_size + 2), the Beta(1, 1) posterior mean. */
   follow_through: number;
-  /** Past announcements (in the events known at asOf) followed by a reset, and how many there were. */
+  /** Reviewed `ahead` announcements whose window had closed by asOf that were followed by a reset, and how many. */
   followed: number;
   sample_size: number;
 }
@@ -30,29 +30,70 @@ export const ANNOUNCEMENT_OVERDUE_GRACE_MS = 6 * HOUR_MS;
 /** A recorded global reset this close before the announcement (clock skew between sources) already fulfils it. */
 const FULFILLED_TOLERANCE_MS = 60_000;
 
-/**
- * Past announcements of a reset ahead of its effect: global resets known at asOf that carry both an announcement
- * and a later effective time (the reviewed "in the next hour" posts). Every one of them was followed by the reset
- * (that is how it got into the history): an announcement that fell through would not be a row of the ledger,
- * so the estimate leans optimistic and the rule of succession keeps it below certainty.
- */
-export function pastAnnouncements(events: readonly Event[], asOfMs: number): { followed: number; sample_size: number } {
-  let n = 0;
-  for (const e of events) {
-    if (e.type !== 'global_reset' || e.announced_at === null || e.effective_at === null || e.time_precision === 'day') continue;
-    const announced = Date.parse(e.announced_at);
-    const effective = Date.parse(e.effective_at);
-    if (effective > announced && effective <= asOfMs) n++;
-  }
-  return { followed: n, sample_size: n };
+/** One reviewed post of data/announcement-review.json: does it promise a reset for later, or report one made now? */
+export interface AnnouncementReview {
+  post_id: string;
+  /** The archive record the post is (the ledger row citing it). */
+  record_id: string;
+  announced_at: string;
+  /**
+   * `ahead`: the reset has not been applied and is promised for a later time ("will be fully reset again in the
+   * next hour"). `done_now`: the reset was made and is only propagating ("We have reset ...", "Propagating").
+   */
+  classification: 'ahead' | 'done_now';
+  /** The post's own words the classification rests on. */
+  quote: string;
+  /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
+  due_within_hours: number | null;
+  /** False when the post also reports a reset made now and promises another: its own record is not the promised one. */
+  record_is_the_promised_reset: boolean;
 }
+
+/** An `ahead` post that names no time counts as followed when a reset lands within this long. */
+export const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
+/** A recorded reset this close before a post's own time still counts for it (clock skew between sources). */
+const POST_SKEW_MS = 60_000;
+
+/** Whether a recorded reset can be the one an announcement promised (not the post's own "done now" reset). */
+export const promisedBy = (a: AnnouncementReview, r: { id: string }) => a.record_is_the_promised_reset || r.id !== a.record_id;
+
+export const dueMs = (a: AnnouncementReview) => Date.parse(a.announced_at) + (a.due_within_hours ?? FOLLOW_THROUGH_DEFAULT_HOURS) * HOUR_MS;
+
+/**
+ * Follow-through of `ahead` announcements as known at asOf: only posts whose promised window had closed by asOf
+ * count (their outcome is known then), each followed when a global reset known at asOf landed inside it. `done_now`
+ * posts are their own outcome and never count. The records are a reset ledger, so a promise that fell through
+ * may be missing from it: the estimate still leans optimistic, and the prior keeps it off certainty.
+ */
+export function pastAnnouncements(events: readonly Event[], asOfMs: number, review: readonly AnnouncementReview[]): { followed: number; sample_size: number } {
+  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms) && r.ms <= asOfMs);
+  let n = 0;
+  let followed = 0;
+  for (const a of review) {
+    if (a.classification !== 'ahead') continue;
+    const from = Date.parse(a.announced_at);
+    const due = dueMs(a);
+    if (!Number.isFinite(from) || due > asOfMs) continue;
+    n++;
+    if (resets.some((r) => promisedBy(a, r) && r.ms >= from - POST_SKEW_MS && r.ms <= due)) followed++;
+  }
+  return { followed, sample_size: n };
+}
+
+/** Beta(1, 1) (uniform) prior, which does not assume success: the posterior mean (followed + 1) / (n + 2). */
+export function followThrough(past: { followed: number; sample_size: number }): number {
+  return (past.followed + 1) / (past.sample_size + 2);
+}
+
+/** Below this many scored announcements the follow-through is a prior with a few counts, and the explanation says so. */
+export const MIN_ANNOUNCEMENT_SAMPLE = 10;
 
 /**
  * The announcement's effect at asOf, or null when there is none or a global reset at or after its announcement is
  * already recorded (the announcement is spent). A scheduled time in (asOf - grace, asOf + h] is inside horizon h;
  * an announcement without a time is reported but changes no probability.
  */
-export function announcementEffect(events: readonly Event[], asOfMs: number, announced: AnnouncedReset | null): AnnouncementEffect | null {
+export function announcementEffect(events: readonly Event[], asOfMs: number, announced: AnnouncedReset | null, review: readonly AnnouncementReview[] = []): AnnouncementEffect | null {
   if (announced === null) return null;
   const announcedMs = Date.parse(announced.announced_at);
   if (!Number.isFinite(announcedMs) || announcedMs > asOfMs) return null;
@@ -60,14 +101,14 @@ export function announcementEffect(events: readonly Event[], asOfMs: number, ann
   if (spent) return null;
   const scheduledMs = announced.scheduled_for === null ? NaN : Date.parse(announced.scheduled_for);
   const inside = (h: number) => Number.isFinite(scheduledMs) && scheduledMs > asOfMs - ANNOUNCEMENT_OVERDUE_GRACE_MS && scheduledMs <= asOfMs + h * HOUR_MS;
-  const past = pastAnnouncements(events, asOfMs);
+  const past = pastAnnouncements(events, asOfMs, review);
   return {
     id: announced.id,
     scheduled_for: announced.scheduled_for,
     announced_at: announced.announced_at,
     inside_24h: inside(24),
     inside_48h: inside(48),
-    follow_through: (past.followed + 1) / (past.sample_size + 2),
+    follow_through: followThrough(past),
     followed: past.followed,
     sample_size: past.sample_size,
   };

@@ -3,7 +3,8 @@
 // Hyperparameters are chosen by rolling-origin evaluation: at each origin, only on checkpoints resolved before it.
 import { HOUR_MS, HORIZONS_HOURS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, type HorizonHours } from './climatology.ts';
 import { eventMs } from './events.ts';
-import { HAZARD_V3_PARAMS, computeForecast, modelProbability, resetsKnownAt, type HazardParams, type KnownReset } from './forecast.ts';
+import { ANNOUNCEMENT_OVERDUE_GRACE_MS, dueMs, followThrough, pastAnnouncements, promisedBy, type AnnouncementReview } from './announcement.ts';
+import { HAZARD_V3_PARAMS, MODEL_VERSIONS, PRODUCTION_MODEL, clipProbability, computeForecast, modelProbability, resetsKnownAt, type HazardParams, type KnownReset, type ModelVersion } from './forecast.ts';
 import { RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin, type SkillInterval } from './resetbench.ts';
 import type { Event } from './schemas.ts';
 
@@ -48,10 +49,27 @@ export interface ScoreLine {
 
 export interface OriginChoice {
   origin: string;
+  /** hazard-v3's best grid point on the rows resolved before the origin. */
   params: HazardParams;
   /** Checkpoint rows (24h + 48h) resolved before the origin that the choice was made on. */
   rows: number;
+  /** Every candidate's objective (mean of the 24h and 48h Brier) on those rows; hazard-v3 at its best grid point. */
+  scores: Record<ModelVersion, number>;
+  /** The candidate with the lowest objective: it forecasts the month after the origin. */
+  winner: ModelVersion;
 }
+
+/** Checkpoints with an announced reset pending and due inside the horizon, scored with and without the term. */
+export interface AnnouncementRows {
+  n: number;
+  /** Below MIN_ANNOUNCEMENT_ROWS nothing can be claimed from these rows; the output says so. */
+  enough: boolean;
+  lines: ScoreLine[];
+  posts: string[];
+}
+
+/** Fewer checkpoints than a week's worth (28) cannot tell a follow-through estimate from luck. */
+export const MIN_ANNOUNCEMENT_ROWS = 28;
 
 export interface BacktestResult {
   rules: string;
@@ -60,10 +78,13 @@ export interface BacktestResult {
   evaluation: { from: string; to: string; rule: string };
   checkpoints: { considered: number; skipped_insufficient_data: number };
   origins: OriginChoice[];
-  /** The choice on all resolved history: what forecast.ts should ship. */
+  /** hazard-v3's grid choice on all resolved history: HAZARD_V3_PARAMS should match it. */
   selected: HazardParams;
+  /** The winner at the latest origin: what forecast.ts ships as PRODUCTION_MODEL. */
+  shipped: ModelVersion;
   matches_production: boolean;
   lines: ScoreLine[];
+  announcements: AnnouncementRows;
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
@@ -112,9 +133,7 @@ function argmin(rows: readonly Row[], briers: readonly number[][], use: (r: Row)
   let best = 0;
   let bestScore = Infinity;
   briers.forEach((bs, g) => {
-    const by: Record<HorizonHours, number[]> = { 24: [], 48: [] };
-    rows.forEach((r, i) => use(r) && by[r.h].push(bs[i]!));
-    const score = ((mean(by[24]) ?? Infinity) + (mean(by[48]) ?? Infinity)) / 2;
+    const score = objective(rows, bs, use);
     if (score < bestScore) {
       bestScore = score;
       best = g;
@@ -125,21 +144,67 @@ function argmin(rows: readonly Row[], briers: readonly number[][], use: (r: Row)
 
 const sameParams = (a: HazardParams, b: HazardParams) => a.half_life_days === b.half_life_days && a.prior_days === b.prior_days && a.bin_edges_days.join(',') === b.bin_edges_days.join(',');
 
-/** At each monthly origin, the grid point chosen on rows resolved before it; each row is then forecast with the choice of its block. */
-export function selectByRollingOrigin(rows: readonly Row[], toMs: number): { origins: OriginChoice[]; perRow: (HazardParams | null)[]; selected: HazardParams } {
+const objective = (rows: readonly Row[], bs: readonly number[], use: (r: Row) => boolean) => {
+  const by: Record<HorizonHours, number[]> = { 24: [], 48: [] };
+  rows.forEach((r, i) => use(r) && by[r.h].push(bs[i]!));
+  return ((mean(by[24]) ?? Infinity) + (mean(by[48]) ?? Infinity)) / 2;
+};
+
+/** A candidate's probability on a row; hazard-v3 with the given grid point, the climatologies clipped like any model. */
+export function candidateProbability(model: ModelVersion, r: Row, params: HazardParams): number {
+  if (model === 'climatology-30d') return clipProbability(r.base.trailing_30d);
+  if (model === 'climatology-90d') return clipProbability(r.base.trailing_90d);
+  return modelProbability(model, r.resets, r.at, r.h * HOUR_MS, params);
+}
+
+export interface Selection {
+  origins: OriginChoice[];
+  /** The candidate and parameters forecasting each row (null before the first origin). */
+  perRow: ({ model: ModelVersion; params: HazardParams } | null)[];
+  selected: HazardParams;
+}
+
+const monthStarts = (fromMs: number, toMs: number) => {
+  const out: number[] = [];
+  const d0 = new Date(fromMs);
+  for (let d = new Date(Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth() + 1, 1)); d.getTime() < toMs; d = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1))) out.push(d.getTime());
+  return out;
+};
+
+/**
+ * At each monthly origin every candidate (MODEL_VERSIONS: poisson-v1, hazard-v3, the trailing 30- and 90-day
+ * climatologies) is scored by one objective, the mean of the 24h and 48h Brier, on the same rows: those resolved
+ * before the origin for which every candidate had an out-of-sample forecast. hazard-v3's forecast of a row is
+ * out of sample too: the grid point chosen on rows resolved before the start of the row's month (an inner
+ * rolling origin). The winner, with the grid point chosen at the origin, forecasts the month after it.
+ */
+export function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selection {
   const grid = [...hazardGrid()];
   const briers = gridBriers(rows, grid);
+  const firstAt = Math.min(...rows.map((r) => r.at));
+  // hazard-v3's out-of-sample Brier per row: the choice at the latest inner origin at or before the row.
+  const inner = monthStarts(firstAt, toMs).map((o) => ({ o, g: argmin(rows, briers, (r) => r.at + r.h * HOUR_MS <= o) }));
+  const hazardOos = rows.map((r, i) => {
+    const choice = [...inner].reverse().find((x) => x.o <= r.at && rows.some((q) => q.at + q.h * HOUR_MS <= x.o));
+    return choice === undefined ? null : briers[choice.g]![i]!;
+  });
+  const fixed = MODEL_VERSIONS.filter((m) => m !== 'hazard-v3').map((m) => ({ m, bs: rows.map((r) => brier(candidateProbability(m, r, HAZARD_V3_PARAMS), r.outcome)) }));
   const origins: OriginChoice[] = [];
-  const perRow: (HazardParams | null)[] = rows.map(() => null);
+  const perRow: Selection['perRow'] = rows.map(() => null);
   const starts: number[] = [];
   for (let d = new Date(FIRST_ROLLING_ORIGIN); d.getTime() < toMs; d = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1))) starts.push(d.getTime());
   starts.forEach((o, k) => {
     const resolvedBefore = (r: Row) => r.at + r.h * HOUR_MS <= o;
     const g = argmin(rows, briers, resolvedBefore);
-    origins.push({ origin: toIso(o), params: grid[g]!, rows: rows.filter(resolvedBefore).length });
+    const scoredBefore = (r: Row) => resolvedBefore(r) && hazardOos[rows.indexOf(r)] !== null;
+    const scores = { 'hazard-v3': objective(rows, hazardOos.map((b) => b ?? NaN), scoredBefore) } as Record<ModelVersion, number>;
+    for (const f of fixed) scores[f.m] = objective(rows, f.bs, scoredBefore);
+    // Ties keep MODEL_VERSIONS order; a strict improvement is needed to move.
+    const winner = MODEL_VERSIONS.reduce((best, m) => (scores[m] < scores[best] ? m : best), MODEL_VERSIONS[0]);
+    origins.push({ origin: toIso(o), params: grid[g]!, rows: rows.filter(scoredBefore).length, scores, winner });
     const next = starts[k + 1] ?? Infinity;
     rows.forEach((r, i) => {
-      if (r.at >= o && r.at < next) perRow[i] = grid[g]!;
+      if (r.at >= o && r.at < next) perRow[i] = { model: winner, params: grid[g]! };
     });
   });
   const selected = grid[argmin(rows, briers, () => true)]!;
@@ -169,6 +234,40 @@ export interface BacktestOptions {
   from?: Date;
   /** End of the data: windows that close after it are unresolved and not scored. */
   to?: Date;
+  /** data/announcement-review.json's posts: the announcement rows score the `ahead` ones. */
+  announcementReview?: readonly AnnouncementReview[];
+}
+
+/**
+ * Rows whose checkpoint had an `ahead` announcement pending (posted at or before it, its promised reset not yet
+ * recorded) and due inside the horizon (due = end of the promised window, 48 h when it names none; up to 6 h
+ * overdue still counts, as in the live rule). Each is scored with the shipped model alone and with the
+ * announcement term: max(model, follow-through), the follow-through estimated from the announcements whose
+ * window had closed by the checkpoint (out of sample).
+ */
+function announcementRows(rows: readonly Row[], events: readonly Event[], review: readonly AnnouncementReview[], shipped: ModelVersion): AnnouncementRows {
+  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms));
+  const ahead = review.filter((a) => a.classification === 'ahead');
+  const scored: { p: number; row: Row; alone: number }[] = [];
+  const posts = new Set<string>();
+  for (const row of rows) {
+    const pending = ahead.filter((a) => {
+      const from = Date.parse(a.announced_at);
+      const due = dueMs(a);
+      if (from > row.at || due <= row.at - ANNOUNCEMENT_OVERDUE_GRACE_MS || due > row.at + row.h * HOUR_MS) return false;
+      return !resets.some((r) => promisedBy(a, r) && r.ms >= from - 60_000 && r.ms <= row.at);
+    });
+    if (pending.length === 0) continue;
+    pending.forEach((a) => posts.add(a.post_id));
+    const alone = candidateProbability(shipped, row, HAZARD_V3_PARAMS);
+    const term = clipProbability(followThrough(pastAnnouncements(events, row.at, review)));
+    scored.push({ row, alone, p: Math.max(alone, term) });
+  }
+  const lines = HORIZONS_HOURS.flatMap((h) => [
+    scoreLine(`${shipped} alone, announcement checkpoints`, h, scored.map((x) => ({ row: x.row, p: x.alone }))),
+    scoreLine(`${shipped} + announcement term`, h, scored),
+  ]);
+  return { n: scored.length, enough: scored.length >= MIN_ANNOUNCEMENT_ROWS, lines, posts: [...posts].sort() };
 }
 
 export function computeBacktest(events: readonly Event[], opts: BacktestOptions = {}): BacktestResult {
@@ -178,14 +277,18 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
   const toMs = opts.to?.getTime() ?? Math.max(...times);
   const { rows, considered, skipped } = planRows(events, fromMs, toMs);
   const { origins, perRow, selected } = selectByRollingOrigin(rows, toMs);
-  const evalRows = rows.map((row, i) => ({ row, params: perRow[i] })).filter((x): x is { row: Row; params: HazardParams } => x.params !== null);
-  const models: { name: string; p: (row: Row, params: HazardParams) => number }[] = [
-    { name: 'hazard-v3, rolling-origin (out of sample)', p: (r, params) => modelProbability('hazard-v3', r.resets, r.at, r.h * HOUR_MS, params) },
-    { name: 'hazard-v3, shipped parameters (in sample)', p: (r) => modelProbability('hazard-v3', r.resets, r.at, r.h * HOUR_MS, HAZARD_V3_PARAMS) },
-    { name: 'poisson-v1 (untuned baseline model)', p: (r) => modelProbability('poisson-v1', r.resets, r.at, r.h * HOUR_MS) },
+  const evalRows = rows.map((row, i) => ({ row, choice: perRow[i] })).filter((x): x is { row: Row; choice: NonNullable<Selection['perRow'][number]> } => x.choice !== null && x.choice !== undefined);
+  const shipped = origins[origins.length - 1]?.winner ?? PRODUCTION_MODEL;
+  const models: { name: string; p: (row: Row, choice: { model: ModelVersion; params: HazardParams }) => number }[] = [
+    { name: 'selected by rolling origin (out of sample)', p: (r, c) => candidateProbability(c.model, r, c.params) },
+    { name: 'hazard-v3, rolling-origin (out of sample)', p: (r, c) => candidateProbability('hazard-v3', r, c.params) },
+    { name: 'hazard-v3, shipped parameters (in sample)', p: (r) => candidateProbability('hazard-v3', r, HAZARD_V3_PARAMS) },
+    { name: 'poisson-v1 (untuned baseline model)', p: (r) => candidateProbability('poisson-v1', r, HAZARD_V3_PARAMS) },
+    { name: 'climatology-30d (as a model, clipped)', p: (r) => candidateProbability('climatology-30d', r, HAZARD_V3_PARAMS) },
+    { name: 'climatology-90d (as a model, clipped)', p: (r) => candidateProbability('climatology-90d', r, HAZARD_V3_PARAMS) },
   ];
   const lines = models.flatMap((m) => {
-    const scored = evalRows.map(({ row, params }) => ({ row, p: m.p(row, params) }));
+    const scored = evalRows.map(({ row, choice }) => ({ row, p: m.p(row, choice) }));
     return HORIZONS_HOURS.map((h) => scoreLine(m.name, h, scored));
   });
   const evalAts = evalRows.map((x) => x.row.at);
@@ -196,12 +299,14 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
     evaluation: {
       from: evalAts.length === 0 ? '-' : toIso(Math.min(...evalAts)),
       to: evalAts.length === 0 ? '-' : toIso(Math.max(...evalAts)),
-      rule: 'checkpoints from the first rolling origin on; each forecast uses the hyperparameters chosen at the latest origin before it, on checkpoints whose window had closed by that origin',
+      rule: 'checkpoints from the first rolling origin on; each forecast uses the candidate (and hazard-v3 parameters) chosen at the latest origin before it, on checkpoints whose window had closed by that origin',
     },
     checkpoints: { considered, skipped_insufficient_data: skipped },
     origins,
     selected,
-    matches_production: sameParams(selected, HAZARD_V3_PARAMS),
+    shipped,
+    matches_production: shipped === PRODUCTION_MODEL && sameParams(selected, HAZARD_V3_PARAMS),
     lines,
+    announcements: announcementRows(rows, events, opts.announcementReview ?? [], shipped),
   };
 }

@@ -1,7 +1,7 @@
 // Pure: the chance of a global reset in the next 24 h and 48 h, from the global resets known at `asOf`.
 // No clock, no I/O: the caller passes `asOf`, and nothing later than `asOf` is ever read.
-import { announcementEffect, type AnnouncedReset, type AnnouncementEffect } from './announcement.ts';
-import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, trailingClimatology, windowFrequency } from './climatology.ts';
+import { announcementEffect, type AnnouncedReset, type AnnouncementEffect, type AnnouncementReview } from './announcement.ts';
+import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, windowFrequency } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import { POISSON_TRAILING_DAYS, clipProbability, hazardCumulative, poissonProbability, type HazardParams, type KnownReset } from './hazard.ts';
 import type { Detail, Event } from './schemas.ts';
@@ -34,9 +34,21 @@ export const HISTORY_WINDOW_DAYS = 365;
  * never fired in production) and with hyperparameters chosen by rolling-origin evaluation; it also reads an
  * announced upcoming reset.
  */
-export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v3'] as const;
+export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v3', 'climatology-30d', 'climatology-90d'] as const;
 export type ModelVersion = (typeof MODEL_VERSIONS)[number];
-export const PRODUCTION_MODEL: ModelVersion = 'hazard-v3';
+/**
+ * The candidate that won the rolling-origin selection at the latest origin (backtest.ts `selectModels`, printed by
+ * `npm run backtest`); backtest.test.ts pins it, so a different winner on new data shows up as a failing test.
+ */
+export const PRODUCTION_MODEL: ModelVersion = 'climatology-30d';
+/** The trailing climatology every forecast is compared with (the issue's "simplest honest baseline"). */
+export const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
+/**
+ * Withhold the forecast when the reset sources have not been observed for longer than this before asOf: a reset in
+ * that time would be unknown, and "N days since the last reset" would be a data gap read as "no reset". One
+ * checkpoint interval: a forecast never scores with a quarter of its own 24 h horizon unobserved behind it.
+ */
+export const MAX_UNOBSERVED_MS = 6 * HOUR_MS;
 
 /**
  * Chosen by rolling-origin evaluation (backtest.ts `selectByRollingOrigin`): at each monthly origin the grid
@@ -68,6 +80,11 @@ export interface Forecast {
   /** Trailing 30-day climatology at asOf (the baseline a user could compute); null below the minimum sample. */
   trailing_base_rate_24h: number | null;
   trailing_base_rate_48h: number | null;
+  /** Trailing 90-day climatology at asOf: the baseline the model is compared with (COMPARED_WITH_DAYS). */
+  trailing_90d_base_rate_24h: number | null;
+  trailing_90d_base_rate_48h: number | null;
+  /** End of the reset sources' observed time; null when the caller did not say (backtests on a complete archive). */
+  covered_until: string | null;
   sample_size: number;
   model_version: ModelVersion;
   explanation: Detail;
@@ -83,6 +100,13 @@ export interface ForecastOptions {
   hazard?: Partial<HazardParams>;
   /** An upcoming reset the tracker says was announced but not yet applied (its `/status` `scheduled_reset`). */
   announced?: AnnouncedReset | null;
+  /** The reviewed announcement posts (data/announcement-review.json); only `ahead` ones estimate follow-through. */
+  announcementReview?: readonly AnnouncementReview[];
+  /**
+   * End of the reset sources' observed time (coverage.ts `coveredUntil`); undefined: not checked (the backtest,
+   * on an archive that covers its span). Past MAX_UNOBSERVED_MS before asOf the probabilities are null.
+   */
+  coveredUntil?: string | null;
 }
 
 interface KnownResets {
@@ -153,14 +177,16 @@ export function modelProbability(model: ModelVersion, resets: readonly KnownRese
   const raw =
     model === 'poisson-v1'
       ? poissonProbability(resets.map((r) => r.ms), asOfMs, horizonMs)
-      : 1 - Math.exp(-hazardCumulative(resets, asOfMs, horizonMs, params));
+      : model === 'hazard-v3'
+        ? 1 - Math.exp(-hazardCumulative(resets, asOfMs, horizonMs, params))
+        : (trailingClimatology(resets.map((r) => r.ms), asOfMs, model === 'climatology-30d' ? 30 : 90, horizonMs) ?? 0);
   return clipProbability(raw);
 }
 
 const percent = (p: number) => Math.round(p * 100);
 const oneDecimal = (x: number) => Math.round(x * 10) / 10;
 
-function insufficient(model: ModelVersion, times: readonly number[], historyDays: number, lastAt: string | null, announced: AnnouncementEffect | null): Forecast {
+function withheld(model: ModelVersion, times: readonly number[], lastAt: string | null, announced: AnnouncementEffect | null, coveredUntil: string | null, explanation: Detail): Forecast {
   return {
     probability_24h: null,
     probability_48h: null,
@@ -168,12 +194,12 @@ function insufficient(model: ModelVersion, times: readonly number[], historyDays
     base_rate_48h: null,
     trailing_base_rate_24h: null,
     trailing_base_rate_48h: null,
+    trailing_90d_base_rate_24h: null,
+    trailing_90d_base_rate_48h: null,
+    covered_until: coveredUntil,
     sample_size: times.length,
     model_version: model,
-    explanation: {
-      code: 'insufficient_data',
-      params: { sample_size: times.length, min_sample: MIN_SAMPLE_RESETS, history_days: historyDays, min_history_days: MIN_HISTORY_DAYS, window_days: HISTORY_WINDOW_DAYS },
-    },
+    explanation,
     last_global_reset_at: lastAt,
     window_days: HISTORY_WINDOW_DAYS,
     announced,
@@ -195,9 +221,29 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const lastAt = last === null ? null : eventTime(last).at;
   const firstMs = times[0];
   const historyDays = firstMs === undefined ? 0 : oneDecimal((asOfMs - firstMs) / DAY_MS);
-  const announced = announcementEffect(events, asOfMs, opts.announced ?? null);
+  const announced = announcementEffect(events, asOfMs, opts.announced ?? null, opts.announcementReview ?? []);
+  const coveredUntil = opts.coveredUntil ?? null;
 
-  if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) return insufficient(model, times, historyDays, lastAt, announced);
+  if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) {
+    const params = { sample_size: times.length, min_sample: MIN_SAMPLE_RESETS, history_days: historyDays, min_history_days: MIN_HISTORY_DAYS, window_days: HISTORY_WINDOW_DAYS };
+    return withheld(model, times, lastAt, announced, coveredUntil, { code: 'insufficient_data', params });
+  }
+  // A data gap is not "no reset": with the sources unobserved since before the last stretch of asOf, the time since
+  // the last recorded reset is not known to be reset-free, so no probability is honest.
+  if (opts.coveredUntil !== undefined) {
+    const lastMs = times[times.length - 1]!;
+    const observedUntil = coveredUntil === null ? lastMs : Math.max(Date.parse(coveredUntil), lastMs);
+    if (asOfMs - observedUntil > MAX_UNOBSERVED_MS) {
+      const params = {
+        observed_until: toIso(observedUntil),
+        gap_days: oneDecimal((asOfMs - observedUntil) / DAY_MS),
+        last_global_reset_at: lastAt ?? '',
+        sample_size: times.length,
+        window_days: HISTORY_WINDOW_DAYS,
+      };
+      return withheld(model, times, lastAt, announced, coveredUntil, { code: 'coverage_gap', params });
+    }
+  }
 
   const m24 = modelProbability(model, resets, asOfMs, 24 * HOUR_MS, params);
   // Clipping keeps the 48h probability at or above the 24h one; max() guards against rounding at the clip.
@@ -231,7 +277,9 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
         }
       : model === 'poisson-v1'
         ? { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } }
-        : { code: 'probability_hazard', params: { ...common, half_life_days: params.half_life_days } };
+        : model === 'hazard-v3'
+          ? { code: 'probability_hazard', params: { ...common, half_life_days: params.half_life_days } }
+          : { code: 'probability_climatology', params: { ...common, trailing_days: model === 'climatology-30d' ? 30 : 90 } };
   return {
     probability_24h: p24,
     probability_48h: p48,
@@ -239,6 +287,9 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     base_rate_48h: climatology.base_rate_48h,
     trailing_base_rate_24h: trailingClimatology(times, asOfMs, TRAILING_CLIMATOLOGY_DAYS[0], 24 * HOUR_MS),
     trailing_base_rate_48h: trailingClimatology(times, asOfMs, TRAILING_CLIMATOLOGY_DAYS[0], 48 * HOUR_MS),
+    trailing_90d_base_rate_24h: trailingClimatology(times, asOfMs, COMPARED_WITH_DAYS, 24 * HOUR_MS),
+    trailing_90d_base_rate_48h: trailingClimatology(times, asOfMs, COMPARED_WITH_DAYS, 48 * HOUR_MS),
+    covered_until: coveredUntil,
     sample_size: times.length,
     model_version: model,
     explanation,

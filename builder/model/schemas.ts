@@ -167,6 +167,9 @@ export const IssuedForecastSchema = z.object({
   /** Trailing 30-day climatology known at issue time (null in entries from before it was logged). */
   trailing_base_rate_24h: probability01.nullable().default(null),
   trailing_base_rate_48h: probability01.nullable().default(null),
+  /** Trailing 90-day climatology known at issue time (null in entries from before it was logged). */
+  trailing_90d_base_rate_24h: probability01.nullable().default(null),
+  trailing_90d_base_rate_48h: probability01.nullable().default(null),
   sample_size: z.number().int().nonnegative(),
 });
 export type IssuedForecast = z.infer<typeof IssuedForecastSchema>;
@@ -258,6 +261,8 @@ export const StateSchema = z.object({
   last_forecast: IssuedForecastSchema.nullable().default(null),
   /** The tracker's last good announced reset (`null`: none announced); see model/upcoming.ts. */
   announcement: AnnouncementSchema.nullable().default(null),
+  /** Stretches of time the reset sources were observed (good checks at most 2 h apart; model/coverage.ts). */
+  reset_coverage: z.array(z.object({ from: isoInstant, to: isoInstant })).max(5000).default([]),
   /** What each notification channel was sent, recorded after success (notify/plan.ts). */
   notifications: NotifyLogSchema.default({ sent: [], failed: [] }),
 });

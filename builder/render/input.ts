@@ -15,6 +15,13 @@ export interface ForecastView {
   explanation: Detail;
   last_global_reset_at: string | null;
   announced?: AnnouncementEffect | null;
+  /** Trailing 30- and 90-day base rates at issue time (absent: published as null). */
+  trailing_base_rate_24h?: number | null;
+  trailing_base_rate_48h?: number | null;
+  trailing_90d_base_rate_24h?: number | null;
+  trailing_90d_base_rate_48h?: number | null;
+  /** End of the reset sources' observed time. */
+  covered_until?: string | null;
 }
 
 export type AccuracyView = Accuracy;

@@ -146,8 +146,14 @@ export const ForecastDocSchema = z
     // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
     base_rate_24h: z.number().min(0).max(1).nullable(),
     base_rate_48h: z.number().min(0).max(1).nullable(),
+    trailing_base_rate_30d_24h: z.number().min(0).max(1).nullable().describe('Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.'),
+    trailing_base_rate_30d_48h: z.number().min(0).max(1).nullable(),
+    trailing_base_rate_90d_24h: z.number().min(0).max(1).nullable().describe('The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).'),
+    trailing_base_rate_90d_48h: z.number().min(0).max(1).nullable(),
+    compared_with: z.literal('trailing_base_rate_90d').describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
+    observed_until: instant.nullable().describe('End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).'),
     sample_size: z.number().int().nonnegative(),
-    model_version: z.string(),
+    model_version: z.string().describe('poisson-v1, hazard-v3, climatology-30d or climatology-90d: the candidate that scored best out of sample at the latest rolling origin.'),
     explanation: z.string(),
     issued_at: instant,
     last_global_reset_at: instantOrDate.nullable(),
@@ -230,6 +236,14 @@ const HorizonSummarySchema = z.strictObject({
   corrections: z.number().int().nonnegative(),
 });
 
+const SkillEntrySchema = z.strictObject({
+  skill: z.number().nullable().describe('1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.'),
+  lower: z.number().nullable().describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
+  upper: z.number().nullable(),
+  n: z.number().int().nonnegative(),
+  reason: z.string().nullable(),
+});
+
 const ReliabilityBinSchema = z.strictObject({
   lower: z.number(),
   upper: z.number(),
@@ -243,6 +257,27 @@ export const AccuracyDocSchema = z
     meta: MetaSchema,
     note: z.string(),
     window_days: z.number().int().positive(),
+    counts: z
+      .strictObject({
+        resolved_24h: z.number().int().nonnegative(),
+        resolved_48h: z.number().int().nonnegative(),
+        pending_24h: z.number().int().nonnegative().describe('Window closed or open, not yet observed by the reset sources; resolves once it is.'),
+        pending_48h: z.number().int().nonnegative(),
+        unresolvable_24h: z.number().int().nonnegative().describe('Window never observed within 7 days of closing: excluded from every score.'),
+        unresolvable_48h: z.number().int().nonnegative(),
+        missed: z.number().int().nonnegative().describe('Checkpoints with no forecast at most 6 h old.'),
+      })
+      .describe('Checkpoint counts in the window, per horizon.'),
+    skill: z
+      .strictObject({
+        all_history_24h: SkillEntrySchema,
+        all_history_48h: SkillEntrySchema,
+        trailing_30d_24h: SkillEntrySchema,
+        trailing_30d_48h: SkillEntrySchema,
+        trailing_90d_24h: SkillEntrySchema,
+        trailing_90d_48h: SkillEntrySchema,
+      })
+      .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast.'),
     scoring: z
       .strictObject({
         rules: z.string(),

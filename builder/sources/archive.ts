@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { DataError } from '../errors.ts';
 import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
+import type { AnnouncementReview } from '../model/announcement.ts';
+import type { ReviewDate } from '../model/review-dates.ts';
+import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
 export const ArchiveFileSchema = z
   .object({
@@ -28,7 +31,30 @@ export interface CuratedData {
   events: Event[];
   archives: ArchiveInfo[];
   reviews: ReviewDecision[];
+  /** data/announcement-review.json: which posts promised a reset ahead (empty when the file is absent). */
+  announcements?: AnnouncementReview[];
+  /** data/ledger-review.json's decisions by record and date, so an as-of build undoes later ones. */
+  review_dates?: ReviewDate[];
 }
+
+export const AnnouncementReviewFileSchema = z.strictObject({
+  rule: z.string().min(1),
+  reviewed_by: z.string().min(1),
+  reviewed_at: z.iso.date(),
+  posts: z
+    .array(
+      z.strictObject({
+        post_id: z.string().regex(/^\d{1,20}$/),
+        record_id: z.string().min(1).max(200),
+        announced_at: z.iso.datetime(),
+        classification: z.enum(['ahead', 'done_now']),
+        quote: z.string().min(1).max(1000),
+        due_within_hours: z.number().positive().max(24 * 14).nullable(),
+        record_is_the_promised_reset: z.boolean(),
+      }),
+    )
+    .max(10_000),
+});
 
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
 export class DataValidationError extends DataError {
@@ -85,5 +111,22 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
-  return { events, archives, reviews };
+  const announcementFile = path.join(dataDir, 'announcement-review.json');
+  const hasAnnouncements = await readFile(announcementFile, 'utf8').then(() => true, () => false);
+  const announcements = hasAnnouncements ? (await parseFile(announcementFile, AnnouncementReviewFileSchema, dataDir)).posts : [];
+  const ledgerReviewFile = path.join(dataDir, 'ledger-review.json');
+  const hasLedgerReview = await readFile(ledgerReviewFile, 'utf8').then(() => true, () => false);
+  const decisions = hasLedgerReview ? (await parseFile(ledgerReviewFile, LedgerReviewSchema, dataDir)).decisions : [];
+  const review_dates: ReviewDate[] = decisions
+    .filter((d) => d.set_type !== undefined || d.effective_within_minutes !== undefined)
+    .map((d) => ({
+      // The import's id rule (ledger.ts): ledger-DATE-HHMM from the row as published.
+      record_id: `ledger-${d.row.slice(0, 10)}-${d.row.slice(11, 16).replace(':', '')}`,
+      reviewed_at: d.reviewed_at,
+      before: {
+        ...(d.set_type !== undefined && d.ledger_type !== undefined ? typeOf(d.ledger_type) : {}),
+        ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
+      },
+    }));
+  return { events, archives, reviews, announcements, review_dates };
 }

@@ -70,6 +70,8 @@ export const LedgerDecisionSchema = z
     explains_time_disagreement: z.boolean().default(false),
     set_type: EventTypeSchema.optional(),
     set_reason: ReasonSchema.optional(),
+    /** The row's own `type` column when set_type changes it, so a build as of before the review shows the ledger's. */
+    ledger_type: z.string().min(1).max(40).optional(),
     /**
      * The post announces the reset for a bounded window ("in the next hour"): effective_at is the window's end,
      * the latest instant the announcement allows, and its UTC date decides "today" (docs/forecast.md).
@@ -95,7 +97,7 @@ export class LedgerImportError extends DataError {
   }
 }
 
-function typeOf(ledgerType: string): { type: EventType; reason: Reason } {
+export function typeOf(ledgerType: string): { type: EventType; reason: Reason } {
   if (ledgerType === 'banked') return { type: 'banked_grant', reason: 'banked' };
   if (ledgerType === 'policy') return { type: 'policy_change', reason: 'policy' };
   const reason = (REASONS as readonly string[]).includes(ledgerType) ? (ledgerType as Reason) : 'other';

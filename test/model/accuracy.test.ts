@@ -12,6 +12,9 @@ const forecast = (p24: number | null, p48: number | null = p24 === null ? null :
   base_rate_48h: p24 === null ? null : 0.35,
   trailing_base_rate_24h: p24 === null ? null : 0.5,
   trailing_base_rate_48h: p24 === null ? null : 0.6,
+  trailing_90d_base_rate_24h: p24 === null ? null : 0.4,
+  trailing_90d_base_rate_48h: p24 === null ? null : 0.55,
+  covered_until: null,
   sample_size: p24 === null ? 3 : 30,
   model_version: 'hazard-v3',
   explanation: { code: 'probability_hazard', params: {} },
@@ -159,7 +162,7 @@ describe('state compatibility', () => {
     expect(state.forecast_log).toEqual([
       {
         checkpoint: '2026-06-01T12:00:00Z', status: 'issued', logged_at: '2026-06-01T06:07:00Z', migrated: true,
-        forecast: { issued_at: '2026-06-01T06:07:00Z', model_version: 'hazard-v2', probability_24h: 0.2, probability_48h: 0.3, base_rate_24h: 0.1, base_rate_48h: 0.2, trailing_base_rate_24h: null, trailing_base_rate_48h: null, sample_size: 12 },
+        forecast: { issued_at: '2026-06-01T06:07:00Z', model_version: 'hazard-v2', probability_24h: 0.2, probability_48h: 0.3, base_rate_24h: 0.1, base_rate_48h: 0.2, trailing_base_rate_24h: null, trailing_base_rate_48h: null, trailing_90d_base_rate_24h: null, trailing_90d_base_rate_48h: null, sample_size: 12 },
       },
     ]);
     expect(state.forecast_resolutions).toEqual([]);

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { computeBacktest, planRows, type BacktestResult } from '../../builder/model/backtest.ts';
 import { trailingClimatology } from '../../builder/model/climatology.ts';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { HAZARD_V3_PARAMS } from '../../builder/model/forecast.ts';
+import { HAZARD_V3_PARAMS, MODEL_VERSIONS, PRODUCTION_MODEL } from '../../builder/model/forecast.ts';
 import { brier, forecastAtCheckpoint, reliabilityTable, resolveCheckpoint, skillWithInterval } from '../../builder/model/resetbench.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
@@ -89,14 +89,17 @@ describe('computeBacktest on the bundled history', () => {
     expect(result.rules).toMatch(/^ResetBench rules: checkpoints 00\/06\/12\/18 UTC/);
   });
 
-  it('ships the hyperparameters rolling-origin selection chooses on all resolved history', () => {
+  it('ships the candidate that wins at the latest rolling origin, and the hyperparameters chosen on all resolved history', () => {
+    expect(result.shipped).toBe(PRODUCTION_MODEL);
+    expect(result.origins.at(-1)!.winner).toBe(PRODUCTION_MODEL);
+    for (const o of result.origins) expect(Object.keys(o.scores).sort()).toEqual([...MODEL_VERSIONS].sort());
     expect(result.selected).toEqual(HAZARD_V3_PARAMS);
     expect(result.matches_production).toBe(true);
     for (const o of result.origins) expect(o.rows).toBeGreaterThan(0);
   });
 
   it('reports every model against all three baselines with an interval', () => {
-    expect(result.lines.length).toBe(6);
+    expect(result.lines.length).toBe(12);
     for (const l of result.lines) {
       expect(l.versus.map((v) => v.baseline)).toEqual(['climatology_all', 'trailing_30d', 'trailing_90d']);
       for (const v of l.versus) expect(v.lower! <= v.skill! && v.skill! <= v.upper!).toBe(true);

@@ -5,6 +5,7 @@ import {
   MIN_PROBABILITY,
   MIN_SAMPLE_RESETS,
   MODEL_VERSIONS,
+  PRODUCTION_MODEL,
   checkpointAtOrBefore,
   computeClimatology,
   computeForecast,
@@ -48,9 +49,13 @@ describe('computeForecast', () => {
   it('publishes probabilities once the minimum sample is reached', () => {
     const f = computeForecast(regular(MIN_SAMPLE_RESETS, 5, '2026-05-30T12:00:00Z'), asOf);
     expect(f.probability_24h).not.toBeNull();
-    expect(f.model_version).toBe('hazard-v3');
-    expect(f.explanation.code).toBe('probability_hazard');
-    expect(f.explanation.params).toMatchObject({ sample_size: MIN_SAMPLE_RESETS, days_since_last: 1.8, probability_24h: Math.round(f.probability_24h! * 100) });
+    // The shipped model is the rolling-origin winner (a trailing climatology on the bundled history): it says so.
+    expect(f.model_version).toBe(PRODUCTION_MODEL);
+    expect(f.explanation.code).toBe('probability_climatology');
+    expect(f.explanation.params).toMatchObject({ sample_size: MIN_SAMPLE_RESETS, days_since_last: 1.8, trailing_days: 30, probability_24h: Math.round(f.probability_24h! * 100) });
+    const h = computeForecast(regular(MIN_SAMPLE_RESETS, 5, '2026-05-30T12:00:00Z'), asOf, { model: 'hazard-v3' });
+    expect(h.model_version).toBe('hazard-v3');
+    expect(h.explanation.code).toBe('probability_hazard');
   });
 
   it('ignores banked grants and policy notes entirely', () => {
@@ -149,11 +154,15 @@ describe('computeForecast with an announced upcoming reset', () => {
   const announcedBefore = (at: string) => ({ ...ev(at), id: `a-${at}`, time_basis: 'effective' as const, effective_at: iso(Date.parse(at) + 3_600_000) });
   const history = [...quiet, announcedBefore('2025-12-01T10:00:00Z'), announcedBefore('2025-12-20T10:00:00Z')];
   const today17 = { id: 'sr-upcoming', scheduled_for: '2026-06-01T17:00:00Z', announced_at: '2026-06-01T05:30:00Z' };
+  const reviewed = (at: string, classification: 'ahead' | 'done_now' = 'ahead') => ({
+    post_id: '1', record_id: `a-${at}`, announced_at: at, classification, quote: 'will be reset in the next hour', due_within_hours: 1, record_is_the_promised_reset: true,
+  });
+  const announcementReview = [reviewed('2025-12-01T10:00:00Z'), reviewed('2025-12-20T10:00:00Z')];
 
   it('a reset announced for 17:00 UTC today lifts probability_24h to at least 0.5 and the explanation says why', () => {
     const plain = computeForecast(history, asOf);
     expect(plain.probability_24h!).toBeLessThan(0.5);
-    const f = computeForecast(history, asOf, { announced: today17 });
+    const f = computeForecast(history, asOf, { announced: today17, announcementReview });
     expect(f.probability_24h!).toBeGreaterThanOrEqual(0.5);
     // Rule of succession: (2 followed + 1) / (2 announcements + 2) = 0.75.
     expect(f.probability_24h).toBeCloseTo(0.75, 12);
@@ -165,7 +174,7 @@ describe('computeForecast with an announced upcoming reset', () => {
 
   it('a time inside 48 h but not 24 h raises only the 48 h probability', () => {
     const plain = computeForecast(history, asOf);
-    const f = computeForecast(history, asOf, { announced: { ...today17, scheduled_for: '2026-06-02T18:00:00Z' } });
+    const f = computeForecast(history, asOf, { announced: { ...today17, scheduled_for: '2026-06-02T18:00:00Z' }, announcementReview });
     expect(f.probability_24h).toBe(plain.probability_24h);
     expect(f.probability_48h).toBeCloseTo(0.75, 12);
   });
@@ -177,6 +186,14 @@ describe('computeForecast with an announced upcoming reset', () => {
     expect(untimed.announced).toMatchObject({ inside_24h: false, inside_48h: false });
     const spent = computeForecast([...history, ev('2026-06-01T05:45:00Z')], asOf, { announced: today17 });
     expect(spent.announced).toBeNull();
-    expect(spent.explanation.code).toBe('probability_hazard');
+    expect(spent.explanation.code).toBe(plain.explanation.code);
+  });
+
+  it('only posts reviewed as "ahead" count: "done now" posts are their own outcome and never feed the estimate', () => {
+    const doneOnly = [reviewed('2025-12-01T10:00:00Z', 'done_now'), reviewed('2025-12-20T10:00:00Z', 'done_now')];
+    const f = computeForecast(history, asOf, { announced: today17, announcementReview: doneOnly });
+    // Beta(1, 1) prior with no scored announcement: 0.5, not certainty; the explanation quotes n = 0.
+    expect(f.announced).toMatchObject({ followed: 0, sample_size: 0, follow_through: 0.5 });
+    expect(f.explanation.params).toMatchObject({ announcements_sample: 0 });
   });
 });

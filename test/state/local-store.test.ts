@@ -79,7 +79,7 @@ describe('local state store', () => {
     await store.save(emptyState(), null);
     const entry = {
       checkpoint: '2026-11-21T00:00:00.000Z', status: 'issued' as const, logged_at: '2026-11-21T00:05:00.000Z',
-      forecast: { issued_at: '2026-11-20T23:50:00.000Z', model_version: 'm', probability_24h: 0.2, probability_48h: 0.3, base_rate_24h: 0.1, base_rate_48h: 0.2, trailing_base_rate_24h: null, trailing_base_rate_48h: null, sample_size: 12 },
+      forecast: { issued_at: '2026-11-20T23:50:00.000Z', model_version: 'm', probability_24h: 0.2, probability_48h: 0.3, base_rate_24h: 0.1, base_rate_48h: 0.2, trailing_base_rate_24h: null, trailing_base_rate_48h: null, trailing_90d_base_rate_24h: null, trailing_90d_base_rate_48h: null, sample_size: 12 },
     };
     let raced = false;
     // Another run writes between our read and our write, once.

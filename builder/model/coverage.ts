@@ -1,0 +1,93 @@
+// Pure: when the reset sources were actually watching. A window nobody observed is not a window without a reset:
+// checkpoints resolve only inside observed time, and a forecast whose "time since the last reset" runs through
+// unobserved time is withheld (forecast.ts).
+import { HOUR_MS, toIso } from './climatology.ts';
+import { RESET_SOURCE_KINDS } from './apply.ts';
+import { DAY_MS, eventMs } from './events.ts';
+import type { Event, SourceCheck, SourceKind } from './schemas.ts';
+
+/** Good checks of a reset source at most this far apart form one observed stretch; a longer gap is a hole. */
+export const COVERAGE_MAX_GAP_MS = 2 * HOUR_MS;
+/** Observed stretches are kept as long as the forecast log (accuracy.ts FORECAST_LOG_RETENTION_DAYS). */
+export const COVERAGE_RETENTION_DAYS = 120;
+/** Bounded under any input: beyond this many stretches the oldest go (a flapping source cannot grow state). */
+export const MAX_COVERAGE_SPANS = 2000;
+
+/** An observed stretch, both ends inclusive, ISO 8601 UTC. */
+export interface CoverageSpan {
+  from: string;
+  to: string;
+}
+
+interface Span {
+  from: number;
+  to: number;
+}
+
+const toSpans = (xs: readonly CoverageSpan[]): Span[] =>
+  xs.map((s) => ({ from: Date.parse(s.from), to: Date.parse(s.to) })).filter((s) => Number.isFinite(s.from) && Number.isFinite(s.to) && s.to >= s.from);
+
+/** Sorted, with stretches at most COVERAGE_MAX_GAP_MS apart joined. */
+function merge(spans: readonly Span[]): Span[] {
+  const sorted = [...spans].sort((a, b) => a.from - b.from);
+  const out: Span[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last !== undefined && s.from - last.to <= COVERAGE_MAX_GAP_MS) last.to = Math.max(last.to, s.to);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+/**
+ * The stored stretches extended with this run's good reset-source checks (a check is an instant; consecutive
+ * good checks no more than 2 h apart join into one stretch). Stretches that ended before the retention go.
+ */
+export function extendCoverage(prev: readonly CoverageSpan[], checks: readonly SourceCheck[], asOf: Date): CoverageSpan[] {
+  const asOfMs = asOf.getTime();
+  const fresh = checks
+    .filter((c) => c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind))
+    .map((c) => Date.parse(c.checked_at))
+    .filter((t) => Number.isFinite(t) && t <= asOfMs)
+    .map((t) => ({ from: t, to: t }));
+  const keepFrom = asOfMs - COVERAGE_RETENTION_DAYS * DAY_MS;
+  const merged = merge([...toSpans(prev), ...fresh]).filter((s) => s.to >= keepFrom);
+  return merged.slice(-MAX_COVERAGE_SPANS).map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
+}
+
+/**
+ * What a reviewed archive vouches for: from its first to its last record (git review of data/ is the
+ * verification; the archive is taken to have been kept up throughout its span, and to say nothing after it).
+ */
+export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
+  const byOrigin = new Map<string, Span>();
+  for (const e of curated) {
+    // Only imported archives keep a continuous record; a verified record is one event, not a watch.
+    if (e.status !== 'archived') continue;
+    const ms = eventMs(e);
+    if (!Number.isFinite(ms)) continue;
+    const s = byOrigin.get(e.origin);
+    if (s === undefined) byOrigin.set(e.origin, { from: ms, to: ms });
+    else {
+      s.from = Math.min(s.from, ms);
+      s.to = Math.max(s.to, ms);
+    }
+  }
+  return [...byOrigin.values()].map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
+}
+
+/**
+ * The resolution rule: the window (startMs, endMs] was observed when it lies inside one stretch of reset-source
+ * coverage, i.e. good checks (or a reviewed archive) with no gap over 2 h from at or before its start to at or
+ * after its end.
+ */
+export function windowObserved(coverage: readonly CoverageSpan[], startMs: number, endMs: number): boolean {
+  return merge(toSpans(coverage)).some((s) => s.from <= startMs && s.to >= endMs);
+}
+
+/** The end of the latest observed stretch at or before `asOfMs` (clamped to it); null when nothing was observed. */
+export function coveredUntil(coverage: readonly CoverageSpan[], asOfMs: number): string | null {
+  let best = -Infinity;
+  for (const s of toSpans(coverage)) if (s.from <= asOfMs) best = Math.max(best, Math.min(s.to, asOfMs));
+  return Number.isFinite(best) ? toIso(best) : null;
+}
