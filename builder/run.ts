@@ -6,14 +6,14 @@ import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
 import { applyReviewDates } from './model/review-dates.ts';
-import type { Announcement, Event, Lang, State } from './model/schemas.ts';
+import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
-import { planNotifications, recordOutcomes } from './notify/plan.ts';
+import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
 import { DEFAULT_PUBLIC_URL, isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
@@ -125,6 +125,11 @@ export function computeNextState(
   return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 
+/** This run's check of a source as state holds it (the anomaly rule may have failed it), else as fetched. */
+function stateCheck(state: State, check: SourceCheck): SourceCheck {
+  return state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check;
+}
+
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
 async function notify(
   deps: RunDeps,
@@ -138,7 +143,8 @@ async function notify(
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
   if (outcomes.some((o) => o.result !== 'skipped')) {
-    await updateState(deps.store, (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf) }), 5, (w) => warnings.push(...w));
+    const open = openNotificationKeys(view.events, view.upcoming, view.today, asOf, opts);
+    await updateState(deps.store, (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }), 5, (w) => warnings.push(...w));
   }
   const count = (r: string) => outcomes.filter((o) => o.result === r).length;
   return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
@@ -238,7 +244,8 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       skipped: false,
       published,
       documents: all.length,
-      sources: results.map((r) => ({ id: r.check.source, ok: r.check.ok, detail: r.check.detail.code })),
+      // As state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
+      sources: results.map((r) => stateCheck(state, r.check)).map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
       today: today.state,
       reset: today.reset,
       forecast: { probability_24h: forecast.probability_24h, probability_48h: forecast.probability_48h, sample_size: forecast.sample_size, model_version: forecast.model_version },

@@ -134,8 +134,11 @@ export const UpstreamStatusSchema = z.object({
 });
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
-/** `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts). */
-export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement'] as const;
+/**
+ * `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts).
+ * `source_anomaly`: a tracker run quarantined by the anomaly rule (model/apply.ts), with `count` and `origin`.
+ */
+export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement', 'source_anomaly'] as const;
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
   kind: z.enum(SIGNAL_KINDS),
@@ -148,6 +151,10 @@ export const SignalSchema = z.object({
   first_seen_at: isoInstant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
   promoted_to: EventIdSchema.nullable(),
+  /** source_anomaly only: the new global resets the quarantined run brought. */
+  count: z.number().int().nonnegative().optional(),
+  /** source_anomaly only: the source's scheme and host, nothing more of its URL. */
+  origin: z.string().max(300).optional(),
 });
 export type Signal = z.infer<typeof SignalSchema>;
 
@@ -240,7 +247,18 @@ export const NotifyLogSchema = z.object({
   /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
   sent: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant })).default([]),
   /** Deliveries that failed and are retried until `first_failed_at` + NOTIFY_RETRY_MS. */
-  failed: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), first_failed_at: isoInstant, attempts: z.number().int().positive() })).default([]),
+  failed: z
+    .array(
+      z.object({
+        channel: z.string().min(1).max(80),
+        key: z.string().min(1).max(200),
+        first_failed_at: isoInstant,
+        attempts: z.number().int().positive(),
+        /** A digest's covered keys, so its retry is the same digest (notify/plan.ts). */
+        covers: z.array(z.string().min(1).max(200)).optional(),
+      }),
+    )
+    .default([]),
 });
 export type NotifyLog = z.infer<typeof NotifyLogSchema>;
 
