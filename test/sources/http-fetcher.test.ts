@@ -214,6 +214,20 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs('soon', now)).toBeNull();
     expect(parseRetryAfterMs(null, now)).toBeNull();
   });
+
+  it('reads the obsolete HTTP date forms as GMT, whatever the machine zone', () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    try {
+      expect(parseRetryAfterMs('Saturday, 21-Nov-26 12:00:30 GMT', now)).toBe(30_000);
+      // asctime() names no zone: it is GMT by definition (RFC 9110 §5.6.7).
+      expect(parseRetryAfterMs('Sat Nov 21 12:00:45 2026', now)).toBe(45_000);
+      expect(parseRetryAfterMs('Sat, 21 Nov 2026 12:01:00', now)).toBe(60_000);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
 });
 
 describe('redirect policy', () => {
