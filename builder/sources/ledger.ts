@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DataError } from '../errors.ts';
 import { citedPost, timesFromPost, type PostTimeDisagreement } from '../model/evidence.ts';
+import { cleanEvidence, TEXT_LIMITS } from './sanitize.ts';
 import { EventSchema, EventTypeSchema, ReasonSchema, type Event, type EventType, type Reason, REASONS } from '../model/schemas.ts';
 
 export const LEDGER_NAME = 'codex-reset-ledger';
@@ -112,7 +113,10 @@ function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerD
   const where = `row ${n + 2}`;
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new DataError('data/ledger', `${where}: bad date_utc ${JSON.stringify(date)}`);
   if (!ledgerType || !description) throw new DataError('data/ledger', `${where}: type and description are required`);
-  const hasTime = !!time && /^\d{2}:\d{2}:\d{2}$/.test(time);
+  // The columns are named UTC, so a time is read as UTC; anything else in the column (an offset, a zone name, no
+  // seconds) is refused rather than dropped to a date or read in the machine's zone.
+  if (time && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(time)) throw new DataError('data/ledger', `${where}: bad time_utc ${JSON.stringify(time)} (HH:MM:SS in UTC, no zone)`);
+  const hasTime = !!time;
   const rowKey = hasTime ? `${date}T${time}Z` : date;
   // Ids come from the row as published, so a reviewed change of time never changes a public id.
   let id = `ledger-${date}-${hasTime ? time!.slice(0, 5).replace(':', '') : ledgerType}`;
@@ -144,7 +148,8 @@ function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerD
     observed_at: times.observed_at,
     effective_at: effectiveAt,
     ...(decision ? { author_notes: { en: `Reviewed ${decision.reviewed_at}: ${decision.decision}` } } : {}),
-    evidence_text: description,
+    // Third-party text like any source's: invisible characters and markup go (sanitize.ts).
+    evidence_text: cleanEvidence(description, TEXT_LIMITS.evidence),
     sources,
   });
 }
