@@ -5,7 +5,7 @@ import type { AccuracyDoc } from './page-data.ts';
 import { formatPercent } from './page-format.ts';
 import type { Ctx } from './page-sections.tsx';
 
-type Bin = AccuracyDoc['reliability']['h24'][number];
+type Bin = AccuracyDoc['reliability_24h'][number];
 const HORIZONS = ['h24', 'h48'] as const;
 type Horizon = (typeof HORIZONS)[number];
 
@@ -23,7 +23,7 @@ const scored = (b: Bin): b is Bin & { mean_probability: number; observed_frequen
 
 export function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
   const { lang, t } = ctx;
-  const bins = HORIZONS.map((h) => ({ h, label: t(`page:reliability.${h}`), bins: accuracy.reliability[h].filter(scored) }));
+  const bins = HORIZONS.map((h) => ({ h, label: t(`page:reliability.${h}`), bins: accuracy[h === 'h24' ? 'reliability_24h' : 'reliability_48h'].filter(scored) }));
   if (bins.every((b) => b.bins.length === 0)) return null;
   const pct = (p: number) => formatPercent(lang, p);
   return (

@@ -223,7 +223,7 @@ function LegendBar({ cls, label }: { cls: string; label: string }) {
 export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const a = data.accuracy;
-  const rows: ReliabilityRow[] = (['h24', 'h48'] as const).map((h) => ({ label: t(`page:reliability.${h}`), ...a.summary[h] }));
+  const rows: ReliabilityRow[] = (['24h', '48h'] as const).map((h) => ({ label: t(`page:reliability.h${h.slice(0, 2)}`), ...a[`summary_${h}`] }));
   const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
   const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
   const summary = rows.map((r) => t('page:reliability.summary', { horizon: r.label, forecast: num(r.brier), base: num(r.climatology_brier), count: r.sample_size })).join(' ');

@@ -8,7 +8,7 @@ import { EVENT_TYPES, LANGS } from '../../builder/model/schemas.ts';
 import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
 import { DATA_DIR, createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
 
-const NOW = '2026-11-21T12:00:00.000Z';
+const NOW = '2026-11-21T12:00:00Z';
 const ENDPOINTS = ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy'] as const;
 const SCHEMA_OF = { latest: 'latest', history: 'history', forecast: 'forecast', status: 'status', signals: 'signals', accuracy: 'accuracy' } as const;
 

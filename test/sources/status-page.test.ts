@@ -1,3 +1,4 @@
+import { formatInstant } from '../../builder/contract.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applySourceResults } from '../../builder/model/apply.ts';
 import { emptyState, SignalSchema, UpstreamStatusSchema, type State } from '../../builder/model/schemas.ts';
@@ -32,7 +33,7 @@ async function goodState(): Promise<State> {
 describe('fetchStatusPage', () => {
   it('reads an Atlassian Statuspage v2 summary: Codex components, upstream words, Codex incidents as signals', async () => {
     const r = await fetchStatusPage(testFetcher(), await serve(fixture('statuspage-v2-summary.json')), AS_OF);
-    expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: AS_OF.toISOString() });
+    expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: formatInstant(AS_OF) });
     expect(r.check.latency_ms).not.toBeNull();
     expect(UpstreamStatusSchema.parse(r.status)).toEqual({
       page_url: 'https://status.example.test/',
@@ -44,7 +45,7 @@ describe('fetchStatusPage', () => {
         { id: 'cmp-codex-api', name: 'Codex API', status: 'operational' },
         { id: 'cmp-codex-cli', name: 'Codex CLI', status: 'under_maintenance' },
       ],
-      fetched_at: AS_OF.toISOString(),
+      fetched_at: formatInstant(AS_OF),
     });
     const signals = r.signals!.map((s) => SignalSchema.parse(s));
     expect(signals.map((s) => s.id)).toEqual(['status-incident-inc-01', 'status-incident-inc-03']);
