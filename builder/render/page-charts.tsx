@@ -18,14 +18,15 @@ const KINDS: readonly EventType[] = ['global_reset', 'banked_grant', 'policy_cha
 
 /** viewBox widths: the year at desktop width, the recent months at phone width (text stays about 12 px). */
 const W_YEAR = 720;
-const W_RECENT = 320;
+const W_RECENT = 260;
 const LEFT = 10;
 const RIGHT = 10;
 const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
 
 /** A mark of a kind's shape centred on (x, y): circle, square, triangle. */
-function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled: boolean }) {
-  const cls = `m ${filled ? 'verified' : 'archived'}`;
+function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled?: boolean }) {
+  // Inside a chart the group carries the class (marks inherit stroke and fill): a year of marks weighs less.
+  const cls = filled === undefined ? undefined : `m ${filled ? 'verified' : 'archived'}`;
   if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={6} />;
   if (kind === 'banked_grant') return <rect class={cls} x={x - 5.5} y={y - 5.5} width={11} height={11} />;
   return <path class={cls} d={`M${x} ${y - 7}L${x + 7} ${y + 5}L${x - 7} ${y + 5}Z`} />;
@@ -86,44 +87,46 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
           </text>
         </g>
       ))}
-      {KINDS.map((k) => (
-        <g class={`k-${k}`}>
-          {points
-            .filter((p) => p.e.type === k)
-            .map((p) => (
-              <Mark kind={k} x={x(p.ms)} y={LANE_Y[k]} filled={p.e.status === 'verified'} />
-            ))}
-        </g>
-      ))}
+      {KINDS.flatMap((k) =>
+        (['verified', 'archived'] as const).map((status) => (
+          <g class={`k-${k} m ${status}`}>
+            {points
+              .filter((p) => p.e.type === k && p.e.status === status)
+              .map((p) => (
+                <Mark kind={k} x={x(p.ms)} y={LANE_Y[k]} />
+              ))}
+          </g>
+        )),
+      )}
     </svg>
   );
 }
 
 function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: readonly Point[]; rows: readonly Point[]; kindLabel: Record<EventType, string> }) {
   const { lang, t } = ctx;
-  const [date, kind, status] = [t('page:timeline.date'), t('page:timeline.kind'), t('page:timeline.status')];
   // Labels once per page, not once per event.
   const verified = t('page:timeline.verified');
   const archived = t('page:timeline.archived');
   return (
     <details>
       <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
-      <table class="stack">
+      {/* On a phone each row reads as one line (date · kind · status): labelled stacking would triple a long list. */}
+      <table class="list">
         <thead>
           <tr>
-            <th scope="col">{date}</th>
-            <th scope="col">{kind}</th>
-            <th scope="col">{status}</th>
+            <th scope="col">{t('page:timeline.date')}</th>
+            <th scope="col">{t('page:timeline.kind')}</th>
+            <th scope="col">{t('page:timeline.status')}</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((p) => (
             <tr id={eventAnchor(p.e.id)}>
-              <td data-label={date}>
+              <td>
                 <time datetime={p.at}>{formatDate(lang, p.at)}</time>
               </td>
-              <td data-label={kind}>{kindLabel[p.e.type]}</td>
-              <td data-label={status}>{p.e.status === 'verified' ? verified : archived}</td>
+              <td>{kindLabel[p.e.type]}</td>
+              <td>{p.e.status === 'verified' ? verified : archived}</td>
             </tr>
           ))}
         </tbody>

@@ -59,9 +59,11 @@ svg .verified{fill:currentColor}svg .archived{fill:var(--card)}
 svg .bar-f{fill:var(--g)}svg .bar-c{fill:url(#hatch);stroke:var(--muted)}
 svg #hatch path{stroke:var(--muted);stroke-width:2}
 @media (max-width:40rem){
-table.stack,table.stack tbody,table.stack tr{display:block}
-table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
-table.stack tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
+table.stack,table.stack tbody,table.stack tr,table.list,table.list tbody,table.list tr{display:block}
+table.stack thead,table.list thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.stack tr,table.list tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
+table.list td{display:inline;border:0;padding:0}
+table.list td+td::before{content:" \\00b7 ";color:var(--muted)}
 table.stack th,table.stack td{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:.6rem;border:0;padding:.1rem 0}
 table.stack [data-label]::before{content:attr(data-label);color:var(--muted);font-weight:400}
 }

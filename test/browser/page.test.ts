@@ -212,6 +212,8 @@ describeBrowser('the page in Chromium', () => {
         for (const width of WIDTHS) {
           await page.setViewportSize({ width, height: 900 });
           await page.screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}.png`), fullPage: true });
+          // The parts a phone reader looks at, as images of their own (the whole page is too long to read at a glance).
+          for (const [part, sel] of [['today', '#today'], ['checks', '#checks'], ['timeline', '#timeline .charts']]) await page.locator(sel!).screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}-${part}.png`) });
           expect(await layoutProblems(page), `${lang} at ${width} px`).toEqual([]);
           const charts = await page.evaluate(() => {
             const box = (sel: string) => {
@@ -219,7 +221,7 @@ describeBrowser('the page in Chromium', () => {
               const r = el?.getBoundingClientRect();
               return r && r.width > 0 ? { left: Math.round(r.left), right: Math.round(r.right) } : null;
             };
-            return { recent: box('svg.tl-recent'), year: box('svg.tl-year'), section: box('#timeline'), recentMarks: document.querySelectorAll('svg.tl-recent .m').length };
+            return { recent: box('svg.tl-recent'), year: box('svg.tl-year'), section: box('#timeline'), recentMarks: document.querySelectorAll('svg.tl-recent .m > *').length };
           });
           if (width < 640) {
             expect(charts.year, 'the year chart gives way to the recent one').toBeNull();
