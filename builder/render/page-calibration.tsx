@@ -3,7 +3,7 @@
 // and every value in a table beside it.
 import type { AccuracyDoc } from './page-data.ts';
 import { formatPercent } from './page-format.ts';
-import type { Ctx } from './page-sections.tsx';
+import { Head, type Ctx } from './page-sections.tsx';
 
 type Bin = AccuracyDoc['reliability_24h'][number];
 const HORIZONS = ['h24', 'h48'] as const;
@@ -69,13 +69,7 @@ export function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc
       <details>
         <summary>{t('page:reliability.bins')}</summary>
         <table class="stack">
-          <thead>
-            <tr>
-              {heads.map((h) => (
-                <th scope="col">{h}</th>
-              ))}
-            </tr>
-          </thead>
+          <Head labels={heads} />
           <tbody>
             {bins.flatMap((b) =>
               b.bins.map((bin) => (

@@ -6,7 +6,7 @@ import { Calibration } from './page-calibration.tsx';
 import type { PageData } from './page-data.ts';
 import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
 import { formatDate, formatMonth, formatNumber } from './page-format.ts';
-import type { Ctx } from './page-sections.tsx';
+import { Head, type Ctx } from './page-sections.tsx';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_DAYS = 365;
@@ -112,13 +112,7 @@ function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: rea
       <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
       {/* On a phone each row reads as one line (date · kind · status): labelled stacking would triple a long list. */}
       <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">{t('page:timeline.date')}</th>
-            <th scope="col">{t('page:timeline.kind')}</th>
-            <th scope="col">{t('page:timeline.status')}</th>
-          </tr>
-        </thead>
+        <Head labels={[t('page:timeline.date'), t('page:timeline.kind'), t('page:timeline.status')]} />
         <tbody>
           {rows.map((p) => (
             <tr id={eventAnchor(p.e.id)}>
@@ -260,14 +254,7 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
         <LegendBar cls="bar-c" label={t('page:reliability.base_rate')} />
       </ul>
       <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">{t('page:reliability.horizon')}</th>
-            <th scope="col">{t('page:reliability.forecast')}</th>
-            <th scope="col">{t('page:reliability.base_rate')}</th>
-            <th scope="col">{t('page:reliability.scored')}</th>
-          </tr>
-        </thead>
+        <Head labels={[t('page:reliability.horizon'), t('page:reliability.forecast'), t('page:reliability.base_rate'), t('page:reliability.scored')]} />
         <tbody>
           {rows.map((r) => (
             <tr>

@@ -16,6 +16,19 @@ function Time({ lang, iso, id }: { lang: Lang; iso: string | null; id?: string }
   return iso === null ? <time id={id}></time> : <time id={id} datetime={iso}>{formatUtc(lang, iso)}</time>;
 }
 
+/** A table's column headings (visually hidden where a narrow screen stacks the rows; each cell then names its column). */
+export function Head({ labels }: { labels: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {labels.map((l) => (
+          <th scope="col">{l}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t, asOf } = ctx;
   const today = data.latest.today;
@@ -168,14 +181,7 @@ export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
       <h2 id="checks-h">{t('page:checks.heading')}</h2>
       {checks.length === 0 ? <p id="checks-none">{t('page:checks.none')}</p> : null}
       <table id="checks-table" class="stack" hidden={checks.length === 0}>
-        <thead>
-          <tr>
-            <th scope="col">{source}</th>
-            <th scope="col">{result}</th>
-            <th scope="col">{time}</th>
-            <th scope="col">{detail}</th>
-          </tr>
-        </thead>
+        <Head labels={[source, result, time, detail]} />
         <tbody id="checks-body">
           {checks.map((c) => (
             <tr>
