@@ -53,7 +53,7 @@ async function get(p: PreviewServer, target: string) {
 describe('a calm day built at 12:00 UTC', () => {
   it('writes stale_after 30 minutes after the good check into the store next to the documents', async () => {
     const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8'));
-    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({ stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22' });
+    expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({ stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' });
   });
 
   it('answers no_verified_reset and reset false at 12:10 (through `npm run preview -- --now`)', async () => {
@@ -91,7 +91,7 @@ describe('a calm day built at 12:00 UTC', () => {
     const p = await previewAt(calm, '2026-11-21T12:31:00Z');
     const latest = await get(p, '/api/latest');
     expect(latest.status).toBe(200);
-    expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00.000Z' } });
+    expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00Z' } });
     const de = await get(p, '/api/status?lang=de');
     expect(de.lang).toBe('de');
     expect(de.body).toMatchObject({ reset: null, meta: { lang: 'de' }, today: { state: 'unknown' } });
@@ -151,8 +151,8 @@ describe('meta.stale_after', () => {
   it('is the instant the edge switches at, in the documents themselves', async () => {
     const calmDoc = JSON.parse(await readFile(path.join(calm.outDir, 'api/en/latest.json'), 'utf8'));
     const resetDoc = JSON.parse(await readFile(path.join(resetDay.outDir, 'api/en/status.json'), 'utf8'));
-    expect(calmDoc.meta.stale_after).toBe('2026-11-21T12:30:00.000Z');
-    expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00.000Z');
+    expect(calmDoc.meta.stale_after).toBe('2026-11-21T12:30:00Z');
+    expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00Z');
     const store = JSON.parse(await readFile(path.join(resetDay.outDir, EDGE_STORE_FILE), 'utf8'));
     expect(JSON.parse(store[EDGE_FRESHNESS_KEY]).stale_after).toBe(resetDoc.meta.stale_after);
   });
