@@ -70,7 +70,7 @@ export function parseJsonBody(body: string): { ok: true; value: unknown } | { ok
   }
 }
 
-/** Any date string JavaScript understands (ISO 8601 with offset, RFC 822) → `YYYY-MM-DDTHH:MM:SSZ`, or null. */
+/** Any date string JavaScript understands (ISO 8601 with offset, RFC 822) → `YYYY-MM-DDTHH:MM:SSZ` (to the second, the API's one format), or null. */
 export function toIsoInstant(value: string | null | undefined): string | null {
   if (!value) return null;
   const ms = Date.parse(value.trim());
@@ -78,7 +78,7 @@ export function toIsoInstant(value: string | null | undefined): string | null {
   const d = new Date(ms);
   const year = d.getUTCFullYear();
   if (year < 1970 || year > 9999) return null;
-  return d.toISOString().replace('.000Z', 'Z');
+  return formatInstant(d);
 }
 
 /** Upstream ids → the `[a-z0-9._-]` alphabet our ids use. */

@@ -39,7 +39,7 @@ describe('fetchStatusPage', () => {
       page_url: 'https://status.example.test/',
       indicator: 'minor',
       description: 'Partially Degraded Service',
-      updated_at: '2026-11-21T19:52:03.118Z',
+      updated_at: '2026-11-21T19:52:03Z',
       components: [
         { id: 'cmp-codex-web', name: 'Codex Web', status: 'degraded_performance' },
         { id: 'cmp-codex-api', name: 'Codex API', status: 'operational' },
