@@ -163,3 +163,16 @@ export function unknownPageKey(lang: Lang, date: string): string {
  * the machine's time zone, so it is refused.
  */
 export const ZONED_INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The API's one timestamp format, in JSON, feeds and the calendar alike: ISO 8601 UTC to the second,
+ * `YYYY-MM-DDTHH:MM:SSZ` (upstream records rarely carry more, and milliseconds of a build time are noise).
+ */
+export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** `at` in the API's timestamp format, truncated to the whole second. */
+export function formatInstant(at: Date | number | string): string {
+  const ms = typeof at === 'number' ? at : typeof at === 'string' ? Date.parse(at) : at.getTime();
+  if (!Number.isFinite(ms)) throw new Error(`[contract] not a time: ${String(at)}`);
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19) + 'Z';
+}

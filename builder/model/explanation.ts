@@ -2,6 +2,7 @@
 // `unknown` variants, the page and its script's fallback), so they all say the same sentence. The page's inline script
 // (render/page-script.ts) carries the same decision in plain JavaScript; test/render/explanation.test.ts and
 // test/browser/explanation.test.ts hold the two to the same sentences.
+import { formatInstant } from '../contract.ts';
 import type { Detail } from './schemas.ts';
 
 /** The answer of a build that was already `unknown` is out of date once this passes without a newer one (two ticks). */
@@ -42,7 +43,7 @@ export function computeExplanation(f: ExplanationFacts): Explanation {
   const staleAfter = Date.parse(f.stale_after);
   const expiredAt = staleAfter > generated ? staleAfter : generated + UNKNOWN_ANSWER_HOLDS_MS;
   // The build's own stale_after as written (not re-serialized), so the sentence shows the instant meta shows.
-  if (Date.parse(f.now) >= expiredAt) return { case: 'expired', params: { since: staleAfter > generated ? f.stale_after : new Date(expiredAt).toISOString() } };
+  if (Date.parse(f.now) >= expiredAt) return { case: 'expired', params: { since: staleAfter > generated ? f.stale_after : formatInstant(expiredAt) } };
   if (f.last_check_at === null) return { case: 'unchecked', params: {} };
   if (f.last_good_check_at === null) return { case: 'failed', params: { checked: f.last_check_at } };
   if (Date.parse(f.last_check_at) > Date.parse(f.last_good_check_at)) {

@@ -1,6 +1,6 @@
 // Pure: until when the present-tense answer of a build holds, and the values the edge needs to stop serving it
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
-import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY } from '../contract.ts';
+import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, formatInstant } from '../contract.ts';
 import { utcDate } from './events.ts';
 import { STALE_AFTER_MS, type TodayState } from './status.ts';
 
@@ -51,7 +51,7 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
 
 export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {
   const date = utcDate(asOf);
-  return { stale_after: computeStaleAfter(asOf, today).toISOString(), build_date: date, next_date: nextUtcDate(date), variant_dates: unknownVariantDates(asOf) };
+  return { stale_after: formatInstant(computeStaleAfter(asOf, today)), build_date: date, next_date: nextUtcDate(date), variant_dates: unknownVariantDates(asOf) };
 }
 
 /** The edge store's entries for a build: the freshness values and one key per published event id. */

@@ -1,4 +1,5 @@
 // Pure: today's four-state status, `reset`, and the latest resets.
+import { formatInstant } from '../contract.ts';
 import { eventDate, eventMs, utcDate } from './events.ts';
 import { RESET_SOURCE_KINDS } from './apply.ts';
 import { computeExplanation, explanationDetail } from './explanation.ts';
@@ -48,7 +49,8 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   const verified = todays.filter((e) => e.status === 'verified' && hasEvidence(e));
   const good = lastGoodResetCheck(checks);
   const last = good?.checked_at ?? null;
-  const base = { date, last_good_check_at: last, valid_until: null };
+  // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
+  const base = { date, last_good_check_at: last === null ? null : formatInstant(last), valid_until: null };
   if (verified.length > 0) {
     return { ...base, state: 'confirmed_today', reset: true, event_ids: verified.map((e) => e.id), explanation: { code: 'state.confirmed_today', params: { date } } };
   }
@@ -61,7 +63,7 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
       state: 'no_verified_reset',
       reset: false,
       event_ids: [],
-      valid_until: new Date(Date.parse(good.checked_at) + STALE_AFTER_MS).toISOString(),
+      valid_until: formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS),
       explanation: { code: 'state.no_verified_reset', params: { date } },
     };
   }

@@ -1,4 +1,5 @@
 // Pure: whether the tracker's announced reset is still upcoming, already recorded, or overdue.
+import { formatInstant } from '../contract.ts';
 import { eventMs, normalizeUrl } from './events.ts';
 import type { Announcement, Event, Signal, State } from './schemas.ts';
 
@@ -56,7 +57,7 @@ export function overdueSignal(a: Announcement, asOf: Date): Signal {
     excerpt: a.text.length > 1000 ? `${a.text.slice(0, 999)}…` : a.text,
     url: a.source.url,
     published_at: a.announced_at,
-    first_seen_at: asOf.toISOString(),
+    first_seen_at: formatInstant(asOf),
     review: 'awaiting_review',
     promoted_to: null,
   };

@@ -10,6 +10,12 @@ export const CALENDAR_UID_DOMAIN = 'reset-status-api';
 /** A reset is an instant; calendars show zero-length events poorly, so each one lasts this long. */
 export const CALENDAR_EVENT_MS = 30 * 60 * 1000;
 
+/**
+ * How often a subscribed calendar should fetch it again (REFRESH-INTERVAL, RFC 7986, and X-PUBLISHED-TTL): the
+ * builder runs every 15 minutes.
+ */
+export const CALENDAR_REFRESH_SECONDS = 15 * 60;
+
 export const calendarUid = (id: string): string => `${id}@${CALENDAR_UID_DOMAIN}`;
 /**
  * The original text in a calendar event, cut to this many characters: calendars show a few lines, the feed and the
@@ -30,6 +36,11 @@ export interface CalendarInput {
   entries: readonly FollowEntry[];
 }
 
+/** When the calendar's content last changed: the newest `updated` among its entries (the epoch for none). */
+export function calendarStamp(entries: readonly FollowEntry[]): Date {
+  return new Date(entries.reduce((max, e) => Math.max(max, e.updated.getTime()), 0));
+}
+
 export function renderCalendar(input: CalendarInput): string {
   const { lang, t } = input;
   const cal = ical({
@@ -37,12 +48,16 @@ export function renderCalendar(input: CalendarInput): string {
     description: t('follow:calendar.description'),
     prodId: { company: 'reset-status-api', product: 'calendar', language: lang.toUpperCase() },
     method: ICalCalendarMethod.PUBLISH,
+    ttl: CALENDAR_REFRESH_SECONDS,
   });
+  // Under METHOD:PUBLISH, DTSTAMP is when this instance of the calendar object was created (RFC 5545 3.8.7.2): the
+  // calendar's content time, the newest entry's news (as the feeds' `updated`), not each event's own time and not
+  // the clock, so the bytes change only with the content.
+  const stamp = calendarStamp(input.entries);
   for (const e of input.entries) {
     cal.createEvent({
       id: calendarUid(e.id),
-      // DTSTAMP from the content, not the clock, so the document's bytes change only with its content.
-      stamp: e.updated,
+      stamp,
       start: e.at,
       ...(e.allDay ? { allDay: true } : { end: new Date(e.at.getTime() + CALENDAR_EVENT_MS) }),
       summary: e.title,

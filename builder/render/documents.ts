@@ -2,14 +2,14 @@
 // response schemas, and the OpenAPI document generated from them.
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
-import { CACHE_CONTROL, EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
+import { CACHE_CONTROL, EVENT_TYPES, formatInstant, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
 import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
 import { computeStaleAfter } from '../model/freshness.ts';
 import { RESET_SOURCE_KINDS } from '../model/status.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
-import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray } from './values.ts';
+import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray, timesToSeconds } from './values.ts';
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { renderUpcoming } from './upcoming.ts';
 import type { RenderInput } from './input.ts';
@@ -41,7 +41,7 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     if (!p.translated) untranslated.push(name);
     return p.text;
   };
-  return {
+  return timesToSeconds({
     id: e.id,
     url: `/api/events/${e.id}?lang=${lang}`,
     type: e.type,
@@ -63,7 +63,7 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     sources: e.sources.map((s) => ({ ...s })),
     same_as: [...e.same_as],
     untranslated_fields: untranslated,
-  };
+  });
 }
 
 /** The latest check of each source, in a stable order. */
@@ -113,7 +113,7 @@ interface Shared {
 
 /** Event and history documents of one language: stable, their meta says only when their content last changed. */
 function renderStable(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
-  const stableMeta = (events: readonly Event[]) => ({ lang, updated_at: newestAmong(events), ...commonMeta(shared.license) });
+  const stableMeta = (events: readonly Event[]) => timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(shared.license) });
   const { allDates } = shared;
   // Each event is serialized once per language, in its own document; the histories listing it splice in that text
   // (they were half of all the bytes stringified, re-serializing every event). JSON.stringify composes, so the
@@ -152,7 +152,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
   const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license) };
   const generatedAt = shared.generatedAt;
   const { lastCheckAt, current } = shared;
-  const today = { ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) };
+  const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
   const f = input.forecast;
   add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
     meta,
@@ -170,28 +170,33 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     model_version: f.model_version,
     explanation: translateDetail(t, f.explanation, 'forecast'),
     issued_at: generatedAt,
-    last_global_reset_at: f.last_global_reset_at,
-    announced: f.announced ? roundDeep(f.announced) : null,
+    last_global_reset_at: f.last_global_reset_at === null ? null : timesToSeconds({ at: f.last_global_reset_at }).at,
+    announced: f.announced ? timesToSeconds(roundDeep(f.announced)) : null,
   });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
     meta,
     note: t('common:signals.note'),
     count: input.signals.length,
-    signals: input.signals.map((s) => ({ ...s })),
+    signals: input.signals.map((s) => timesToSeconds({ ...s })),
   });
   add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, {
     meta,
     note: t('common:accuracy.note'),
     window_days: input.accuracy.window_days,
-    ...roundDeep({
+    ...timesToSeconds(roundDeep({
       counts: input.accuracy.counts,
       skill: input.accuracy.skill,
       scoring: input.accuracy.scoring,
+      summary_24h: input.accuracy.summary.h24,
+      summary_48h: input.accuracy.summary.h48,
+      reliability_24h: input.accuracy.reliability.h24,
+      reliability_48h: input.accuracy.reliability.h48,
+      // Deprecated aliases (schemas.ts), the same values under the names before the horizon rule.
       summary: input.accuracy.summary,
       reliability: input.accuracy.reliability,
       forecasts: input.accuracy.forecasts,
       missed: input.accuracy.missed,
-    }),
+    })),
   });
 
   add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
@@ -201,7 +206,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
     last_source_check_at: lastCheckAt,
     today,
-    upcoming: renderUpcoming(input.upcoming ?? null, t),
+    upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
   });
   const u = input.upstreamStatus;
   add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
@@ -217,15 +222,15 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
       http_status: c.http_status,
       latency_ms: c.latency_ms,
       items_read: c.items_read,
-      checked_at: c.checked_at,
+      checked_at: formatInstant(c.checked_at),
       detail_code: c.detail.code,
       detail: translateDetail(t, c.detail, 'checks'),
       affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
     })),
     upstream_status: u
-      ? { page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) }
+      ? timesToSeconds({ page_url: u.page_url, indicator: u.indicator, description: u.description, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) })
       : null,
-    upcoming: renderUpcoming(input.upcoming ?? null, t),
+    upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
   });
 }
 
@@ -278,11 +283,11 @@ export function renderApi(input: RenderInput): OutputDocument[] {
   };
   const shared: Shared = {
     license,
-    generatedAt: asOf.toISOString(),
+    generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
-    staleAfter: new Date(Math.max(computeStaleAfter(asOf, input.today).getTime(), asOf.getTime())).toISOString(),
+    staleAfter: formatInstant(Math.max(computeStaleAfter(asOf, input.today).getTime(), asOf.getTime())),
     allDates: input.events.map((e) => eventTime(e).at.slice(0, 10)).sort(),
-    lastCheckAt: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
+    lastCheckAt: timesToSeconds({ at: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null) }).at,
     current: latestChecks(input.checks),
   };
   for (const lang of LANGS) {

@@ -1,6 +1,7 @@
 // Pure: Atom (RFC 4287) and JSON Feed 1.1 documents from the follow entries, written by the `feed` library.
 import { Feed } from 'feed';
 import type { TFunction } from 'i18next';
+import { formatInstant } from '../contract.ts';
 import type { Lang } from '../model/schemas.ts';
 import type { FollowEntry } from './follow.ts';
 
@@ -23,6 +24,8 @@ function escapeHtml(s: string): string {
   return xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+const entryId = (e: FollowEntry): string => `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`;
+
 function contentHtml(e: FollowEntry): string {
   const post = e.sourceUrl ? `<p><a href="${escapeHtml(e.sourceUrl)}">${escapeHtml(e.sourceUrl)}</a></p>` : '';
   return `<p>${escapeHtml(e.summary)}</p><blockquote>${escapeHtml(e.text)}</blockquote>${post}`;
@@ -40,7 +43,7 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
     id: `${TAG_PREFIX}feed`,
     title: t('follow:feed.title'),
     description: t('follow:feed.subtitle'),
-    link: `${base}/api/latest?lang=${lang}`,
+    link: `${base}/${lang}/`,
     language: lang,
     updated: entries[0]?.updated ?? new Date(0),
     generator: 'Reset Status API',
@@ -50,7 +53,7 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   });
   for (const e of entries) {
     feed.addItem({
-      id: `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`,
+      id: entryId(e),
       title: text(e.title),
       link: e.link,
       date: e.updated,
@@ -63,16 +66,41 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   return feed;
 }
 
+const ATOM_ROOT = '<feed xmlns="http://www.w3.org/2005/Atom">';
+/** The library's `Date#toISOString` in `<updated>` and `<published>`; user text never holds a raw `<` (escapeHtml). */
+const ATOM_TIMES = /<(updated|published)>([^<]+)<\/\1>/g;
+
+/**
+ * The library's Atom, brought to what this API promises: `xml:lang` on the feed (RFC 4287 3 via XML's own
+ * attribute), timestamps to the second, and each entry's JSON document as a second alternate link of its own type
+ * beside the human page (RFC 4287 4.2.7.2 allows one alternate per type). The library offers none of the three.
+ */
 export function renderAtom(input: FeedInput): string {
-  return buildFeed(input, 'atom').atom1();
+  let xml = buildFeed(input, 'atom').atom1();
+  if (!xml.includes(ATOM_ROOT)) throw new Error('[render/feeds] the feed library no longer writes the Atom root this code extends');
+  xml = xml.replace(ATOM_ROOT, `<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="${input.lang}">`);
+  xml = xml.replace(ATOM_TIMES, (_m, tag: string, at: string) => `<${tag}>${formatInstant(at)}</${tag}>`);
+  for (const e of input.entries) {
+    const plain = `<link href="${e.link}"/>`;
+    if (!xml.includes(plain)) throw new Error(`[render/feeds] entry ${e.id}: the feed library no longer writes its link as this code expects`);
+    xml = xml.replace(plain, `<link rel="alternate" type="text/html" href="${e.link}"/>\n        <link rel="alternate" type="application/json" href="${e.json}"/>`);
+  }
+  return xml;
 }
 
 /**
- * The library writes JSON Feed 1.0; 1.1 is a superset that adds `language` and `authors` (for the deprecated
- * `author`), so the document is upgraded in place. Items keep `id`, `url`, `title`, `summary`, `content_html`.
+ * The library writes JSON Feed 1.0; 1.1 is a superset that adds `language` and `authors`, which replaces the
+ * deprecated `author` (dropped here). Items keep `id`, `url` (the human page's anchor), `title`, `summary`,
+ * `content_html`, and gain `external_url`: the entry's JSON document. Dates to the second.
  */
 export function renderJsonFeed(input: FeedInput): string {
-  const doc = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown>;
-  const authors = doc.author ? { authors: [doc.author] } : {};
-  return JSON.stringify({ ...doc, version: 'https://jsonfeed.org/version/1.1', language: input.lang, ...authors }, null, 2);
+  const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & { items: Record<string, unknown>[] };
+  const byId = new Map(input.entries.map((e) => [entryId(e), e]));
+  const out = items.map((item) => {
+    const e = byId.get(String(item.id));
+    if (e === undefined) throw new Error(`[render/feeds] the feed library wrote an item this code did not give it: ${String(item.id)}`);
+    const dates = Object.fromEntries((['date_published', 'date_modified'] as const).filter((k) => typeof item[k] === 'string').map((k) => [k, formatInstant(item[k] as string)]));
+    return { ...item, external_url: e.json, ...dates };
+  });
+  return JSON.stringify({ ...doc, version: 'https://jsonfeed.org/version/1.1', language: input.lang, ...(author ? { authors: [author] } : {}), items: out }, null, 2);
 }

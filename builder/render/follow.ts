@@ -43,9 +43,17 @@ export interface FollowEntry {
   allDay: boolean;
   /** Whether the time is when it happened (a reset) or is to happen (an announcement with scheduled_for). */
   scheduled: boolean;
+  /** The human page, at the entry's anchor: what a person following the feed or calendar opens. */
   link: string;
+  /** The entry's JSON document (the event, or /api/latest for an announcement): the alternate link. */
+  json: string;
   sourceUrl: string | null;
 }
+
+/** The page's anchor for a listed event (page-charts.tsx writes it): `/<lang>/#event-<id>`. */
+export const eventAnchor = (id: string): string => `event-${id}`;
+/** The page's section for the announced reset. */
+export const UPCOMING_ANCHOR = 'upcoming';
 
 const FOLLOWED_TYPES: readonly Event['type'][] = ['global_reset', 'banked_grant'];
 
@@ -61,7 +69,8 @@ function resetEntry(e: Event, lang: Lang, t: TFunction, base: string): FollowEnt
     updated: new Date(eventMs(e)),
     allDay: e.time_precision === 'day',
     scheduled: true,
-    link: `${base}/api/events/${e.id}?lang=${lang}`,
+    link: `${base}/${lang}/#${eventAnchor(e.id)}`,
+    json: `${base}/api/events/${e.id}?lang=${lang}`,
     sourceUrl: e.sources[0]?.url ?? null,
   };
 }
@@ -77,14 +86,20 @@ function announcementEntry(a: Announcement, lang: Lang, t: TFunction, base: stri
     updated: new Date(a.announced_at),
     allDay: false,
     scheduled: a.scheduled_for !== null,
-    link: `${base}/api/latest?lang=${lang}`,
+    link: `${base}/${lang}/#${UPCOMING_ANCHOR}`,
+    json: `${base}/api/latest?lang=${lang}`,
     sourceUrl: a.source.url,
   };
 }
 
+/** The recorded resets the feeds and the calendar follow, newest first (the events come newest first). */
+export function followedEvents(events: readonly Event[], max: number): Event[] {
+  return events.filter((e) => FOLLOWED_TYPES.includes(e.type)).slice(0, max);
+}
+
 /** The entries in one language, newest first: the announcement (if any) then recorded resets. */
 export function computeFollowEntries(input: FollowInput, lang: Lang, t: TFunction, max: number): FollowEntry[] {
-  const resets = input.events.filter((e) => FOLLOWED_TYPES.includes(e.type)).slice(0, max);
+  const resets = followedEvents(input.events, max);
   const entries = resets.map((e) => resetEntry(e, lang, t, input.publicUrl));
   if (input.upcoming) entries.unshift(announcementEntry(input.upcoming, lang, t, input.publicUrl));
   return entries.sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id)).slice(0, max + 1);

@@ -30,7 +30,7 @@ import zhErrors from '../../locales/zh/errors.json' with { type: 'json' };
 import zhForecast from '../../locales/zh/forecast.json' with { type: 'json' };
 import zhPage from '../../locales/zh/page.json' with { type: 'json' };
 import zhFollow from '../../locales/zh/follow.json' with { type: 'json' };
-import { LANGS, type Lang } from '../contract.ts';
+import { formatInstant, LANGS, type Lang } from '../contract.ts';
 import type { Detail } from '../model/schemas.ts';
 
 export const NAMESPACES = ['common', 'errors', 'checks', 'forecast', 'page', 'follow'] as const;
@@ -65,5 +65,7 @@ export function translator(lang: Lang): TFunction {
 /** Translates a Detail whose code is `ns:key` or a key of the common namespace. */
 export function translateDetail(t: TFunction, d: Detail, ns: Namespace = 'common'): string {
   const key = d.code.includes(':') ? d.code : `${ns}:${d.code}`;
-  return t(key, d.params);
+  // A time in a sentence reads as the API writes times everywhere: to the second.
+  const params = Object.fromEntries(Object.entries(d.params).map(([k, v]) => [k, typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/.test(v) ? formatInstant(v) : v]));
+  return t(key, params);
 }

@@ -3,9 +3,9 @@
 // and every value in a table beside it.
 import type { AccuracyDoc } from './page-data.ts';
 import { formatPercent } from './page-format.ts';
-import type { Ctx } from './page-sections.tsx';
+import { Head, type Ctx } from './page-sections.tsx';
 
-type Bin = AccuracyDoc['reliability']['h24'][number];
+type Bin = AccuracyDoc['reliability_24h'][number];
 const HORIZONS = ['h24', 'h48'] as const;
 type Horizon = (typeof HORIZONS)[number];
 
@@ -23,9 +23,10 @@ const scored = (b: Bin): b is Bin & { mean_probability: number; observed_frequen
 
 export function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
   const { lang, t } = ctx;
-  const bins = HORIZONS.map((h) => ({ h, label: t(`page:reliability.${h}`), bins: accuracy.reliability[h].filter(scored) }));
+  const bins = HORIZONS.map((h) => ({ h, label: t(`page:reliability.${h}`), bins: accuracy[h === 'h24' ? 'reliability_24h' : 'reliability_48h'].filter(scored) }));
   if (bins.every((b) => b.bins.length === 0)) return null;
   const pct = (p: number) => formatPercent(lang, p);
+  const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) => t(`page:reliability.${k}`));
   return (
     <>
       <p>{t('page:reliability.calibration')}</p>
@@ -67,32 +68,24 @@ export function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc
       </ul>
       <details>
         <summary>{t('page:reliability.bins')}</summary>
-        <div class="scroll" tabindex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('page:reliability.horizon')}</th>
-                <th scope="col">{t('page:reliability.range')}</th>
-                <th scope="col">{t('page:reliability.predicted')}</th>
-                <th scope="col">{t('page:reliability.observed')}</th>
-                <th scope="col">{t('page:reliability.checkpoints')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {bins.flatMap((b) =>
-                b.bins.map((bin) => (
-                  <tr>
-                    <th scope="row">{b.label}</th>
-                    <td>{`${pct(bin.lower)}–${pct(bin.upper)}`}</td>
-                    <td>{pct(bin.mean_probability)}</td>
-                    <td>{pct(bin.observed_frequency)}</td>
-                    <td>{bin.count}</td>
-                  </tr>
-                )),
-              )}
-            </tbody>
-          </table>
-        </div>
+        <table class="stack">
+          <Head labels={heads} />
+          <tbody>
+            {bins.flatMap((b) =>
+              b.bins.map((bin) => (
+                <tr>
+                  <th scope="row" data-label={heads[0]}>
+                    {b.label}
+                  </th>
+                  <td data-label={heads[1]}>{`${pct(bin.lower)}–${pct(bin.upper)}`}</td>
+                  <td data-label={heads[2]}>{pct(bin.mean_probability)}</td>
+                  <td data-label={heads[3]}>{pct(bin.observed_frequency)}</td>
+                  <td data-label={heads[4]}>{bin.count}</td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
       </details>
     </>
   );

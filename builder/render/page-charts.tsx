@@ -4,23 +4,29 @@ import { eventTime } from '../model/events.ts';
 import type { Event, EventType } from '../model/schemas.ts';
 import { Calibration } from './page-calibration.tsx';
 import type { PageData } from './page-data.ts';
+import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
 import { formatDate, formatMonth, formatNumber } from './page-format.ts';
-import type { Ctx } from './page-sections.tsx';
+import { Head, type Ctx } from './page-sections.tsx';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_DAYS = 365;
+/** The narrow screen's chart: the latest three months, whole, at a readable size (no sideways scrolling). */
+const RECENT_DAYS = 92;
 /** Rows in the timeline's table (the newest); this bounds the page's weight, /api/history has every event. */
 const MAX_TIMELINE_ROWS = 60;
 const KINDS: readonly EventType[] = ['global_reset', 'banked_grant', 'policy_change'];
 
-const W = 720;
+/** viewBox widths: the year at desktop width, the recent months at phone width (text stays about 12 px). */
+const W_YEAR = 720;
+const W_RECENT = 260;
 const LEFT = 10;
 const RIGHT = 10;
 const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
 
 /** A mark of a kind's shape centred on (x, y): circle, square, triangle. */
-function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled: boolean }) {
-  const cls = `m ${filled ? 'verified' : 'archived'}`;
+function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled?: boolean }) {
+  // Inside a chart the group carries the class (marks inherit stroke and fill): a year of marks weighs less.
+  const cls = filled === undefined ? undefined : `m ${filled ? 'verified' : 'archived'}`;
   if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={6} />;
   if (kind === 'banked_grant') return <rect class={cls} x={x - 5.5} y={y - 5.5} width={11} height={11} />;
   return <path class={cls} d={`M${x} ${y - 7}L${x + 7} ${y + 5}L${x - 7} ${y + 5}Z`} />;
@@ -49,27 +55,27 @@ interface Window {
   points: Point[];
 }
 
-function timelineWindow(events: readonly Event[], asOf: Date): Window {
+function toPoint(e: Event): Point {
+  const at = eventTime(e).at;
+  return { e, at, ms: Date.parse(at.length === 10 ? `${at}T12:00:00Z` : at) };
+}
+
+function timelineWindow(events: readonly Event[], asOf: Date, days: number): Window {
   const to = asOf.getTime();
-  const from = to - TIMELINE_DAYS * DAY_MS;
-  const points: Point[] = [];
-  for (const e of events) {
-    const at = eventTime(e).at;
-    const ms = Date.parse(at.length === 10 ? `${at}T12:00:00Z` : at);
-    if (ms >= from && ms <= to) points.push({ e, at, ms });
-  }
+  const from = to - days * DAY_MS;
+  const points = events.map(toPoint).filter((p) => p.ms >= from && p.ms <= to);
   return { from, to, points: points.sort((a, b) => b.ms - a.ms) };
 }
 
-function TimelineChart({ ctx, w, summary }: { ctx: Ctx; w: Window; summary: string }) {
+function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summary: string; id: string; W: number }) {
   const { from, to, points } = w;
   const x = (ms: number) => Math.round((LEFT + ((ms - from) / (to - from)) * (W - LEFT - RIGHT)) * 10) / 10;
   const months: Date[] = [];
   const start = new Date(from);
   for (let m = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)); m.getTime() <= to; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) months.push(m);
   return (
-    <svg class="timeline" viewBox={`0 0 ${W} 130`} role="img" aria-labelledby="tl-title">
-      <title id="tl-title">{summary}</title>
+    <svg class={`timeline ${id}`} viewBox={`0 0 ${W} 130`} role="img" aria-labelledby={`${id}-title`}>
+      <title id={`${id}-title`}>{summary}</title>
       {KINDS.map((k) => (
         <line class="axis" x1={LEFT} x2={W - RIGHT} y1={LANE_Y[k]} y2={LANE_Y[k]} />
       ))}
@@ -81,20 +87,22 @@ function TimelineChart({ ctx, w, summary }: { ctx: Ctx; w: Window; summary: stri
           </text>
         </g>
       ))}
-      {KINDS.map((k) => (
-        <g class={`k-${k}`}>
-          {points
-            .filter((p) => p.e.type === k)
-            .map((p) => (
-              <Mark kind={k} x={x(p.ms)} y={LANE_Y[k]} filled={p.e.status === 'verified'} />
-            ))}
-        </g>
-      ))}
+      {KINDS.flatMap((k) =>
+        (['verified', 'archived'] as const).map((status) => (
+          <g class={`k-${k} m ${status}`}>
+            {points
+              .filter((p) => p.e.type === k && p.e.status === status)
+              .map((p) => (
+                <Mark kind={k} x={x(p.ms)} y={LANE_Y[k]} />
+              ))}
+          </g>
+        )),
+      )}
     </svg>
   );
 }
 
-function TimelineTable({ ctx, points, kindLabel }: { ctx: Ctx; points: readonly Point[]; kindLabel: Record<EventType, string> }) {
+function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: readonly Point[]; rows: readonly Point[]; kindLabel: Record<EventType, string> }) {
   const { lang, t } = ctx;
   // Labels once per page, not once per event.
   const verified = t('page:timeline.verified');
@@ -102,28 +110,21 @@ function TimelineTable({ ctx, points, kindLabel }: { ctx: Ctx; points: readonly 
   return (
     <details>
       <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
-      <div class="scroll" tabindex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('page:timeline.date')}</th>
-              <th scope="col">{t('page:timeline.kind')}</th>
-              <th scope="col">{t('page:timeline.status')}</th>
+      {/* On a phone each row reads as one line (date · kind · status): labelled stacking would triple a long list. */}
+      <table class="list">
+        <Head labels={[t('page:timeline.date'), t('page:timeline.kind'), t('page:timeline.status')]} />
+        <tbody>
+          {rows.map((p) => (
+            <tr id={eventAnchor(p.e.id)}>
+              <td>
+                <time datetime={p.at}>{formatDate(lang, p.at)}</time>
+              </td>
+              <td>{kindLabel[p.e.type]}</td>
+              <td>{p.e.status === 'verified' ? verified : archived}</td>
             </tr>
-          </thead>
-          <tbody>
-            {points.slice(0, MAX_TIMELINE_ROWS).map((p) => (
-              <tr>
-                <td>
-                  <time datetime={p.at}>{formatDate(lang, p.at)}</time>
-                </td>
-                <td>{kindLabel[p.e.type]}</td>
-                <td>{p.e.status === 'verified' ? verified : archived}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </table>
       {points.length > MAX_TIMELINE_ROWS ? (
         <p>
           <a href={`/api/history?lang=${lang}`}>{t('page:timeline.more', { count: points.length - MAX_TIMELINE_ROWS })}</a>
@@ -135,7 +136,8 @@ function TimelineTable({ ctx, points, kindLabel }: { ctx: Ctx; points: readonly 
 
 export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }) {
   const { lang, t, asOf } = ctx;
-  const w = timelineWindow(events, asOf);
+  const w = timelineWindow(events, asOf, TIMELINE_DAYS);
+  const recent = timelineWindow(events, asOf, RECENT_DAYS);
   const count = (k: EventType, verified?: boolean) => w.points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified)).length;
   const summary = t('page:timeline.summary', {
     from: formatDate(lang, new Date(w.from).toISOString()),
@@ -145,12 +147,27 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
     banked: count('banked_grant'),
     policy: count('policy_change'),
   });
+  const recentSummary = t('page:timeline.summary', {
+    from: formatDate(lang, new Date(recent.from).toISOString()),
+    to: formatDate(lang, asOf.toISOString()),
+    global: recent.points.filter((p) => p.e.type === 'global_reset').length,
+    verified: recent.points.filter((p) => p.e.type === 'global_reset' && p.e.status === 'verified').length,
+    banked: recent.points.filter((p) => p.e.type === 'banked_grant').length,
+    policy: recent.points.filter((p) => p.e.type === 'policy_change').length,
+  });
+  // The table lists the newest events of the year, and every event the feeds and the calendar link to (their
+  // anchors), however old: a link from a feed always lands on its row.
+  const listed = new Set<string>();
+  const rows = [...w.points.slice(0, MAX_TIMELINE_ROWS), ...followedEvents(events, FEED_MAX_ENTRIES).map(toPoint)]
+    .filter((p) => !listed.has(p.e.id) && listed.add(p.e.id))
+    .sort((a, b) => b.ms - a.ms);
   const kindLabel = Object.fromEntries(KINDS.map((k) => [k, t(`common:type.${k}`)])) as Record<EventType, string>;
   return (
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>
-      <div class="scroll" tabindex={0} aria-labelledby="tl-h" role="group">
-        <TimelineChart ctx={ctx} w={w} summary={summary} />
+      <div class="charts">
+        <TimelineChart ctx={ctx} w={recent} summary={recentSummary} id="tl-recent" W={W_RECENT} />
+        <TimelineChart ctx={ctx} w={w} summary={summary} id="tl-year" W={W_YEAR} />
       </div>
       <p>{summary}</p>
       <ul class="legend" aria-label={t('page:timeline.legend')}>
@@ -161,7 +178,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
         ))}
       </ul>
       <p class="muted">{t('page:timeline.filled')}</p>
-      {w.points.length === 0 ? <p>{t('page:timeline.empty')}</p> : <TimelineTable ctx={ctx} points={w.points} kindLabel={kindLabel} />}
+      {w.points.length === 0 ? <p>{t('page:timeline.empty')}</p> : <TimelineTable ctx={ctx} points={w.points} rows={rows} kindLabel={kindLabel} />}
     </section>
   );
 }
@@ -223,7 +240,7 @@ function LegendBar({ cls, label }: { cls: string; label: string }) {
 export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const a = data.accuracy;
-  const rows: ReliabilityRow[] = (['h24', 'h48'] as const).map((h) => ({ label: t(`page:reliability.${h}`), ...a.summary[h] }));
+  const rows: ReliabilityRow[] = (['24h', '48h'] as const).map((h) => ({ label: t(`page:reliability.h${h.slice(0, 2)}`), ...a[`summary_${h}`] }));
   const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
   const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
   const summary = rows.map((r) => t('page:reliability.summary', { horizon: r.label, forecast: num(r.brier), base: num(r.climatology_brier), count: r.sample_size })).join(' ');
@@ -236,28 +253,21 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
         <LegendBar cls="bar-f" label={t('page:reliability.forecast')} />
         <LegendBar cls="bar-c" label={t('page:reliability.base_rate')} />
       </ul>
-      <div class="scroll" tabindex={0}>
-        <table>
-          <thead>
+      <table class="stack">
+        <Head labels={[t('page:reliability.horizon'), t('page:reliability.forecast'), t('page:reliability.base_rate'), t('page:reliability.scored')]} />
+        <tbody>
+          {rows.map((r) => (
             <tr>
-              <th scope="col">{t('page:reliability.horizon')}</th>
-              <th scope="col">{t('page:reliability.forecast')}</th>
-              <th scope="col">{t('page:reliability.base_rate')}</th>
-              <th scope="col">{t('page:reliability.scored')}</th>
+              <th scope="row" data-label={t('page:reliability.horizon')}>
+                {r.label}
+              </th>
+              <td data-label={t('page:reliability.forecast')}>{num(r.brier)}</td>
+              <td data-label={t('page:reliability.base_rate')}>{num(r.climatology_brier)}</td>
+              <td data-label={t('page:reliability.scored')}>{formatNumber(lang, r.sample_size, 0)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr>
-                <th scope="row">{r.label}</th>
-                <td>{num(r.brier)}</td>
-                <td>{num(r.climatology_brier)}</td>
-                <td>{formatNumber(lang, r.sample_size, 0)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </table>
       <Calibration ctx={ctx} accuracy={a} />
     </section>
   );

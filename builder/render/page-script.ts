@@ -54,12 +54,15 @@ export const PAGE_SCRIPT = String.raw`(function () {
     if (table) table.hidden = list.length === 0;
     if (none) none.hidden = list.length > 0;
     while (body.firstChild) body.removeChild(body.firstChild);
+    // Each cell carries its column's heading: a narrow screen shows the rows stacked, each value labelled.
+    var heads = table ? table.querySelectorAll('thead th') : [];
     list.forEach(function (c) {
       var tr = document.createElement('tr');
       var cells = [c.source, (c.ok ? '\u2713 ' + T.ok : '\u2717 ' + T.failed), c.checked_at ? time(c.checked_at, 'UTC') : '', c.detail];
       cells.forEach(function (v, i) {
         var td = document.createElement(i === 0 ? 'th' : 'td');
-        if (i === 0) td.setAttribute('scope', 'row');
+        if (i === 0) { td.setAttribute('scope', 'row'); td.className = 'ident'; }
+        if (heads[i]) td.setAttribute('data-label', heads[i].textContent);
         if (i === 1) td.className = c.ok ? 'ok' : 'bad';
         td.textContent = v == null ? '' : String(v);
         tr.appendChild(td);
@@ -77,7 +80,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
   function explain(now) {
     var gen = Date.parse(cfg.generated_at), sa = Date.parse(cfg.stale_after), good = cfg.last_good, seen = cfg.last_check;
     var exp = sa > gen ? sa : gen + 1800000;
-    if (now >= exp) return fill(T.unknown.expired, { since: sa > gen ? cfg.stale_after : new Date(exp).toISOString() });
+    if (now >= exp) return fill(T.unknown.expired, { since: sa > gen ? cfg.stale_after : new Date(exp).toISOString().slice(0, 19) + 'Z' });
     if (!seen) return T.unknown.unchecked;
     if (!good) return fill(T.unknown.failed, { checked: seen });
     if (Date.parse(seen) > Date.parse(good)) return fill(T.unknown.failed_since, { since: good, checked: seen });

@@ -16,6 +16,19 @@ function Time({ lang, iso, id }: { lang: Lang; iso: string | null; id?: string }
   return iso === null ? <time id={id}></time> : <time id={id} datetime={iso}>{formatUtc(lang, iso)}</time>;
 }
 
+/** A table's column headings (visually hidden where a narrow screen stacks the rows; each cell then names its column). */
+export function Head({ labels }: { labels: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {labels.map((l) => (
+          <th scope="col">{l}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t, asOf } = ctx;
   const today = data.latest.today;
@@ -162,34 +175,30 @@ export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const checks = data.status.source_checks;
   const up = data.status.upstream_status;
+  const [source, result, time, detail] = [t('page:checks.source'), t('page:checks.result'), t('page:checks.time'), t('page:checks.detail')];
   return (
     <section id="checks" aria-labelledby="checks-h">
       <h2 id="checks-h">{t('page:checks.heading')}</h2>
       {checks.length === 0 ? <p id="checks-none">{t('page:checks.none')}</p> : null}
-      <div class="scroll" tabindex={0}>
-        <table id="checks-table" hidden={checks.length === 0}>
-          <thead>
+      <table id="checks-table" class="stack" hidden={checks.length === 0}>
+        <Head labels={[source, result, time, detail]} />
+        <tbody id="checks-body">
+          {checks.map((c) => (
             <tr>
-              <th scope="col">{t('page:checks.source')}</th>
-              <th scope="col">{t('page:checks.result')}</th>
-              <th scope="col">{t('page:checks.time')}</th>
-              <th scope="col">{t('page:checks.detail')}</th>
+              <th scope="row" class="ident" data-label={source}>
+                {c.source}
+              </th>
+              <td class={c.ok ? 'ok' : 'bad'} data-label={result}>
+                {c.ok ? `\u2713 ${t('page:checks.ok')}` : `\u2717 ${t('page:checks.failed')}`}
+              </td>
+              <td data-label={time}>
+                <Time lang={lang} iso={c.checked_at} />
+              </td>
+              <td data-label={detail}>{c.detail}</td>
             </tr>
-          </thead>
-          <tbody id="checks-body">
-            {checks.map((c) => (
-              <tr>
-                <th scope="row">{c.source}</th>
-                <td class={c.ok ? 'ok' : 'bad'}>{c.ok ? `\u2713 ${t('page:checks.ok')}` : `\u2717 ${t('page:checks.failed')}`}</td>
-                <td>
-                  <Time lang={lang} iso={c.checked_at} />
-                </td>
-                <td>{c.detail}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </table>
       {up === null ? null : (
         <>
           <h3>{t('page:checks.upstream')}</h3>

@@ -1,7 +1,9 @@
 // The page's inline style sheet: a constant (hashed into the Content-Security-Policy). System fonts only, so the page
 // makes no request for them; one column that reads at 320 px and widens to a grid on a desktop; dark mode from
 // prefers-color-scheme; no motion at all, and a guard should any be added. State colours always come with words and
-// a symbol, chart kinds with a shape.
+// a symbol, chart kinds with a shape. Nothing scrolls sideways: words wrap only where the language breaks lines
+// (Korean keeps its words whole), tables stack their rows below 40rem with each value labelled, and the timeline
+// shows the latest three months whole on a phone and the year from 40rem up.
 export const PAGE_CSS = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1a1a1a;--muted:#595959;--line:#d0d0d0;--card:#f6f6f4;--link:#0b57b0;
 --ok:#136f2d;--rec:#8a4b00;--no:#2d4a7a;--unk:#5a5a5a;--g:#0b57b0;--b:#8a4b00;--p:#6b3fa0}
@@ -9,7 +11,10 @@ export const PAGE_CSS = `
 --ok:#6fd68c;--rec:#ffb35c;--no:#9dbcf0;--unk:#c4c4c4;--g:#8cb8ff;--b:#ffb35c;--p:#c9a6f5}}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK JP",sans-serif;overflow-wrap:anywhere}
+body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK JP",sans-serif;overflow-wrap:break-word}
+:lang(ko){word-break:keep-all}
+.ident,code{white-space:nowrap}
+code{font-size:.85em}
 a{color:var(--link)}
 a:focus-visible,summary:focus-visible{outline:3px solid var(--link);outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--bg);padding:4px 8px}
@@ -41,10 +46,10 @@ blockquote{margin:.5rem 0;padding:.3rem .8rem;border-left:3px solid var(--line);
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:.3rem .4rem;border-bottom:1px solid var(--line);vertical-align:top}
 .ok{color:var(--ok)}.bad{color:var(--rec);font-weight:700}
-.scroll{overflow-x:auto}
 svg{display:block;width:100%;height:auto;max-width:100%}
 svg text{fill:var(--fg);font-size:12px}
-.timeline{min-width:36rem}
+.tl-recent{display:none}
+@media (max-width:40rem){.tl-year{display:none}.tl-recent{display:block}}
 svg .axis{stroke:var(--line)}
 svg .diagonal{stroke:var(--muted);stroke-dasharray:4 3}
 svg.calibration{max-width:18rem;margin:.5rem 0}
@@ -53,6 +58,15 @@ svg .m{stroke:currentColor;stroke-width:2}
 svg .verified{fill:currentColor}svg .archived{fill:var(--card)}
 svg .bar-f{fill:var(--g)}svg .bar-c{fill:url(#hatch);stroke:var(--muted)}
 svg #hatch path{stroke:var(--muted);stroke-width:2}
+@media (max-width:40rem){
+table.stack,table.stack tbody,table.stack tr,table.list,table.list tbody,table.list tr{display:block}
+table.stack thead,table.list thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.stack tr,table.list tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
+table.list td{display:inline;border:0;padding:0}
+table.list td+td::before{content:" \\00b7 ";color:var(--muted)}
+table.stack th,table.stack td{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:.6rem;border:0;padding:.1rem 0}
+table.stack [data-label]::before{content:attr(data-label);color:var(--muted);font-weight:400}
+}
 .legend{display:flex;flex-wrap:wrap;gap:.3rem 1rem;list-style:none;padding:0;margin:.5rem 0}
 .legend svg{display:inline-block;width:1rem;height:1rem;vertical-align:-.15rem}
 ul.plain{padding-left:1.1rem}

@@ -5,7 +5,8 @@ import { ERROR_CODES, EVENT_TYPES, LANGS } from '../contract.ts';
 import { ORIGINS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
-const instant = z.iso.datetime({ offset: false });
+// The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
+const instant = z.iso.datetime({ offset: false, precision: 0 });
 const instantOrDate = z.union([instant, z.iso.date()]);
 const probability = z.number().gt(0).lt(1);
 
@@ -293,10 +294,17 @@ export const AccuracyDocSchema = z
         trailing_climatology_days: z.number(),
       })
       .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
-    summary: z.strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }),
+    summary_24h: HorizonSummarySchema.describe('Scores of the 24-hour forecast.'),
+    summary_48h: HorizonSummarySchema.describe('Scores of the 48-hour forecast.'),
+    reliability_24h: z.array(ReliabilityBinSchema).describe('Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed.'),
+    reliability_48h: z.array(ReliabilityBinSchema).describe('As reliability_24h, for the 48-hour forecast.'),
+    // The names before the one horizon rule (`probability_24h` style); kept for api_version 1 only.
+    summary: z
+      .strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema })
+      .meta({ deprecated: true, description: 'Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.' }),
     reliability: z
       .strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) })
-      .describe('Resolved checkpoints binned by forecast probability, against how often a reset followed.'),
+      .meta({ deprecated: true, description: 'Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.' }),
     forecasts: z.array(
       z.strictObject({
         checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),

@@ -1,5 +1,6 @@
 // Pure helpers of the renderer: rounding, content times, the license text, and serialization shortcuts.
 import type { TFunction } from 'i18next';
+import { formatInstant } from '../contract.ts';
 import { newestTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
 
@@ -74,4 +75,21 @@ export function spliceLastArray(doc: Record<string, unknown>, last: string, item
   const tail = `${JSON.stringify(last)}:[]}`;
   if (!head.endsWith(tail)) throw new Error(`[render] ${last} is not the last property of the document`);
   return `${head.slice(0, -2)}${items.join(',')}]}`;
+}
+
+/** Field names that hold an instant (or, for day-precision records, a date): `*_at` and these. */
+const TIME_FIELD = /(_at|^checkpoint|^scheduled_for|^valid_until|^stale_after)$/;
+const INSTANT_WITH_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
+
+/**
+ * A copy with every instant in a time field (by name, so no text is touched) in the API's one format, to the second
+ * (contract.ts formatInstant): state written before that rule, and upstream times with fractions, become it too.
+ * Dates stay dates.
+ */
+export function timesToSeconds<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(timesToSeconds) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, TIME_FIELD.test(k) && typeof v === 'string' ? (INSTANT_WITH_FRACTION.test(v) ? formatInstant(v) : v) : timesToSeconds(v)]),
+  ) as T;
 }

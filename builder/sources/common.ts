@@ -1,6 +1,7 @@
 // Helpers shared by the source adapters: building checks, reading zod paths, cleaning untrusted text.
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
+import { formatInstant } from '../contract.ts';
 import type { Detail, SourceCheck } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkJsonShape, checkSize, startBudgetClock, type BudgetClock, type ParseBudget } from './budget.ts';
@@ -17,7 +18,7 @@ export function computeCheck(
   fields: { ok: boolean; http_status: number | null; latency_ms: number | null; items_read: number; detail: Detail },
 ): SourceCheck {
   // The configured URL may carry credentials: a check (state, /api/status) only ever holds its redacted form.
-  return { source: config.id, kind: config.kind, url: redactUrl(config.url), checked_at: asOf.toISOString(), ...fields };
+  return { source: config.id, kind: config.kind, url: redactUrl(config.url), checked_at: formatInstant(asOf), ...fields };
 }
 
 /** The fetch options of a source: what it accepts, and the redirect hosts its configuration allows. */

@@ -3,6 +3,8 @@
 // payload would become another instant on another machine. Only the two formats sources use are read (ISO 8601 /
 // RFC 3339, and RFC 2822 as RSS has it), each field checked, and the caller decides per source what a missing zone
 // means (docs/sources.md "Time"): read as UTC, or refused.
+import { formatInstant } from '../contract.ts';
+
 
 /** What a value without a zone means for a source: UTC, or a value the source must not send. */
 export type ZonelessRule = 'utc' | 'reject';
@@ -90,7 +92,7 @@ export function readInstant(value: string | null | undefined, zoneless: Zoneless
   const t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), second === 60 ? 999 : ms) - (f.offsetMin ?? 0) * MINUTE_MS;
   const d = new Date(t);
   if (d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999) return { ok: false, reason: 'bad_date' };
-  return { ok: true, iso: d.toISOString().replace('.000Z', 'Z') };
+  return { ok: true, iso: formatInstant(d) };
 }
 
 function daysIn(year: number, month: number): number {

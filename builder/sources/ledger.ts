@@ -9,7 +9,7 @@ export const LEDGER_NAME = 'codex-reset-ledger';
 export const LEDGER_URL = 'https://github.com/kosanhu2021-source/codex-reset-ledger';
 export const LEDGER_COMMIT = '78180e92af42a2e3b61f6504deed058db0556225';
 export const LEDGER_NOTICE =
-  'Derived from codex-reset-ledger (data/codex-reset-ledger.csv). MIT License, Copyright (c) 2026 whenresets.net. Full text: data/LICENSE-codex-reset-ledger.txt';
+  'Derived from codex-reset-ledger (https://github.com/kosanhu2021-source/codex-reset-ledger). MIT License, Copyright (c) 2026 whenresets.net. Full text: /api/license.txt';
 
 /** RFC 4180 CSV: quoted fields may hold commas, newlines and doubled quotes. */
 export function parseCsv(text: string): string[][] {

@@ -1,5 +1,6 @@
 // Source 3: public signal feeds (RSS 2.0, Atom 1.0, JSON Feed 1.x). Items that look like reset news become
 // signals awaiting review; nothing here ever becomes an event without a human decision in data/reviews.
+import { formatInstant } from '../contract.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
@@ -142,7 +143,7 @@ export function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf:
       excerpt: i.excerpt,
       url: i.link,
       published_at: i.published_at,
-      first_seen_at: asOf.toISOString(),
+      first_seen_at: formatInstant(asOf),
       review: 'awaiting_review' as const,
       promoted_to: null,
     }));

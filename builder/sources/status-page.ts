@@ -1,4 +1,5 @@
 // Source 1: the official upstream status page (Atlassian Statuspage v2 summary, or incident.io's variant of it).
+import { formatInstant } from '../contract.ts';
 import { z } from 'zod';
 import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import { STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
@@ -71,7 +72,7 @@ function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected:
     excerpt: cleanText(update?.body ?? fallback, TEXT_LIMITS.excerpt),
     url,
     published_at: published,
-    first_seen_at: asOf.toISOString(),
+    first_seen_at: formatInstant(asOf),
     review: 'awaiting_review',
     promoted_to: null,
   };
@@ -118,7 +119,7 @@ export function computeStatusPage(config: SourceConfig, summary: StatusSummary, 
         name: cleanText(c.name, TEXT_LIMITS.component_name),
         status: ComponentStatusSchema.safeParse(c.status).success && /^[a-z_]+$/.test(c.status) ? c.status : 'unknown',
       })),
-    fetched_at: asOf.toISOString(),
+    fetched_at: formatInstant(asOf),
   };
   const signals = incidents
     .slice(0, MAX_INCIDENTS)

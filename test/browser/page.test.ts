@@ -26,6 +26,47 @@ const XSS_UPCOMING = '<img src=x onerror="window.__xss=5"> at 9am PT';
 /** A context's zone, so "your time" can be checked: 17:00 UTC is 12:00 in New York in November. */
 const ZONE = 'America/New_York';
 
+/** The screenshot widths: the narrowest phones, a common phone, a desktop. */
+const WIDTHS = [320, 390, 1280] as const;
+/** Elements that may scroll sideways on purpose (none: the timeline and the tables must fit). */
+const ALLOWED_SCROLLERS: readonly string[] = [];
+
+/**
+ * What a reader would see go wrong: the page scrolls sideways, an element's content is wider than its box, or a word
+ * (Latin letters and digits, or Hangul) or an identifier is split across lines. Words are found with DOM ranges: a
+ * word whose rectangles lie on more than one line was broken inside.
+ */
+async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate((allowed) => {
+    const problems: string[] = [];
+    const name = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.classList.length ? `.${Array.from(el.classList).join('.')}` : ''}`;
+    const root = document.scrollingElement!;
+    if (root.scrollWidth > window.innerWidth) problems.push(`the page is ${root.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    for (const el of Array.from(document.body.querySelectorAll('*'))) {
+      if (el.getClientRects().length === 0 || el.closest('svg') !== null && el.tagName.toLowerCase() !== 'svg') continue;
+      // Visually hidden on purpose (a stacked table's header row, the skip link until focused).
+      const hidden = el.closest('thead');
+      if (hidden !== null && getComputedStyle(hidden).clipPath !== 'none') continue;
+      if (allowed.some((sel) => el.matches(sel))) continue;
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) problems.push(`${name(el)}: content ${el.scrollWidth} px in a ${el.clientWidth} px box`);
+    }
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+      const parent = n.parentElement!;
+      if (parent.closest('script, style, svg, thead') !== null || parent.getClientRects().length === 0) continue;
+      const ident = parent.closest('.ident, code') !== null;
+      for (const m of n.textContent!.matchAll(ident ? /\S+/g : /[A-Za-z\u00C0-\u024F0-9]+|[\uAC00-\uD7A3]+/g)) {
+        range.setStart(n, m.index!);
+        range.setEnd(n, m.index! + m[0].length);
+        const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
+        if (lines.size > 1) problems.push(`${name(parent)}: "${m[0]}" is broken across ${lines.size} lines`);
+      }
+    }
+    return problems;
+  }, ALLOWED_SCROLLERS);
+}
+
 let tracker: LoopbackServer;
 let statusPage: LoopbackServer;
 let preview: PreviewServer;
@@ -156,15 +197,69 @@ describeBrowser('the page in Chromium', () => {
         expect(requests.filter((u) => !u.startsWith(`${preview.url}/`))).toEqual([]);
         // A wrong hash in the Content-Security-Policy would block the script and log an error here.
         expect(errors).toEqual([]);
-        for (const width of [320, 1280]) {
-          await page.setViewportSize({ width, height: 900 });
-          await page.screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}.png`), fullPage: true });
-        }
       } finally {
         await close();
       }
     });
   }
+
+  for (const lang of LANGS) {
+    it(`${lang}: at 320, 390 and 1280 px nothing overflows its box or needs sideways scrolling, no word breaks inside, and a phone sees the latest three months whole`, async () => {
+      const { page, close } = await open(lang);
+      try {
+        // Unfolded, as a reader who opens the tables sees them.
+        await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}.png`), fullPage: true });
+          // The parts a phone reader looks at, as images of their own (the whole page is too long to read at a glance).
+          for (const [part, sel] of [['today', '#today'], ['checks', '#checks'], ['timeline', '#timeline .charts']]) await page.locator(sel!).screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}-${part}.png`) });
+          expect(await layoutProblems(page), `${lang} at ${width} px`).toEqual([]);
+          const charts = await page.evaluate(() => {
+            const box = (sel: string) => {
+              const el = document.querySelector(sel);
+              const r = el?.getBoundingClientRect();
+              return r && r.width > 0 ? { left: Math.round(r.left), right: Math.round(r.right) } : null;
+            };
+            return { recent: box('svg.tl-recent'), year: box('svg.tl-year'), section: box('#timeline'), recentMarks: document.querySelectorAll('svg.tl-recent .m > *').length };
+          });
+          if (width < 640) {
+            expect(charts.year, 'the year chart gives way to the recent one').toBeNull();
+            expect(charts.recent).not.toBeNull();
+            expect(charts.recent!.left).toBeGreaterThanOrEqual(charts.section!.left);
+            expect(charts.recent!.right).toBeLessThanOrEqual(charts.section!.right);
+            expect(charts.recentMarks, 'the latest three months have their events').toBeGreaterThan(0);
+          } else {
+            expect(charts.recent).toBeNull();
+            expect(charts.year!.right).toBeLessThanOrEqual(charts.section!.right);
+          }
+        }
+      } finally {
+        await close();
+      }
+    }, 60_000);
+  }
+
+  it('a feed entry link opens the page at that event: its row is there and shown, in its folded table', async () => {
+    const feed = await api<{ items: { url: string; external_url: string }[] }>('feed.json', 'ko');
+    const resets = feed.items.filter((i) => i.url.includes('#event-'));
+    expect(resets.length).toBeGreaterThan(1);
+    const { page, close } = await open('ko');
+    try {
+      for (const item of [resets[0]!, resets[resets.length - 1]!]) {
+        const u = new URL(item.url);
+        expect(u.pathname).toBe('/ko/');
+        await page.goto(`${preview.url}${u.pathname}${u.hash}`);
+        const id = decodeURIComponent(u.hash.slice(1));
+        const row = page.locator(`[id="${id}"]`);
+        await expect.poll(() => row.isVisible(), { timeout: 5_000 }).toBe(true);
+        expect(await row.evaluate((el) => el.closest('details')?.open ?? true)).toBe(true);
+        expect(new URL(item.external_url).pathname).toBe(`/api/events/${id.replace(/^event-/, '')}`);
+      }
+    } finally {
+      await close();
+    }
+  });
 
   it('renders markup in record text, author and announcement as text: no element is created and no script runs', async () => {
     // The CSP is bypassed here so that escaping alone, not the policy, is what keeps the markup inert.

@@ -10,7 +10,7 @@ import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
 import { DATA_DIR, createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
 import { TARGETS, startTarget, type ServedApi } from '../helpers/targets.ts';
 
-const NOW = '2026-11-21T12:00:00.000Z';
+const NOW = '2026-11-21T12:00:00Z';
 const ENDPOINTS = ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy'] as const;
 const SCHEMA_OF = { latest: 'latest', history: 'history', forecast: 'forecast', status: 'status', signals: 'signals', accuracy: 'accuracy' } as const;
 

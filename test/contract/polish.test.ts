@@ -1,12 +1,15 @@
 // The contract's finer points, over HTTP against every host (the preview, the Worker in workerd) serving real builds: errors, headers a browser can
 // read, the license a client can follow, open published schemas, rounded numbers, honest explanations.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../builder/contract.ts';
+import { ERROR_CODES, INSTANT_PATTERN } from '../../builder/contract.ts';
 import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
 import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
 import { TARGETS, startTarget, type ServedApi } from '../helpers/targets.ts';
 
-const NOW = '2026-11-21T12:00:00.000Z';
+// With milliseconds, as a real clock reads: the documents must still say seconds.
+const NOW = '2026-11-21T12:00:00.123Z';
 let tracker: LoopbackServer;
 let ok: TempBuild;
 let failed: TempBuild;
@@ -117,6 +120,11 @@ describe.each(TARGETS)('through the %s', (target) => {
       expect(license.res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
       expect(license.text).toContain('codex-reset-ledger');
       expect(license.text).toContain('Permission is hereby granted, free of charge');
+      // Every path the notice names is one the API serves: no repository path a client cannot open.
+      expect(latest.meta.license).not.toMatch(/\bdata\/|\.csv\b/);
+      const paths = [...String(latest.meta.license).matchAll(/(?<![\w.])\/api\/[\w./-]*[\w]/g)].map((m) => m[0]);
+      expect(paths).toContain('/api/license.txt');
+      for (const p of paths) expect((await get(up, p)).res.status, p).toBe(200);
     });
 
     it('publishes open schemas (no additionalProperties: false) while the build validates strictly', async () => {
@@ -150,6 +158,31 @@ describe.each(TARGETS)('through the %s', (target) => {
       const de = (await get(down, '/api/status?lang=de')).body;
       expect(de.reset).toBeNull();
       expect(de.today.explanation).toContain('fehlgeschlagen');
+    });
+  });
+
+  describe('one timestamp format', () => {
+    const FRACTION = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z/;
+    const ANY_INSTANT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;
+
+    it('writes every instant in every JSON document, feed and page config as YYYY-MM-DDTHH:MM:SSZ, meta included', async () => {
+      const files = (await readdir(path.join(ok.outDir, 'api'), { recursive: true })).filter((f) => /\.(json|atom)$/.test(f) && !f.startsWith('schemas') && f !== 'openapi.json');
+      expect(files.length).toBeGreaterThan(50);
+      let seen = 0;
+      for (const f of files) {
+        const text = await readFile(path.join(ok.outDir, 'api', f), 'utf8');
+        for (const m of text.matchAll(ANY_INSTANT)) {
+          expect(m[0], `${f}: ${m[0]}`).toMatch(INSTANT_PATTERN);
+          seen++;
+        }
+        expect(text, f).not.toMatch(FRACTION);
+      }
+      expect(seen).toBeGreaterThan(100);
+      const latest = (await get(up, '/api/latest?lang=de')).body;
+      for (const v of [latest.meta.generated_at, latest.meta.stale_after, latest.last_source_check_at]) expect(v).toMatch(INSTANT_PATTERN);
+      const checks = (await get(up, '/api/status?lang=ko')).body.source_checks as { checked_at: string }[];
+      for (const c of checks) expect(c.checked_at).toMatch(INSTANT_PATTERN);
+      expect((await get(up, '/api/forecast?lang=ja')).body.issued_at).toMatch(INSTANT_PATTERN);
     });
   });
 });

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceConfig } from '../../builder/sources/fetcher.ts';
 import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
 
-const NOW = '2026-11-21T12:00:00.000Z';
-const LATER = '2026-11-21T12:15:00.000Z';
+const NOW = '2026-11-21T12:00:00Z';
+const LATER = '2026-11-21T12:15:00Z';
 /** The present-tense documents, the human page made from them (issue #15), and the unknown variants of latest, status
  * and the page, which the edge serves once they go stale (issue #13). */
 const LIVE = /^api\/[a-z]{2}\/(unknown\/(\d{4}-\d{2}-\d{2}|stopped)\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
@@ -76,7 +76,7 @@ describe('an idle tick', () => {
       if (LIVE.test(k)) {
         expect(doc.meta!.generated_at, k).toBe(NOW);
         // The tracker has a reset today, so the answer holds until midnight (a calm day: 30 minutes, test/edge/freshness).
-        expect(doc.meta!.stale_after, k).toBe('2026-11-22T00:00:00.000Z');
+        expect(doc.meta!.stale_after, k).toBe('2026-11-22T00:00:00Z');
       } else {
         expect(doc.meta?.generated_at, k).toBeUndefined();
         expect(doc.meta?.stale_after, k).toBeUndefined();
@@ -99,7 +99,7 @@ describe('an as-of build', () => {
     await now.build(NOW, sources);
     const past = await createTempBuild();
     await cp(now.stateDir, past.stateDir, { recursive: true });
-    const PAST = '2026-09-01T00:00:00.000Z';
+    const PAST = '2026-09-01T00:00:00Z';
     const pastMs = Date.parse(PAST);
     // Without --rebuild-past a run older than the stored state refuses (fencing: never publish the past over the present).
     await expect(past.build(PAST, sources)).rejects.toThrow(/newer than this run/);

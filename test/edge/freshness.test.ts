@@ -30,9 +30,9 @@ beforeAll(async () => {
   calmTracker = await startLoopback(trackerHandler(() => []));
   resetTracker = await startLoopback(trackerHandler(() => [RECORD]));
   calm = await createTempBuild({ edgeStore: true });
-  expect((await calm.build('2026-11-21T12:00:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${calmTracker.url}/api/v1/resets` }])).today).toBe('no_verified_reset');
+  expect((await calm.build('2026-11-21T12:00:00Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${calmTracker.url}/api/v1/resets` }])).today).toBe('no_verified_reset');
   resetDay = await createTempBuild({ edgeStore: true });
-  expect((await resetDay.build('2026-11-21T23:50:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${resetTracker.url}/api/v1/resets` }])).today).toBe('recorded_today');
+  expect((await resetDay.build('2026-11-21T23:50:00Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${resetTracker.url}/api/v1/resets` }])).today).toBe('recorded_today');
 });
 
 afterAll(async () => {
@@ -56,7 +56,7 @@ describe('a calm day built at 12:00 UTC', () => {
   it('writes stale_after 30 minutes after the good check into the store next to the documents', async () => {
     const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8'));
     expect(JSON.parse(store[EDGE_FRESHNESS_KEY])).toEqual({
-      stale_after: '2026-11-21T12:30:00.000Z',
+      stale_after: '2026-11-21T12:30:00Z',
       build_date: '2026-11-21',
       next_date: '2026-11-22',
       variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],
@@ -101,7 +101,7 @@ describe.each(TARGETS)('through the %s', (target) => {
       const p = await serveAt(target, calm, '2026-11-21T12:31:00Z');
       const latest = await get(p, '/api/latest');
       expect(latest.status).toBe(200);
-      expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00.000Z' } });
+      expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00Z' } });
       const de = await get(p, '/api/status?lang=de');
       expect(de.lang).toBe('de');
       expect(de.body).toMatchObject({ reset: null, meta: { lang: 'de' }, today: { state: 'unknown' } });
@@ -138,9 +138,9 @@ describe.each(TARGETS)('through the %s', (target) => {
       for (const lang of ['en', 'ko'] as const) {
         const latest = await get(p, `/api/latest?lang=${lang}`);
         expect(latest.status).toBe(200);
-        expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', date, last_good_check_at: '2026-11-21T12:00:00.000Z' } });
-        expect(latest.body.today.explanation).toBe(translator(lang)('common:state.unknown_expired', { since: '2026-11-21T12:30:00.000Z' }));
-        expect(latest.body.last_source_check_at).toBe('2026-11-21T12:00:00.000Z');
+        expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', date, last_good_check_at: '2026-11-21T12:00:00Z' } });
+        expect(latest.body.today.explanation).toBe(translator(lang)('common:state.unknown_expired', { since: '2026-11-21T12:30:00Z' }));
+        expect(latest.body.last_source_check_at).toBe('2026-11-21T12:00:00Z');
         const status = await get(p, `/api/status?lang=${lang}`);
         expect(status.body.today).toEqual(latest.body.today);
         const page = await fetch(`${p.url}/${lang}/`);
@@ -183,8 +183,8 @@ describe('meta.stale_after', () => {
   it('is the instant the edge switches at, in the documents themselves', async () => {
     const calmDoc = JSON.parse(await readFile(path.join(calm.outDir, 'api/en/latest.json'), 'utf8'));
     const resetDoc = JSON.parse(await readFile(path.join(resetDay.outDir, 'api/en/status.json'), 'utf8'));
-    expect(calmDoc.meta.stale_after).toBe('2026-11-21T12:30:00.000Z');
-    expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00.000Z');
+    expect(calmDoc.meta.stale_after).toBe('2026-11-21T12:30:00Z');
+    expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00Z');
     const store = JSON.parse(await readFile(path.join(resetDay.outDir, EDGE_STORE_FILE), 'utf8'));
     expect(JSON.parse(store[EDGE_FRESHNESS_KEY]).stale_after).toBe(resetDoc.meta.stale_after);
   });

@@ -157,6 +157,20 @@ describe('route', () => {
     expect(asError(get('/api/latest', 'lang=%E0%A4%A')).body.error.code).toBe('malformed_query');
   });
 
+  it('measures the path and the query apart, exactly as the README states the 414 rule', () => {
+    const path512 = '/api/' + 'a'.repeat(512 - '/api/'.length);
+    expect(path512.length).toBe(512);
+    expect(get(path512).kind === 'response' && (get(path512) as { status: number }).status).not.toBe(414);
+    expect(asError(get(path512 + 'a')).status).toBe(414);
+    const query1024 = 'x=' + 'a'.repeat(1022);
+    expect(get('/api/latest', query1024).kind).toBe('object');
+    expect(asError(get('/api/latest', query1024 + 'a')).status).toBe(414);
+    // The whole URI (path, ?, query) is far over 512 characters and still served.
+    const query600 = 'lang=de&x=' + 'a'.repeat(590);
+    expect(`/api/latest?${query600}`.length).toBeGreaterThan(600);
+    expect(get('/api/latest', query600)).toMatchObject({ kind: 'object', lang: 'de' });
+  });
+
   it('parses repeated and encoded query parameters', () => {
     expect(parseQuery('a=1&a=2&b=%20x+y&c')).toEqual({ a: ['1', '2'], b: [' x y'], c: [''] });
     expect(parseQuery('%')).toBeNull();

@@ -33,7 +33,7 @@ describe('computeStaleAfter', () => {
 describe('edge freshness values', () => {
   it('carry stale_after, the build\'s UTC date, the next, and the dates with dated unknown variants (across a year)', () => {
     expect(computeEdgeFreshness(at('2026-11-21T23:50:00Z'), { state: 'recorded_today', last_good_check_at: '2026-11-21T23:50:00Z' })).toEqual({
-      stale_after: '2026-11-22T00:00:00.000Z',
+      stale_after: '2026-11-22T00:00:00Z',
       build_date: '2026-11-21',
       next_date: '2026-11-22',
       variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],

@@ -59,7 +59,7 @@ describe('computeToday staleness', () => {
   it('says until when a no_verified_reset answer holds', () => {
     const t = computeToday([], [check('2026-11-21T11:50:00.000Z')], at(now));
     expect(t.reset).toBe(false);
-    expect(t.valid_until).toBe('2026-11-21T12:20:00.000Z');
+    expect(t.valid_until).toBe('2026-11-21T12:20:00Z');
   });
 });
 

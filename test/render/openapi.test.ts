@@ -1,5 +1,6 @@
 // The OpenAPI document describes what the router answers; `npm run lint:openapi` (CI) runs redocly and spectral on it.
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ERROR_CODES } from '../../builder/contract.ts';
 import { route } from '../../builder/edge/route.ts';
 import { DEFAULT_SERVER_URL, buildOpenApi } from '../../builder/render/openapi.ts';
@@ -63,5 +64,41 @@ describe('the OpenAPI document', () => {
   it('is open: no additionalProperties false anywhere, and names every published schema', () => {
     expect(JSON.stringify(doc)).not.toContain('"additionalProperties":false');
     expect(doc.paths['/api/schemas/{name}.json'].parameters[0].schema.enum).toEqual(Object.keys(DOCUMENT_SCHEMAS));
+  });
+
+  it('names horizons one way (`_24h`, `_48h`) and marks the older accuracy names deprecated, in OpenAPI and the published JSON Schema', () => {
+    const acc = doc.components.schemas.Accuracy;
+    for (const k of ['summary_24h', 'summary_48h', 'reliability_24h', 'reliability_48h']) {
+      expect(acc.properties[k], k).toBeDefined();
+      expect(acc.properties[k].deprecated, k).toBeUndefined();
+      expect(acc.required).toContain(k);
+    }
+    for (const k of ['summary', 'reliability']) {
+      expect(acc.properties[k].deprecated, k).toBe(true);
+      expect(acc.properties[k].description, k).toMatch(/api_version 2/);
+    }
+    type Props = { properties?: Record<string, { deprecated?: boolean }>; $defs?: Record<string, { properties: Record<string, { deprecated?: boolean }> }> };
+    const published = z.toJSONSchema(DOCUMENT_SCHEMAS.accuracy, { target: 'draft-2020-12', io: 'output' }) as Props;
+    const props = published.properties ?? published.$defs!['Accuracy']!.properties;
+    expect([props.summary!.deprecated, props.reliability!.deprecated, props.summary_24h!.deprecated]).toEqual([true, true, undefined]);
+    // No other horizon spelled h24/h48 in any document's field names, deprecated aliases aside.
+    const names = new Set<string>();
+    const walk = (v: unknown, deprecated: boolean): void => {
+      if (Array.isArray(v)) return v.forEach((x) => walk(x, deprecated));
+      if (v === null || typeof v !== 'object') return;
+      const o = v as Record<string, unknown>;
+      const dep = deprecated || o.deprecated === true;
+      for (const [k, x] of Object.entries(o)) {
+        if (k !== 'properties') walk(x, dep);
+        else
+          for (const [name, p] of Object.entries(x as Record<string, { deprecated?: boolean }>)) {
+            if (!dep && p.deprecated !== true) names.add(name);
+            walk(p, dep || p.deprecated === true);
+          }
+      }
+    };
+    walk(doc.components.schemas, false);
+    expect([...names].filter((n) => /(^|_)h\d+$|^\d+h_|horizon\d/.test(n))).toEqual([]);
+    expect([...names]).toEqual(expect.arrayContaining(['probability_24h', 'base_rate_48h', 'summary_24h']));
   });
 });

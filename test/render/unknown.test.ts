@@ -39,7 +39,7 @@ describe('renderUnknownVariants', () => {
     expect(live.meta.stale_after).toBe(live.meta.generated_at);
     const same = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-21/latest.json')!.body);
     expect(same.today.explanation).toBe(live.today.explanation);
-    expect(de.today.explanation).toBe(translator('de')('common:state.unknown_expired', { since: '2026-11-21T12:30:00.000Z' }));
+    expect(de.today.explanation).toBe(translator('de')('common:state.unknown_expired', { since: '2026-11-21T12:30:00Z' }));
     expect(de.meta).toEqual(live.meta);
     expect(de.latestReset).toEqual(live.latestReset);
     expect(variants.find((v) => v.key.startsWith('api/ja/'))?.contentLanguage).toBe('ja');

@@ -1,3 +1,4 @@
+import { formatInstant } from '../../builder/contract.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applySourceResults } from '../../builder/model/apply.ts';
 import { emptyState, SignalSchema, type State } from '../../builder/model/schemas.ts';
@@ -38,7 +39,7 @@ describe('fetchSignalFeed', () => {
       title: 'Codex usage limits reset for everyone & more',
       url: 'https://news.example.test/posts/1',
       published_at: '2026-11-21T09:30:00Z',
-      first_seen_at: AS_OF.toISOString(),
+      first_seen_at: formatInstant(AS_OF),
       review: 'awaiting_review',
       promoted_to: null,
     });

@@ -30,12 +30,12 @@ describe('staleness over consecutive runs', () => {
     expect((await latest()).reset).toBe(false);
     expect((await b.build('2026-11-21T10:31:00.000Z', sources)).today).toBe('unknown');
     expect((await latest()).reset).toBeNull();
-    expect((await latest()).today.last_good_check_at).toBe('2026-11-21T10:00:00.000Z');
+    expect((await latest()).today.last_good_check_at).toBe('2026-11-21T10:00:00Z');
     up = true;
     expect((await b.build('2026-11-21T10:32:00.000Z', sources)).today).toBe('no_verified_reset');
     const back = await latest();
     expect(back.reset).toBe(false);
-    expect(back.today.last_good_check_at).toBe('2026-11-21T10:32:00.000Z');
+    expect(back.today.last_good_check_at).toBe('2026-11-21T10:32:00Z');
   });
 
   it('a tracker record for today makes the day recorded_today, and it stays so while the tracker is down', async () => {

@@ -1,3 +1,4 @@
+import { formatInstant } from '../../builder/contract.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applySourceResults } from '../../builder/model/apply.ts';
 import { emptyState, SignalSchema, UpstreamStatusSchema, type State } from '../../builder/model/schemas.ts';
@@ -32,20 +33,20 @@ async function goodState(): Promise<State> {
 describe('fetchStatusPage', () => {
   it('reads an Atlassian Statuspage v2 summary: Codex components, upstream words, Codex incidents as signals', async () => {
     const r = await fetchStatusPage(testFetcher(), await serve(fixture('statuspage-v2-summary.json')), AS_OF);
-    expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: AS_OF.toISOString() });
+    expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: formatInstant(AS_OF) });
     expect(r.check.latency_ms).not.toBeNull();
     expect(UpstreamStatusSchema.parse(r.status)).toEqual({
       page_url: 'https://status.example.test/',
       indicator: 'minor',
       description: 'Partially Degraded Service',
       // The page's own time, written with a -08:00 offset, as the UTC instant it names.
-      updated_at: '2026-11-21T11:52:03.118Z',
+      updated_at: '2026-11-21T11:52:03Z',
       components: [
         { id: 'cmp-codex-web', name: 'Codex Web', status: 'degraded_performance' },
         { id: 'cmp-codex-api', name: 'Codex API', status: 'operational' },
         { id: 'cmp-codex-cli', name: 'Codex CLI', status: 'under_maintenance' },
       ],
-      fetched_at: AS_OF.toISOString(),
+      fetched_at: formatInstant(AS_OF),
     });
     const signals = r.signals!.map((s) => SignalSchema.parse(s));
     expect(signals.map((s) => s.id)).toEqual(['status-incident-inc-01', 'status-incident-inc-03']);
@@ -139,7 +140,7 @@ describe('fetchStatusPage', () => {
     summary.incidents[0].started_at = '9999-12-31T00:00:00Z';
     const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
     expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'bad_url 1, future_date 1' } } });
-    expect(r.status!.updated_at).toBe('2026-11-21T11:52:03.118Z');
+    expect(r.status!.updated_at).toBe('2026-11-21T11:52:03Z');
     expect(r.status!.page_url).toBe('');
     expect(r.status!.description.startsWith('Degraded very')).toBe(true);
     expect(r.status!.description.length).toBeLessThanOrEqual(300);
