@@ -1,7 +1,7 @@
 // Pure: why today's state is unknown, decided once from the facts every surface has (the build's documents, the edge's
 // `unknown` variants, the page and its script's fallback), so they all say the same sentence. The page's inline script
-// (render/page-script.ts) carries the same decision in plain JavaScript; test/render/explanation.test.ts and
-// test/browser/explanation.test.ts hold the two to the same sentences.
+// (render/page-script.ts) carries the same decision in plain JavaScript; test/browser/explanation.test.ts holds the
+// two to the same sentences.
 import { formatInstant } from '../contract.ts';
 import type { Detail } from './schemas.ts';
 
