@@ -91,9 +91,21 @@ export function trustedReset(latest: Fresh<Latest>): boolean | null {
 async function readCapped(res: Response, url: string): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new ResetStatusError('invalid_response', `${url}: body of ${declared} bytes is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
-  const text = await res.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new ResetStatusError('invalid_response', `${url}: body is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
-  return text;
+  // Read chunk by chunk so a body without a length (or lying about it) stops at the cap instead of filling memory.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ResetStatusError('invalid_response', `${url}: body is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function errorFromBody(body: string, status: number, url: string): ResetStatusError {

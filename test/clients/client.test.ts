@@ -100,3 +100,26 @@ describe('the client transport', () => {
     expect(later.stale).toBe(true);
   });
 });
+
+describe('the client’s bounds', () => {
+  it('refuses a body over the cap, even one sent without a length', async () => {
+    const s = await startLoopback((_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const push = () => {
+        while (sent < 64 && res.write(chunk)) sent++;
+        if (sent < 64) res.once('drain', push);
+        else res.end();
+      };
+      push();
+    });
+    try {
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 }).latest().catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'invalid_response' });
+      expect((err as Error).message).toContain('byte cap');
+    } finally {
+      await s.close();
+    }
+  });
+});
