@@ -5,7 +5,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downUrl, runCli, startApi, startProxy, type Api } from './fixture.ts';
+import { BIN, downUrl, execFile, runCli, startApi, startProxy, type Api } from './fixture.ts';
 
 let api: Api;
 let env: Record<string, string>;
@@ -19,8 +19,9 @@ afterAll(async () => api?.close());
 
 describe('reset-status today', () => {
   it('prints the answer in one line with the reason and the last check, exit 0', async () => {
-    const latest = (await (await fetch(`${api.fresh.url}/api/latest`)).json()) as { reset: boolean; today: { explanation: string }; last_source_check_at: string };
+    const latest = (await (await fetch(`${api.fresh.url}/api/latest`)).json()) as { reset: boolean; today: { explanation: string }; last_source_check_at: string; upcoming: { summary: string; scheduled_for: string } };
     expect(latest.reset).toBe(true);
+    expect(latest.upcoming.scheduled_for).toBeTruthy();
     for (const args of [[], ['today']]) {
       const r = await runCli(args, env);
       expect(r.code).toBe(0);
@@ -28,6 +29,7 @@ describe('reset-status today', () => {
       expect(r.stdout).toContain('Yes: Codex usage limits were reset today');
       expect(r.stdout).toContain(latest.today.explanation);
       expect(r.stdout).toContain(`last check: ${latest.last_source_check_at}`);
+      expect(r.stdout).toContain(` · announced: ${latest.upcoming.summary} (${latest.upcoming.scheduled_for})`);
       expect(r.stdout).not.toContain('\x1b['); // not a TTY: no colour
     }
   });
@@ -36,7 +38,7 @@ describe('reset-status today', () => {
     const r = await runCli(['--json'], env);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout) as Record<string, unknown> & { document: { reset: boolean; meta: { stale_after: string } } };
-    expect(j).toMatchObject({ answer: 'yes', reset: true, stale: false, upcoming: null, stale_after: j.document.meta.stale_after });
+    expect(j).toMatchObject({ answer: 'yes', reset: true, stale: false, upcoming: { id: 'sr-cli-next' }, stale_after: j.document.meta.stale_after });
     expect(typeof j.reason).toBe('string');
     expect(typeof j.last_source_check_at).toBe('string');
   });
@@ -48,6 +50,18 @@ describe('reset-status today', () => {
     const bad = await runCli(['--lang', 'fr'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--lang wants one of en, de, ko, ja, zh');
+  });
+
+  it('colours only on a TTY, and never with NO_COLOR', async () => {
+    // `script` gives the bin a pseudo-terminal as stdout.
+    const tty = (extra: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        execFile('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm', LANG: 'C', RESET_STATUS_API_URL: api.fresh.url, ...extra } }, (_e, stdout) => resolve(stdout));
+      });
+    expect(await tty({})).toContain('\x1b[32mYes: ');
+    const plain = await tty({ NO_COLOR: '1' });
+    expect(plain).toContain('Yes: ');
+    expect(plain).not.toContain('\x1b[');
   });
 
   it('the edge past stale_after serves unknown: exit 2', async () => {

@@ -72,10 +72,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function startApi(): Promise<Api> {
   const now = Date.now();
-  const tracker = await startLoopback(
-    trackerHandler(() => [{ id: 'cli-reset', reset_type: 'regular', announced_at: iso(now - 60_000), text: 'Codex limits reset for everyone.', source: { type: 'observed', url: 'https://tracker.example/claims/cli-reset' } }]),
-  );
-  const sources = [{ id: 'reset-tracker', kind: 'reset_tracker' as const, url: `${tracker.url}/api/v1/resets` }];
+  const records = trackerHandler(() => [{ id: 'cli-reset', reset_type: 'regular', announced_at: iso(now - 60_000), text: 'Codex limits reset for everyone.', source: { type: 'observed', url: 'https://tracker.example/claims/cli-reset' } }]);
+  // The tracker's status names an announced reset two hours ahead: the API's `upcoming`.
+  const tracker = await startLoopback((req, res) => {
+    if (!req.url?.includes('/status')) return records(req, res);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: { scheduled_reset: { id: 'cli-next', status: 'scheduled', reset_type: 'regular', announced_at: iso(now - 30_000), scheduled_for: iso(now + 2 * 3600_000), text: 'Another reset in two hours.', source: { type: 'x_post', url: 'https://x.com/a/status/42' } } } }));
+  });
+  const sources = [
+    { id: 'reset-tracker', kind: 'reset_tracker' as const, url: `${tracker.url}/api/v1/resets` },
+    { id: 'tracker-status', kind: 'tracker_status' as const, url: `${tracker.url}/api/v1/status` },
+  ];
   const current = await createTempBuild({ edgeStore: true });
   await current.build(iso(now), sources);
   const old = await createTempBuild({ edgeStore: true });
