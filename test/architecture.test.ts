@@ -1,6 +1,6 @@
 // Dependencies run one way (DESIGN.md "Shape"): this reads the import graph of builder/ and fails on any import
 // against the direction. TypeScript's own pre-processor finds the specifiers (static, re-exports and dynamic).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ function importGraph(): Graph {
   walk(BUILDER);
   // The Cloudflare Worker, another edge target of the same router.
   walk(path.join(ROOT, 'workers/src'));
+  // The published client package, which ships without the builder.
+  walk(path.join(ROOT, 'clients/src'));
   return graph;
 }
 
@@ -85,6 +87,12 @@ export const RULES: Rule[] = [
     applies: (f) => f.startsWith('workers/src/'),
     forbids: (t) => t !== 'builder/contract.ts' && t !== 'builder/edge/route.ts',
   },
+  {
+    label: 'the client package (clients/src) imports only its own files and packages: nothing of builder/ (its types are generated)',
+    applies: (f) => f.startsWith('clients/src/'),
+    // A target whose first segment is a folder of the repository is a file of it (relative imports are resolved).
+    forbids: (t) => !t.startsWith('clients/src/') && existsSync(path.join(ROOT, t.split('/')[0]!)),
+  },
 ];
 
 /** Imports that break a rule, as `file -> target (rule)`. */
@@ -110,6 +118,7 @@ describe('import direction', () => {
     expect(graph.get('builder/main.ts')).toContain('builder/s3-targets.ts'); // a dynamic import()
     expect(graph.get('builder/edge/route.ts')).toContain('builder/contract.ts');
     expect(graph.get('workers/src/index.ts')).toContain('builder/edge/route.ts');
+    expect(graph.get('clients/src/client.ts')).toContain('clients/src/api.d.ts');
   });
 
   it('has no import against the direction of the house', () => {
@@ -127,6 +136,7 @@ describe('import direction', () => {
       ['builder/contract.ts', ['zod']],
       ['builder/s3/conditional.ts', ['builder/state/store.ts']],
       ['workers/src/index.ts', ['builder/edge/route.ts', 'builder/edge/preview.ts']],
+      ['clients/src/client.ts', ['clients/src/api.d.ts', 'openapi-fetch', 'builder/contract.ts', 'locales/en/errors.json']],
     ]);
     const found = violations(bad);
     for (const edge of [
@@ -140,10 +150,13 @@ describe('import direction', () => {
       'builder/contract.ts -> zod',
       'builder/s3/conditional.ts -> builder/state/store.ts',
       'workers/src/index.ts -> builder/edge/preview.ts',
+      'clients/src/client.ts -> builder/contract.ts',
+      'clients/src/client.ts -> locales/en/errors.json',
     ]) {
       expect(found.some((v) => v.startsWith(edge)), edge).toBe(true);
     }
     expect(found.some((v) => v.startsWith('builder/publish/local-sink.ts -> builder/publish/sink.ts'))).toBe(false);
-    expect(found.some((v) => v.includes('locales/en/errors.json'))).toBe(false);
+    expect(found.some((v) => v.includes('locales/en/errors.json') && !v.startsWith('clients/'))).toBe(false);
+    expect(found.some((v) => v.startsWith('clients/src/client.ts -> clients/src/api.d.ts') || v.startsWith('clients/src/client.ts -> openapi-fetch'))).toBe(false);
   });
 });

@@ -1,0 +1,198 @@
+// `reset-status`: has Codex reset today? Exit codes: 0 answered, 2 unknown or stale, 1 error (usage, network, HTTP).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createResetStatusClient, isStale, ResetStatusError, trustedReset, type CacheEntry, type EtagCache, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
+import { API_MAX_AGE_MS, API_URL_ENV, CACHE_DIR_ENV, EVENT_TYPES, LANGS, langFromLocale, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, type Lang } from './config.ts';
+import { answerKind, renderEvent, renderEvents, renderForecast, renderStatusline, renderToday } from './format.ts';
+import { runMcpServer } from './mcp.ts';
+
+export const EXIT_ANSWERED = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_UNKNOWN = 2;
+
+const USAGE = `Usage: reset-status [command] [options]
+Commands:
+  today              (default) has Codex reset today? one line: answer, reason, last check, announced reset
+  forecast           chance of a global reset within 24 h / 48 h (a forecast, not an announcement)
+  history            recorded events, newest first   [--type global_reset|banked_grant|policy_change] [--limit N]
+  event <id>         one event
+  watch              poll and print only changes      [--interval SECONDS (>= the API's 30 s cache)] [--max-polls N]
+  statusline         a short segment for a prompt or tmux (cached on disk for 60 s)
+  mcp                an MCP server on stdio (tools reset_today, reset_forecast, reset_history, reset_event)
+Options: --lang en|de|ko|ja|zh (default from LANG, else en)  --json  --base-url URL (or ${API_URL_ENV})  --timeout MS
+Exit codes: 0 answered, 2 unknown or stale, 1 error.`;
+
+class UsageError extends Error {}
+
+/** The statusline's cache: one JSON file per URL in the cache folder, written atomically. */
+export function createDiskCache(dir: string): EtagCache {
+  const file = (url: string) => path.join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
+  return {
+    get(url) {
+      try {
+        const e = JSON.parse(readFileSync(file(url), 'utf8')) as CacheEntry & { url?: string };
+        return e.url === url && typeof e.etag === 'string' && typeof e.body === 'string' && typeof e.storedAt === 'number' ? e : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    set(url, entry) {
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const tmp = `${file(url)}.${process.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify({ url, ...entry }));
+        renameSync(tmp, file(url));
+      } catch {
+        // a cache that cannot be written only costs a request
+      }
+    },
+  };
+}
+
+export function cacheDir(env: NodeJS.ProcessEnv): string {
+  if (env[CACHE_DIR_ENV]) return env[CACHE_DIR_ENV];
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'reset-status');
+  return path.join(os.tmpdir(), `reset-status-${os.userInfo().uid}`);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function positiveInt(name: string, v: string | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} wants a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function todayJson(l: Fresh<Latest>) {
+  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, document: l.data };
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void, err: (s: string) => void, isTty: boolean): Promise<number> {
+  let json = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        lang: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'base-url': { type: 'string' },
+        type: { type: 'string' },
+        limit: { type: 'string' },
+        interval: { type: 'string' },
+        'max-polls': { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    json = values.json;
+    if (values.help) {
+      out(USAGE);
+      return EXIT_ANSWERED;
+    }
+    const [command = 'today', ...rest] = positionals;
+    if (values.lang !== undefined && !(LANGS as readonly string[]).includes(values.lang)) throw new UsageError(`--lang wants one of ${LANGS.join(', ')}, got ${JSON.stringify(values.lang)}`);
+    const lang: Lang = (values.lang as Lang | undefined) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
+    const baseUrl = values['base-url'] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
+    if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
+    const timeoutMs = positiveInt('timeout', values.timeout, 1);
+    const common = { baseUrl, lang, ...(timeoutMs ? { timeoutMs } : {}) };
+    const colour = isTty && !env.NO_COLOR && env.TERM !== 'dumb';
+    const print = (value: unknown, line: string) => out(json ? JSON.stringify(value) : line);
+
+    switch (command) {
+      case 'today': {
+        const l = await createResetStatusClient(common).latest();
+        print(todayJson(l), renderToday(l, lang, colour));
+        return answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
+      }
+      case 'forecast': {
+        const f = await createResetStatusClient(common).forecast();
+        print({ stale: f.stale, stale_after: f.staleAfter, document: f.data }, renderForecast(f, lang));
+        return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
+      }
+      case 'history': {
+        const type = values.type;
+        if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type wants one of ${EVENT_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
+        const limit = positiveInt('limit', values.limit, 1);
+        const h = await createResetStatusClient(common).history({ ...(type ? { type: type as EventType } : {}), ...(limit ? { limit } : {}) });
+        print({ count: h.count, events: h.events }, renderEvents(h.events, lang));
+        return EXIT_ANSWERED;
+      }
+      case 'event': {
+        const id = rest[0];
+        if (!id) throw new UsageError('event wants an id: reset-status event <id>');
+        const e = await createResetStatusClient(common).event(id);
+        print({ event: e }, renderEvent(e));
+        return EXIT_ANSWERED;
+      }
+      case 'watch':
+        return await watch(createResetStatusClient(common), { lang, colour, json, out, err, intervalMs: (positiveInt('interval', values.interval, 0) ?? WATCH_DEFAULT_INTERVAL_MS / 1000) * 1000, maxPolls: positiveInt('max-polls', values['max-polls'], 1) ?? Infinity });
+      case 'statusline':
+        return await statusline(baseUrl, env, out, timeoutMs);
+      case 'mcp':
+        await runMcpServer(common);
+        return -1; // keep running: the transport ends the process when stdin closes
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (e) {
+    const usage = e instanceof UsageError;
+    const code = usage ? 'usage' : e instanceof ResetStatusError ? e.code : 'error';
+    const message = e instanceof ResetStatusError && e.code === 'not_found' ? `not found: ${new URL(e.url).pathname} at ${new URL(e.url).origin}: ${e.message}` : e instanceof Error ? e.message : String(e);
+    if (json) out(JSON.stringify({ error: { code, message, status: e instanceof ResetStatusError ? e.status : null } }));
+    err(`reset-status: ${message}${usage ? `\n\n${USAGE}` : ''}`);
+    return EXIT_ERROR;
+  }
+}
+
+/** Polls no faster than the response may be cached (its max-age, 30 s at the API) and prints only changes. */
+async function watch(client: ResetStatusClient, o: { lang: Lang; colour: boolean; json: boolean; out: (s: string) => void; err: (s: string) => void; intervalMs: number; maxPolls: number }): Promise<number> {
+  let previous = '';
+  let exit = EXIT_ANSWERED;
+  for (let poll = 1; poll <= o.maxPolls; poll++) {
+    let wait = o.intervalMs;
+    try {
+      const l = await client.latest();
+      const line = o.json ? JSON.stringify({ answer: answerKind(l), reset: trustedReset(l), stale: l.stale, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming }) : renderToday(l, o.lang, false);
+      if (line !== previous) o.out(o.json ? line : renderToday(l, o.lang, o.colour));
+      previous = line;
+      exit = answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
+      wait = Math.max(wait, client.cache.get(`${client.baseUrl}/api/latest?lang=${o.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS);
+    } catch (e) {
+      o.err(`reset-status: ${e instanceof Error ? e.message : String(e)}`);
+      exit = EXIT_ERROR;
+      wait = Math.max(wait, API_MAX_AGE_MS);
+    }
+    if (poll < o.maxPolls) await sleep(wait);
+  }
+  return exit;
+}
+
+/** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
+async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, out: (s: string) => void, timeoutMs: number | undefined): Promise<number> {
+  const cache = createDiskCache(cacheDir(env));
+  const client = createResetStatusClient({ baseUrl, cache, retries: 0, timeoutMs: timeoutMs ?? 3_000 });
+  const url = `${client.baseUrl}/api/latest`;
+  const hit = cache.get(url);
+  let latest: Fresh<Latest> | null = null;
+  try {
+    if (hit && Date.now() - hit.storedAt >= 0 && Date.now() - hit.storedAt < STATUSLINE_CACHE_MS) {
+      const data = JSON.parse(hit.body) as Latest;
+      latest = { data, stale: isStale(data.meta.stale_after, Date.now()), staleAfter: data.meta.stale_after };
+    } else {
+      latest = await client.latest();
+    }
+  } catch {
+    latest = null;
+  }
+  out(renderStatusline(latest));
+  return latest === null ? EXIT_ERROR : answerKind(latest) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
+}
+
+const code = await main(process.argv.slice(2), process.env, (s) => process.stdout.write(s + '\n'), (s) => process.stderr.write(s + '\n'), process.stdout.isTTY === true);
+if (code >= 0) process.exitCode = code;

@@ -1,0 +1,33 @@
+// The client's defaults. The package imports nothing of the builder: these mirror the API's published contract.
+
+/**
+ * Where the public API is served. The repository fixes no production host yet (the README's examples use
+ * api.example.org); whoever publishes the package sets it here, and users override it with `--base-url`,
+ * `RESET_STATUS_API_URL` or the `baseUrl` option.
+ */
+export const PRODUCTION_API_URL = 'https://api.example.org';
+export const API_URL_ENV = 'RESET_STATUS_API_URL';
+/** Overrides the statusline's on-disk cache folder (tests point it at a temporary one). */
+export const CACHE_DIR_ENV = 'RESET_STATUS_CACHE_DIR';
+
+export const LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
+export type Lang = (typeof LANGS)[number];
+export const EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_RETRIES = 2;
+/** First retry after this, doubling each time. */
+export const RETRY_BACKOFF_MS = 250;
+/** Every response is cacheable for 30 s (Cache-Control max-age): polling faster only re-reads the same bytes. */
+export const API_MAX_AGE_MS = 30_000;
+export const STATUSLINE_CACHE_MS = 60_000;
+export const WATCH_DEFAULT_INTERVAL_MS = 60_000;
+/** A document larger than this is refused: the API's largest (history) is well under it. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** `de_DE.UTF-8` → `de` when supported, else null. */
+export function langFromLocale(locale: string | undefined): Lang | null {
+  const m = /^([a-z]{2})(?:[_.@-]|$)/i.exec(locale ?? '');
+  const l = m?.[1]?.toLowerCase();
+  return (LANGS as readonly string[]).includes(l ?? '') ? (l as Lang) : null;
+}

@@ -1,0 +1,71 @@
+// One-line answers for the terminal, in the five languages of the API. The reason (today.explanation), summaries and
+// forecast explanations come translated from the API; only these few words are the client's own.
+import type { ApiEvent, Forecast, Fresh, Latest } from './client.ts';
+import { trustedReset } from './client.ts';
+import type { Lang } from './config.ts';
+
+interface Words {
+  yes: string;
+  no: string;
+  unknown: string;
+  stale: string;
+  lastCheck: string;
+  never: string;
+  upcoming: string;
+  forecast: string;
+  notAnnouncement: string;
+  noEvents: string;
+}
+
+const WORDS: Record<Lang, Words> = {
+  en: { yes: 'Yes: Codex usage limits were reset today', no: 'No global reset today (so far)', unknown: 'Unknown: not known whether Codex reset today', stale: 'the data is out of date', lastCheck: 'last check', never: 'never', upcoming: 'announced', forecast: 'Chance of a global reset', notAnnouncement: 'a forecast, not an announcement', noEvents: 'No events.' },
+  de: { yes: 'Ja: Die Codex-Nutzungslimits wurden heute zurückgesetzt', no: 'Heute (bisher) kein globaler Reset', unknown: 'Unbekannt: ob Codex heute zurückgesetzt wurde, ist nicht bekannt', stale: 'die Daten sind veraltet', lastCheck: 'letzte Prüfung', never: 'nie', upcoming: 'angekündigt', forecast: 'Wahrscheinlichkeit eines globalen Resets', notAnnouncement: 'eine Prognose, keine Ankündigung', noEvents: 'Keine Ereignisse.' },
+  ko: { yes: '예: 오늘 Codex 사용 한도가 초기화되었습니다', no: '오늘(지금까지) 전체 초기화 없음', unknown: '알 수 없음: 오늘 Codex 초기화 여부를 알 수 없습니다', stale: '데이터가 오래되었습니다', lastCheck: '마지막 확인', never: '없음', upcoming: '예고됨', forecast: '전체 초기화 확률', notAnnouncement: '예고가 아닌 예측', noEvents: '이벤트 없음.' },
+  ja: { yes: 'はい: 本日 Codex の利用上限がリセットされました', no: '本日（現時点で）全体リセットなし', unknown: '不明: 本日 Codex がリセットされたかは分かりません', stale: 'データが古くなっています', lastCheck: '最終確認', never: 'なし', upcoming: '予告あり', forecast: '全体リセットの確率', notAnnouncement: '予告ではなく予測', noEvents: 'イベントはありません。' },
+  zh: { yes: '是：Codex 使用额度今天已重置', no: '今天（目前）没有全局重置', unknown: '未知：不知道 Codex 今天是否重置', stale: '数据已过期', lastCheck: '最近检查', never: '从未', upcoming: '已预告', forecast: '全局重置的概率', notAnnouncement: '这是预测，不是公告', noEvents: '没有事件。' },
+};
+
+export type AnswerKind = 'yes' | 'no' | 'unknown';
+
+export function answerKind(latest: Fresh<Latest>): AnswerKind {
+  const r = trustedReset(latest);
+  return r === true ? 'yes' : r === false ? 'no' : 'unknown';
+}
+
+const COLOURS: Record<AnswerKind, string> = { yes: '\x1b[32m', no: '\x1b[2m', unknown: '\x1b[33m' };
+export const paint = (text: string, kind: AnswerKind, colour: boolean) => (colour ? `${COLOURS[kind]}${text}\x1b[0m` : text);
+
+/** `yes`/`no`/`unknown` with the reason, the last check and the announced reset, one line. */
+export function renderToday(latest: Fresh<Latest>, lang: Lang, colour: boolean): string {
+  const w = WORDS[lang];
+  const kind = answerKind(latest);
+  const head = paint(w[kind], kind, colour);
+  const reason = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : latest.data.today.explanation;
+  const check = `${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`;
+  const up = latest.data.upcoming;
+  const upcoming = up ? ` · ${w.upcoming}: ${up.summary}${up.scheduled_for ? ` (${up.scheduled_for})` : ''}` : '';
+  return `${head} — ${reason} · ${check}${upcoming}`;
+}
+
+/** The shortest segment for a shell prompt or a tmux status line. */
+export function renderStatusline(latest: Fresh<Latest> | null): string {
+  if (latest === null) return '?';
+  const kind = answerKind(latest);
+  return kind === 'yes' ? 'codex ↺ today' : kind === 'no' ? 'no reset' : '?';
+}
+
+const pct = (p: number | null) => (p === null ? '—' : `${(p * 100).toFixed(1)}%`);
+
+export function renderForecast(f: Fresh<Forecast>, lang: Lang): string {
+  const w = WORDS[lang];
+  const head = f.stale ? `${w.stale} (stale_after ${f.staleAfter}) · ` : '';
+  return `${head}${w.forecast}: 24h ${pct(f.data.probability_24h)}, 48h ${pct(f.data.probability_48h)} (${w.notAnnouncement}) — ${f.data.explanation}`;
+}
+
+export function renderEvent(e: ApiEvent): string {
+  return `${e.occurred_at}  ${e.type}  ${e.id}  ${e.title}`;
+}
+
+export function renderEvents(events: readonly ApiEvent[], lang: Lang): string {
+  return events.length === 0 ? WORDS[lang].noEvents : events.map(renderEvent).join('\n');
+}
