@@ -91,7 +91,7 @@ describe('a local build', () => {
     const { root, argv } = await args();
     expect(await main(argv, NO_SOURCES, io())).toBe(0);
     for (const name of ['feed.atom', 'feed.json', 'calendar.ics']) {
-      expect(await readFile(path.join(root, 'dist', 'api', 'de', name), 'utf8'), name).toContain(`${DEFAULT_PUBLIC_URL}/api/events/`);
+      expect(await readFile(path.join(root, 'dist', 'api', 'de', name), 'utf8'), name).toContain(`${DEFAULT_PUBLIC_URL}/de/#event-`);
     }
     const openapi = JSON.parse(await readFile(path.join(root, 'dist', 'api', 'openapi.json'), 'utf8')) as { servers: { url: string }[] };
     expect(openapi.servers[0]?.url).toBe('/');

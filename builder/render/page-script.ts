@@ -2,7 +2,8 @@
 // so it is a constant (no build step, no per-run data; the data travels in the `data-page` attribute). It loads the
 // present-tense documents of its own origin (so the edge's freshness rule decides), writes them with textContent only,
 // and shows `unknown` itself when that fails and the build's copy is past `stale_after` by the reader's clock.
-// Plain ES2017 for every browser the page targets; String.raw keeps the regular expressions' backslashes.
+// Plain ES2017 for every browser the page targets; String.raw keeps the regular expressions' backslashes. Leading
+// indentation is dropped from the shipped text (no string in it spans lines), which keeps the page under its budget.
 export const PAGE_SCRIPT = String.raw`(function () {
   'use strict';
   var root = document.getElementById('page');
@@ -76,20 +77,18 @@ export const PAGE_SCRIPT = String.raw`(function () {
       return r.json();
     });
   }
-  // model/explanation.ts's computeExplanation, step for step, on the page's own copy of the facts.
+  // model/explanation.ts's computeExplanation as the reader's clock moves: from the instant the build's answer expires
+  // it is the expired case; before it, the build's own sentence (rendered from the same facts and the same decision) holds.
   function explain(now) {
-    var gen = Date.parse(cfg.generated_at), sa = Date.parse(cfg.stale_after), good = cfg.last_good, seen = cfg.last_check;
+    var gen = Date.parse(cfg.generated_at), sa = Date.parse(cfg.stale_after);
     var exp = sa > gen ? sa : gen + 1800000;
-    if (now >= exp) return fill(T.unknown.expired, { since: sa > gen ? cfg.stale_after : new Date(exp).toISOString().slice(0, 19) + 'Z' });
-    if (!seen) return T.unknown.unchecked;
-    if (!good) return fill(T.unknown.failed, { checked: seen });
-    if (Date.parse(seen) > Date.parse(good)) return fill(T.unknown.failed_since, { since: good, checked: seen });
-    return fill(T.unknown.stale, { last: good });
+    return now >= exp ? fill(T.expired, { since: sa > gen ? cfg.stale_after : new Date(exp).toISOString().slice(0, 19) + 'Z' }) : null;
   }
   function failed() {
     var now = Date.now(), past = now > Date.parse(cfg.stale_after);
     if (past) {
-      setState('unknown', explain(now));
+      var why = explain(now);
+      if (why !== null) setState('unknown', why);
       put('fresh-note', fill(T.stale, { time: time(cfg.stale_after, 'UTC') }));
     } else {
       put('fresh-note', fill(T.offline, { time: time(cfg.generated_at, 'UTC') }));
@@ -108,4 +107,4 @@ export const PAGE_SCRIPT = String.raw`(function () {
   }, failed);
   freshness();
   setInterval(freshness, 30000);
-})();`;
+})();`.replace(/\n[ \t]+/g, '\n');

@@ -5,7 +5,7 @@
 import type { TFunction } from 'i18next';
 import { renderToString } from 'preact-render-to-string';
 import { CACHE_CONTROL, HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
-import { EXPLANATION_CASES, explanationKey } from '../model/explanation.ts';
+import { explanationKey } from '../model/explanation.ts';
 import { LANGS, type Event, type Lang } from '../model/schemas.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';
@@ -25,7 +25,7 @@ const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: 'í•
 export const PAGE_MAX_BYTES = 60 * 1024;
 
 /** Every parameter an explanation template takes, left as `{{name}}` for the script to fill. */
-const PLACEHOLDERS = { since: '{{since}}', checked: '{{checked}}', last: '{{last}}' };
+const PLACEHOLDERS = { since: '{{since}}' };
 
 /** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
 function scriptConfig(data: PageData, t: TFunction): string {
@@ -35,15 +35,15 @@ function scriptConfig(data: PageData, t: TFunction): string {
     generated_at: data.latest.meta.generated_at,
     stale_after: data.latest.meta.stale_after,
     last_check: data.latest.last_source_check_at,
-    last_good: data.latest.today.last_good_check_at,
     i18n: {
       state,
       checked: t('page:today.checked', { relative: '{{relative}}' }),
       never_checked: t('page:today.never_checked'),
       stale: t('page:today.stale', { time: '{{time}}' }),
       offline: t('page:today.offline', { time: '{{time}}' }),
-      // Why unknown, per case of model/explanation.ts, placeholders left for the script's copy of that decision.
-      unknown: Object.fromEntries(EXPLANATION_CASES.map((c) => [c, t(`common:${explanationKey(c)}`, PLACEHOLDERS)])),
+      // Why unknown once the build's answer has expired (model/explanation.ts's `expired` case), placeholder left for the
+      // script. Before that instant every other case is the one the build already rendered from the same facts.
+      expired: t(`common:${explanationKey('expired')}`, PLACEHOLDERS),
       no_time: t('page:upcoming.no_time'),
       ok: t('page:checks.ok'),
       failed: t('page:checks.failed'),

@@ -43,32 +43,32 @@ beforeAll(async () => {
   });
   // Never checked: no source configured.
   const unchecked = await createTempBuild();
-  expect((await unchecked.build('2026-11-21T12:00:00.000Z')).today).toBe('unknown');
+  expect((await unchecked.build('2026-11-21T12:00:00Z')).today).toBe('unknown');
   // Checked, never a good check.
   const failed = await createTempBuild();
-  expect((await failed.build('2026-11-21T12:00:00.000Z', tracker(down))).today).toBe('unknown');
+  expect((await failed.build('2026-11-21T12:00:00Z', tracker(down))).today).toBe('unknown');
   // A good check at 11:00, every one since failed (the last at 11:45).
   const failing = await createTempBuild();
-  expect((await failing.build('2026-11-21T11:00:00.000Z', tracker(good))).today).toBe('no_verified_reset');
-  expect((await failing.build('2026-11-21T11:45:00.000Z', tracker(down))).today).toBe('unknown');
+  expect((await failing.build('2026-11-21T11:00:00Z', tracker(good))).today).toBe('no_verified_reset');
+  expect((await failing.build('2026-11-21T11:45:00Z', tracker(down))).today).toBe('unknown');
   // A good check at 11:00 and nothing checked since (the 11:45 build had no source to check).
   const stale = await createTempBuild();
-  await stale.build('2026-11-21T11:00:00.000Z', tracker(good));
-  expect((await stale.build('2026-11-21T11:45:00.000Z')).today).toBe('unknown');
+  await stale.build('2026-11-21T11:00:00Z', tracker(good));
+  expect((await stale.build('2026-11-21T11:45:00Z')).today).toBe('unknown');
   // A calm answer at 12:00 (stale_after 12:30) that no build replaced.
   const calm = await createTempBuild({ edgeStore: true });
-  expect((await calm.build('2026-11-21T12:00:00.000Z', tracker(good))).today).toBe('no_verified_reset');
+  expect((await calm.build('2026-11-21T12:00:00Z', tracker(good))).today).toBe('no_verified_reset');
 
   const own = (p: Omit<Case, 'variant' | 'page' | 'inBuild'>): Case => ({ ...p, variant: '2026-11-21', page: 'index.html', inBuild: true });
   cases.push(
     own({ name: 'never checked', key: 'state.unknown_unchecked', params: {}, build: unchecked, readAt: '2026-11-21T12:05:00Z' }),
-    own({ name: 'every check failed', key: 'state.unknown_failed', params: { checked: '2026-11-21T12:00:00.000Z' }, build: failed, readAt: '2026-11-21T12:05:00Z' }),
-    own({ name: 'every check failed since the last good one', key: 'state.unknown_failed_since', params: { since: '2026-11-21T11:00:00.000Z', checked: '2026-11-21T11:45:00.000Z' }, build: failing, readAt: '2026-11-21T11:50:00Z' }),
-    own({ name: 'last good check over 30 minutes old', key: 'state.unknown_stale', params: { last: '2026-11-21T11:00:00.000Z' }, build: stale, readAt: '2026-11-21T11:50:00Z' }),
+    own({ name: 'every check failed', key: 'state.unknown_failed', params: { checked: '2026-11-21T12:00:00Z' }, build: failed, readAt: '2026-11-21T12:05:00Z' }),
+    own({ name: 'every check failed since the last good one', key: 'state.unknown_failed_since', params: { since: '2026-11-21T11:00:00Z', checked: '2026-11-21T11:45:00Z' }, build: failing, readAt: '2026-11-21T11:50:00Z' }),
+    own({ name: 'last good check over 30 minutes old', key: 'state.unknown_stale', params: { last: '2026-11-21T11:00:00Z' }, build: stale, readAt: '2026-11-21T11:50:00Z' }),
     // Builds stopped: the 12:00 answer expired at 12:30. The script reads the build's own page; the edge serves the
     // variants of the build's date, and, days later, the dateless one: the same sentence.
-    { name: 'stale at the edge (builds stopped)', key: 'state.unknown_expired', params: { since: '2026-11-21T12:30:00.000Z' }, build: calm, variant: '2026-11-21', page: 'index.html', readAt: '2026-11-21T12:31:00Z', inBuild: false },
-    { name: 'stale at the edge, days later (dateless variant)', key: 'state.unknown_expired', params: { since: '2026-11-21T12:30:00.000Z' }, build: calm, variant: 'stopped', page: 'index.html', readAt: '2026-12-01T08:00:00Z', inBuild: false },
+    { name: 'stale at the edge (builds stopped)', key: 'state.unknown_expired', params: { since: '2026-11-21T12:30:00Z' }, build: calm, variant: '2026-11-21', page: 'index.html', readAt: '2026-11-21T12:31:00Z', inBuild: false },
+    { name: 'stale at the edge, days later (dateless variant)', key: 'state.unknown_expired', params: { since: '2026-11-21T12:30:00Z' }, build: calm, variant: 'stopped', page: 'index.html', readAt: '2026-12-01T08:00:00Z', inBuild: false },
   );
 }, 120_000);
 

@@ -147,7 +147,7 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
       for (const lang of LANGS) {
         for (const name of ['feed.atom', 'feed.json', 'calendar.ics']) {
           const body = await readText(client, bucket, `api/${lang}/${name}`);
-          expect(body, `api/${lang}/${name}`).toContain(`${PUBLIC}/api/events/`);
+          expect(body, `api/${lang}/${name}`).toContain(`${PUBLIC}/${lang}/#event-`);
           expect(body, `api/${lang}/${name}`).not.toMatch(/127\.0\.0\.1|localhost|\/\/api\.example\.test\/\//);
         }
       }
