@@ -11,7 +11,7 @@ import { renderApi } from './render/documents.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
-import { planNotifications, recordOutcomes } from './notify/plan.ts';
+import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownToday, unknownVariantDates } from './model/freshness.ts';
 import { DEFAULT_PUBLIC_URL, isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
@@ -127,7 +127,8 @@ async function notify(
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
   if (outcomes.some((o) => o.result !== 'skipped')) {
-    await updateState(deps.store, (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf) }), 5, (w) => warnings.push(...w));
+    const open = openNotificationKeys(view.events, view.upcoming, view.today, asOf, opts);
+    await updateState(deps.store, (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }), 5, (w) => warnings.push(...w));
   }
   const count = (r: string) => outcomes.filter((o) => o.result === r).length;
   return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };

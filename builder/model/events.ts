@@ -75,7 +75,9 @@ function instantsOf(e: Event): number[] {
  * resets an hour apart means two resets), closest pairs are joined first, and a group never gains a second
  * record of an origin it already holds by proximity alone.
  * The winner is the verified one (then curated, ledger, tracker); it keeps its own text and translations,
- * and gains the sources and `same_as` ids of the records it absorbed.
+ * and gains the `same_as` ids of the records it absorbed and their sources, except a tracker record's when the winner
+ * is a ledger, curated or verified record (a tracker cannot vouch for curated history). A shared link joins only
+ * records of the same type.
  */
 export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const all = lists.flat();
@@ -91,7 +93,8 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   };
   const byKey = new Map<string, number>();
   all.forEach((e, i) => {
-    const keys = [`id:${e.id}`, ...e.same_as.map((s) => `id:${s}`), ...e.sources.map((s) => `url:${normalizeUrl(s.url)}`)];
+    // A shared link joins records of one type only: a post can announce a banked grant and mention a global reset.
+    const keys = [`id:${e.id}`, ...e.same_as.map((s) => `id:${s}`), ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)];
     for (const k of keys) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
@@ -109,9 +112,13 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
     const winner = group.reduce(better);
     const sources = new Map(winner.sources.map((s) => [normalizeUrl(s.url), s]));
     const sameAs = new Set(winner.same_as);
+    // A tracker cannot vouch for curated history: its links join only a winner that is a tracker record itself. Its
+    // record of the very same post adds nothing either, as that link is already there.
+    const vouches = (e: Event) => e.origin !== 'service_resets' || winner.origin === 'service_resets';
     for (const e of group) {
       if (e === winner) continue;
       sameAs.add(e.id);
+      if (!vouches(e)) continue;
       for (const s of e.sources) if (!sources.has(normalizeUrl(s.url))) sources.set(normalizeUrl(s.url), s);
     }
     sameAs.delete(winner.id);

@@ -237,7 +237,18 @@ export const NotifyLogSchema = z.object({
   /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
   sent: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant })).default([]),
   /** Deliveries that failed and are retried until `first_failed_at` + NOTIFY_RETRY_MS. */
-  failed: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), first_failed_at: isoInstant, attempts: z.number().int().positive() })).default([]),
+  failed: z
+    .array(
+      z.object({
+        channel: z.string().min(1).max(80),
+        key: z.string().min(1).max(200),
+        first_failed_at: isoInstant,
+        attempts: z.number().int().positive(),
+        /** A digest's covered keys, so its retry is the same digest (notify/plan.ts). */
+        covers: z.array(z.string().min(1).max(200)).optional(),
+      }),
+    )
+    .default([]),
 });
 export type NotifyLog = z.infer<typeof NotifyLogSchema>;
 

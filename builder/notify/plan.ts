@@ -1,6 +1,8 @@
 // Pure: what to send to whom this run, and the log of what was sent. At-least-once with dedupe: a delivery is
 // recorded only after it succeeded; a failed one is retried on later runs until NOTIFY_RETRY_MS after it first
-// failed or until the news stops being news (its window below), whichever comes first.
+// failed or until the news stops being news (its window below), whichever comes first. Bounded: at most
+// NOTIFY_MAX_PER_RUN messages per run and channel, then one digest covering the rest.
+import { createHash } from 'node:crypto';
 import { DAY_MS, eventMs } from '../model/events.ts';
 import type { Announcement, Event, Lang, NotifyLog } from '../model/schemas.ts';
 import type { TodayStatus } from '../model/status.ts';
@@ -11,11 +13,17 @@ import { announcementSummary } from '../render/upcoming.ts';
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
 export const RESET_NEWS_WINDOW_MS = DAY_MS;
 export const NOTIFY_RETRY_MS = 6 * 60 * 60 * 1000;
-/** Deliveries are remembered this long; past it, every window above has closed. */
+/**
+ * Deliveries are remembered at least this long, and longer while their message is still due (its key open): never
+ * dropped by a count, so a key whose window is open is never sent again. The log is bounded by time: at most 8 days
+ * of runs, each adding per channel NOTIFY_MAX_PER_RUN messages, one digest and the keys that digest covers (few: a
+ * source adding more than a few new global resets in a run is quarantined, model/apply.ts).
+ */
 export const SENT_LOG_KEEP_MS = 8 * DAY_MS;
-export const SENT_LOG_MAX = 2000;
+/** Messages one channel gets per run at most; what is due past it goes out as one digest ("N more resets recorded"). */
+export const NOTIFY_MAX_PER_RUN = 5;
 
-export type MessageKind = 'reset' | 'announcement' | 'confirmed_today';
+export type MessageKind = 'reset' | 'announcement' | 'confirmed_today' | 'digest';
 
 /** The documented JSON body of a plain webhook; the other channels adapt the same fields. */
 export interface NotifyMessage {
@@ -39,6 +47,8 @@ export interface Delivery {
   message: NotifyMessage;
   /** Keys that mean "already sent": the message's own and, for a merged record, those of the records it absorbed. */
   keys: string[];
+  /** A digest's: the keys of the messages it stands for, recorded as sent with it (so each is sent exactly once). */
+  covers?: string[];
 }
 
 export interface PlanOptions {
@@ -53,6 +63,8 @@ function resetMessages(events: readonly Event[], asOf: Date, o: PlanOptions): Om
   return events
     .filter((e) => e.type === 'global_reset' && e.origin !== 'ledger' && e.time_precision !== 'day')
     .filter((e) => eventMs(e) <= now && now - eventMs(e) <= RESET_NEWS_WINDOW_MS)
+    // Oldest first, so which ones a digest stands for is the same on every run.
+    .sort((a, b) => eventMs(a) - eventMs(b) || a.id.localeCompare(b.id))
     .map((e) => {
       const r = renderEvent(e, o.lang, t);
       return {
@@ -118,10 +130,50 @@ function confirmedMessage(today: TodayStatus, o: PlanOptions): Omit<Delivery, 'c
 }
 
 /**
+ * One message standing for `rest`, the messages due past the per-run cap. Its key is a hash of the keys it covers, so
+ * a retry of the same digest carries the same Idempotency-Key.
+ */
+function digestMessage(covers: readonly string[], asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'> {
+  const t = translator(o.lang);
+  const id = `digest-${createHash('sha256').update([...covers].sort().join('\n')).digest('hex').slice(0, 16)}`;
+  return {
+    keys: [`digest:${id}`],
+    covers: [...covers],
+    message: {
+      kind: 'digest',
+      idempotency_key: `reset-status-api:digest:${id}`,
+      id,
+      type: 'global_reset',
+      lang: o.lang,
+      title: t('follow:notify.digest_title', { count: covers.length }),
+      summary: t('follow:notify.digest_summary', { count: covers.length }),
+      occurred_at: null,
+      announced_at: null,
+      scheduled_for: null,
+      date: asOf.toISOString().slice(0, 10),
+      links: { api: `${o.publicUrl}/api/history?type=global_reset&lang=${o.lang}`, source: null },
+    },
+  };
+}
+
+/** Every message due now, before dedupe: the announcement and a confirmed day first (they never go into a digest). */
+function dueMessages(events: readonly Event[], upcoming: Announcement | null, today: TodayStatus, asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'>[] {
+  const messages: Omit<Delivery, 'channel'>[] = [];
+  if (upcoming) messages.push(announcementMessage(upcoming, o));
+  if (today.state === 'confirmed_today') messages.push(confirmedMessage(today, o));
+  return [...messages, ...resetMessages(events, asOf, o)];
+}
+
+/** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
+export function openNotificationKeys(events: readonly Event[], upcoming: Announcement | null, today: TodayStatus, asOf: Date, o: PlanOptions): Set<string> {
+  return new Set(dueMessages(events, upcoming, today, asOf, o).flatMap((m) => m.keys));
+}
+
+/**
  * The deliveries due now: per channel, every message whose news window is open, not yet sent to that channel, and
- * not given up on (failing for longer than NOTIFY_RETRY_MS). Messages: a global reset recorded within the last
- * 24 hours (ledger imports and day-precision records never); the announced reset still upcoming; today turning
- * `confirmed_today`.
+ * not given up on (failing for longer than NOTIFY_RETRY_MS); at most NOTIFY_MAX_PER_RUN of them, and past that one
+ * digest standing for the rest. Messages: a global reset recorded within the last 24 hours (ledger imports and
+ * day-precision records never); the announced reset still upcoming; today turning `confirmed_today`.
  */
 export function planNotifications(
   log: NotifyLog,
@@ -131,18 +183,20 @@ export function planNotifications(
   asOf: Date,
   o: PlanOptions,
 ): Delivery[] {
-  const messages = resetMessages(events, asOf, o);
-  if (upcoming) messages.push(announcementMessage(upcoming, o));
-  if (today.state === 'confirmed_today') messages.push(confirmedMessage(today, o));
+  const messages = dueMessages(events, upcoming, today, asOf, o);
   const sent = new Set(log.sent.map((s) => `${s.channel}\u0000${s.key}`));
   const gaveUp = new Set(log.failed.filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS).map((f) => `${f.channel}\u0000${f.key}`));
   const out: Delivery[] = [];
   for (const channel of o.channels) {
-    for (const m of messages) {
-      const seen = (k: string) => sent.has(`${channel}\u0000${k}`);
-      if (m.keys.some(seen) || gaveUp.has(`${channel}\u0000${m.keys[0]}`)) continue;
-      out.push({ channel, ...m });
-    }
+    const seen = (k: string) => sent.has(`${channel}\u0000${k}`);
+    // A digest that failed is retried as it was (same resets, same Idempotency-Key), never split into single messages.
+    const retry = log.failed.find((f) => f.channel === channel && f.key.startsWith('digest:') && f.covers !== undefined && !gaveUp.has(`${channel}\u0000${f.key}`));
+    const pending = new Set(retry?.covers ?? []);
+    const due = messages.filter((m) => !m.keys.some(seen) && !pending.has(m.keys[0]!) && !gaveUp.has(`${channel}\u0000${m.keys[0]}`));
+    for (const m of due.slice(0, NOTIFY_MAX_PER_RUN)) out.push({ channel, ...m });
+    // One digest per run at most: a retried one first; a new overflow waits for the next run.
+    if (retry) out.push({ channel, ...digestMessage(retry.covers!, asOf, o) });
+    else if (due.length > NOTIFY_MAX_PER_RUN) out.push({ channel, ...digestMessage(due.slice(NOTIFY_MAX_PER_RUN).map((m) => m.keys[0]!), asOf, o) });
   }
   return out;
 }
@@ -150,13 +204,18 @@ export function planNotifications(
 export interface DeliveryOutcome {
   channel: string;
   key: string;
+  /** A digest's covered keys: recorded as sent together with `key`. */
+  covers?: readonly string[];
   /** `skipped`: the run's notification budget ran out before it was tried; it is due again next run. */
   result: 'sent' | 'failed' | 'skipped';
   detail: string;
 }
 
-/** The log after this run's outcomes: successes recorded, failures counted from their first, old entries dropped. */
-export function recordOutcomes(log: NotifyLog, outcomes: readonly DeliveryOutcome[], asOf: Date): NotifyLog {
+/**
+ * The log after this run's outcomes: successes recorded (a digest's covered keys with it), failures counted from
+ * their first, entries older than SENT_LOG_KEEP_MS dropped unless their key is still `open` (openNotificationKeys).
+ */
+export function recordOutcomes(log: NotifyLog, outcomes: readonly DeliveryOutcome[], asOf: Date, open: ReadonlySet<string> = new Set()): NotifyLog {
   const at = asOf.toISOString();
   const now = asOf.getTime();
   const k = (c: string, key: string) => `${c}\u0000${key}`;
@@ -165,10 +224,9 @@ export function recordOutcomes(log: NotifyLog, outcomes: readonly DeliveryOutcom
   const failed = new Map(log.failed.filter((f) => !done.has(k(f.channel, f.key))).map((f) => [k(f.channel, f.key), f]));
   for (const o of failedNow) {
     const prev = failed.get(k(o.channel, o.key));
-    failed.set(k(o.channel, o.key), { channel: o.channel, key: o.key, first_failed_at: prev?.first_failed_at ?? at, attempts: (prev?.attempts ?? 0) + 1 });
+    failed.set(k(o.channel, o.key), { channel: o.channel, key: o.key, first_failed_at: prev?.first_failed_at ?? at, attempts: (prev?.attempts ?? 0) + 1, ...(o.covers ? { covers: [...o.covers] } : {}) });
   }
-  const sent = [...log.sent, ...outcomes.filter((o) => o.result === 'sent').map((o) => ({ channel: o.channel, key: o.key, at }))]
-    .filter((s) => now - Date.parse(s.at) <= SENT_LOG_KEEP_MS)
-    .slice(-SENT_LOG_MAX);
+  const fresh = outcomes.filter((o) => o.result === 'sent').flatMap((o) => [o.key, ...(o.covers ?? [])].map((key) => ({ channel: o.channel, key, at })));
+  const sent = [...log.sent, ...fresh].filter((s) => now - Date.parse(s.at) <= SENT_LOG_KEEP_MS || open.has(s.key));
   return { sent, failed: [...failed.values()].filter((f) => now - Date.parse(f.first_failed_at) <= SENT_LOG_KEEP_MS) };
 }

@@ -57,7 +57,7 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
             }
             const r = await post(agent, buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL), Math.floor(Math.min(timeoutMs, left)));
             log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${r.ok ? 'sent' : 'failed'} (${r.detail})`);
-            out.push({ channel: c.id, key, result: r.ok ? 'sent' : 'failed', detail: r.detail });
+            out.push({ channel: c.id, key, ...(d.covers ? { covers: d.covers } : {}), result: r.ok ? 'sent' : 'failed', detail: r.detail });
           }
           return out;
         });

@@ -4,7 +4,7 @@ import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
 
@@ -72,7 +72,7 @@ export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; e
   const posted = citedPost([source]) !== null && postVerdict === 'ok';
   const basis = posted ? fromPost.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
   const parsed = EventSchema.safeParse({
-    id: `sr-${sanitizeIdPart(String(r.id), 77) || 'unknown'}`,
+    id: `sr-${stableIdPart(String(r.id), 77)}`,
     type,
     status: 'archived',
     reason: 'other',
@@ -130,12 +130,13 @@ export function takeTrackerRecords(records: readonly unknown[], asOf: Date, even
   return { capped: false, valid, invalid };
 }
 
-/** Adds one record's event; sanitising ids can make two upstream ids collide, and the first (newest) keeps the id. */
+/**
+ * Adds one record's event. Ids are a function of the upstream id alone (stableIdPart), so two records share one only
+ * when upstream repeats an id (a looping cursor, a lying source): the first (newest) keeps it. Numbering the later one
+ * would make ids depend on arrival order.
+ */
 function addEvent(events: Map<string, Event>, e: Event): void {
-  let id = e.id;
-  // The same record seen again (a looping cursor) is skipped.
-  for (let k = 2; events.has(id) && events.get(id)!.sources[0]?.url !== e.sources[0]?.url; k++) id = `${e.id.slice(0, 76)}-${k}`;
-  if (!events.has(id)) events.set(id, { ...e, id });
+  if (!events.has(e.id)) events.set(e.id, e);
 }
 
 /**

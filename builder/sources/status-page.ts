@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import { STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, sanitizeIdPart, toIsoInstant } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, stableIdPart, toIsoInstant } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
@@ -60,7 +60,7 @@ function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected:
   const update = i.incident_updates?.find((u) => u.body);
   const fallback = [i.status, i.impact ? `impact: ${i.impact}` : ''].filter(Boolean).join(', ');
   return {
-    id: `status-incident-${sanitizeIdPart(i.id, 100) || 'unknown'}`,
+    id: `status-incident-${stableIdPart(i.id, 100)}`,
     kind: 'status_incident',
     source: config.id,
     title: cleanText(i.name, TEXT_LIMITS.title),

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { SourceResult } from '../model/inputs.ts';
 import { AnnouncementSchema, type Announcement, type Detail, type EventType } from '../model/schemas.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, sanitizeIdPart, schemaMismatch, toIsoInstant } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, schemaMismatch, stableIdPart, toIsoInstant } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
 
@@ -53,7 +53,7 @@ export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | 
   const upstreamId = cleanText(String(raw.id), UPSTREAM_ID_MAX_CHARS) || 'unknown';
   const parsed = AnnouncementSchema.safeParse({
     // The same id the record gets in `/resets` once applied (reset-tracker.ts), so the two can be matched.
-    id: `sr-${sanitizeIdPart(String(raw.id), 77) || 'unknown'}`,
+    id: `sr-${stableIdPart(String(raw.id), 77)}`,
     upstream_id: upstreamId,
     type: TYPE_MAP[raw.reset_type ?? ''] ?? null,
     announced_at: announcedAt,

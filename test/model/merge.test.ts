@@ -26,7 +26,8 @@ describe('mergeEvents rules', () => {
     const merged = mergeEvents([a], [b]);
     expect(merged).toHaveLength(1);
     expect(merged[0]).toMatchObject({ id: 'ledger-a', same_as: ['sr-b'] });
-    expect(merged[0]!.sources.map((s) => s.url)).toEqual(['https://example.org/ledger-a', 'https://example.org/sr-b']);
+    // The tracker's link does not join the ledger's sources (it cannot vouch for curated history).
+    expect(merged[0]!.sources.map((s) => s.url)).toEqual(['https://example.org/ledger-a']);
   });
 
   it('proximity: just outside the window stays two events', () => {
