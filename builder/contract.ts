@@ -144,3 +144,9 @@ export function unknownBadgeKey(lang: Lang, name: 'badge.json' | 'badge.svg'): s
 export function unknownPageKey(lang: Lang, date: string): string {
   return API_ROOT + lang + '/unknown/' + date + '/index.html';
 }
+
+/**
+ * An instant given on a command line (`--now`): ISO 8601 with `Z` or an offset. One without a zone would be read in
+ * the machine's time zone, so it is refused.
+ */
+export const ZONED_INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { ZONED_INSTANT_PATTERN } from './contract.ts';
 import { ConfigError, EXIT, exitCodeFor, messageOf } from './errors.ts';
 import { createLocalEdgeStore, type EdgeStore } from './publish/edge-store.ts';
 import { createLocalSink } from './publish/local-sink.ts';
@@ -58,7 +59,7 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   }
   let now = clock();
   if (values.now !== undefined) {
-    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(values.now) || Number.isNaN(Date.parse(values.now))) {
+    if (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(Date.parse(values.now))) {
       throw new ConfigError('build', `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`);
     }
     now = new Date(values.now);

@@ -1,13 +1,26 @@
-// The one way a notification channel's address is written to a log: scheme and host only. Webhook URLs carry their
-// secret in the path itself (Discord `/api/webhooks/ID/TOKEN`, Slack `/services/T/B/SECRET`, an ntfy topic, a
-// Telegram bot token), so this is stricter than redacting a source URL (userinfo and query values): nothing after
-// the host is ever shown.
+// The one way a URL given to this program (a source, a notification channel, a redirect target) is written anywhere:
+// a log line, an error message, state, a source check, a document. Any part after the host can be a secret: path
+// segments (Discord `/api/webhooks/ID/TOKEN`, Slack `/services/T/B/SECRET`, a feed's private path), path parameters
+// (`;jsessionid=`), query names and values (`?token=`), the fragment; so can the userinfo. Only the scheme and the
+// host (with a non-default port, which names no secret and tells two local sources apart) are ever shown.
+
+const REDACTED = '(redacted)';
+
+/** `https://user:pass@host:8443/p;jsessionid=x?token=abc#f` → `https://host:8443/…`; anything else → `(redacted)`. */
 export function redactUrl(raw: string): string {
+  let u: URL;
   try {
-    const u = new URL(raw);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return '(redacted)';
-    return `${u.protocol}//${u.host}/…`;
+    u = new URL(raw);
   } catch {
-    return '(redacted)';
+    // Nothing of an unparseable value is shown: it may be the secret itself, mistyped.
+    return REDACTED;
   }
+  // Not even the scheme of another kind of URL: `token:abc` parses as a scheme and a path.
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '') return REDACTED;
+  return `${u.protocol}//${u.host}/…`;
+}
+
+/** `text` with every http(s) URL in it redacted (a stack's `file:` paths stay): for messages from libraries that may quote a URL. */
+export function redactUrlsIn(text: string): string {
+  return text.replace(/\bhttps?:\/\/[^\s"'<>`]+/gi, (m) => redactUrl(m));
 }

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
 import { readFile } from 'node:fs/promises';
-import { CACHE_CONTROL, EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../contract.ts';
+import { CACHE_CONTROL, EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, ZONED_INSTANT_PATTERN } from '../contract.ts';
 import { baseHeaders, errorResponse, eventIdOf, parseFreshness, route, type EdgeContext } from './route.ts';
 
 type UnionResponse = ServerResponse & { emit(event: 'next'): boolean };
@@ -184,8 +184,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.exit(2);
   }
   const fixed = values.now === undefined ? null : Date.parse(values.now);
-  if (fixed !== null && (Number.isNaN(fixed) || !/^\d{4}-\d{2}-\d{2}T/.test(values.now ?? ''))) {
-    console.error(`preview: --now wants an ISO 8601 instant such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
+  // Without a zone the instant would be read in the machine's time zone.
+  if (fixed !== null && (Number.isNaN(fixed) || !ZONED_INSTANT_PATTERN.test(values.now ?? ''))) {
+    console.error(`preview: --now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
     process.exit(2);
   }
   if (fileStat(path.join(values.dir, 'api/index.json')) === null) {

@@ -165,7 +165,7 @@ export const ForecastDocSchema = z
 export const SourceCheckDocSchema = z.strictObject({
   source: z.string(),
   kind: z.enum(SOURCE_KINDS),
-  url: z.string(),
+  url: z.string().describe('Scheme and host of the source only (`https://host/…`): the rest of a configured URL may be a secret.'),
   ok: z.boolean(),
   http_status: z.number().int().nullable(),
   latency_ms: z.number().nullable(),

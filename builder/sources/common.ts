@@ -5,6 +5,7 @@ import type { Detail, SourceCheck } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkJsonShape, checkSize, startBudgetClock, type BudgetClock, type ParseBudget } from './budget.ts';
 import type { FetchResult, SourceConfig } from './fetcher.ts';
+import { readInstant, type ZonelessRule } from './instant.ts';
 import { redactUrl } from './redact.ts';
 import { rejectionParams, type RejectCounts } from './sanitize.ts';
 
@@ -70,15 +71,13 @@ export function parseJsonBody(body: string): { ok: true; value: unknown } | { ok
   }
 }
 
-/** Any date string JavaScript understands (ISO 8601 with offset, RFC 822) → `YYYY-MM-DDTHH:MM:SSZ`, or null. */
-export function toIsoInstant(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const ms = Date.parse(value.trim());
-  if (Number.isNaN(ms)) return null;
-  const d = new Date(ms);
-  const year = d.getUTCFullYear();
-  if (year < 1970 || year > 9999) return null;
-  return d.toISOString().replace('.000Z', 'Z');
+/**
+ * A source's date string → `YYYY-MM-DDTHH:MM:SSZ`, or null when unreadable or, under `reject`, without a zone
+ * (instant.ts; never the machine's time zone). Callers that must tell the two apart use readInstant.
+ */
+export function toIsoInstant(value: string | null | undefined, zoneless: ZonelessRule = 'reject'): string | null {
+  const r = readInstant(value, zoneless);
+  return r.ok ? r.iso : null;
 }
 
 /** Upstream ids → the `[a-z0-9._-]` alphabet our ids use. Lossy (case, other characters, length): see stableIdPart. */

@@ -2,7 +2,6 @@
 import { ConfigError } from '../errors.ts';
 import type { SourceKind } from '../model/schemas.ts';
 import type { SourceConfig } from './fetcher.ts';
-import { redactUrl } from './redact.ts';
 
 export const DEFAULT_STATUS_PAGE_URL = 'https://status.openai.com/api/v2/summary.json';
 export const DEFAULT_UPSTREAM_URL = 'https://codex-resets.com/api/v1/resets';
@@ -32,7 +31,8 @@ function parseHttpUrl(variable: string, raw: string): string {
     throw configError(`${variable} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw configError(`${variable} must be an http(s) URL, got ${redactUrl(raw)}`);
+    // Not even the scheme is shown (`token:abc` parses as one): the value may be a secret, mistyped.
+    throw configError(`${variable} must be an http(s) URL (the value is not shown)`);
   }
   return url.href;
 }

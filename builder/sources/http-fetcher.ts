@@ -7,7 +7,7 @@ import type { FetchResult, Fetcher } from './fetcher.ts';
 import { classifyNetworkError, classifyStatus, retryDecision, type Failure } from './http-policy.ts';
 
 export { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, parseRetryAfterMs } from './http-policy.ts';
-import { redactUrl } from './redact.ts';
+import { redactUrl, redactUrlsIn } from './redact.ts';
 
 export const REQUEST_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -184,7 +184,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         return { ok: true, status, body, url };
       } catch (err) {
         if (controller.signal.aborted) return onAbort();
-        return failedAttempt(url, classifyNetworkError(errorCode(err), new URL(url).hostname, (err as Error)?.message ?? String(err)));
+        return failedAttempt(url, classifyNetworkError(errorCode(err), new URL(url).hostname, redactUrlsIn((err as Error)?.message ?? String(err))));
       } finally {
         clearTimeout(timer);
       }

@@ -1,6 +1,7 @@
 // Pure: how the HTTP fetcher reads a response status and a network error, and how long it waits before a retry.
 // The fetcher (http-fetcher.ts) does the I/O; every decision it takes about an answer is here and unit-tested.
 import type { Detail } from '../model/schemas.ts';
+import { readInstant } from './instant.ts';
 
 export const BACKOFF_MAX_MS = 8_000;
 /** A retry is only worth starting if it leaves at least this much time for the request itself. */
@@ -21,7 +22,10 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
   if (value === null || value === undefined) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
+  // An HTTP date is always GMT (RFC 9110 §5.6.7); the obsolete forms without a zone name are read as GMT too, never in
+  // the machine's zone.
+  const r = readInstant(v, 'utc');
+  const at = r.ok ? Date.parse(r.iso) : Date.parse(/\b(GMT|UTC)\b/i.test(v) ? v : `${v} GMT`);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - nowMs);
 }

@@ -7,7 +7,7 @@ import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { fetchResetTracker, type ResetTrackerOptions } from './reset-tracker.ts';
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusPage } from './status-page.ts';
-import { redactUrl } from './redact.ts';
+import { redactUrl, redactUrlsIn } from './redact.ts';
 import { fetchTrackerStatus } from './tracker-status.ts';
 
 export const MAX_CONCURRENT_SOURCES = 4;
@@ -44,8 +44,9 @@ export async function fetchAllSources(configs: readonly SourceConfig[], fetcher:
         try {
           return await fetchOne(config, fetcher, asOf, opts);
         } catch (err) {
-          const bug = new SourceError('sources/index', `${config.kind} ${config.id} (${redactUrl(config.url)}) threw: ${messageOf(err)}`, { cause: err });
-          opts.log?.(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message);
+          const bug = new SourceError('sources/index', `${config.kind} ${config.id} (${redactUrl(config.url)}) threw: ${redactUrlsIn(messageOf(err))}`, { cause: err });
+          // A library's message or stack may quote the URL it was given.
+          opts.log?.(redactUrlsIn(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message));
           return { check: computeCheck(config, asOf, { ok: false, http_status: null, latency_ms: null, items_read: 0, detail: { code: 'internal_error', params: {} } }) };
         }
       }),

@@ -110,7 +110,10 @@ function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerD
   const where = `row ${n + 2}`;
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new DataError('data/ledger', `${where}: bad date_utc ${JSON.stringify(date)}`);
   if (!ledgerType || !description) throw new DataError('data/ledger', `${where}: type and description are required`);
-  const hasTime = !!time && /^\d{2}:\d{2}:\d{2}$/.test(time);
+  // The columns are named UTC, so a time is read as UTC; anything else in the column (an offset, a zone name, no
+  // seconds) is refused rather than dropped to a date or read in the machine's zone.
+  if (time && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(time)) throw new DataError('data/ledger', `${where}: bad time_utc ${JSON.stringify(time)} (HH:MM:SS in UTC, no zone)`);
+  const hasTime = !!time;
   const rowKey = hasTime ? `${date}T${time}Z` : date;
   // Ids come from the row as published, so a reviewed change of time never changes a public id.
   let id = `ledger-${date}-${hasTime ? time!.slice(0, 5).replace(':', '') : ledgerType}`;

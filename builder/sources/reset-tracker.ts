@@ -4,7 +4,8 @@ import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart, toIsoInstant } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart } from './common.ts';
+import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
 
@@ -22,7 +23,8 @@ export const TrackerRecordSchema = z.object({
   // A plain string: a reset type added upstream is skipped (it is not a global reset by the API's own
   // definition) instead of failing the whole source.
   reset_type: z.string(),
-  announced_at: z.iso.datetime({ offset: true }),
+  // Read by readInstant, so a date without a zone is named (no_timezone) rather than counted as a bad shape.
+  announced_at: z.string(),
   text: z.string().min(1),
   // The link is checked by cleanUrl (http(s) with a host), so a bad one is counted as bad_url, not as a bad shape.
   source: z.object({ type: z.enum(['x_post', 'observed']), author: z.string().nullable().optional(), url: z.string() }),
@@ -51,10 +53,13 @@ const TYPE_MAP: Record<string, Event['type']> = { regular: 'global_reset', banke
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
  * (sanity rules of sanitize.ts: dates inside the tracked era and not in the future, an http(s) link, text left).
  */
-export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null; dropped?: RejectReason } | { ok: false; reason: RejectReason; error?: z.ZodError } {
+export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null; dropped?: RejectReason } | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
   const type = TYPE_MAP[r.reset_type];
   if (!type) return { ok: true, event: null };
-  const at = toIsoInstant(r.announced_at);
+  // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
+  const read = readInstant(r.announced_at, 'reject');
+  if (!read.ok) return { ok: false, reason: read.reason, unreadable: 'announced_at' };
+  const at = read.iso;
   const verdict = judgeInstant(at, asOf);
   if (verdict !== 'ok') return { ok: false, reason: verdict };
   const url = cleanUrl(r.source.url);
@@ -65,7 +70,7 @@ export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; e
   // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
   // more than a minute, is kept as the observation.
   const source = { ...r.source, url };
-  const fromPost = timesFromPost(at!, [source]);
+  const fromPost = timesFromPost(at, [source]);
   // The post time is upstream data too (a crafted id encodes any date up to the 28th century): one that fails the
   // date rules is not used, and the record keeps its own time; the dropped post time is counted.
   const postVerdict = citedPost([source]) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
@@ -120,7 +125,9 @@ export function takeTrackerRecords(records: readonly unknown[], asOf: Date, even
     const mapped = record.success ? computeTrackerEvent(record.data, asOf) : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
     if (!mapped.ok) {
       countReject(rejected, mapped.reason);
-      if (mapped.error && invalid === null) invalid = schemaMismatch(mapped.error, ['data', i]);
+      // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
+      if (invalid === null && mapped.error) invalid = schemaMismatch(mapped.error, ['data', i]);
+      else if (invalid === null && 'unreadable' in mapped && mapped.unreadable) invalid = { code: 'schema_mismatch', params: { path: `data[${i}].${mapped.unreadable} (${mapped.reason})` } };
       continue;
     }
     valid++;

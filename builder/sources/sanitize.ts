@@ -39,6 +39,7 @@ export const REJECT_REASONS = [
   'invalid_record',
   'bad_url',
   'bad_date',
+  'no_timezone',
   'future_date',
   'before_era',
   'empty_text',

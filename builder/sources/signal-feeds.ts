@@ -47,7 +47,8 @@ export function isResetNews(item: Pick<FeedItem, 'title' | 'excerpt'>, feedTitle
 
 /** A raw item → a cleaned, validated item, or the reason it was rejected (counted in the check). */
 function makeItem(raw: RawFeedItem, asOf: Date): { ok: true; item: FeedItem; linkRejected: boolean } | { ok: false; reason: RejectReason } {
-  const published = toIsoInstant(raw.date);
+  // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
+  const published = toIsoInstant(raw.date, 'utc');
   if (published !== null) {
     const verdict = judgeInstant(published, asOf);
     if (verdict !== 'ok') return { ok: false, reason: verdict };

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import { STATUS_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, stableIdPart, toIsoInstant } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, stableIdPart } from './common.ts';
+import { readInstant } from './instant.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
@@ -49,8 +50,11 @@ export function isCodexIncident(i: Incident): boolean {
 }
 
 function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected: RejectCounts): Signal | null {
-  const published = toIsoInstant(i.started_at ?? i.created_at);
-  const verdict = published === null ? 'ok' : judgeInstant(published, asOf);
+  // Statuspage writes every time with a zone: one without (`9999-12-31` included) is refused like a future one,
+  // never read in the machine's zone. An unreadable time leaves the incident undated, as before.
+  const read = readInstant(i.started_at ?? i.created_at, 'reject');
+  const published = read.ok ? read.iso : null;
+  const verdict = !read.ok && read.reason === 'no_timezone' ? 'no_timezone' : published === null ? 'ok' : judgeInstant(published, asOf);
   if (verdict !== 'ok') {
     countReject(rejected, verdict);
     return null;
@@ -74,6 +78,23 @@ function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected:
 }
 
 /**
+ * The page's own timestamp passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
+ * dated so): without a zone, far ahead of `asOf` or before the tracked era it is published as null, and counted.
+ */
+function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: RejectCounts): string | null {
+  if (raw === null || raw === undefined || raw.trim() === '') return null;
+  const read = readInstant(raw, 'reject');
+  if (!read.ok) {
+    countReject(rejected, read.reason);
+    return null;
+  }
+  const verdict = judgeInstant(read.iso, asOf);
+  if (verdict === 'ok') return read.iso;
+  countReject(rejected, verdict);
+  return null;
+}
+
+/**
  * Pure: a parsed summary → our UpstreamStatus (Codex components only, upstream words cleaned and capped) and Codex
  * incident signals; what failed the sanity rules is counted in `rejected`.
  */
@@ -88,8 +109,7 @@ export function computeStatusPage(config: SourceConfig, summary: StatusSummary, 
     page_url: pageUrl ?? '',
     indicator: cleanText(summary.status.indicator, TEXT_LIMITS.status_description),
     description: cleanText(summary.status.description, TEXT_LIMITS.status_description),
-    // The page's own timestamp, shown as the upstream wrote it: not a record, so no date rule applies.
-    updated_at: toIsoInstant(summary.page.updated_at),
+    updated_at: pageUpdatedAt(summary.page.updated_at, asOf, rejected),
     components: summary.components
       .slice(0, MAX_COMPONENTS)
       .filter((c) => CODEX_COMPONENT.test(c.name))

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { SourceResult } from '../model/inputs.ts';
 import { AnnouncementSchema, type Announcement, type Detail, type EventType } from '../model/schemas.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, schemaMismatch, stableIdPart, toIsoInstant } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, schemaMismatch, stableIdPart } from './common.ts';
+import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
 
@@ -19,8 +20,9 @@ export const ScheduledResetSchema = z.object({
   status: z.string().optional(),
   // A plain string: an unknown type is kept as an announcement of unknown type, not a failure.
   reset_type: z.string().nullable().optional(),
-  announced_at: z.iso.datetime({ offset: true }),
-  scheduled_for: z.iso.datetime({ offset: true }).nullable().optional(),
+  // Read by readInstant, so a time without a zone is named (no_timezone) rather than reported as a bad shape.
+  announced_at: z.string(),
+  scheduled_for: z.string().nullable().optional(),
   text: z.string().min(1),
   source: z.object({ type: z.string().optional(), author: z.string().nullable().optional(), url: z.string() }),
 });
@@ -31,7 +33,8 @@ export const TrackerStatusSchema = z.object({
 
 const TYPE_MAP: Record<string, EventType> = { regular: 'global_reset', banked: 'banked_grant' };
 
-type Mapped = { ok: true; announcement: Announcement | null } | { ok: false; reason: RejectReason; error?: z.ZodError };
+/** `field`: the field that failed a date rule, named in the check. */
+type Mapped = { ok: true; announcement: Announcement | null } | { ok: false; reason: RejectReason; error?: z.ZodError; field?: string };
 
 /**
  * Pure: the payload's `scheduled_reset` → an Announcement (null when none is announced or it is no longer
@@ -40,11 +43,16 @@ type Mapped = { ok: true; announcement: Announcement | null } | { ok: false; rea
  */
 export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | null | undefined, asOf: Date): Mapped {
   if (!raw || (raw.status !== undefined && raw.status !== 'scheduled')) return { ok: true, announcement: null };
-  const announcedAt = toIsoInstant(raw.announced_at);
+  // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
+  const announced = readInstant(raw.announced_at, 'reject');
+  if (!announced.ok) return { ok: false, reason: announced.reason, field: 'announced_at' };
+  const announcedAt = announced.iso;
   const verdict = judgeInstant(announcedAt, asOf);
-  if (verdict !== 'ok') return { ok: false, reason: verdict };
-  const scheduledFor = toIsoInstant(raw.scheduled_for ?? null);
-  if (scheduledFor !== null && (judgeInstant(scheduledFor, new Date(asOf.getTime() + MAX_SCHEDULE_AHEAD_MS)) !== 'ok')) return { ok: false, reason: 'future_date' };
+  if (verdict !== 'ok') return { ok: false, reason: verdict, field: 'announced_at' };
+  const scheduled = raw.scheduled_for === null || raw.scheduled_for === undefined ? null : readInstant(raw.scheduled_for, 'reject');
+  if (scheduled !== null && !scheduled.ok) return { ok: false, reason: scheduled.reason, field: 'scheduled_for' };
+  const scheduledFor = scheduled === null ? null : scheduled.iso;
+  if (scheduledFor !== null && (judgeInstant(scheduledFor, new Date(asOf.getTime() + MAX_SCHEDULE_AHEAD_MS)) !== 'ok')) return { ok: false, reason: 'future_date', field: 'scheduled_for' };
   const url = cleanUrl(raw.source.url);
   if (url === null) return { ok: false, reason: 'bad_url' };
   const text = cleanEvidence(raw.text, TEXT_LIMITS.evidence);
@@ -85,7 +93,7 @@ export async function fetchTrackerStatus(fetcher: Fetcher, config: SourceConfig,
   if (!parsed.ok) return fail(parsed.detail);
   const mapped = computeAnnouncement(parsed.value.data.scheduled_reset, asOf);
   if (!mapped.ok) {
-    return fail(mapped.error ? schemaMismatch(mapped.error, ['data', 'scheduled_reset']) : { code: 'schema_mismatch', params: { path: `data.scheduled_reset (${mapped.reason})` } });
+    return fail(mapped.error ? schemaMismatch(mapped.error, ['data', 'scheduled_reset']) : { code: 'schema_mismatch', params: { path: `data.scheduled_reset${mapped.field ? `.${mapped.field}` : ''} (${mapped.reason})` } });
   }
   const { announcement } = mapped;
   return {

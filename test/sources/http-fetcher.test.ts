@@ -18,7 +18,7 @@ describe('createHttpFetcher', () => {
   it('returns the body and identifies itself with a clear User-Agent', async () => {
     server = await startServer((_req, res) => res.end('hello'));
     const r = await testFetcher().get(`${server.url}/x`, { accept: 'application/json' });
-    expect(r).toMatchObject({ ok: true, status: 200, body: 'hello', url: `${server.url}/x` });
+    expect(r).toMatchObject({ ok: true, status: 200, body: 'hello', url: `${server.url}/…` });
     expect(r.latencyMs).toBeGreaterThanOrEqual(0);
     expect(server.requests[0]!.headers['user-agent']).toBe(USER_AGENT);
     expect(server.requests[0]!.headers.accept).toBe('application/json');
@@ -62,7 +62,7 @@ describe('createHttpFetcher', () => {
     expect(r.detail).toEqual({ code: 'http_status', params: { status: 500 } });
     expect(r.status).toBe(500);
     expect(server.requests).toHaveLength(3);
-    expect(r.error).toBe(`[sources/http] GET ${server.url}/ -> 500`);
+    expect(r.error).toBe(`[sources/http] GET ${server.url}/… -> 500`);
   });
 
   it('recovers when a retry after a 502 succeeds', async () => {
@@ -147,7 +147,7 @@ describe('createHttpFetcher', () => {
       } else res.end(`at ${req.url}`);
     });
     const f = testFetcher();
-    expect(await f.get(`${server.url}/old`)).toMatchObject({ ok: true, body: 'at /new', url: `${server.url}/new` });
+    expect(await f.get(`${server.url}/old`)).toMatchObject({ ok: true, body: 'at /new', url: `${server.url}/…` });
     const loop = failure(await f.get(`${server.url}/a`));
     expect(loop.detail).toEqual({ code: 'redirect_loop', params: {} });
     expect(loop.status).toBe(302);
@@ -214,6 +214,20 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs('soon', now)).toBeNull();
     expect(parseRetryAfterMs(null, now)).toBeNull();
   });
+
+  it('reads the obsolete HTTP date forms as GMT, whatever the machine zone', () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    try {
+      expect(parseRetryAfterMs('Saturday, 21-Nov-26 12:00:30 GMT', now)).toBe(30_000);
+      // asctime() names no zone: it is GMT by definition (RFC 9110 §5.6.7).
+      expect(parseRetryAfterMs('Sat Nov 21 12:00:45 2026', now)).toBe(45_000);
+      expect(parseRetryAfterMs('Sat, 21 Nov 2026 12:01:00', now)).toBe(60_000);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
 });
 
 describe('redirect policy', () => {
@@ -231,9 +245,9 @@ describe('redirect policy', () => {
       res.end();
     });
     const f = testFetcher();
-    expect(await f.get(`${server.url}/same`)).toMatchObject({ ok: true, url: `${server.url}/there` });
+    expect(await f.get(`${server.url}/same`)).toMatchObject({ ok: true, body: 'here', url: `${server.url}/…` });
     const r = failure(await f.get(`${server.url}/away`));
-    expect(r.detail).toEqual({ code: 'redirect_not_allowed', params: { location: `${other.url}/x?token=***` } });
+    expect(r.detail).toEqual({ code: 'redirect_not_allowed', params: { location: `${other.url}/…` } });
     expect(r.error).not.toContain('s3cr3t');
     expect(other.requests).toHaveLength(0);
   });

@@ -34,6 +34,21 @@ describe('importLedger: times from the evidence', () => {
     expect(events[0]).toMatchObject({ announced_at: '2026-06-29T23:39:41Z', effective_at: '2026-06-30T00:39:41Z', time_basis: 'effective' });
   });
 
+  it('reads date_utc and time_utc as UTC on any machine, and refuses a time in another form instead of guessing', () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'America/Los_Angeles';
+    try {
+      const { events } = importLedger(HEADER + WINDOW_ROW, [decision('2026-06-29T23:39:41Z', '2071740419030053227', { effective_within_minutes: 60 })]);
+      expect(events[0]).toMatchObject({ announced_at: '2026-06-29T23:39:41Z', effective_at: '2026-06-30T00:39:41Z' });
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+    for (const time of ['23:39:41+02:00', '23:39', '23:39:41Z', '24:00:00', '11:39:41 PM']) {
+      expect(() => importLedger(HEADER + WINDOW_ROW.replace('23:39:41', time)), time).toThrow(/bad time_utc/);
+    }
+  });
+
   it('refuses a decision that matches no row, or names another post than the row cites', () => {
     expect(() => importLedger(HEADER + WINDOW_ROW, [decision('2026-06-30T00:00:00Z', null, {})])).toThrow(/matches no ledger row/);
     expect(() => importLedger(HEADER + WINDOW_ROW, [decision('2026-06-29T23:39:41Z', '1', {})])).toThrow(/names post 1/);

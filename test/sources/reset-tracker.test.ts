@@ -138,11 +138,27 @@ describe('fetchResetTracker', () => {
     const bad = await fetchResetTracker(testFetcher(), { ...config(server.url), url: `${server.url}/bad-json` }, AS_OF);
     expect(bad.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'invalid_json', params: {} } });
     const shape = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(shape.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at' } } });
+    expect(shape.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at (bad_date)' } } });
     expect(shape.check.latency_ms).not.toBeNull();
     const next = applySourceResults(stateWithOldEvent(), [bad, shape], [], AS_OF);
     expect(next.upstream_events).toEqual([oldEvent]);
     expect(next.checks.map((c) => c.detail.code)).toEqual(['invalid_json', 'schema_mismatch']);
+  });
+
+  it('refuses a record dated without a zone (no_timezone), and fails a page of nothing else as a broken source', async () => {
+    server = await startServer((req, res) => {
+      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[] };
+      const base = page.data[0]!;
+      const zoneless = [{ ...base, id: 'no-zone', announced_at: '2026-11-21T08:00:00' }, { ...base, id: 'date-only', announced_at: '2026-11-20' }];
+      page.data = req.url?.includes('only') ? zoneless : [{ ...base, id: 'ok-1' }, ...zoneless];
+      sendJson(res, page);
+    });
+    const mixed = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
+    expect(mixed.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'no_timezone 2' } } });
+    expect(mixed.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
+    const only = await fetchResetTracker(testFetcher(), { ...config(server.url), url: `${server.url}/only/api/v1/resets` }, AS_OF);
+    expect(only.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at (no_timezone)' } } });
+    expect(only.events).toBeUndefined();
   });
 
   it('rejects single bad records (shape, link, date) and counts each reason in the check', async () => {
@@ -161,7 +177,7 @@ describe('fetchResetTracker', () => {
       sendJson(res, page);
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 5, reasons: 'invalid_record 1, bad_url 2, future_date 1, before_era 1' } } });
+    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 5, reasons: 'bad_url 2, bad_date 1, future_date 1, before_era 1' } } });
     expect(r.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
   });
 

@@ -1,20 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../builder/sources/redact.ts';
+import { redactUrl, redactUrlsIn } from '../../builder/sources/redact.ts';
 import { cleanEvidence, cleanText, cleanUrl, judgeInstant, rejectionParams, TRACKED_ERA_START } from '../../builder/sources/sanitize.ts';
 
 const AS_OF = new Date('2026-11-21T12:00:00Z');
 
 describe('redactUrl: the one way a source URL is shown', () => {
-  it('masks userinfo, every query value and the fragment, keeping scheme, host, port, path and parameter names', () => {
-    expect(redactUrl('https://user:pass@feeds.example.test:8443/r/codex/.rss?token=abc&limit=100#sig=x')).toBe('https://***@feeds.example.test:8443/r/codex/.rss?token=***&limit=***#***');
-    expect(redactUrl('http://127.0.0.1:9/api?api_key=k1&sig=s2&sig=s3')).toBe('http://127.0.0.1:9/api?api_key=***&sig=***&sig=***');
-    expect(redactUrl('https://only-user@h.test/')).toBe('https://***@h.test/');
-    expect(redactUrl('https://h.test/plain')).toBe('https://h.test/plain');
+  it('keeps the scheme and the host (port included) and nothing else: no userinfo, path, path parameter, query or fragment', () => {
+    expect(redactUrl('https://user:pass@feeds.example.test:8443/r/codex/.rss?token=abc&limit=100#sig=x')).toBe('https://feeds.example.test:8443/…');
+    expect(redactUrl('http://127.0.0.1:9/api?api_key=k1&sig=s2&sig=s3')).toBe('http://127.0.0.1:9/…');
+    expect(redactUrl('https://only-user@h.test/')).toBe('https://h.test/…');
+    expect(redactUrl('https://h.test/private-feed-8f2a/rss;jsessionid=ABC123?secretName=v')).toBe('https://h.test/…');
+    // The default port is not written out by the URL parser, so it is not shown either.
+    expect(redactUrl('HTTPS://H.TEST:443')).toBe('https://h.test/…');
   });
 
-  it('shows nothing of an unparseable value or a URL without a host', () => {
-    expect(redactUrl('not a url secret123')).toBe('(unparseable URL)');
-    expect(redactUrl('javascript:alert(document.cookie)')).toBe('javascript:***');
+  it('shows nothing of an unparseable value or of another kind of URL, not even its scheme', () => {
+    expect(redactUrl('not a url secret123')).toBe('(redacted)');
+    expect(redactUrl('javascript:alert(document.cookie)')).toBe('(redacted)');
+    expect(redactUrl('tok3n:abc')).toBe('(redacted)');
+    expect(redactUrl('file:///etc/passwd')).toBe('(redacted)');
+  });
+
+  it('redacts every http(s) URL inside a message, leaving the rest of it', () => {
+    expect(redactUrlsIn('connect failed: https://h.test/s3cret;jsessionid=x?k=v (at file:///work/a.ts:1:2)')).toBe('connect failed: https://h.test/… (at file:///work/a.ts:1:2)');
   });
 });
 

@@ -149,6 +149,17 @@ describe('parseFeed on untrusted text', () => {
     ]);
   });
 
+  it('reads a date without a zone as UTC in RSS, Atom and JSON Feed, and a date in no feed format as no date', () => {
+    const rss = parsed(`<rss version="2.0"><channel><title>codex</title>
+      <item><title>a</title><link>https://f.test/1</link><pubDate>Sat, 21 Nov 2026 10:00:00</pubDate></item>
+      <item><title>b</title><link>https://f.test/2</link><pubDate>2026/11/21 10:00</pubDate></item></channel></rss>`);
+    expect(rss.items.map((i) => i.published_at)).toEqual(['2026-11-21T10:00:00Z', null]);
+    const atom = parsed(`<feed xmlns="http://www.w3.org/2005/Atom"><title>codex</title><entry><id>1</id><title>a</title><updated>2026-11-21T09:00:00</updated></entry></feed>`);
+    expect(atom.items.map((i) => i.published_at)).toEqual(['2026-11-21T09:00:00Z']);
+    const json = parsed(JSON.stringify({ version: 'https://jsonfeed.org/version/1.1', title: 'codex', items: [{ id: '1', title: 'a', date_published: '2026-11-21 08:00' }] }));
+    expect(json.items.map((i) => i.published_at)).toEqual(['2026-11-21T08:00:00Z']);
+  });
+
   it('refuses an over-deep document and one over the feed cap before reading it', () => {
     expect(parseFeed(`<rss><channel>${'<a>'.repeat(100)}`, AS_OF)).toMatchObject({ ok: false, detail: { code: 'too_deeply_nested', params: { max: 32 } } });
     expect(parseFeed(`<rss>${' '.repeat(1024 * 1024)}</rss>`, AS_OF)).toMatchObject({ ok: false, detail: { code: 'body_too_large', params: { limit_kib: 1024 } } });

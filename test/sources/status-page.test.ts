@@ -38,7 +38,8 @@ describe('fetchStatusPage', () => {
       page_url: 'https://status.example.test/',
       indicator: 'minor',
       description: 'Partially Degraded Service',
-      updated_at: '2026-11-21T19:52:03.118Z',
+      // The page's own time, written with a -08:00 offset, as the UTC instant it names.
+      updated_at: '2026-11-21T11:52:03.118Z',
       components: [
         { id: 'cmp-codex-web', name: 'Codex Web', status: 'degraded_performance' },
         { id: 'cmp-codex-api', name: 'Codex API', status: 'operational' },
@@ -103,6 +104,27 @@ describe('fetchStatusPage', () => {
     expect(next.signals).toEqual(state.signals);
   });
 
+  it('refuses the page time and incident times that are far ahead or without a zone, like every source record', async () => {
+    for (const [updated, reason] of [
+      ['9999-12-31T00:00:00Z', 'future_date'],
+      ['9999-12-31', 'no_timezone'],
+      ['2026-11-21T11:00:00', 'no_timezone'],
+      ['2026-11-21T12:11:00Z', 'future_date'],
+      ['2001-01-01T00:00:00Z', 'before_era'],
+    ] as const) {
+      const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
+      summary.page.updated_at = updated;
+      const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
+      expect(r.status!.updated_at, updated).toBeNull();
+      expect(r.check.detail, updated).toEqual({ code: 'ok_with_rejections', params: { rejected: 1, reasons: `${reason} 1` } });
+    }
+    const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
+    summary.incidents[0].started_at = '2026-11-21T10:00:00';
+    const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
+    expect(r.signals!.map((s) => s.id)).toEqual(['status-incident-inc-03']);
+    expect(r.check.detail).toEqual({ code: 'ok_with_rejections', params: { rejected: 1, reasons: 'no_timezone 1' } });
+  });
+
   it('reports a refused connection', async () => {
     const r = await fetchStatusPage(testFetcher({ retries: 0 }), config(await refusedUrl()), AS_OF);
     expect(r.check).toMatchObject({ ok: false, http_status: null, detail: { code: 'connection_refused' } });
@@ -117,6 +139,7 @@ describe('fetchStatusPage', () => {
     summary.incidents[0].started_at = '9999-12-31T00:00:00Z';
     const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
     expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'bad_url 1, future_date 1' } } });
+    expect(r.status!.updated_at).toBe('2026-11-21T11:52:03.118Z');
     expect(r.status!.page_url).toBe('');
     expect(r.status!.description.startsWith('Degraded very')).toBe(true);
     expect(r.status!.description.length).toBeLessThanOrEqual(300);

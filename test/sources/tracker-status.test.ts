@@ -75,6 +75,20 @@ describe('fetchTrackerStatus', () => {
     }
   });
 
+  it('fails the check for a time without a zone, naming the field, instead of reading it in the machine zone', async () => {
+    for (const [patch, path] of [
+      [{ announced_at: '2026-11-21T03:00:00' }, 'data.scheduled_reset.announced_at (no_timezone)'],
+      [{ scheduled_for: '2026-11-21 17:00' }, 'data.scheduled_reset.scheduled_for (no_timezone)'],
+      [{ scheduled_for: 'Sat, 21 Nov 2026 17:00:00' }, 'data.scheduled_reset.scheduled_for (no_timezone)'],
+    ] as const) {
+      const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }), AS_OF);
+      expect(r.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch', params: { path } } });
+      expect(r.announcement).toBeUndefined();
+      await server!.close();
+      server = null;
+    }
+  });
+
   it('a failed check leaves the last good announcement in state; an ok one replaces it, keeping first_seen_at', async () => {
     const cfg = await serve({ data: { scheduled_reset: scheduled } });
     const first = applySourceResults(emptyState(), [await fetchTrackerStatus(testFetcher(), cfg, AS_OF)], [], AS_OF);
