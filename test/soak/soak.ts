@@ -10,10 +10,12 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
 import { EDGE_FRESHNESS_KEY, LANGS } from '../../builder/contract.ts';
 import { parseFreshness, route } from '../../builder/edge/route.ts';
 import { parseChannel, type Channel } from '../../builder/notify/channels.ts';
+import { NOTIFY_MAX_PER_RUN } from '../../builder/notify/plan.ts';
 import { createNotifier } from '../../builder/notify/send.ts';
 import { seededRandom } from '../../builder/model/resetbench.ts';
 import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
@@ -24,7 +26,7 @@ import { sourceConfigsFromEnv } from '../../builder/sources/config.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { DATA_DIR } from '../helpers/build.ts';
 import { startS3Proxy, type FaultRule, type S3Proxy, type S3Request } from '../helpers/s3-proxy.ts';
-import { createTestBucket, createTestClient, removeTestBucket } from '../s3/helpers.ts';
+import { createTestBucket, createTestClient, listAllKeys, removeTestBucket } from '../s3/helpers.ts';
 import { computeWorldResets, startReceiver, startSourceWorld, type Receiver, type ReceiverMode, type SourceModes, type SourceWorld } from './world.ts';
 
 export const SOAK_T0 = '2026-11-21T00:00:00Z';
@@ -36,11 +38,8 @@ export const MAX_STATE_BYTES = 2 * 1024 * 1024;
 /** Everything under `api/` in the bucket (objects dropped from a build included, until they are deleted). */
 export const MAX_DIST_BYTES = 64 * 1024 * 1024;
 export const MAX_DIST_OBJECTS = 4_000;
-/**
- * Messages one run may send to one channel, and the one digest past them. storms20 defines the product's constant;
- * until it is merged the soak asserts the number the issue proposes.
- */
-export const MESSAGES_PER_RUN_CAP = 5;
+/** Messages one run may send to one channel (the product's own constant), and the one digest past them. */
+export const MESSAGES_PER_RUN_CAP = NOTIFY_MAX_PER_RUN;
 export const DIGESTS_PER_RUN = 1;
 /** `reset: false` needs a good check at most this old at the instant a client reads it. */
 export const FRESH_CHECK_MS = 30 * 60_000;
@@ -91,6 +90,8 @@ export interface SoakOptions {
   ledgerRecords?: number;
   /** Runs only the first this many ticks of the `ticks`-long plan (a partial soak). */
   stopAfter?: number;
+  /** Stops after the tick during which this much wall time has passed (a partial soak on a busy machine). */
+  maxSeconds?: number;
   /** One line per tick and per violation. */
   log?: (line: string) => void;
 }
@@ -278,6 +279,14 @@ function docInfo(etag: string, body: unknown): DocInfo {
     info.lastGoodMs = b.today.last_good_check_at ? Date.parse(b.today.last_good_check_at) : null;
   }
   return info;
+}
+
+/** Deletes in parallel: a soak without its protections leaves thousands of objects, one DELETE each. */
+async function emptyAndRemove(client: S3Client, bucket: string): Promise<void> {
+  const keys = await listAllKeys(client, bucket);
+  const limit = pLimit(16);
+  await Promise.all(keys.map((key) => limit(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))));
+  await removeTestBucket(client, bucket);
 }
 
 /** A copy of data/ with only the newest `n` ledger records, as the storage fault suite builds it. */
@@ -559,6 +568,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       log(
         `tick ${tick} ${new Date(nowMs).toISOString()} ${(tickMs[tick]! / 1000).toFixed(2)} s · sources ${Object.values(plan.sources).join('/')} · receiver ${plan.receiver} · storage ${plan.storage}${injected.length ? ` (${injected.length} injected)` : ''} · ${outcome} · ${fresh.length} deliveries · state ${stateText?.length ?? 0} B · api ${listing.objects.size} objects ${(listing.bytes / 1024 / 1024).toFixed(1)} MiB`,
       );
+      if (opts.maxSeconds !== undefined && (performance.now() - started) / 1000 > opts.maxSeconds && tick + 1 < opts.ticks) {
+        aborted = `stopped after tick ${tick}: the wall-time budget of ${opts.maxSeconds} s is spent`;
+        log(aborted);
+        break;
+      }
       if (listing.objects.size > ABORT_DIST_OBJECTS || listing.bytes > ABORT_DIST_BYTES) {
         aborted = `stopped after tick ${tick}: the API holds ${listing.objects.size} objects, ${listing.bytes} bytes (abort bounds ${ABORT_DIST_OBJECTS} objects, ${ABORT_DIST_BYTES} bytes)`;
         log(aborted);
@@ -597,7 +611,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await proxy?.close();
     await world?.close();
     await receiver?.close();
-    await removeTestBucket(admin, bucket).catch(() => {});
+    await emptyAndRemove(admin, bucket).catch(() => {});
     await rm(work, { recursive: true, force: true });
   }
 }
