@@ -5,6 +5,7 @@ import { benchPublish } from './publish.ts';
 import { benchRefresh } from './refresh.ts';
 import { benchScale } from './scale.ts';
 import { benchServe } from './serve.ts';
+import { benchStorm, stormReport } from './storm.ts';
 import { benchArgs, machine, saveResults } from './lib.ts';
 
 const args = benchArgs();
@@ -19,6 +20,10 @@ for (const [name, bench] of [
   ['serve', () => benchServe(args)],
   ['publish', () => benchPublish(args)],
   ['hostile-parse', () => benchHostileParse(args)],
+  ['storm', async () => {
+    const result = await benchStorm(args.quick ? 5 : 20, 1001);
+    return { result, report: stormReport(result) };
+  }],
 ] as const) {
   if (!want(name)) continue;
   const { result, report } = await bench();

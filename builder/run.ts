@@ -4,7 +4,7 @@ import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
 import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
-import type { Announcement, Event, Lang, State } from './model/schemas.ts';
+import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApi } from './render/documents.ts';
@@ -112,6 +112,11 @@ export function computeNextState(
   const forecast = computeForecast(events, asOf, { announced: upcoming?.type === 'global_reset' ? upcoming : null });
   const next = { ...applied, ...recordForecast(applied, forecast, events, asOf), updated_at: asOf.toISOString() };
   return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
+}
+
+/** This run's check of a source as state holds it (the anomaly rule may have failed it), else as fetched. */
+function stateCheck(state: State, check: SourceCheck): SourceCheck {
+  return state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check;
 }
 
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
@@ -227,7 +232,8 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       skipped: false,
       published,
       documents: all.length,
-      sources: results.map((r) => ({ id: r.check.source, ok: r.check.ok, detail: r.check.detail.code })),
+      // As state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
+      sources: results.map((r) => stateCheck(state, r.check)).map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
       today: today.state,
       reset: today.reset,
       forecast: { probability_24h: forecast.probability_24h, probability_48h: forecast.probability_48h, sample_size: forecast.sample_size, model_version: forecast.model_version },

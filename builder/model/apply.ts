@@ -8,6 +8,22 @@ import { EVENT_ID_PATTERN, type Announcement, type Event, type Signal, type Sour
 export const CHECK_HISTORY_PER_SOURCE = 96;
 export const SIGNAL_WINDOW_MS = 7 * DAY_MS;
 export const MAX_SIGNALS = 500;
+/**
+ * Signals one source may hold in the review queue (its newest): one flooding feed cannot push every other source's
+ * signals out of MAX_SIGNALS. Five sources' full shares fill the queue.
+ */
+export const MAX_SIGNALS_PER_SOURCE = 100;
+/**
+ * Tracker-only events (origin service_resets) kept in state, newest first. The tracker holds a few hundred; a source
+ * that adds records run after run (each run within MAX_RECORDS_PER_RUN) stops growing state, and so the API, here.
+ */
+export const MAX_TRACKER_EVENTS = 2_000;
+/**
+ * The anomaly rule: a reset tracker's run that brings more than this many global resets new to state is quarantined.
+ * Real history has at most a few a day (the shortest gap between two is 11.9 h). On the first run (nothing stored
+ * yet) the tracker's whole history is new, so there only those dated within the last 24 hours count.
+ */
+export const ANOMALY_MAX_NEW_RESETS = 10;
 
 /**
  * The source kinds that can report a reset. Today's state goes stale when these have not been checked
@@ -53,7 +69,57 @@ function computeUpstreamEvents(previous: readonly Event[], results: readonly Sou
   // A complete read is the tracker's whole truth (records it deleted go away); a partial one only adds and updates.
   for (const e of full.length > 0 ? full.flatMap((r) => r.events ?? []) : previous) if (!byId.has(e.id)) byId.set(e.id, e);
   for (const e of partial.flatMap((r) => r.events ?? [])) byId.set(e.id, e);
-  return [...byId.values()].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
+  return [...byId.values()].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id)).slice(0, MAX_TRACKER_EVENTS);
+}
+
+/** Scheme and host of a source URL (the check holds it redacted already): all an anomaly signal says of the source. */
+function sourceOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(unknown)';
+  }
+}
+
+/** How many of a good tracker result's global resets are new to state, by the anomaly rule's count. */
+function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: number): number {
+  const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
+  const fresh = (r.events ?? []).filter((e) => e.type === 'global_reset' && !known.has(e.id));
+  return stored.length > 0 ? fresh.length : fresh.filter((e) => asOfMs - eventMs(e) <= DAY_MS).length;
+}
+
+/**
+ * The anomaly rule applied to this run's tracker results: an anomalous one becomes a failed check saying why
+ * (`source_anomaly`), its records are left out of state entirely (today's state cannot move because of them), and it
+ * leaves one `source_anomaly` signal awaiting review per source and UTC day, with the count and the source's scheme and
+ * host only. Nothing it brought is notified: notifications are planned from state.
+ */
+function quarantineAnomalies(stored: readonly Event[], results: readonly SourceResult[], asOf: Date): { results: SourceResult[]; signals: Signal[] } {
+  const signals: Signal[] = [];
+  const screened = results.map((r): SourceResult => {
+    if (!r.check.ok || r.check.kind !== 'reset_tracker' || r.events === undefined) return r;
+    const count = newGlobalResets(stored, r, asOf.getTime());
+    if (count <= ANOMALY_MAX_NEW_RESETS) return r;
+    const origin = sourceOrigin(r.check.url);
+    const at = asOf.toISOString().replace('.000Z', 'Z');
+    signals.push({
+      id: `source-anomaly-${r.check.source.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, 60)}-${at.slice(0, 10)}`,
+      kind: 'source_anomaly',
+      source: r.check.source,
+      title: `${count} new global resets in one run`,
+      excerpt: `${origin}: more than ${ANOMALY_MAX_NEW_RESETS} new global resets in one run; quarantined, nothing from this run was used.`,
+      url: null,
+      published_at: null,
+      first_seen_at: at,
+      review: 'awaiting_review',
+      promoted_to: null,
+      count,
+      origin,
+    });
+    return { check: { ...r.check, ok: false, items_read: 0, detail: { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } } } };
+  });
+  return { results: screened, signals };
 }
 
 function signalKey(s: Signal): string | null {
@@ -66,7 +132,7 @@ function signalMs(s: Signal, asOfMs: number): number {
   return !Number.isNaN(published) && published <= asOfMs ? published : Date.parse(s.first_seen_at);
 }
 
-function computeSignals(previous: readonly Signal[], results: readonly SourceResult[], reviews: readonly ReviewDecision[], asOfMs: number): Signal[] {
+function computeSignals(previous: readonly Signal[], incoming: readonly Signal[], reviews: readonly ReviewDecision[], asOfMs: number): Signal[] {
   const all: Signal[] = [...previous];
   const byId = new Map<string, number>();
   const byUrl = new Map<string, number>();
@@ -76,7 +142,7 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
     if (k !== null) byUrl.set(k, i);
   };
   all.forEach(index);
-  for (const s of results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? [])) {
+  for (const s of incoming) {
     const k = signalKey(s);
     const at = (k !== null ? byUrl.get(k) : undefined) ?? byId.get(s.id);
     if (at === undefined) {
@@ -92,6 +158,12 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
   // data/reviews is the truth for review state: a decision reverted in git puts the signal back in the queue.
   const decisions = new Map(reviews.map((d) => [d.signal_id, d]));
   const cutoff = asOfMs - SIGNAL_WINDOW_MS;
+  const perSource = new Map<string, number>();
+  const fairShare = (s: Signal) => {
+    const n = (perSource.get(s.source) ?? 0) + 1;
+    perSource.set(s.source, n);
+    return n <= MAX_SIGNALS_PER_SOURCE;
+  };
   return all
     .filter((s) => signalMs(s, asOfMs) >= cutoff)
     .map((s): Signal => {
@@ -104,6 +176,7 @@ function computeSignals(previous: readonly Signal[], results: readonly SourceRes
       return { ...s, review: 'promoted', promoted_to: d.event_id };
     })
     .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id))
+    .filter(fairShare)
     .slice(0, MAX_SIGNALS);
 }
 
@@ -114,10 +187,14 @@ function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null
 
 /**
  * The state after this run: every check appended (history capped per source, a repeated instant replaced); upstream events and status
- * replaced only by ok results, so a failed or malformed response never wipes the last good data; signals
- * merged by link (or id), kept for 7 days, with review decisions applied.
+ * replaced only by ok results, so a failed or malformed response never wipes the last good data; a tracker run that
+ * breaks the anomaly rule quarantined (a failed check, a `source_anomaly` signal, none of its records); tracker events
+ * capped at MAX_TRACKER_EVENTS; signals merged by link (or id), kept for 7 days, at most MAX_SIGNALS_PER_SOURCE per
+ * source, with review decisions applied.
  */
-export function applySourceResults(state: State, results: readonly SourceResult[], reviews: readonly ReviewDecision[], asOf: Date): State {
+export function applySourceResults(state: State, fetched: readonly SourceResult[], reviews: readonly ReviewDecision[], asOf: Date): State {
+  const quarantined = quarantineAnomalies(state.upstream_events, fetched, asOf);
+  const results = quarantined.results;
   const status = results.filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined).at(-1)?.status;
   const announced = results.filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined).at(-1);
   return {
@@ -127,7 +204,7 @@ export function applySourceResults(state: State, results: readonly SourceResult[
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     upstream_status: status ?? state.upstream_status,
     announcement: announced ? keepFirstSeen(state.announcement, announced.announcement ?? null) : state.announcement,
-    signals: computeSignals(state.signals, results, reviews, asOf.getTime()),
+    signals: computeSignals(state.signals, [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...quarantined.signals], reviews, asOf.getTime()),
   };
 }
 

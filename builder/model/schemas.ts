@@ -134,8 +134,11 @@ export const UpstreamStatusSchema = z.object({
 });
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
-/** `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts). */
-export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement'] as const;
+/**
+ * `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts).
+ * `source_anomaly`: a tracker run quarantined by the anomaly rule (model/apply.ts), with `count` and `origin`.
+ */
+export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement', 'source_anomaly'] as const;
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
   kind: z.enum(SIGNAL_KINDS),
@@ -148,6 +151,10 @@ export const SignalSchema = z.object({
   first_seen_at: isoInstant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
   promoted_to: EventIdSchema.nullable(),
+  /** source_anomaly only: the new global resets the quarantined run brought. */
+  count: z.number().int().nonnegative().optional(),
+  /** source_anomaly only: the source's scheme and host, nothing more of its URL. */
+  origin: z.string().max(300).optional(),
 });
 export type Signal = z.infer<typeof SignalSchema>;
 

@@ -156,12 +156,12 @@ function digestMessage(covers: readonly string[], asOf: Date, o: PlanOptions): O
   };
 }
 
-/** Every message due now, before dedupe: the announcement and a confirmed day first (they never go into a digest). */
+/** Every message due now, before dedupe: resets (oldest first), the announcement, a confirmed day. */
 function dueMessages(events: readonly Event[], upcoming: Announcement | null, today: TodayStatus, asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'>[] {
-  const messages: Omit<Delivery, 'channel'>[] = [];
+  const messages = resetMessages(events, asOf, o);
   if (upcoming) messages.push(announcementMessage(upcoming, o));
   if (today.state === 'confirmed_today') messages.push(confirmedMessage(today, o));
-  return [...messages, ...resetMessages(events, asOf, o)];
+  return messages;
 }
 
 /** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
@@ -193,10 +193,14 @@ export function planNotifications(
     const retry = log.failed.find((f) => f.channel === channel && f.key.startsWith('digest:') && f.covers !== undefined && !gaveUp.has(`${channel}\u0000${f.key}`));
     const pending = new Set(retry?.covers ?? []);
     const due = messages.filter((m) => !m.keys.some(seen) && !pending.has(m.keys[0]!) && !gaveUp.has(`${channel}\u0000${m.keys[0]}`));
-    for (const m of due.slice(0, NOTIFY_MAX_PER_RUN)) out.push({ channel, ...m });
+    // The announcement and a confirmed day (two at most) always go out on their own; resets fill the rest of the cap.
+    const resets = due.filter((m) => m.message.kind === 'reset');
+    const room = Math.max(0, NOTIFY_MAX_PER_RUN - (due.length - resets.length));
+    const single = new Set(resets.slice(0, room));
+    for (const m of due) if (m.message.kind !== 'reset' || single.has(m)) out.push({ channel, ...m });
     // One digest per run at most: a retried one first; a new overflow waits for the next run.
     if (retry) out.push({ channel, ...digestMessage(retry.covers!, asOf, o) });
-    else if (due.length > NOTIFY_MAX_PER_RUN) out.push({ channel, ...digestMessage(due.slice(NOTIFY_MAX_PER_RUN).map((m) => m.keys[0]!), asOf, o) });
+    else if (resets.length > room) out.push({ channel, ...digestMessage(resets.slice(room).map((m) => m.keys[0]!), asOf, o) });
   }
   return out;
 }

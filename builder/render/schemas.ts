@@ -208,6 +208,13 @@ export const SignalDocSchema = z.strictObject({
   first_seen_at: instant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
   promoted_to: z.string().nullable(),
+  count: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('kind source_anomaly only: how many new global resets the quarantined run of this source brought.'),
+  origin: z.string().optional().describe("kind source_anomaly only: the source's scheme and host (nothing more of its URL)."),
 });
 
 export const SignalsDocSchema = z

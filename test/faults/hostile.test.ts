@@ -23,8 +23,10 @@ const SECRETS = { user: 'usrSECRETa1b2', pass: 'pwSECRETc3d4', token: 'tokSECRET
 function trackerPage(page: number): string {
   const data = Array.from({ length: 5_000 }, (_, i) => {
     const n = page * 5_000 + i;
-    // Newest first: a few far-future records on top (where a sort key would pin them forever), then a flood.
-    const at = n < 20 ? '9999-12-31T00:00:00Z' : n < 30 ? '2001-01-01T00:00:00Z' : new Date(Date.parse(AS_OF) - n * 60_000).toISOString();
+    // Newest first: a few far-future records on top (where a sort key would pin them forever), then a flood. One an
+    // hour, all older than a day: a first run may read in that much history (a day's worth of new resets would be
+    // quarantined by the anomaly rule, test/sources/anomaly.test.ts), so the record cap and the cleaning must act.
+    const at = n < 20 ? '9999-12-31T00:00:00Z' : n < 30 ? '2001-01-01T00:00:00Z' : new Date(Date.parse(AS_OF) - n * 3_600_000).toISOString();
     const url = n % 7 === 0 ? 'javascript:alert(document.cookie)' : `https://x.test/${n}`;
     // Well-formed and small: 5,000 of them fit under the tracker's 1 MiB page cap, so the record cap must act.
     const text = n % 10 === 0 ? `<script>steal()</script><b>Reset</b> \u0007 ${n}` : `Reset ${n}`;

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NotifyLog } from '../../builder/model/schemas.ts';
 import { parseChannel } from '../../builder/notify/channels.ts';
-import { NOTIFY_MAX_PER_RUN, recordOutcomes, SENT_LOG_KEEP_MS } from '../../builder/notify/plan.ts';
+import { NOTIFY_MAX_PER_RUN, planNotifications, recordOutcomes, SENT_LOG_KEEP_MS } from '../../builder/notify/plan.ts';
+import { EventSchema, type Announcement } from '../../builder/model/schemas.ts';
+import type { TodayStatus } from '../../builder/model/status.ts';
 import { createNotifier } from '../../builder/notify/send.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
 import { run } from '../../builder/run.ts';
@@ -117,5 +119,20 @@ describe('the sent log', () => {
   it("records a digest's covered keys with it", () => {
     const next = recordOutcomes({ sent: [], failed: [] }, [{ channel: 'c', key: 'digest:d', covers: ['reset:a', 'reset:b'], result: 'sent', detail: '' }], NOW);
     expect(next.sent.map((s) => s.key)).toEqual(['digest:d', 'reset:a', 'reset:b']);
+  });
+});
+
+describe('the per-run cap', () => {
+  it('always sends the announcement and a confirmed day on their own; resets fill the rest, the digest the remainder', () => {
+    const now = new Date(T0);
+    const events = Array.from({ length: 8 }, (_, k) =>
+      EventSchema.parse({ id: `r${k}`, type: 'global_reset', status: 'archived', reason: 'other', origin: 'service_resets', time_precision: 'second', time_basis: 'observation', announced_at: null, observed_at: new Date(T0 - (k + 1) * 60 * MIN).toISOString(), effective_at: null, evidence_text: 'x', sources: [{ platform: 'web', url: `https://t.example/${k}` }] }),
+    );
+    const ann: Announcement = { id: 'sr-pm', upstream_id: 'pm', type: 'global_reset', announced_at: '2026-11-21T10:00:00Z', scheduled_for: '2026-11-21T17:00:00Z', text: 'At 9am PT.', source: { platform: 'X', url: 'https://x.com/a/status/5' }, first_seen_at: '2026-11-21T10:00:00Z' };
+    const today: TodayStatus = { date: '2026-11-21', state: 'confirmed_today', reset: true, event_ids: ['v1'], last_good_check_at: null, valid_until: null, explanation: { code: 'x', params: {} } };
+    const plan = planNotifications({ sent: [], failed: [] }, events, ann, today, now, { channels: ['c'], lang: 'en', publicUrl: 'https://api.example.test' });
+    expect(plan.map((d) => d.message.kind)).toEqual(['reset', 'reset', 'reset', 'announcement', 'confirmed_today', 'digest']);
+    expect(plan.map((d) => d.keys[0]).slice(0, 3)).toEqual(['reset:r7', 'reset:r6', 'reset:r5']);
+    expect(plan.at(-1)!.covers).toEqual(['reset:r4', 'reset:r3', 'reset:r2', 'reset:r1', 'reset:r0']);
   });
 });
