@@ -100,6 +100,15 @@ export function errorResponse(
 }
 
 
+/**
+ * Case-folds a parameter value the way the contract means "case-insensitive": ASCII letters only. `toLowerCase`
+ * alone folds beyond ASCII (the Kelvin sign U+212A becomes `k`, so `lang=%E2%84%AAo` would be Korean); a value with
+ * anything outside printable ASCII names no language or type and is returned as it is, to be refused.
+ */
+export function asciiLower(s: string): string {
+  return /^[\x20-\x7e]*$/.test(s) ? s.toLowerCase() : s;
+}
+
 /** Splits a raw query string into decoded name → values. Returns null on malformed percent-encoding. */
 export function parseQuery(query: string): Record<string, string[]> | null {
   // No prototype: a parameter named __proto__ or constructor is an own key like any other.
@@ -146,7 +155,7 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   }
   const q = parseQuery(req.query);
   const langs = q === null ? undefined : q['lang'];
-  const wanted = langs !== undefined && langs.length === 1 ? (langs[0] as string).toLowerCase() : DEFAULT_LANG;
+  const wanted = langs !== undefined && langs.length === 1 ? asciiLower(langs[0] as string) : DEFAULT_LANG;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     // In the selected language when there is a valid one: the method is the error, not the language.
     return errorResponse(405, isLang(wanted) ? wanted : 'en', 'method_not_allowed', { method: echo(req.method.replace(/[^A-Za-z-]/g, '?')) });
@@ -202,8 +211,8 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
       const types = q['type'];
       if (types !== undefined) {
         if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
-        // Case-insensitive, as lang is.
-        const t = (types[0] as string).toLowerCase();
+        // Case-insensitive (ASCII only), as lang is.
+        const t = asciiLower(types[0] as string);
         if (!isEventType(t)) {
           return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
         }

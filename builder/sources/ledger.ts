@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DataError } from '../errors.ts';
 import { citedPost, timesFromPost, type PostTimeDisagreement } from '../model/evidence.ts';
+import { cleanEvidence, TEXT_LIMITS } from './sanitize.ts';
 import { EventSchema, EventTypeSchema, ReasonSchema, type Event, type EventType, type Reason, REASONS } from '../model/schemas.ts';
 
 export const LEDGER_NAME = 'codex-reset-ledger';
@@ -145,7 +146,8 @@ function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerD
     observed_at: times.observed_at,
     effective_at: effectiveAt,
     ...(decision ? { author_notes: { en: `Reviewed ${decision.reviewed_at}: ${decision.decision}` } } : {}),
-    evidence_text: description,
+    // Third-party text like any source's: invisible characters and markup go (sanitize.ts).
+    evidence_text: cleanEvidence(description, TEXT_LIMITS.evidence),
     sources,
   });
 }

@@ -87,14 +87,57 @@ export function decodeEntities(s: string): string {
 
 // Enough input to fill any capped output field; bounding it first keeps the regexes below cheap on hostile input.
 const MAX_RAW_CHARS = 20_000;
-const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * Invisible and bidi format characters: every format character (category Cf: zero-width spaces and joiners, bidi
+ * marks, embeddings, overrides and isolates, the BOM, the soft hyphen, tag characters U+E0001 and U+E0020-E007F), the
+ * rest of the tag block, and the noncharacters (U+FDD0-FDEF, U+FFFE/FFFF and their twins in every plane). They hide
+ * or reorder text (a spoofed link, a keyword split in two, text smuggled in tags) and mean nothing to a reader.
+ */
+const FORMAT_CHARS = /[\p{Cf}\p{Noncharacter_Code_Point}\u{E0000}-\u{E007F}\u2065]/gu;
+const ZWNJ = '\u200C';
+const ZWJ = '\u200D';
+/** Scripts whose spelling needs ZWNJ or ZWJ between two of their letters (Persian, Indic, Sinhala, ...). */
+const JOINING_LETTER = '[\\p{sc=Arabic}\\p{sc=Syriac}\\p{sc=Nko}\\p{sc=Mongolian}\\p{sc=Devanagari}\\p{sc=Bengali}\\p{sc=Gurmukhi}\\p{sc=Gujarati}\\p{sc=Oriya}\\p{sc=Tamil}\\p{sc=Telugu}\\p{sc=Kannada}\\p{sc=Malayalam}\\p{sc=Sinhala}\\p{sc=Tibetan}\\p{sc=Myanmar}\\p{sc=Khmer}]';
+const AFTER_JOINING_LETTER = new RegExp(`${JOINING_LETTER}\\p{M}*$`, 'u');
+const BEFORE_JOINING_LETTER = new RegExp(`^${JOINING_LETTER}`, 'u');
+const AFTER_EMOJI = /\p{Extended_Pictographic}[\u{FE0F}\p{Emoji_Modifier}]*$/u;
+const BEFORE_EMOJI = /^\p{Extended_Pictographic}/u;
+/** How far a kept joiner looks back: a letter and its marks, or an emoji with its presentation and skin-tone modifier. */
+const JOINER_CONTEXT_UNITS = 16;
 
+/**
+ * Removes FORMAT_CHARS, keeping the two joiners only where they do their job: ZWJ between two emoji (👩‍💻, a family),
+ * ZWJ and ZWNJ between two letters of a script that needs them (Persian می‌خواهم, Devanagari half forms). Between
+ * Latin letters or anywhere else they are removed, so `re\u200Cset` is read as `reset`.
+ */
+function removeFormatChars(s: string): string {
+  return s.replace(FORMAT_CHARS, (c: string, at: number) => {
+    if (c !== ZWJ && c !== ZWNJ) return '';
+    const before = s.slice(Math.max(0, at - JOINER_CONTEXT_UNITS), at);
+    const after = s.slice(at + 1, at + 3);
+    if (AFTER_JOINING_LETTER.test(before) && BEFORE_JOINING_LETTER.test(after)) return c;
+    return c === ZWJ && AFTER_EMOJI.test(before) && BEFORE_EMOJI.test(after) ? c : '';
+  });
+}
+
+/** Control characters (but tab and line breaks), lone surrogates and FORMAT_CHARS (bar the joiners kept) removed. */
+function removeInvisible(s: string): string {
+  return removeFormatChars(s.replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, ''));
+}
+
+/**
+ * Markup → spaces. A tag is `<` and a name (or `/name`, `!`, `?`) up to the next `>` with no `<` before it; a tag
+ * that never closes (`a <b unclosed and more text`) loses only its `<b`, never the text after it, which a browser
+ * would have swallowed. A lone `<` before a space or digit (`5 < 6`) is text.
+ */
 function stripTags(s: string): string {
   return s
     .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ');
+    .replace(/<(?:\/?[a-zA-Z]|[!?])[^<>]*>/g, ' ')
+    .replace(/<(?:\/?[a-zA-Z][\w:-]*|!(?:--)?|\?)/g, ' ');
 }
 
 function capChars(s: string, max: number, ellipsis: boolean): string {
@@ -111,7 +154,10 @@ function capChars(s: string, max: number, ellipsis: boolean): string {
 export function cleanText(raw: string, max: number): string {
   let s = raw.length > MAX_RAW_CHARS ? raw.slice(0, MAX_RAW_CHARS) : raw;
   s = stripTags(decodeEntities(stripTags(s)));
-  s = s.replace(/[\t\n\r]/g, ' ').replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, '').replace(/\s+/g, ' ').trim();
+  // Invisible characters go before markup is looked for (`<\u200Bscript>` must not become a tag after it) and again
+  // after entities are decoded (`&#x202E;` is one).
+  s = removeInvisible(s.replace(/[\t\n\r\u2028\u2029]/g, ' '));
+  s = stripTags(removeInvisible(decodeEntities(stripTags(s)))).replace(/\s+/g, ' ').trim();
   return capChars(s, max, true);
 }
 
@@ -121,7 +167,8 @@ export function cleanText(raw: string, max: number): string {
  */
 export function cleanEvidence(raw: string, max: number): string {
   let s = raw.length > MAX_RAW_CHARS ? raw.slice(0, MAX_RAW_CHARS) : raw;
-  s = stripTags(s.replace(/\r\n?/g, '\n')).replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, '').trim();
+  // U+2028/2029 are line breaks to a reader but end a JavaScript string or line where a newline is expected.
+  s = stripTags(removeInvisible(s.replace(/\r\n?|[\u2028\u2029]/g, '\n'))).trim();
   return capChars(s, max, false);
 }
 

@@ -61,6 +61,19 @@ describe('errors', () => {
     expect(r.body.type).toBe('global_reset');
     expect(r.body.meta.lang).toBe('ja');
   });
+
+  it('folds case in ASCII only: lang=%E2%84%AAo (Kelvin sign) is 400, not Korean; a dotless ı or long ſ is no type', async () => {
+    const kelvin = await get(up, '/api/latest?lang=%E2%84%AAo');
+    expect(kelvin.res.status).toBe(400);
+    expect(kelvin.res.headers.get('content-language')).toBe('en');
+    expect(kelvin.body.error.code).toBe('unsupported_lang');
+    for (const type of ['ban%E2%84%AAed_grant', 'POL%C4%B1CY_CHANGE', 'global_re%C5%BFet']) {
+      const r = await get(up, `/api/history?type=${type}&lang=ko`);
+      expect(r.res.status, type).toBe(400);
+      expect(r.body.error.code).toBe('unknown_type');
+    }
+    expect((await get(up, '/api/latest?lang=KO')).body.meta.lang).toBe('ko');
+  });
 });
 
 describe('headers', () => {

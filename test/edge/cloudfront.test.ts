@@ -199,6 +199,13 @@ function cases(eventId: string): Case[] {
     get('/api/latest?lang=de&lang=ja', 400),
     get('/api/history?lang=en&type=global_reset&lang=ko', 400),
     get('/api/latest?lang=%E6%97%A5%E6%9C%AC%E8%AA%9E', 400),
+    // case folding is ASCII only: the Kelvin sign is not a k, dotless ı not an i, long ſ not an s
+    get('/api/latest?lang=%E2%84%AAo', 400),
+    get('/api/latest?lang=%E2%84%AAO', 400),
+    get('/api/history?type=ban%E2%84%AAed_grant', 400),
+    get('/api/history?type=POL%C4%B1CY_CHANGE', 400),
+    get('/api/history?type=GLOBAL_RE%C5%BFET', 400),
+    get('/api/history?type=BANKED_GRANT&lang=KO', 'api/ko/history/banked_grant.json'),
     get(`/api/latest?lang=${'x'.repeat(200)}`, 400),
     // type
     get('/api/history?type=outage', 400),

@@ -64,6 +64,22 @@ describe('route', () => {
     expect(asError(get('/api/latest', 'lang=en-US')).status).toBe(400);
   });
 
+  it('folds case in ASCII only: a Kelvin sign, dotless i or long s never stands in for a letter of lang or type', () => {
+    // U+212A KELVIN SIGN lower-cases to `k`, U+0131 dotless ı and U+017F long ſ upper-case to `I` and `S`.
+    for (const lang of ['%E2%84%AAo', '%E2%84%AAO', 'd%C4%B1', 'e%C5%BF', 'K%CC%81o']) {
+      const r = asError(get('/api/latest', `lang=${lang}`));
+      expect(r.status, lang).toBe(400);
+      expect(r.body.error.code).toBe('unsupported_lang');
+    }
+    expect(asError(get('/api/latest', 'lang=%E2%84%AAo')).body.error.message).toContain('"\u212Ao"');
+    for (const type of ['ban%E2%84%AAed_grant', 'BAN%E2%84%AAED_GRANT', 'pol%C4%B1cy_change', 'POL%C4%B1CY_CHANGE', 'global_re%C5%BFet', 'GLOBAL_RE%C5%BFET']) {
+      const r = asError(get('/api/history', `type=${type}`));
+      expect(r.status, type).toBe(400);
+      expect(r.body.error.code).toBe('unknown_type');
+    }
+    expect(asKey(get('/api/history', 'type=BANKED_GRANT&lang=KO'))).toBe('api/ko/history/banked_grant.json');
+  });
+
   it('names the valid types, in the selected language, for an unknown type', () => {
     const en = asError(get('/api/history', 'type=boost'));
     expect(en.status).toBe(400);

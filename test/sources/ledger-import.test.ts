@@ -49,6 +49,11 @@ describe('importLedger: times from the evidence', () => {
     }
   });
 
+  it('cleans the description like any source text: invisible characters and markup go', () => {
+    const { events } = importLedger(HEADER + WINDOW_ROW.replace('will be fully reset', 'will be \u202Efully\u200B <b>reset'));
+    expect(events[0]!.evidence_text).toBe('will be fully  reset again in the next hour');
+  });
+
   it('refuses a decision that matches no row, or names another post than the row cites', () => {
     expect(() => importLedger(HEADER + WINDOW_ROW, [decision('2026-06-30T00:00:00Z', null, {})])).toThrow(/matches no ledger row/);
     expect(() => importLedger(HEADER + WINDOW_ROW, [decision('2026-06-29T23:39:41Z', '1', {})])).toThrow(/names post 1/);
