@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { EDGE_FRESHNESS_KEY, LANGS } from '../../builder/contract.ts';
 import { parseFreshness, route } from '../../builder/edge/route.ts';
@@ -27,7 +27,7 @@ import { sourceConfigsFromEnv } from '../../builder/sources/config.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { DATA_DIR } from '../helpers/build.ts';
 import { startS3Proxy, type FaultRule, type S3Proxy, type S3Request } from '../helpers/s3-proxy.ts';
-import { createTestBucket, createTestClient, listAllKeys, removeTestBucket } from '../s3/helpers.ts';
+import { createTestBucket, createTestClient, listAllKeys, readText, removeTestBucket } from '../s3/helpers.ts';
 import { computeWorldResets, startReceiver, startSourceWorld, type Receiver, type ReceiverMode, type SourceModes, type SourceWorld } from './world.ts';
 
 export const SOAK_T0 = '2026-11-21T00:00:00Z';
@@ -244,16 +244,6 @@ async function listApi(client: S3Client, bucket: string): Promise<Listing> {
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return { objects, bytes };
-}
-
-async function getText(client: S3Client, bucket: string, key: string): Promise<string | null> {
-  try {
-    const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return (await r.Body?.transformToString('utf8')) ?? '';
-  } catch (err) {
-    if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
-    throw err;
-  }
 }
 
 /** What the checks keep of one published JSON document. */
@@ -505,7 +495,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       }
 
       // Sizes of the state and of everything published.
-      const stateText = await getText(admin, bucket, DEFAULT_STATE_KEY);
+      const stateText = await readText(admin, bucket, DEFAULT_STATE_KEY);
       if (stateText !== null) {
         const bytes = Buffer.byteLength(stateText);
         maxState = Math.max(maxState, bytes);
@@ -532,7 +522,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       for (let i = 0; i < toRead.length; i += 16) {
         await Promise.all(
           toRead.slice(i, i + 16).map(async ([key, o]) => {
-            const text = await getText(admin, bucket, key);
+            const text = await readText(admin, bucket, key);
             if (text === null) return; // deleted between the listing and the read
             let info: DocInfo;
             try {
