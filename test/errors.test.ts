@@ -51,6 +51,10 @@ describe('build entry point', () => {
     expect(await main(['--target', 'ftp'], {}, io)).toBe(2);
     expect(io.errors.join('\n')).toMatch(/--target is local or s3/);
     expect(await main(['--now', 'yesterday'], {}, captureIo())).toBe(2);
+    // Without a zone the instant would be the machine's local time.
+    const zoneless = captureIo();
+    expect(await main(['--now', '2026-11-21T12:00:00'], {}, zoneless)).toBe(2);
+    expect(zoneless.errors.join('\n')).toMatch(/with a zone/);
     expect(await main(['--bogus'], {}, captureIo())).toBe(2);
     // RESET_TARGET comes from the env argument, never from process.env: s3 without a bucket is a configuration error.
     const s3 = captureIo();

@@ -10,8 +10,28 @@ export interface NotifyRequest {
   body: string;
 }
 
+/** Slack's three control characters in text, as Slack asks: `&amp;`, `&lt;`, `&gt;`. */
 function slackEscape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * `<url|label>`. In the URL `|`, `<` and `>` would end the link or its URL early (a source link could then show a
+ * label of its own choosing, or open a mention), so they are percent-encoded first, which names the same resource;
+ * `&` is then escaped as in any text. The label is text: escaped.
+ */
+export function slackLink(url: string, label: string): string {
+  const safe = url.replace(/[|<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/&/g, '&amp;');
+  return `<${safe}|${slackEscape(label)}>`;
+}
+
+/** The host a link points to, as the label of a source link (`x.com`); the whole URL when it has none. */
+function hostLabel(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return url;
+  }
 }
 
 function plainText(m: NotifyMessage): string {
@@ -37,7 +57,8 @@ export function buildRequest(c: Channel, m: NotifyMessage, telegramApiUrl: strin
     case 'discord':
       return json(c.url, { content: plainText(m).slice(0, 2000), allowed_mentions: { parse: [] } });
     case 'slack':
-      return json(c.url, { text: [`*${slackEscape(m.title)}*`, slackEscape(m.summary), `<${m.links.api}>`, m.links.source ? `<${m.links.source}>` : ''].filter(Boolean).join('\n') });
+      // Slack renders mrkdwn; Discord and Telegram get plain text (no mentions, no parse mode), so only here is escaping needed.
+      return json(c.url, { text: [`*${slackLink(m.links.api, m.title)}*`, slackEscape(m.summary), m.links.source ? slackLink(m.links.source, hostLabel(m.links.source)) : ''].filter(Boolean).join('\n') });
     case 'ntfy': {
       const r = ntfyRequest(c.url, m);
       return json(r.url, r.body);

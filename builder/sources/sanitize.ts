@@ -95,17 +95,19 @@ const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])
  * rest of the tag block, and the noncharacters (U+FDD0-FDEF, U+FFFE/FFFF and their twins in every plane). They hide
  * or reorder text (a spoofed link, a keyword split in two, text smuggled in tags) and mean nothing to a reader.
  */
-const FORMAT_CHARS = /[\p{Cf}\p{Noncharacter_Code_Point}\u{E0000}-\u{E007F}\u2065]/gu;
-const ZWNJ = '\u200C';
-const ZWJ = '\u200D';
+const FORMAT_CHARS_BUT_JOINERS = /(?![\u200C\u200D])[\p{Cf}\p{Noncharacter_Code_Point}\u{E0000}-\u{E007F}\u2065]/gu;
 /** Scripts whose spelling needs ZWNJ or ZWJ between two of their letters (Persian, Indic, Sinhala, ...). */
 const JOINING_LETTER = '[\\p{sc=Arabic}\\p{sc=Syriac}\\p{sc=Nko}\\p{sc=Mongolian}\\p{sc=Devanagari}\\p{sc=Bengali}\\p{sc=Gurmukhi}\\p{sc=Gujarati}\\p{sc=Oriya}\\p{sc=Tamil}\\p{sc=Telugu}\\p{sc=Kannada}\\p{sc=Malayalam}\\p{sc=Sinhala}\\p{sc=Tibetan}\\p{sc=Myanmar}\\p{sc=Khmer}]';
-const AFTER_JOINING_LETTER = new RegExp(`${JOINING_LETTER}\\p{M}*$`, 'u');
-const BEFORE_JOINING_LETTER = new RegExp(`^${JOINING_LETTER}`, 'u');
-const AFTER_EMOJI = /\p{Extended_Pictographic}[\u{FE0F}\p{Emoji_Modifier}]*$/u;
-const BEFORE_EMOJI = /^\p{Extended_Pictographic}/u;
-/** How far a kept joiner looks back: a letter and its marks, or an emoji with its presentation and skin-tone modifier. */
-const JOINER_CONTEXT_UNITS = 16;
+/**
+ * A joiner where it does its job (captured, kept), or any other joiner (removed). Marks after a letter and the
+ * presentation selector or skin tone after an emoji are bounded (8), so the look-behind stays cheap on hostile input.
+ */
+const JOINERS = new RegExp(
+  // Each branch starts with the joiner itself (its context checked by a look-behind that includes it), so the engine
+  // only looks around at joiners, not at every character.
+  `([\\u200C\\u200D](?<=${JOINING_LETTER}\\p{M}{0,8}[\\u200C\\u200D])(?=${JOINING_LETTER})|\\u200D(?<=\\p{Extended_Pictographic}[\\u{FE0F}\\p{Emoji_Modifier}]{0,8}\\u200D)(?=\\p{Extended_Pictographic}))|[\\u200C\\u200D]`,
+  'gu',
+);
 
 /**
  * Removes FORMAT_CHARS, keeping the two joiners only where they do their job: ZWJ between two emoji (👩‍💻, a family),
@@ -113,13 +115,7 @@ const JOINER_CONTEXT_UNITS = 16;
  * Latin letters or anywhere else they are removed, so `re\u200Cset` is read as `reset`.
  */
 function removeFormatChars(s: string): string {
-  return s.replace(FORMAT_CHARS, (c: string, at: number) => {
-    if (c !== ZWJ && c !== ZWNJ) return '';
-    const before = s.slice(Math.max(0, at - JOINER_CONTEXT_UNITS), at);
-    const after = s.slice(at + 1, at + 3);
-    if (AFTER_JOINING_LETTER.test(before) && BEFORE_JOINING_LETTER.test(after)) return c;
-    return c === ZWJ && AFTER_EMOJI.test(before) && BEFORE_EMOJI.test(after) ? c : '';
-  });
+  return s.replace(FORMAT_CHARS_BUT_JOINERS, '').replace(JOINERS, '$1');
 }
 
 /** Control characters (but tab and line breaks), lone surrogates and FORMAT_CHARS (bar the joiners kept) removed. */

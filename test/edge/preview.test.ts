@@ -1,6 +1,7 @@
 // The preview's file answers over a small hand-made dist/: it answers plain reads itself with the bytes http-server
 // would send, leaves conditional requests to http-server with the contract headers kept, and decides afresh on every
 // request whether an object exists.
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -53,6 +54,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await preview?.close();
   if (dist) await rm(dist, { recursive: true, force: true });
+});
+
+describe('the preview command line', () => {
+  it('refuses a --now without a zone (it would be read in the machine zone)', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'builder/edge/preview.ts', '--port', '0', '--dir', dist, '--now', '2026-11-21T12:10:00'], {
+      cwd: new URL('../../', import.meta.url).pathname,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--now wants an ISO 8601 instant with a zone');
+  });
 });
 
 describe('the preview serving objects', () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUTURE_SKEW_MS } from '../../builder/sources/sanitize.ts';
 import { startLoopback, type LoopbackServer } from '../helpers/build.ts';
 import { listFiles } from '../helpers/files.ts';
-import { runMain, type MainResult } from '../helpers/main-process.ts';
+import { buildOutputs, runMain, type MainResult } from '../helpers/main-process.ts';
 
 const AS_OF = '2026-11-21T12:00:00Z';
 const MiB = 1024 * 1024;
@@ -157,13 +157,7 @@ describe('a build against hostile sources', () => {
   });
 
   it('leaves no secret and no javascript: URL in any output: dist, state, stdout, stderr', async () => {
-    const outputs: [string, string][] = [
-      ['stdout', result.stdout],
-      ['stderr', result.stderr],
-    ];
-    for (const dir of ['dist', 'state']) {
-      for (const f of await listFiles(path.join(root, dir))) outputs.push([`${dir}/${f}`, await readFile(path.join(root, dir, f), 'utf8')]);
-    }
+    const outputs = await buildOutputs(root, result);
     expect(outputs.length).toBeGreaterThan(100);
     for (const [name, text] of outputs) {
       for (const secret of Object.values(SECRETS)) expect(text.includes(secret), `${secret} in ${name}`).toBe(false);

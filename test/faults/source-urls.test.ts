@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopback, type LoopbackServer } from '../helpers/build.ts';
-import { listFiles } from '../helpers/files.ts';
-import { runMain, type MainResult } from '../helpers/main-process.ts';
+import { buildOutputs, runMain, type MainResult } from '../helpers/main-process.ts';
 import { fixture, refusedUrl } from '../sources/helpers.ts';
 
 const AS_OF = '2026-11-21T12:00:00Z';
@@ -106,13 +105,7 @@ describe('source URLs in a build: scheme and host only', () => {
   });
 
   it('leaves no part of a source URL but scheme and host in dist/, the state, stdout or stderr', async () => {
-    const outputs: [string, string][] = [
-      ['stdout', result.stdout],
-      ['stderr', result.stderr],
-    ];
-    for (const dir of ['dist', 'state']) {
-      for (const f of await listFiles(path.join(root, dir))) outputs.push([`${dir}/${f}`, await readFile(path.join(root, dir, f), 'utf8')]);
-    }
+    const outputs = await buildOutputs(root, result);
     expect(outputs.filter(([n]) => n.startsWith('state/')).length).toBeGreaterThan(0);
     expect(outputs.length).toBeGreaterThan(100);
     for (const [name, text] of outputs) {

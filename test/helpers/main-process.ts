@@ -1,6 +1,9 @@
 // The real build entry point (builder/main.ts) as a child process, as CI and the schedules run it: for suites that
 // must see exactly what an operator sees (stdout, stderr, the exit code) and what the process environment changes.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { listFiles } from './files.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -23,4 +26,16 @@ export function runMain(args: readonly string[], env: Readonly<Record<string, st
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started }));
   });
+}
+
+/** Everything a build left for anyone to read, as `[name, text]`: its stdout and stderr, every file of `dist/` and `state/` under `root`. */
+export async function buildOutputs(root: string, result: MainResult): Promise<[string, string][]> {
+  const outputs: [string, string][] = [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ];
+  for (const dir of ['dist', 'state']) {
+    for (const f of await listFiles(path.join(root, dir))) outputs.push([`${dir}/${f}`, await readFile(path.join(root, dir, f), 'utf8')]);
+  }
+  return outputs;
 }

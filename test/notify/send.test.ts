@@ -102,11 +102,39 @@ describe('createNotifier', () => {
     expect(out.every((o) => o.result === 'sent')).toBe(true);
     const by = (p: string) => r.seen.find((s) => s.path.startsWith(p))!;
     expect(by('/api/webhooks').body).toEqual({ content: expect.stringContaining('Codex usage limits reset for everyone <now> & then\nOpenAI reset'), allowed_mentions: { parse: [] } });
-    expect(by('/services').body.text).toContain('*Codex usage limits reset for everyone &lt;now&gt; &amp; then*');
-    expect(by('/services').body.text).toContain('<https://api.example.test/api/events/e?lang=en>');
+    expect(by('/services').body.text).toBe('*<https://api.example.test/api/events/e?lang=en|Codex usage limits reset for everyone &lt;now&gt; &amp; then>*\nOpenAI reset Codex usage limits.\n<https://x.com/a/status/1|x.com>');
     expect(r.seen.find((s) => s.path === '/')!.body).toMatchObject({ topic: 'codex-resets', title: message('e').title, click: message('e').links.api });
     expect(by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage').body).toMatchObject({ chat_id: '-1001234', text: expect.stringContaining('OpenAI reset') });
     for (const s of r.seen) expect(s.headers['idempotency-key']).toBe('reset-status-api:reset:e');
+  });
+
+  it('sends hostile text safely to each renderer: Slack links and text escaped, no Discord mentions, no Telegram parse mode', async () => {
+    const r = await receiver(ok);
+    const env = { RESET_NOTIFY_WEBHOOKS: [`discord=${r.url}/api/webhooks/1/secret`, `slack=${r.url}/services/T/B/secret`, 'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234'].join(',') };
+    const { channels } = channelsFromEnv(env);
+    const hostile: NotifyMessage = {
+      ...message('h'),
+      title: 'Reset <!channel> @everyone | *now* <https://evil.test|click>',
+      summary: 'a & b <@U123> c',
+      links: { api: 'https://api.example.test/api/events/h?lang=en&x=|y', source: 'https://evil.test/a|b>c<!here>&z=1' },
+    };
+    await createNotifier(channels, { timeoutMs: 1_000, telegramApiUrl: r.url }).send(channels.map((c) => ({ channel: c.id, keys: ['reset:h'], message: hostile })));
+    const by = (p: string) => r.seen.find((s) => s.path.startsWith(p))!.body;
+    const slack = by('/services').text as string;
+    expect(slack).toBe(
+      [
+        '*<https://api.example.test/api/events/h?lang=en&amp;x=%7Cy|Reset &lt;!channel&gt; @everyone | *now* &lt;https://evil.test|click&gt;>*',
+        'a &amp; b &lt;@U123&gt; c',
+        '<https://evil.test/a%7Cb%3Ec%3C!here%3E&amp;z=1|evil.test>',
+      ].join('\n'),
+    );
+    // Exactly the two links this message makes are Slack control sequences; nothing from the source opens another.
+    expect(slack.match(/</g)).toHaveLength(2);
+    expect(slack.match(/>/g)).toHaveLength(2);
+    expect(by('/api/webhooks')).toEqual({ content: expect.stringContaining('Reset <!channel> @everyone'), allowed_mentions: { parse: [] } });
+    const telegram = by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage');
+    expect(telegram).not.toHaveProperty('parse_mode');
+    expect(Object.keys(telegram).sort()).toEqual(['chat_id', 'disable_web_page_preview', 'text']);
   });
 
   it('never logs a secret: labels, warnings and send logs show scheme and host only', async () => {
