@@ -7,14 +7,21 @@ import { requireS3Config } from './s3/config.ts';
 import { createS3StateStore } from './state/s3-store.ts';
 import type { StateStore } from './state/store.ts';
 
-/** Throws ConfigError with the configuration problem when the environment is incomplete. */
-export function createS3Targets(env: Readonly<Record<string, string | undefined>>, now: () => Date): { store: StateStore; sink: Sink } {
+/**
+ * Throws ConfigError with the configuration problem when the environment is incomplete. `client` overrides the S3
+ * client's timeouts (the soak injects stalled requests and cannot wait the production 30 s for each).
+ */
+export function createS3Targets(
+  env: Readonly<Record<string, string | undefined>>,
+  now: () => Date,
+  client: Parameters<typeof createS3Client>[1] = {},
+): { store: StateStore; sink: Sink } {
   const cfg = requireS3Config(env);
-  const client = createS3Client(cfg);
+  const s3 = createS3Client(cfg, client);
   return {
-    store: createS3StateStore({ client, bucket: cfg.bucket, key: cfg.stateKey, lockKey: cfg.lockKey, publicPrefix: cfg.prefix }),
+    store: createS3StateStore({ client: s3, bucket: cfg.bucket, key: cfg.stateKey, lockKey: cfg.lockKey, publicPrefix: cfg.prefix }),
     sink: createS3Sink({
-      client,
+      client: s3,
       bucket: cfg.bucket,
       prefix: cfg.prefix,
       manifestKey: cfg.manifestKey,

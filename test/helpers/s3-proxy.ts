@@ -13,7 +13,9 @@ export type S3Fault =
   /** The connection is dropped as soon as the request head arrives: nothing reaches S3, no answer. */
   | 'drop_request'
   /** Forwarded (the request lands), then the connection is dropped before the answer is complete. */
-  | 'drop_response';
+  | 'drop_response'
+  /** Held unanswered, not forwarded: the client's own timeout must end it (a stalled S3). */
+  | 'hang';
 
 export interface S3Request {
   method: string;
@@ -150,6 +152,10 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     }
     if (fault === 'drop_request') {
       req.socket.destroy();
+      return;
+    }
+    if (fault === 'hang') {
+      held.add(req.socket);
       return;
     }
     forward(
