@@ -91,6 +91,18 @@ describe('the esbuild bundles of the scheduled entry points', () => {
     expect([...a.keys()].some((k) => k.endsWith('.html'))).toBe(true);
   }, CHILD_TIMEOUT_MS);
 
+  it('runs the backup CLI as the sources do: same exit code and message for a run without its bucket', async () => {
+    const fail = (argv: string[]) =>
+      run(process.execPath, [...argv, 'list'], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS }).then(
+        () => null,
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+      );
+    const [bundled, sources] = await Promise.all([fail(['--enable-source-maps', path.join(bundles, 'backup.mjs')]), fail(['--import', 'tsx', 'schedules/backup.ts'])]);
+    expect(sources?.code).toBe(2);
+    expect(sources?.stderr).toMatch(/RESET_S3_BUCKET/);
+    expect(bundled).toEqual(sources);
+  }, CHILD_TIMEOUT_MS);
+
   it('names the TypeScript source in a stack trace (source maps on), and keeps the entry exports', async () => {
     // Imported (not run: argv[1] is not the bundle), the entry's exports are there; a null summary throws inside
     // formatStepSummary, and the trace must point into schedules/refresh.ts, not into the bundle.
