@@ -5,6 +5,7 @@ import { benchPublish } from './publish.ts';
 import { benchRefresh } from './refresh.ts';
 import { benchScale } from './scale.ts';
 import { benchServe } from './serve.ts';
+import { benchStartup } from './startup.ts';
 import { benchStorm, stormReport } from './storm.ts';
 import { benchArgs, machine, saveResults } from './lib.ts';
 
@@ -16,6 +17,7 @@ console.log(`machine: node ${m.node}, ${m.nproc} CPUs (${m.cpu}), ${m.memory_mib
 const all: Record<string, unknown> = {};
 for (const [name, bench] of [
   ['refresh', () => benchRefresh(args)],
+  ['startup', () => benchStartup(args)],
   ['scale', () => benchScale(args)],
   ['serve', () => benchServe(args)],
   ['publish', () => benchPublish(args)],

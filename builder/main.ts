@@ -161,10 +161,16 @@ export function main(argv: readonly string[], env: Env, io: Io = processIo): Pro
 }
 
 /** True when `moduleUrl` is the script node was started with. */
-export function isEntryPoint(moduleUrl: string): boolean {
-  return moduleUrl === pathToFileURL(process.argv[1] ?? '').href;
+/**
+ * True when the module at moduleUrl is the script node was started with and that script is named `name` (its file name
+ * without extension). The name matters in a bundle (scripts/build-schedules.ts): there every bundled module shares the
+ * bundle's import.meta.url, so without it build/refresh.mjs would also run builder/main.ts's entry code.
+ */
+export function isEntryPoint(moduleUrl: string, name: string): boolean {
+  const script = process.argv[1] ?? '';
+  return moduleUrl === pathToFileURL(script).href && path.basename(script).replace(/\.[cm]?[jt]s$/, '') === name;
 }
 
-if (isEntryPoint(import.meta.url)) {
+if (isEntryPoint(import.meta.url, 'main')) {
   process.exitCode = await main(process.argv.slice(2), process.env);
 }

@@ -76,6 +76,6 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
+if (isEntryPoint(import.meta.url, 'backup')) {
   process.exitCode = await main(process.argv.slice(2), process.env);
 }

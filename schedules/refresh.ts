@@ -61,6 +61,6 @@ export function refresh(argv: readonly string[], env: Env, io: Io = processIo): 
   );
 }
 
-if (isEntryPoint(import.meta.url)) {
+if (isEntryPoint(import.meta.url, 'refresh')) {
   process.exitCode = await refresh(process.argv.slice(2), process.env);
 }

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { METRIC_NAMESPACE, REFRESH_METRIC, REFRESH_WORKFLOW_FILE } from '../infra/lib/layout.ts';
 import type { RunSummary } from '../builder/run.ts';
 import { formatFailureSummary, formatStepSummary } from '../schedules/refresh.ts';
+import { SCHEDULE_ENTRIES } from '../scripts/build-schedules.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WORKFLOW_DIR = path.join(ROOT, '.github/workflows');
@@ -59,6 +60,19 @@ const effectivePermissions = (w: Workflow, job: Job): Record<string, string> | s
 function isCron(expr: string): boolean {
   const fields = expr.split(' ');
   return fields.length === 5 && fields.every((f) => /^(\*|\*\/\d+|\d+(-\d+)?(,\d+(-\d+)?)*)$/.test(f));
+}
+
+/** The step that builds the bundles comes after the install, before the OIDC step and every step that runs `bundle`. */
+function bundleBuiltBeforeUse(job: Job, bundle: string): void {
+  const all = steps(job);
+  const install = all.findIndex((s) => /\bnpm ci\b/.test(s.run ?? ''));
+  const build = all.findIndex((s) => /^node --import tsx scripts\/build-schedules\.ts$/.test((s.run ?? '').trim()));
+  const oidc = all.findIndex((s) => (s.uses ?? '').startsWith(`${OIDC_ACTION}@`));
+  const firstUse = all.findIndex((s) => (s.run ?? '').includes(bundle));
+  expect(install).toBeGreaterThanOrEqual(0);
+  expect(build, 'a step runs scripts/build-schedules.ts').toBeGreaterThan(install);
+  expect(oidc).toBeGreaterThan(build);
+  expect(firstUse).toBeGreaterThan(oidc);
 }
 
 describe('every workflow', () => {
@@ -155,7 +169,7 @@ describe('.ci/run', () => {
 describe('refresh.yml', () => {
   const w = wf('refresh.yml');
   const entries = Object.entries(w.jobs);
-  const [, refresh] = entries.find(([, j]) => runs(j).includes('schedules/refresh.ts')) ?? [];
+  const [, refresh] = entries.find(([, j]) => runs(j).includes('build/refresh.mjs')) ?? [];
   const [, keepalive] = entries.find(([, j]) => /actions\/workflows\/.+\/enable|gh workflow enable/.test(runs(j))) ?? [];
 
   it('runs every 15 minutes off-peak as a fallback, on demand (the scheduler\'s trigger), and when reviewed data lands on main', () => {
@@ -169,14 +183,16 @@ describe('refresh.yml', () => {
     expect(push.branches).toEqual(['main']);
   });
 
-  it('publishes with node --import tsx schedules/refresh.ts under OIDC credentials', () => {
+  it('publishes with the esbuild bundle of schedules/refresh.ts (source maps on, not tsx) under OIDC credentials', () => {
     expect(refresh).toBeDefined();
     const job = refresh as Job;
     expect(usesOidc(job)).toBe(true);
-    expect(runs(job)).toMatch(/node --import tsx schedules\/refresh\.ts/);
+    expect(runs(job)).toMatch(/^\s*node --enable-source-maps build\/refresh\.mjs\s*$/m);
+    expect(runs(job)).not.toMatch(/tsx[^\n]*schedules\/refresh\.ts/);
+    expect(SCHEDULE_ENTRIES.refresh).toBe('schedules/refresh.ts');
     expect(runs(job)).toContain('npm ci');
     expect(effectivePermissions(w, job)).toEqual({ 'id-token': 'write', contents: 'read' });
-    const publish = steps(job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+    const publish = steps(job).find((s) => (s.run ?? '').includes('build/refresh.mjs'));
     expect(publish?.env?.RESET_S3_BUCKET).toBe('${{ vars.RESET_S3_BUCKET }}');
     expect(publish?.env?.RESET_TARGET).toBe('s3');
     // Without it the edge is never told when the answer goes stale.
@@ -186,9 +202,13 @@ describe('refresh.yml', () => {
     expect(publish?.env?.RESET_CONTACT_URL).toBe('${{ vars.RESET_CONTACT_URL }}');
   });
 
+  it('builds the bundle from the checked-out sources after npm ci, before the credentials and the publish', () => {
+    bundleBuiltBeforeUse(refresh as Job, 'build/refresh.mjs');
+  });
+
   it('puts the freshness metric the staleness alarm watches, once, after the publish succeeded', () => {
     const all = steps(refresh as Job);
-    const publish = all.findIndex((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+    const publish = all.findIndex((s) => (s.run ?? '').includes('build/refresh.mjs'));
     const metric = all.findIndex((s) => (s.run ?? '').includes('put-metric-data'));
     expect(metric).toBeGreaterThan(publish);
     const step = all[metric] as Step;
@@ -197,7 +217,7 @@ describe('refresh.yml', () => {
   });
 
   it('reads each source URL from a secret first (it may carry credentials), a repository variable second', () => {
-    const publish = steps(refresh as Job).find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+    const publish = steps(refresh as Job).find((s) => (s.run ?? '').includes('build/refresh.mjs'));
     for (const name of ['RESET_STATUS_PAGE_URL', 'RESET_UPSTREAM_URL', 'RESET_SIGNAL_FEEDS']) {
       expect(publish?.env?.[`CFG_${name}`], name).toBe(`\${{ secrets.${name} || vars.${name} }}`);
     }
@@ -239,12 +259,15 @@ describe('backup.yml', () => {
   it('creates a backup and verifies the newest one with the backup CLI, under OIDC credentials', () => {
     const r = runs(job);
     expect(usesOidc(job)).toBe(true);
-    expect(r).toMatch(/npx tsx schedules\/backup\.ts create/);
-    expect(r).toMatch(/npx tsx schedules\/backup\.ts verify/);
+    expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs create/);
+    expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs verify/);
+    expect(r).not.toMatch(/tsx[^\n]*schedules\/backup\.ts/);
+    expect(SCHEDULE_ENTRIES.backup).toBe('schedules/backup.ts');
+    bundleBuiltBeforeUse(job, 'build/backup.mjs');
     const oidc = steps(job).find((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`));
     expect(oidc?.with?.['role-to-assume'], 'backup has a role of its own').toBe('${{ vars.AWS_BACKUP_ROLE_ARN }}');
     const cli = readFileSync(path.join(ROOT, 'schedules/backup.ts'), 'utf8');
-    for (const m of r.matchAll(/schedules\/backup\.ts (\w+)/g)) expect(cli, `backup CLI command ${m[1]}`).toContain(`case '${m[1]}'`);
+    for (const m of r.matchAll(/build\/backup\.mjs (\w+)/g)) expect(cli, `backup CLI command ${m[1]}`).toContain(`case '${m[1]}'`);
   });
 });
 

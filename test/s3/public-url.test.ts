@@ -46,9 +46,10 @@ interface Step {
   env?: Record<string, string>;
 }
 const workflow = parse(readFileSync(path.join(REPO_ROOT, '.github/workflows/refresh.yml'), 'utf8')) as { jobs: Record<string, { steps?: Step[] }> };
-const publishStep = Object.values(workflow.jobs)
-  .flatMap((j) => j.steps ?? [])
-  .find((s) => (s.run ?? '').includes('schedules/refresh.ts'));
+const workflowSteps = Object.values(workflow.jobs).flatMap((j) => j.steps ?? []);
+const publishStep = workflowSteps.find((s) => (s.run ?? '').includes('build/refresh.mjs'));
+/** The step that bundles the builder before the publish (scripts/build-schedules.ts writes build/refresh.mjs). */
+const bundleStep = workflowSteps.find((s) => (s.run ?? '').includes('scripts/build-schedules.ts'));
 
 /**
  * The step's env as GitHub evaluates it for these repository variables and secrets: an undefined one is ''. Only the
@@ -72,11 +73,11 @@ function evaluateEnv(step: Step, vars: Record<string, string>, secrets: Record<s
 
 /** refresh.yml's publish step, its own `run` script in bash, with `vars` as the repository's variables. */
 function runWorkflowStep(vars: Record<string, string>): Promise<Exit> {
-  if (publishStep?.run === undefined) throw new Error('refresh.yml has no step running schedules/refresh.ts');
+  if (publishStep?.run === undefined) throw new Error('refresh.yml has no step running build/refresh.mjs');
   // What configure-aws-credentials provides in the workflow, and the endpoint of this S3 instead of AWS's.
   const env = { ...evaluateEnv(publishStep, vars), ...CREDENTIALS, RESET_S3_ENDPOINT: S3_ENDPOINT };
   // The scheduled job runs as of the wall clock; the run's --now is appended to the same command line.
-  return runChild('bash', ['-euo', 'pipefail', '-c', publishStep.run.replace('schedules/refresh.ts', `schedules/refresh.ts --now ${NOW}`)], env);
+  return runChild('bash', ['-euo', 'pipefail', '-c', publishStep.run.replace('build/refresh.mjs', `build/refresh.mjs --now ${NOW}`)], env);
 }
 
 describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)', () => {
@@ -85,6 +86,10 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
   const buckets: string[] = [];
 
   beforeAll(async () => {
+    // The workflow's own build step first: the publish step runs its bundle (and the AWS SDK bundled into it).
+    if (bundleStep?.run === undefined) throw new Error('refresh.yml has no step running scripts/build-schedules.ts');
+    const bundled = await runChild('bash', ['-euo', 'pipefail', '-c', bundleStep.run], {});
+    if (bundled.code !== 0) throw new Error(`refresh.yml's bundle step failed: ${bundled.output}`);
     client = createTestClient();
     refused = await createTestBucket(client, 'pub-refused');
     buckets.push(refused);

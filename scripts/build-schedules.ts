@@ -1,0 +1,75 @@
+// Bundles each scheduled entry point (and the build command) into one ESM file for Node 20 with a source map, so the
+// scheduled workflows run plain `node --enable-source-maps build/<name>.mjs` instead of transpiling the builder with
+// tsx on every tick. The workflow builds the bundles right before the run from the checked-out sources (never a
+// committed copy that could be stale); esbuild is already in that job, as tsx's own dependency. See BENCHMARKS.md.
+//   tsx scripts/build-schedules.ts [--out build]    write build/{refresh,backup,main}.mjs (+ .map) and print sizes
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import * as esbuild from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const SCHEDULE_BUILD_DIR = path.join(ROOT, 'build');
+
+/** Output name (without `.mjs`) → entry module. The name is also what the entry's isEntryPoint guard expects. */
+export const SCHEDULE_ENTRIES = {
+  refresh: 'schedules/refresh.ts',
+  backup: 'schedules/backup.ts',
+  main: 'builder/main.ts',
+} as const;
+
+/**
+ * Nothing is left external, the AWS SDK included. Only S3 runs use it (builder/main.ts imports it dynamically), but
+ * esbuild hoists an external package's import to the top of a one-file bundle, so an external SDK is loaded from
+ * node_modules by every tick, offline ones too; bundled, its modules sit in lazy wrappers that run only when an S3
+ * run reaches them. Measured side by side (BENCHMARKS.md): bundled 1.06 s CPU per offline tick, external 1.17 s.
+ */
+export const SCHEDULE_EXTERNAL: readonly string[] = [];
+
+/**
+ * CommonJS dependencies bundled into an ES module still call require() for Node built-ins; esbuild's shim throws
+ * for that, so each bundle gets a real require bound to its own URL. The name avoids any module's own binding.
+ */
+const REQUIRE_BANNER = "import { createRequire as __rsaCreateRequire } from 'node:module';\nconst require = __rsaCreateRequire(import.meta.url);";
+
+export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
+  return {
+    absWorkingDir: ROOT,
+    entryPoints: Object.entries(SCHEDULE_ENTRIES).map(([out, entry]) => ({ in: entry, out })),
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    // One file per entry: the dynamic imports (S3 targets) are inlined rather than split into shared chunks.
+    splitting: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: [...SCHEDULE_EXTERNAL],
+    // tsconfig.json supplies the JSX settings (react-jsx, jsxImportSource preact).
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    sourcemap: 'linked',
+    banner: { js: REQUIRE_BANNER },
+    legalComments: 'none',
+    logLevel: 'silent',
+    metafile: true,
+  };
+}
+
+/** Builds every bundle into outDir; returns each output file with its size in bytes. */
+export async function buildSchedules(outDir: string = SCHEDULE_BUILD_DIR): Promise<{ file: string; bytes: number }[]> {
+  const result = await esbuild.build(scheduleBuildOptions(outDir));
+  if (result.errors.length > 0) throw new Error(`[build-schedules] esbuild failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  return Object.entries(result.metafile?.outputs ?? {})
+    .map(([file, o]) => ({ file: path.relative(ROOT, path.resolve(ROOT, file)), bytes: o.bytes }))
+    .sort((a, b) => a.file.localeCompare(b.file));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({ options: { out: { type: 'string', default: SCHEDULE_BUILD_DIR } }, strict: true });
+  try {
+    for (const { file, bytes } of await buildSchedules(path.resolve(values.out))) console.log(`${file}  ${(bytes / 1024).toFixed(1)} KiB`);
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  }
+}
