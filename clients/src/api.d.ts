@@ -515,7 +515,10 @@ export interface components {
                 checkpoint: string;
             }[];
             note: string;
-            /** @description Resolved checkpoints binned by forecast probability, against how often a reset followed. */
+            /**
+             * @deprecated
+             * @description Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.
+             */
             reliability: {
                 h24: {
                     count: number;
@@ -532,6 +535,22 @@ export interface components {
                     upper: number;
                 }[];
             };
+            /** @description Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed. */
+            reliability_24h: {
+                count: number;
+                lower: number;
+                mean_probability: number | null;
+                observed_frequency: number | null;
+                upper: number;
+            }[];
+            /** @description As reliability_24h, for the 48-hour forecast. */
+            reliability_48h: {
+                count: number;
+                lower: number;
+                mean_probability: number | null;
+                observed_frequency: number | null;
+                upper: number;
+            }[];
             /** @description How checkpoints are scored (ResetBench rules) and the thresholds used. */
             scoring: {
                 late_after_minutes: number;
@@ -596,6 +615,10 @@ export interface components {
                     upper: number | null;
                 };
             };
+            /**
+             * @deprecated
+             * @description Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.
+             */
             summary: {
                 h24: {
                     /** @description Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists). */
@@ -627,6 +650,38 @@ export interface components {
                     trailing_climatology_brier: number | null;
                     trailing_sample_size: number;
                 };
+            };
+            /** @description Scores of the 24-hour forecast. */
+            summary_24h: {
+                /** @description Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists). */
+                brier: number | null;
+                /** @description Mean Brier score of the all-history base rate known at issue time. */
+                climatology_brier: number | null;
+                corrections: number;
+                /** @description Checkpoints whose live forecast was more than an hour old (runs were dropped). */
+                late: number;
+                /** @description Checkpoints whose window has not been resolved yet. */
+                pending: number;
+                sample_size: number;
+                /** @description Mean Brier score of the trailing 30-day base rate known at issue time. */
+                trailing_climatology_brier: number | null;
+                trailing_sample_size: number;
+            };
+            /** @description Scores of the 48-hour forecast. */
+            summary_48h: {
+                /** @description Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists). */
+                brier: number | null;
+                /** @description Mean Brier score of the all-history base rate known at issue time. */
+                climatology_brier: number | null;
+                corrections: number;
+                /** @description Checkpoints whose live forecast was more than an hour old (runs were dropped). */
+                late: number;
+                /** @description Checkpoints whose window has not been resolved yet. */
+                pending: number;
+                sample_size: number;
+                /** @description Mean Brier score of the trailing 30-day base rate known at issue time. */
+                trailing_climatology_brier: number | null;
+                trailing_sample_size: number;
             };
             window_days: number;
         };
@@ -869,6 +924,7 @@ export interface components {
                 latency_ms: number | null;
                 ok: boolean;
                 source: string;
+                /** @description Scheme and host of the source only (`https://host/…`): the rest of a configured URL may be a secret. */
                 url: string;
             }[];
             today: components["schemas"]["Today"];

@@ -1,0 +1,482 @@
+#!/usr/bin/env node
+// Built by `npm run generate:client` (scripts/build-client.ts) from clients/src; do not edit.
+
+// clients/src/cli.ts
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+// clients/src/client.ts
+import createClient from "openapi-fetch";
+
+// clients/src/config.ts
+var PRODUCTION_API_URL = "https://api.example.org";
+var API_URL_ENV = "RESET_STATUS_API_URL";
+var CACHE_DIR_ENV = "RESET_STATUS_CACHE_DIR";
+var LANGS = ["en", "de", "ko", "ja", "zh"];
+var EVENT_TYPES = ["global_reset", "banked_grant", "policy_change"];
+var DEFAULT_TIMEOUT_MS = 1e4;
+var DEFAULT_RETRIES = 2;
+var RETRY_BACKOFF_MS = 250;
+var API_MAX_AGE_MS = 3e4;
+var STATUSLINE_CACHE_MS = 6e4;
+var WATCH_DEFAULT_INTERVAL_MS = 6e4;
+var MAX_BODY_BYTES = 8 * 1024 * 1024;
+function langFromLocale(locale) {
+  const m = /^([a-z]{2})(?:[_.@-]|$)/i.exec(locale ?? "");
+  const l = m?.[1]?.toLowerCase();
+  return LANGS.includes(l ?? "") ? l : null;
+}
+
+// clients/src/client.ts
+var ResetStatusError = class extends Error {
+  constructor(code2, message, status, url) {
+    super(message);
+    this.code = code2;
+    this.status = status;
+    this.url = url;
+  }
+  code;
+  status;
+  url;
+  name = "ResetStatusError";
+};
+function createMemoryCache() {
+  const entries = /* @__PURE__ */ new Map();
+  return { get: (url) => entries.get(url), set: (url, e) => void entries.set(url, e) };
+}
+var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function maxAgeOf(cacheControl) {
+  const m = /max-age=(\d+)/.exec(cacheControl ?? "");
+  return m ? Number(m[1]) * 1e3 : API_MAX_AGE_MS;
+}
+function isStale(staleAfter, now) {
+  const t = Date.parse(staleAfter);
+  return Number.isNaN(t) || now >= t;
+}
+function trustedReset(latest) {
+  return latest.stale ? null : latest.data.reset;
+}
+async function readCapped(res, url) {
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new ResetStatusError("invalid_response", `${url}: body of ${declared} bytes is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
+  const chunks = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ResetStatusError("invalid_response", `${url}: body is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+function errorFromBody(body, status, url) {
+  try {
+    const doc = JSON.parse(body);
+    if (typeof doc.error?.code === "string" && typeof doc.error.message === "string") {
+      return new ResetStatusError(doc.error.code, `${doc.error.message} (${status} ${doc.error.code})`, status, url);
+    }
+  } catch {
+  }
+  return new ResetStatusError("http_error", `HTTP ${status} from ${url}`, status, url);
+}
+function createTransport(opts) {
+  return async (request) => {
+    const url = request.url;
+    for (let attempt = 0; ; attempt++) {
+      const cached = opts.cache.get(url);
+      const headers = new Headers(request.headers);
+      if (cached) headers.set("if-none-match", cached.etag);
+      let failure;
+      try {
+        const res = await opts.fetch(url, { method: request.method, headers, signal: AbortSignal.timeout(opts.timeoutMs) });
+        if (res.status === 304 && cached) {
+          const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get("cache-control")) };
+          opts.cache.set(url, entry);
+          return new Response(cached.body, { status: 200, headers: { "content-type": "application/json", etag: cached.etag } });
+        }
+        const body = await readCapped(res, url);
+        if (res.status >= 400 && res.status < 500) throw errorFromBody(body, res.status, url);
+        if (res.status < 500) {
+          const etag = res.headers.get("etag");
+          if (res.ok && etag) opts.cache.set(url, { etag, body, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get("cache-control")) });
+          return new Response(body, { status: res.status, headers: res.headers });
+        }
+        failure = errorFromBody(body, res.status, url);
+      } catch (err) {
+        if (err instanceof ResetStatusError) throw err;
+        const timedOut = err instanceof DOMException && err.name === "TimeoutError";
+        const cause = err instanceof Error ? err.cause?.message ?? err.message : String(err);
+        failure = timedOut ? new ResetStatusError("timeout", `no answer from ${url} within ${opts.timeoutMs} ms`, null, url) : new ResetStatusError("network", `cannot reach ${url}: ${cause}`, null, url);
+      }
+      if (attempt >= opts.retries) throw failure;
+      await sleep(opts.backoffMs * 2 ** attempt);
+    }
+  };
+}
+function createResetStatusClient(options = {}) {
+  const baseUrl = (options.baseUrl ?? PRODUCTION_API_URL).replace(/\/+$/, "");
+  const now = options.now ?? Date.now;
+  const cache = options.cache ?? createMemoryCache();
+  const api = createClient({
+    baseUrl,
+    fetch: createTransport({
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retries: options.retries ?? DEFAULT_RETRIES,
+      backoffMs: options.backoffMs ?? RETRY_BACKOFF_MS,
+      cache,
+      now,
+      fetch: options.fetch ?? globalThis.fetch
+    })
+  });
+  const lang = options.lang;
+  const query = lang === void 0 ? {} : { lang };
+  function unwrap(r) {
+    if (r.data !== void 0) return r.data;
+    const url = r.response.url || baseUrl;
+    const err = r.error;
+    if (typeof err?.error?.code === "string") {
+      return (() => {
+        throw new ResetStatusError(err.error.code, `${err.error.message ?? "error"} (${r.response.status} ${err.error.code})`, r.response.status, url);
+      })();
+    }
+    throw new ResetStatusError(r.response.ok ? "invalid_response" : "http_error", `HTTP ${r.response.status} from ${url} without the API's error document`, r.response.status, url);
+  }
+  function fresh(data) {
+    if (typeof data?.meta?.stale_after !== "string") throw new ResetStatusError("invalid_response", `${baseUrl}: a live document without meta.stale_after`, 200, baseUrl);
+    return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
+  }
+  return {
+    baseUrl,
+    cache,
+    latest: async () => fresh(unwrap(await api.GET("/api/latest", { params: { query } }))),
+    forecast: async () => fresh(unwrap(await api.GET("/api/forecast", { params: { query } }))),
+    /**
+     * The events of /api/history, filtered and cut client-side. Only the `events` of the document are read: should
+     * the history become paged (a newest page with a `next` link), this reads the newest page and follows nothing.
+     */
+    history: async (filter = {}) => {
+      const doc = unwrap(await api.GET("/api/history", { params: { query: { ...query, ...filter.type ? { type: filter.type } : {} } } }));
+      return filter.limit === void 0 ? doc : { ...doc, events: doc.events.slice(0, filter.limit) };
+    },
+    event: async (id) => unwrap(await api.GET("/api/events/{id}", { params: { path: { id }, query } })).event,
+    openapi: async () => unwrap(await api.GET("/api/openapi.json", {}))
+  };
+}
+
+// clients/src/format.ts
+var WORDS = {
+  en: { yes: "Yes: Codex usage limits were reset today", no: "No global reset today (so far)", unknown: "Unknown: not known whether Codex reset today", stale: "the data is out of date", lastCheck: "last check", never: "never", upcoming: "announced", forecast: "Chance of a global reset", notAnnouncement: "a forecast, not an announcement", noEvents: "No events." },
+  de: { yes: "Ja: Die Codex-Nutzungslimits wurden heute zur\xFCckgesetzt", no: "Heute (bisher) kein globaler Reset", unknown: "Unbekannt: ob Codex heute zur\xFCckgesetzt wurde, ist nicht bekannt", stale: "die Daten sind veraltet", lastCheck: "letzte Pr\xFCfung", never: "nie", upcoming: "angek\xFCndigt", forecast: "Wahrscheinlichkeit eines globalen Resets", notAnnouncement: "eine Prognose, keine Ank\xFCndigung", noEvents: "Keine Ereignisse." },
+  ko: { yes: "\uC608: \uC624\uB298 Codex \uC0AC\uC6A9 \uD55C\uB3C4\uAC00 \uCD08\uAE30\uD654\uB418\uC5C8\uC2B5\uB2C8\uB2E4", no: "\uC624\uB298(\uC9C0\uAE08\uAE4C\uC9C0) \uC804\uCCB4 \uCD08\uAE30\uD654 \uC5C6\uC74C", unknown: "\uC54C \uC218 \uC5C6\uC74C: \uC624\uB298 Codex \uCD08\uAE30\uD654 \uC5EC\uBD80\uB97C \uC54C \uC218 \uC5C6\uC2B5\uB2C8\uB2E4", stale: "\uB370\uC774\uD130\uAC00 \uC624\uB798\uB418\uC5C8\uC2B5\uB2C8\uB2E4", lastCheck: "\uB9C8\uC9C0\uB9C9 \uD655\uC778", never: "\uC5C6\uC74C", upcoming: "\uC608\uACE0\uB428", forecast: "\uC804\uCCB4 \uCD08\uAE30\uD654 \uD655\uB960", notAnnouncement: "\uC608\uACE0\uAC00 \uC544\uB2CC \uC608\uCE21", noEvents: "\uC774\uBCA4\uD2B8 \uC5C6\uC74C." },
+  ja: { yes: "\u306F\u3044: \u672C\u65E5 Codex \u306E\u5229\u7528\u4E0A\u9650\u304C\u30EA\u30BB\u30C3\u30C8\u3055\u308C\u307E\u3057\u305F", no: "\u672C\u65E5\uFF08\u73FE\u6642\u70B9\u3067\uFF09\u5168\u4F53\u30EA\u30BB\u30C3\u30C8\u306A\u3057", unknown: "\u4E0D\u660E: \u672C\u65E5 Codex \u304C\u30EA\u30BB\u30C3\u30C8\u3055\u308C\u305F\u304B\u306F\u5206\u304B\u308A\u307E\u305B\u3093", stale: "\u30C7\u30FC\u30BF\u304C\u53E4\u304F\u306A\u3063\u3066\u3044\u307E\u3059", lastCheck: "\u6700\u7D42\u78BA\u8A8D", never: "\u306A\u3057", upcoming: "\u4E88\u544A\u3042\u308A", forecast: "\u5168\u4F53\u30EA\u30BB\u30C3\u30C8\u306E\u78BA\u7387", notAnnouncement: "\u4E88\u544A\u3067\u306F\u306A\u304F\u4E88\u6E2C", noEvents: "\u30A4\u30D9\u30F3\u30C8\u306F\u3042\u308A\u307E\u305B\u3093\u3002" },
+  zh: { yes: "\u662F\uFF1ACodex \u4F7F\u7528\u989D\u5EA6\u4ECA\u5929\u5DF2\u91CD\u7F6E", no: "\u4ECA\u5929\uFF08\u76EE\u524D\uFF09\u6CA1\u6709\u5168\u5C40\u91CD\u7F6E", unknown: "\u672A\u77E5\uFF1A\u4E0D\u77E5\u9053 Codex \u4ECA\u5929\u662F\u5426\u91CD\u7F6E", stale: "\u6570\u636E\u5DF2\u8FC7\u671F", lastCheck: "\u6700\u8FD1\u68C0\u67E5", never: "\u4ECE\u672A", upcoming: "\u5DF2\u9884\u544A", forecast: "\u5168\u5C40\u91CD\u7F6E\u7684\u6982\u7387", notAnnouncement: "\u8FD9\u662F\u9884\u6D4B\uFF0C\u4E0D\u662F\u516C\u544A", noEvents: "\u6CA1\u6709\u4E8B\u4EF6\u3002" }
+};
+function answerKind(latest) {
+  const r = trustedReset(latest);
+  return r === true ? "yes" : r === false ? "no" : "unknown";
+}
+var COLOURS = { yes: "\x1B[32m", no: "\x1B[2m", unknown: "\x1B[33m" };
+var paint = (text, kind, colour) => colour ? `${COLOURS[kind]}${text}\x1B[0m` : text;
+function renderToday(latest, lang, colour) {
+  const w = WORDS[lang];
+  const kind = answerKind(latest);
+  const head = paint(w[kind], kind, colour);
+  const reason = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : latest.data.today.explanation;
+  const check = `${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`;
+  const up = latest.data.upcoming;
+  const upcoming = up ? ` \xB7 ${w.upcoming}: ${up.summary}${up.scheduled_for ? ` (${up.scheduled_for})` : ""}` : "";
+  return `${head} \u2014 ${reason} \xB7 ${check}${upcoming}`;
+}
+function renderStatusline(latest) {
+  if (latest === null) return "?";
+  const kind = answerKind(latest);
+  return kind === "yes" ? "codex \u21BA today" : kind === "no" ? "no reset" : "?";
+}
+var pct = (p) => p === null ? "\u2014" : `${(p * 100).toFixed(1)}%`;
+function renderForecast(f, lang) {
+  const w = WORDS[lang];
+  const head = f.stale ? `${w.stale} (stale_after ${f.staleAfter}) \xB7 ` : "";
+  return `${head}${w.forecast}: 24h ${pct(f.data.probability_24h)}, 48h ${pct(f.data.probability_48h)} (${w.notAnnouncement}) \u2014 ${f.data.explanation}`;
+}
+function renderEvent(e) {
+  return `${e.occurred_at}  ${e.type}  ${e.id}  ${e.title}`;
+}
+function renderEvents(events, lang) {
+  return events.length === 0 ? WORDS[lang].noEvents : events.map(renderEvent).join("\n");
+}
+
+// clients/src/mcp.ts
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+var HONESTY_RULES = [
+  "reset: null means UNKNOWN. Unknown is not no: never tell the user there was no reset when the answer is unknown.",
+  "A forecast is a probability, not an announcement: never present it as OpenAI saying a reset will happen.",
+  "Stale data is unknown: a document past its meta.stale_after says nothing about today (stale: true here)."
+].join("\n");
+var langSchema = z.enum(LANGS).optional().describe("Language of the translated texts (en, de, ko, ja, zh); default en.");
+function result(payload, links) {
+  const text = `${JSON.stringify(payload, null, 2)}
+
+Rules:
+${HONESTY_RULES}
+
+Sources:
+${links.length ? links.map((l) => `- ${l}`).join("\n") : "- (none)"}`;
+  return { content: [{ type: "text", text }] };
+}
+async function guarded(run) {
+  try {
+    return await run();
+  } catch (err) {
+    const e = err instanceof ResetStatusError ? err : new ResetStatusError("network", String(err), null, "");
+    return { isError: true, content: [{ type: "text", text: `reset-status error ${e.code}${e.status === null ? "" : ` (HTTP ${e.status})`}: ${e.message}
+The answer is UNKNOWN, not no.` }] };
+  }
+}
+var eventLinks = (baseUrl, events) => events.flatMap((e) => [`${baseUrl}${e.url}`, ...e.sources.map((s) => s.url)]);
+function createMcpServer(options) {
+  const server = new McpServer({ name: "reset-status", version: "0.1.0" });
+  const client = (lang) => createResetStatusClient({ ...options, ...lang ? { lang } : {} });
+  const base = options.baseUrl.replace(/\/+$/, "");
+  server.registerTool(
+    "reset_today",
+    { description: "Has OpenAI reset Codex usage limits for everyone today? yes / no / unknown, with the reason, the last check and any announced upcoming reset.", inputSchema: { lang: langSchema } },
+    ({ lang }) => guarded(async () => {
+      const c = client(lang);
+      const l = await c.latest();
+      const links = [`${c.baseUrl}/api/latest${lang ? `?lang=${lang}` : ""}`, ...l.data.upcoming ? [l.data.upcoming.source_url] : [], ...l.data.latestReset ? eventLinks(base, [l.data.latestReset]) : []];
+      return result({ answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, latest_reset: l.data.latestReset }, links);
+    })
+  );
+  server.registerTool(
+    "reset_forecast",
+    { description: "The chance of a global Codex reset within 24 h and 48 h (a forecast, not an announcement).", inputSchema: { lang: langSchema } },
+    ({ lang }) => guarded(async () => {
+      const c = client(lang);
+      const f = await c.forecast();
+      return result({ stale: f.stale, stale_after: f.staleAfter, probability_24h: f.stale ? null : f.data.probability_24h, probability_48h: f.stale ? null : f.data.probability_48h, explanation: f.data.explanation, announced: f.data.announced, model_version: f.data.model_version }, [`${c.baseUrl}/api/forecast${lang ? `?lang=${lang}` : ""}`]);
+    })
+  );
+  server.registerTool(
+    "reset_history",
+    {
+      description: "Recorded events, newest first (coverage is partial).",
+      inputSchema: { type: z.enum(EVENT_TYPES).optional().describe("Only events of this type."), limit: z.number().int().min(1).max(500).optional().describe("At most this many events (default 10)."), lang: langSchema }
+    },
+    ({ type, limit, lang }) => guarded(async () => {
+      const c = client(lang);
+      const h = await c.history({ ...type ? { type } : {}, limit: limit ?? 10 });
+      return result({ count: h.count, coverage_note: h.coverage.note, events: h.events }, [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)]);
+    })
+  );
+  server.registerTool(
+    "reset_event",
+    { description: "One recorded event by its id.", inputSchema: { id: z.string().min(1).max(200).describe("The event id, as in reset_history."), lang: langSchema } },
+    ({ id, lang }) => guarded(async () => {
+      const e = await client(lang).event(id);
+      return result({ event: e }, eventLinks(base, [e]));
+    })
+  );
+  const openapiUrl = `${base}/api/openapi.json`;
+  server.registerResource("openapi", openapiUrl, { title: "Reset Status API OpenAPI document", mimeType: "application/json" }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await client(void 0).openapi()) }]
+  }));
+  return server;
+}
+async function runMcpServer(options) {
+  await createMcpServer(options).connect(new StdioServerTransport());
+}
+
+// clients/src/cli.ts
+var EXIT_ANSWERED = 0;
+var EXIT_ERROR = 1;
+var EXIT_UNKNOWN = 2;
+var USAGE = `Usage: reset-status [command] [options]
+Commands:
+  today              (default) has Codex reset today? one line: answer, reason, last check, announced reset
+  forecast           chance of a global reset within 24 h / 48 h (a forecast, not an announcement)
+  history            recorded events, newest first   [--type global_reset|banked_grant|policy_change] [--limit N]
+  event <id>         one event
+  watch              poll and print only changes      [--interval SECONDS (>= the API's 30 s cache)] [--max-polls N]
+  statusline         a short segment for a prompt or tmux (cached on disk for 60 s)
+  mcp                an MCP server on stdio (tools reset_today, reset_forecast, reset_history, reset_event)
+Options: --lang en|de|ko|ja|zh (default from LANG, else en)  --json  --base-url URL (or ${API_URL_ENV})  --timeout MS
+Exit codes: 0 answered, 2 unknown or stale, 1 error.`;
+var UsageError = class extends Error {
+};
+function createDiskCache(dir) {
+  const file = (url) => path.join(dir, `${createHash("sha256").update(url).digest("hex").slice(0, 32)}.json`);
+  return {
+    get(url) {
+      try {
+        const e = JSON.parse(readFileSync(file(url), "utf8"));
+        return e.url === url && typeof e.etag === "string" && typeof e.body === "string" && typeof e.storedAt === "number" ? e : void 0;
+      } catch {
+        return void 0;
+      }
+    },
+    set(url, entry) {
+      try {
+        mkdirSync(dir, { recursive: true, mode: 448 });
+        const tmp = `${file(url)}.${process.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify({ url, ...entry }));
+        renameSync(tmp, file(url));
+      } catch {
+      }
+    }
+  };
+}
+function cacheDir(env) {
+  if (env[CACHE_DIR_ENV]) return env[CACHE_DIR_ENV];
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, "reset-status");
+  return path.join(os.tmpdir(), `reset-status-${os.userInfo().uid}`);
+}
+var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
+function positiveInt(name, v, min) {
+  if (v === void 0) return void 0;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} wants a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+function todayJson(l) {
+  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, document: l.data };
+}
+async function main(argv, env, out, err, isTty) {
+  let json = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        lang: { type: "string" },
+        json: { type: "boolean", default: false },
+        "base-url": { type: "string" },
+        type: { type: "string" },
+        limit: { type: "string" },
+        interval: { type: "string" },
+        "max-polls": { type: "string" },
+        timeout: { type: "string" },
+        help: { type: "boolean", short: "h", default: false }
+      }
+    });
+    json = values.json;
+    if (values.help) {
+      out(USAGE);
+      return EXIT_ANSWERED;
+    }
+    const [command = "today", ...rest] = positionals;
+    if (values.lang !== void 0 && !LANGS.includes(values.lang)) throw new UsageError(`--lang wants one of ${LANGS.join(", ")}, got ${JSON.stringify(values.lang)}`);
+    const lang = values.lang ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? "en";
+    const baseUrl = values["base-url"] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
+    if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
+    const timeoutMs = positiveInt("timeout", values.timeout, 1);
+    const common = { baseUrl, lang, ...timeoutMs ? { timeoutMs } : {} };
+    const colour = isTty && !env.NO_COLOR && env.TERM !== "dumb";
+    const print = (value, line) => out(json ? JSON.stringify(value) : line);
+    switch (command) {
+      case "today": {
+        const l = await createResetStatusClient(common).latest();
+        print(todayJson(l), renderToday(l, lang, colour));
+        return answerKind(l) === "unknown" ? EXIT_UNKNOWN : EXIT_ANSWERED;
+      }
+      case "forecast": {
+        const f = await createResetStatusClient(common).forecast();
+        print({ stale: f.stale, stale_after: f.staleAfter, document: f.data }, renderForecast(f, lang));
+        return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
+      }
+      case "history": {
+        const type = values.type;
+        if (type !== void 0 && !EVENT_TYPES.includes(type)) throw new UsageError(`--type wants one of ${EVENT_TYPES.join(", ")}, got ${JSON.stringify(type)}`);
+        const limit = positiveInt("limit", values.limit, 1);
+        const h = await createResetStatusClient(common).history({ ...type ? { type } : {}, ...limit ? { limit } : {} });
+        print({ count: h.count, events: h.events }, renderEvents(h.events, lang));
+        return EXIT_ANSWERED;
+      }
+      case "event": {
+        const id = rest[0];
+        if (!id) throw new UsageError("event wants an id: reset-status event <id>");
+        const e = await createResetStatusClient(common).event(id);
+        print({ event: e }, renderEvent(e));
+        return EXIT_ANSWERED;
+      }
+      case "watch":
+        return await watch(createResetStatusClient(common), { lang, colour, json, out, err, intervalMs: (positiveInt("interval", values.interval, 0) ?? WATCH_DEFAULT_INTERVAL_MS / 1e3) * 1e3, maxPolls: positiveInt("max-polls", values["max-polls"], 1) ?? Infinity });
+      case "statusline":
+        return await statusline(baseUrl, env, out, timeoutMs);
+      case "mcp":
+        await runMcpServer(common);
+        return -1;
+      // keep running: the transport ends the process when stdin closes
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (e) {
+    const usage = e instanceof UsageError;
+    const code2 = usage ? "usage" : e instanceof ResetStatusError ? e.code : "error";
+    const message = e instanceof ResetStatusError && e.code === "not_found" ? `not found: ${new URL(e.url).pathname} at ${new URL(e.url).origin}: ${e.message}` : e instanceof Error ? e.message : String(e);
+    if (json) out(JSON.stringify({ error: { code: code2, message, status: e instanceof ResetStatusError ? e.status : null } }));
+    err(`reset-status: ${message}${usage ? `
+
+${USAGE}` : ""}`);
+    return EXIT_ERROR;
+  }
+}
+async function watch(client, o) {
+  let previous = "";
+  let exit = EXIT_ANSWERED;
+  for (let poll = 1; poll <= o.maxPolls; poll++) {
+    let wait = o.intervalMs;
+    try {
+      const l = await client.latest();
+      const line = o.json ? JSON.stringify({ answer: answerKind(l), reset: trustedReset(l), stale: l.stale, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming }) : renderToday(l, o.lang, false);
+      if (line !== previous) o.out(o.json ? line : renderToday(l, o.lang, o.colour));
+      previous = line;
+      exit = answerKind(l) === "unknown" ? EXIT_UNKNOWN : EXIT_ANSWERED;
+      wait = Math.max(wait, client.cache.get(`${client.baseUrl}/api/latest?lang=${o.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS);
+    } catch (e) {
+      o.err(`reset-status: ${e instanceof Error ? e.message : String(e)}`);
+      exit = EXIT_ERROR;
+      wait = Math.max(wait, API_MAX_AGE_MS);
+    }
+    if (poll < o.maxPolls) await sleep2(wait);
+  }
+  return exit;
+}
+async function statusline(baseUrl, env, out, timeoutMs) {
+  const cache = createDiskCache(cacheDir(env));
+  const client = createResetStatusClient({ baseUrl, cache, retries: 0, timeoutMs: timeoutMs ?? 3e3 });
+  const url = `${client.baseUrl}/api/latest`;
+  const hit = cache.get(url);
+  let latest = null;
+  try {
+    if (hit && Date.now() - hit.storedAt >= 0 && Date.now() - hit.storedAt < STATUSLINE_CACHE_MS) {
+      const data = JSON.parse(hit.body);
+      latest = { data, stale: isStale(data.meta.stale_after, Date.now()), staleAfter: data.meta.stale_after };
+    } else {
+      latest = await client.latest();
+    }
+  } catch {
+    latest = null;
+  }
+  out(renderStatusline(latest));
+  return latest === null ? EXIT_ERROR : answerKind(latest) === "unknown" ? EXIT_UNKNOWN : EXIT_ANSWERED;
+}
+var code = await main(process.argv.slice(2), process.env, (s) => process.stdout.write(s + "\n"), (s) => process.stderr.write(s + "\n"), process.stdout.isTTY === true);
+if (code >= 0) process.exitCode = code;
+export {
+  EXIT_ANSWERED,
+  EXIT_ERROR,
+  EXIT_UNKNOWN,
+  cacheDir,
+  createDiskCache,
+  main
+};
