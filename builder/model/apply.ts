@@ -82,11 +82,16 @@ function sourceOrigin(url: string): string {
   }
 }
 
-/** How many of a good tracker result's global resets are new to state, by the anomaly rule's count. */
+/**
+ * How many of a good tracker result's global resets are new to state and dated within the last day, by the anomaly
+ * rule's count. Only recent ones count, on every run: a quarantined run's records never enter state, so counting older
+ * ones would quarantine the same backlog (a tracker back after a pause, a backfill, ids renamed by a new id rule) on
+ * every run for good; a recent flood ages out of the count within a day, and older records are bounded by
+ * MAX_TRACKER_EVENTS and can never be news (the notification window is a day too).
+ */
 function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: number): number {
   const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
-  const fresh = (r.events ?? []).filter((e) => e.type === 'global_reset' && !known.has(e.id));
-  return stored.length > 0 ? fresh.length : fresh.filter((e) => asOfMs - eventMs(e) <= DAY_MS).length;
+  return (r.events ?? []).filter((e) => e.type === 'global_reset' && !known.has(e.id) && asOfMs - eventMs(e) <= DAY_MS).length;
 }
 
 /**

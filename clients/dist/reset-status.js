@@ -12,7 +12,8 @@ import { parseArgs } from "node:util";
 import createClient from "openapi-fetch";
 
 // clients/src/config.ts
-var PRODUCTION_API_URL = "https://api.example.org";
+var PRODUCTION_API_URL = null;
+var NO_API_URL_MESSAGE = "no API URL configured: pass --base-url URL or set RESET_STATUS_API_URL (this build of the package names no production host)";
 var API_URL_ENV = "RESET_STATUS_API_URL";
 var CACHE_DIR_ENV = "RESET_STATUS_CACHE_DIR";
 var LANGS = ["en", "de", "ko", "ja", "zh"];
@@ -122,7 +123,9 @@ function createTransport(opts) {
   };
 }
 function createResetStatusClient(options = {}) {
-  const baseUrl = (options.baseUrl ?? PRODUCTION_API_URL).replace(/\/+$/, "");
+  const configured = options.baseUrl ?? PRODUCTION_API_URL;
+  if (configured === null) throw new TypeError(`[reset-status] ${NO_API_URL_MESSAGE}`);
+  const baseUrl = configured.replace(/\/+$/, "");
   const now = options.now ?? Date.now;
   const cache = options.cache ?? createMemoryCache();
   const api = createClient({
@@ -377,6 +380,7 @@ async function main(argv, env, out, err, isTty) {
     if (values.lang !== void 0 && !LANGS.includes(values.lang)) throw new UsageError(`--lang wants one of ${LANGS.join(", ")}, got ${JSON.stringify(values.lang)}`);
     const lang = values.lang ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? "en";
     const baseUrl = values["base-url"] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
+    if (baseUrl === null) throw new UsageError(NO_API_URL_MESSAGE);
     if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt("timeout", values.timeout, 1);
     const common = { baseUrl, lang, ...timeoutMs ? { timeoutMs } : {} };

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createResetStatusClient, isStale, ResetStatusError, trustedReset, type CacheEntry, type EtagCache, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
-import { API_MAX_AGE_MS, API_URL_ENV, CACHE_DIR_ENV, EVENT_TYPES, LANGS, langFromLocale, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, type Lang } from './config.ts';
+import { API_MAX_AGE_MS, API_URL_ENV, CACHE_DIR_ENV, EVENT_TYPES, LANGS, langFromLocale, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, type Lang } from './config.ts';
 import { answerKind, renderEvent, renderEvents, renderForecast, renderStatusline, renderToday } from './format.ts';
 import { runMcpServer } from './mcp.ts';
 
@@ -98,6 +98,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
     if (values.lang !== undefined && !(LANGS as readonly string[]).includes(values.lang)) throw new UsageError(`--lang wants one of ${LANGS.join(', ')}, got ${JSON.stringify(values.lang)}`);
     const lang: Lang = (values.lang as Lang | undefined) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
     const baseUrl = values['base-url'] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
+    if (baseUrl === null) throw new UsageError(NO_API_URL_MESSAGE);
     if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt('timeout', values.timeout, 1);
     const common = { baseUrl, lang, ...(timeoutMs ? { timeoutMs } : {}) };

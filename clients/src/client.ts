@@ -4,7 +4,7 @@
 // `reset` unknown, never trusted.
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api.d.ts';
-import { API_MAX_AGE_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, MAX_BODY_BYTES, PRODUCTION_API_URL, RETRY_BACKOFF_MS, type Lang } from './config.ts';
+import { API_MAX_AGE_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, MAX_BODY_BYTES, NO_API_URL_MESSAGE, PRODUCTION_API_URL, RETRY_BACKOFF_MS, type Lang } from './config.ts';
 
 export type Schemas = components['schemas'];
 export type Latest = Schemas['Latest'];
@@ -165,7 +165,9 @@ function createTransport(opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retri
 export type ResetStatusClient = ReturnType<typeof createResetStatusClient>;
 
 export function createResetStatusClient(options: ClientOptions = {}) {
-  const baseUrl = (options.baseUrl ?? PRODUCTION_API_URL).replace(/\/+$/, '');
+  const configured = options.baseUrl ?? PRODUCTION_API_URL;
+  if (configured === null) throw new TypeError(`[reset-status] ${NO_API_URL_MESSAGE}`);
+  const baseUrl = configured.replace(/\/+$/, '');
   const now = options.now ?? Date.now;
   const cache = options.cache ?? createMemoryCache();
   const api = createClient<paths>({

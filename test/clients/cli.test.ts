@@ -132,6 +132,13 @@ describe('reset-status forecast, history, event', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes: 0 answered, 2 unknown or stale, 1 error.');
   });
+
+  it('with no API URL configured (no production host is built in), says how to set one: exit 1, no request', async () => {
+    const r = await runCli([], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no API URL configured');
+    expect(r.stderr).toContain('RESET_STATUS_API_URL');
+  });
 });
 
 describe('reset-status statusline', () => {

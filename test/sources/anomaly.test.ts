@@ -123,6 +123,23 @@ describe('caps in state', () => {
     expect(next.checks.at(-1)).toMatchObject({ ok: false, detail: { code: 'source_anomaly', params: { count: ANOMALY_MAX_NEW_RESETS + 1, max: ANOMALY_MAX_NEW_RESETS } } });
   });
 
+  it('never quarantines for good: a backlog older than a day is read in, and a flood stops counting once a day old', () => {
+    const stored = { ...emptyState(), upstream_events: [ev('seed', T0 - 60 * 86_400_000)] };
+    // A tracker back after a pause (or ids renamed by a new id rule): 50 resets new to state, none of the last day.
+    const backlog = Array.from({ length: 50 }, (_, k) => ev(`old-${k}`, T0 - (k + 2) * 86_400_000));
+    const read = applySourceResults(stored, [{ check: trackerCheck(), events: backlog }], [], AS_OF);
+    expect(read.checks.at(-1)).toMatchObject({ ok: true });
+    expect(read.upstream_events).toHaveLength(50);
+    // A recent flood is quarantined, and the same records a day later are no longer news: the source is read again.
+    const flood = Array.from({ length: ANOMALY_MAX_NEW_RESETS + 1 }, (_, k) => ev(`f-${k}`, T0 - (k + 1) * 60_000));
+    const held = applySourceResults(stored, [{ check: trackerCheck(), events: flood }], [], AS_OF);
+    expect(held.checks.at(-1)).toMatchObject({ ok: false, detail: { code: 'source_anomaly' } });
+    const dayLater = new Date(T0 + 86_400_000 + 3_600_000);
+    const later = applySourceResults(held, [{ check: { ...trackerCheck(), checked_at: dayLater.toISOString() }, events: flood }], [], dayLater);
+    expect(later.checks.at(-1)).toMatchObject({ ok: true });
+    expect(later.upstream_events.map((e) => e.id)).toContain('f-0');
+  });
+
   it('gives every source its share of the review queue: 500 signals of one feed do not push out another source', () => {
     const sig = (source: string, i: number, at: number): Signal => ({ id: `${source}-${i}`, kind: 'feed_item', source, title: 't', excerpt: '', url: `https://${source}.example/${i}`, published_at: new Date(at).toISOString(), first_seen_at: AS_OF.toISOString(), review: 'awaiting_review', promoted_to: null });
     const quiet = sig('quiet', 0, T0 - 2 * 86_400_000);

@@ -26,7 +26,8 @@ const NOT_FOUND_FALLBACK = '{"error":{"status":404,"code":"not_found","message":
  * The store's values, read once per isolate: the assets of one deployment never change, and edge-store.json is
  * uploaded with the documents it describes, so the two can never disagree (a KV namespace, written separately and
  * eventually consistent, could point at variants a deployment does not have yet). Missing or unreadable: an empty
- * store, the documents then served as published, as the CloudFront Function does with an empty KeyValueStore.
+ * store for this request (read again on the next), the documents then served as published, as the CloudFront Function
+ * does with an empty KeyValueStore.
  */
 let storeCache: Readonly<Record<string, string>> | null = null;
 
@@ -42,11 +43,13 @@ async function readStore(env: WorkerEnv, origin: string): Promise<Readonly<Recor
     if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
       values = Object.create(null) as Record<string, string>;
       for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') values[k] = v;
+      // Kept for the isolate only once read: a failed read is tried again on the next request, never cached, so one
+      // transient failure cannot leave an isolate serving stale documents as published for its whole life.
+      storeCache = values;
     }
   } catch {
     values = {};
   }
-  storeCache = values;
   return values;
 }
 
