@@ -39,14 +39,16 @@ export function nextUtcDate(date: string): string {
  * Until when today's answer holds: 30 minutes after the last successful reset-source check, and never past the next
  * UTC midnight (the answer is about a date). A day that already has a recorded or confirmed reset stays so until
  * midnight, whatever the checks do: a reset that happened does not un-happen. With no successful check at all the
- * answer is `unknown` already, and stale from the build on.
+ * answer is `unknown` already, and stale from the build on; so is one whose last good check is over 30 minutes old
+ * (never an instant before the build).
  */
 export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): Date {
   const midnight = nextUtcMidnight(asOf);
   if (today.state === 'confirmed_today' || today.state === 'recorded_today') return midnight;
   if (today.last_good_check_at === null) return asOf;
   const checkedAt = Date.parse(today.last_good_check_at);
-  return new Date(Math.min(checkedAt + STALE_AFTER_MS, midnight.getTime()));
+  // Never before the build itself: the documents and the edge store name this one instant.
+  return new Date(Math.max(Math.min(checkedAt + STALE_AFTER_MS, midnight.getTime()), asOf.getTime()));
 }
 
 export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {

@@ -285,7 +285,7 @@ export function renderApi(input: RenderInput): OutputDocument[] {
     license,
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
-    staleAfter: formatInstant(Math.max(computeStaleAfter(asOf, input.today).getTime(), asOf.getTime())),
+    staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
     allDates: input.events.map((e) => eventTime(e).at.slice(0, 10)).sort(),
     lastCheckAt: timesToSeconds({ at: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null) }).at,
     current: latestChecks(input.checks),

@@ -24,9 +24,9 @@ describe('computeStaleAfter', () => {
     }
   });
 
-  it('is the build itself when no check ever succeeded, and in the past when the last one is old', () => {
+  it('is the build itself when no check ever succeeded, and when the last one is over 30 minutes old (never before the build)', () => {
     expect(computeStaleAfter(at('2026-11-21T12:00:00Z'), { state: 'unknown', last_good_check_at: null }).toISOString()).toBe('2026-11-21T12:00:00.000Z');
-    expect(computeStaleAfter(at('2026-11-21T12:00:00Z'), { state: 'unknown', last_good_check_at: '2026-11-21T10:00:00Z' }).toISOString()).toBe('2026-11-21T10:30:00.000Z');
+    expect(computeStaleAfter(at('2026-11-21T12:00:00Z'), { state: 'unknown', last_good_check_at: '2026-11-21T10:00:00Z' }).toISOString()).toBe('2026-11-21T12:00:00.000Z');
   });
 });
 
