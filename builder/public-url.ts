@@ -35,7 +35,7 @@ function quote(value: string): string {
   return JSON.stringify(masked.length > QUOTED_MAX_CHARS ? masked.slice(0, QUOTED_MAX_CHARS) + '…' : masked);
 }
 
-/** An absolute http(s) URL with a host, no credentials, query or fragment; null when it is not one. */
+/** An absolute http(s) URL with a host, no credentials, query, fragment or markup characters; null when it is not one. */
 function parseBase(value: string): URL | null {
   let u: URL;
   try {
@@ -46,6 +46,8 @@ function parseBase(value: string): URL | null {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
   // `new URL` repairs `https:/x` and `https:x` into `https://x/`: only what was written absolute counts.
   if (!/^https?:\/\/[^/?#\s]/i.test(value) || /\s/.test(value)) return null;
+  // It is written into XML (Atom), HTML and iCalendar as it is: no character any of them would read as markup.
+  if (/[&<>"'`\\]/.test(value)) return null;
   if (u.host === '' || u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '' || value.includes('?') || value.includes('#')) return null;
   return u;
 }

@@ -37,6 +37,9 @@ describe('parsePublicUrls', () => {
     ['https://api.example.org/#top', /got/],
     ['https://user:secret@api.example.org', /got "https:\/\/\*\*\*@api.example.org"/],
     ['https://api example.org', /got/],
+    // written into Atom, HTML and iCalendar as it is: no markup characters
+    ['https://api.example.org/a&b', /got/],
+    ['https://api.example.org/"x"', /got/],
     ['https://localhost', /loopback/],
     ['https://app.localhost:8443/', /loopback/],
     ['https://127.0.0.1:8080', /loopback/],
