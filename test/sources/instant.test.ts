@@ -29,7 +29,7 @@ describe('readInstant', () => {
       ['2026-11-21T10:00+14', '2026-11-20T20:00:00Z'],
       ['  2026-11-21T10:00:00Z  ', '2026-11-21T10:00:00Z'],
       // A leap second is the last moment of its minute.
-      ['2016-12-31T23:59:60Z', '2016-12-31T23:59:59.999Z'],
+      ['2016-12-31T23:59:60Z', '2016-12-31T23:59:59Z'],
     ];
     for (const [raw, iso] of cases) expect(readInstant(raw, 'reject'), raw).toEqual({ ok: true, iso });
   });
