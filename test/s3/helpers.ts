@@ -16,7 +16,7 @@ import { describe, it } from 'vitest';
 
 export const S3_ENDPOINT = process.env.RESET_TEST_S3_ENDPOINT ?? '';
 const IN_CI = Boolean(process.env.CI);
-export const S3_SKIP_REASON = 'RESET_TEST_S3_ENDPOINT is not set (start radosgw: scripts/rgw.sh start .rgw 7480 && source .rgw/env)';
+export const S3_SKIP_REASON = 'RESET_TEST_S3_ENDPOINT is not set (install radosgw: apt-get install -y radosgw ceph-mon ceph-osd ceph-mgr; start it: bash scripts/rgw.sh start .rgw 7480 && set -a && source .rgw/env && set +a)';
 
 /** `describe` for suites that need the real S3: skipped with the reason locally, failing under CI. */
 export function describeS3(name: string, fn: () => void): void {
