@@ -1,7 +1,7 @@
 // Pure: folds one run's source results and the review decisions into the stored state.
 import { DataError } from '../errors.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
-import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
+import { DAY_MS, eventMs, newestTime, normalizeUrl } from './events.ts';
 import { EVENT_ID_PATTERN, type Announcement, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
 
 /** 24 hours of checks at one run every 15 minutes. */
@@ -32,12 +32,6 @@ export const ANOMALY_MAX_NEW_RESETS = 10;
  */
 export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
 
-/**
- * Check details meaning "ok, but the tracker's cursor never ended": the newest pages were read, older ones may be
- * missing (see reset-tracker.ts). Their events are merged into the stored ones instead of replacing them.
- */
-export const PARTIAL_READ_CODES: readonly string[] = ['page_cap_reached', 'cursor_repeated', 'record_cap_reached'];
-
 function capChecks(checks: readonly SourceCheck[], perSource: number): SourceCheck[] {
   const seen = new Map<string, number>();
   const kept: SourceCheck[] = [];
@@ -60,16 +54,43 @@ function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceChec
   return [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
 }
 
+const newestMs = (e: Event): number => {
+  const t = newestTime(e);
+  return Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
+};
+
+/**
+ * At most MAX_TRACKER_EVENTS, newest first; but the event with the newest recorded time of each type is always kept,
+ * so the cap can never take the newest event out of a history document (`history/<type>.json` would go back in time
+ * when one type's events are all older than the other types' newest MAX_TRACKER_EVENTS).
+ */
+function capTrackerEvents(events: readonly Event[]): Event[] {
+  const byTime = [...events].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
+  const newestOfType = new Map<string, Event>();
+  for (const e of byTime) {
+    const best = newestOfType.get(e.type);
+    if (best === undefined || newestMs(e) > newestMs(best)) newestOfType.set(e.type, e);
+  }
+  const kept = new Set(newestOfType.values());
+  for (const e of byTime) {
+    if (kept.size >= MAX_TRACKER_EVENTS) break;
+    kept.add(e);
+  }
+  return byTime.filter((e) => kept.has(e));
+}
+
+/**
+ * Tracker records are history, not a mirror of the tracker: a record is fixed at first sight (a later read of the same
+ * stable id cannot move its times, type, text or links), and a record the tracker stops listing is kept. A source
+ * cannot unpublish or rewrite history, so no published document goes back in time because a tracker lied for a run;
+ * a retraction is a review decision in data/. Full and partial reads are folded in alike; the cap bounds state.
+ */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   const good = results.filter((r) => r.check.ok && r.check.kind === 'reset_tracker' && r.events !== undefined);
   if (good.length === 0) return [...previous];
-  const full = good.filter((r) => !PARTIAL_READ_CODES.includes(r.check.detail.code));
-  const partial = good.filter((r) => PARTIAL_READ_CODES.includes(r.check.detail.code));
-  const byId = new Map<string, Event>();
-  // A complete read is the tracker's whole truth (records it deleted go away); a partial one only adds and updates.
-  for (const e of full.length > 0 ? full.flatMap((r) => r.events ?? []) : previous) if (!byId.has(e.id)) byId.set(e.id, e);
-  for (const e of partial.flatMap((r) => r.events ?? [])) byId.set(e.id, e);
-  return [...byId.values()].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id)).slice(0, MAX_TRACKER_EVENTS);
+  const byId = new Map(previous.map((e) => [e.id, e]));
+  for (const e of good.flatMap((r) => r.events ?? [])) if (!byId.has(e.id)) byId.set(e.id, e);
+  return capTrackerEvents([...byId.values()]);
 }
 
 /** Scheme and host of a source URL (the check holds it redacted already): all an anomaly signal says of the source. */
@@ -191,8 +212,9 @@ function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null
 }
 
 /**
- * The state after this run: every check appended (history capped per source, a repeated instant replaced); upstream events and status
- * replaced only by ok results, so a failed or malformed response never wipes the last good data; a tracker run that
+ * The state after this run: every check appended (history capped per source, a repeated instant replaced); tracker
+ * records added by ok results, each fixed at first sight and kept when the tracker stops listing it; status replaced
+ * only by ok results, so a failed or malformed response never wipes the last good data; a tracker run that
  * breaks the anomaly rule quarantined (a failed check, a `source_anomaly` signal, none of its records); tracker events
  * capped at MAX_TRACKER_EVENTS; signals merged by link (or id), kept for 7 days, at most MAX_SIGNALS_PER_SOURCE per
  * source, with review decisions applied.

@@ -129,7 +129,7 @@ describe('caps in state', () => {
     const backlog = Array.from({ length: 50 }, (_, k) => ev(`old-${k}`, T0 - (k + 2) * 86_400_000));
     const read = applySourceResults(stored, [{ check: trackerCheck(), events: backlog }], [], AS_OF);
     expect(read.checks.at(-1)).toMatchObject({ ok: true });
-    expect(read.upstream_events).toHaveLength(50);
+    expect(read.upstream_events).toHaveLength(51); // the backlog, and the stored record the tracker no longer lists
     // A recent flood is quarantined, and the same records a day later are no longer news: the source is read again.
     const flood = Array.from({ length: ANOMALY_MAX_NEW_RESETS + 1 }, (_, k) => ev(`f-${k}`, T0 - (k + 1) * 60_000));
     const held = applySourceResults(stored, [{ check: trackerCheck(), events: flood }], [], AS_OF);

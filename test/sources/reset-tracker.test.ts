@@ -77,11 +77,11 @@ describe('fetchResetTracker', () => {
     });
   });
 
-  it('replaces the stored tracker events after a complete read', async () => {
+  it('adds a complete read to the stored tracker events, keeping one the tracker no longer lists', async () => {
     const r = await fetchResetTracker(testFetcher(), await serveTwoPages(), AS_OF, { pageLimit: 2 });
     const next = applySourceResults(stateWithOldEvent(), [r], [], AS_OF);
     // `RST 2026/11/18 banked` is not in our id alphabet: sanitised, plus a hash of the exact id (stableIdPart).
-    expect(next.upstream_events.map((e) => e.id)).toEqual(['sr-rst_2026-11-20_a', 'sr-rst-2026-11-18-banked-c385b3af', 'sr-rst_2026-11-02']);
+    expect(next.upstream_events.map((e) => e.id)).toEqual(['sr-rst_2026-11-20_a', 'sr-rst-2026-11-18-banked-c385b3af', 'sr-rst_2026-11-02', 'sr-rst_2026-01-05']);
   });
 
   it('stops a cursor that never ends at the page cap: ok with partial data, merged into what was stored', async () => {
