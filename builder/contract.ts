@@ -176,3 +176,6 @@ export function formatInstant(at: Date | number | string): string {
   if (!Number.isFinite(ms)) throw new Error(`[contract] not a time: ${String(at)}`);
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19) + 'Z';
 }
+
+/** The not-found body a host answers with when even the stored not-found document cannot be read (preview, Worker). */
+export const NOT_FOUND_FALLBACK = '{"error":{"status":404,"code":"not_found","message":"The requested resource does not exist."},"meta":{"lang":null}}';

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
 import { readFile } from 'node:fs/promises';
-import { CACHE_CONTROL, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, ZONED_INSTANT_PATTERN } from '../contract.ts';
+import { CACHE_CONTROL, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_FALLBACK, NOT_FOUND_KEY, ZONED_INSTANT_PATTERN } from '../contract.ts';
 import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
 export { edgeContextFrom };
 
@@ -31,7 +31,6 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, headers
   res.end(req.method === 'HEAD' || status === 204 ? undefined : buf);
 }
 
-const NOT_FOUND_FALLBACK = '{"error":{"status":404,"code":"not_found","message":"The requested resource does not exist."},"meta":{"lang":null}}';
 
 /** As at the CDN: a missing object is answered with the stored not-found document, status 404. */
 function notFound(req: IncomingMessage, res: ServerResponse, notFoundFile: string): void {

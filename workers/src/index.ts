@@ -2,7 +2,7 @@
 // preview. The built dist/ is uploaded as the Worker's static assets (wrangler.json), edge-store.json among them; the
 // Worker runs first on every request (`run_worker_first`), routes it, and answers from the ASSETS binding exactly as
 // the CDN answers from S3. Imports only the contract and the router; scripts/build-worker.ts bundles it.
-import { EDGE_STORE_FILE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
+import { EDGE_STORE_FILE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_FALLBACK, NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { baseHeaders, edgeContextFrom, route } from '../../builder/edge/route.ts';
 
 /** The static-assets binding (`assets.binding` in wrangler.json), as much of it as the Worker uses. */
@@ -20,7 +20,6 @@ const MAX_STORE_BYTES = 1_048_576;
 const CONDITIONAL_HEADERS = ['if-none-match', 'if-modified-since', 'range', 'if-range'];
 /** Validators and range headers kept from the asset's answer; every other header is the contract's. */
 const ASSET_HEADERS = ['etag', 'last-modified', 'content-range', 'accept-ranges'];
-const NOT_FOUND_FALLBACK = '{"error":{"status":404,"code":"not_found","message":"The requested resource does not exist."},"meta":{"lang":null}}';
 
 /**
  * The store's values, read once per isolate: the assets of one deployment never change, and edge-store.json is
