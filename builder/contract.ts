@@ -59,6 +59,33 @@ export function historyByTypeKey(lang: Lang, type: EventType): string {
   return API_ROOT + lang + '/history/' + type + '.json';
 }
 
+/**
+ * History is paged (issue #23): `/api/history` (and `?type=`) holds the newest events, and older ones are archived in
+ * pages of HISTORY_PAGE_SIZE counted from the oldest event, so page N holds events (N-1)*size+1 .. N*size. A page is
+ * archived once a full page of newer events follows it, which keeps the newest document between `size` and
+ * `2*size - 1` events long (every event when there are fewer than `2*size`): a reader always finds the newest `size`
+ * in one request. Appending an event rewrites only the newest document; an archived page changes only when an event
+ * older than its newest is added, corrected or removed.
+ */
+export const HISTORY_PAGE_SIZE = 100;
+/** `page` values the router passes on: a positive integer without leading zeros, at most 7 digits. */
+export const HISTORY_PAGE_PATTERN = /^[1-9][0-9]{0,6}$/;
+
+/** How many pages are archived for `total` events (the newest document holds the rest). */
+export function archivedPageCount(total: number): number {
+  return Math.max(0, Math.floor(total / HISTORY_PAGE_SIZE) - 1);
+}
+
+/** `api/<lang>/history/pages/<n>.json`, or `api/<lang>/history/<type>/pages/<n>.json`: archived page `n` (from 1). */
+export function historyPageKey(lang: Lang, type: EventType | null, page: number): string {
+  return API_ROOT + lang + '/history/' + (type === null ? '' : type + '/') + 'pages/' + page + '.json';
+}
+
+/** The path, with its query, that serves archived page `page` (a history document's `next` link). */
+export function historyPagePath(lang: Lang, type: EventType | null, page: number): string {
+  return '/api/history?lang=' + lang + (type === null ? '' : '&type=' + type) + '&page=' + page;
+}
+
 /** `api/schemas/<file>`, where `file` is `<name>.json`. */
 export function schemaKey(file: string): string {
   return API_ROOT + 'schemas/' + file;

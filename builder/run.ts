@@ -9,7 +9,8 @@ import { applyReviewDates } from './model/review-dates.ts';
 import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
-import { renderApi } from './render/documents.ts';
+import { renderApiParts } from './render/documents.ts';
+import { inPhaseOrder, type OutputDocument } from './render/output.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
@@ -195,7 +196,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const latest = computeLatest(events, asOf);
     const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
     stage('compute');
-    const docs = renderApi({
+    const rendered = renderApiParts({
       asOf,
       events,
       today,
@@ -210,6 +211,9 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       ...(deps.openapi ? { openapi: deps.openapi } : {}),
       upcoming,
     });
+    // The event documents and history pages (rendered.stable) are produced as the sink takes them; only these few
+    // documents about the present are held, and the pages and unknown variants are made from them.
+    const docs = rendered.eager;
     docs.push(...renderPages({ asOf, docs, events }));
     docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
     // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
@@ -223,9 +227,16 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
     }
     variants.push(...renderUnknownBadges());
-    const all = [...docs, ...variants];
+    let documents = 0;
+    const all = (function* (): Generator<OutputDocument> {
+      for (const d of inPhaseOrder([...docs, ...variants], rendered.stable())) {
+        documents++;
+        yield d;
+      }
+    })();
+    // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
     stage('render');
-    const published = await deps.sink.publish(all, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
+    const published = await deps.sink.publish([...all], { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
     // After the documents: the store then never names an event, or a variant, that is not published yet.
     const freshness = computeEdgeFreshness(asOf, today);
     let edge: RunSummary['edge'] | null = null;
@@ -243,7 +254,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       asOf: asOf.toISOString(),
       skipped: false,
       published,
-      documents: all.length,
+      documents,
       // As state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
       sources: results.map((r) => stateCheck(state, r.check)).map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
       today: today.state,

@@ -27,6 +27,8 @@ import {
   eventKey,
   followDocumentKey,
   historyByTypeKey,
+  historyPageKey,
+  HISTORY_PAGE_PATTERN,
   isEndpoint,
   isEventType,
   isBadgeDocument,
@@ -40,6 +42,7 @@ import {
   unknownBadgeKey,
   unknownVariantKey,
   type Endpoint,
+  type EventType,
   type Lang,
 } from '../contract.ts';
 
@@ -139,7 +142,8 @@ export function parseQuery(query: string): Record<string, string[]> | null {
 /**
  * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
  * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
- * unsupported or repeated; path → object key, or 404/400 answered here. Unknown parameters are ignored.
+ * unsupported or repeated; path → object key, or 404/400 answered here (history: `type` and `page`, each at most
+ * once). Unknown parameters are ignored.
  * `ctx` (the clock and the edge store's values) decides which variant of a present-tense document is served and
  * whether an event id exists; without it every document is served as published and any well-formed event id goes
  * to the origin.
@@ -212,6 +216,7 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
     if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {
       const types = q['type'];
+      let type: EventType | null = null;
       if (types !== undefined) {
         if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
         // Case-insensitive (ASCII only), as lang is.
@@ -219,8 +224,18 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
         if (!isEventType(t)) {
           return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
         }
-        return { kind: 'object', key: historyByTypeKey(lang, t), lang: lang, headers: baseHeaders(lang) };
+        type = t;
       }
+      // An archived page (contract.ts). A value that names no page is a missing page, as a malformed event id is a
+      // missing event: the same 404 an unarchived page gets from the origin.
+      const pages = q['page'];
+      if (pages !== undefined) {
+        if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
+        const p = pages[0] as string;
+        if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
+        return { kind: 'object', key: historyPageKey(lang, type, +p), lang: lang, headers: baseHeaders(lang) };
+      }
+      if (type !== null) return { kind: 'object', key: historyByTypeKey(lang, type), lang: lang, headers: baseHeaders(lang) };
     }
     return { kind: 'object', key: liveKey(lang, name, ctx), lang: lang, headers: baseHeaders(lang) };
   }

@@ -2,7 +2,7 @@
 // response schemas, and the OpenAPI document generated from them.
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
-import { CACHE_CONTROL, EVENT_TYPES, formatInstant, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
+import { archivedPageCount, CACHE_CONTROL, EVENT_TYPES, formatInstant, HISTORY_PAGE_SIZE, historyByTypeKey, historyPageKey, historyPagePath, type EventType, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
 import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
 import { computeStaleAfter } from '../model/freshness.ts';
@@ -76,18 +76,12 @@ export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
   return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 
-/** History documents as their schema, except that each event must be one already validated as an event document. */
-const HistoryEnvelopeSchema = DOCUMENT_SCHEMAS.history.extend({ events: z.array(z.custom<object>((v) => typeof v === 'object' && v !== null && validatedEvents.has(v))) });
-const validatedEvents = new WeakSet<object>();
-
 /**
  * Validates `doc` and returns its JSON: `JSON.stringify(doc)`, or `json()` when given, which must produce the same
  * text from parts already serialized.
  */
 function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: () => string): string {
-  // Every event in a history is rendered once per language and validated in its own event document first;
-  // checking it again inside every history that lists it multiplied the cost without adding a guarantee.
-  const r = (name === 'history' ? HistoryEnvelopeSchema : DOCUMENT_SCHEMAS[name]).safeParse(doc);
+  const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
@@ -111,40 +105,88 @@ interface Shared {
   current: SourceCheck[];
 }
 
-/** Event and history documents of one language: stable, their meta says only when their content last changed. */
-function renderStable(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
-  const stableMeta = (events: readonly Event[]) => timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(shared.license) });
-  const { allDates } = shared;
-  // Each event is serialized once per language, in its own document; the histories listing it splice in that text
-  // (they were half of all the bytes stringified, re-serializing every event). JSON.stringify composes, so the
-  // event's text is the document's, after the meta: a slice of it, which copies nothing.
-  const evJson = new Map<string, string>();
-  for (const e of input.events) {
-    const doc = { meta: stableMeta([e]), event: ev(e) };
-    const eventPrefix = `{"meta":${JSON.stringify(doc.meta)},"event":`;
-    add('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc, () => {
-      const body = JSON.stringify(doc);
-      if (!body.startsWith(eventPrefix)) throw new Error(`[render] ${e.id}: the event document does not start with its meta`);
-      evJson.set(e.id, body.slice(eventPrefix.length, -1));
-      return body;
-    });
-  }
-
-  const coverage = {
+/** The coverage note of every newest history document: the span of all recorded dates and the archives. */
+function coverageOf(input: RenderInput, t: TFunction, allDates: readonly string[]) {
+  return {
     partial: true as const,
     since: allDates[0] ?? null,
     until: allDates[allDates.length - 1] ?? null,
     archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
     note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
   };
-  const history = (key: string, type: Event['type'] | null) => {
-    const list = type === null ? input.events : input.events.filter((e) => e.type === type);
-    const doc = { meta: stableMeta(list), type, types: [...EVENT_TYPES], coverage, count: list.length, events: list.map(ev) };
-    add('history', key, lang, PHASE.lists, doc, () => spliceLastArray(doc, 'events', list.map((e) => evJson.get(e.id)!)));
-  };
-  history(`api/${lang}/history.json`, null);
-  for (const type of EVENT_TYPES) history(`api/${lang}/history/${type}.json`, type);
+}
 
+/**
+ * Event documents of every language (phase leaves), one at a time: each is rendered, validated, serialized and handed
+ * on, and nothing of it is kept, so a sink that consumes them as they come holds a bounded number of bodies.
+ */
+function* stableEvents(input: RenderInput, license: string): Generator<OutputDocument> {
+  for (const lang of LANGS) {
+    const tEvent = memoizeT(translator(lang));
+    for (const e of input.events) {
+      const key = `api/${lang}/events/${e.id}.json`;
+      const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, tEvent) };
+      yield { key, body: validate('event', key, doc), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase: PHASE.leaves };
+    }
+  }
+}
+
+const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) => timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license) });
+
+/**
+ * History documents of every language (phase lists): per language and per `type` (null: every type), the archived
+ * pages of HISTORY_PAGE_SIZE counted from the oldest event and the newest document with the rest (contract.ts). One
+ * pass per language, oldest event first, serializes each event once and keeps at most the newest document's events
+ * per variant: a page is handed on as soon as it is full.
+ */
+function* stableHistories(input: RenderInput, license: string, allDates: readonly string[]): Generator<OutputDocument> {
+  const variants: (EventType | null)[] = [null, ...EVENT_TYPES];
+  for (const lang of LANGS) {
+    const t = translator(lang);
+    const tEvent = memoizeT(t);
+    const coverage = coverageOf(input, t, allDates);
+    // input.events is newest first; positions count from the oldest.
+    const lists = new Map(variants.map((v) => [v, v === null ? input.events : input.events.filter((e) => e.type === v)] as const));
+    const state = new Map(variants.map((v) => [v, { archived: archivedPageCount(lists.get(v)!.length), seen: 0, events: [] as Event[], json: [] as string[] }]));
+    const out = (key: string, name: 'history' | 'history-page', doc: Record<string, unknown>, events: Event[], json: string[]): OutputDocument => {
+      // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
+      const body = validate(name, key, { ...doc, events: [] }, () => spliceLastArray(doc, 'events', json.slice().reverse()));
+      events.length = 0;
+      json.length = 0;
+      return { key, body, contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase: PHASE.lists };
+    };
+    for (let i = input.events.length - 1; i >= 0; i--) {
+      const e = input.events[i]!;
+      const json = JSON.stringify(renderEvent(e, lang, tEvent));
+      for (const v of [null, e.type]) {
+        const st = state.get(v)!;
+        st.events.push(e);
+        st.json.push(json);
+        st.seen++;
+        const page = st.seen / HISTORY_PAGE_SIZE;
+        if (Number.isInteger(page) && page <= st.archived) {
+          const doc = { meta: stableMetaOf(st.events, lang, license), type: v, page, page_size: HISTORY_PAGE_SIZE, first_position: (page - 1) * HISTORY_PAGE_SIZE + 1, next: page > 1 ? historyPagePath(lang, v, page - 1) : null, events: [] };
+          yield out(historyPageKey(lang, v, page), 'history-page', doc, st.events, st.json);
+        }
+      }
+    }
+    for (const v of variants) {
+      const st = state.get(v)!;
+      const key = v === null ? `api/${lang}/history.json` : historyByTypeKey(lang, v);
+      const doc = {
+        meta: stableMetaOf(st.events, lang, license),
+        type: v,
+        types: [...EVENT_TYPES],
+        coverage,
+        count: lists.get(v)!.length,
+        page_size: HISTORY_PAGE_SIZE,
+        archived_pages: st.archived,
+        next: st.archived > 0 ? historyPagePath(lang, v, st.archived) : null,
+        events: [],
+      };
+      yield out(key, 'history', doc, st.events, st.json);
+    }
+  }
 }
 
 /** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
@@ -246,7 +288,7 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
     endpoints: [
       { path: '/api/latest', description: 'Has a global reset happened today, and the latest resets.' },
       { path: '/api/status', description: "Today's state, recent events, source checks, upstream status." },
-      { path: '/api/history', description: 'All recorded events; ?type= filters by event type.' },
+      { path: '/api/history', description: 'Recorded events, newest first: the newest 100 to 199 and a next link; ?page=N for older pages of 100 (from the oldest); ?type= filters by event type.' },
       { path: '/api/events/{id}', description: 'One event.' },
       { path: '/api/forecast', description: 'Probability of a global reset in the next 24h and 48h.' },
       { path: '/api/signals', description: 'Public signals awaiting review.' },
@@ -273,31 +315,53 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
   docs.push({ key: NOT_FOUND_KEY, body: validate('error', NOT_FOUND_KEY, notFound), contentType: JSON_CONTENT_TYPE, contentLanguage: NOT_FOUND_CONTENT_LANGUAGE, cacheControl: CACHE_CONTROL, phase: PHASE.leaves });
 }
 
-export function renderApi(input: RenderInput): OutputDocument[] {
+/**
+ * What a build publishes, in two parts: `eager`, the few documents about the present and the contract (the pages and
+ * the unknown variants are made from them), and `stable()`, the event documents and the history pages, produced one at
+ * a time in phase order as a sink consumes them (their number grows with the events; holding them all cost 39 KiB
+ * per event, BENCHMARKS.md section 2).
+ */
+export interface RenderedApi {
+  eager: OutputDocument[];
+  stable: () => Generator<OutputDocument>;
+}
+
+export function renderApiParts(input: RenderInput): RenderedApi {
   const { asOf } = input;
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const docs: OutputDocument[] = [];
   const add: Add = (name, key, lang, phase, doc, json) => {
     docs.push({ key, body: validate(name, key, doc, json), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
-    if (name === 'event') validatedEvents.add((doc as { event: object }).event);
   };
+  const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
   const shared: Shared = {
     license,
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
-    allDates: input.events.map((e) => eventTime(e).at.slice(0, 10)).sort(),
+    allDates,
     lastCheckAt: timesToSeconds({ at: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null) }).at,
     current: latestChecks(input.checks),
   };
   for (const lang of LANGS) {
     const t = translator(lang);
     const tEvent = memoizeT(t);
-    const rendered = new Map(input.events.map((e) => [e.id, renderEvent(e, lang, tEvent)]));
-    const ev = (e: Event) => rendered.get(e.id)!;
-    renderStable(input, lang, t, ev, shared, add);
+    // Only the few events the live documents show are rendered here.
+    const ev = (e: Event) => renderEvent(e, lang, tEvent);
     renderLive(input, lang, t, ev, shared, add);
   }
   renderContract(input, license, add, docs);
-  return docs;
+  return {
+    eager: docs,
+    stable: function* () {
+      yield* stableEvents(input, license);
+      yield* stableHistories(input, license, allDates);
+    },
+  };
+}
+
+/** Every document of a build at once (tests, the page bench): the eager ones, then the stable ones. */
+export function renderApi(input: RenderInput): OutputDocument[] {
+  const r = renderApiParts(input);
+  return [...r.eager, ...r.stable()];
 }

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the build validates against. CI lints it with
 // @redocly/cli (recommended) and @stoplight/spectral-cli (spectral:oas): `npm run lint:openapi`.
 import { z } from 'zod';
-import { CACHE_CONTROL, EVENT_ID_PATTERN_SOURCE, EVENT_TYPES, EXPOSE_HEADERS, LANGS, LICENSE_KEY } from '../contract.ts';
+import { CACHE_CONTROL, EVENT_ID_PATTERN_SOURCE, EVENT_TYPES, EXPOSE_HEADERS, HISTORY_PAGE_SIZE, LANGS, LICENSE_KEY } from '../contract.ts';
 import { FOLLOW_PATHS } from './follow-openapi.ts';
 import { API_VERSION } from './schemas.ts';
 
@@ -98,9 +98,18 @@ const PATHS: PathSpec[] = [
     id: 'history',
     tag: 'History',
     summary: 'Recorded events, newest first',
-    description: 'Every recorded event (coverage is partial, see `coverage`). Stable: carries `meta.updated_at`, derived from its events.',
-    body: 'History',
-    params: [{ name: 'type', in: 'query', required: false, description: 'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.', schema: { type: 'string', enum: [...EVENT_TYPES] } }],
+    description: `Without \`page\`: the newest recorded events (a History: ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} of them, or every event while fewer than ${2 * HISTORY_PAGE_SIZE} are recorded), \`count\` (all recorded events) and \`next\`, the path of the next older page. With \`page=N\`: archived page N (a HistoryPage), events (N-1)*${HISTORY_PAGE_SIZE}+1 to N*${HISTORY_PAGE_SIZE} counted from the oldest, newest first, with its own \`next\`; an archived page is never rewritten when a newer event is added. Following \`next\` from the newest document to page 1 reads every event exactly once. Coverage is partial, see \`coverage\`. Stable: carries \`meta.updated_at\`, derived from its events.`,
+    body: { 'application/json': { schema: { oneOf: [ref('schemas', 'History'), ref('schemas', 'HistoryPage')] } } },
+    params: [
+      { name: 'type', in: 'query', required: false, description: 'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+      {
+        name: 'page',
+        in: 'query',
+        required: false,
+        description: `An archived page, from 1 (the oldest events) to the newest document's \`archived_pages\`; at most once (twice is a 400). A value that is not a positive integer without leading zeros, or a page not archived (yet), is a 404 with code \`not_found\`.`,
+        schema: { type: 'integer', minimum: 1, maximum: 9999999 },
+      },
+    ],
   },
   {
     path: '/api/events/{id}',
@@ -122,7 +131,7 @@ const PATHS: PathSpec[] = [
     summary: 'JSON Schema of one document',
     description: 'JSON Schema 2020-12 of one document. Open: it accepts fields added later. Stable.',
     body: { 'application/json': { schema: { type: 'object' } } },
-    params: [{ name: 'name', in: 'path', required: true, description: 'The document name.', schema: { type: 'string', enum: ['latest', 'history', 'event', 'forecast', 'status', 'signals', 'accuracy', 'error', 'index'] } }],
+    params: [{ name: 'name', in: 'path', required: true, description: 'The document name.', schema: { type: 'string', enum: ['latest', 'history', 'history-page', 'event', 'forecast', 'status', 'signals', 'accuracy', 'error', 'index'] } }],
     localized: false,
   },
   ...FOLLOW_PATHS,

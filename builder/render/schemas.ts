@@ -1,7 +1,7 @@
 // Response schemas: the build validates every document against them, and the OpenAPI document and JSON Schemas
 // are generated from the very same definitions.
 import { z } from 'zod';
-import { ERROR_CODES, EVENT_TYPES, LANGS } from '../contract.ts';
+import { ERROR_CODES, EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS } from '../contract.ts';
 import { ORIGINS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
@@ -132,10 +132,31 @@ export const HistoryDocSchema = z
     type: z.enum(EVENT_TYPES).nullable(),
     types: z.array(z.enum(EVENT_TYPES)),
     coverage: CoverageSchema,
-    count: z.number().int().nonnegative(),
-    events: z.array(EventDocSchema),
+    count: z.number().int().nonnegative().describe('How many events are recorded (of `type`, when given): all of them, not only those in this document.'),
+    page_size: z.literal(HISTORY_PAGE_SIZE).describe('Events per archived page.'),
+    archived_pages: z.number().int().nonnegative().describe('How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`.'),
+    next: z.string().nullable().describe('The path of the next older page (the newest archived one), or null when this document lists every event.'),
+    events: z.array(EventDocSchema).describe(`The newest events, newest first: all of them when fewer than ${2 * HISTORY_PAGE_SIZE} are recorded, else the ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} not yet archived.`),
   })
-  .meta({ id: 'History' });
+  .meta({
+    id: 'History',
+    description: `The newest recorded events. Older events are archived in pages of ${HISTORY_PAGE_SIZE}, counted from the oldest (\`?page=N\`, a HistoryPage); follow \`next\` from here to page 1 to read every event exactly once.`,
+  });
+
+export const HistoryPageDocSchema = z
+  .strictObject({
+    meta: StableMetaSchema,
+    type: z.enum(EVENT_TYPES).nullable(),
+    page: z.number().int().positive().describe('This page: it holds events first_position to first_position + page_size - 1, counted from the oldest (1).'),
+    page_size: z.literal(HISTORY_PAGE_SIZE),
+    first_position: z.number().int().positive(),
+    next: z.string().nullable().describe('The path of the next older page, or null on page 1.'),
+    events: z.array(EventDocSchema).describe('The events of this page, newest first.'),
+  })
+  .meta({
+    id: 'HistoryPage',
+    description: 'An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them.',
+  });
 
 export const EventResponseSchema = z.strictObject({ meta: StableMetaSchema, event: EventDocSchema }).meta({ id: 'EventResponse' });
 
@@ -360,6 +381,7 @@ export const IndexDocSchema = z
 export const DOCUMENT_SCHEMAS = {
   latest: LatestDocSchema,
   history: HistoryDocSchema,
+  'history-page': HistoryPageDocSchema,
   event: EventResponseSchema,
   forecast: ForecastDocSchema,
   status: StatusDocSchema,
