@@ -7,10 +7,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
+import { EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
@@ -21,8 +20,8 @@ import { EDGE_OUTPUT, MAX_FUNCTION_BYTES, buildEdgeFunction } from '../../script
 import { checkCloudFrontFunction } from '../../scripts/cloudfront-rules.ts';
 import { startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
 import { cases, rawRequest } from '../helpers/edge-cases.ts';
+import { writeEdgeTableData } from '../helpers/paged-data.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AS_OF = new Date('2026-11-21T12:00:00Z');
 /** Within the calm build's 30 minutes: every document is served as built. */
 const FRESH = Date.parse('2026-11-21T12:10:00Z');
@@ -115,7 +114,8 @@ let eventId: string;
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'edge-test-'));
   dist = path.join(tmp, 'dist');
-  // The real build of a calm day: a reset tracker on loopback that answers, so the answer holds 30 minutes.
+  // The real build of a calm day: a reset tracker on loopback that answers, so the answer holds 30 minutes. Its data
+  // has archived history pages for every type, so the table's page requests reach pages that exist.
   tracker = await startLoopback(trackerHandler(() => []));
   await run({
     now: () => AS_OF,
@@ -124,7 +124,7 @@ beforeAll(async () => {
     store: createLocalStateStore(path.join(tmp, 'state'), { now: () => new Date() }),
     sink: createLocalSink(dist),
     edgeStore: createLocalEdgeStore(dist),
-    dataDir: path.join(ROOT, 'data'),
+    dataDir: await writeEdgeTableData(path.join(tmp, 'data')),
   });
   store = await createLocalEdgeStore(dist).read();
   const ids = (await readdir(path.join(dist, 'api/en/events'))).filter((f) => f.endsWith('.json')).sort();
@@ -186,6 +186,17 @@ describe('the built CloudFront Function', () => {
     expect(JSON.parse(res.body?.data ?? '{}').error.code).toBe('ambiguous_parameter');
   });
 
+  it('moves page into the URI and drops the query, so the cache keyed on the URI alone (infra/lib/edge.ts) tells pages apart', async () => {
+    const uris = new Set<string>();
+    for (const target of ['/api/history?lang=de', '/api/history?lang=de&page=1', '/api/history?page=2&lang=de', '/api/history?lang=de&type=global_reset&page=1', '/api/history?lang=de&type=banked_grant&page=1']) {
+      const res = (await handler(cloudFrontEvent('GET', target))) as EdgeRequest;
+      expect(res.querystring, target).toEqual({});
+      expect(res.uri, target).toMatch(/^\/api\/de\/history(\/[a-z_]+)?(\/pages\/\d+)?\.json$/);
+      uris.add(res.uri);
+    }
+    expect(uris.size).toBe(5);
+  });
+
   it('keeps the viewer request otherwise untouched when it rewrites to an object key', async () => {
     const event = cloudFrontEvent('GET', '/api/history?type=global_reset&lang=ja&utm=1');
     const res = (await handler(event)) as EdgeRequest;
@@ -203,6 +214,8 @@ describe('edge and preview answer alike', () => {
 
   it('agrees on every request of the table', async () => {
     expect(eventId).not.toBe('');
+    // The table's page requests reach archived pages that exist, of every type (and the full list's second).
+    for (const key of ['api/de/history/pages/2.json', ...EVENT_TYPES.map((t) => `api/en/history/${t}/pages/1.json`)]) expect(existsSync(path.join(dist, key)), key).toBe(true);
     const notFoundBody = await readFile(path.join(dist, NOT_FOUND_KEY), 'utf8');
     for (const c of cases(eventId)) {
       const label = `${c.method} ${c.target.length > 80 ? c.target.slice(0, 80) + '…' : c.target}`;

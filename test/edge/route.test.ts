@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, LANGS } from '../../builder/contract.ts';
+import { EVENT_TYPES, HISTORY_PAGE_PATTERN, historyPageKey, historyPagePath, LANGS } from '../../builder/contract.ts';
 import { baseHeaders, parseQuery, route, type RouteResult } from '../../builder/edge/route.ts';
 
 const get = (uri: string, query = '', method = 'GET') => route({ method, uri, query });
@@ -181,5 +181,88 @@ describe('route', () => {
     expect(asKey(get('/api/'))).toBe('api/index.json');
     expect(asKey(get('/api/openapi.json'))).toBe('api/openapi.json');
     expect(asKey(get('/api/schemas/latest.json'))).toBe('api/schemas/latest.json');
+  });
+});
+
+describe('route: archived history pages (?page=N)', () => {
+  it('maps page N of every language and type (null: every type) to its key', () => {
+    for (const lang of LANGS) {
+      expect(asKey(get('/api/history', `lang=${lang}&page=1`))).toBe(`api/${lang}/history/pages/1.json`);
+      for (const type of EVENT_TYPES) expect(asKey(get('/api/history', `page=12&type=${type}&lang=${lang}`))).toBe(`api/${lang}/history/${type}/pages/12.json`);
+    }
+    expect(historyPageKey('de', null, 3)).toBe('api/de/history/pages/3.json');
+    expect(historyPageKey('de', 'banked_grant', 3)).toBe('api/de/history/banked_grant/pages/3.json');
+    expect(asKey(get('/api/history', 'page=2'))).toBe('api/en/history/pages/2.json');
+  });
+
+  it('routes every next link the build publishes (contract.ts historyPagePath) to the key of that page', () => {
+    for (const lang of LANGS) {
+      for (const type of [null, ...EVENT_TYPES]) {
+        for (const n of [1, 7, 9_999_999]) {
+          const [uri, query] = historyPagePath(lang, type, n).split('?') as [string, string];
+          const r = get(uri, query);
+          expect(asKey(r)).toBe(historyPageKey(lang, type, n));
+          expect(r.headers['content-language']).toBe(lang);
+          expect(r.headers['cache-control']).toBe('public, max-age=30');
+        }
+      }
+    }
+  });
+
+  it('takes type and lang in any case and order next to page, with the contract headers', () => {
+    const r = get('/api/history', 'TYPE=x&type=BANKED_GRANT&page=4&lang=Ja');
+    expect(asKey(r)).toBe('api/ja/history/banked_grant/pages/4.json');
+    expect(r.headers).toEqual(baseHeaders('ja'));
+    expect(asKey(get('/api/history', 'page=4&lang=ko&type=Policy_Change'))).toBe('api/ko/history/policy_change/pages/4.json');
+    // Parameter names are case-sensitive, as for lang: Page is an unknown parameter, ignored.
+    expect(asKey(get('/api/history', 'Page=4&PAGE=5'))).toBe('api/en/history.json');
+    expect(asKey(get('/api/history', 'Page=4&type=global_reset'))).toBe('api/en/history/global_reset.json');
+  });
+
+  it('refuses a repeated page with 400 ambiguous_parameter, whether the values agree or one is malformed', () => {
+    for (const q of ['page=1&page=2', 'page=1&page=1', 'page=abc&page=1', 'page=&page=', 'type=global_reset&page=2&lang=de&page=3']) {
+      const r = asError(get('/api/history', q));
+      expect(r.status, q).toBe(400);
+      expect(r.body.error.code, q).toBe('ambiguous_parameter');
+      expect(r.body.error.message, q).toContain('page');
+    }
+    expect(asError(get('/api/history', 'page=1&page=2&lang=zh')).headers['content-language']).toBe('zh');
+  });
+
+  it('answers a value that names no page (zero, leading zero, sign, fraction, exponent, letters, empty, over 7 digits) with a translated 404', () => {
+    const bad = ['0', '00', '01', '007', '-1', '+1', '1.0', '1.', '1e2', '0x10', 'abc', 'one', '', ' 1', '1 ', '١', '１', '10000000', '99999999999999999999', '9'.repeat(900)];
+    for (const v of bad) {
+      expect(HISTORY_PAGE_PATTERN.test(v), v).toBe(false);
+      const r = asError(get('/api/history', `lang=de&page=${encodeURIComponent(v)}`));
+      expect(r.status, v).toBe(404);
+      expect(r.body.error.code, v).toBe('not_found');
+      expect(r.headers['content-language'], v).toBe('de');
+      expect(r.body.error.message, v).toMatch(/^Diese Ressource gibt es nicht: \/api\/history\?page=/);
+      // The value is echoed capped, whatever its length.
+      expect(r.body.error.message.length, v).toBeLessThan(120);
+    }
+    // A bad page is a 404 after type is checked: an unknown type stays a 400 naming the types.
+    expect(asError(get('/api/history', 'type=boost&page=0')).body.error.code).toBe('unknown_type');
+    expect(asError(get('/api/history', 'type=banked_grant&page=0')).status).toBe(404);
+    // A repeated lang is refused before anything about the page.
+    expect(asError(get('/api/history', 'lang=de&lang=ja&page=1')).body.error.code).toBe('ambiguous_parameter');
+  });
+
+  it('passes the largest page numbers on: 9999999 is a key (the origin answers whether it exists)', () => {
+    expect(asKey(get('/api/history', 'page=9999999'))).toBe('api/en/history/pages/9999999.json');
+    expect(asKey(get('/api/history', 'page=1000000&type=global_reset'))).toBe('api/en/history/global_reset/pages/1000000.json');
+    expect(asKey(get('/api/history', 'page=%31%30'))).toBe('api/en/history/pages/10.json');
+  });
+
+  it('ignores page on every other endpoint, malformed or repeated', () => {
+    for (const name of ['latest', 'forecast', 'status', 'signals', 'accuracy']) {
+      for (const q of ['page=2', 'page=abc', 'page=1&page=2', 'page=0&lang=ko']) {
+        expect(asKey(get(`/api/${name}`, q)), `${name} ${q}`).toBe(`api/${q.includes('ko') ? 'ko' : 'en'}/${name}.json`);
+      }
+    }
+    expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'page=2&lang=ja'))).toBe('api/ja/events/ledger-2025-11-05-2019.json');
+    expect(asKey(get('/api', 'page=abc'))).toBe('api/index.json');
+    expect(asKey(get('/api/schemas/history-page.json', 'page=1&page=2'))).toBe('api/schemas/history-page.json');
+    expect(asKey(get('/de/', 'page=2'))).toBe('api/de/index.html');
   });
 });

@@ -61,3 +61,11 @@ export async function writePagedData(dir: string, events: readonly EventInput[],
   await writeFile(path.join(dir, 'archive', 'paged.json'), JSON.stringify(archive));
   return dir;
 }
+
+/**
+ * The data of the edge tables' builds (test/helpers/edge-cases.ts): the curated data/ and 200 events of each type
+ * before it (a page archived for every type, five for the full list), too old to touch today's state or the forecast.
+ */
+export function writeEdgeTableData(dir: string): Promise<string> {
+  return writePagedData(dir, pagedEvents({ global_reset: 200, banked_grant: 200, policy_change: 200 }, '2020-01-01T00:00:00Z'), true);
+}

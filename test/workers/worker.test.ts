@@ -9,10 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE } from '../../builder/contract.ts';
+import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, EVENT_TYPES } from '../../builder/contract.ts';
 import { WORKER_ENTRY, checkWorkerAssets, readWranglerConfig } from '../../scripts/build-worker.ts';
 import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
 import { cases, rawRequest } from '../helpers/edge-cases.ts';
+import { writeEdgeTableData } from '../helpers/paged-data.ts';
 import { startTarget, type ServedApi } from '../helpers/targets.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -132,7 +133,9 @@ describe('the Worker and the preview answer alike', () => {
   let eventId: string;
   beforeAll(async () => {
     calm = await createTempBuild({ edgeStore: true, publicUrl: PUBLIC });
-    await calm.build('2026-11-21T12:00:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }]);
+    // With archived history pages for every type, so the table's page requests reach pages that exist.
+    const data = await writeEdgeTableData(path.join(tmp, 'table-data'));
+    await calm.build('2026-11-21T12:00:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }], data);
     const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8')) as Record<string, string>;
     eventId = (Object.keys(store).find((k) => k.startsWith('e:')) ?? '').slice(2);
     worker = await startTarget('worker', calm.outDir, FRESH);
@@ -142,6 +145,8 @@ describe('the Worker and the preview answer alike', () => {
 
   it('on every request of the edge table: status, contract headers and body', async () => {
     expect(eventId).not.toBe('');
+    // The table's page requests reach archived pages that exist, of every type (and the full list's second).
+    for (const key of ['api/de/history/pages/2.json', ...EVENT_TYPES.map((t) => `api/en/history/${t}/pages/1.json`)]) expect(existsSync(path.join(calm.outDir, key)), key).toBe(true);
     const pick = (h: Record<string, string>) => ({
       'content-type': h['content-type'],
       'content-language': h['content-language'],
