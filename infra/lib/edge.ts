@@ -43,7 +43,7 @@ export class Edge extends Construct {
       comment: 'Reset Status API: freshness values the router reads (written by each refresh)',
     });
     this.router = new cloudfront.Function(this, 'Router', {
-      comment: 'Reset Status API router: lang/type onto object keys, JSON errors',
+      comment: 'Reset Status API router: lang/type/page onto object keys, JSON errors',
       // Inline code from the committed bundle: the template shows exactly what runs at the edge, and a stale
       // template is caught by `npm run synth -- --check` like a stale bundle by build-edge --check.
       code: cloudfront.FunctionCode.fromFile({ filePath: props.functionCodePath }),
@@ -100,10 +100,14 @@ export class Edge extends Construct {
     });
   }
 
-  /** The function has moved `lang` and `type` into the path, so nothing else may split or merge cache entries. */
+  /**
+   * The function has moved `lang`, `type` and `page` into the path (a viewer-request function runs before the cache
+   * lookup, and the cache key is built from the request it returns), so nothing else may split or merge cache entries:
+   * `?page=3` and `?page=4` are two URIs, never one entry keyed without the query.
+   */
   private uriOnlyCachePolicy(): cloudfront.CachePolicy {
     return new cloudfront.CachePolicy(this, 'UriOnly', {
-      comment: 'Cache key = URI only; the viewer-request function rewrites lang/type into the path',
+      comment: 'Cache key = URI only; the viewer-request function rewrites lang/type/page into the path',
       // The objects' own Cache-Control (max-age=30) decides within these bounds.
       minTtl: Duration.seconds(0),
       defaultTtl: Duration.seconds(30),
