@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { EventType } from '../../builder/contract.ts';
 import type { EventInput } from '../../builder/model/schemas.ts';
 import { DATA_DIR } from './build.ts';
+import { testEvent } from './events.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -32,22 +33,9 @@ export function pagedEvents(counts: Readonly<Record<EventType, number>>, end: st
   });
 }
 
-/** One archived event of `type` at `at`, citing a post of its own. */
+/** One archived event of `type` at `at` (test/helpers/events.ts), named `id` and citing a post of its own. */
 export function pagedEvent(id: string, type: EventType, at: string): EventInput {
-  return {
-    id,
-    type,
-    status: 'archived',
-    reason: type === 'banked_grant' ? 'banked' : type === 'policy_change' ? 'policy' : 'other',
-    origin: 'ledger',
-    time_precision: 'second',
-    time_basis: 'announcement',
-    announced_at: at,
-    observed_at: null,
-    effective_at: null,
-    evidence_text: `${type} recorded at ${at}.`,
-    sources: [{ platform: 'X', url: `https://x.com/example/status/${id}`, author: 'example' }],
-  };
+  return { ...testEvent(at, type), id, sources: [{ platform: 'X', url: `https://x.com/example/status/${id}`, author: 'example' }] };
 }
 
 /**
