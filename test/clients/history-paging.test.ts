@@ -164,6 +164,46 @@ describe('the typed client reads history across pages', () => {
     }
   });
 
+  it('reads each page as any document: conditionally with its ETag (304s the second time), retried on a 5xx', async () => {
+    const statuses: number[] = [];
+    let failPage = true;
+    const flaky = await startLoopback((req: IncomingMessage, res: ServerResponse) => {
+      // Page 2 fails once with a 503, as a busy origin would.
+      if (failPage && req.url?.includes('page=2')) {
+        failPage = false;
+        res.writeHead(503).end('busy');
+        return;
+      }
+      const headers: Record<string, string> = typeof req.headers['if-none-match'] === 'string' ? { 'if-none-match': req.headers['if-none-match'] } : {};
+      fetch(`${a.url}${req.url ?? '/'}`, { headers })
+        .then(async (r) => {
+          const out: Record<string, string> = {};
+          for (const h of ['etag', 'cache-control', 'content-type']) if (r.headers.get(h)) out[h] = r.headers.get(h)!;
+          res.writeHead(r.status, out).end(Buffer.from(await r.arrayBuffer()));
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+    try {
+      const c = createResetStatusClient({
+        baseUrl: flaky.url,
+        backoffMs: 10,
+        fetch: async (input, init) => {
+          const res = await fetch(input, init);
+          statuses.push(res.status);
+          return res;
+        },
+      });
+      const first = await c.history({ limit: 250 });
+      expect(statuses).toEqual([200, 503, 200, 200]);
+      const second = await c.history({ limit: 250 });
+      expect(statuses.slice(4)).toEqual([304, 304, 304]);
+      expect(ids(second.events)).toEqual(ids(first.events));
+      expect(ids(first.events)).toEqual(ALL.slice(0, 250));
+    } finally {
+      await flaky.close();
+    }
+  });
+
   it('historyPage(n) reads one archived page; a page not archived is the API’s 404 not_found', async () => {
     const c = createResetStatusClient({ baseUrl: a.url });
     const p = await c.historyPage(1, { type: 'global_reset' });
@@ -210,6 +250,8 @@ describe('the client follows only a next it should', () => {
     const cases = [
       `${trapCounting.url}/api/history?lang=en&page=1`,
       `//${trapHost}/api/history?lang=en&page=1`,
+      // Appended to the base URL, this would make the base its user info and the trap its host.
+      `@${trapHost}/api/history?lang=en&page=1`,
       `/\\${trapHost}/api/history?lang=en&page=1`,
       'https://evil.example/api/history?lang=en&page=1',
       '/api/latest?lang=en&page=1',
