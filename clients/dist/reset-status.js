@@ -102,7 +102,7 @@ function createTransport(opts) {
       if (cached) headers.set("if-none-match", cached.etag);
       let failure;
       try {
-        const res = await opts.fetch(url, { method: request.method, headers, signal: AbortSignal.timeout(opts.timeoutMs) });
+        const res = await opts.fetch(url, { method: request.method, headers, redirect: request.redirect, signal: AbortSignal.timeout(opts.timeoutMs) });
         if (res.status === 304 && cached) {
           const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get("cache-control")) };
           opts.cache.set(url, entry);
@@ -190,7 +190,7 @@ function createResetStatusClient(options = {}) {
     return { url: url.href, page };
   }
   async function fetchPage(url, page) {
-    const res = await transport(new Request(url, { headers: { accept: "application/json" } }));
+    const res = await transport(new Request(url, { headers: { accept: "application/json" }, redirect: "error" }));
     if (!res.ok) throw new ResetStatusError("http_error", `HTTP ${res.status} from ${url}`, res.status, url);
     let doc;
     try {
@@ -212,6 +212,7 @@ function createResetStatusClient(options = {}) {
     const bad = checkHistoryShape(doc);
     if (bad || "page" in doc) throw invalid(docUrl, `not the newest history document: ${bad ?? "it is an archived page"}`);
     const newest = doc;
+    if (typeof newest.count !== "number") throw invalid(docUrl, "not the newest history document: no count");
     const events = [];
     const seen = /* @__PURE__ */ new Set();
     const take = (list) => {

@@ -148,7 +148,7 @@ function createTransport(opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retri
       if (cached) headers.set('if-none-match', cached.etag);
       let failure: ResetStatusError;
       try {
-        const res = await opts.fetch(url, { method: request.method, headers, signal: AbortSignal.timeout(opts.timeoutMs) });
+        const res = await opts.fetch(url, { method: request.method, headers, redirect: request.redirect, signal: AbortSignal.timeout(opts.timeoutMs) });
         if (res.status === 304 && cached) {
           const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get('cache-control')) };
           opts.cache.set(url, entry);
@@ -279,7 +279,8 @@ export function createResetStatusClient(options: ClientOptions = {}) {
 
   /** One archived page at `url` through the same transport (ETag, timeout, retries; a 404 is the API's not_found). */
   async function fetchPage(url: string, page: number): Promise<HistoryPage> {
-    const res = await transport(new Request(url, { headers: { accept: 'application/json' } }));
+    // The API never redirects; a redirect could take the chain off its origin after `next` was checked.
+    const res = await transport(new Request(url, { headers: { accept: 'application/json' }, redirect: 'error' }));
     if (!res.ok) throw new ResetStatusError('http_error', `HTTP ${res.status} from ${url}`, res.status, url);
     let doc: unknown;
     try {
@@ -315,6 +316,7 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     const bad = checkHistoryShape(doc);
     if (bad || 'page' in doc) throw invalid(docUrl, `not the newest history document: ${bad ?? 'it is an archived page'}`);
     const newest = doc as History;
+    if (typeof newest.count !== 'number') throw invalid(docUrl, 'not the newest history document: no count');
     const events: ApiEvent[] = [];
     const seen = new Set<string>();
     /** Takes events until the limit; true when some not yet seen are left over. */

@@ -283,6 +283,27 @@ describe('the client follows only a next it should', () => {
     }
   });
 
+  it('does not follow a redirect from a page (it could leave the origin after next was checked)', async () => {
+    const newest = (await (await fetch(`${a.url}/api/history`)).json()) as Record<string, unknown>;
+    let trapped = 0;
+    const trap = await startLoopback((_req, res) => {
+      trapped++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const s = await startLoopback((req: IncomingMessage, res: ServerResponse) => {
+      if (req.url?.includes('page=')) res.writeHead(302, { location: `${trap.url}/api/history?lang=en&page=2` }).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(newest));
+    });
+    try {
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 }).history({ limit: 250 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ResetStatusError);
+      expect(err).toMatchObject({ code: 'network' });
+      expect(trapped).toBe(0);
+    } finally {
+      await Promise.all([s.close(), trap.close()]);
+    }
+  });
+
   it('refuses a page whose next does not go older (a loop), after reading it once', async () => {
     const newest = (await (await fetch(`${a.url}/api/history`)).json()) as Record<string, unknown>;
     const page2 = (await (await fetch(`${a.url}/api/history?lang=en&page=2`)).json()) as Record<string, unknown>;
