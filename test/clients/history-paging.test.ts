@@ -12,7 +12,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { createResetStatusClient, ResetStatusError } from '../../clients/src/client.ts';
-import { MAX_HISTORY_EVENTS, MAX_HISTORY_PAGES } from '../../clients/src/config.ts';
+import { HISTORY_PAGE_PATTERN as CONTRACT_PAGE_PATTERN, HISTORY_PAGE_SIZE as CONTRACT_PAGE_SIZE } from '../../builder/contract.ts';
+import { HISTORY_PAGE_PATTERN, HISTORY_PAGE_SIZE, MAX_HISTORY_EVENTS, MAX_HISTORY_PAGES } from '../../clients/src/config.ts';
 import { createTempBuild, startLoopback, type LoopbackServer } from '../helpers/build.ts';
 import { BIN, runCli, startProxy } from './fixture.ts';
 
@@ -91,6 +92,12 @@ describe('the typed client reads history across pages', () => {
     const doc = (await (await fetch(`${a.url}/api/history`)).json()) as { count: number; archived_pages: number; next: string; events: unknown[] };
     expect(doc).toMatchObject({ count: GLOBALS + BANKED, archived_pages: 2, next: '/api/history?lang=en&page=2' });
     expect(doc.events).toHaveLength(139);
+  });
+
+  it('the client’s page size and page pattern mirror the contract’s (the package imports nothing of builder/)', () => {
+    expect(HISTORY_PAGE_SIZE).toBe(CONTRACT_PAGE_SIZE);
+    expect(HISTORY_PAGE_PATTERN.source).toBe(CONTRACT_PAGE_PATTERN.source);
+    expect(MAX_HISTORY_PAGES).toBe(MAX_HISTORY_EVENTS / HISTORY_PAGE_SIZE + 1);
   });
 
   it('history({ limit: 250 }) gives the newest 250 in order, each once, crossing two page boundaries in three requests', async () => {
