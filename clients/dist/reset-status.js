@@ -24,6 +24,11 @@ var RETRY_BACKOFF_MS = 250;
 var API_MAX_AGE_MS = 3e4;
 var STATUSLINE_CACHE_MS = 6e4;
 var WATCH_DEFAULT_INTERVAL_MS = 6e4;
+var HISTORY_PAGE_SIZE = 100;
+var DEFAULT_HISTORY_LIMIT = 100;
+var MAX_HISTORY_EVENTS = 1e4;
+var MAX_HISTORY_PAGES = 101;
+var HISTORY_PAGE_PATTERN = /^[1-9][0-9]{0,6}$/;
 var MAX_BODY_BYTES = 8 * 1024 * 1024;
 function langFromLocale(locale) {
   const m = /^([a-z]{2})(?:[_.@-]|$)/i.exec(locale ?? "");
@@ -97,7 +102,7 @@ function createTransport(opts) {
       if (cached) headers.set("if-none-match", cached.etag);
       let failure;
       try {
-        const res = await opts.fetch(url, { method: request.method, headers, signal: AbortSignal.timeout(opts.timeoutMs) });
+        const res = await opts.fetch(url, { method: request.method, headers, redirect: request.redirect, signal: AbortSignal.timeout(opts.timeoutMs) });
         if (res.status === 304 && cached) {
           const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get("cache-control")) };
           opts.cache.set(url, entry);
@@ -122,25 +127,30 @@ function createTransport(opts) {
     }
   };
 }
+var isRecord = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function checkHistoryShape(doc) {
+  if (!isRecord(doc)) return "not an object";
+  if (!Array.isArray(doc.events) || !doc.events.every((e) => isRecord(e) && typeof e.id === "string")) return "no list of events with ids";
+  if (doc.next !== void 0 && doc.next !== null && typeof doc.next !== "string") return "`next` is neither a path nor null";
+  return null;
+}
 function createResetStatusClient(options = {}) {
   const configured = options.baseUrl ?? PRODUCTION_API_URL;
   if (configured === null) throw new TypeError(`[reset-status] ${NO_API_URL_MESSAGE}`);
   const baseUrl = configured.replace(/\/+$/, "");
   const now = options.now ?? Date.now;
   const cache = options.cache ?? createMemoryCache();
-  const api = createClient({
-    baseUrl,
-    fetch: createTransport({
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      retries: options.retries ?? DEFAULT_RETRIES,
-      backoffMs: options.backoffMs ?? RETRY_BACKOFF_MS,
-      cache,
-      now,
-      fetch: options.fetch ?? globalThis.fetch
-    })
+  const transport = createTransport({
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retries: options.retries ?? DEFAULT_RETRIES,
+    backoffMs: options.backoffMs ?? RETRY_BACKOFF_MS,
+    cache,
+    now,
+    fetch: options.fetch ?? globalThis.fetch
   });
-  const lang = options.lang;
-  const query = lang === void 0 ? {} : { lang };
+  const api = createClient({ baseUrl, fetch: transport });
+  const askedLang = options.lang;
+  const query = askedLang === void 0 ? {} : { lang: askedLang };
   function unwrap(r) {
     if (r.data !== void 0) return r.data;
     const url = r.response.url || baseUrl;
@@ -156,19 +166,99 @@ function createResetStatusClient(options = {}) {
     if (typeof data?.meta?.stale_after !== "string") throw new ResetStatusError("invalid_response", `${baseUrl}: a live document without meta.stale_after`, 200, baseUrl);
     return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
   }
+  const invalid = (url, why) => new ResetStatusError("invalid_response", `${url}: ${why}`, 200, url);
+  function nextPage(next, from, type, lang, before) {
+    const refuse = (why) => invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
+    if (!next.startsWith("/") || next.startsWith("//") || next.includes("\\")) throw refuse("not a path on the API");
+    const base = new URL(`${baseUrl}/`);
+    let url;
+    try {
+      url = new URL(baseUrl + next);
+    } catch {
+      throw refuse("not a URL");
+    }
+    if (url.origin !== base.origin) throw refuse(`not on ${base.origin}`);
+    if (url.pathname !== `${base.pathname}api/history`) throw refuse("not /api/history");
+    const pages = url.searchParams.getAll("page");
+    if (pages.length !== 1 || !HISTORY_PAGE_PATTERN.test(pages[0])) throw refuse("no page number");
+    const page = Number(pages[0]);
+    if (page >= before) throw refuse(`page ${page} is not older than page ${before}`);
+    if (url.searchParams.getAll("type").join(",") !== (type ?? "")) throw refuse(`not the events of type ${type ?? "(any)"}`);
+    const langs = url.searchParams.getAll("lang");
+    if (langs.length > 1 || (langs[0] ?? "en") !== lang) throw refuse(`not in ${lang}`);
+    url.hash = "";
+    return { url: url.href, page };
+  }
+  async function fetchPage(url, page) {
+    const res = await transport(new Request(url, { headers: { accept: "application/json" }, redirect: "error" }));
+    if (!res.ok) throw new ResetStatusError("http_error", `HTTP ${res.status} from ${url}`, res.status, url);
+    let doc;
+    try {
+      doc = JSON.parse(await res.text());
+    } catch {
+      throw invalid(url, "not JSON");
+    }
+    const bad = checkHistoryShape(doc);
+    if (bad) throw invalid(url, `not a history page: ${bad}`);
+    if (doc.page !== page) throw invalid(url, `not page ${page}`);
+    return doc;
+  }
+  async function readHistory(filter) {
+    const limit = filter.limit ?? DEFAULT_HISTORY_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_EVENTS) throw new RangeError(`[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`);
+    const r = await api.GET("/api/history", { params: { query: { ...query, ...filter.type ? { type: filter.type } : {} } } });
+    const doc = unwrap(r);
+    const docUrl = r.response.url || `${baseUrl}/api/history`;
+    const bad = checkHistoryShape(doc);
+    if (bad || "page" in doc) throw invalid(docUrl, `not the newest history document: ${bad ?? "it is an archived page"}`);
+    const newest = doc;
+    if (typeof newest.count !== "number") throw invalid(docUrl, "not the newest history document: no count");
+    const events = [];
+    const seen = /* @__PURE__ */ new Set();
+    const take = (list) => {
+      for (const e of list) {
+        if (seen.has(e.id)) continue;
+        if (events.length >= limit) return true;
+        seen.add(e.id);
+        events.push(e);
+      }
+      return false;
+    };
+    let left = take(newest.events);
+    let next = newest.next ?? null;
+    let from = docUrl;
+    let before = Infinity;
+    let pagesRead = 1;
+    const pageSize = Number.isInteger(newest.page_size) && newest.page_size >= 1 ? newest.page_size : HISTORY_PAGE_SIZE;
+    const maxPages = Math.min(MAX_HISTORY_PAGES, 1 + Math.ceil(limit / pageSize));
+    const lang = typeof newest.meta?.lang === "string" ? newest.meta.lang : askedLang ?? "en";
+    while (!left && next !== null && events.length < limit && pagesRead < maxPages) {
+      const target = nextPage(next, from, filter.type, lang, before);
+      const page = await fetchPage(target.url, target.page);
+      pagesRead++;
+      left = take(page.events);
+      next = page.next ?? null;
+      from = target.url;
+      before = target.page;
+    }
+    return { document: newest, events, count: newest.count, truncated: left || next !== null, pagesRead };
+  }
+  async function readHistoryPage(page, type) {
+    if (!HISTORY_PAGE_PATTERN.test(String(page))) throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
+    const r = await api.GET("/api/history", { params: { query: { ...query, ...type ? { type } : {}, page } } });
+    const doc = unwrap(r);
+    const url = r.response.url || `${baseUrl}/api/history`;
+    const bad = checkHistoryShape(doc);
+    if (bad || !("page" in doc) || doc.page !== page) throw invalid(url, `not history page ${page}: ${bad ?? "another document"}`);
+    return doc;
+  }
   return {
     baseUrl,
     cache,
     latest: async () => fresh(unwrap(await api.GET("/api/latest", { params: { query } }))),
     forecast: async () => fresh(unwrap(await api.GET("/api/forecast", { params: { query } }))),
-    /**
-     * The events of /api/history, filtered and cut client-side. Only the `events` of the document are read: should
-     * the history become paged (a newest page with a `next` link), this reads the newest page and follows nothing.
-     */
-    history: async (filter = {}) => {
-      const doc = unwrap(await api.GET("/api/history", { params: { query: { ...query, ...filter.type ? { type: filter.type } : {} } } }));
-      return filter.limit === void 0 ? doc : { ...doc, events: doc.events.slice(0, filter.limit) };
-    },
+    history: (filter = {}) => readHistory(filter),
+    historyPage: (page, filter = {}) => readHistoryPage(page, filter.type),
     event: async (id) => unwrap(await api.GET("/api/events/{id}", { params: { path: { id }, query } })).event,
     openapi: async () => unwrap(await api.GET("/api/openapi.json", {}))
   };
@@ -220,6 +310,7 @@ function renderEvents(events, lang) {
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
+var MCP_HISTORY_MAX = 500;
 var HONESTY_RULES = [
   "reset: null means UNKNOWN. Unknown is not no: never tell the user there was no reset when the answer is unknown.",
   "A forecast is a probability, not an announcement: never present it as OpenAI saying a reset will happen.",
@@ -272,13 +363,25 @@ function createMcpServer(options) {
   server.registerTool(
     "reset_history",
     {
-      description: "Recorded events, newest first (coverage is partial).",
-      inputSchema: { type: z.enum(EVENT_TYPES).optional().describe("Only events of this type."), limit: z.number().int().min(1).max(500).optional().describe("At most this many events (default 10)."), lang: langSchema }
+      description: `Recorded events, newest first (coverage is partial). Reads across the API's history pages up to \`limit\`; \`page\` reads one archived page instead (1 = the ${HISTORY_PAGE_SIZE} oldest events).`,
+      inputSchema: {
+        type: z.enum(EVENT_TYPES).optional().describe("Only events of this type."),
+        limit: z.number().int().min(1).max(MCP_HISTORY_MAX).optional().describe(`At most this many events, newest first (default 10, at most ${MCP_HISTORY_MAX}).`),
+        page: z.number().int().min(1).max(9999999).optional().describe("One archived page instead of the newest events: 1 holds the oldest events; the newest history lists how many are archived."),
+        lang: langSchema
+      }
     },
-    ({ type, limit, lang }) => guarded(async () => {
+    ({ type, limit, page, lang }) => guarded(async () => {
       const c = client(lang);
-      const h = await c.history({ ...type ? { type } : {}, limit: limit ?? 10 });
-      return result({ count: h.count, coverage_note: h.coverage.note, events: h.events }, [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)]);
+      const filter = type ? { type } : {};
+      if (page !== void 0) {
+        const p = await c.historyPage(page, filter);
+        const events = limit === void 0 ? p.events : p.events.slice(0, limit);
+        const url = `${c.baseUrl}/api/history?lang=${p.meta.lang}${type ? `&type=${type}` : ""}&page=${page}`;
+        return result({ page: p.page, first_position: p.first_position, next: p.next, events }, [url, ...eventLinks(base, events)]);
+      }
+      const h = await c.history({ ...filter, limit: limit ?? 10 });
+      return result({ count: h.count, truncated: h.truncated, coverage_note: h.document.coverage.note, events: h.events }, [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)]);
     })
   );
   server.registerTool(
@@ -307,7 +410,8 @@ var USAGE = `Usage: reset-status [command] [options]
 Commands:
   today              (default) has Codex reset today? one line: answer, reason, last check, announced reset
   forecast           chance of a global reset within 24 h / 48 h (a forecast, not an announcement)
-  history            recorded events, newest first   [--type global_reset|banked_grant|policy_change] [--limit N]
+  history            recorded events, newest first   [--type global_reset|banked_grant|policy_change]
+                     [--limit N (default ${DEFAULT_HISTORY_LIMIT}) | --all (at most ${MAX_HISTORY_EVENTS}) | --page N (one archived page, 1 = oldest)]
   event <id>         one event
   watch              poll and print only changes      [--interval SECONDS (>= the API's 30 s cache)] [--max-polls N]
   statusline         a short segment for a prompt or tmux (cached on disk for 60 s)
@@ -344,10 +448,10 @@ function cacheDir(env) {
   return path.join(os.tmpdir(), `reset-status-${os.userInfo().uid}`);
 }
 var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
-function positiveInt(name, v, min) {
+function positiveInt(name, v, min, max = Number.MAX_SAFE_INTEGER) {
   if (v === void 0) return void 0;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} wants a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} wants a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return n;
 }
 function todayJson(l) {
@@ -365,6 +469,8 @@ async function main(argv, env, out, err, isTty) {
         "base-url": { type: "string" },
         type: { type: "string" },
         limit: { type: "string" },
+        all: { type: "boolean", default: false },
+        page: { type: "string" },
         interval: { type: "string" },
         "max-polls": { type: "string" },
         timeout: { type: "string" },
@@ -400,9 +506,19 @@ async function main(argv, env, out, err, isTty) {
       case "history": {
         const type = values.type;
         if (type !== void 0 && !EVENT_TYPES.includes(type)) throw new UsageError(`--type wants one of ${EVENT_TYPES.join(", ")}, got ${JSON.stringify(type)}`);
-        const limit = positiveInt("limit", values.limit, 1);
-        const h = await createResetStatusClient(common).history({ ...type ? { type } : {}, ...limit ? { limit } : {} });
-        print({ count: h.count, events: h.events }, renderEvents(h.events, lang));
+        const filter = type ? { type } : {};
+        const limit = positiveInt("limit", values.limit, 1, MAX_HISTORY_EVENTS);
+        const page = positiveInt("page", values.page, 1, 9999999);
+        if ([limit !== void 0, values.all, page !== void 0].filter(Boolean).length > 1) throw new UsageError("history takes one of --limit, --all and --page");
+        const client = createResetStatusClient(common);
+        if (page !== void 0) {
+          const p = await client.historyPage(page, filter);
+          print({ page: p.page, first_position: p.first_position, next: p.next, events: p.events }, renderEvents(p.events, lang));
+          return EXIT_ANSWERED;
+        }
+        const h = await client.history({ ...filter, limit: values.all ? MAX_HISTORY_EVENTS : limit ?? DEFAULT_HISTORY_LIMIT });
+        print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
+        if (h.truncated && limit === void 0) err(`reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : "--limit N or --all for more"}`);
         return EXIT_ANSWERED;
       }
       case "event": {

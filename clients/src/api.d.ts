@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * Recorded events, newest first
-         * @description Every recorded event (coverage is partial, see `coverage`). Stable: carries `meta.updated_at`, derived from its events.
+         * @description Without `page`: the newest recorded events (a History: 100 to 199 of them, or every event while fewer than 200 are recorded), `count` (all recorded events) and `next`, the path of the next older page. With `page=N`: archived page N (a HistoryPage), events (N-1)*100+1 to N*100 counted from the oldest, newest first, with its own `next`; an archived page is never rewritten when a newer event is added. Following `next` from the newest document to page 1 reads every event exactly once. Coverage is partial, see `coverage`. Stable: carries `meta.updated_at`, derived from its events.
          */
         get: operations["getHistory"];
         put?: never;
@@ -374,7 +374,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @description The document name. */
-                name: "latest" | "history" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
+                name: "latest" | "history" | "history-page" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
             };
             cookie?: never;
         };
@@ -786,7 +786,11 @@ export interface components {
             trailing_base_rate_90d_24h: number | null;
             trailing_base_rate_90d_48h: number | null;
         };
+        /** @description The newest recorded events. Older events are archived in pages of 100, counted from the oldest (`?page=N`, a HistoryPage); follow `next` from here to page 1 to read every event exactly once. */
         History: {
+            /** @description How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`. */
+            archived_pages: number;
+            /** @description How many events are recorded (of `type`, when given): all of them, not only those in this document. */
             count: number;
             coverage: {
                 archives: {
@@ -801,10 +805,32 @@ export interface components {
                 since: string | null;
                 until: string | null;
             };
+            /** @description The newest events, newest first: all of them when fewer than 200 are recorded, else the 100 to 199 not yet archived. */
             events: components["schemas"]["Event"][];
             meta: components["schemas"]["StableMeta"];
+            /** @description The path of the next older page (the newest archived one), or null when this document lists every event. */
+            next: string | null;
+            /**
+             * @description Events per archived page.
+             * @constant
+             */
+            page_size: 100;
             type: ("global_reset" | "banked_grant" | "policy_change") | null;
             types: ("global_reset" | "banked_grant" | "policy_change")[];
+        };
+        /** @description An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them. */
+        HistoryPage: {
+            /** @description The events of this page, newest first. */
+            events: components["schemas"]["Event"][];
+            first_position: number;
+            meta: components["schemas"]["StableMeta"];
+            /** @description The path of the next older page, or null on page 1. */
+            next: string | null;
+            /** @description This page: it holds events first_position to first_position + page_size - 1, counted from the oldest (1). */
+            page: number;
+            /** @constant */
+            page_size: 100;
+            type: ("global_reset" | "banked_grant" | "policy_change") | null;
         };
         Index: {
             /** @constant */
@@ -1891,6 +1917,8 @@ export interface operations {
             query?: {
                 /** @description Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400. */
                 lang?: components["parameters"]["lang"];
+                /** @description An archived page, from 1 (the oldest events) to the newest document's `archived_pages`; at most once (twice is a 400). A value that is not a positive integer without leading zeros, or a page not archived (yet), is a 404 with code `not_found`. */
+                page?: number;
                 /** @description Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types. */
                 type?: "global_reset" | "banked_grant" | "policy_change";
             };
@@ -1912,7 +1940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["History"];
+                    "application/json": components["schemas"]["History"] | components["schemas"]["HistoryPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1951,6 +1979,8 @@ export interface operations {
             query?: {
                 /** @description Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400. */
                 lang?: components["parameters"]["lang"];
+                /** @description An archived page, from 1 (the oldest events) to the newest document's `archived_pages`; at most once (twice is a 400). A value that is not a positive integer without leading zeros, or a page not archived (yet), is a 404 with code `not_found`. */
+                page?: number;
                 /** @description Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types. */
                 type?: "global_reset" | "banked_grant" | "policy_change";
             };
@@ -2240,7 +2270,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The document name. */
-                name: "latest" | "history" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
+                name: "latest" | "history" | "history-page" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
             };
             cookie?: never;
         };
@@ -2273,7 +2303,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The document name. */
-                name: "latest" | "history" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
+                name: "latest" | "history" | "history-page" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
             };
             cookie?: never;
         };
@@ -2301,7 +2331,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The document name. */
-                name: "latest" | "history" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
+                name: "latest" | "history" | "history-page" | "event" | "forecast" | "status" | "signals" | "accuracy" | "error" | "index";
             };
             cookie?: never;
         };

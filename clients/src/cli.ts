@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createResetStatusClient, isStale, ResetStatusError, trustedReset, type CacheEntry, type EtagCache, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
-import { API_MAX_AGE_MS, API_URL_ENV, CACHE_DIR_ENV, EVENT_TYPES, LANGS, langFromLocale, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, type Lang } from './config.ts';
+import { API_MAX_AGE_MS, API_URL_ENV, CACHE_DIR_ENV, DEFAULT_HISTORY_LIMIT, EVENT_TYPES, MAX_HISTORY_EVENTS, LANGS, langFromLocale, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, type Lang } from './config.ts';
 import { answerKind, renderEvent, renderEvents, renderForecast, renderStatusline, renderToday } from './format.ts';
 import { runMcpServer } from './mcp.ts';
 
@@ -17,7 +17,8 @@ const USAGE = `Usage: reset-status [command] [options]
 Commands:
   today              (default) has Codex reset today? one line: answer, reason, last check, announced reset
   forecast           chance of a global reset within 24 h / 48 h (a forecast, not an announcement)
-  history            recorded events, newest first   [--type global_reset|banked_grant|policy_change] [--limit N]
+  history            recorded events, newest first   [--type global_reset|banked_grant|policy_change]
+                     [--limit N (default ${DEFAULT_HISTORY_LIMIT}) | --all (at most ${MAX_HISTORY_EVENTS}) | --page N (one archived page, 1 = oldest)]
   event <id>         one event
   watch              poll and print only changes      [--interval SECONDS (>= the API's 30 s cache)] [--max-polls N]
   statusline         a short segment for a prompt or tmux (cached on disk for 60 s)
@@ -60,10 +61,10 @@ export function cacheDir(env: NodeJS.ProcessEnv): string {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function positiveInt(name: string, v: string | undefined, min: number): number | undefined {
+function positiveInt(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} wants a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} wants a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -83,6 +84,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
         'base-url': { type: 'string' },
         type: { type: 'string' },
         limit: { type: 'string' },
+        all: { type: 'boolean', default: false },
+        page: { type: 'string' },
         interval: { type: 'string' },
         'max-polls': { type: 'string' },
         timeout: { type: 'string' },
@@ -119,9 +122,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
       case 'history': {
         const type = values.type;
         if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type wants one of ${EVENT_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
-        const limit = positiveInt('limit', values.limit, 1);
-        const h = await createResetStatusClient(common).history({ ...(type ? { type: type as EventType } : {}), ...(limit ? { limit } : {}) });
-        print({ count: h.count, events: h.events }, renderEvents(h.events, lang));
+        const filter = type ? { type: type as EventType } : {};
+        const limit = positiveInt('limit', values.limit, 1, MAX_HISTORY_EVENTS);
+        const page = positiveInt('page', values.page, 1, 9_999_999);
+        if ([limit !== undefined, values.all, page !== undefined].filter(Boolean).length > 1) throw new UsageError('history takes one of --limit, --all and --page');
+        const client = createResetStatusClient(common);
+        if (page !== undefined) {
+          const p = await client.historyPage(page, filter);
+          print({ page: p.page, first_position: p.first_position, next: p.next, events: p.events }, renderEvents(p.events, lang));
+          return EXIT_ANSWERED;
+        }
+        const h = await client.history({ ...filter, limit: values.all ? MAX_HISTORY_EVENTS : (limit ?? DEFAULT_HISTORY_LIMIT) });
+        print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
+        // Said on stderr, so stdout stays the list: more exists than was asked for by default or than --all may read.
+        if (h.truncated && limit === undefined) err(`reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : '--limit N or --all for more'}`);
         return EXIT_ANSWERED;
       }
       case 'event': {

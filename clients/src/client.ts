@@ -4,12 +4,27 @@
 // `reset` unknown, never trusted.
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api.d.ts';
-import { API_MAX_AGE_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, MAX_BODY_BYTES, NO_API_URL_MESSAGE, PRODUCTION_API_URL, RETRY_BACKOFF_MS, type Lang } from './config.ts';
+import {
+  API_MAX_AGE_MS,
+  DEFAULT_HISTORY_LIMIT,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  HISTORY_PAGE_PATTERN,
+  HISTORY_PAGE_SIZE,
+  MAX_BODY_BYTES,
+  MAX_HISTORY_EVENTS,
+  MAX_HISTORY_PAGES,
+  NO_API_URL_MESSAGE,
+  PRODUCTION_API_URL,
+  RETRY_BACKOFF_MS,
+  type Lang,
+} from './config.ts';
 
 export type Schemas = components['schemas'];
 export type Latest = Schemas['Latest'];
 export type Forecast = Schemas['Forecast'];
 export type History = Schemas['History'];
+export type HistoryPage = Schemas['HistoryPage'];
 export type ApiEvent = Schemas['Event'];
 export type EventType = Schemas['Event']['type'];
 export type ApiErrorCode = Schemas['Error']['error']['code'];
@@ -133,7 +148,7 @@ function createTransport(opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retri
       if (cached) headers.set('if-none-match', cached.etag);
       let failure: ResetStatusError;
       try {
-        const res = await opts.fetch(url, { method: request.method, headers, signal: AbortSignal.timeout(opts.timeoutMs) });
+        const res = await opts.fetch(url, { method: request.method, headers, redirect: request.redirect, signal: AbortSignal.timeout(opts.timeoutMs) });
         if (res.status === 304 && cached) {
           const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get('cache-control')) };
           opts.cache.set(url, entry);
@@ -162,6 +177,37 @@ function createTransport(opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retri
   };
 }
 
+/** What `history()` collected: the newest events across as many pages as the limit needs. */
+export interface HistoryRead {
+  /** The newest history document as served (its own `events` are only the newest 100 to 199). */
+  document: History;
+  /** The newest `limit` events (fewer when fewer are recorded), newest first, each once. */
+  events: ApiEvent[];
+  /** How many events are recorded (of the type asked for): the newest document's `count`. */
+  count: number;
+  /** Older events exist beyond those returned: the limit or the cap on pages was reached first. */
+  truncated: boolean;
+  /** Documents read: the newest one and each archived page followed. */
+  pagesRead: number;
+}
+
+export interface HistoryFilter {
+  type?: EventType;
+  /** At most this many events, 1 to MAX_HISTORY_EVENTS; default DEFAULT_HISTORY_LIMIT (100). */
+  limit?: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The paging fields a history document must carry for the client to follow it; anything else is not the API. */
+function checkHistoryShape(doc: unknown): string | null {
+  if (!isRecord(doc)) return 'not an object';
+  if (!Array.isArray(doc.events) || !doc.events.every((e) => isRecord(e) && typeof e.id === 'string')) return 'no list of events with ids';
+  // An API from before paging has no `next`: its one document is the whole history.
+  if (doc.next !== undefined && doc.next !== null && typeof doc.next !== 'string') return '`next` is neither a path nor null';
+  return null;
+}
+
 export type ResetStatusClient = ReturnType<typeof createResetStatusClient>;
 
 export function createResetStatusClient(options: ClientOptions = {}) {
@@ -170,19 +216,17 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   const baseUrl = configured.replace(/\/+$/, '');
   const now = options.now ?? Date.now;
   const cache = options.cache ?? createMemoryCache();
-  const api = createClient<paths>({
-    baseUrl,
-    fetch: createTransport({
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      retries: options.retries ?? DEFAULT_RETRIES,
-      backoffMs: options.backoffMs ?? RETRY_BACKOFF_MS,
-      cache,
-      now,
-      fetch: options.fetch ?? globalThis.fetch,
-    }),
+  const transport = createTransport({
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retries: options.retries ?? DEFAULT_RETRIES,
+    backoffMs: options.backoffMs ?? RETRY_BACKOFF_MS,
+    cache,
+    now,
+    fetch: options.fetch ?? globalThis.fetch,
   });
-  const lang = options.lang;
-  const query = lang === undefined ? {} : { lang };
+  const api = createClient<paths>({ baseUrl, fetch: transport });
+  const askedLang = options.lang;
+  const query = askedLang === undefined ? {} : { lang: askedLang };
 
   /** The data of a 200, or the API's error as a ResetStatusError. */
   function unwrap<T>(r: { data?: T; error?: unknown; response: Response }): T {
@@ -202,19 +246,128 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
   }
 
+  const invalid = (url: string, why: string) => new ResetStatusError('invalid_response', `${url}: ${why}`, 200, url);
+
+  /**
+   * The archived page `next` names, or a refusal: `next` must be a path (resolved against the base URL, so the request
+   * stays on the API's origin) to `/api/history` with one `page` older than the page just read, the same `type` and
+   * the same language. Anything else (another host, another path, a loop) is not followed.
+   */
+  function nextPage(next: string, from: string, type: EventType | undefined, lang: string, before: number): { url: string; page: number } {
+    const refuse = (why: string) => invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
+    // `//host/...` is a path to another host, and a backslash is a slash to a browser's URL parser.
+    if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) throw refuse('not a path on the API');
+    const base = new URL(`${baseUrl}/`);
+    let url: URL;
+    try {
+      url = new URL(baseUrl + next);
+    } catch {
+      throw refuse('not a URL');
+    }
+    if (url.origin !== base.origin) throw refuse(`not on ${base.origin}`);
+    if (url.pathname !== `${base.pathname}api/history`) throw refuse('not /api/history');
+    const pages = url.searchParams.getAll('page');
+    if (pages.length !== 1 || !HISTORY_PAGE_PATTERN.test(pages[0]!)) throw refuse('no page number');
+    const page = Number(pages[0]);
+    if (page >= before) throw refuse(`page ${page} is not older than page ${before}`);
+    if (url.searchParams.getAll('type').join(',') !== (type ?? '')) throw refuse(`not the events of type ${type ?? '(any)'}`);
+    const langs = url.searchParams.getAll('lang');
+    if (langs.length > 1 || (langs[0] ?? 'en') !== lang) throw refuse(`not in ${lang}`);
+    url.hash = '';
+    return { url: url.href, page };
+  }
+
+  /** One archived page at `url` through the same transport (ETag, timeout, retries; a 404 is the API's not_found). */
+  async function fetchPage(url: string, page: number): Promise<HistoryPage> {
+    // The API never redirects; a redirect could take the chain off its origin after `next` was checked.
+    const res = await transport(new Request(url, { headers: { accept: 'application/json' }, redirect: 'error' }));
+    if (!res.ok) throw new ResetStatusError('http_error', `HTTP ${res.status} from ${url}`, res.status, url);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await res.text());
+    } catch {
+      throw invalid(url, 'not JSON');
+    }
+    const bad = checkHistoryShape(doc);
+    if (bad) throw invalid(url, `not a history page: ${bad}`);
+    if ((doc as { page?: unknown }).page !== page) throw invalid(url, `not page ${page}`);
+    return doc as HistoryPage;
+  }
+
+  /**
+   * The newest `limit` events: the newest document, then the archived pages its `next` chain names, until `limit`
+   * events are collected, `next` is null, or the cap on pages is reached (reported as `truncated`). Pages are read one
+   * after another, each as any other document (ETag, timeout, retries, a 4xx final).
+   *
+   * Consistency while the API publishes: the events are those of the newest document as read first, plus older ones.
+   * An event added between two requests is not in the newest document already read, and an archived page never
+   * changes when a newer event comes; if that event archives a new page, the chain already read points below it and
+   * never visits it, and the events it holds were read in the newest document. So nothing is lost or repeated. Only a
+   * correction of an already archived event can move one event across a page boundary between two requests; the
+   * client drops any event whose id it already has, so a repeat is impossible, but such a moved event can be missed
+   * by that one read.
+   */
+  async function readHistory(filter: HistoryFilter): Promise<HistoryRead> {
+    const limit = filter.limit ?? DEFAULT_HISTORY_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_EVENTS) throw new RangeError(`[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`);
+    const r = await api.GET('/api/history', { params: { query: { ...query, ...(filter.type ? { type: filter.type } : {}) } } });
+    const doc = unwrap(r);
+    const docUrl = r.response.url || `${baseUrl}/api/history`;
+    const bad = checkHistoryShape(doc);
+    if (bad || 'page' in doc) throw invalid(docUrl, `not the newest history document: ${bad ?? 'it is an archived page'}`);
+    const newest = doc as History;
+    if (typeof newest.count !== 'number') throw invalid(docUrl, 'not the newest history document: no count');
+    const events: ApiEvent[] = [];
+    const seen = new Set<string>();
+    /** Takes events until the limit; true when some not yet seen are left over. */
+    const take = (list: readonly ApiEvent[]): boolean => {
+      for (const e of list) {
+        if (seen.has(e.id)) continue;
+        if (events.length >= limit) return true;
+        seen.add(e.id);
+        events.push(e);
+      }
+      return false;
+    };
+    let left = take(newest.events);
+    let next = newest.next ?? null;
+    let from = docUrl;
+    let before = Infinity;
+    let pagesRead = 1;
+    // A page never holds more than page_size events: the pages the limit can need, and never more than the hard cap.
+    const pageSize = Number.isInteger(newest.page_size) && newest.page_size >= 1 ? newest.page_size : HISTORY_PAGE_SIZE;
+    const maxPages = Math.min(MAX_HISTORY_PAGES, 1 + Math.ceil(limit / pageSize));
+    const lang = typeof newest.meta?.lang === 'string' ? newest.meta.lang : (askedLang ?? 'en');
+    while (!left && next !== null && events.length < limit && pagesRead < maxPages) {
+      const target = nextPage(next, from, filter.type, lang, before);
+      const page = await fetchPage(target.url, target.page);
+      pagesRead++;
+      left = take(page.events);
+      next = page.next ?? null;
+      from = target.url;
+      before = target.page;
+    }
+    return { document: newest, events, count: newest.count, truncated: left || next !== null, pagesRead };
+  }
+
+  /** Archived page `page` of /api/history (`?type=` when given): a 404 `not_found` when it is not archived. */
+  async function readHistoryPage(page: number, type: EventType | undefined): Promise<HistoryPage> {
+    if (!HISTORY_PAGE_PATTERN.test(String(page))) throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
+    const r = await api.GET('/api/history', { params: { query: { ...query, ...(type ? { type } : {}), page } } });
+    const doc = unwrap(r);
+    const url = r.response.url || `${baseUrl}/api/history`;
+    const bad = checkHistoryShape(doc);
+    if (bad || !('page' in doc) || doc.page !== page) throw invalid(url, `not history page ${page}: ${bad ?? 'another document'}`);
+    return doc;
+  }
+
   return {
     baseUrl,
     cache,
     latest: async (): Promise<Fresh<Latest>> => fresh(unwrap(await api.GET('/api/latest', { params: { query } }))),
     forecast: async (): Promise<Fresh<Forecast>> => fresh(unwrap(await api.GET('/api/forecast', { params: { query } }))),
-    /**
-     * The events of /api/history, filtered and cut client-side. Only the `events` of the document are read: should
-     * the history become paged (a newest page with a `next` link), this reads the newest page and follows nothing.
-     */
-    history: async (filter: { type?: EventType; limit?: number } = {}): Promise<History> => {
-      const doc = unwrap(await api.GET('/api/history', { params: { query: { ...query, ...(filter.type ? { type: filter.type } : {}) } } }));
-      return filter.limit === undefined ? doc : { ...doc, events: doc.events.slice(0, filter.limit) };
-    },
+    history: (filter: HistoryFilter = {}): Promise<HistoryRead> => readHistory(filter),
+    historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> => readHistoryPage(page, filter.type),
     event: async (id: string): Promise<ApiEvent> => unwrap(await api.GET('/api/events/{id}', { params: { path: { id }, query } })).event,
     openapi: async (): Promise<unknown> => unwrap(await api.GET('/api/openapi.json', {})),
   };

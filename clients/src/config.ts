@@ -23,6 +23,19 @@ export const RETRY_BACKOFF_MS = 250;
 export const API_MAX_AGE_MS = 30_000;
 export const STATUSLINE_CACHE_MS = 60_000;
 export const WATCH_DEFAULT_INTERVAL_MS = 60_000;
+/**
+ * Events per archived history page, as the API publishes it (its documents' `page_size`). The client reads the value
+ * from the newest document and falls back on this one when it is missing or absurd.
+ */
+export const HISTORY_PAGE_SIZE = 100;
+/** `history()` and `reset-status history` without a limit: the newest 100, which the newest document always holds (one request). */
+export const DEFAULT_HISTORY_LIMIT = 100;
+/** The most events one `history()` call collects (`--all` stops here): 100 archived pages. */
+export const MAX_HISTORY_EVENTS = 10_000;
+/** The most documents one `history()` call reads, whatever the pages hold: the newest and 100 archived pages. */
+export const MAX_HISTORY_PAGES = 101;
+/** A `page` the API can serve: a positive integer without leading zeros, at most 7 digits (as its router accepts). */
+export const HISTORY_PAGE_PATTERN = /^[1-9][0-9]{0,6}$/;
 /** A document larger than this is refused: the API's largest (history) is well under it. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 

@@ -4,7 +4,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { createResetStatusClient, ResetStatusError, trustedReset, type ApiEvent, type ClientOptions } from './client.ts';
-import { EVENT_TYPES, LANGS, type Lang } from './config.ts';
+import { EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS, type Lang } from './config.ts';
+
+/** The most events one reset_history call returns: more than an agent's context should hold at once. */
+const MCP_HISTORY_MAX = 500;
 import { answerKind } from './format.ts';
 
 export const HONESTY_RULES = [
@@ -63,14 +66,26 @@ export function createMcpServer(options: ClientOptions & { baseUrl: string }): M
   server.registerTool(
     'reset_history',
     {
-      description: 'Recorded events, newest first (coverage is partial).',
-      inputSchema: { type: z.enum(EVENT_TYPES).optional().describe('Only events of this type.'), limit: z.number().int().min(1).max(500).optional().describe('At most this many events (default 10).'), lang: langSchema },
+      description: `Recorded events, newest first (coverage is partial). Reads across the API's history pages up to \`limit\`; \`page\` reads one archived page instead (1 = the ${HISTORY_PAGE_SIZE} oldest events).`,
+      inputSchema: {
+        type: z.enum(EVENT_TYPES).optional().describe('Only events of this type.'),
+        limit: z.number().int().min(1).max(MCP_HISTORY_MAX).optional().describe(`At most this many events, newest first (default 10, at most ${MCP_HISTORY_MAX}).`),
+        page: z.number().int().min(1).max(9_999_999).optional().describe('One archived page instead of the newest events: 1 holds the oldest events; the newest history lists how many are archived.'),
+        lang: langSchema,
+      },
     },
-    ({ type, limit, lang }) =>
+    ({ type, limit, page, lang }) =>
       guarded(async () => {
         const c = client(lang);
-        const h = await c.history({ ...(type ? { type } : {}), limit: limit ?? 10 });
-        return result({ count: h.count, coverage_note: h.coverage.note, events: h.events }, [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)]);
+        const filter = type ? { type } : {};
+        if (page !== undefined) {
+          const p = await c.historyPage(page, filter);
+          const events = limit === undefined ? p.events : p.events.slice(0, limit);
+          const url = `${c.baseUrl}/api/history?lang=${p.meta.lang}${type ? `&type=${type}` : ''}&page=${page}`;
+          return result({ page: p.page, first_position: p.first_position, next: p.next, events }, [url, ...eventLinks(base, events)]);
+        }
+        const h = await c.history({ ...filter, limit: limit ?? 10 });
+        return result({ count: h.count, truncated: h.truncated, coverage_note: h.document.coverage.note, events: h.events }, [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)]);
       }),
   );
   server.registerTool(
