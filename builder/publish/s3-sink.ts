@@ -3,8 +3,18 @@
 //
 // Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
 // PUT of the manifest; on a listing publish (every `listEvery`-th, or when the last listing is older than
-// `listMaxAgeMs`) also one LIST per 1000 objects, run in parallel. The body's SHA-256 also goes into the object's
-// metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+// `listMaxAgeMs`) also one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into
+// the object's metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+//
+// The build comes as a stream (stream.ts) and the sink holds at most `windowDocs` bodies at once: each document is
+// hashed, compared with the manifest (and the listing) and uploaded if it changed, then let go; of every document only
+// its key and manifest entry stay, for the deletes and the next manifest. Two consequences:
+//  - A key is checked when its document arrives, not before anything is written: an unsafe key, a second document
+//    for a key, or the manifest's own key stops the publish there, with that document and everything after it not
+//    written, no deletes and no manifest PUT. Like any interrupted publish (a failed PUT, a lost lock), it leaves the
+//    previous manifest in place, and the next publish re-uploads whatever differs from it.
+//  - The listing runs while the first documents stream in (the first comparison waits for it), so the report's
+//    `steps` overlap: manifest, list, stream (hash + compare + upload), delete, manifest_put.
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
