@@ -137,8 +137,6 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
             await gate(d.phase);
             ledger.landed(d.key, { etag: await putDocument(io, d, bodySha256, count), fingerprint: print });
           },
-          startPhase: async () => {},
-          endPhase: async () => {},
         }),
       );
       // A failed publish writes no manifest, and leaves no listing request behind it.

@@ -33,9 +33,9 @@ export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncG
 
 export interface StreamWork {
   /** Awaited when the first document of a phase arrives, after the phase before it ended, before it is started. */
-  startPhase(phase: number): Promise<void>;
+  startPhase?(phase: number): Promise<void>;
   /** Awaited once every document of the phase is finished, before the next phase starts, and at the end. */
-  endPhase(phase: number): Promise<void>;
+  endPhase?(phase: number): Promise<void>;
   /** Checks a document as it arrives, before it is started; a throw stops the publish with nothing of it written. */
   accept(doc: OutputDocument): void;
   /** Writes (or finds unchanged) one document. */
@@ -103,17 +103,17 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
         if (phase !== null) {
           await drain();
           if (failure !== null) break;
-          await work.endPhase(phase);
+          await work.endPhase?.(phase);
         }
         phase = doc.phase;
-        await work.startPhase(phase);
+        await work.startPhase?.(phase);
       }
       work.accept(doc);
       waiting.push(doc);
       startMore();
     }
     if (failure === null) await drain();
-    if (failure === null && phase !== null) await work.endPhase(phase);
+    if (failure === null && phase !== null) await work.endPhase?.(phase);
   } catch (error) {
     failure ??= { error };
   }
