@@ -68,13 +68,3 @@ export function leftoverFiles(files: Iterable<string>, built: ReadonlySet<string
   // The edge store's file lives next to the documents (the preview reads it there) but is not one of them.
   return [...files].filter((f) => !built.has(f) && f !== EDGE_STORE_FILE);
 }
-
-/**
- * Which waiting document to write next: the first whose directory has no write under way. Creating a file holds
- * its directory's lock, so files written at the same time should go to different directories (BENCHMARKS.md
- * section 2 measured 8.35 s → 3.62 s for a whole-build round robin across directories).
- */
-export function pickAcrossDirectories(waiting: readonly OutputDocument[], busy: ReadonlyMap<string, number>): number {
-  for (let i = 0; i < waiting.length; i++) if (!busy.get(parentOf(waiting[i]!.key))) return i;
-  return 0;
-}

@@ -40,8 +40,11 @@ export interface StreamWork {
   accept(doc: OutputDocument): void;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
-  /** Which of the waiting documents to start next (an index into `waiting`); the oldest when absent. */
-  pick?(waiting: readonly OutputDocument[]): number;
+  /**
+   * Documents of one lane are spread apart: the next write is taken from each lane with documents waiting in turn
+   * (oldest first within a lane). Without lanes, the oldest waiting document goes next.
+   */
+  lane?(doc: OutputDocument): string;
 }
 
 export interface StreamLimits {
@@ -61,7 +64,9 @@ export interface StreamLimits {
 export async function consumeInPhases(docs: DocumentStream, where: string, limits: StreamLimits, work: StreamWork): Promise<void> {
   if (!(limits.windowDocs >= 1 && limits.concurrency >= 1)) throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
   const source = inPhaseOrder(docs, where);
-  const waiting: OutputDocument[] = [];
+  /** Lane → its documents taken and not started; the Map's order is the turn, the lane served last goes to the back. */
+  const lanes = new Map<string, OutputDocument[]>();
+  let waiting = 0;
   let running = 0;
   let failure: { error: unknown } | null = null;
   let wake: (() => void) | null = null;
@@ -72,9 +77,12 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   };
   const changed = () => new Promise<void>((resolve) => (wake = resolve));
   const startMore = () => {
-    while (failure === null && running < limits.concurrency && waiting.length > 0) {
-      const i = work.pick && waiting.length > 1 ? work.pick(waiting) : 0;
-      const doc = waiting.splice(i, 1)[0]!;
+    while (failure === null && running < limits.concurrency && waiting > 0) {
+      const [lane, queue] = lanes.entries().next().value!;
+      const doc = queue.shift()!;
+      lanes.delete(lane);
+      if (queue.length > 0) lanes.set(lane, queue);
+      waiting--;
       running++;
       work
         .write(doc)
@@ -88,13 +96,13 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   };
   /** Until every document taken so far is finished, or a failure. */
   const drain = async () => {
-    while (running > 0 || (failure === null && waiting.length > 0)) await changed();
+    while (running > 0 || (failure === null && waiting > 0)) await changed();
   };
 
   let phase: number | null = null;
   try {
     for (;;) {
-      while (failure === null && waiting.length + running >= limits.windowDocs) await changed();
+      while (failure === null && waiting + running >= limits.windowDocs) await changed();
       if (failure !== null) break;
       const next = await source.next();
       if (next.done) break;
@@ -109,7 +117,11 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
         await work.startPhase?.(phase);
       }
       work.accept(doc);
-      waiting.push(doc);
+      const lane = work.lane?.(doc) ?? '';
+      const queue = lanes.get(lane);
+      if (queue === undefined) lanes.set(lane, [doc]);
+      else queue.push(doc);
+      waiting++;
       startMore();
     }
     if (failure === null) await drain();
@@ -118,7 +130,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
     failure ??= { error };
   }
   if (failure === null) return;
-  waiting.length = 0;
+  lanes.clear();
   while (running > 0) await changed();
   try {
     await source.return(undefined);

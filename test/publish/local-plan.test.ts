@@ -1,6 +1,6 @@
 // The local sink's write plan without a disk: compare, create or stage each file; which directories appear whole.
 import { describe, expect, it } from 'vitest';
-import { createLocalPlanner, leftoverFiles, pickAcrossDirectories, type DirectoryListing } from '../../builder/publish/local-plan.ts';
+import { createLocalPlanner, leftoverFiles, type DirectoryListing } from '../../builder/publish/local-plan.ts';
 import { EDGE_STORE_FILE } from '../../builder/contract.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 
@@ -43,15 +43,5 @@ describe('createLocalPlanner', () => {
 describe('leftoverFiles', () => {
   it('removes what the build dropped, never the edge store file', () => {
     expect(leftoverFiles(['api/en/latest.json', 'api/en/old.json', EDGE_STORE_FILE], new Set(['api/en/latest.json']))).toEqual(['api/en/old.json']);
-  });
-});
-
-describe('pickAcrossDirectories', () => {
-  it('takes the first file of a directory with no write under way, else the oldest', () => {
-    const waiting = ['a/1', 'a/2', 'b/1', 'c/1'].map((k) => doc(k));
-    expect(pickAcrossDirectories(waiting, new Map())).toBe(0);
-    expect(pickAcrossDirectories(waiting, new Map([['a', 1]]))).toBe(2);
-    expect(pickAcrossDirectories(waiting, new Map([['a', 2], ['b', 1]]))).toBe(3);
-    expect(pickAcrossDirectories(waiting, new Map([['a', 1], ['b', 1], ['c', 1]]))).toBe(0);
   });
 });
