@@ -33,12 +33,12 @@ interface ChildReport {
 }
 
 /** The least any publisher must do: stringify and write each file, with the sink's own I/O concurrency. */
-async function floor(docs: readonly { key: string; value: unknown }[], dir: string): Promise<number> {
+async function floor(docs: readonly { key: string; value: unknown; text?: string }[], dir: string): Promise<number> {
   const t0 = performance.now();
   const dirs = new Set(docs.map((d) => path.dirname(path.join(dir, d.key))));
   for (const d of dirs) await mkdir(d, { recursive: true });
   const limit = pLimit(WRITE_CONCURRENCY);
-  await Promise.all(docs.map((d) => limit(() => writeFile(path.join(dir, d.key), JSON.stringify(d.value)))));
+  await Promise.all(docs.map((d) => limit(() => writeFile(path.join(dir, d.key), d.text ?? JSON.stringify(d.value)))));
   return performance.now() - t0;
 }
 
@@ -89,7 +89,8 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   };
   /** The floor on one run's documents, parsed before the clock starts and after a full collection. */
   const timedFloor = async (docs: readonly OutputDocument[], i: number) => {
-    const values = docs.map((d) => ({ key: d.key, value: JSON.parse(d.body) as unknown }));
+    // A text document (the archives' notices, feeds, the page) is written as it is: there is nothing to stringify.
+    const values = docs.map((d) => (d.contentType.startsWith('application/json') ? { key: d.key, value: JSON.parse(d.body) as unknown } : { key: d.key, value: null, text: d.body }));
     collect();
     floorMs.push(await floor(values, path.join(work, `floor-${i}`)));
   };
