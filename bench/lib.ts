@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EventInput } from '../builder/model/schemas.ts';
+import type { DocumentStream } from '../builder/publish/sink.ts';
+import type { OutputDocument } from '../builder/render/output.ts';
 import { seededRandom } from '../builder/model/resetbench.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -235,4 +237,21 @@ export async function hasCommand(cmd: string, args: readonly string[] = ['--vers
   } catch {
     return false;
   }
+}
+
+/**
+ * The documents given to a sink, passed on as the sink takes them: an array as it is, any other stream one document
+ * at a time, so a sink wrapped by a bench still streams, and the bench holds only what `seen` keeps.
+ */
+export function observeDocuments(docs: DocumentStream, seen: (doc: OutputDocument) => void): DocumentStream {
+  if (Array.isArray(docs)) {
+    for (const d of docs as readonly OutputDocument[]) seen(d);
+    return docs;
+  }
+  return (async function* () {
+    for await (const d of docs) {
+      seen(d);
+      yield d;
+    }
+  })();
 }

@@ -21,7 +21,7 @@ import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
 import { startS3Proxy } from '../test/helpers/s3-proxy.ts';
 import type { EventInput } from '../builder/model/schemas.ts';
-import { BENCH_NOW, benchArgs, fmtMs, median, runChild, saveResults, syntheticEvents, table } from './lib.ts';
+import { BENCH_NOW, benchArgs, fmtMs, median, observeDocuments, runChild, saveResults, syntheticEvents, table } from './lib.ts';
 
 const ACCESS_KEY = 'reset-test-access-key';
 const SECRET_KEY = 'reset-test-secret-key';
@@ -31,9 +31,9 @@ const BENCH_MEMSTORE_BYTES = 4 * 1024 ** 3;
 
 /** The documents of a build of `events` (one run, captured from the sink), also written to `dist`. */
 async function build(dataDir: string, work: string, dist: string): Promise<OutputDocument[]> {
-  let docs: OutputDocument[] = [];
+  const docs: OutputDocument[] = [];
   const local = createLocalSink(dist);
-  const sink: Sink = { name: 'capture', publish: (d): Promise<PublishReport> => ((docs = [...d]), local.publish(d)) };
+  const sink: Sink = { name: 'capture', publish: (d, o): Promise<PublishReport> => local.publish(observeDocuments(d, (doc) => docs.push(doc)), o) };
   await run({ now: () => new Date(BENCH_NOW), fetcher: createHttpFetcher(), sources: [], store: createLocalStateStore(path.join(work, 'state'), { now: () => new Date() }), sink, dataDir });
   return docs;
 }

@@ -15,7 +15,7 @@ import pLimit from 'p-limit';
 import { WRITE_CONCURRENCY } from '../builder/publish/local-sink.ts';
 import type { PublishReport, Sink } from '../builder/publish/sink.ts';
 import type { OutputDocument } from '../builder/render/output.ts';
-import { BENCH_NOW, benchArgs, fmtMiB, fmtMs, lastJson, median, runChild, saveResults, startSources, table, writeSyntheticData } from './lib.ts';
+import { BENCH_NOW, benchArgs, fmtMiB, fmtMs, lastJson, median, observeDocuments, runChild, saveResults, startSources, table, writeSyntheticData } from './lib.ts';
 
 export const SCALE_TARGET_RATIO = 2;
 export const SCALE_TARGET_RSS_BYTES = 1024 * 1024 * 1024;
@@ -33,12 +33,12 @@ interface ChildReport {
 }
 
 /** The least any publisher must do: stringify and write each file, with the sink's own I/O concurrency. */
-async function floor(docs: readonly { key: string; value: unknown }[], dir: string): Promise<number> {
+async function floor(docs: readonly { key: string; value: unknown; text?: string }[], dir: string): Promise<number> {
   const t0 = performance.now();
   const dirs = new Set(docs.map((d) => path.dirname(path.join(dir, d.key))));
   for (const d of dirs) await mkdir(d, { recursive: true });
   const limit = pLimit(WRITE_CONCURRENCY);
-  await Promise.all(docs.map((d) => limit(() => writeFile(path.join(dir, d.key), JSON.stringify(d.value)))));
+  await Promise.all(docs.map((d) => limit(() => writeFile(path.join(dir, d.key), d.text ?? JSON.stringify(d.value)))));
   return performance.now() - t0;
 }
 
@@ -57,12 +57,23 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   // Without --expose-gc (a direct call of the child), nothing is collected up front.
   const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
   // dist-*, floor-* stay until every size is measured: see benchScale.
-  /** run() into an empty dist; its stages are recorded when timed. Returns the documents it published. */
-  const runOnce = async (name: string, timed: boolean) => {
-    let captured: readonly OutputDocument[] = [];
+  /**
+   * run() into an empty dist; its stages are recorded when timed. Returns the documents it published when `keep`
+   * (for the floor), else only their keys and size: the warm-up's peak RSS is then the pipeline's own.
+   */
+  const runOnce = async (name: string, timed: boolean, keep: boolean) => {
+    const captured: OutputDocument[] = [];
+    const keys: string[] = [];
+    let size = 0;
     const local = createLocalSink(path.join(work, `dist-${name}`));
-    // Keeps the documents for the floor; the real sink does all the work.
-    const sink: Sink = { name: local.name, publish: (docs, opts): Promise<PublishReport> => ((captured = docs), local.publish(docs, opts)) };
+    const seen = keep
+      ? (d: OutputDocument) => void captured.push(d)
+      : (d: OutputDocument) => {
+          keys.push(d.key);
+          size += Buffer.byteLength(d.body);
+        };
+    // The real sink does all the work, taking the documents as run() hands them over.
+    const sink: Sink = { name: local.name, publish: (docs, opts): Promise<PublishReport> => local.publish(observeDocuments(docs, seen), opts) };
     collect();
     const summary = await run({
       now: () => new Date(BENCH_NOW),
@@ -74,34 +85,36 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
       ...(timed ? { onStage: (stage: string, ms: number) => (stages[stage] ??= []).push(ms) } : {}),
     });
     documents = summary.documents;
-    return captured;
+    return keep ? { docs: captured, keys: captured.map((d) => d.key), bytes: sizeOf(captured) } : { docs: captured, keys, bytes: size };
   };
   /** The floor on one run's documents, parsed before the clock starts and after a full collection. */
   const timedFloor = async (docs: readonly OutputDocument[], i: number) => {
-    const values = docs.map((d) => ({ key: d.key, value: JSON.parse(d.body) as unknown }));
+    // A text document (the archives' notices, feeds, the page) is written as it is: there is nothing to stringify.
+    const values = docs.map((d) => (d.contentType.startsWith('application/json') ? { key: d.key, value: JSON.parse(d.body) as unknown } : { key: d.key, value: null, text: d.body }));
     collect();
     floorMs.push(await floor(values, path.join(work, `floor-${i}`)));
   };
-  const size = (docs: readonly OutputDocument[]) => docs.reduce((n, d) => n + Buffer.byteLength(d.body), 0);
+  const sizeOf = (docs: readonly OutputDocument[]) => docs.reduce((n, d) => n + Buffer.byteLength(d.body), 0);
   // An untimed run() first: it warms the JIT, and it is the first to create 50,000 files in this directory (the
   // first writer after a large delete, here or by another process, pays for the freed inodes: see benchScale).
-  // Its peak RSS is the one reported.
-  let latest = await runOnce('warmup', false);
+  // Its peak RSS is the one reported; it keeps no document.
+  const warmup = await runOnce('warmup', false, false);
   runRss = process.resourceUsage().maxRSS * 1024;
-  const keys = latest.map((d) => d.key);
-  events = latest.filter((d) => d.key.startsWith('api/en/events/')).length;
-  bytes = size(latest);
-  // Even repetitions run the floor first, on the documents of the run before (the build is deterministic, which is
-  // checked), odd ones after their own run: neither side is always the one measured second.
+  const keys = warmup.keys;
+  events = keys.filter((k) => k.startsWith('api/en/events/')).length;
+  bytes = warmup.bytes;
+  // Odd repetitions run the floor first, on the documents of the run before (the build is deterministic, which is
+  // checked), even ones after their own run: neither side is always the one measured second.
+  let latest: OutputDocument[] = [];
   for (let i = 0; i < reps; i++) {
-    const floorFirst = i % 2 === 0;
+    const floorFirst = i % 2 === 1;
     if (floorFirst) await timedFloor(latest, i);
     latest = [];
-    latest = await runOnce(String(i), true);
+    const rep = await runOnce(String(i), true, true);
+    latest = rep.docs;
     // Only the source checks' latencies differ from one run to the next: a few bytes of the status documents.
-    const repBytes = size(latest);
-    if (latest.length !== keys.length || latest.some((d, j) => d.key !== keys[j]) || Math.abs(repBytes - bytes) > 1024) {
-      throw new Error(`repetition ${i} built ${latest.length} documents (${repBytes} bytes), the warm-up ${keys.length} (${bytes} bytes)`);
+    if (rep.keys.length !== keys.length || rep.keys.some((k, j) => k !== keys[j]) || Math.abs(rep.bytes - bytes) > 1024) {
+      throw new Error(`repetition ${i} built ${rep.keys.length} documents (${rep.bytes} bytes), the warm-up ${keys.length} (${bytes} bytes)`);
     }
     if (!floorFirst) await timedFloor(latest, i);
   }

@@ -6,9 +6,11 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { DataError, StorageError } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
-import type { OutputDocument } from '../render/output.ts';
-import { planLocalWrites, type LocalPlan, type LocalWrite } from './local-plan.ts';
-import type { PublishOptions, PublishReport, Sink } from './sink.ts';
+import { createLocalPlanner, leftoverFiles, parentOf, type LocalWrite } from './local-plan.ts';
+import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
+import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
+
+const WHERE = 'publish/local';
 
 /**
  * New directories are built under `<dir>/.publish-staging-<pid>-<uuid>/` and renamed into place whole. Keys
@@ -52,33 +54,15 @@ async function listTree(root: string): Promise<Listing | null> {
 }
 
 /**
- * Files of one phase are written this many at a time: one after another, a 10,000-event build (50,000 files)
- * spent most of its publish waiting on the filesystem, each file being a read, a write and a rename.
+ * Files are written this many at a time: one after another, a 10,000-event build (50,000 files) spent most of its
+ * publish waiting on the filesystem, each file being a read, a write and a rename.
  */
 export const WRITE_CONCURRENCY = 16;
 
-/** Runs `fn` on every item, `limit` at a time; after a failure starts no more, waits for the started ones, throws the first. */
-async function forEachLimited<T>(limit: ReturnType<typeof pLimit>, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-  const errors: unknown[] = [];
-  await Promise.all(
-    items.map((item) =>
-      limit(async () => {
-        if (errors.length > 0) return;
-        try {
-          await fn(item);
-        } catch (err) {
-          errors.push(err);
-        }
-      }),
-    ),
-  );
-  if (errors.length > 0) throw errors[0];
-}
-
 /** Carries out one planned write; says whether it wrote or found the file already as wanted. */
-async function writeOne(dir: string, w: LocalWrite, moves: ReadonlyMap<string, string>, ensureDir: (d: string) => Promise<unknown>): Promise<'written' | 'unchanged'> {
+async function writeOne(dir: string, w: LocalWrite, stagedTop: (top: string) => string, ensureDir: (d: string) => Promise<unknown>): Promise<'written' | 'unchanged'> {
   if (w.kind === 'staged') {
-    const stagedFile = path.join(moves.get(w.top)!, w.rest);
+    const stagedFile = path.join(stagedTop(w.top), w.rest);
     await ensureDir(path.dirname(stagedFile));
     await writeFile(stagedFile, w.doc.body);
     return 'written';
@@ -97,48 +81,30 @@ async function writeOne(dir: string, w: LocalWrite, moves: ReadonlyMap<string, s
   return 'written';
 }
 
-/**
- * Writes the plan's phases in order; a phase's staged directories are renamed in before the next phase starts. The
- * staging area is removed whatever happens.
- */
-async function writePhases(dir: string, plan: LocalPlan, limit: LimitFunction, report: PublishReport, fail: (what: string, err: unknown) => StorageError, opts: PublishOptions): Promise<void> {
-  const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
-  let staged = 0;
-  const made = new Map<string, Promise<unknown>>();
-  const ensureDir = (d: string) => {
-    let p = made.get(d);
-    if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
-    return p;
-  };
-  try {
-    for (const { phase, writes, tops } of plan.phases) {
-      await opts.beforePhase?.(`phase ${phase}`);
-      /** Topmost missing directory (relative) -> its staged copy, for this phase. */
-      const moves = new Map(tops.map((top) => [top, path.join(staging, String(staged++))]));
-      await forEachLimited(limit, writes, async (w) => {
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Runs `fn` on every item, `limit` at a time; after a failure starts no more, waits for the started ones, throws the first. */
+async function forEachLimited<T>(limit: LimitFunction, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  const errors: unknown[] = [];
+  await Promise.all(
+    items.map((item) =>
+      limit(async () => {
+        if (errors.length > 0) return;
         try {
-          report[await writeOne(dir, w, moves, ensureDir)]++;
+          await fn(item);
         } catch (err) {
-          throw fail(`could not write ${w.doc.key}`, err);
+          errors.push(err);
         }
-      });
-      // The phase's new directories appear whole, each with one rename, before the next phase starts.
-      for (const [top, copy] of moves) {
-        try {
-          await rename(copy, path.join(dir, top));
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
-          throw fail(`could not move the new directory ${top} into place${hint}`, err);
-        }
-      }
-    }
-  } finally {
-    if (staged > 0) await rm(staging, { recursive: true, force: true });
-  }
+      }),
+    ),
+  );
+  if (errors.length > 0) throw errors[0];
 }
 
-const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+export interface LocalSinkOptions {
+  /** Documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
+  windowDocs?: number;
+}
 
 /**
  * How each document reaches the disk, none of them ever visible half-written:
@@ -149,20 +115,20 @@ const reason = (err: unknown) => (err instanceof Error ? err.message : String(er
  *    missing directory, which is renamed into place once the whole phase is written. This is the cold-build
  *    case (all 50,000 files of a 10,000-event build): one rename per new directory instead of one per file.
  * A phase's staged directories are renamed in before the next phase starts, so phases stay ordered.
+ *
+ * The build is taken as a stream (stream.ts): the sink holds at most `windowDocs` bodies at once, and of every
+ * document only its key (for the deletes at the end). So a key is checked when its document arrives, not before
+ * the build starts: an unsafe, staging-area or repeated key stops the publish there, with the earlier phases
+ * written, that document and everything after it not, and nothing deleted. The next publish completes the build.
  */
-export function createLocalSink(dir: string): Sink {
+export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): Sink {
   const name = `local:${dir}`;
   const fail = (what: string, err: unknown): StorageError => new StorageError('publish/local', `${name}: ${what}: ${reason(err)}`, { cause: err });
+  const windowDocs = sinkOpts.windowDocs ?? STREAM_WINDOW_DOCS;
   return {
     name,
-    async publish(docs: readonly OutputDocument[], opts: PublishOptions = {}): Promise<PublishReport> {
+    async publish(docs: DocumentStream, opts: PublishOptions = {}): Promise<PublishReport> {
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
-      // Every key is checked before anything is written, so a bad build cannot leave half of itself behind.
-      for (const d of docs) {
-        assertSafeKey(d.key);
-        if (d.key.startsWith(STAGING_PREFIX)) throw new DataError('publish/local', `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
-      }
-      const limit = pLimit(WRITE_CONCURRENCY);
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
       let listing = await listTree(dir);
       if (listing === null) {
@@ -174,21 +140,70 @@ export function createLocalSink(dir: string): Sink {
         }
         listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
       }
-      const plan = planLocalWrites(docs, listing);
-      await writePhases(dir, plan, limit, report, fail, opts);
+      const planner = createLocalPlanner(listing);
+      const built = new Set<string>();
+      const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
+      let staged = 0;
+      /** Topmost missing directory (relative) -> its staged copy, for the current phase. */
+      let moves = new Map<string, string>();
+      const stagedTop = (top: string) => {
+        let copy = moves.get(top);
+        if (copy === undefined) moves.set(top, (copy = path.join(staging, String(staged++))));
+        return copy;
+      };
+      const made = new Map<string, Promise<unknown>>();
+      const ensureDir = (d: string) => {
+        let p = made.get(d);
+        if (p === undefined) made.set(d, (p = mkdir(d, { recursive: true })));
+        return p;
+      };
+      try {
+        await consumeInPhases(docs, WHERE, { windowDocs, concurrency: WRITE_CONCURRENCY }, {
+          startPhase: async (phase) => {
+            await opts.beforePhase?.(`phase ${phase}`);
+            moves = new Map();
+          },
+          accept: (d) => {
+            assertSafeKey(d.key, WHERE);
+            if (d.key.startsWith(STAGING_PREFIX)) throw new DataError(WHERE, `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
+            if (built.has(d.key)) throw new DataError(WHERE, `the build has two documents for ${d.key}`);
+            built.add(d.key);
+          },
+          // Creating a file holds its directory's lock, so files written at the same time should go to different
+          // directories: one from each in turn (BENCHMARKS.md section 2 measured 8.35 s → 3.62 s).
+          lane: (d) => parentOf(d.key),
+          write: async (d) => {
+            try {
+              report[await writeOne(dir, planner.place(d), stagedTop, ensureDir)]++;
+            } catch (err) {
+              throw fail(`could not write ${d.key}`, err);
+            }
+          },
+          endPhase: async () => {
+            // The phase's new directories appear whole, each with one rename, before the next phase starts.
+            for (const top of planner.endPhase()) {
+              try {
+                await rename(stagedTop(top), path.join(dir, top));
+              } catch (err) {
+                const code = (err as NodeJS.ErrnoException).code;
+                const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
+                throw fail(`could not move the new directory ${top} into place${hint}`, err);
+              }
+            }
+          },
+        });
+      } finally {
+        if (staged > 0) await rm(staging, { recursive: true, force: true });
+      }
       await opts.beforePhase?.('deletes');
-      await forEachLimited(
-        limit,
-        plan.remove,
-        async (f) => {
-          try {
-            await rm(path.join(dir, f), { force: true });
-          } catch (err) {
-            throw fail(`could not delete ${f}`, err);
-          }
-          report.deleted++;
-        },
-      );
+      await forEachLimited(pLimit(WRITE_CONCURRENCY), leftoverFiles(listing.files, built), async (f) => {
+        try {
+          await rm(path.join(dir, f), { force: true });
+        } catch (err) {
+          throw fail(`could not delete ${f}`, err);
+        }
+        report.deleted++;
+      });
       for (const s of listing.staleStaging) {
         try {
           await rm(path.join(dir, s), { recursive: true, force: true });

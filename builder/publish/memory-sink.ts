@@ -1,10 +1,12 @@
 // Sink in memory: the same contract as the local and S3 sinks, for tests and dry runs. It follows the S3 sink's plan
-// (s3-plan.ts) with the stored map as its listing, so dropped objects stay for the delay as they do on S3.
-import { DataError } from '../errors.ts';
+// (s3-plan.ts) with the stored map as its listing, so dropped objects stay for the delay as they do on S3. It takes the
+// build as a stream like the others, writing each document as it comes (keeping bodies is its job).
 import { assertSafeKey } from '../fsutil/safe-key.ts';
-import type { OutputDocument } from '../render/output.ts';
-import { emptyManifest, fingerprint, headersOf, nextManifest, planPublish, sha256, type DesiredDocument } from './s3-plan.ts';
-import type { PublishOptions, PublishReport, Sink } from './sink.ts';
+import { createPublishLedger, emptyManifest, fingerprint, headersOf, sha256 } from './s3-plan.ts';
+import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
+import { inPhaseOrder } from './stream.ts';
+
+const WHERE = 'publish/memory';
 
 export interface StoredObject {
   body: string;
@@ -21,35 +23,39 @@ export interface MemorySink extends Sink {
 export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number }): MemorySink {
   const objects = new Map<string, StoredObject>();
   let manifest = emptyManifest();
+  const etagOf = new Map<string, string>();
   let etags = 0;
   return {
     name: 'memory',
     objects,
-    async publish(docs: readonly OutputDocument[], publishOpts: PublishOptions = {}): Promise<PublishReport> {
+    async publish(docs: DocumentStream, publishOpts: PublishOptions = {}): Promise<PublishReport> {
       const asOf = opts.now();
-      const seen = new Set<string>();
-      const desired: DesiredDocument[] = docs.map((d) => {
-        assertSafeKey(d.key, 'publish/memory');
-        if (seen.has(d.key)) throw new DataError('publish/memory', `the build has two documents for ${d.key}`);
-        seen.add(d.key);
-        const bodySha256 = sha256(d.body);
-        return { doc: d, bodySha256, fingerprint: fingerprint(bodySha256, d) };
-      });
-      const listing = new Map([...objects.keys()].map((k) => [k, manifest.objects[k]?.etag ?? '']));
-      const plan = planPublish({ desired, manifest, listing, asOf, deleteAfterMs: opts.deleteAfterMs ?? 0 });
-      const uploaded: Record<string, string> = {};
-      for (const phase of [...new Set(plan.upload.map((u) => u.doc.phase))].sort((a, b) => a - b)) {
-        await publishOpts.beforePhase?.(`phase ${phase}`);
-        for (const { doc } of plan.upload.filter((u) => u.doc.phase === phase)) {
-          objects.set(doc.key, { body: doc.body, ...headersOf(doc) });
-          uploaded[doc.key] = `m${++etags}`;
+      // What it holds is its listing, taken before the build streams in like the S3 sink's: an object written by a
+      // publish that failed before its manifest is then caught by its ETag, as on S3.
+      const listing = new Map(etagOf);
+      const ledger = createPublishLedger(manifest, WHERE);
+      let phase: number | null = null;
+      for await (const doc of inPhaseOrder(docs, WHERE)) {
+        assertSafeKey(doc.key, WHERE);
+        ledger.admit(doc.key);
+        const print = fingerprint(sha256(doc.body), doc);
+        if (ledger.keep(doc.key, print, listing)) continue;
+        if (doc.phase !== phase) {
+          phase = doc.phase;
+          await publishOpts.beforePhase?.(`phase ${phase}`);
         }
+        objects.set(doc.key, { body: doc.body, ...headersOf(doc) });
+        etagOf.set(doc.key, `m${++etags}`);
+        ledger.landed(doc.key, { etag: etagOf.get(doc.key)!, fingerprint: print });
       }
+      const { remove, pending, next } = ledger.finish({ listing, listed: true, asOf, deleteAfterMs: opts.deleteAfterMs ?? 0 });
       await publishOpts.beforePhase?.('deletes');
-      for (const key of plan.remove) objects.delete(key);
-      manifest = nextManifest(manifest, plan, uploaded, true, asOf);
-      const pendingDelete = Object.keys(plan.pending).length;
-      return { target: 'memory', written: plan.upload.length, unchanged: plan.unchanged.length, deleted: plan.remove.length, pendingDelete, requests: 0 };
+      for (const key of remove) {
+        objects.delete(key);
+        etagOf.delete(key);
+      }
+      manifest = next;
+      return { target: 'memory', written: ledger.uploaded, unchanged: ledger.unchanged, deleted: remove.length, pendingDelete: Object.keys(pending).length, requests: 0 };
     },
   };
 }

@@ -8,9 +8,12 @@ export const LIST_PAGE = 1000;
 
 /**
  * Key → bare ETag of every object under the roots (first path segments) of `keys`, listed in parallel ranges:
- * the sorted expected keys are cut every `pageKeys` keys, and each range is listed from its start (StartAfter) and
- * paged until it passes the next range's start, so objects we never published are listed too and nothing is
- * missed. S3 lists in UTF-8 byte order; keys here are ASCII (assertSafeKey), where that is JavaScript's order.
+ * the sorted keys are cut every `pageKeys` keys, and each range is listed from its start (StartAfter) and paged
+ * until it passes the next range's start; a root's first range starts at the root and its last runs to the root's
+ * end, so objects between or around the given keys are listed too and nothing under a root is missed. The S3 sink
+ * passes the manifest's keys alone (the listing only has to confirm what the manifest says; a key the manifest
+ * lacks is uploaded anyway), so it lists before knowing the build. S3 lists in UTF-8 byte order; keys here are ASCII
+ * (assertSafeKey), where that is JavaScript's order.
  */
 export async function listRanges(
   client: S3Client,

@@ -1,5 +1,6 @@
-// Pure: what the S3 sink does in one publish, decided from the desired documents, the previous manifest and (on the
-// ticks that list the bucket) the listing. The sink only carries the plan out; every rule lives and is tested here.
+// Pure: what the S3 sink does in one publish, decided document by document as the build streams in, from the previous
+// manifest and (on the ticks that list the bucket) the listing. The sink only carries it out; every rule lives and is
+// tested here.
 //
 // The manifest records, per published key, the ETag S3 returned for our PUT and a fingerprint of body + headers. A
 // document is unchanged when its fingerprint equals the recorded one and, on a listing tick, the listing still shows
@@ -8,6 +9,7 @@
 // than `listMaxAgeMs`, lists: an idle tick then costs the manifest GET and PUT plus the uploads of what changed.
 import { hash } from 'node:crypto';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
+import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 
 export const MANIFEST_VERSION = 1;
@@ -79,57 +81,34 @@ export function shouldList(manifest: Manifest, asOf: Date, cadence: ListingCaden
   return asOf.getTime() - Date.parse(manifest.listedAt) >= cadence.listMaxAgeMs;
 }
 
-export interface DesiredDocument {
-  doc: OutputDocument;
-  bodySha256: string;
-  fingerprint: string;
+/** The manifest entry of an object already as the build wants it, or null when the document must be uploaded. */
+export function entryInPlace(key: string, fingerprint: string, manifest: Manifest, listing: ReadonlyMap<string, string> | null): ManifestEntry | null {
+  const seen = Object.hasOwn(manifest.objects, key) ? manifest.objects[key] : undefined;
+  return seen !== undefined && seen.fingerprint === fingerprint && (listing === null || listing.get(key) === seen.etag) ? seen : null;
 }
 
-export interface PublishPlan {
-  /** Documents to PUT, in phase order (a lower phase entirely before a higher one). */
-  upload: DesiredDocument[];
-  /** Keys whose object is already what the build wants. */
-  unchanged: string[];
+export interface DeletePlan {
   /** Dropped keys whose delay has passed. */
   remove: string[];
   /** Dropped keys kept for now → since when they are missing from the build. */
   pending: Record<string, string>;
-  /** Manifest entries carried into the next manifest as they are (unchanged and pending keys). */
+  /** The manifest entries of the pending keys, carried into the next manifest. */
   carried: Record<string, ManifestEntry>;
 }
 
-export interface PlanInput {
-  desired: readonly DesiredDocument[];
-  manifest: Manifest;
-  /** Relative key → bare ETag of what the bucket holds, on a listing publish; null when this publish trusts the manifest. */
-  listing: ReadonlyMap<string, string> | null;
-  asOf: Date;
-  deleteAfterMs: number;
-}
-
-export function planPublish(input: PlanInput): PublishPlan {
-  const { manifest, listing } = input;
-  const plan: PublishPlan = { upload: [], unchanged: [], remove: [], pending: {}, carried: {} };
-  const wanted = new Set<string>();
-  for (const d of input.desired) {
-    wanted.add(d.doc.key);
-    const seen = manifest.objects[d.doc.key];
-    const inPlace = seen !== undefined && seen.fingerprint === d.fingerprint && (listing === null || listing.get(d.doc.key) === seen.etag);
-    if (inPlace) {
-      plan.unchanged.push(d.doc.key);
-      plan.carried[d.doc.key] = seen;
-    } else {
-      plan.upload.push(d);
-    }
-  }
-  plan.upload.sort((a, b) => a.doc.phase - b.doc.phase);
-  // Objects we published before and the build no longer has: remembered with the time they went missing, deleted
-  // once that is older than the delay (clients and CDN caches may still follow links to them).
+/**
+ * Objects we published before and the build no longer has: remembered with the time they went missing, deleted
+ * once that is older than the delay (clients and CDN caches may still follow links to them). Needs every key of
+ * the build, so it runs after the whole build has streamed past.
+ */
+export function planDeletes(input: { manifest: Manifest; built: ReadonlySet<string>; listing: ReadonlyMap<string, string> | null; asOf: Date; deleteAfterMs: number }): DeletePlan {
+  const { manifest, listing, asOf } = input;
+  const plan: DeletePlan = { remove: [], pending: {}, carried: {} };
   for (const [key, entry] of Object.entries(manifest.objects)) {
-    if (wanted.has(key)) continue;
+    if (input.built.has(key)) continue;
     if (listing !== null && !listing.has(key)) continue; // already gone: forget it
-    const since = manifest.missingSince[key] ?? input.asOf.toISOString();
-    if (input.asOf.getTime() - Date.parse(since) >= input.deleteAfterMs) {
+    const since = manifest.missingSince[key] ?? asOf.toISOString();
+    if (asOf.getTime() - Date.parse(since) >= input.deleteAfterMs) {
       plan.remove.push(key);
     } else {
       plan.carried[key] = entry;
@@ -139,17 +118,61 @@ export function planPublish(input: PlanInput): PublishPlan {
   return plan;
 }
 
-/** The manifest to write after the plan ran: carried entries, the ETags of this publish's uploads, the listing clock. */
-export function nextManifest(prev: Manifest, plan: PublishPlan, uploaded: Readonly<Record<string, string>>, listed: boolean, asOf: Date): Manifest {
-  const objects: Record<string, ManifestEntry> = { ...plan.carried };
-  for (const d of plan.upload) {
-    const etag = uploaded[d.doc.key];
-    if (etag !== undefined) objects[d.doc.key] = { etag, fingerprint: d.fingerprint };
-  }
+/**
+ * What one publish has seen so far, document by document, holding no body: every key (a second document for one
+ * is refused), and the manifest entry of each object found in place or uploaded.
+ */
+export interface PublishLedger {
+  /** Refuses a key the build already had (DataError); remembers it as built. */
+  admit(key: string): void;
+  /** Whether the object is already as wanted; if so its entry is carried into the next manifest. */
+  keep(key: string, fingerprint: string, listing: ReadonlyMap<string, string> | null): boolean;
+  /** Records an upload that landed. */
+  landed(key: string, entry: ManifestEntry): void;
+  readonly unchanged: number;
+  readonly uploaded: number;
+  /** After the whole build: the deletes due, and the manifest to write once they are done. */
+  finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }): DeletePlan & { next: Manifest };
+}
+
+export function createPublishLedger(manifest: Manifest, where: string): PublishLedger {
+  const built = new Set<string>();
+  const objects = new Map<string, ManifestEntry>();
+  let unchanged = 0;
+  return {
+    admit(key) {
+      if (built.has(key)) throw new DataError(where, `the build has two documents for ${key}`);
+      built.add(key);
+    },
+    keep(key, fingerprint, listing) {
+      const entry = entryInPlace(key, fingerprint, manifest, listing);
+      if (entry === null) return false;
+      objects.set(key, entry);
+      unchanged++;
+      return true;
+    },
+    landed(key, entry) {
+      objects.set(key, entry);
+    },
+    get unchanged() {
+      return unchanged;
+    },
+    get uploaded() {
+      return objects.size - unchanged;
+    },
+    finish({ listing, listed, asOf, deleteAfterMs }) {
+      const deletes = planDeletes({ manifest, built, listing, asOf, deleteAfterMs });
+      return { ...deletes, next: nextManifest(manifest, { ...Object.fromEntries(objects), ...deletes.carried }, deletes.pending, listed, asOf) };
+    },
+  };
+}
+
+/** The manifest after a publish: what is in place (kept, uploaded, pending deletion), the listing clock. */
+export function nextManifest(prev: Manifest, objects: Record<string, ManifestEntry>, pending: Record<string, string>, listed: boolean, asOf: Date): Manifest {
   return {
     version: MANIFEST_VERSION,
     objects,
-    missingSince: { ...plan.pending },
+    missingSince: { ...pending },
     listedAt: listed ? asOf.toISOString() : prev.listedAt,
     sinceListing: listed ? 0 : prev.sinceListing + 1,
   };

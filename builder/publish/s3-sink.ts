@@ -3,8 +3,18 @@
 //
 // Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
 // PUT of the manifest; on a listing publish (every `listEvery`-th, or when the last listing is older than
-// `listMaxAgeMs`) also one LIST per 1000 objects, run in parallel. The body's SHA-256 also goes into the object's
-// metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+// `listMaxAgeMs`) also one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into
+// the object's metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+//
+// The build comes as a stream (stream.ts) and the sink holds at most `windowDocs` bodies at once: each document is
+// hashed, compared with the manifest (and the listing) and uploaded if it changed, then let go; of every document only
+// its key and manifest entry stay, for the deletes and the next manifest. Two consequences:
+//  - A key is checked when its document arrives, not before anything is written: an unsafe key, a second document
+//    for a key, or the manifest's own key stops the publish there, with that document and everything after it not
+//    written, no deletes and no manifest PUT. Like any interrupted publish (a failed PUT, a lost lock), it leaves the
+//    previous manifest in place, and the next publish re-uploads whatever differs from it.
+//  - The listing runs while the first documents stream in (the first comparison waits for it), so the report's
+//    `steps` overlap: manifest, list, stream (hash + compare + upload), delete, manifest_put.
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
@@ -15,20 +25,9 @@ import { bareEtag, getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditi
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DEFAULT_MANIFEST_KEY, DELETE_AFTER_MS, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
 import { listRanges } from './s3-list.ts';
-import {
-  emptyManifest,
-  fingerprint,
-  headersOf,
-  nextManifest,
-  parseManifest,
-  planPublish,
-  sha256,
-  shouldList,
-  type DesiredDocument,
-  type Manifest,
-  type PublishPlan,
-} from './s3-plan.ts';
-import type { PublishOptions, PublishReport, Sink } from './sink.ts';
+import { createPublishLedger, emptyManifest, fingerprint, headersOf, parseManifest, sha256, shouldList, type Manifest } from './s3-plan.ts';
+import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
+import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
 
 const WHERE = 'publish/s3';
 
@@ -49,6 +48,8 @@ export interface S3SinkOptions {
   now: () => Date;
   /** Keys per listing page and range; default 1000 (the S3 maximum). Smaller only to test the range listing. */
   listPageKeys?: number;
+  /** Documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
+  windowDocs?: number;
 }
 
 /**
@@ -70,21 +71,6 @@ function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand
   return command;
 }
 
-/** Checks every key before anything is sent, so a bad build cannot leave half of itself behind. */
-function desiredDocuments(docs: readonly OutputDocument[], prefix: string, manifestKey: string): DesiredDocument[] {
-  const seen = new Set<string>();
-  const desired: DesiredDocument[] = [];
-  for (const d of docs) {
-    assertSafeKey(d.key, WHERE);
-    if (seen.has(d.key)) throw new DataError(WHERE, `the build has two documents for ${d.key}`);
-    if (manifestKey.startsWith(prefix) && d.key === manifestKey.slice(prefix.length)) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
-    seen.add(d.key);
-    const bodySha256 = sha256(d.body);
-    desired.push({ doc: d, bodySha256, fingerprint: fingerprint(bodySha256, d) });
-  }
-  return desired;
-}
-
 export function createS3Sink(opts: S3SinkOptions): Sink {
   const { client, bucket, now } = opts;
   const prefix = opts.prefix ?? '';
@@ -92,53 +78,83 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
   if (prefix !== '') assertSafeKey(prefix.slice(0, -1), WHERE);
   const manifestKey = opts.manifestKey ?? DEFAULT_MANIFEST_KEY;
   assertPrivateKey(manifestKey, prefix, WHERE);
+  /** The document key that would land on the manifest, when the manifest lies under the prefix at all. */
+  const manifestDocKey = manifestKey.startsWith(prefix) ? manifestKey.slice(prefix.length) : null;
   const deleteAfterMs = opts.deleteAfterMs ?? DELETE_AFTER_MS;
   const cadence = { listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS };
-  const limit = pLimit(opts.concurrency ?? DEFAULT_CONCURRENCY);
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  const limits = { windowDocs: opts.windowDocs ?? STREAM_WINDOW_DOCS, concurrency };
+  const limit = pLimit(concurrency);
   const name = `s3://${bucket}/${prefix}`;
   const io: SinkIo = { client, bucket, prefix, limit };
 
   return {
     name,
-    async publish(docs: readonly OutputDocument[], publishOpts: PublishOptions = {}): Promise<PublishReport> {
+    async publish(docs: DocumentStream, publishOpts: PublishOptions = {}): Promise<PublishReport> {
       const asOf = now();
       const steps: Record<string, number> = {};
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0, steps };
       const count = () => report.requests++;
-      let mark = performance.now();
-      const step = (label: string) => {
+      const timed = async <T>(label: string, work: () => Promise<T>): Promise<T> => {
         const t = performance.now();
-        steps[label] = t - mark;
-        mark = t;
+        try {
+          return await work();
+        } finally {
+          steps[label] = performance.now() - t;
+        }
       };
-      const desired = desiredDocuments(docs, prefix, manifestKey);
 
       count();
-      const stored = await getManifest(io, manifestKey);
+      const stored = await timed('manifest', () => getManifest(io, manifestKey));
       const manifest = (stored && parseManifest(Buffer.from(stored.body).toString('utf8'))) ?? emptyManifest();
-      step('manifest');
 
+      // The listing only confirms what the manifest names (objects changed or deleted behind our back), so it runs
+      // from the manifest's keys while the build streams in; the first comparison waits for it.
       const listed = shouldList(manifest, asOf, cadence);
-      const listing = listed ? await listRelative(io, [...desired.map((d) => d.doc.key), ...Object.keys(manifest.objects)], count, opts.listPageKeys) : null;
-      step('list');
+      const listing = timed('list', async () => (listed ? listRelative(io, Object.keys(manifest.objects), count, opts.listPageKeys) : null));
+      listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
 
-      const plan = planPublish({ desired, manifest, listing, asOf, deleteAfterMs });
-      report.unchanged = plan.unchanged.length;
-      report.pendingDelete = Object.keys(plan.pending).length;
-      step('compare');
-
-      const uploaded = await uploadInPhases(io, plan, count, publishOpts);
-      report.written = Object.keys(uploaded).length;
-      step('upload');
+      const ledger = createPublishLedger(manifest, WHERE);
+      /** beforePhase of each phase, asked before its first upload: a phase with nothing to upload costs no fence. */
+      const gates = new Map<number, Promise<void>>();
+      const gate = (phase: number) => {
+        let g = gates.get(phase);
+        if (g === undefined) gates.set(phase, (g = (async () => publishOpts.beforePhase?.(`phase ${phase}`))()));
+        return g;
+      };
+      const streamed = timed('stream', () =>
+        consumeInPhases(docs, WHERE, limits, {
+          accept: (d) => {
+            assertSafeKey(d.key, WHERE);
+            if (d.key === manifestDocKey) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
+            ledger.admit(d.key);
+          },
+          write: async (d) => {
+            // One SHA-256 of the body: the fingerprint, the object's metadata and SigV4's payload hash.
+            const bodySha256 = sha256(d.body);
+            const print = fingerprint(bodySha256, d);
+            if (ledger.keep(d.key, print, await listing)) return;
+            await gate(d.phase);
+            ledger.landed(d.key, { etag: await putDocument(io, d, bodySha256, count), fingerprint: print });
+          },
+        }),
+      );
+      // A failed publish writes no manifest, and leaves no listing request behind it.
+      await streamed.catch(async (err: unknown) => {
+        await listing.catch(() => {});
+        throw err;
+      });
+      const { remove, pending, next } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
+      report.written = ledger.uploaded;
+      report.unchanged = ledger.unchanged;
+      report.pendingDelete = Object.keys(pending).length;
 
       await publishOpts.beforePhase?.('deletes');
-      report.deleted = await removeDue(io, plan.remove, count);
-      step('delete');
+      report.deleted = await timed('delete', () => removeDue(io, remove, count));
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
       // and the next listing run, not finding them, forgets them. The other order could orphan objects.
       count();
-      await putManifest(io, manifestKey, nextManifest(manifest, plan, uploaded, listed, asOf), stored?.etag ?? null);
-      step('manifest_put');
+      await timed('manifest_put', () => putManifest(io, manifestKey, next, stored?.etag ?? null));
       return report;
     },
   };
@@ -172,46 +188,26 @@ async function listRelative(io: SinkIo, keys: string[], count: () => void, pageK
   return relative;
 }
 
-/**
- * Every object of a lower phase is in place before any of a higher phase is written, so a summary never points at
- * an event file that is not there yet. After the first failure nothing new is started. Returns key → new ETag.
- */
-async function uploadInPhases(io: SinkIo, plan: PublishPlan, count: () => void, publishOpts: PublishOptions): Promise<Record<string, string>> {
-  const uploaded: Record<string, string> = {};
-  let failure: unknown = null;
-  const phases = [...new Set(plan.upload.map((u) => u.doc.phase))];
-  for (const phase of phases) {
-    const batch = plan.upload.filter((u) => u.doc.phase === phase);
-    await publishOpts.beforePhase?.(`phase ${phase}`);
-    await Promise.allSettled(
-      batch.map(({ doc, bodySha256 }) =>
-        io.limit(async () => {
-          if (failure !== null) return;
-          const key = io.prefix + doc.key;
-          const h = headersOf(doc);
-          count();
-          try {
-            const input = {
-              Bucket: io.bucket,
-              Key: key,
-              // Bytes, encoded once: a string body is encoded again for its length and for the socket.
-              Body: Buffer.from(doc.body, 'utf8'),
-              ContentType: h.contentType,
-              CacheControl: h.cacheControl,
-              ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
-              Metadata: { sha256: bodySha256 },
-            };
-            const r = await io.client.send(putWithPayloadHash(input, bodySha256));
-            uploaded[doc.key] = bareEtag(r.ETag);
-          } catch (err) {
-            failure ??= describeS3Error(WHERE, 'PUT', io.bucket, key, err);
-          }
-        }),
-      ),
-    );
-    if (failure !== null) throw failure;
+/** PUTs one document; returns the new ETag. */
+async function putDocument(io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
+  const key = io.prefix + doc.key;
+  const h = headersOf(doc);
+  count();
+  try {
+    const input = {
+      Bucket: io.bucket,
+      Key: key,
+      // Bytes, encoded once: a string body is encoded again for its length and for the socket.
+      Body: Buffer.from(doc.body, 'utf8'),
+      ContentType: h.contentType,
+      CacheControl: h.cacheControl,
+      ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
+      Metadata: { sha256: bodySha256 },
+    };
+    return bareEtag((await io.client.send(putWithPayloadHash(input, bodySha256))).ETag);
+  } catch (err) {
+    throw describeS3Error(WHERE, 'PUT', io.bucket, key, err);
   }
-  return uploaded;
 }
 
 async function removeDue(io: SinkIo, keys: readonly string[], count: () => void): Promise<number> {

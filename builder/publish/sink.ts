@@ -9,7 +9,10 @@ export interface PublishReport {
   /** Objects no longer in the build but kept until their safe delay has passed. */
   pendingDelete: number;
   requests: number;
-  /** Wall time of each step of this publish, in ms, in the order run (S3: manifest, list, compare, upload, ...). */
+  /**
+   * Wall time of each step of this publish, in ms. Steps may overlap: the S3 sink's are manifest, list (which runs
+   * while the documents stream in), stream (hash + compare + upload), delete, manifest_put.
+   */
   steps?: Record<string, number>;
 }
 

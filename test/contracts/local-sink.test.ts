@@ -126,6 +126,43 @@ describe('local sink', () => {
     expect((await readdir(dir)).filter((e) => e.startsWith(STAGING_PREFIX))).toEqual([]);
   });
 
+  it('holds a bounded window of bodies however long the stream (5,000 small documents and four of 1 MiB), each phase in place before the next goes on', async () => {
+    const dir = await tmp();
+    const W = 64;
+    const EVENTS = 5_000;
+    /** Files under the directory, the staging area's included: each finished document is one, ahead of the sink's count. */
+    const onDisk = async () => (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
+    let maxAhead = 0;
+    let phase0InPlace: number | null = null;
+    async function* build() {
+      let i = 0;
+      const ahead = async () => {
+        const files = await onDisk();
+        maxAhead = Math.max(maxAhead, i - files);
+        if (i - files >= W) throw new Error(`the sink took ${i} documents with ${files} written: more than ${W} held at once`);
+      };
+      for (let e = 0; e < EVENTS; e++, i++) {
+        if (i % 50 === 0) await ahead();
+        const lang = ['en', 'de', 'ko', 'ja', 'zh'][e % 5]!;
+        // A fresh 1 MiB string each time: the sink holds it only until it is written.
+        const body = e % 1_250 === 7 ? String(e).padEnd(1 << 20, 'x') : JSON.stringify({ id: e, text: 'y'.repeat(200) });
+        yield { ...doc(`api/${lang}/events/e-${e}.json`, null, PHASE.leaves), body };
+      }
+      for (let p = 0; p < 20; p++, i++) {
+        if (p === 1) phase0InPlace = (await readdir(path.join(dir, 'api'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
+        await ahead();
+        yield doc(`api/en/history/p-${p}.json`, { page: p }, PHASE.lists);
+      }
+      yield doc('api/en/latest.json', { events: EVENTS }, PHASE.summaries);
+    }
+    const report = await createLocalSink(dir, { windowDocs: W }).publish(build());
+    expect(report).toMatchObject({ written: EVENTS + 21, unchanged: 0 });
+    expect(maxAhead).toBeLessThan(W);
+    // Asked for the second history page, the sink had renamed every event file into place.
+    expect(phase0InPlace).toBe(EVENTS);
+    expect((await readdir(dir)).sort()).toEqual(['api']);
+  });
+
   it('removes what a crashed publish left in its staging area without counting it, and refuses keys inside it', async () => {
     const dir = await tmp();
     const stale = path.join(dir, `${STAGING_PREFIX}1-dead`, '0', 'api', 'en');

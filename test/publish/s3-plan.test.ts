@@ -1,102 +1,109 @@
 // The S3 sink's decisions without a bucket: what to upload, keep and delete, when to list, and the next manifest.
 import { describe, expect, it } from 'vitest';
-import {
-  emptyManifest,
-  fingerprint,
-  nextManifest,
-  parseManifest,
-  planPublish,
-  sha256,
-  shouldList,
-  type DesiredDocument,
-  type Manifest,
-} from '../../builder/publish/s3-plan.ts';
+import { DataError } from '../../builder/errors.ts';
+import { createPublishLedger, emptyManifest, fingerprint, parseManifest, sha256, shouldList, type Manifest } from '../../builder/publish/s3-plan.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 
 const T0 = new Date('2026-11-21T00:00:00.000Z');
 const HOUR = 60 * 60 * 1000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-function desired(key: string, body: string, phase: number = PHASE.leaves, contentLanguage: string | null = 'en'): DesiredDocument {
-  const doc: OutputDocument = { key, body, contentType: 'application/json; charset=utf-8', contentLanguage, cacheControl: 'public, max-age=30', phase };
-  const bodySha256 = sha256(body);
-  return { doc, bodySha256, fingerprint: fingerprint(bodySha256, doc) };
+interface Desired {
+  doc: OutputDocument;
+  fingerprint: string;
 }
 
-function manifestOf(docs: DesiredDocument[], extra: Partial<Manifest> = {}): Manifest {
+function desired(key: string, body: string, phase: number = PHASE.leaves, contentLanguage: string | null = 'en'): Desired {
+  const doc: OutputDocument = { key, body, contentType: 'application/json; charset=utf-8', contentLanguage, cacheControl: 'public, max-age=30', phase };
+  return { doc, fingerprint: fingerprint(sha256(body), doc) };
+}
+
+function manifestOf(docs: Desired[], extra: Partial<Manifest> = {}): Manifest {
   const objects = Object.fromEntries(docs.map((d, i) => [d.doc.key, { etag: `e${i}`, fingerprint: d.fingerprint }]));
   return { ...emptyManifest(), objects, listedAt: T0.toISOString(), ...extra };
 }
 
-const plan = (docs: DesiredDocument[], manifest: Manifest, listing: Map<string, string> | null, asOf = T0) =>
-  planPublish({ desired: docs, manifest, listing, asOf, deleteAfterMs: HOUR });
+/** One publish through the ledger, as a sink streams it: what it uploads (landing as `new-<key>`), keeps, deletes. */
+function publish(docs: Desired[], manifest: Manifest, listing: Map<string, string> | null, asOf = T0, landed: (key: string) => boolean = () => true) {
+  const ledger = createPublishLedger(manifest, 'test');
+  const upload: string[] = [];
+  const unchanged: string[] = [];
+  for (const d of docs) {
+    ledger.admit(d.doc.key);
+    if (ledger.keep(d.doc.key, d.fingerprint, listing)) unchanged.push(d.doc.key);
+    else {
+      upload.push(d.doc.key);
+      if (landed(d.doc.key)) ledger.landed(d.doc.key, { etag: `new-${d.doc.key}`, fingerprint: d.fingerprint });
+    }
+  }
+  const { remove, pending, next } = ledger.finish({ listing, listed: listing !== null, asOf, deleteAfterMs: HOUR });
+  expect({ uploaded: ledger.uploaded, unchanged: ledger.unchanged }).toEqual({ uploaded: upload.filter(landed).length, unchanged: unchanged.length });
+  return { upload, unchanged, remove, pending, next };
+}
 
-describe('planPublish', () => {
+describe('the publish ledger', () => {
   const a = desired('api/en/a.json', '{"a":1}');
   const b = desired('api/en/b.json', '{"b":1}', PHASE.summaries);
 
-  it('uploads everything, in phase order, against an empty manifest', () => {
-    const p = plan([b, a], emptyManifest(), new Map());
-    expect(p.upload.map((u) => u.doc.key)).toEqual(['api/en/a.json', 'api/en/b.json']);
-    expect(p.unchanged).toEqual([]);
+  it('uploads everything against an empty manifest', () => {
+    expect(publish([a, b], emptyManifest(), new Map()).upload).toEqual(['api/en/a.json', 'api/en/b.json']);
+  });
+
+  it('refuses a second document for a key', () => {
+    const ledger = createPublishLedger(emptyManifest(), 'publish/test');
+    ledger.admit('api/en/a.json');
+    expect(() => ledger.admit('api/en/a.json')).toThrow(DataError);
+    expect(() => ledger.admit('api/en/a.json')).toThrow(/\[publish\/test\] the build has two documents for api\/en\/a\.json/);
   });
 
   it('keeps what the manifest says is in place, trusting it when there is no listing', () => {
-    const p = plan([a, b], manifestOf([a, b]), null);
+    const p = publish([a, b], manifestOf([a, b]), null);
     expect(p.upload).toEqual([]);
     expect(p.unchanged).toEqual(['api/en/a.json', 'api/en/b.json']);
-    expect(p.carried['api/en/a.json']).toEqual({ etag: 'e0', fingerprint: a.fingerprint });
+    expect(p.next.objects['api/en/a.json']).toEqual({ etag: 'e0', fingerprint: a.fingerprint });
   });
 
   it('uploads a document whose body or headers changed', () => {
     const changedBody = desired('api/en/a.json', '{"a":2}');
     const changedLang = desired('api/en/b.json', '{"b":1}', PHASE.summaries, 'de');
-    const p = plan([changedBody, changedLang], manifestOf([a, b]), null);
-    expect(p.upload.map((u) => u.doc.key)).toEqual(['api/en/a.json', 'api/en/b.json']);
+    expect(publish([changedBody, changedLang], manifestOf([a, b]), null).upload).toEqual(['api/en/a.json', 'api/en/b.json']);
   });
 
   it('on a listing tick, uploads an object changed or deleted behind its back', () => {
-    const p = plan([a, b], manifestOf([a, b]), new Map([['api/en/a.json', 'tampered']]));
-    expect(p.upload.map((u) => u.doc.key)).toEqual(['api/en/a.json', 'api/en/b.json']);
+    expect(publish([a, b], manifestOf([a, b]), new Map([['api/en/a.json', 'tampered']])).upload).toEqual(['api/en/a.json', 'api/en/b.json']);
   });
 
   it('keeps a dropped object for the delay, then deletes it; forgets one the listing shows gone', () => {
-    const m = manifestOf([a, b]);
-    const first = plan([a], m, null);
+    const first = publish([a], manifestOf([a, b]), null);
     expect(first.remove).toEqual([]);
     expect(first.pending).toEqual({ 'api/en/b.json': T0.toISOString() });
-    const next = nextManifest(m, first, {}, false, T0);
-    expect(plan([a], next, null, at(HOUR - 1)).remove).toEqual([]);
-    expect(plan([a], next, null, at(HOUR)).remove).toEqual(['api/en/b.json']);
-    const gone = plan([a], next, new Map([['api/en/a.json', 'e0']]), at(HOUR));
+    expect(publish([a], first.next, null, at(HOUR - 1)).remove).toEqual([]);
+    const due = publish([a], first.next, null, at(HOUR));
+    expect(due.remove).toEqual(['api/en/b.json']);
+    expect(due.next.objects).not.toHaveProperty(['api/en/b.json']);
+    const gone = publish([a], first.next, new Map([['api/en/a.json', 'e0']]), at(HOUR));
     expect(gone.remove).toEqual([]);
     expect(gone.pending).toEqual({});
   });
 
   it('keeps a document that came back before its delay ran out', () => {
-    const m = nextManifest(manifestOf([a, b]), plan([a], manifestOf([a, b]), null), {}, false, T0);
-    const back = plan([a, b], m, null, at(2 * HOUR));
+    const { next } = publish([a], manifestOf([a, b]), null);
+    const back = publish([a, b], next, null, at(2 * HOUR));
     expect(back.remove).toEqual([]);
     expect(back.pending).toEqual({});
     expect(back.unchanged).toContain('api/en/b.json');
   });
-});
 
-describe('nextManifest', () => {
-  it('records the new ETags, carries the rest, and keeps the listing clock', () => {
-    const a = desired('api/en/a.json', '{"a":1}');
-    const b = desired('api/en/b.json', '{"b":1}');
+  it('writes the new ETags into the next manifest, carries the rest, and keeps the listing clock', () => {
     const prev = manifestOf([a], { sinceListing: 2 });
-    const p = plan([a, b], prev, null);
-    const trusted = nextManifest(prev, p, { 'api/en/b.json': 'new' }, false, at(HOUR));
-    expect(trusted.objects).toEqual({ 'api/en/a.json': { etag: 'e0', fingerprint: a.fingerprint }, 'api/en/b.json': { etag: 'new', fingerprint: b.fingerprint } });
+    const trusted = publish([a, b], prev, null, at(HOUR)).next;
+    expect(trusted.objects).toEqual({ 'api/en/a.json': { etag: 'e0', fingerprint: a.fingerprint }, 'api/en/b.json': { etag: 'new-api/en/b.json', fingerprint: b.fingerprint } });
     expect(trusted).toMatchObject({ listedAt: T0.toISOString(), sinceListing: 3 });
-    expect(nextManifest(prev, p, {}, true, at(HOUR))).toMatchObject({ listedAt: at(HOUR).toISOString(), sinceListing: 0 });
+    expect(publish([a, b], prev, new Map([['api/en/a.json', 'e0']]), at(HOUR)).next).toMatchObject({ listedAt: at(HOUR).toISOString(), sinceListing: 0 });
   });
 
-  it('leaves out a planned upload that did not land', () => {
-    const a = desired('api/en/a.json', '{"a":1}');
-    expect(nextManifest(emptyManifest(), plan([a], emptyManifest(), null), {}, false, T0).objects).toEqual({});
+  it('leaves out of the next manifest an upload that did not land', () => {
+    expect(publish([a], emptyManifest(), null, T0, () => false).next.objects).toEqual({});
   });
 });
 
@@ -114,7 +121,7 @@ describe('shouldList', () => {
 });
 
 describe('parseManifest', () => {
-  it('reads what nextManifest writes, and an older manifest without the listing clock', () => {
+  it('reads what a publish writes, and an older manifest without the listing clock', () => {
     const m: Manifest = { ...emptyManifest(), objects: { k: { etag: 'e', fingerprint: 'f' } }, missingSince: { k: T0.toISOString() }, listedAt: T0.toISOString(), sinceListing: 5 };
     expect(parseManifest(JSON.stringify(m))).toEqual(m);
     expect(parseManifest(JSON.stringify({ version: 1, objects: {}, missingSince: {} }))).toEqual(emptyManifest());

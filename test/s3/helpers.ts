@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
-  DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -37,6 +37,8 @@ export function describeS3(name: string, fn: () => void): void {
 export interface ClientHooks {
   /** Called before every command is sent, with its name and input (e.g. to record PUT order). */
   onSend?: (command: string, input: Record<string, unknown>) => void;
+  /** Called when a command's response has arrived, before the caller sees it (e.g. to count finished PUTs). */
+  onDone?: (command: string, input: Record<string, unknown>) => void;
   /** Every PutObject after this many fails with an injected 503, as if the S3 went away mid-publish. */
   failPutsAfter?: number;
 }
@@ -62,7 +64,9 @@ export function createTestClient(hooks: ClientHooks = {}): S3Client {
       if (command === 'PutObjectCommand' && hooks.failPutsAfter !== undefined && ++puts > hooks.failPutsAfter) {
         throw Object.assign(new Error('injected failure: S3 unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } });
       }
-      return next(args);
+      const result = await next(args);
+      hooks.onDone?.(command, args.input as Record<string, unknown>);
+      return result;
     },
     { step: 'initialize', name: 'testHooks' },
   );
@@ -87,7 +91,11 @@ export async function listAllKeys(client: S3Client, bucket: string, prefix = '')
 }
 
 export async function removeTestBucket(client: S3Client, bucket: string): Promise<void> {
-  for (const key of await listAllKeys(client, bucket)) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  const keys = await listAllKeys(client, bucket);
+  // A thousand keys per request: a bucket of a few thousand objects is gone in seconds, not a minute.
+  for (let i = 0; i < keys.length; i += 1000) {
+    await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+  }
   await client.send(new DeleteBucketCommand({ Bucket: bucket }));
 }
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConflictError } from '../../builder/errors.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
-import { PHASE } from '../../builder/render/output.ts';
-import { doc, sampleBuild, sinkContract } from '../contracts/sink.ts';
+import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
+import { byPhase, doc, sampleBuild, sinkContract } from '../contracts/sink.ts';
 import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
 
 const DELETE_AFTER_MS = 60 * 60 * 1000;
@@ -25,11 +25,11 @@ describeS3('S3 sink (radosgw)', () => {
 
   /** A sink on its own prefix and manifest, with a clock the test moves. */
   /** Lists the bucket on every publish unless `listEvery` says otherwise, so drift is caught at once. */
-  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number } = {}) {
+  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number; windowDocs?: number; concurrency?: number } = {}) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}) });
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: opts.concurrency ?? 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}), ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}) });
     return {
       prefix,
       clock,
@@ -222,4 +222,85 @@ describeS3('S3 sink (radosgw)', () => {
     await h.sink.publish(sampleBuild(1));
     expect(sent).toContain('ListObjectsV2Command');
   });
+
+  it('holds a bounded window of bodies however long the stream (2,000 small documents and three of 1 MiB), each phase in place before the next goes on', async () => {
+    const W = 32;
+    // Fewer than the local sink's 5,000: radosgw takes about 6 ms a PUT here, and the bound is the same at 2,000.
+    const EVENTS = 2_000;
+    let landed = 0;
+    const h = s3Harness({ client: createTestClient({ onDone: (c, input) => void (c === 'PutObjectCommand' && String(input.Key).startsWith(h.prefix) && landed++) }), windowDocs: W, concurrency: 8 });
+    let maxAhead = 0;
+    let phase0InPlace: number | null = null;
+    async function* build() {
+      let i = 0;
+      const ahead = () => {
+        // Asked for document i, the sink holds i - (PUTs answered) documents besides it, at most.
+        maxAhead = Math.max(maxAhead, i - landed);
+        if (i - landed >= W) throw new Error(`the sink took ${i} documents with ${landed} uploaded: more than ${W} held at once`);
+      };
+      for (let e = 0; e < EVENTS; e++, i++) {
+        ahead();
+        const body = e % 700 === 3 ? String(e).padEnd(1 << 20, 'x') : JSON.stringify({ id: e, text: 'y'.repeat(200) });
+        yield { ...doc(`api/${['en', 'de', 'ko', 'ja', 'zh'][e % 5]!}/events/e-${e}.json`, null, PHASE.leaves), body };
+      }
+      for (let p = 0; p < 10; p++, i++) {
+        if (p === 1) phase0InPlace = (await listAllKeys(client, bucket, `${h.prefix}api/`)).filter((k) => k.includes('/events/')).length;
+        ahead();
+        yield doc(`api/en/history/p-${p}.json`, { page: p }, PHASE.lists);
+      }
+      yield doc('api/en/latest.json', { events: EVENTS }, PHASE.summaries);
+    }
+    const report = await h.sink.publish(build());
+    expect(report).toMatchObject({ written: EVENTS + 11, unchanged: 0 });
+    expect(maxAhead).toBeLessThan(W);
+    // Asked for the second history page, the sink had every event object uploaded.
+    expect(phase0InPlace).toBe(EVENTS);
+  }, 180_000);
+
+  /** A stream of build 2 with `bad` where its first list (phase 1) document would be. */
+  async function* interrupted(bad: () => OutputDocument) {
+    const next = byPhase(sampleBuild(2));
+    for (const d of next) {
+      if (d.phase === PHASE.lists) yield bad();
+      yield d;
+    }
+  }
+
+  it.each([
+    ['a stream that throws', { bad: (): OutputDocument => { throw new Error('render failed'); }, error: /render failed/ }],
+    ['an unsafe key', { bad: () => doc('api/../escape.json', {}, PHASE.lists), error: /unsafe object key/ }],
+    ['a second document for a key', { bad: () => doc('api/en/events/r-1.json', { again: true }, PHASE.lists), error: /two documents for root-\d+\/api\/en\/events\/r-1\.json/ }],
+    ['the manifest key', { bad: () => doc('private/root-manifest.json', {}, PHASE.lists), error: /would overwrite the manifest private\/root-manifest\.json/ }],
+  ])('stops at %s mid-stream: the publish fails, that document and the rest unwritten, the previous manifest intact, and the next publish repairs', async (_, { bad, error }) => {
+    // Prefix '' so that a document key can name the manifest, which lies outside the API root.
+    const root = `root-${++n}/`;
+    const make = () => createS3Sink({ client, bucket, prefix: '', manifestKey: 'private/root-manifest.json', deleteAfterMs: 0, listEvery: 1, now: () => new Date(T0) });
+    // Keys under their own root, as if the prefix were `root`, so runs of this test do not meet.
+    const under = (d: OutputDocument) => ({ ...d, key: root + d.key });
+    const read = (key: string) => readText(client, bucket, root + key);
+    const manifestBefore = async () => readText(client, bucket, 'private/root-manifest.json');
+    await make().publish(sampleBuild(1).map(under));
+    const before = await manifestBefore();
+    const stream = async function* () {
+      for await (const d of interrupted(bad)) yield d.key === 'private/root-manifest.json' ? d : under(d);
+    };
+    await expect(make().publish(stream())).rejects.toThrow(error);
+    expect(await manifestBefore()).toBe(before);
+    // Phase 0 (the new event) is in, nothing of phase 1 or later; r-2, dropped by build 2, is not deleted.
+    expect(await read('api/en/events/r-3.json')).not.toBeNull();
+    expect(await read('api/en/events/r-1.json')).toBe(sampleBuild(1)[0]!.body);
+    for (const d of sampleBuild(1).filter((x) => x.phase >= PHASE.lists)) expect(await read(d.key)).toBe(d.body);
+    expect(await read('api/en/events/r-2.json')).not.toBeNull();
+    const repaired = await make().publish(byPhase(sampleBuild(2)).map(under));
+    expect(repaired.written).toBeGreaterThan(0);
+    for (const d of sampleBuild(2)) expect(await read(d.key)).toBe(d.body);
+    expect(await read('api/en/events/r-2.json')).toBeNull();
+    expect(await manifestBefore()).not.toBe(before);
+    await removeRoot(root);
+  });
+
+  async function removeRoot(root: string) {
+    for (const key of await listAllKeys(client, bucket, root)) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'private/root-manifest.json' }));
+  }
 });
