@@ -236,7 +236,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     })();
     // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
     stage('render');
-    const published = await deps.sink.publish([...all], { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
+    const published = await deps.sink.publish(all, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
     // After the documents: the store then never names an event, or a variant, that is not published yet.
     const freshness = computeEdgeFreshness(asOf, today);
     let edge: RunSummary['edge'] | null = null;
