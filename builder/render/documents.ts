@@ -9,7 +9,7 @@ import { computeStaleAfter } from '../model/freshness.ts';
 import { RESET_SOURCE_KINDS } from '../model/status.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
-import { memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray, timesToSeconds } from './values.ts';
+import { instantToSeconds, memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray, timesToSeconds } from './values.ts';
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { renderUpcoming } from './upcoming.ts';
 import type { RenderInput } from './input.ts';
@@ -212,7 +212,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     model_version: f.model_version,
     explanation: translateDetail(t, f.explanation, 'forecast'),
     issued_at: generatedAt,
-    last_global_reset_at: f.last_global_reset_at === null ? null : timesToSeconds({ at: f.last_global_reset_at }).at,
+    last_global_reset_at: instantToSeconds(f.last_global_reset_at),
     announced: f.announced ? timesToSeconds(roundDeep(f.announced)) : null,
   });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
@@ -340,7 +340,7 @@ export function renderApiParts(input: RenderInput): RenderedApi {
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
     allDates,
-    lastCheckAt: timesToSeconds({ at: input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null) }).at,
+    lastCheckAt: instantToSeconds(input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null)),
     current: latestChecks(input.checks),
   };
   for (const lang of LANGS) {

@@ -89,7 +89,10 @@ const INSTANT_WITH_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
 export function timesToSeconds<T>(value: T): T {
   if (Array.isArray(value)) return value.map(timesToSeconds) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, TIME_FIELD.test(k) && typeof v === 'string' ? (INSTANT_WITH_FRACTION.test(v) ? formatInstant(v) : v) : timesToSeconds(v)]),
-  ) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, TIME_FIELD.test(k) && typeof v === 'string' ? instantToSeconds(v) : timesToSeconds(v)])) as T;
+}
+
+/** One instant (or date) in the API's format, to the second; a date, or null, as it is. */
+export function instantToSeconds<T extends string | null>(value: T): T {
+  return (value !== null && INSTANT_WITH_FRACTION.test(value) ? formatInstant(value) : value) as T;
 }

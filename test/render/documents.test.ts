@@ -64,6 +64,14 @@ describe('renderApi', () => {
     expect(docs.find((d) => d.key === 'api/ja/latest.json')!.contentLanguage).toBe('ja');
   });
 
+  it('publishes the last global reset and the last check to the second when upstream gave milliseconds (the build failed on them)', () => {
+    const withMs = testEvent('2026-11-20T10:00:00.123Z');
+    const check = { source: 'reset-tracker', kind: 'reset_tracker', url: 'https://example.invalid/', ok: true, http_status: 200, latency_ms: 5, items_read: 1, checked_at: '2026-11-21T11:59:59.987Z', detail: { code: 'ok', params: {} } };
+    const docs = renderApi(input({ events: [withMs], latestReset: withMs, checks: [check as RenderInput['checks'][number]], forecast: { ...input().forecast, last_global_reset_at: withMs.announced_at } }));
+    expect(JSON.parse(docs.find((d) => d.key === 'api/en/forecast.json')!.body).last_global_reset_at).toBe('2026-11-20T10:00:00Z');
+    expect(JSON.parse(docs.find((d) => d.key === 'api/en/latest.json')!.body).last_source_check_at).toBe('2026-11-21T11:59:59Z');
+  });
+
   it('writes each event and history document as the plain JSON of its content, histories listing the event documents\' events', () => {
     const tricky = { ...testEvent('2026-11-18T10:00:00Z'), title: { en: 'Quote " backslash \\ line\nbreak \u2028 emoji 🎉', ko: '초기화' } };
     const events = [...input().events, tricky];
