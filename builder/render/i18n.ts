@@ -32,6 +32,7 @@ import zhPage from '../../locales/zh/page.json' with { type: 'json' };
 import zhFollow from '../../locales/zh/follow.json' with { type: 'json' };
 import { formatInstant, LANGS, type Lang } from '../contract.ts';
 import type { Detail } from '../model/schemas.ts';
+import { memoizeT } from './values.ts';
 
 export const NAMESPACES = ['common', 'errors', 'checks', 'forecast', 'page', 'follow'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
@@ -58,8 +59,16 @@ void instance.init({
   returnNull: false,
 });
 
+const translators = new Map<Lang, TFunction>();
+
+/**
+ * The language's `t`, one per process and remembering its answers (values.ts memoizeT): the resources never change
+ * after init, and the API documents, the feeds and the six pages of a build ask the same questions again.
+ */
 export function translator(lang: Lang): TFunction {
-  return instance.getFixedT(lang);
+  let t = translators.get(lang);
+  if (t === undefined) translators.set(lang, (t = memoizeT(instance.getFixedT(lang))));
+  return t;
 }
 
 /** Translates a Detail whose code is `ns:key` or a key of the common namespace. */
