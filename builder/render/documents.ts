@@ -87,7 +87,9 @@ const validatedEvents = new WeakSet<object>();
 function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: () => string): string {
   // Every event in a history is rendered once per language and validated in its own event document first;
   // checking it again inside every history that lists it multiplied the cost without adding a guarantee.
-  const r = (name === 'history' ? HistoryEnvelopeSchema : DOCUMENT_SCHEMAS[name]).safeParse(doc);
+  // zod compiles a fast path for an object schema on its first parse; only the event schema (once per event and
+  // language) is parsed often enough to earn it back, the others a few times per build.
+  const r = (name === 'history' ? HistoryEnvelopeSchema : DOCUMENT_SCHEMAS[name]).safeParse(doc, { jitless: name !== 'event' });
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
