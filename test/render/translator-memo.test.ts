@@ -21,7 +21,7 @@ function counting(t: TFunction): { t: TFunction; calls: () => number } {
 }
 
 describe('translator memo', () => {
-  it("answers every question as i18next does, asked once or again, in every language (plural counts and placeholders too)", async () => {
+  it("answers every question as i18next's fixed t does, asked once or again, in every language (plurals, placeholders, another lng)", async () => {
     const questions: [string, Record<string, string | number>?][] = [
       ['page:title'],
       ['page:forecast.sample', { count: 1 }],
@@ -31,6 +31,11 @@ describe('translator memo', () => {
       ['common:title.global_reset', { reason: 'y' }],
       ['page:today.checked', { relative: '{{relative}}' }],
       ['no:such.key'],
+      ['common:reason.incident'],
+      ['checks:ok', { count: 3 }],
+      ['forecast:explanation.too_few', { sample: 2, min: 5 }],
+      ['page:signals.more', { count: 2 }],
+      ['page:title', { lng: 'ja' }],
     ];
     for (const lang of LANGS) {
       const plain = await plainT(lang);
