@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import { computePublishedSchemas } from '../builder/render/published-schemas.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEDULE_BUILD_DIR = path.join(ROOT, 'build');
@@ -79,6 +80,9 @@ const largeJsonAsParse: esbuild.Plugin = {
 
 export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
   return {
+    // The JSON Schemas and the OpenAPI components depend on the code alone (builder/render/published-schemas.ts):
+    // computed here once, not by every tick. test/schedules-bundle.test.ts compares the published bytes with tsx's.
+    define: { RSA_PUBLISHED_SCHEMAS: JSON.stringify(JSON.stringify(computePublishedSchemas())) },
     absWorkingDir: ROOT,
     entryPoints: Object.entries(SCHEDULE_ENTRIES).map(([out, entry]) => ({ in: entry, out })),
     outdir: outDir,
