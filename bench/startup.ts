@@ -3,6 +3,9 @@
 // round, rounds repeated (A B C D … A B C D …), so drift on a shared machine hits every variant alike; figures are
 // medians of wall time and of CPU time (user + sys of the whole process tree, from /usr/bin/time), and the ratios
 // come from the same run. Ticks are warm (an untimed first tick fills state and dist) with the three loopback sources.
+// The CPU goal's render term is the render stage's CPU in bench/refresh.ts's child (process.cpuUsage, every thread):
+// its wall time grows with the machine's load while the bundle is measured in CPU, which made the goal easier to meet
+// the busier the machine was.
 //
 //   npx tsx bench/startup.ts [--quick] [--compare <other refresh.mjs>] [--profile]
 // --compare adds another build of the bundle as its own variant in the same rounds (a before/after in one run: build
@@ -27,6 +30,8 @@ export interface StartupResult {
   load_average: number[];
   variants: Record<string, { wall_ms: number[]; cpu_ms: number[] }>;
   render_ms: number[];
+  /** CPU (user + sys, all threads) of the same render stages: the goal's render term, less bent by load than wall. */
+  render_cpu_ms: number[];
   /** --profile: milliseconds of the profiled bundled tick by package (node_modules), builder file or runtime part. */
   profile?: Record<string, number>;
 }
@@ -59,7 +64,7 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
     ['bundle loaded only (import, no tick)', [process.execPath, '--enable-source-maps', '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
   ];
-  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [] };
+  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [], render_cpu_ms: [] };
   try {
     // Untimed first ticks: every timed tick is the warm one the schedule runs every 15 minutes.
     for (const [name, argv] of variants) if (/refresh|compare/.test(name)) await timed(argv, env, timeFile);
@@ -74,7 +79,9 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
       // The render stage alone, in process (bench/refresh.ts's child): the work no start-up saving can remove.
       const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(root, 'stages', 'dist'), path.join(root, 'stages', 'state'), data], { env });
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);
-      result.render_ms.push(lastJson<{ stages: Record<string, number> }>(c.stdout).stages.render ?? NaN);
+      const rep = lastJson<{ stages: Record<string, number>; stages_cpu: Record<string, number> }>(c.stdout);
+      result.render_ms.push(rep.stages.render ?? NaN);
+      result.render_cpu_ms.push(rep.stages_cpu.render ?? NaN);
     }
     if (opts.profile) result.profile = await profileTick([process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
   } finally {
@@ -132,14 +139,15 @@ export function startupReport(r: StartupResult): string {
     `${(med(n, 'cpu_ms') / med(floor, 'cpu_ms')).toFixed(1)}×`,
   ]);
   const render = median(r.render_ms);
-  const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + render;
+  const renderCpu = median(r.render_cpu_ms ?? []);
+  const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + renderCpu;
   return [
     `### Tick start-up: bundle vs tsx vs node -e "" (${r.runs} alternating rounds, medians; load average ${r.load_average.map((a) => a.toFixed(1)).join(' ')})`,
     '',
     table(['process', 'wall', 'CPU (user+sys)', 'wall / floor', 'CPU / floor'], rows),
     '',
     `Bundle vs tsx, same run: wall ${(med(bundled, 'wall_ms') / med(tsx, 'wall_ms')).toFixed(2)}×, CPU ${(med(bundled, 'cpu_ms') / med(tsx, 'cpu_ms')).toFixed(2)}×.`,
-    `Render stage in process (wall): ${fmtMs(render)}. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
+    `Render stage in process: ${fmtMs(render)} wall, ${fmtMs(renderCpu)} CPU. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render CPU = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
     `Wall goal ${fmtMs(STARTUP_WALL_TARGET_MS)} on a quiet machine: bundle ${fmtMs(med(bundled, 'wall_ms'))} here (${med(bundled, 'wall_ms') <= STARTUP_WALL_TARGET_MS ? 'met' : 'not met on this machine'}, load average above).`,
     ...(compare ? [`This build vs the compared one, same run: wall ${(med(bundled, 'wall_ms') / med(compare, 'wall_ms')).toFixed(2)}×, CPU ${(med(bundled, 'cpu_ms') / med(compare, 'cpu_ms')).toFixed(2)}×.`] : []),
     ...(r.profile ? ['', profileReport(r.profile)] : []),
