@@ -3,9 +3,17 @@
 // round, rounds repeated (A B C D … A B C D …), so drift on a shared machine hits every variant alike; figures are
 // medians of wall time and of CPU time (user + sys of the whole process tree, from /usr/bin/time), and the ratios
 // come from the same run. Ticks are warm (an untimed first tick fills state and dist) with the three loopback sources.
+// The CPU goal's render term is the render stage's CPU in bench/refresh.ts's child (process.cpuUsage, every thread):
+// its wall time grows with the machine's load while the bundle is measured in CPU, which made the goal easier to meet
+// the busier the machine was.
 //
-//   npx tsx bench/startup.ts [--quick]
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+//   npx tsx bench/startup.ts [--quick] [--compare <other refresh.mjs>] [--profile]
+// --compare adds another build of the bundle as its own variant in the same rounds (a before/after in one run: build
+// the other commit's bundle with `git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && npm run
+// build:schedules)`, then pass /tmp/old/build/refresh.mjs). --profile ends with one bundled tick under --cpu-prof and
+// prints where its CPU went, by package or source file (through the source map).
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +30,10 @@ export interface StartupResult {
   load_average: number[];
   variants: Record<string, { wall_ms: number[]; cpu_ms: number[] }>;
   render_ms: number[];
+  /** CPU (user + sys, all threads) of the same render stages: the goal's render term, less bent by load than wall. */
+  render_cpu_ms: number[];
+  /** --profile: milliseconds of the profiled bundled tick by package (node_modules), builder file or runtime part. */
+  profile?: Record<string, number>;
 }
 
 /** Runs one command under /usr/bin/time; returns wall (spawn to exit) and CPU (user + sys, children included). */
@@ -32,7 +44,7 @@ async function timed(argv: readonly string[], env: Record<string, string>, timeF
   return { wallMs: r.wallMs, cpuMs: ((user ?? NaN) + (sys ?? NaN)) * 1000, stdout: r.stdout };
 }
 
-export async function benchStartup(opts: { quick: boolean }): Promise<{ result: StartupResult; report: string }> {
+export async function benchStartup(opts: { quick: boolean; compare?: string | null; profile?: boolean }): Promise<{ result: StartupResult; report: string }> {
   const runs = opts.quick ? 3 : 7;
   if (!(await runChild(TIME_BIN, ['-f', '%U', 'true']).then((r) => r.code === 0, () => false))) throw new Error(`${TIME_BIN} is needed for CPU time (apt-get install time)`);
   await buildSchedules();
@@ -47,14 +59,15 @@ export async function benchStartup(opts: { quick: boolean }): Promise<{ result: 
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
     ['bundle: node --enable-source-maps build/refresh.mjs', [process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle')]],
+    ...(opts.compare ? [[`compare: node --enable-source-maps ${opts.compare}`, [process.execPath, '--enable-source-maps', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
     ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
     ['bundle loaded only (import, no tick)', [process.execPath, '--enable-source-maps', '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
   ];
-  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [] };
+  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [], render_cpu_ms: [] };
   try {
     // Untimed first ticks: every timed tick is the warm one the schedule runs every 15 minutes.
-    for (const [, argv] of variants.slice(1, 3)) await timed(argv, env, timeFile);
+    for (const [name, argv] of variants) if (/refresh|compare/.test(name)) await timed(argv, env, timeFile);
     for (let i = 0; i < runs; i++) {
       for (const [name, argv] of variants) {
         const r = await timed(argv, env, timeFile);
@@ -66,8 +79,11 @@ export async function benchStartup(opts: { quick: boolean }): Promise<{ result: 
       // The render stage alone, in process (bench/refresh.ts's child): the work no start-up saving can remove.
       const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(root, 'stages', 'dist'), path.join(root, 'stages', 'state'), data], { env });
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);
-      result.render_ms.push(lastJson<{ stages: Record<string, number> }>(c.stdout).stages.render ?? NaN);
+      const rep = lastJson<{ stages: Record<string, number>; stages_cpu: Record<string, number> }>(c.stdout);
+      result.render_ms.push(rep.stages.render ?? NaN);
+      result.render_cpu_ms.push(rep.stages_cpu.render ?? NaN);
     }
+    if (opts.profile) result.profile = await profileTick([process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
   } finally {
     await sources.close();
     await rm(root, { recursive: true, force: true });
@@ -76,10 +92,45 @@ export async function benchStartup(opts: { quick: boolean }): Promise<{ result: 
   return { result, report: startupReport(result) };
 }
 
+/** Where a tick's CPU samples fall: self time by npm package, builder file (mapped through the bundle's map) or runtime. */
+async function profileTick(argv: readonly string[], env: Record<string, string>, dir: string, mapFile: string): Promise<Record<string, number>> {
+  const [node, ...rest] = argv;
+  const r = await runChild(node!, ['--cpu-prof', '--cpu-prof-dir', dir, ...rest], { env });
+  if (r.code !== 0) throw new Error(`profiled tick exited ${r.code}\n${r.stderr.slice(-2000)}`);
+  const [file] = await readdir(dir);
+  const prof = JSON.parse(await readFile(path.join(dir, file!), 'utf8')) as {
+    nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number } }[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const map = new SourceMap(JSON.parse(await readFile(mapFile, 'utf8')) as never);
+  const bundleUrl = pathToFileURL(argv.find((a) => a.endsWith('.mjs'))!).href;
+  const label = new Map<number, string>();
+  for (const n of prof.nodes) {
+    const { url, functionName, lineNumber, columnNumber } = n.callFrame;
+    let where: string;
+    if (url === bundleUrl) {
+      const src = (map.findEntry(lineNumber, columnNumber) as { originalSource?: string }).originalSource;
+      const nm = src?.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+      where = nm ? nm[1]! : src ? src.replace(/^.*?\/(builder|schedules)\//, '$1/') : 'bundle (esbuild helpers)';
+    } else if (url.startsWith('node:')) where = 'node internals (module loading, fs, source maps)';
+    else where = url || `(${functionName || 'native'})`;
+    label.set(n.id, where);
+  }
+  const out: Record<string, number> = {};
+  prof.samples.forEach((id, i) => {
+    const k = label.get(id)!;
+    out[k] = (out[k] ?? 0) + (prof.timeDeltas[i + 1] ?? 0) / 1000;
+  });
+  return out;
+}
+
 export function startupReport(r: StartupResult): string {
   const names = Object.keys(r.variants);
   const med = (name: string, k: 'wall_ms' | 'cpu_ms') => median(r.variants[name]![k]);
-  const [floor, bundled, tsx] = names as [string, string, string];
+  const [floor, bundled] = names as [string, string];
+  const compare = names.find((n) => n.startsWith('compare: '));
+  const tsx = names.find((n) => n.startsWith('tsx: '))!;
   const rows = names.map((n) => [
     n,
     fmtMs(med(n, 'wall_ms')),
@@ -88,20 +139,34 @@ export function startupReport(r: StartupResult): string {
     `${(med(n, 'cpu_ms') / med(floor, 'cpu_ms')).toFixed(1)}×`,
   ]);
   const render = median(r.render_ms);
-  const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + render;
+  const renderCpu = median(r.render_cpu_ms ?? []);
+  const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + renderCpu;
   return [
     `### Tick start-up: bundle vs tsx vs node -e "" (${r.runs} alternating rounds, medians; load average ${r.load_average.map((a) => a.toFixed(1)).join(' ')})`,
     '',
     table(['process', 'wall', 'CPU (user+sys)', 'wall / floor', 'CPU / floor'], rows),
     '',
     `Bundle vs tsx, same run: wall ${(med(bundled, 'wall_ms') / med(tsx, 'wall_ms')).toFixed(2)}×, CPU ${(med(bundled, 'cpu_ms') / med(tsx, 'cpu_ms')).toFixed(2)}×.`,
-    `Render stage in process (wall): ${fmtMs(render)}. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
+    `Render stage in process: ${fmtMs(render)} wall, ${fmtMs(renderCpu)} CPU. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render CPU = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
     `Wall goal ${fmtMs(STARTUP_WALL_TARGET_MS)} on a quiet machine: bundle ${fmtMs(med(bundled, 'wall_ms'))} here (${med(bundled, 'wall_ms') <= STARTUP_WALL_TARGET_MS ? 'met' : 'not met on this machine'}, load average above).`,
+    ...(compare ? [`This build vs the compared one, same run: wall ${(med(bundled, 'wall_ms') / med(compare, 'wall_ms')).toFixed(2)}×, CPU ${(med(bundled, 'cpu_ms') / med(compare, 'cpu_ms')).toFixed(2)}×.`] : []),
+    ...(r.profile ? ['', profileReport(r.profile)] : []),
   ].join('\n');
 }
 
+function profileReport(p: Record<string, number>): string {
+  const total = Object.values(p).reduce((a, b) => a + b, 0);
+  const rows = Object.entries(p)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15)
+    .map(([k, ms]) => [k, fmtMs(ms), `${((ms / total) * 100).toFixed(1)}%`]);
+  return [`CPU profile of one bundled tick (--cpu-prof, self time, ${fmtMs(total)} sampled):`, '', table(['where', 'self', 'share'], rows)].join('\n');
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { result, report } = await benchStartup(benchArgs());
+  const args = benchArgs();
+  const at = args.rest.indexOf('--compare');
+  const { result, report } = await benchStartup({ quick: args.quick, compare: at >= 0 ? (args.rest[at + 1] ?? null) : null, profile: args.rest.includes('--profile') });
   console.log(report);
   console.log(`\n(raw: ${await saveResults('startup', result)})`);
 }

@@ -3,10 +3,12 @@
 // tsx on every tick. The workflow builds the bundles right before the run from the checked-out sources (never a
 // committed copy that could be stale); esbuild is already in that job, as tsx's own dependency. See BENCHMARKS.md.
 //   tsx scripts/build-schedules.ts [--out build]    write build/{refresh,backup,main}.mjs (+ .map) and print sizes
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import { computePublishedSchemas } from '../builder/render/published-schemas.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEDULE_BUILD_DIR = path.join(ROOT, 'build');
@@ -32,8 +34,55 @@ export const SCHEDULE_EXTERNAL: readonly string[] = [];
  */
 const REQUIRE_BANNER = "import { createRequire as __rsaCreateRequire } from 'node:module';\nconst require = __rsaCreateRequire(import.meta.url);";
 
+/**
+ * ical-generator 10's foldLines measures each character's UTF-8 length with `new TextEncoder().encode(ch).length`: an
+ * encoder and an array per character of the calendar, most of a tick's calendar time. Buffer.byteLength gives the same
+ * length for every string (a lone surrogate counts as the 3 bytes of U+FFFD in both), without allocating. Version 11
+ * fixed it but needs Node 22 (DESIGN.md), so the bundle carries this one-expression patch; a version without the
+ * expression fails the build, so the patch is removed rather than silently skipped. test/schedules-bundle-patch.test.ts
+ * compares the patched library's calendars with the unpatched one's.
+ */
+export const ICAL_FOLD_PATCH = {
+  file: /[\\/]node_modules[\\/]ical-generator[\\/]dist[\\/]index\.mjs$/,
+  find: /new TextEncoder\(\)\.encode\((\w+)\)\.length/g,
+  replace: 'Buffer.byteLength($1, "utf8")',
+} as const;
+
+const icalFoldPatch: esbuild.Plugin = {
+  name: 'ical-fold-patch',
+  setup(build) {
+    build.onLoad({ filter: ICAL_FOLD_PATCH.file }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const found = source.match(ICAL_FOLD_PATCH.find)?.length ?? 0;
+      if (found !== 1) throw new Error(`[build-schedules] ${args.path}: expected foldLines' TextEncoder call once, found it ${found} times; update or drop ICAL_FOLD_PATCH`);
+      return { contents: source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * A dependency's large JSON data (badge-maker's font-width tables through anafanafo: four of ~220 KiB, all built at
+ * import) goes into the bundle as `JSON.parse('…')` instead of a JavaScript literal: V8 parses JSON text several times
+ * faster, and the value is the same.
+ */
+export const JSON_AS_PARSE_MIN_BYTES = 64 * 1024;
+
+const largeJsonAsParse: esbuild.Plugin = {
+  name: 'large-json-as-parse',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/].*\.json$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (text.length < JSON_AS_PARSE_MIN_BYTES) return undefined;
+      return { contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(text)))});`, loader: 'js' };
+    });
+  },
+};
+
 export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
   return {
+    // The JSON Schemas and the OpenAPI components depend on the code alone (builder/render/published-schemas.ts):
+    // computed here once, not by every tick. test/schedules-bundle.test.ts compares the published bytes with tsx's.
+    define: { RSA_PUBLISHED_SCHEMAS: JSON.stringify(JSON.stringify(computePublishedSchemas())) },
     absWorkingDir: ROOT,
     entryPoints: Object.entries(SCHEDULE_ENTRIES).map(([out, entry]) => ({ in: entry, out })),
     outdir: outDir,
@@ -48,6 +97,13 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // tsconfig.json supplies the JSX settings (react-jsx, jsxImportSource preact).
     tsconfig: path.join(ROOT, 'tsconfig.json'),
     sourcemap: 'linked',
+    // Stack traces need only the mappings: the sources' text (60% of the map) is on disk, and Node read and kept all
+    // 9 MB of it at every start.
+    sourcesContent: false,
+    // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales, undici), which made
+    // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
+    minifyWhitespace: true,
+    plugins: [icalFoldPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'silent',

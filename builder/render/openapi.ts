@@ -1,8 +1,8 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the build validates against. CI lints it with
 // @redocly/cli (recommended) and @stoplight/spectral-cli (spectral:oas): `npm run lint:openapi`.
-import { z } from 'zod';
 import { CACHE_CONTROL, EVENT_ID_PATTERN_SOURCE, EVENT_TYPES, EXPOSE_HEADERS, HISTORY_PAGE_SIZE, LANGS, LICENSE_KEY } from '../contract.ts';
 import { FOLLOW_PATHS } from './follow-openapi.ts';
+import { publishedSchemas } from './published-schemas.ts';
 import { API_VERSION } from './schemas.ts';
 
 export interface OpenApiOptions {
@@ -149,12 +149,8 @@ const DESCRIPTION = [
 ].join('\n');
 
 export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown> {
-  // Every response schema carries a `.meta({ id })`, so each becomes one named component.
-  const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
-  for (const s of Object.values(schemas)) {
-    delete (s as Record<string, unknown>).$schema;
-    delete (s as Record<string, unknown>).$id;
-  }
+  // Every response schema carries a `.meta({ id })`, so each is one named component (published-schemas.ts).
+  const schemas = publishedSchemas().components;
   const lang = { name: 'lang', in: 'query', required: false, description: 'Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400.', schema: { type: 'string', enum: [...LANGS], default: 'en' } };
   return {
     openapi: '3.1.0',

@@ -15,6 +15,21 @@ function dateTimeFormat(lang: Lang, name: string, options: Intl.DateTimeFormatOp
   return f;
 }
 
+/** As dateTimeFormat: the page's six variants ask the same few number and relative-time formats again. */
+const otherFormatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFormat>();
+function numberFormat(lang: Lang, digits: number, percent: boolean): Intl.NumberFormat {
+  const id = `${lang}:${percent ? '%' : 'n'}${digits}`;
+  let f = otherFormatters.get(id) as Intl.NumberFormat | undefined;
+  if (f === undefined) otherFormatters.set(id, (f = new Intl.NumberFormat(lang, percent ? { style: 'percent', maximumFractionDigits: digits } : { maximumFractionDigits: digits })));
+  return f;
+}
+function relativeTimeFormat(lang: Lang): Intl.RelativeTimeFormat {
+  const id = `${lang}:relative`;
+  let f = otherFormatters.get(id) as Intl.RelativeTimeFormat | undefined;
+  if (f === undefined) otherFormatters.set(id, (f = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' })));
+  return f;
+}
+
 /** An instant as the reader of `lang` writes it, in UTC (the zone is named); a plain date stays a date. */
 export function formatUtc(lang: Lang, iso: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return formatDate(lang, iso);
@@ -33,7 +48,7 @@ export function formatMonth(lang: Lang, d: Date): string {
 export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
   const s = (Date.parse(iso) - asOf.getTime()) / 1000;
   const a = Math.abs(s);
-  const rtf = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' });
+  const rtf = relativeTimeFormat(lang);
   if (a < 45) return rtf.format(0, 'second');
   if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
   if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
@@ -41,11 +56,11 @@ export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
 }
 
 export function formatPercent(lang: Lang, p: number): string {
-  return new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 }).format(p);
+  return numberFormat(lang, 1, true).format(p);
 }
 
 export function formatNumber(lang: Lang, n: number, digits = 3): string {
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: digits }).format(n);
+  return numberFormat(lang, digits, false).format(n);
 }
 
 /** The URL when it is an absolute http(s) URL, else null: upstream links never become javascript:, data: or relative. */

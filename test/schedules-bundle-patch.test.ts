@@ -1,0 +1,79 @@
+// The schedule bundles patch one expression of ical-generator (scripts/build-schedules.ts ICAL_FOLD_PATCH): its line
+// folding must stay the library's, octet for octet, for every kind of text a calendar can carry.
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import ical, { foldLines } from 'ical-generator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduleBuildOptions } from '../scripts/build-schedules.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+type Lib = { foldLines: typeof foldLines; ical: typeof ical };
+
+/** Lines that fold at, around and across the 75-octet limit in 1-, 2-, 3- and 4-octet characters, and broken UTF-16. */
+const TEXTS: string[] = [
+  '',
+  'a'.repeat(74),
+  'a'.repeat(75),
+  'a'.repeat(300),
+  'é'.repeat(80),
+  'a' + 'é'.repeat(80),
+  '한국어 '.repeat(40),
+  '全員の利用上限がリセットされました'.repeat(6),
+  '🙂'.repeat(40),
+  'a' + '🙂'.repeat(40),
+  'x'.repeat(73) + '🙂tail',
+  'x'.repeat(74) + '한',
+  // Lone surrogates: TextEncoder writes U+FFFD (3 octets) for each; so must the patch.
+  'x'.repeat(72) + '\ud800' + 'y'.repeat(10),
+  'x'.repeat(72) + '\udc00' + 'y'.repeat(10),
+  '\ud83d'.repeat(30),
+  'x'.repeat(73) + '\ud83d',
+  'line one\r\n' + 'ü'.repeat(100) + '\r\nline three',
+];
+
+describe('the ical-generator patch in the schedule bundles', () => {
+  let work: string;
+  let patched: Lib;
+
+  beforeAll(async () => {
+    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+    work = await mkdtemp(path.join(ROOT, 'test-output', 'ical-patch-'));
+    const out = path.join(work, 'ical.mjs');
+    const base = scheduleBuildOptions(work);
+    await esbuild.build({
+      absWorkingDir: ROOT,
+      stdin: { contents: "export { default as ical, foldLines } from 'ical-generator';", resolveDir: ROOT, loader: 'ts' },
+      outfile: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      plugins: base.plugins ?? [],
+      logLevel: 'silent',
+    });
+    expect(await readFile(out, 'utf8')).not.toMatch(/new TextEncoder\(\)\.encode\(/);
+    patched = (await import(pathToFileURL(out).href)) as Lib;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('folds every text exactly as the unpatched library does', () => {
+    for (const text of TEXTS) expect(patched.foldLines(text), JSON.stringify(text.slice(0, 20))).toBe(foldLines(text));
+  });
+
+  it('writes the same calendar as the unpatched library for multilingual events', () => {
+    const calendar = (lib: Lib['ical']) => {
+      const cal = lib({ name: '사용 한도 초기화 · 利用上限', prodId: { company: 'reset-status-api', product: 'calendar', language: 'KO' } });
+      for (const [i, text] of TEXTS.entries()) {
+        cal.createEvent({ id: `e${i}@reset-status-api`, stamp: new Date(0), start: new Date(Date.UTC(2026, 10, 1 + i)), summary: text.slice(0, 90), description: text });
+      }
+      return cal.toString();
+    };
+    expect(calendar(patched.ical)).toBe(calendar(ical));
+  });
+});
