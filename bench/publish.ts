@@ -14,6 +14,9 @@ import { pathToFileURL } from 'node:url';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
 import { createS3Client } from '../builder/s3/client.ts';
 import { createS3Sink } from '../builder/publish/s3-sink.ts';
+import { listRanges } from '../builder/publish/s3-list.ts';
+import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY } from '../builder/s3/config.ts';
+import pLimit from 'p-limit';
 import type { PublishReport, Sink } from '../builder/publish/sink.ts';
 import type { OutputDocument } from '../builder/render/output.ts';
 import { run } from '../builder/run.ts';
@@ -57,8 +60,14 @@ export interface PublishResult {
   objects: number;
   sink: { cold: Measured; incremental: Measured[] };
   aws: { cold: Measured; incremental: Measured[] } | null;
-  /** aws time / sink time, per incremental round. */
+  /** aws time / sink time, per incremental round (the production cadence: these rounds do not list). */
   incrementalRatios: number[];
+  /** The listing a listing round adds (one in DEFAULT_LIST_EVERY), timed after each round. */
+  listings: Measured[];
+  /** aws time / (sink time + listing), per round: a listing round. */
+  listingRoundRatios: number[];
+  /** aws time / the mean sink time over a cadence cycle ((DEFAULT_LIST_EVERY - 1) rounds without listing, one with). */
+  cycleRatios: number[];
   awsStartMs: number | null;
 }
 
@@ -102,14 +111,21 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       await writeData(dataDir, events);
       const docs1 = await build(dataDir, work, dist);
 
-      // Every publish lists the bucket: the listing publish is the cadence's worst case, and the figures stay
-      // comparable with the earlier ones (docs/s3.md "Listing cadence").
-      const sink = createS3Sink({ client, bucket: bucketSink, now: () => new Date(BENCH_NOW), listEvery: 1 });
+      // The production cadence (docs/s3.md "Listing cadence"): a publish lists the bucket every DEFAULT_LIST_EVERY-th
+      // time. The cold publish lists (no manifest yet); the rounds after it do not, so each round also times the listing
+      // a listing publish adds, on the same bucket, right after: the listing tick is the round plus that.
+      const sink = createS3Sink({ client, bucket: bucketSink, now: () => new Date(BENCH_NOW) });
       const measureSink = async (docs: OutputDocument[]): Promise<Measured> => {
         proxy.resetCounts();
         const t0 = performance.now();
         const rep = await sink.publish(docs);
         return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: rep.written, ...(rep.steps ? { steps: rep.steps } : {}) };
+      };
+      const measureListing = async (keys: readonly string[]): Promise<Measured> => {
+        proxy.resetCounts();
+        const t0 = performance.now();
+        await listRanges(client, bucketSink, '', keys, pLimit(DEFAULT_CONCURRENCY), () => {});
+        return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: 0 };
       };
       const hasAws = (await runChild('sh', ['-c', 'command -v aws'])).code === 0;
       const awsEnv = { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_DEFAULT_REGION: 'us-east-1' };
@@ -142,6 +158,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       // histories, latest and status, nothing else. The order alternates so neither tool always goes first.
       const rounds = opts.quick ? 3 : INCREMENTAL_ROUNDS;
       const incremental: { sink: Measured; aws: Measured | null }[] = [];
+      const listings: Measured[] = [];
       const added: EventInput[] = [];
       let lastDocs = docs1;
       for (let i = 0; i < rounds; i++) {
@@ -164,12 +181,16 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
           incremental.push({ sink: await measureSink(lastDocs), aws: awsInc });
         }
         const last = incremental.at(-1)!;
+        listings.push(await measureListing(lastDocs.map((d) => d.key)));
         progress(`S3 sink, round ${i + 1}`, last.sink);
+        progress(`  listing the bucket (what a listing round adds)`, listings.at(-1)!);
         if (last.aws) progress(`aws s3 sync, round ${i + 1}`, last.aws);
       }
       const sinkInc = incremental.map((r) => r.sink);
       const awsInc = incremental.flatMap((r) => (r.aws ? [r.aws] : []));
       const ratios = incremental.flatMap((r) => (r.aws ? [r.aws.ms / r.sink.ms] : []));
+      const listingRoundRatios = incremental.flatMap((r, i) => (r.aws ? [r.aws.ms / (r.sink.ms + listings[i]!.ms)] : []));
+      const cycleRatios = incremental.flatMap((r, i) => (r.aws ? [r.aws.ms / (r.sink.ms + listings[i]!.ms / DEFAULT_LIST_EVERY)] : []));
       const mid = (xs: Measured[]) => [...xs].sort((x, y) => x.ms - y.ms)[Math.floor((xs.length - 1) / 2)]!;
 
       const result: PublishResult = {
@@ -178,6 +199,9 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         sink: { cold: sinkCold, incremental: sinkInc },
         aws: awsCold ? { cold: awsCold, incremental: awsInc } : null,
         incrementalRatios: ratios,
+        listings,
+        listingRoundRatios,
+        cycleRatios,
         awsStartMs: hasAws ? await awsStartup() : null,
       };
       const req = (m: Measured) => Object.entries(m.requests).sort().map(([k, v]) => `${k} ${v}`).join(', ');
@@ -192,6 +216,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         ? [
             `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target at least as fast: ${sinkCold.ms <= awsCold.ms ? 'met' : 'MISSED'}`,
             `Incremental: per-round ratios ${ratios.map((x) => `${x.toFixed(1)}x`).join(', ')}; median ${r.toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${r >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.map((m) => m.uploaded).join('/')} of ${lastDocs.length}`,
+            `Listing the bucket (a listing round, one in ${DEFAULT_LIST_EVERY}): median ${fmtMs(median(listings.map((m) => m.ms)))} (${listings.map((m) => fmtMs(m.ms)).join(', ')}), ${req(listings[0]!)}; a listing round vs aws: ${listingRoundRatios.map((x) => `${x.toFixed(1)}x`).join(', ')}, median ${median(listingRoundRatios).toFixed(1)}x; over a ${DEFAULT_LIST_EVERY}-round cycle: median ${median(cycleRatios).toFixed(1)}x`,
             `aws CLI start-up alone (aws --version, median of 3): ${fmtMs(result.awsStartMs ?? 0)}`,
             `S3 sink, median incremental round split${split(mid(sinkInc)).replace(/^;/, ':')}`,
           ].join('\n')
