@@ -164,7 +164,9 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       for (let i = 0; i < rounds; i++) {
         const fresh = syntheticEvents(1, 7 + i)[0]!;
         fresh.id = `syn-new-event-${i + 1}`;
-        fresh.announced_at = new Date(Date.parse(BENCH_NOW) - (rounds - i) * 60_000).toISOString();
+        // Whole seconds, as the synthetic events have: render's forecast refuses `last_global_reset_at` with a
+        // fraction (timesToSeconds({ at }) in render/documents.ts never trims it: `at` is no time field name).
+        fresh.announced_at = new Date(Date.parse(BENCH_NOW) - (rounds - i) * 60_000).toISOString().replace('.000Z', 'Z');
         fresh.type = 'global_reset';
         fresh.reason = 'incident';
         fresh.sources = [{ platform: 'X', url: `https://x.com/example/status/${i + 1}`, author: 'example' }];

@@ -118,8 +118,10 @@ export interface LocalSinkOptions {
  *
  * The build is taken as a stream (stream.ts): the sink holds at most `windowDocs` bodies at once, and of every
  * document only its key (for the deletes at the end). So a key is checked when its document arrives, not before
- * the build starts: an unsafe, staging-area or repeated key stops the publish there, with the earlier phases
- * written, that document and everything after it not, and nothing deleted. The next publish completes the build.
+ * the build starts: an unsafe, staging-area or repeated key (or a document of a lower phase after a higher one)
+ * stops the publish there, the earlier phases in place, of its own phase at most whole files in directories that
+ * existed (its new directories never appear), that document and everything after it unwritten, nothing deleted. The
+ * next publish completes the build.
  */
 export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): Sink {
   const name = `local:${dir}`;
