@@ -42,7 +42,9 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     if (!p.translated) untranslated.push(name);
     return p.text;
   };
-  return timesToSeconds({
+  // The four time fields by name (what timesToSeconds would find walking the whole object, at a fraction of the cost:
+  // an event is rendered twice per language per build).
+  return {
     id: e.id,
     url: `/api/events/${e.id}?lang=${lang}`,
     type: e.type,
@@ -57,14 +59,14 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     evidence_text: e.evidence_text,
     time_precision: e.time_precision,
     time_basis: when.basis,
-    occurred_at: when.at,
-    announced_at: e.announced_at,
-    observed_at: e.observed_at,
-    effective_at: e.effective_at,
+    occurred_at: instantToSeconds(when.at),
+    announced_at: instantToSeconds(e.announced_at),
+    observed_at: instantToSeconds(e.observed_at),
+    effective_at: instantToSeconds(e.effective_at),
     sources: e.sources.map((s) => ({ ...s })),
     same_as: [...e.same_as],
     untranslated_fields: untranslated,
-  });
+  };
 }
 
 /** The latest check of each source, in a stable order. */
