@@ -58,7 +58,9 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
   const tickArgs = (name: string) => ['--target', 'local', '--now', BENCH_NOW, '--out', path.join(root, name, 'dist'), '--state-dir', path.join(root, name, 'state'), '--data-dir', data];
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
-    ['bundle: node --enable-source-maps build/refresh.mjs', [process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle')]],
+    // Exactly the refresh workflow's command (refresh.yml), and the same bundle without the heap flag beside it.
+    ['bundle: node --enable-source-maps --heap-growing-percent=25 build/refresh.mjs', [process.execPath, '--enable-source-maps', '--heap-growing-percent=25', bundle, ...tickArgs('bundle')]],
+    ['bundle without the heap flag: node --enable-source-maps build/refresh.mjs', [process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle-noflag')]],
     ...(opts.compare ? [[`compare: node --enable-source-maps ${opts.compare}`, [process.execPath, '--enable-source-maps', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
     ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
     ['bundle loaded only (import, no tick)', [process.execPath, '--enable-source-maps', '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
