@@ -10,7 +10,7 @@ import type { Announcement, Event, Lang, SourceCheck, State } from './model/sche
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
-import { inPhaseOrder, type OutputDocument } from './render/output.ts';
+import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
@@ -229,7 +229,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     variants.push(...renderUnknownBadges());
     let documents = 0;
     const all = (function* (): Generator<OutputDocument> {
-      for (const d of inPhaseOrder([...docs, ...variants], rendered.stable())) {
+      for (const d of mergeInPhaseOrder([...docs, ...variants], rendered.stable())) {
         documents++;
         yield d;
       }

@@ -9,7 +9,7 @@ import { computeStaleAfter } from '../model/freshness.ts';
 import { RESET_SOURCE_KINDS } from '../model/status.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
-import { instantToSeconds, memoizeT, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray, timesToSeconds } from './values.ts';
+import { instantToSeconds, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray, timesToSeconds } from './values.ts';
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { renderUpcoming } from './upcoming.ts';
@@ -105,7 +105,6 @@ interface Shared {
   license: string;
   generatedAt: string;
   staleAfter: string;
-  allDates: string[];
   lastCheckAt: string | null;
   current: SourceCheck[];
 }
@@ -127,7 +126,8 @@ function coverageOf(input: RenderInput, t: TFunction, allDates: readonly string[
  */
 function* stableEvents(input: RenderInput, license: string): Generator<OutputDocument> {
   for (const lang of LANGS) {
-    const tEvent = memoizeT(translator(lang));
+    // translator() answers repeated template questions from memory (i18n.ts).
+    const tEvent = translator(lang);
     for (const e of input.events) {
       const key = `api/${lang}/events/${e.id}.json`;
       const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, tEvent) };
@@ -148,11 +148,11 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
   const variants: (EventType | null)[] = [null, ...EVENT_TYPES];
   for (const lang of LANGS) {
     const t = translator(lang);
-    const tEvent = memoizeT(t);
     const coverage = coverageOf(input, t, allDates);
     // input.events is newest first; positions count from the oldest.
-    const lists = new Map(variants.map((v) => [v, v === null ? input.events : input.events.filter((e) => e.type === v)] as const));
-    const state = new Map(variants.map((v) => [v, { archived: archivedPageCount(lists.get(v)!.length), seen: 0, events: [] as Event[], json: [] as string[] }]));
+    const count = new Map<EventType | null, number>(variants.map((v) => [v, v === null ? input.events.length : 0]));
+    for (const e of input.events) count.set(e.type, count.get(e.type)! + 1);
+    const state = new Map(variants.map((v) => [v, { archived: archivedPageCount(count.get(v)!), seen: 0, events: [] as Event[], json: [] as string[] }]));
     const out = (key: string, name: 'history' | 'history-page', doc: Record<string, unknown>, events: Event[], json: string[]): OutputDocument => {
       // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
       const body = validate(name, key, { ...doc, events: [] }, () => spliceLastArray(doc, 'events', json.slice().reverse()));
@@ -162,7 +162,7 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
     };
     for (let i = input.events.length - 1; i >= 0; i--) {
       const e = input.events[i]!;
-      const json = JSON.stringify(renderEvent(e, lang, tEvent));
+      const json = JSON.stringify(renderEvent(e, lang, t));
       for (const v of [null, e.type]) {
         const st = state.get(v)!;
         st.events.push(e);
@@ -183,7 +183,7 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
         type: v,
         types: [...EVENT_TYPES],
         coverage,
-        count: lists.get(v)!.length,
+        count: count.get(v)!,
         page_size: HISTORY_PAGE_SIZE,
         archived_pages: st.archived,
         next: st.archived > 0 ? historyPagePath(lang, v, st.archived) : null,
@@ -345,15 +345,13 @@ export function renderApiParts(input: RenderInput): RenderedApi {
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
-    allDates,
     lastCheckAt: instantToSeconds(input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null)),
     current: latestChecks(input.checks),
   };
   for (const lang of LANGS) {
     const t = translator(lang);
-    const tEvent = memoizeT(t);
     // Only the few events the live documents show are rendered here.
-    const ev = (e: Event) => renderEvent(e, lang, tEvent);
+    const ev = (e: Event) => renderEvent(e, lang, t);
     renderLive(input, lang, t, ev, shared, add);
   }
   renderContract(input, license, add, docs);

@@ -11,7 +11,6 @@ import { renderCalendar } from './calendar.ts';
 import { renderEvent } from './documents.ts';
 import { renderAtom, renderJsonFeed } from './feeds.ts';
 import { translator } from './i18n.ts';
-import { memoizeT } from './values.ts';
 import { announcementSummary, announcementTypeName } from './upcoming.ts';
 
 /** Enough for any reader to catch up; older entries stay in /api/history. */
@@ -128,8 +127,8 @@ export function renderFollow(input: FollowInput): OutputDocument[] {
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(base)) throw new Error(`[render/follow] the public URL must be an absolute http(s) URL without query, got ${JSON.stringify(input.publicUrl)}`);
   const fixed = { ...input, publicUrl: base };
   for (const lang of LANGS) {
-    // The same few template questions for every event: remembered (values.ts), as the JSON documents do.
-    const t = memoizeT(translator(lang));
+    // translator() answers the same few template questions for every event from memory (i18n.ts).
+    const t = translator(lang);
     const all = computeFollowEntries(fixed, lang, t, CALENDAR_MAX_EVENTS);
     const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (fixed.upcoming ? 1 : 0)) };
     add(lang, 'feed.atom', renderAtom(feed));
