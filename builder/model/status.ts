@@ -57,7 +57,8 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   if (todays.length > 0) {
     return { ...base, state: 'recorded_today', reset: true, event_ids: todays.map((e) => e.id), explanation: { code: 'state.recorded_today', params: { date } } };
   }
-  if (good !== null && now - Date.parse(good.checked_at) <= STALE_AFTER_MS) {
+  // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
+  if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
     return {
       ...base,
       state: 'no_verified_reset',

@@ -36,9 +36,10 @@ const minus = (iso: string, ms: number) => new Date(Date.parse(iso) - ms).toISOS
 
 describe('computeToday staleness', () => {
   const now = '2026-11-21T12:00:00.000Z';
-  it('is no_verified_reset at 29:59 and exactly 30:00 since the last good check, unknown at 30:01', () => {
+  it('is no_verified_reset until 29:59.999 since the last good check, unknown from exactly 30:00 (as the edge reads stale_after)', () => {
     expect(computeToday([], [check(minus(now, 29 * 60_000 + 59_000))], at(now)).state).toBe('no_verified_reset');
-    expect(computeToday([], [check(minus(now, STALE_AFTER_MS))], at(now)).state).toBe('no_verified_reset');
+    expect(computeToday([], [check(minus(now, STALE_AFTER_MS - 1))], at(now)).state).toBe('no_verified_reset');
+    expect(computeToday([], [check(minus(now, STALE_AFTER_MS))], at(now)).state).toBe('unknown');
     const stale = computeToday([], [check(minus(now, 30 * 60_000 + 1_000))], at(now));
     expect(stale.state).toBe('unknown');
     expect(stale.reset).toBeNull();
