@@ -5,7 +5,7 @@ import { DAY_MS, eventMs } from './events.ts';
 import type { Forecast } from './forecast.ts';
 import { windowObserved, type CoverageSpan } from './coverage.ts';
 import { MAX_FORECAST_AGE_MS, RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin } from './resetbench.ts';
-import type { Event, ForecastLogEntry, ForecastResolution, IssuedForecast } from './schemas.ts';
+import type { Detail, Event, ForecastLogEntry, ForecastResolution, IssuedForecast } from './schemas.ts';
 
 /** Accuracy is published for the last 30 days: long enough for ~120 checkpoints a horizon, short enough to show drift. */
 export const ACCURACY_WINDOW_DAYS = 30;
@@ -146,7 +146,8 @@ export interface SkillEntry {
   lower: number | null;
   upper: number | null;
   n: number;
-  reason: string | null;
+  /** Why skill is null, as a message code the render translates (forecast:skill.*); null when skill is a number. */
+  reason: Detail | null;
 }
 
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
@@ -226,9 +227,9 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
   // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
   const skillOf = (h: HorizonHours, pick: (r: (typeof inForceOutcome)[number]) => number | null): SkillEntry => {
     const rows = inForceOutcome.filter((r) => r.h === h && pick(r) !== null).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
-    if (rows.length < MIN_SKILL_SAMPLE) return { skill: null, lower: null, upper: null, n: rows.length, reason: `n=${rows.length} resolved checkpoints with this base rate logged, below ${MIN_SKILL_SAMPLE}` };
+    if (rows.length < MIN_SKILL_SAMPLE) return { skill: null, lower: null, upper: null, n: rows.length, reason: { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } } };
     const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
-    return { ...s, n: rows.length, reason: s.skill === null ? 'the baseline scored a perfect Brier of 0' : null };
+    return { ...s, n: rows.length, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
   };
   const skill = {
     all_history_24h: skillOf(24, (r) => r.base),

@@ -232,7 +232,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     window_days: input.accuracy.window_days,
     ...timesToSeconds(roundDeep({
       counts: input.accuracy.counts,
-      skill: input.accuracy.skill,
+      skill: Object.fromEntries(Object.entries(input.accuracy.skill).map(([k, e]) => [k, { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') }])),
       scoring: input.accuracy.scoring,
       summary_24h: input.accuracy.summary.h24,
       summary_48h: input.accuracy.summary.h48,

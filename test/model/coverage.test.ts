@@ -95,7 +95,8 @@ describe('resolve only what was observed', () => {
     const short = runHourly(day - 2 * H, day + 5 * 24 * H, () => all, resets);
     const few = computeAccuracy(short.forecast_log, short.forecast_resolutions, new Date(day + 5 * 24 * H));
     expect(few.skill.trailing_90d_24h).toMatchObject({ skill: null, lower: null, upper: null });
-    expect(few.skill.trailing_90d_24h.reason).toMatch(/below 28/);
+    expect(few.skill.trailing_90d_24h.reason).toEqual({ code: 'skill.too_few', params: { n: few.skill.trailing_90d_24h.n, min: 28 } });
+    expect(few.skill.trailing_90d_24h.n).toBeLessThan(28);
     const long = runHourly(day - 2 * H, day + 16 * 24 * H, () => all, resets);
     const acc = computeAccuracy(long.forecast_log, long.forecast_resolutions, new Date(day + 16 * 24 * H));
     expect(acc.counts.resolved_24h).toBeGreaterThanOrEqual(28);

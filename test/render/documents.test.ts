@@ -46,6 +46,21 @@ describe('renderApi', () => {
     expect(en.explanation).toMatch(/announced for 2026-11-21T17:00:00Z.*Of 0 earlier announcements/);
   });
 
+  it('says why skill is null in the document\'s own language (it was English in every language)', () => {
+    const docs = renderApi(input());
+    const reasons = new Map<string, string>();
+    for (const lang of ['en', 'de', 'ko', 'ja', 'zh']) {
+      const a = JSON.parse(docs.find((d) => d.key === `api/${lang}/accuracy.json`)!.body);
+      expect(a.skill.all_history_24h).toMatchObject({ skill: null, n: 0 });
+      const reason = a.skill.all_history_24h.reason as string;
+      expect(reason).toContain('28');
+      expect(reason).not.toContain('{{');
+      reasons.set(lang, reason);
+    }
+    expect(reasons.get('en')).toMatch(/^Not scored yet: 0 resolved checkpoints/);
+    expect(new Set(reasons.values()).size).toBe(5);
+  });
+
   it('refuses to publish a probability of 0, which would claim certainty', () => {
     expect(() => renderApi(input({ forecast: { ...input().forecast, probability_24h: 0 } }))).toThrow(/api\/en\/forecast\.json does not match the forecast schema at probability_24h/);
   });
