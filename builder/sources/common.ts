@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { formatInstant } from '../contract.ts';
-import type { Detail, SourceCheck } from '../model/schemas.ts';
+import type { Detail, EventType, SourceCheck } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkJsonShape, checkSize, startBudgetClock, type BudgetClock, type ParseBudget } from './budget.ts';
 import type { FetchResult, SourceConfig } from './fetcher.ts';
@@ -115,4 +115,12 @@ export function readDetail(code: string, params: Record<string, string | number>
   const r = rejectionParams(rejected);
   if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: r };
   return { code, params: { ...params, ...r } };
+}
+
+/** The upstream tracker's reset types (its records and its scheduled reset) → ours; others are not ours to track. */
+const TRACKER_TYPES: Readonly<Record<string, EventType>> = { regular: 'global_reset', banked: 'banked_grant' };
+
+/** Our type of a tracker reset type, null for one we do not know (an own key only: `constructor` is no type). */
+export function trackerEventType(resetType: string | null | undefined): EventType | null {
+  return typeof resetType === 'string' && Object.hasOwn(TRACKER_TYPES, resetType) ? TRACKER_TYPES[resetType]! : null;
 }

@@ -4,7 +4,7 @@ import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart, trackerEventType } from './common.ts';
 import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
@@ -47,14 +47,12 @@ export interface ResetTrackerOptions {
   now?: () => number;
 }
 
-const TYPE_MAP: Record<string, Event['type']> = { regular: 'global_reset', banked: 'banked_grant' };
-
 /**
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
  * (sanity rules of sanitize.ts: dates inside the tracked era and not in the future, an http(s) link, text left).
  */
 export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null; dropped?: RejectReason } | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
-  const type = TYPE_MAP[r.reset_type];
+  const type = trackerEventType(r.reset_type);
   if (!type) return { ok: true, event: null };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
   const read = readInstant(r.announced_at, 'reject');

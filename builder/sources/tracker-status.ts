@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { SourceResult } from '../model/inputs.ts';
 import { AnnouncementSchema, type Announcement, type Detail, type EventType } from '../model/schemas.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, schemaMismatch, stableIdPart } from './common.ts';
+import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, schemaMismatch, stableIdPart, trackerEventType } from './common.ts';
 import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { cleanEvidence, cleanText, cleanUrl, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
@@ -30,8 +30,6 @@ export const ScheduledResetSchema = z.object({
 export const TrackerStatusSchema = z.object({
   data: z.looseObject({ scheduled_reset: ScheduledResetSchema.nullable().optional() }),
 });
-
-const TYPE_MAP: Record<string, EventType> = { regular: 'global_reset', banked: 'banked_grant' };
 
 /** `field`: the field that failed a date rule, named in the check. */
 type Mapped = { ok: true; announcement: Announcement | null } | { ok: false; reason: RejectReason; error?: z.ZodError; field?: string };
@@ -63,7 +61,7 @@ export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | 
     // The same id the record gets in `/resets` once applied (reset-tracker.ts), so the two can be matched.
     id: `sr-${stableIdPart(String(raw.id), 77)}`,
     upstream_id: upstreamId,
-    type: TYPE_MAP[raw.reset_type ?? ''] ?? null,
+    type: trackerEventType(raw.reset_type),
     announced_at: announcedAt,
     scheduled_for: scheduledFor,
     text,

@@ -173,11 +173,14 @@ describe('fetchResetTracker', () => {
         rec('before-era', { announced_at: '2001-01-01T00:00:00Z' }),
         rec('js-link', { source: { type: 'observed', url: 'javascript:alert(1)' } }),
         rec('no-host', { source: { type: 'observed', url: 'https:' } }),
+        // Not a type of ours, however it is named: skipped, as any unknown type is, not rejected.
+        rec('proto-type', { reset_type: 'constructor' }),
+        rec('proto-type-2', { reset_type: '__proto__' }),
       ];
       sendJson(res, page);
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 5, reasons: 'bad_url 2, bad_date 1, future_date 1, before_era 1' } } });
+    expect(r.check).toMatchObject({ ok: true, items_read: 3, detail: { code: 'ok_with_rejections', params: { rejected: 5, reasons: 'bad_url 2, bad_date 1, future_date 1, before_era 1' } } });
     expect(r.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
   });
 

@@ -54,6 +54,14 @@ describe('fetchTrackerStatus', () => {
     }
     const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, reset_type: 'mega_boost', scheduled_for: null } } }), AS_OF);
     expect(r.announcement).toMatchObject({ type: null, scheduled_for: null });
+    // A type named like an Object property is no type of ours either (it failed the announcement's schema).
+    for (const reset_type of ['constructor', '__proto__', 'toString']) {
+      await server!.close();
+      server = null;
+      const odd = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, reset_type } } }), AS_OF);
+      expect(odd.check.ok).toBe(true);
+      expect(odd.announcement).toMatchObject({ type: null });
+    }
   });
 
   it('fails the check, keeping no data, for a bad link, a bad, future or far-ahead date, no text, or no data object', async () => {
