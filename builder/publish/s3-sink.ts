@@ -131,6 +131,11 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       const listed = shouldList(manifest, asOf, cadence);
       const listing = timed('list', async () => (listed ? listRelative(io, manifest.objects.keys(), count, opts.listPageKeys) : null));
       listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
+      /** The listing once it is in (null: this publish does not list); undefined until then. */
+      let listingNow: ReadonlyMap<string, string> | null | undefined;
+      void listing.then((l) => (listingNow = l), () => {});
+      /** Digests of the documents `settle` found changed, for their `write` (at most the window's). */
+      const digests = new Map<OutputDocument, string>();
 
       const ledger = createPublishLedger(manifest, WHERE);
       /** beforePhase of each phase, asked before its first upload: a phase with nothing to upload costs no fence. */
@@ -147,13 +152,24 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
             if (manifestDocKeys.has(d.key)) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
             ledger.admit(d.key);
           },
+          // Once the listing (if any) is in, an unchanged document is settled here: hashed, compared, let go.
+          settle: (d) => {
+            if (listingNow === undefined) return false;
+            const digest = bodyDigest(d.body);
+            if (ledger.keep(d.key, fingerprint(digest, d), listingNow, () => fingerprintV1(digest, d))) return true;
+            digests.set(d, digest);
+            return false;
+          },
           write: async (d) => {
             // One SHA-256 of the body: the fingerprint, the object's metadata and SigV4's payload hash.
-            const digest = bodyDigest(d.body);
-            const print = fingerprint(digest, d);
-            if (ledger.keep(d.key, print, await listing, () => fingerprintV1(digest, d))) return;
+            let digest = digests.get(d);
+            if (digest !== undefined) digests.delete(d);
+            else {
+              const computed = (digest = bodyDigest(d.body));
+              if (ledger.keep(d.key, fingerprint(computed, d), await listing, () => fingerprintV1(computed, d))) return;
+            }
             await gate(d.phase);
-            ledger.landed(d.key, { etag: await putDocument(io, d, digestHex(digest), count), fingerprint: print });
+            ledger.landed(d.key, { etag: await putDocument(io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
           },
         }),
       );

@@ -12,6 +12,12 @@ import type { DocumentStream } from './sink.ts';
  */
 export const STREAM_WINDOW_DOCS = 256;
 
+/**
+ * Documents settled in a row before the loop lets the event loop turn: settling is synchronous, and a long run of it
+ * would hold back the answers (and the very sending) of the writes under way.
+ */
+const SETTLED_PER_TURN = 128;
+
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
 export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument, void, undefined> {
   if (Array.isArray(docs)) {
@@ -38,6 +44,11 @@ export interface StreamWork {
   endPhase?(phase: number): Promise<void>;
   /** Checks a document as it arrives, before it is started; a throw stops the publish with nothing of it written. */
   accept(doc: OutputDocument): void;
+  /**
+   * Finishes a document at once when it can (found unchanged, say), right after `accept`: true means done, with no
+   * write, no slot of `concurrency` and no promise of its own. A throw stops the publish like a failed write.
+   */
+  settle?(doc: OutputDocument): boolean;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
   /**
@@ -100,6 +111,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   };
 
   let phase: number | null = null;
+  let settledInTurn = 0;
   try {
     for (;;) {
       while (failure === null && waiting + running >= limits.windowDocs) await changed();
@@ -117,6 +129,13 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
         await work.startPhase?.(phase);
       }
       work.accept(doc);
+      if (work.settle?.(doc) === true) {
+        if (++settledInTurn >= SETTLED_PER_TURN) {
+          settledInTurn = 0;
+          if (running > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+        continue;
+      }
       const lane = work.lane?.(doc) ?? '';
       const queue = lanes.get(lane);
       if (queue === undefined) lanes.set(lane, [doc]);
