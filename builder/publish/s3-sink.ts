@@ -24,6 +24,7 @@ import type { OutputDocument } from '../render/output.ts';
 import { bareEtag, getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DEFAULT_MANIFEST_KEY, DELETE_AFTER_MS, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
+import { createObjectPutter, type ObjectPutter } from '../s3/object-put.ts';
 import { listRanges } from './s3-list.ts';
 import {
   applyUpdate,
@@ -69,25 +70,6 @@ export interface S3SinkOptions {
   listPageKeys?: number;
   /** Documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
   windowDocs?: number;
-}
-
-/**
- * A PutObject whose payload hash (SigV4's `x-amz-content-sha256`) is the one already computed: the SDK's signer
- * takes the header when it is there and hashes the whole body again when it is not, which for the large history
- * documents was a pass over every uploaded byte.
- */
-function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand>[0], bodySha256: string): PutObjectCommand {
-  const command = new PutObjectCommand(input);
-  command.middlewareStack.add(
-    (next) => (args) => {
-      const request = args.request as { headers?: Record<string, string> };
-      // A header already there (a streaming or trailer-checksum upload) is the SDK's own choice and stays.
-      if (request.headers && request.headers['x-amz-content-sha256'] === undefined) request.headers['x-amz-content-sha256'] = bodySha256;
-      return next(args);
-    },
-    { step: 'build', name: 'knownPayloadSha256' },
-  );
-  return command;
 }
 
 export function createS3Sink(opts: S3SinkOptions): Sink {
@@ -138,6 +120,9 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       const digests = new Map<OutputDocument, string>();
 
       const ledger = createPublishLedger(manifest, WHERE);
+      /** Made at the first upload (an idle publish needs none), closed when the publish ends. */
+      let made: Promise<ObjectPutter> | null = null;
+      const putter = () => (made ??= createObjectPutter(client, bucket, { concurrency }));
       /** beforePhase of each phase, asked before its first upload: a phase with nothing to upload costs no fence. */
       const gates = new Map<number, Promise<void>>();
       const gate = (phase: number) => {
@@ -169,15 +154,19 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
               if (ledger.keep(d.key, fingerprint(computed, d), await listing, () => fingerprintV1(computed, d))) return;
             }
             await gate(d.phase);
-            ledger.landed(d.key, { etag: await putDocument(io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
+            ledger.landed(d.key, { etag: await putDocument(await putter(), io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
           },
         }),
       );
       // A failed publish writes no manifest, and leaves no listing request behind it.
-      await streamed.catch(async (err: unknown) => {
-        await listing.catch(() => {});
-        throw err;
-      });
+      try {
+        await streamed.catch(async (err: unknown) => {
+          await listing.catch(() => {});
+          throw err;
+        });
+      } finally {
+        if (made !== null) (await (made as Promise<ObjectPutter>).catch(() => null))?.close();
+      }
       const { remove, pending, update } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
       report.written = ledger.uploaded;
       report.unchanged = ledger.unchanged;
@@ -241,23 +230,22 @@ async function listRelative(io: SinkIo, keys: Iterable<string>, count: () => voi
   return relative;
 }
 
-/** PUTs one document; returns the new ETag. */
-async function putDocument(io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
+/** PUTs one document (outside the SDK's middleware stack: object-put.ts); returns the new ETag. */
+async function putDocument(putter: ObjectPutter, io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
   const key = io.prefix + doc.key;
   const h = headersOf(doc);
   count();
   try {
-    const input = {
-      Bucket: io.bucket,
-      Key: key,
+    return await putter.put({
+      key,
       // Bytes, encoded once: a string body is encoded again for its length and for the socket.
-      Body: Buffer.from(doc.body, 'utf8'),
-      ContentType: h.contentType,
-      CacheControl: h.cacheControl,
-      ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
-      Metadata: { sha256: bodySha256 },
-    };
-    return bareEtag((await io.client.send(putWithPayloadHash(input, bodySha256))).ETag);
+      body: Buffer.from(doc.body, 'utf8'),
+      sha256: bodySha256,
+      contentType: h.contentType,
+      cacheControl: h.cacheControl,
+      ...(h.contentLanguage !== null ? { contentLanguage: h.contentLanguage } : {}),
+      metadata: { sha256: bodySha256 },
+    });
   } catch (err) {
     throw describeS3Error(WHERE, 'PUT', io.bucket, key, err);
   }
