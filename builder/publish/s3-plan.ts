@@ -186,6 +186,15 @@ const HEADER_DIGESTS_MAX = 256;
  * header set, so an unchanged document costs one hash of its body and nothing else.
  */
 export function fingerprint(bodyDigestBase64: string, d: OutputDocument): string {
+  return bodyDigestBase64.slice(0, BODY_DIGEST_CHARS) + headersTag(d);
+}
+
+/** The last header set asked for and its digest: documents come in runs of one header set. */
+let lastHeaders: { contentType: string; contentLanguage: string | null; cacheControl: string; tag: string } | null = null;
+
+function headersTag(d: OutputDocument): string {
+  const l = lastHeaders;
+  if (l !== null && l.contentType === d.contentType && l.contentLanguage === d.contentLanguage && l.cacheControl === d.cacheControl) return l.tag;
   const h = headersOf(d);
   const line = `${h.contentType}\n${h.contentLanguage ?? ''}\n${h.contentLanguage === null ? 0 : 1}\n${h.cacheControl}`;
   let tag = headerDigests.get(line);
@@ -193,7 +202,8 @@ export function fingerprint(bodyDigestBase64: string, d: OutputDocument): string
     if (headerDigests.size >= HEADER_DIGESTS_MAX) headerDigests.clear();
     headerDigests.set(line, (tag = hash('sha256', line, 'base64').slice(0, HEADERS_DIGEST_CHARS)));
   }
-  return bodyDigestBase64.slice(0, BODY_DIGEST_CHARS) + tag;
+  lastHeaders = { contentType: d.contentType, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl, tag };
+  return tag;
 }
 
 /** The fingerprint a version-1 manifest recorded: SHA-256 of [hex body SHA-256, the three headers] as JSON. */
@@ -283,13 +293,19 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
   const changes = new Map<string, ManifestEntry | null>();
   let unchanged = 0;
   let uploaded = 0;
+  // `keep` follows `admit` of the same key: one lookup serves both.
+  let lastKey: string | null = null;
+  let lastEntry: ManifestEntry | undefined;
   return {
     admit(key) {
-      if (built.has(key)) throw new DataError(where, `the build has two documents for ${key}`);
+      const before = built.size;
       built.add(key);
+      if (built.size === before) throw new DataError(where, `the build has two documents for ${key}`);
+      lastKey = key;
+      lastEntry = manifest.objects.get(key);
     },
     keep(key, print, listing, v1) {
-      const seen = manifest.objects.get(key);
+      const seen = key === lastKey ? lastEntry : manifest.objects.get(key);
       if (seen === undefined || (listing !== null && listing.get(key) !== seen.etag)) return false;
       if (manifest.legacy) {
         if (seen.fingerprint !== v1()) return false;

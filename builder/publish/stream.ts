@@ -17,6 +17,8 @@ export const STREAM_WINDOW_DOCS = 256;
  * would hold back the answers (and the very sending) of the writes under way.
  */
 const SETTLED_PER_TURN = 128;
+/** ... and with no write under way, so timers and other I/O of the process still run now and then. */
+const SETTLED_PER_TURN_IDLE = 2048;
 
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
 export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument, void, undefined> {
@@ -28,6 +30,24 @@ export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncG
   let last = -Infinity;
   let lastKey = '';
   for await (const d of docs) {
+    if (d.phase < last) {
+      throw new DataError(where, `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`);
+    }
+    last = d.phase;
+    lastKey = d.key;
+    yield d;
+  }
+}
+
+/** `inPhaseOrder` for a stream that is an array or a synchronous iterable (a generator rendering as it is asked). */
+export function* inPhaseOrderSync(docs: readonly OutputDocument[] | Iterable<OutputDocument>, where: string): Generator<OutputDocument, void, undefined> {
+  if (Array.isArray(docs)) {
+    yield* [...(docs as readonly OutputDocument[])].sort((a, b) => a.phase - b.phase);
+    return;
+  }
+  let last = -Infinity;
+  let lastKey = '';
+  for (const d of docs) {
     if (d.phase < last) {
       throw new DataError(where, `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`);
     }
@@ -74,7 +94,9 @@ export interface StreamLimits {
  */
 export async function consumeInPhases(docs: DocumentStream, where: string, limits: StreamLimits, work: StreamWork): Promise<void> {
   if (!(limits.windowDocs >= 1 && limits.concurrency >= 1)) throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
-  const source = inPhaseOrder(docs, where);
+  // A synchronous stream is taken synchronously: no promise and no turn of the event loop per document.
+  const syncSource = Symbol.iterator in docs ? inPhaseOrderSync(docs as Iterable<OutputDocument>, where) : null;
+  const source: Iterator<OutputDocument, void> | AsyncIterator<OutputDocument, void> = syncSource ?? inPhaseOrder(docs, where);
   /** Lane → its documents taken and not started; the Map's order is the turn, the lane served last goes to the back. */
   const lanes = new Map<string, OutputDocument[]>();
   let waiting = 0;
@@ -116,7 +138,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
     for (;;) {
       while (failure === null && waiting + running >= limits.windowDocs) await changed();
       if (failure !== null) break;
-      const next = await source.next();
+      const next = syncSource !== null ? syncSource.next() : await source.next();
       if (next.done) break;
       const doc = next.value;
       if (doc.phase !== phase) {
@@ -130,9 +152,9 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
       }
       work.accept(doc);
       if (work.settle?.(doc) === true) {
-        if (++settledInTurn >= SETTLED_PER_TURN) {
+        if (++settledInTurn >= (running > 0 ? SETTLED_PER_TURN : SETTLED_PER_TURN_IDLE)) {
           settledInTurn = 0;
-          if (running > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
         continue;
       }
@@ -152,7 +174,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   lanes.clear();
   while (running > 0) await changed();
   try {
-    await source.return(undefined);
+    await source.return?.(undefined);
   } catch {
     // The stream's own cleanup failed: the first failure is the one to report.
   }

@@ -5,7 +5,8 @@ import { ConflictError } from '../../builder/errors.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 import { byPhase, doc, sampleBuild, sinkContract, stream } from '../contracts/sink.ts';
-import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
+import { startS3Proxy, type S3Proxy, type S3Request } from '../helpers/s3-proxy.ts';
+import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, S3_ENDPOINT, writeText, type ClientHooks } from './helpers.ts';
 
 const DELETE_AFTER_MS = 60 * 60 * 1000;
 const T0 = Date.parse('2026-11-21T00:00:00.000Z');
@@ -15,13 +16,28 @@ describeS3('S3 sink (radosgw)', () => {
   let bucket: string;
   let n = 0;
 
+  const proxies: S3Proxy[] = [];
   beforeAll(async () => {
     client = createTestClient();
     bucket = await createTestBucket(client, 'sink');
   });
   afterAll(async () => {
     if (bucket) await removeTestBucket(client, bucket);
+    await Promise.all(proxies.map((p) => p.close()));
   });
+
+  /**
+   * A client whose every request (the SDK's and the sink's own uploads alike) passes a proxy that records it: the
+   * sink uploads documents outside the SDK's stack, where the client hooks do not see them.
+   */
+  async function observed(hooks: ClientHooks = {}) {
+    const proxy = await startS3Proxy(S3_ENDPOINT);
+    proxies.push(proxy);
+    const log: S3Request[] = [];
+    proxy.onRequest = (r) => void log.push(r);
+    const c = createTestClient({ ...hooks, endpoint: proxy.url });
+    return { client: c, proxy, log, objectGets: () => log.filter((r) => r.method === 'GET' && r.key !== '') };
+  }
 
   /** A sink on its own prefix and manifest, with a clock the test moves. */
   /** Lists the bucket on every publish unless `listEvery` says otherwise, so drift is caught at once. */
@@ -69,18 +85,19 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   it('re-uploads an object changed or deleted behind its back, found from the listing without downloading bodies', async () => {
-    const sent: string[] = [];
-    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }) });
+    const o = await observed();
+    const h = s3Harness({ client: o.client });
     await h.sink.publish(sampleBuild(1));
     await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
-    sent.length = 0;
+    o.log.length = 0;
     const report = await h.sink.publish(sampleBuild(1));
     expect(report).toMatchObject({ written: 1, unchanged: 6 });
     expect(await h.read('api/en/history.json')).toBe(sampleBuild(1)[3]!.body);
     // Only the manifest is downloaded; published objects are compared by listing.
-    expect(sent.filter((c) => c === 'GetObjectCommand')).toHaveLength(1);
-    expect(sent.filter((c) => c === 'HeadObjectCommand')).toHaveLength(0);
-    expect(report.requests).toBe(sent.length);
+    expect(o.objectGets().map((r) => r.key)).toEqual([`private/${h.prefix}manifest.json`]);
+    expect(o.log.filter((r) => r.method === 'HEAD')).toHaveLength(0);
+    expect(o.log.filter((r) => r.method === 'PUT').map((r) => r.key)).toEqual([`${h.prefix}api/en/history.json`, `private/${h.prefix}manifest.json`]);
+    expect(report.requests).toBe(o.log.length);
   });
 
   it('with the build as a stream, lists from the manifest alone and still repairs objects changed or deleted behind its back', async () => {
@@ -116,16 +133,15 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   it('finishes every object of a lower phase before it starts a higher one', async () => {
-    const puts: string[] = [];
-    const h = s3Harness({
-      client: createTestClient({ onSend: (c, input) => c === 'PutObjectCommand' && puts.push(String(input.Key)) }),
-    });
+    const o = await observed();
+    const h = s3Harness({ client: o.client });
     const build = [
       ...sampleBuild(1),
       ...Array.from({ length: 12 }, (_, i) => doc(`api/en/events/x-${i}.json`, { i }, PHASE.leaves)),
     ].reverse();
     await h.sink.publish(build);
     const phaseOf = new Map(build.map((d) => [h.prefix + d.key, d.phase]));
+    const puts = o.log.filter((r) => r.method === 'PUT').map((r) => r.key);
     const phases = puts.filter((k) => phaseOf.has(k)).map((k) => phaseOf.get(k)!);
     expect(phases).toHaveLength(build.length);
     expect(phases).toEqual([...phases].sort((a, b) => a - b));
@@ -170,8 +186,13 @@ describeS3('S3 sink (radosgw)', () => {
     await h.sink.publish(before);
     const after = [...sampleBuild(5), ...Array.from({ length: 6 }, (_, i) => doc(`api/en/events/n-${i}.json`, { i }, PHASE.leaves))];
 
-    const broken = h.make(createTestClient({ failPutsAfter: 3 }));
-    await expect(broken.publish(after)).rejects.toThrow(/\[publish\/s3\] PUT s3:\/\/reset-sink-[0-9a-f]+\/site-\d+\/api\/.* -> 503/);
+    // Every upload after the third gets a 503 (the test client makes one attempt), as if the S3 went away.
+    const o = await observed();
+    let puts = 0;
+    o.proxy.arm({ label: 'S3 gone after three uploads', fault: 'slow_down', match: (r) => r.method === 'PUT' && r.key.startsWith(h.prefix) && ++puts > 3, times: Number.MAX_SAFE_INTEGER });
+    const broken = h.make(o.client);
+    await expect(broken.publish(after)).rejects.toThrow(/\[publish\/s3\] PUT s3:\/\/reset-sink-[0-9a-f]+\/site-\d+\/api\/.* -> 503 SlowDown/);
+    o.proxy.disarm();
     for (const d of before) expect(await h.read(d.key)).not.toBeNull();
     // Summaries still describe the old build: nothing of a higher phase was written after the failure.
     expect(await h.read('api/en/latest.json')).toBe(JSON.stringify({ rev: 1 }));
@@ -206,22 +227,25 @@ describeS3('S3 sink (radosgw)', () => {
   });
 
   it('trusts the manifest on idle ticks: only the manifest GET and PUT, no listing, until the cadence lists again', async () => {
-    const sent: string[] = [];
-    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listEvery: 3 });
+    const o = await observed();
+    const h = s3Harness({ client: o.client, listEvery: 3 });
     await h.sink.publish(sampleBuild(1)); // the first publish lists (no listing recorded yet)
     await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
     const ticks: string[][] = [];
     for (let i = 0; i < 3; i++) {
-      sent.length = 0;
+      o.log.length = 0;
       h.advance(15 * 60 * 1000);
       const report = await h.sink.publish(sampleBuild(1));
-      ticks.push([...sent]);
-      expect(report.requests).toBe(sent.length);
+      // A request for the bucket itself (no key) is a listing here.
+      ticks.push(o.log.map((r) => (r.key === '' ? `LIST ${r.method}` : `${r.method} ${r.key}`)));
+      expect(report.requests).toBe(o.log.length);
     }
     // Ticks 1 and 2 trust the manifest (the drift is not seen yet); tick 3 lists and repairs it.
-    expect(ticks[0]).toEqual(['GetObjectCommand', 'PutObjectCommand']);
-    expect(ticks[1]).toEqual(['GetObjectCommand', 'PutObjectCommand']);
-    expect(ticks[2]!.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(0);
+    const manifest = `private/${h.prefix}manifest.json`;
+    expect(ticks[0]).toEqual([`GET ${manifest}`, `PUT ${manifest}`]);
+    expect(ticks[1]).toEqual([`GET ${manifest}`, `PUT ${manifest}`]);
+    expect(ticks[2]!.filter((c) => c === 'LIST GET').length).toBeGreaterThan(0);
+    expect(ticks[2]).toContain(`PUT ${h.prefix}api/en/history.json`);
     expect(await h.read('api/en/history.json')).toBe(sampleBuild(1)[3]!.body);
   });
 
@@ -243,7 +267,11 @@ describeS3('S3 sink (radosgw)', () => {
     // Fewer than the local sink's 5,000: radosgw takes about 6 ms a PUT here, and the bound is the same at 2,000.
     const EVENTS = 2_000;
     let landed = 0;
-    const h = s3Harness({ client: createTestClient({ onDone: (c, input) => void (c === 'PutObjectCommand' && String(input.Key).startsWith(h.prefix) && landed++) }), windowDocs: W, concurrency: 8 });
+    const o = await observed();
+    // Counted when S3 has sent a whole answer, which the sink reads a moment later: at most `concurrency` (8)
+    // answers early, so the check below still catches the window overrun by more than that.
+    o.proxy.onAnswered = (r) => void (r.method === 'PUT' && r.key.startsWith(h.prefix) && landed++);
+    const h = s3Harness({ client: o.client, windowDocs: W, concurrency: 8 });
     let maxAhead = 0;
     let phase0InPlace: number | null = null;
     async function* build() {
