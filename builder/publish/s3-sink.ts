@@ -68,6 +68,8 @@ export interface S3SinkOptions {
   now: () => Date;
   /** Keys per listing page and range; default 1000 (the S3 maximum). Smaller only to test the range listing. */
   listPageKeys?: number;
+  /** Entries the manifest's journal holds before a new base is written (JOURNAL_MAX_ENTRIES); smaller only to test. */
+  journalMaxEntries?: number;
   /** Documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
   windowDocs?: number;
 }
@@ -176,7 +178,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       report.deleted = await timed('delete', () => removeDue(io, remove, count));
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
       // and the next listing run, not finding them, forgets them. The other order could orphan objects.
-      const write = planManifestWrite(previous, applyUpdate(manifest, update), update);
+      const write = planManifestWrite(previous, applyUpdate(manifest, update), update, opts.journalMaxEntries);
       await timed('manifest_put', () => writeManifest(io, manifestKey, write, stored?.etag ?? null, count));
       return report;
     },

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../builder/errors.ts';
+import { bodyDigest, fingerprint, fingerprintV1, type ManifestIndex } from '../../builder/publish/s3-plan.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 import { byPhase, doc, sampleBuild, sinkContract, stream } from '../contracts/sink.ts';
@@ -41,11 +42,11 @@ describeS3('S3 sink (radosgw)', () => {
 
   /** A sink on its own prefix and manifest, with a clock the test moves. */
   /** Lists the bucket on every publish unless `listEvery` says otherwise, so drift is caught at once. */
-  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number; windowDocs?: number; concurrency?: number } = {}) {
+  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number; windowDocs?: number; concurrency?: number; journalMaxEntries?: number } = {}) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: opts.concurrency ?? 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}), ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}) });
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: opts.concurrency ?? 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}), ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}), ...(opts.journalMaxEntries ? { journalMaxEntries: opts.journalMaxEntries } : {}) });
     return {
       prefix,
       clock,
@@ -224,6 +225,113 @@ describeS3('S3 sink (radosgw)', () => {
     await expect(ours.publish(sampleBuild(2))).rejects.toThrow(ConflictError);
     await expect(ours.publish(sampleBuild(2))).resolves.toMatchObject({ target: expect.any(String) });
     expect(rivalDone).not.toBeNull();
+  });
+
+  describe('the stored manifest (an index with a journal, a base in two slots)', () => {
+    const indexOf = async (h: { prefix: string }) => JSON.parse((await readText(client, bucket, `private/${h.prefix}manifest.json`))!) as ManifestIndex;
+    const privateKeys = async (h: { prefix: string }) => (await listAllKeys(client, bucket, `private/${h.prefix}`)).sort();
+    /** Builds that change two documents each time and add one. */
+    const buildAt = (i: number) => [...sampleBuild(i), ...Array.from({ length: i }, (_, k) => doc(`api/en/events/b-${k}.json`, { k }, PHASE.leaves))];
+
+    it('reads a version-1 manifest on upgrade: nothing re-uploaded, the next manifest stored as version 2', async () => {
+      const h = s3Harness({ journalMaxEntries: 4 });
+      const build = sampleBuild(1);
+      await h.sink.publish(build);
+      // What a publish of the previous release left: every entry in one object, the old fingerprint formula.
+      const objects: Record<string, { etag: string; fingerprint: string }> = {};
+      for (const d of build) objects[d.key] = { etag: (await head(client, bucket, h.prefix + d.key)).ETag!.replace(/"/g, ''), fingerprint: fingerprintV1(bodyDigest(d.body), d) };
+      await writeText(client, bucket, `private/${h.prefix}manifest.json`, JSON.stringify({ version: 1, objects, missingSince: {}, listedAt: new Date(T0).toISOString(), sinceListing: 0 }));
+      h.advance(60_000);
+      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+      const index = await indexOf(h);
+      expect(index.version).toBe(2);
+      expect(index.base).toMatchObject({ slot: 'a', entries: build.length });
+      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+      // A version-1 entry whose fingerprint no longer matches is uploaded, not trusted.
+      objects['api/en/latest.json']!.fingerprint = 'stale';
+      await writeText(client, bucket, `private/${h.prefix}manifest.json`, JSON.stringify({ version: 1, objects, missingSince: {}, listedAt: new Date(T0).toISOString(), sinceListing: 0 }));
+      expect(await h.sink.publish(build)).toMatchObject({ written: 1 });
+    });
+
+    it('writes a base only when the journal outgrows its bound, alternating slots, and keeps the index bounded', async () => {
+      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
+      await h.sink.publish(buildAt(1));
+      const slots: (string | null)[] = [];
+      for (let i = 2; i <= 7; i++) {
+        const build = buildAt(i);
+        h.advance(15 * 60 * 1000);
+        const report = await h.sink.publish(build);
+        expect(report.written).toBeGreaterThan(0);
+        const index = await indexOf(h);
+        slots.push(index.base?.slot ?? null);
+        expect(Object.keys(index.journal).length).toBeLessThanOrEqual(4);
+        // What is stored is enough to find the whole build unchanged.
+        expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+      }
+      expect(new Set(slots)).toEqual(new Set(['a', 'b']));
+      // Never more than the index and two base slots, however many publishes.
+      expect(await privateKeys(h)).toEqual([`private/${h.prefix}manifest.json`, `private/${h.prefix}manifest.json.base-a`, `private/${h.prefix}manifest.json.base-b`]);
+    });
+
+    it.each([
+      ['overwritten with garbage', () => 'not json'],
+      // As a publisher that lost a race may leave it: entries claiming the next build is in place, which it is not.
+      [
+        "replaced by another publisher's base (another ETag than the index names)",
+        (build: OutputDocument[]) => JSON.stringify({ version: 2, keys: build.map((d) => d.key), etags: build.map(() => 'theirs'), fingerprints: build.map((d) => fingerprint(bodyDigest(d.body), d)) }),
+      ],
+    ])('uploads everything again, losing nothing, when the base is %s', async (_, baseBody) => {
+      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
+      await h.sink.publish(buildAt(2));
+      const index = await indexOf(h);
+      expect(index.base).not.toBeNull();
+      const build = buildAt(3);
+      await writeText(client, bucket, `private/${h.prefix}manifest.json.base-${index.base!.slot}`, baseBody(build));
+      h.advance(60_000);
+      expect(await h.sink.publish(build)).toMatchObject({ written: build.length, unchanged: 0 });
+      for (const d of build) expect(await h.read(d.key)).toBe(d.body);
+      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+    });
+
+    it('still deletes on time what was pending deletion when the base was lost', async () => {
+      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
+      await h.sink.publish(buildAt(3));
+      h.advance(60_000);
+      await h.sink.publish(buildAt(2)); // b-2 dropped: pending
+      const index = await indexOf(h);
+      const pending = Object.keys(index.missingSince);
+      expect(pending).toContain('api/en/events/b-2.json');
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `private/${h.prefix}manifest.json.base-${index.base!.slot}` }));
+      h.advance(h.deleteAfterMs);
+      expect(await h.sink.publish(buildAt(2))).toMatchObject({ deleted: pending.length });
+      for (const k of pending) expect(await h.read(k)).toBeNull();
+    });
+
+    it('refuses a concurrent publisher that rewrote the base too, and the next publish repairs whatever the race left', async () => {
+      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
+      await h.sink.publish(buildAt(3));
+      const rival = h.make(client);
+      let rivalDone: Promise<unknown> | null = null;
+      // The rival publishes completely (a new base and index) between our manifest GETs and our index PUT.
+      const racing = createTestClient();
+      racing.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as { Key?: string };
+          if (context.commandName === 'PutObjectCommand' && input.Key === `private/${h.prefix}manifest.json` && rivalDone === null) {
+            rivalDone = rival.publish(buildAt(6));
+            await rivalDone;
+          }
+          return next(args);
+        },
+        { step: 'initialize', name: 'rivalPublisher' },
+      );
+      await expect(h.make(racing).publish(buildAt(5))).rejects.toThrow(ConflictError);
+      expect(rivalDone).not.toBeNull();
+      const build = buildAt(5);
+      await h.sink.publish(build);
+      for (const d of build) expect(await h.read(d.key)).toBe(d.body);
+      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+    });
   });
 
   it('trusts the manifest on idle ticks: only the manifest GET and PUT, no listing, until the cadence lists again', async () => {
