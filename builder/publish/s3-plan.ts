@@ -240,9 +240,18 @@ export interface DeletePlan {
  * once that is older than the delay (clients and CDN caches may still follow links to them). Needs every key of
  * the build, so it runs after the whole build has streamed past.
  */
-export function planDeletes(input: { manifest: Manifest; built: ReadonlySet<string>; listing: ReadonlyMap<string, string> | null; asOf: Date; deleteAfterMs: number }): DeletePlan {
+export function planDeletes(input: {
+  manifest: Manifest;
+  built: ReadonlySet<string>;
+  /** How many of the manifest's keys the build has, when known: all of them means nothing was dropped. */
+  builtOfManifest?: number;
+  listing: ReadonlyMap<string, string> | null;
+  asOf: Date;
+  deleteAfterMs: number;
+}): DeletePlan {
   const { manifest, listing, asOf } = input;
   const plan: DeletePlan = { remove: [], pending: {}, forget: [] };
+  if (input.builtOfManifest === manifest.objects.size) return plan;
   for (const key of manifest.objects.keys()) {
     if (input.built.has(key)) continue;
     if (listing !== null && !listing.has(key)) {
@@ -296,6 +305,7 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
   // `keep` follows `admit` of the same key: one lookup serves both.
   let lastKey: string | null = null;
   let lastEntry: ManifestEntry | undefined;
+  let builtOfManifest = 0;
   return {
     admit(key) {
       const before = built.size;
@@ -303,6 +313,7 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
       if (built.size === before) throw new DataError(where, `the build has two documents for ${key}`);
       lastKey = key;
       lastEntry = manifest.objects.get(key);
+      if (lastEntry !== undefined) builtOfManifest++;
     },
     keep(key, print, listing, v1) {
       const seen = key === lastKey ? lastEntry : manifest.objects.get(key);
@@ -325,7 +336,7 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
       return uploaded;
     },
     finish({ listing, listed, asOf, deleteAfterMs }) {
-      const deletes = planDeletes({ manifest, built, listing, asOf, deleteAfterMs });
+      const deletes = planDeletes({ manifest, built, builtOfManifest, listing, asOf, deleteAfterMs });
       for (const key of deletes.forget) changes.set(key, null);
       // A key dropped and then uploaded again is not forgotten (built keys are never in `forget`).
       const update: ManifestUpdate = {
