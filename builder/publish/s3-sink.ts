@@ -1,10 +1,12 @@
 // Sink into an S3 bucket: carries out the plan of s3-plan.ts (what to upload, keep, delete; when to list), phase
 // by phase, and removes dropped objects only after a delay.
 //
-// Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
-// PUT of the manifest; on a listing publish (every `listEvery`-th, or when the last listing is older than
-// `listMaxAgeMs`) also one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into
-// the object's metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+// Cost per publish: one GET of the manifest's index (and one of its base when it names one), the PUTs of changed
+// objects, the DELETEs that are due, a PUT of a new base when the journal outgrew its bound, one conditional PUT of
+// the index; on a listing publish (every `listEvery`-th, or when the last listing is older than `listMaxAgeMs`) also
+// one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into the object's metadata
+// (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD. Documents are uploaded by object-put.ts, outside
+// the SDK's middleware stack (its CPU per request was most of a small upload's cost).
 //
 // The build comes as a stream (stream.ts) and the sink holds at most `windowDocs` bodies at once: each document is
 // hashed, compared with the manifest (and the listing) and uploaded if it changed, then let go; of every document only

@@ -60,6 +60,28 @@ describeS3('S3 sink (radosgw)', () => {
     };
   }
 
+  /**
+   * A client whose first PUT of the manifest's index waits for a rival sink to publish `build` completely: the
+   * rival runs between this publish's manifest read and its index write.
+   */
+  function racedBy(h: ReturnType<typeof s3Harness>, build: OutputDocument[]) {
+    const rival = h.make(client);
+    let rivalDone: Promise<unknown> | null = null;
+    const racing = createTestClient();
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (context.commandName === 'PutObjectCommand' && input.Key === `private/${h.prefix}manifest.json` && rivalDone === null) {
+          rivalDone = rival.publish(build);
+          await rivalDone;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'rivalPublisher' },
+    );
+    return { client: racing, rivalDone: () => rivalDone };
+  }
+
   sinkContract('S3 bucket', async () => s3Harness());
 
   it('stores Content-Type, Content-Language, Cache-Control and the body checksum on every object', async () => {
@@ -206,25 +228,11 @@ describeS3('S3 sink (radosgw)', () => {
   it('refuses to overwrite a manifest another publisher wrote after this publish read it (conditional PUT)', async () => {
     const h = s3Harness();
     await h.sink.publish(sampleBuild(1));
-    const rival = h.make(client);
-    let rivalDone: Promise<unknown> | null = null;
-    // The rival publishes completely between our manifest GET and our manifest PUT.
-    const racing = createTestClient();
-    racing.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Key?: string };
-        if (context.commandName === 'PutObjectCommand' && input.Key === `private/${h.prefix}manifest.json` && rivalDone === null) {
-          rivalDone = rival.publish(sampleBuild(3));
-          await rivalDone;
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'rivalPublisher' },
-    );
-    const ours = h.make(racing);
+    const race = racedBy(h, sampleBuild(3));
+    const ours = h.make(race.client);
     await expect(ours.publish(sampleBuild(2))).rejects.toThrow(ConflictError);
     await expect(ours.publish(sampleBuild(2))).resolves.toMatchObject({ target: expect.any(String) });
-    expect(rivalDone).not.toBeNull();
+    expect(race.rivalDone()).not.toBeNull();
   });
 
   describe('the stored manifest (an index with a journal, a base in two slots)', () => {
@@ -310,23 +318,10 @@ describeS3('S3 sink (radosgw)', () => {
     it('refuses a concurrent publisher that rewrote the base too, and the next publish repairs whatever the race left', async () => {
       const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
       await h.sink.publish(buildAt(3));
-      const rival = h.make(client);
-      let rivalDone: Promise<unknown> | null = null;
-      // The rival publishes completely (a new base and index) between our manifest GETs and our index PUT.
-      const racing = createTestClient();
-      racing.middlewareStack.add(
-        (next, context) => async (args) => {
-          const input = args.input as { Key?: string };
-          if (context.commandName === 'PutObjectCommand' && input.Key === `private/${h.prefix}manifest.json` && rivalDone === null) {
-            rivalDone = rival.publish(buildAt(6));
-            await rivalDone;
-          }
-          return next(args);
-        },
-        { step: 'initialize', name: 'rivalPublisher' },
-      );
-      await expect(h.make(racing).publish(buildAt(5))).rejects.toThrow(ConflictError);
-      expect(rivalDone).not.toBeNull();
+      // The rival writes a new base and index; ours then writes its base into the same slot and loses the index.
+      const race = racedBy(h, buildAt(6));
+      await expect(h.make(race.client).publish(buildAt(5))).rejects.toThrow(ConflictError);
+      expect(race.rivalDone()).not.toBeNull();
       const build = buildAt(5);
       await h.sink.publish(build);
       for (const d of build) expect(await h.read(d.key)).toBe(d.body);
