@@ -58,6 +58,9 @@ export async function createObjectPutter(client: S3Client, bucket: string, opts:
     Bucket: bucket,
     Region: region,
     ForcePathStyle: config.forcePathStyle === true,
+    UseFIPS: await config.useFipsEndpoint(),
+    UseDualStack: await config.useDualstackEndpoint(),
+    Accelerate: config.useAccelerateEndpoint === true,
     ...(custom ? { Endpoint: `${custom.protocol}//${custom.hostname}${custom.port ? `:${custom.port}` : ''}${custom.path}` } : {}),
   });
   const base = new URL(endpoint.url.href.endsWith('/') ? endpoint.url.href : `${endpoint.url.href}/`);
