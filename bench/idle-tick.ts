@@ -15,6 +15,7 @@ import { createS3Client } from '../builder/s3/client.ts';
 import { DEFAULT_LIST_EVERY } from '../builder/s3/config.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createMemoryStateStorage, createMemoryStateStore } from '../builder/state/memory-store.ts';
+import { startS3Proxy } from '../test/helpers/s3-proxy.ts';
 import { BENCH_NOW, ROOT, writeSyntheticData } from './lib.ts';
 
 const TICK_MS = 15 * 60 * 1000;
@@ -38,19 +39,18 @@ export async function removeBucket(client: S3Client, bucket: string): Promise<vo
 }
 
 async function measure(endpoint: string, dataDir: string, listEvery: number): Promise<string[]> {
+  // Counted at a proxy: the sink uploads documents outside the SDK's stack (builder/s3/object-put.ts).
+  const proxy = await startS3Proxy(endpoint);
   const client = createS3Client(
-    { region: process.env.RESET_TEST_S3_REGION ?? 'us-east-1', endpoint },
+    { region: process.env.RESET_TEST_S3_REGION ?? 'us-east-1', endpoint: proxy.url },
     { credentials: { accessKeyId: process.env.RESET_TEST_S3_ACCESS_KEY_ID ?? 'reset-test-access-key', secretAccessKey: process.env.RESET_TEST_S3_SECRET_ACCESS_KEY ?? 'reset-test-secret-key' } },
   );
   const counts: Record<string, number> = {};
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      const c = String(context.commandName).replace(/Command$/, '');
-      counts[c] = (counts[c] ?? 0) + 1;
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
+  proxy.onRequest = (r) => {
+    // A GET of the bucket itself (no key) is a listing page.
+    const c = r.key === '' && r.method === 'GET' ? 'LIST' : r.method;
+    counts[c] = (counts[c] ?? 0) + 1;
+  };
   const bucket = `rsa-idle-${listEvery}-${Date.now().toString(36)}`;
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   let ms = Date.parse(BENCH_NOW);
@@ -70,6 +70,7 @@ async function measure(endpoint: string, dataDir: string, listEvery: number): Pr
     }
   } finally {
     await removeBucket(client, bucket);
+    await proxy.close();
   }
   return rows;
 }

@@ -1,6 +1,7 @@
 // Benchmark 3: publishing the 10,000-event build to radosgw on loopback, cold and after one new event, side by side
 // with `aws s3 sync` of the same dist/ to another bucket on the same server. Requests of both are counted by a
-// counting HTTP proxy on 127.0.0.1 in front of radosgw, which both go through alike.
+// counting HTTP proxy on 127.0.0.1 in front of radosgw, which both go through alike, in a process of its own (so its
+// CPU is charged to neither: in the bench's process it was charged to the sink alone).
 //
 //   RESET_BENCH_S3_ENDPOINT=http://127.0.0.1:7490 npx tsx bench/publish.ts [--quick] [events]
 // Without RESET_BENCH_S3_ENDPOINT the bench starts its own radosgw (scripts/rgw.sh, port 7490, a 4 GiB OSD) and stops
@@ -22,7 +23,7 @@ import type { OutputDocument } from '../builder/render/output.ts';
 import { run } from '../builder/run.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
-import { startS3Proxy } from '../test/helpers/s3-proxy.ts';
+import { startS3ProxyProcess } from '../test/helpers/s3-proxy-process.ts';
 import type { EventInput } from '../builder/model/schemas.ts';
 import { BENCH_NOW, benchArgs, fmtMs, median, observeDocuments, runChild, saveResults, syntheticEvents, table } from './lib.ts';
 
@@ -30,6 +31,7 @@ const ACCESS_KEY = 'reset-test-access-key';
 const SECRET_KEY = 'reset-test-secret-key';
 const OWN_RGW_PORT = 7490;
 export const INCREMENTAL_TARGET_SPEEDUP = 10;
+export const COLD_TARGET_SPEEDUP = 2;
 const BENCH_MEMSTORE_BYTES = 4 * 1024 ** 3;
 
 /** The documents of a build of `events` (one run, captured from the sink), also written to `dist`. */
@@ -96,7 +98,8 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       if (r.code !== 0) throw new Error(`could not start radosgw: ${r.stderr.slice(-1500)}`);
       endpoint = `http://127.0.0.1:${OWN_RGW_PORT}`;
     }
-    const proxy = await startS3Proxy(endpoint);
+    // In a process of its own, like aws: the proxy's CPU is charged to neither tool's measured process.
+    const proxy = await startS3ProxyProcess(endpoint);
     try {
       // The project's own client (timeouts, path style, checksums as for any S3-compatible endpoint), on the proxy.
       const client = createS3Client({ region: 'us-east-1', endpoint: proxy.url }, { credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY } });
@@ -116,34 +119,30 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       // a listing publish adds, on the same bucket, right after: the listing tick is the round plus that.
       const sink = createS3Sink({ client, bucket: bucketSink, now: () => new Date(BENCH_NOW) });
       const measureSink = async (docs: OutputDocument[]): Promise<Measured> => {
-        proxy.resetCounts();
+        await proxy.resetCounts();
         const t0 = performance.now();
         const rep = await sink.publish(docs);
-        return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: rep.written, ...(rep.steps ? { steps: rep.steps } : {}) };
+        const ms = performance.now() - t0;
+        return { ms, requests: Object.fromEntries((await proxy.counts()).byMethod), uploaded: rep.written, ...(rep.steps ? { steps: rep.steps } : {}) };
       };
       const measureListing = async (keys: readonly string[]): Promise<Measured> => {
-        proxy.resetCounts();
+        await proxy.resetCounts();
         const t0 = performance.now();
         await listRanges(client, bucketSink, '', keys, pLimit(DEFAULT_CONCURRENCY), () => {});
-        return { ms: performance.now() - t0, requests: Object.fromEntries(proxy.counts), uploaded: 0 };
+        const ms = performance.now() - t0;
+        return { ms, requests: Object.fromEntries((await proxy.counts()).byMethod), uploaded: 0 };
       };
       const hasAws = (await runChild('sh', ['-c', 'command -v aws'])).code === 0;
       const awsEnv = { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_DEFAULT_REGION: 'us-east-1' };
       const measureAws = async (): Promise<Measured> => {
-        proxy.resetCounts();
-        // aws uploads files over 8 MiB in parts: a POST starts the upload, one PUT per part, a POST completes it.
-        let singlePuts = 0;
-        let posts = 0;
-        proxy.onRequest = (r) => {
-          if (r.method === 'PUT' && !r.hasQuery) singlePuts++;
-          if (r.method === 'POST') posts++;
-        };
+        await proxy.resetCounts();
         const t0 = performance.now();
         const r = await runChild('aws', ['s3', 'sync', dist, `s3://${bucketAws}/`, '--endpoint-url', proxy.url, '--only-show-errors', '--no-progress'], { env: awsEnv, timeoutMs: 30 * 60 * 1000 });
         const ms = performance.now() - t0;
-        proxy.onRequest = null;
         if (r.code !== 0) throw new Error(`aws s3 sync failed: ${r.stderr.slice(-1500)}`);
-        return { ms, requests: Object.fromEntries(proxy.counts), uploaded: singlePuts + posts / 2 };
+        // aws uploads files over 8 MiB in parts: a POST starts the upload, one PUT per part, a POST completes it.
+        const { byMethod, singlePuts } = await proxy.counts();
+        return { ms, requests: Object.fromEntries(byMethod), uploaded: singlePuts + (byMethod.get('POST') ?? 0) / 2 };
       };
 
       // Cold: alternate which goes first is pointless with one cold shot each; the sink goes first, aws second.
@@ -216,7 +215,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       const r = median(ratios);
       const verdict = awsCold && ratios.length
         ? [
-            `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target at least as fast: ${sinkCold.ms <= awsCold.ms ? 'met' : 'MISSED'}`,
+            `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target >= ${COLD_TARGET_SPEEDUP}x: ${awsCold.ms / sinkCold.ms >= COLD_TARGET_SPEEDUP ? 'met' : 'MISSED'}`,
             `Incremental: per-round ratios ${ratios.map((x) => `${x.toFixed(1)}x`).join(', ')}; median ${r.toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${r >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.map((m) => m.uploaded).join('/')} of ${lastDocs.length}`,
             `Listing the bucket (a listing round, one in ${DEFAULT_LIST_EVERY}): median ${fmtMs(median(listings.map((m) => m.ms)))} (${listings.map((m) => fmtMs(m.ms)).join(', ')}), ${req(listings[0]!)}; a listing round vs aws: ${listingRoundRatios.map((x) => `${x.toFixed(1)}x`).join(', ')}, median ${median(listingRoundRatios).toFixed(1)}x; over a ${DEFAULT_LIST_EVERY}-round cycle: median ${median(cycleRatios).toFixed(1)}x`,
             `aws CLI start-up alone (aws --version, median of 3): ${fmtMs(result.awsStartMs ?? 0)}`,

@@ -2,7 +2,7 @@
 // (s3-plan.ts) with the stored map as its listing, so dropped objects stay for the delay as they do on S3. It takes the
 // build as a stream like the others, writing each document as it comes (keeping bodies is its job).
 import { assertSafeKey } from '../fsutil/safe-key.ts';
-import { createPublishLedger, emptyManifest, fingerprint, headersOf, sha256 } from './s3-plan.ts';
+import { applyUpdate, bodyDigest, createPublishLedger, emptyManifest, fingerprint, fingerprintV1, headersOf } from './s3-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
 import { inPhaseOrder } from './stream.ts';
 
@@ -38,8 +38,9 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
       for await (const doc of inPhaseOrder(docs, WHERE)) {
         assertSafeKey(doc.key, WHERE);
         ledger.admit(doc.key);
-        const print = fingerprint(sha256(doc.body), doc);
-        if (ledger.keep(doc.key, print, listing)) continue;
+        const digest = bodyDigest(doc.body);
+        const print = fingerprint(digest, doc);
+        if (ledger.keep(doc.key, print, listing, () => fingerprintV1(digest, doc))) continue;
         if (doc.phase !== phase) {
           phase = doc.phase;
           await publishOpts.beforePhase?.(`phase ${phase}`);
@@ -48,13 +49,13 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
         etagOf.set(doc.key, `m${++etags}`);
         ledger.landed(doc.key, { etag: etagOf.get(doc.key)!, fingerprint: print });
       }
-      const { remove, pending, next } = ledger.finish({ listing, listed: true, asOf, deleteAfterMs: opts.deleteAfterMs ?? 0 });
+      const { remove, pending, update } = ledger.finish({ listing, listed: true, asOf, deleteAfterMs: opts.deleteAfterMs ?? 0 });
       await publishOpts.beforePhase?.('deletes');
       for (const key of remove) {
         objects.delete(key);
         etagOf.delete(key);
       }
-      manifest = next;
+      manifest = applyUpdate(manifest, update);
       return { target: 'memory', written: ledger.uploaded, unchanged: ledger.unchanged, deleted: remove.length, pendingDelete: Object.keys(pending).length, requests: 0 };
     },
   };

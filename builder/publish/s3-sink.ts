@@ -1,10 +1,12 @@
 // Sink into an S3 bucket: carries out the plan of s3-plan.ts (what to upload, keep, delete; when to list), phase
 // by phase, and removes dropped objects only after a delay.
 //
-// Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
-// PUT of the manifest; on a listing publish (every `listEvery`-th, or when the last listing is older than
-// `listMaxAgeMs`) also one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into
-// the object's metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
+// Cost per publish: one GET of the manifest's index (and one of its base when it names one), the PUTs of changed
+// objects, the DELETEs that are due, a PUT of a new base when the journal outgrew its bound, one conditional PUT of
+// the index; on a listing publish (every `listEvery`-th, or when the last listing is older than `listMaxAgeMs`) also
+// one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into the object's metadata
+// (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD. Documents are uploaded by object-put.ts, outside
+// the SDK's middleware stack (its CPU per request was most of a small upload's cost).
 //
 // The build comes as a stream (stream.ts) and the sink holds at most `windowDocs` bodies at once: each document is
 // hashed, compared with the manifest (and the listing) and uploaded if it changed, then let go; of every document only
@@ -24,8 +26,28 @@ import type { OutputDocument } from '../render/output.ts';
 import { bareEtag, getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DEFAULT_MANIFEST_KEY, DELETE_AFTER_MS, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
+import { createObjectPutter, type ObjectPutter } from '../s3/object-put.ts';
 import { listRanges } from './s3-list.ts';
-import { createPublishLedger, emptyManifest, fingerprint, headersOf, parseManifest, sha256, shouldList, type Manifest } from './s3-plan.ts';
+import {
+  applyUpdate,
+  baseKeyOf,
+  bodyDigest,
+  createPublishLedger,
+  digestHex,
+  emptyManifest,
+  fingerprint,
+  fingerprintV1,
+  headersOf,
+  manifestOf,
+  parseBase,
+  parseIndex,
+  planManifestWrite,
+  shouldList,
+  type BaseRef,
+  type Manifest,
+  type ManifestIndex,
+  type ManifestWrite,
+} from './s3-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
 import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
 
@@ -48,27 +70,10 @@ export interface S3SinkOptions {
   now: () => Date;
   /** Keys per listing page and range; default 1000 (the S3 maximum). Smaller only to test the range listing. */
   listPageKeys?: number;
+  /** Entries the manifest's journal holds before a new base is written (JOURNAL_MAX_ENTRIES); smaller only to test. */
+  journalMaxEntries?: number;
   /** Documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
   windowDocs?: number;
-}
-
-/**
- * A PutObject whose payload hash (SigV4's `x-amz-content-sha256`) is the one already computed: the SDK's signer
- * takes the header when it is there and hashes the whole body again when it is not, which for the large history
- * documents was a pass over every uploaded byte.
- */
-function putWithPayloadHash(input: ConstructorParameters<typeof PutObjectCommand>[0], bodySha256: string): PutObjectCommand {
-  const command = new PutObjectCommand(input);
-  command.middlewareStack.add(
-    (next) => (args) => {
-      const request = args.request as { headers?: Record<string, string> };
-      // A header already there (a streaming or trailer-checksum upload) is the SDK's own choice and stays.
-      if (request.headers && request.headers['x-amz-content-sha256'] === undefined) request.headers['x-amz-content-sha256'] = bodySha256;
-      return next(args);
-    },
-    { step: 'build', name: 'knownPayloadSha256' },
-  );
-  return command;
 }
 
 export function createS3Sink(opts: S3SinkOptions): Sink {
@@ -77,9 +82,10 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
   if (prefix !== '' && !prefix.endsWith('/')) throw new ConfigError(WHERE, `prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
   if (prefix !== '') assertSafeKey(prefix.slice(0, -1), WHERE);
   const manifestKey = opts.manifestKey ?? DEFAULT_MANIFEST_KEY;
-  assertPrivateKey(manifestKey, prefix, WHERE);
-  /** The document key that would land on the manifest, when the manifest lies under the prefix at all. */
-  const manifestDocKey = manifestKey.startsWith(prefix) ? manifestKey.slice(prefix.length) : null;
+  const manifestKeys = [manifestKey, baseKeyOf(manifestKey, 'a'), baseKeyOf(manifestKey, 'b')];
+  for (const k of manifestKeys) assertPrivateKey(k, prefix, WHERE);
+  /** The document keys that would land on the manifest's objects, when they lie under the prefix at all. */
+  const manifestDocKeys = new Set(manifestKeys.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)));
   const deleteAfterMs = opts.deleteAfterMs ?? DELETE_AFTER_MS;
   const cadence = { listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS };
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
@@ -104,17 +110,23 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         }
       };
 
-      count();
-      const stored = await timed('manifest', () => getManifest(io, manifestKey));
-      const manifest = (stored && parseManifest(Buffer.from(stored.body).toString('utf8'))) ?? emptyManifest();
+      const { stored, manifest, previous } = await timed('manifest', () => readManifest(io, manifestKey, count));
 
       // The listing only confirms what the manifest names (objects changed or deleted behind our back), so it runs
       // from the manifest's keys while the build streams in; the first comparison waits for it.
       const listed = shouldList(manifest, asOf, cadence);
-      const listing = timed('list', async () => (listed ? listRelative(io, Object.keys(manifest.objects), count, opts.listPageKeys) : null));
+      const listing = timed('list', async () => (listed ? listRelative(io, manifest.objects.keys(), count, opts.listPageKeys) : null));
       listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
+      /** The listing once it is in (null: this publish does not list); undefined until then. */
+      let listingNow: ReadonlyMap<string, string> | null | undefined;
+      void listing.then((l) => (listingNow = l), () => {});
+      /** Digests of the documents `settle` found changed, for their `write` (at most the window's). */
+      const digests = new Map<OutputDocument, string>();
 
       const ledger = createPublishLedger(manifest, WHERE);
+      /** Made at the first upload (an idle publish needs none), closed when the publish ends. */
+      let made: Promise<ObjectPutter> | null = null;
+      const putter = () => (made ??= createObjectPutter(client, bucket, { concurrency }));
       /** beforePhase of each phase, asked before its first upload: a phase with nothing to upload costs no fence. */
       const gates = new Map<number, Promise<void>>();
       const gate = (phase: number) => {
@@ -126,25 +138,40 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         consumeInPhases(docs, WHERE, limits, {
           accept: (d) => {
             assertSafeKey(d.key, WHERE);
-            if (d.key === manifestDocKey) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
+            if (manifestDocKeys.has(d.key)) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
             ledger.admit(d.key);
+          },
+          // Once the listing (if any) is in, an unchanged document is settled here: hashed, compared, let go.
+          settle: (d) => {
+            if (listingNow === undefined) return false;
+            const digest = bodyDigest(d.body);
+            if (ledger.keep(d.key, fingerprint(digest, d), listingNow, () => fingerprintV1(digest, d))) return true;
+            digests.set(d, digest);
+            return false;
           },
           write: async (d) => {
             // One SHA-256 of the body: the fingerprint, the object's metadata and SigV4's payload hash.
-            const bodySha256 = sha256(d.body);
-            const print = fingerprint(bodySha256, d);
-            if (ledger.keep(d.key, print, await listing)) return;
+            let digest = digests.get(d);
+            if (digest !== undefined) digests.delete(d);
+            else {
+              const computed = (digest = bodyDigest(d.body));
+              if (ledger.keep(d.key, fingerprint(computed, d), await listing, () => fingerprintV1(computed, d))) return;
+            }
             await gate(d.phase);
-            ledger.landed(d.key, { etag: await putDocument(io, d, bodySha256, count), fingerprint: print });
+            ledger.landed(d.key, { etag: await putDocument(await putter(), io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
           },
         }),
       );
       // A failed publish writes no manifest, and leaves no listing request behind it.
-      await streamed.catch(async (err: unknown) => {
-        await listing.catch(() => {});
-        throw err;
-      });
-      const { remove, pending, next } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
+      try {
+        await streamed.catch(async (err: unknown) => {
+          await listing.catch(() => {});
+          throw err;
+        });
+      } finally {
+        if (made !== null) (await (made as Promise<ObjectPutter>).catch(() => null))?.close();
+      }
+      const { remove, pending, update } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
       report.written = ledger.uploaded;
       report.unchanged = ledger.unchanged;
       report.pendingDelete = Object.keys(pending).length;
@@ -153,8 +180,8 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       report.deleted = await timed('delete', () => removeDue(io, remove, count));
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
       // and the next listing run, not finding them, forgets them. The other order could orphan objects.
-      count();
-      await timed('manifest_put', () => putManifest(io, manifestKey, next, stored?.etag ?? null));
+      const write = planManifestWrite(previous, applyUpdate(manifest, update), update, opts.journalMaxEntries);
+      await timed('manifest_put', () => writeManifest(io, manifestKey, write, stored?.etag ?? null, count));
       return report;
     },
   };
@@ -167,16 +194,35 @@ interface SinkIo {
   limit: LimitFunction;
 }
 
-async function getManifest(io: SinkIo, manifestKey: string): Promise<{ body: Uint8Array; etag: string } | null> {
+async function getBytes(io: SinkIo, key: string): Promise<{ body: Uint8Array; etag: string } | null> {
   try {
-    return await getObjectBytes(io.client, io.bucket, manifestKey);
+    return await getObjectBytes(io.client, io.bucket, key);
   } catch (err) {
-    throw describeS3Error(WHERE, 'GET', io.bucket, manifestKey, err);
+    throw describeS3Error(WHERE, 'GET', io.bucket, key, err);
   }
 }
 
+/**
+ * The manifest: the index, and its base when it names one (a base missing, with another ETag than the index names,
+ * or unparsable is lost: its objects are uploaded again). `previous` is the index to build on, null when there is
+ * none to keep (no index, unreadable, version 1, or its base lost).
+ */
+async function readManifest(io: SinkIo, manifestKey: string, count: () => void): Promise<{ stored: { etag: string } | null; manifest: Manifest; previous: ManifestIndex | null }> {
+  count();
+  const stored = await getBytes(io, manifestKey);
+  const parsed = stored && parseIndex(Buffer.from(stored.body).toString('utf8'));
+  if (!parsed) return { stored, manifest: emptyManifest(), previous: null };
+  if (parsed.kind === 'v1') return { stored, manifest: parsed.manifest, previous: null };
+  const { index } = parsed;
+  if (index.base === null) return { stored, manifest: manifestOf(index, null), previous: index };
+  count();
+  const base = await getBytes(io, baseKeyOf(manifestKey, index.base.slot));
+  const entries = base !== null && base.etag === index.base.etag ? parseBase(Buffer.from(base.body).toString('utf8')) : null;
+  return { stored, manifest: manifestOf(index, entries), previous: entries === null ? null : index };
+}
+
 /** The listing with keys relative to the prefix. */
-async function listRelative(io: SinkIo, keys: string[], count: () => void, pageKeys: number | undefined): Promise<Map<string, string>> {
+async function listRelative(io: SinkIo, keys: Iterable<string>, count: () => void, pageKeys: number | undefined): Promise<Map<string, string>> {
   let full: Map<string, string>;
   try {
     full = await listRanges(io.client, io.bucket, io.prefix, keys, io.limit, count, pageKeys);
@@ -188,23 +234,22 @@ async function listRelative(io: SinkIo, keys: string[], count: () => void, pageK
   return relative;
 }
 
-/** PUTs one document; returns the new ETag. */
-async function putDocument(io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
+/** PUTs one document (outside the SDK's middleware stack: object-put.ts); returns the new ETag. */
+async function putDocument(putter: ObjectPutter, io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
   const key = io.prefix + doc.key;
   const h = headersOf(doc);
   count();
   try {
-    const input = {
-      Bucket: io.bucket,
-      Key: key,
+    return await putter.put({
+      key,
       // Bytes, encoded once: a string body is encoded again for its length and for the socket.
-      Body: Buffer.from(doc.body, 'utf8'),
-      ContentType: h.contentType,
-      CacheControl: h.cacheControl,
-      ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
-      Metadata: { sha256: bodySha256 },
-    };
-    return bareEtag((await io.client.send(putWithPayloadHash(input, bodySha256))).ETag);
+      body: Buffer.from(doc.body, 'utf8'),
+      sha256: bodySha256,
+      contentType: h.contentType,
+      cacheControl: h.cacheControl,
+      ...(h.contentLanguage !== null ? { contentLanguage: h.contentLanguage } : {}),
+      metadata: { sha256: bodySha256 },
+    });
   } catch (err) {
     throw describeS3Error(WHERE, 'PUT', io.bucket, key, err);
   }
@@ -228,9 +273,24 @@ async function removeDue(io: SinkIo, keys: readonly string[], count: () => void)
   return deleted;
 }
 
-/** Conditional on the manifest this publish read: two publishers at once must not silently overwrite each other. */
-async function putManifest(io: SinkIo, manifestKey: string, next: Manifest, expectedEtag: string | null): Promise<void> {
-  const input = { Bucket: io.bucket, Key: manifestKey, Body: JSON.stringify(next), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
+/**
+ * The base first (when the journal outgrew its bound), into the slot the index read does not name, then the index,
+ * conditional on the one this publish read: two publishers at once must not silently overwrite each other.
+ */
+async function writeManifest(io: SinkIo, manifestKey: string, write: ManifestWrite, expectedEtag: string | null, count: () => void): Promise<void> {
+  let base: BaseRef | null = write.keptBase;
+  if (write.base !== null) {
+    const key = baseKeyOf(manifestKey, write.base.slot);
+    count();
+    try {
+      const r = await io.client.send(new PutObjectCommand({ Bucket: io.bucket, Key: key, Body: JSON.stringify(write.base.body), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE }));
+      base = { slot: write.base.slot, etag: bareEtag(r.ETag), entries: write.base.body.keys.length };
+    } catch (err) {
+      throw describeS3Error(WHERE, 'PUT', io.bucket, key, err);
+    }
+  }
+  count();
+  const input = { Bucket: io.bucket, Key: manifestKey, Body: JSON.stringify(write.index(base)), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
   try {
     if (expectedEtag === null) await putIfAbsent(io.client, input);
     else await putIfMatch(io.client, input, expectedEtag);

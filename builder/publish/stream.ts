@@ -12,6 +12,14 @@ import type { DocumentStream } from './sink.ts';
  */
 export const STREAM_WINDOW_DOCS = 256;
 
+/**
+ * Documents settled in a row before the loop lets the event loop turn: settling is synchronous, and a long run of it
+ * would hold back the answers (and the very sending) of the writes under way.
+ */
+const SETTLED_PER_TURN = 128;
+/** ... and with no write under way, so timers and other I/O of the process still run now and then. */
+const SETTLED_PER_TURN_IDLE = 2048;
+
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
 export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument, void, undefined> {
   if (Array.isArray(docs)) {
@@ -31,6 +39,24 @@ export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncG
   }
 }
 
+/** `inPhaseOrder` for a stream that is an array or a synchronous iterable (a generator rendering as it is asked). */
+export function* inPhaseOrderSync(docs: readonly OutputDocument[] | Iterable<OutputDocument>, where: string): Generator<OutputDocument, void, undefined> {
+  if (Array.isArray(docs)) {
+    yield* [...(docs as readonly OutputDocument[])].sort((a, b) => a.phase - b.phase);
+    return;
+  }
+  let last = -Infinity;
+  let lastKey = '';
+  for (const d of docs) {
+    if (d.phase < last) {
+      throw new DataError(where, `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`);
+    }
+    last = d.phase;
+    lastKey = d.key;
+    yield d;
+  }
+}
+
 export interface StreamWork {
   /** Awaited when the first document of a phase arrives, after the phase before it ended, before it is started. */
   startPhase?(phase: number): Promise<void>;
@@ -38,6 +64,11 @@ export interface StreamWork {
   endPhase?(phase: number): Promise<void>;
   /** Checks a document as it arrives, before it is started; a throw stops the publish with nothing of it written. */
   accept(doc: OutputDocument): void;
+  /**
+   * Finishes a document at once when it can (found unchanged, say), right after `accept`: true means done, with no
+   * write, no slot of `concurrency` and no promise of its own. A throw stops the publish like a failed write.
+   */
+  settle?(doc: OutputDocument): boolean;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
   /**
@@ -63,7 +94,9 @@ export interface StreamLimits {
  */
 export async function consumeInPhases(docs: DocumentStream, where: string, limits: StreamLimits, work: StreamWork): Promise<void> {
   if (!(limits.windowDocs >= 1 && limits.concurrency >= 1)) throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
-  const source = inPhaseOrder(docs, where);
+  // A synchronous stream is taken synchronously: no promise and no turn of the event loop per document.
+  const syncSource = Symbol.iterator in docs ? inPhaseOrderSync(docs as Iterable<OutputDocument>, where) : null;
+  const source: Iterator<OutputDocument, void> | AsyncIterator<OutputDocument, void> = syncSource ?? inPhaseOrder(docs, where);
   /** Lane → its documents taken and not started; the Map's order is the turn, the lane served last goes to the back. */
   const lanes = new Map<string, OutputDocument[]>();
   let waiting = 0;
@@ -100,11 +133,12 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   };
 
   let phase: number | null = null;
+  let settledInTurn = 0;
   try {
     for (;;) {
       while (failure === null && waiting + running >= limits.windowDocs) await changed();
       if (failure !== null) break;
-      const next = await source.next();
+      const next = syncSource !== null ? syncSource.next() : await source.next();
       if (next.done) break;
       const doc = next.value;
       if (doc.phase !== phase) {
@@ -117,6 +151,13 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
         await work.startPhase?.(phase);
       }
       work.accept(doc);
+      if (work.settle?.(doc) === true) {
+        if (++settledInTurn >= (running > 0 ? SETTLED_PER_TURN : SETTLED_PER_TURN_IDLE)) {
+          settledInTurn = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+        continue;
+      }
       const lane = work.lane?.(doc) ?? '';
       const queue = lanes.get(lane);
       if (queue === undefined) lanes.set(lane, [doc]);
@@ -133,7 +174,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   lanes.clear();
   while (running > 0) await changed();
   try {
-    await source.return(undefined);
+    await source.return?.(undefined);
   } catch {
     // The stream's own cleanup failed: the first failure is the one to report.
   }

@@ -55,6 +55,8 @@ export interface S3Proxy {
   disarm(): FaultRule[];
   /** Sees every request first; calling `freeze` from here holds this very request too. */
   onRequest: ((r: S3Request) => void) | null;
+  /** Sees every forwarded request's answer once S3 has sent all of it, with its status. */
+  onAnswered: ((r: S3Request, status: number) => void) | null;
   /** From now on every request is held unanswered (a process about to be killed); `thaw` drops the held ones. */
   freeze(): void;
   thaw(): void;
@@ -91,6 +93,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     counts,
     injections,
     onRequest: null,
+    onAnswered: null,
     arm: (...r) => {
       rules.push(...r.map((rule) => ({ rule, left: rule.times })));
     },
@@ -179,6 +182,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
           return;
         }
         res.writeHead(up.statusCode ?? 502, up.headers);
+        up.on('end', () => proxy.onAnswered?.(r, up.statusCode ?? 502));
         up.pipe(res);
       },
       () => res.destroy(),

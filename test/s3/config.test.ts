@@ -20,7 +20,7 @@ describe('s3ConfigFromEnv', () => {
         region: 'eu-west-1',
         endpoint: null,
         deleteAfterMs: DELETE_AFTER_MS,
-        concurrency: 8,
+        concurrency: 16,
         listEvery: DEFAULT_LIST_EVERY,
         listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS,
       },
