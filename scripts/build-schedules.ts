@@ -61,6 +61,36 @@ const icalFoldPatch: esbuild.Plugin = {
 };
 
 /**
+ * zod's classic API re-exports its ~60 error-message locales (`z.locales`, 300 KiB of the bundle) though zod itself
+ * configures English and the builder never switches: in the bundle every other locale is a function that throws, so
+ * Node has that much less to compile at every tick. A zod whose locale index is no longer the list of
+ * `export { default as <name> } from "./<file>.js"` lines it was fails the build instead of bundling them all again.
+ * test/schedules-bundle-patch.test.ts checks that zod's messages stay the library's own.
+ */
+export const ZOD_LOCALES_PATCH = {
+  file: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
+  line: /^export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";$/,
+  keep: 'en',
+} as const;
+
+const zodLocalesPatch: esbuild.Plugin = {
+  name: 'zod-locales-english-only',
+  setup(build) {
+    build.onLoad({ filter: ZOD_LOCALES_PATCH.file }, async (args) => {
+      const lines = (await readFile(args.path, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+      const names = lines.map((l) => l.match(ZOD_LOCALES_PATCH.line)?.[1]);
+      if (names.some((n) => n === undefined) || !names.includes(ZOD_LOCALES_PATCH.keep)) {
+        throw new Error(`[build-schedules] ${args.path}: not the list of locale re-exports ZOD_LOCALES_PATCH expects; update or drop the patch`);
+      }
+      const contents = lines
+        .map((l, i) => (names[i] === ZOD_LOCALES_PATCH.keep ? l : `export const ${names[i]} = () => { throw new Error("zod locale ${names[i]} is not in this bundle (scripts/build-schedules.ts)"); };`))
+        .join('\n');
+      return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
  * A dependency's large JSON data (badge-maker's font-width tables through anafanafo: four of ~220 KiB, all built at
  * import) goes into the bundle as `JSON.parse('…')` instead of a JavaScript literal: V8 parses JSON text several times
  * faster, and the value is the same.
@@ -103,7 +133,7 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales, undici), which made
     // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
     minifyWhitespace: true,
-    plugins: [icalFoldPatch, largeJsonAsParse],
+    plugins: [icalFoldPatch, zodLocalesPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'silent',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import ical, { foldLines } from 'ical-generator';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleBuildOptions } from '../scripts/build-schedules.ts';
 
@@ -75,5 +76,51 @@ describe('the ical-generator patch in the schedule bundles', () => {
       return cal.toString();
     };
     expect(calendar(patched.ical)).toBe(calendar(ical));
+  });
+});
+
+// The bundles keep only zod's English messages (ZOD_LOCALES_PATCH): a failed parse must read exactly as the library's.
+describe('the zod locales patch in the schedule bundles', () => {
+  let work: string;
+  let bundled: { z: typeof z };
+  let source: string;
+
+  beforeAll(async () => {
+    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+    work = await mkdtemp(path.join(ROOT, 'test-output', 'zod-locales-'));
+    const out = path.join(work, 'zod.mjs');
+    await esbuild.build({
+      absWorkingDir: ROOT,
+      stdin: { contents: "export { z } from 'zod';", resolveDir: ROOT, loader: 'ts' },
+      outfile: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      plugins: scheduleBuildOptions(work).plugins ?? [],
+      logLevel: 'silent',
+    });
+    source = await readFile(out, 'utf8');
+    bundled = (await import(pathToFileURL(out).href)) as { z: typeof z };
+  }, 60_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('leaves the other locales out of the bundle', () => {
+    expect(source).not.toContain('Ungültige Eingabe');
+    expect(() => bundled.z.locales.de()).toThrow(/not in this bundle/);
+  });
+
+  it('reports every kind of issue in the same English as the unpatched library', () => {
+    const schema = (lib: typeof z) =>
+      lib.object({ id: lib.string().regex(/^[a-z]+$/), n: lib.number().int().min(1).max(9), kind: lib.enum(['a', 'b']), at: lib.iso.datetime(), tags: lib.array(lib.string()).max(1) }).strict();
+    const inputs: unknown[] = [null, {}, { id: 'A1', n: 0.5, kind: 'c', at: 'yesterday', tags: ['x', 'y'], extra: 1 }, { id: 'ok', n: 99, kind: 'a', at: '2026-01-01T00:00:00Z', tags: [3] }];
+    for (const input of inputs) {
+      const messages = (lib: typeof z) => schema(lib).safeParse(input).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+      expect(messages(bundled.z), JSON.stringify(input)).toEqual(messages(z));
+      expect(messages(z)?.length).toBeGreaterThan(0);
+    }
   });
 });
