@@ -1,5 +1,5 @@
 // Bundles each scheduled entry point (and the build command) into one ESM file for Node 20 with a source map, so the
-// scheduled workflows run plain `node --enable-source-maps build/<name>.mjs` instead of transpiling the builder with
+// scheduled workflows run plain `node build/<name>.mjs` instead of transpiling the builder with
 // tsx on every tick. The workflow builds the bundles right before the run from the checked-out sources (never a
 // committed copy that could be stale); esbuild is already in that job, as tsx's own dependency. See BENCHMARKS.md.
 //   tsx scripts/build-schedules.ts [--out build]    write build/{refresh,backup,main}.mjs (+ .map) and print sizes
@@ -91,6 +91,31 @@ const zodLocalesPatch: esbuild.Plugin = {
 };
 
 /**
+ * anafanafo (badge-maker's text widths) builds a width table for each of its four fonts when it is loaded, parsing
+ * ~220 KiB of JSON each, at every tick; badge-maker's flat badges measure in one of them. In the bundle each table is
+ * built the first time its font is measured. A version without the four `'<font>': createConsumer(require(...))`
+ * entries fails the build. test/schedules-bundle-patch.test.ts compares the badges with the unpatched library's.
+ */
+export const FONT_TABLES_PATCH = {
+  file: /[\\/]node_modules[\\/]anafanafo[\\/]index\.js$/,
+  find: /('[^'\n]+'):\s*createConsumer\(\s*(require\('[^'\n]+'\))\s*\)/g,
+  count: 4,
+  replace: 'get $1() { const c = createConsumer($2); Object.defineProperty(consumers, $1, { value: c, enumerable: true }); return c; }',
+} as const;
+
+const fontTablesPatch: esbuild.Plugin = {
+  name: 'font-tables-on-first-use',
+  setup(build) {
+    build.onLoad({ filter: FONT_TABLES_PATCH.file }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const found = source.match(FONT_TABLES_PATCH.find)?.length ?? 0;
+      if (found !== FONT_TABLES_PATCH.count) throw new Error(`[build-schedules] ${args.path}: expected ${FONT_TABLES_PATCH.count} font tables built at load, found ${found}; update or drop FONT_TABLES_PATCH`);
+      return { contents: source.replace(FONT_TABLES_PATCH.find, FONT_TABLES_PATCH.replace), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
  * A dependency's large JSON data (badge-maker's font-width tables through anafanafo: four of ~220 KiB, all built at
  * import) goes into the bundle as `JSON.parse('…')` instead of a JavaScript literal: V8 parses JSON text several times
  * faster, and the value is the same.
@@ -127,13 +152,16 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // tsconfig.json supplies the JSX settings (react-jsx, jsxImportSource preact).
     tsconfig: path.join(ROOT, 'tsconfig.json'),
     sourcemap: 'linked',
+    // The bundle maps its own stack traces, reading the map only when a trace is formatted: the workflows run it
+    // without --enable-source-maps, whose reading of the map at every start cost ~14% of the import.
+    inject: [path.join(ROOT, 'scripts/bundle-stack-traces-inject.ts')],
     // Stack traces need only the mappings: the sources' text (60% of the map) is on disk, and Node read and kept all
     // 9 MB of it at every start.
     sourcesContent: false,
     // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales, undici), which made
     // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
     minifyWhitespace: true,
-    plugins: [icalFoldPatch, zodLocalesPatch, largeJsonAsParse],
+    plugins: [icalFoldPatch, zodLocalesPatch, fontTablesPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'silent',

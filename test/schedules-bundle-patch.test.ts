@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import ical, { foldLines } from 'ical-generator';
 import { z } from 'zod';
+import { makeBadge } from 'badge-maker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleBuildOptions } from '../scripts/build-schedules.ts';
 
@@ -121,6 +122,54 @@ describe('the zod locales patch in the schedule bundles', () => {
       const messages = (lib: typeof z) => schema(lib).safeParse(input).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
       expect(messages(bundled.z), JSON.stringify(input)).toEqual(messages(z));
       expect(messages(z)?.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+// The bundles build badge-maker's font width tables on first use (FONT_TABLES_PATCH): every badge style, each measuring
+// in another of the four fonts, must come out as the unpatched library draws it.
+describe('the font tables patch in the schedule bundles', () => {
+  let work: string;
+  let bundled: { makeBadge: typeof makeBadge };
+
+  beforeAll(async () => {
+    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+    work = await mkdtemp(path.join(ROOT, 'test-output', 'font-tables-'));
+    const out = path.join(work, 'badge.mjs');
+    await esbuild.build({
+      absWorkingDir: ROOT,
+      stdin: { contents: "export { makeBadge } from 'badge-maker';", resolveDir: ROOT, loader: 'ts' },
+      outfile: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      plugins: scheduleBuildOptions(work).plugins ?? [],
+      logLevel: 'silent',
+    });
+    expect(await readFile(out, 'utf8')).toMatch(/get\s*"10px Verdana"\(\)/);
+    bundled = (await import(pathToFileURL(out).href)) as { makeBadge: typeof makeBadge };
+  }, 60_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('draws every style of badge as the unpatched library does, in every language', () => {
+    const styles = ['flat', 'flat-square', 'plastic', 'for-the-badge', 'social'] as const;
+    const texts: [string, string][] = [
+      ['reset today', 'confirmed'],
+      ['Zurücksetzung heute', 'keine bestätigte'],
+      ['오늘 초기화', '확인됨'],
+      ['本日のリセット', '不明'],
+      ['今日重置', '已确认'],
+      ['', 'W'.repeat(40)],
+    ];
+    for (const style of styles) {
+      for (const [label, message] of texts) {
+        const format = { label, message, color: 'lightgrey', style };
+        expect(bundled.makeBadge(format), `${style} ${label}`).toBe(makeBadge(format));
+      }
     }
   });
 });
