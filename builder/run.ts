@@ -12,7 +12,7 @@ import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
-import { renderPages } from './render/page.tsx';
+import { createPageSections, renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
@@ -217,7 +217,9 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     // The event documents and history pages (rendered.stable) are produced as the sink takes them; only these few
     // documents about the present are held, and the pages and unknown variants are made from them.
     const docs = rendered.eager;
-    docs.push(...renderPages({ asOf, docs, events }));
+    // The page and its variants share most sections, rendered once per language (render/page.tsx).
+    const sections = createPageSections();
+    docs.push(...renderPages({ asOf, docs, events, sections }));
     docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
     // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
     // dates, then a dateless one, in every language.
@@ -227,7 +229,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const withVariants = [...docs, ...variants];
     for (const d of plan.map(variantSegment)) {
       const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
-      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
+      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d), sections }));
     }
     variants.push(...renderUnknownBadges());
     let documents = 0;

@@ -3,6 +3,7 @@
 // escapes every interpolated value; the only raw HTML is the constant style sheet and script, both pinned by hash in
 // the Content-Security-Policy below.
 import type { TFunction } from 'i18next';
+import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { CACHE_CONTROL, HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
 import { explanationKey } from '../model/explanation.ts';
@@ -77,7 +78,39 @@ function Links({ ctx }: { ctx: Ctx }) {
   );
 }
 
-function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonly Event[] }) {
+/**
+ * The sections that read only what every page of a language shares within a build: the events (the timeline), the
+ * forecast, the accuracy and the signals, none of them a document an `unknown` variant replaces (contract.ts
+ * UNKNOWN_VARIANT_ENDPOINTS: latest, status). A build renders each language's page six times (the page and its five
+ * `unknown` variants): with a PageSections cache, each of these is rendered once and its HTML used in all six.
+ */
+const SHARED_SECTIONS = ['forecast', 'timeline', 'reliability', 'signals'] as const;
+type SharedSection = (typeof SHARED_SECTIONS)[number];
+
+/** Rendered shared sections of one build, by language and section; the key says what they were rendered from. */
+export interface PageSections {
+  html: Map<string, { from: string; events: readonly Event[]; html: string }>;
+}
+
+export const createPageSections = (): PageSections => ({ html: new Map() });
+
+/** Stands in for a shared section in the page's markup until its HTML replaces it (an element no page has). */
+const slotTag = (name: SharedSection) => `<rsa-shared-section data-name="${name}"></rsa-shared-section>`;
+
+function sharedSection(name: SharedSection, ctx: Ctx, data: PageData, events: readonly Event[]) {
+  switch (name) {
+    case 'forecast':
+      return <Forecast ctx={ctx} data={data} />;
+    case 'timeline':
+      return <Timeline ctx={ctx} events={events} />;
+    case 'reliability':
+      return <Reliability ctx={ctx} data={data} />;
+    case 'signals':
+      return <Signals ctx={ctx} data={data} />;
+  }
+}
+
+function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: readonly Event[]; slots: boolean }) {
   const { lang, t } = ctx;
   return (
     <html lang={lang}>
@@ -119,12 +152,12 @@ function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonl
         <main>
           <Today ctx={ctx} data={data} />
           <Upcoming ctx={ctx} upcoming={data.upcoming} />
-          <Forecast ctx={ctx} data={data} />
+          {slots ? h('rsa-shared-section', { 'data-name': 'forecast' }) : <Forecast ctx={ctx} data={data} />}
           <Latest ctx={ctx} data={data} />
-          <Timeline ctx={ctx} events={events} />
-          <Reliability ctx={ctx} data={data} />
+          {slots ? h('rsa-shared-section', { 'data-name': 'timeline' }) : <Timeline ctx={ctx} events={events} />}
+          {slots ? h('rsa-shared-section', { 'data-name': 'reliability' }) : <Reliability ctx={ctx} data={data} />}
           <Checks ctx={ctx} data={data} />
-          <Signals ctx={ctx} data={data} />
+          {slots ? h('rsa-shared-section', { 'data-name': 'signals' }) : <Signals ctx={ctx} data={data} />}
           <Links ctx={ctx} />
         </main>
         <footer>
@@ -136,9 +169,28 @@ function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonl
   );
 }
 
-export function renderPage(data: PageData, events: readonly Event[], asOf: Date): string {
+/**
+ * The page's HTML. With `sections`, the shared sections come from it when they were rendered from the same documents,
+ * events and time, and are put there otherwise; the HTML is the same either way (test/render/page.test.ts).
+ */
+export function renderPage(data: PageData, events: readonly Event[], asOf: Date, sections?: PageSections): string {
   const ctx: Ctx = { lang: data.lang, t: translator(data.lang), asOf };
-  return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} />)}`;
+  if (sections === undefined) return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} slots={false} />)}`;
+  let html = renderToString(<Page ctx={ctx} data={data} events={events} slots={true} />);
+  for (const name of SHARED_SECTIONS) {
+    const from = `${asOf.getTime()}\n${JSON.stringify(name === 'timeline' ? null : name === 'forecast' ? data.forecast : name === 'reliability' ? data.accuracy : data.signals)}`;
+    const key = `${data.lang}:${name}`;
+    let cached = sections.html.get(key);
+    if (cached === undefined || cached.from !== from || cached.events !== events) {
+      cached = { from, events, html: renderToString(sharedSection(name, ctx, data, events)) };
+      sections.html.set(key, cached);
+    }
+    const slot = slotTag(name);
+    const at = html.indexOf(slot);
+    if (at === -1 || html.indexOf(slot, at + 1) !== -1) throw new Error(`[render/page] expected the ${name} section's slot once in the page`);
+    html = html.slice(0, at) + cached.html + html.slice(at + slot.length);
+  }
+  return `<!doctype html>${html}`;
 }
 
 /**
@@ -152,12 +204,14 @@ export function renderPages(input: {
   events: readonly Event[];
   docKeyOf?: DocKeyOf;
   pageKeyOf?: (lang: Lang) => string;
+  /** Shared across a build's calls, the sections every page of a language has alike are rendered once (renderPage). */
+  sections?: PageSections;
 }): OutputDocument[] {
   const byKey = new Map(input.docs.map((d) => [d.key, d]));
   const keyOf = input.pageKeyOf ?? pageKey;
   return LANGS.map((lang) => ({
     key: keyOf(lang),
-    body: renderPage(readPageData(byKey, lang, input.docKeyOf), input.events, input.asOf),
+    body: renderPage(readPageData(byKey, lang, input.docKeyOf), input.events, input.asOf, input.sections),
     contentType: HTML_CONTENT_TYPE,
     contentLanguage: lang,
     cacheControl: CACHE_CONTROL,
