@@ -11,7 +11,7 @@ import { LANGS, type Event, type Lang } from '../model/schemas.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';
 import { Reliability, Timeline } from './page-charts.tsx';
-import { readPageData, type DocKeyOf, type PageData } from './page-data.ts';
+import { apiDocKey, readPageData, type DocKeyOf, type PageData } from './page-data.ts';
 import { PAGE_SCRIPT } from './page-script.ts';
 import { Checks, Forecast, Latest, Signals, Today, Upcoming, type Ctx } from './page-sections.tsx';
 import { PAGE_CSP } from './page-csp.ts';
@@ -87,10 +87,21 @@ function Links({ ctx }: { ctx: Ctx }) {
 const SHARED_SECTIONS = ['forecast', 'timeline', 'reliability', 'signals'] as const;
 type SharedSection = (typeof SHARED_SECTIONS)[number];
 
-/** Rendered shared sections of one build, by language and section; the key says what they were rendered from. */
+/** Rendered shared sections of one build, by language and section, with what they were rendered from. */
 export interface PageSections {
-  html: Map<string, { from: string; events: readonly Event[]; html: string }>;
+  html: Map<string, { asOf: number; doc: string | null; events: readonly Event[]; html: string }>;
 }
+
+type SectionDoc = 'forecast' | 'accuracy' | 'signals';
+/** The document each shared section reads (the timeline reads the events), by its name among the page's documents. */
+const SECTION_DOCS: Record<SharedSection, SectionDoc | null> = { forecast: 'forecast', timeline: null, reliability: 'accuracy', signals: 'signals' };
+
+/** The bodies of the documents the shared sections read: the same string objects for every page of a build. */
+const sectionDocs = (byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf): Record<SectionDoc, string> => ({
+  forecast: byKey.get(keyOf(lang, 'forecast'))?.body ?? '',
+  accuracy: byKey.get(keyOf(lang, 'accuracy'))?.body ?? '',
+  signals: byKey.get(keyOf(lang, 'signals'))?.body ?? '',
+});
 
 export const createPageSections = (): PageSections => ({ html: new Map() });
 
@@ -170,27 +181,34 @@ function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: 
 }
 
 /**
- * The page's HTML. With `sections`, the shared sections come from it when they were rendered from the same documents,
- * events and time, and are put there otherwise; the HTML is the same either way (test/render/page.test.ts).
+ * The page's HTML. With `shared`, a shared section comes from `shared.sections` when it was rendered from the same
+ * document body (`shared.docs`), events and time, and is put there otherwise; the HTML is the same either way
+ * (test/render/page.test.ts).
  */
-export function renderPage(data: PageData, events: readonly Event[], asOf: Date, sections?: PageSections): string {
+export function renderPage(data: PageData, events: readonly Event[], asOf: Date, shared?: { sections: PageSections; docs: Record<SectionDoc, string> }): string {
   const ctx: Ctx = { lang: data.lang, t: translator(data.lang), asOf };
-  if (sections === undefined) return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} slots={false} />)}`;
-  let html = renderToString(<Page ctx={ctx} data={data} events={events} slots={true} />);
+  if (shared === undefined) return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} slots={false} />)}`;
+  const html = renderToString(<Page ctx={ctx} data={data} events={events} slots={true} />);
+  // The slots stand in the page in SHARED_SECTIONS' order: one pass puts each section's HTML in its place.
+  const parts = ['<!doctype html>'];
+  let from = 0;
   for (const name of SHARED_SECTIONS) {
-    const from = `${asOf.getTime()}\n${JSON.stringify(name === 'timeline' ? null : name === 'forecast' ? data.forecast : name === 'reliability' ? data.accuracy : data.signals)}`;
+    const docName = SECTION_DOCS[name];
+    const doc = docName === null ? null : shared.docs[docName];
     const key = `${data.lang}:${name}`;
-    let cached = sections.html.get(key);
-    if (cached === undefined || cached.from !== from || cached.events !== events) {
-      cached = { from, events, html: renderToString(sharedSection(name, ctx, data, events)) };
-      sections.html.set(key, cached);
+    let cached = shared.sections.html.get(key);
+    if (cached === undefined || cached.asOf !== asOf.getTime() || cached.doc !== doc || cached.events !== events) {
+      cached = { asOf: asOf.getTime(), doc, events, html: renderToString(sharedSection(name, ctx, data, events)) };
+      shared.sections.html.set(key, cached);
     }
     const slot = slotTag(name);
-    const at = html.indexOf(slot);
-    if (at === -1 || html.indexOf(slot, at + 1) !== -1) throw new Error(`[render/page] expected the ${name} section's slot once in the page`);
-    html = html.slice(0, at) + cached.html + html.slice(at + slot.length);
+    const at = html.indexOf(slot, from);
+    if (at === -1) throw new Error(`[render/page] the page has no slot for its ${name} section`);
+    parts.push(html.slice(from, at), cached.html);
+    from = at + slot.length;
   }
-  return `<!doctype html>${html}`;
+  parts.push(html.slice(from));
+  return parts.join('');
 }
 
 /**
@@ -209,9 +227,10 @@ export function renderPages(input: {
 }): OutputDocument[] {
   const byKey = new Map(input.docs.map((d) => [d.key, d]));
   const keyOf = input.pageKeyOf ?? pageKey;
+  const keyOfDoc = input.docKeyOf ?? apiDocKey;
   return LANGS.map((lang) => ({
     key: keyOf(lang),
-    body: renderPage(readPageData(byKey, lang, input.docKeyOf), input.events, input.asOf, input.sections),
+    body: renderPage(readPageData(byKey, lang, keyOfDoc), input.events, input.asOf, input.sections ? { sections: input.sections, docs: sectionDocs(byKey, lang, keyOfDoc) } : undefined),
     contentType: HTML_CONTENT_TYPE,
     contentLanguage: lang,
     cacheControl: CACHE_CONTROL,
