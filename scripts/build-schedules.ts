@@ -48,6 +48,16 @@ export const ICAL_FOLD_PATCH = {
   replace: 'Buffer.byteLength($1, "utf8")',
 } as const;
 
+/**
+ * And a fast path in front of foldLines' per-character loop: a line without surrogates whose UTF-8 length is at most
+ * 74 octets never reaches the loop's fold (its running count only grows to the line's length), so it is returned as
+ * it is; about 90% of a calendar's lines. Same rule: a version without the expression fails the build.
+ */
+export const ICAL_SHORT_LINE_PATCH = {
+  find: /\.map\(function\((\w+)\)\{let (\w+)=``,(\w+)=0;for\(/g,
+  replace: '.map(function($1){if(!/[\\ud800-\\udfff]/.test($1)&&Buffer.byteLength($1,"utf8")<=74)return $1;let $2=``,$3=0;for(',
+} as const;
+
 const icalFoldPatch: esbuild.Plugin = {
   name: 'ical-fold-patch',
   setup(build) {
@@ -55,7 +65,9 @@ const icalFoldPatch: esbuild.Plugin = {
       const source = await readFile(args.path, 'utf8');
       const found = source.match(ICAL_FOLD_PATCH.find)?.length ?? 0;
       if (found !== 1) throw new Error(`[build-schedules] ${args.path}: expected foldLines' TextEncoder call once, found it ${found} times; update or drop ICAL_FOLD_PATCH`);
-      return { contents: source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace), loader: 'js' };
+      const lines = source.match(ICAL_SHORT_LINE_PATCH.find)?.length ?? 0;
+      if (lines !== 1) throw new Error(`[build-schedules] ${args.path}: expected foldLines' per-line function once, found it ${lines} times; update or drop ICAL_SHORT_LINE_PATCH`);
+      return { contents: source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace).replace(ICAL_SHORT_LINE_PATCH.find, ICAL_SHORT_LINE_PATCH.replace), loader: 'js' };
     });
   },
 };

@@ -34,6 +34,13 @@ const TEXTS: string[] = [
   '\ud83d'.repeat(30),
   'x'.repeat(73) + '\ud83d',
   'line one\r\n' + 'ü'.repeat(100) + '\r\nline three',
+  // Around ICAL_SHORT_LINE_PATCH's fast path (74 octets, no surrogates) in 2-octet characters, and short lines with pairs.
+  'é'.repeat(37),
+  'a' + 'é'.repeat(37),
+  'a'.repeat(73) + 'é',
+  'SUMMARY:short\r\n' + 'é'.repeat(37) + '\r\n' + 'x'.repeat(74) + '\r\n' + 'x'.repeat(75),
+  '🙂🙂🙂',
+  'x'.repeat(60) + '🙂🙂🙂🙂',
 ];
 
 describe('the ical-generator patch in the schedule bundles', () => {
@@ -56,7 +63,9 @@ describe('the ical-generator patch in the schedule bundles', () => {
       plugins: base.plugins ?? [],
       logLevel: 'silent',
     });
-    expect(await readFile(out, 'utf8')).not.toMatch(/new TextEncoder\(\)\.encode\(/);
+    const source = await readFile(out, 'utf8');
+    expect(source).not.toMatch(/new TextEncoder\(\)\.encode\(/);
+    expect(source).toMatch(/udfff\]\/\.test\(\w+\)\s*&&\s*Buffer\.byteLength\(\w+,\s*"utf8"\)\s*<=\s*74\)\s*return/);
     patched = (await import(pathToFileURL(out).href)) as Lib;
   }, 60_000);
 
