@@ -43,30 +43,36 @@ const TEXTS: string[] = [
   'x'.repeat(60) + '🙂🙂🙂🙂',
 ];
 
+/** Bundles `contents` (imports of one package) into test-output/ with the schedule bundles' plugins; returns the file and its text. */
+async function bundleWithPatches(prefix: string, contents: string): Promise<{ work: string; out: string; source: string }> {
+  await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+  const work = await mkdtemp(path.join(ROOT, 'test-output', prefix));
+  const out = path.join(work, 'bundle.mjs');
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    stdin: { contents, resolveDir: ROOT, loader: 'ts' },
+    outfile: out,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    plugins: scheduleBuildOptions(work).plugins ?? [],
+    logLevel: 'silent',
+  });
+  return { work, out, source: await readFile(out, 'utf8') };
+}
+
 describe('the ical-generator patch in the schedule bundles', () => {
   let work: string;
   let patched: Lib;
 
   beforeAll(async () => {
-    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
-    work = await mkdtemp(path.join(ROOT, 'test-output', 'ical-patch-'));
-    const out = path.join(work, 'ical.mjs');
-    const base = scheduleBuildOptions(work);
-    await esbuild.build({
-      absWorkingDir: ROOT,
-      stdin: { contents: "export { default as ical, foldLines } from 'ical-generator';", resolveDir: ROOT, loader: 'ts' },
-      outfile: out,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      plugins: base.plugins ?? [],
-      logLevel: 'silent',
-    });
-    const source = await readFile(out, 'utf8');
+    const b = await bundleWithPatches('ical-patch-', "export { default as ical, foldLines } from 'ical-generator';");
+    work = b.work;
+    const source = b.source;
     expect(source).not.toMatch(/new TextEncoder\(\)\.encode\(/);
     expect(source).toMatch(/udfff\]\/\.test\(\w+\)\s*&&\s*Buffer\.byteLength\(\w+,\s*"utf8"\)\s*<=\s*74\)\s*return/);
-    patched = (await import(pathToFileURL(out).href)) as Lib;
+    patched = (await import(pathToFileURL(b.out).href)) as Lib;
   }, 60_000);
 
   afterAll(async () => {
@@ -96,22 +102,10 @@ describe('the zod locales patch in the schedule bundles', () => {
   let source: string;
 
   beforeAll(async () => {
-    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
-    work = await mkdtemp(path.join(ROOT, 'test-output', 'zod-locales-'));
-    const out = path.join(work, 'zod.mjs');
-    await esbuild.build({
-      absWorkingDir: ROOT,
-      stdin: { contents: "export { z } from 'zod';", resolveDir: ROOT, loader: 'ts' },
-      outfile: out,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      plugins: scheduleBuildOptions(work).plugins ?? [],
-      logLevel: 'silent',
-    });
-    source = await readFile(out, 'utf8');
-    bundled = (await import(pathToFileURL(out).href)) as { z: typeof z };
+    const b = await bundleWithPatches('zod-locales-', "export { z } from 'zod';");
+    work = b.work;
+    source = b.source;
+    bundled = (await import(pathToFileURL(b.out).href)) as { z: typeof z };
   }, 60_000);
 
   afterAll(async () => {
@@ -142,22 +136,10 @@ describe('the font tables patch in the schedule bundles', () => {
   let bundled: { makeBadge: typeof makeBadge };
 
   beforeAll(async () => {
-    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
-    work = await mkdtemp(path.join(ROOT, 'test-output', 'font-tables-'));
-    const out = path.join(work, 'badge.mjs');
-    await esbuild.build({
-      absWorkingDir: ROOT,
-      stdin: { contents: "export { makeBadge } from 'badge-maker';", resolveDir: ROOT, loader: 'ts' },
-      outfile: out,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      plugins: scheduleBuildOptions(work).plugins ?? [],
-      logLevel: 'silent',
-    });
-    expect(await readFile(out, 'utf8')).toMatch(/get\s*"10px Verdana"\(\)/);
-    bundled = (await import(pathToFileURL(out).href)) as { makeBadge: typeof makeBadge };
+    const b = await bundleWithPatches('font-tables-', "export { makeBadge } from 'badge-maker';");
+    work = b.work;
+    expect(b.source).toMatch(/get\s*"10px Verdana"\(\)/);
+    bundled = (await import(pathToFileURL(b.out).href)) as { makeBadge: typeof makeBadge };
   }, 60_000);
 
   afterAll(async () => {
