@@ -58,19 +58,30 @@ export const ICAL_SHORT_LINE_PATCH = {
   replace: '.map(function($1){if(!/[\\ud800-\\udfff]/.test($1)&&Buffer.byteLength($1,"utf8")<=74)return $1;let $2=``,$3=0;for(',
 } as const;
 
-const icalFoldPatch: esbuild.Plugin = {
-  name: 'ical-fold-patch',
-  setup(build) {
-    build.onLoad({ filter: ICAL_FOLD_PATCH.file }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const found = source.match(ICAL_FOLD_PATCH.find)?.length ?? 0;
-      if (found !== 1) throw new Error(`[build-schedules] ${args.path}: expected foldLines' TextEncoder call once, found it ${found} times; update or drop ICAL_FOLD_PATCH`);
-      const lines = source.match(ICAL_SHORT_LINE_PATCH.find)?.length ?? 0;
-      if (lines !== 1) throw new Error(`[build-schedules] ${args.path}: expected foldLines' per-line function once, found it ${lines} times; update or drop ICAL_SHORT_LINE_PATCH`);
-      return { contents: source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace).replace(ICAL_SHORT_LINE_PATCH.find, ICAL_SHORT_LINE_PATCH.replace), loader: 'js' };
-    });
-  },
-};
+/**
+ * A plugin that rewrites one dependency file as esbuild loads it. `rewrite` throws when the file is not what the
+ * patch expects, so a changed dependency fails the build instead of being bundled unpatched.
+ */
+function sourcePatch(name: string, file: RegExp, rewrite: (source: string, where: string) => string): esbuild.Plugin {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter: file }, async (args) => ({ contents: rewrite(await readFile(args.path, 'utf8'), args.path), loader: 'js', resolveDir: path.dirname(args.path) }));
+    },
+  };
+}
+
+/** Throws unless `find` occurs `count` times in `source` (a string, or a global RegExp). */
+function expectOccurrences(source: string, find: string | RegExp, count: number, where: string, what: string, patch: string): void {
+  const found = typeof find === 'string' ? source.split(find).length - 1 : (source.match(find)?.length ?? 0);
+  if (found !== count) throw new Error(`[build-schedules] ${where}: expected ${what} ${count} time(s), found it ${found} times; update or drop ${patch}`);
+}
+
+const icalFoldPatch = sourcePatch('ical-fold-patch', ICAL_FOLD_PATCH.file, (source, where) => {
+  expectOccurrences(source, ICAL_FOLD_PATCH.find, 1, where, "foldLines' TextEncoder call", 'ICAL_FOLD_PATCH');
+  expectOccurrences(source, ICAL_SHORT_LINE_PATCH.find, 1, where, "foldLines' per-line function", 'ICAL_SHORT_LINE_PATCH');
+  return source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace).replace(ICAL_SHORT_LINE_PATCH.find, ICAL_SHORT_LINE_PATCH.replace);
+});
 
 /**
  * zod's classic API re-exports its ~60 error-message locales (`z.locales`, 300 KiB of the bundle) though zod itself
@@ -85,22 +96,16 @@ export const ZOD_LOCALES_PATCH = {
   keep: 'en',
 } as const;
 
-const zodLocalesPatch: esbuild.Plugin = {
-  name: 'zod-locales-english-only',
-  setup(build) {
-    build.onLoad({ filter: ZOD_LOCALES_PATCH.file }, async (args) => {
-      const lines = (await readFile(args.path, 'utf8')).split('\n').filter((l) => l.trim() !== '');
-      const names = lines.map((l) => l.match(ZOD_LOCALES_PATCH.line)?.[1]);
-      if (names.some((n) => n === undefined) || !names.includes(ZOD_LOCALES_PATCH.keep)) {
-        throw new Error(`[build-schedules] ${args.path}: not the list of locale re-exports ZOD_LOCALES_PATCH expects; update or drop the patch`);
-      }
-      const contents = lines
-        .map((l, i) => (names[i] === ZOD_LOCALES_PATCH.keep ? l : `export const ${names[i]} = () => { throw new Error("zod locale ${names[i]} is not in this bundle (scripts/build-schedules.ts)"); };`))
-        .join('\n');
-      return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
-    });
-  },
-};
+const zodLocalesPatch = sourcePatch('zod-locales-english-only', ZOD_LOCALES_PATCH.file, (source, where) => {
+  const lines = source.split('\n').filter((l) => l.trim() !== '');
+  const names = lines.map((l) => l.match(ZOD_LOCALES_PATCH.line)?.[1]);
+  if (names.some((n) => n === undefined) || !names.includes(ZOD_LOCALES_PATCH.keep)) {
+    throw new Error(`[build-schedules] ${where}: not the list of locale re-exports ZOD_LOCALES_PATCH expects; update or drop the patch`);
+  }
+  return lines
+    .map((l, i) => (names[i] === ZOD_LOCALES_PATCH.keep ? l : `export const ${names[i]} = () => { throw new Error("zod locale ${names[i]} is not in this bundle (scripts/build-schedules.ts)"); };`))
+    .join('\n');
+});
 
 /**
  * anafanafo (badge-maker's text widths) builds a width table for each of its four fonts when it is loaded, parsing
@@ -115,17 +120,10 @@ export const FONT_TABLES_PATCH = {
   replace: 'get $1() { const c = createConsumer($2); Object.defineProperty(consumers, $1, { value: c, enumerable: true }); return c; }',
 } as const;
 
-const fontTablesPatch: esbuild.Plugin = {
-  name: 'font-tables-on-first-use',
-  setup(build) {
-    build.onLoad({ filter: FONT_TABLES_PATCH.file }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const found = source.match(FONT_TABLES_PATCH.find)?.length ?? 0;
-      if (found !== FONT_TABLES_PATCH.count) throw new Error(`[build-schedules] ${args.path}: expected ${FONT_TABLES_PATCH.count} font tables built at load, found ${found}; update or drop FONT_TABLES_PATCH`);
-      return { contents: source.replace(FONT_TABLES_PATCH.find, FONT_TABLES_PATCH.replace), loader: 'js', resolveDir: path.dirname(args.path) };
-    });
-  },
-};
+const fontTablesPatch = sourcePatch('font-tables-on-first-use', FONT_TABLES_PATCH.file, (source, where) => {
+  expectOccurrences(source, FONT_TABLES_PATCH.find, FONT_TABLES_PATCH.count, where, 'a font table built at load', 'FONT_TABLES_PATCH');
+  return source.replace(FONT_TABLES_PATCH.find, FONT_TABLES_PATCH.replace);
+});
 
 /**
  * undici's cookie helpers build their brand check when undici is loaded, from `globalThis.Headers` among others; that
@@ -140,17 +138,10 @@ export const UNDICI_COOKIES_PATCH = {
   replace: 'let brandChecksBuilt; const brandChecks = (V) => (brandChecksBuilt ??= webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean)))(V)',
 } as const;
 
-const undiciCookiesPatch: esbuild.Plugin = {
-  name: 'undici-cookie-check-on-first-use',
-  setup(build) {
-    build.onLoad({ filter: UNDICI_COOKIES_PATCH.file }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const found = source.split(UNDICI_COOKIES_PATCH.find).length - 1;
-      if (found !== 1) throw new Error(`[build-schedules] ${args.path}: expected the cookie brand check once, found it ${found} times; update or drop UNDICI_COOKIES_PATCH`);
-      return { contents: source.replace(UNDICI_COOKIES_PATCH.find, UNDICI_COOKIES_PATCH.replace), loader: 'js', resolveDir: path.dirname(args.path) };
-    });
-  },
-};
+const undiciCookiesPatch = sourcePatch('undici-cookie-check-on-first-use', UNDICI_COOKIES_PATCH.file, (source, where) => {
+  expectOccurrences(source, UNDICI_COOKIES_PATCH.find, 1, where, 'the cookie brand check', 'UNDICI_COOKIES_PATCH');
+  return source.replace(UNDICI_COOKIES_PATCH.find, UNDICI_COOKIES_PATCH.replace);
+});
 
 /**
  * A dependency's large JSON data (badge-maker's font-width tables through anafanafo: four of ~220 KiB, all built at
