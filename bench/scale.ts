@@ -158,8 +158,9 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
       // The floor holds the parsed documents of the whole build at once (run() no longer does: it streams): room for
       // them at 100,000 events.
       const heapMiB = Math.max(4096, Math.ceil(n / 10));
-      // The flag the refresh workflow runs the builder with (refresh.yml), so the peak RSS is production's.
-      const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--heap-growing-percent=25', '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
+      // The refresh workflow's flags (refresh.yml): --no-opt, and run() turns TurboFan and --heap-growing-percent=25 on
+      // from 1,000 events (builder/v8-tuning.ts), so the peak RSS and the times are production's.
+      const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--no-opt', '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
         env: sources.env,
         timeoutMs: Math.max(20, n / 2_000) * 60 * 1000,
       });

@@ -58,12 +58,16 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
   const tickArgs = (name: string) => ['--target', 'local', '--now', BENCH_NOW, '--out', path.join(root, name, 'dist'), '--state-dir', path.join(root, name, 'state'), '--data-dir', data];
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
-    // Exactly the refresh workflow's command (refresh.yml), and the same bundle without the heap flag beside it.
-    ['bundle: node --enable-source-maps --heap-growing-percent=25 build/refresh.mjs', [process.execPath, '--enable-source-maps', '--heap-growing-percent=25', bundle, ...tickArgs('bundle')]],
-    ['bundle without the heap flag: node --enable-source-maps build/refresh.mjs', [process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle-noflag')]],
-    ...(opts.compare ? [[`compare: node --enable-source-maps ${opts.compare}`, [process.execPath, '--enable-source-maps', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
+    // Exactly the refresh workflow's command (refresh.yml): since tick23b no --enable-source-maps (the bundle maps its
+    // own stack traces, scripts/bundle-stack-traces.ts), no --heap-growing-percent=25 and --no-opt (a run of 1,000
+    // events or more turns TurboFan and the tight heap on itself, builder/v8-tuning.ts); beside it the same bundle with
+    // V8's defaults.
+    ['bundle: node --no-opt build/refresh.mjs', [process.execPath, '--no-opt', bundle, ...tickArgs('bundle')]],
+    ['bundle with V8 defaults: node build/refresh.mjs', [process.execPath, bundle, ...tickArgs('bundle-defaults')]],
+    // An older bundle as its workflow ran it then: with --enable-source-maps, which older bundles need for mapped traces.
+    ...(opts.compare ? [[`compare: node --enable-source-maps --heap-growing-percent=25 ${opts.compare}`, [process.execPath, '--enable-source-maps', '--heap-growing-percent=25', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
     ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
-    ['bundle loaded only (import, no tick)', [process.execPath, '--enable-source-maps', '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
+    ['bundle loaded only (import, no tick)', [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
   ];
   const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [], render_cpu_ms: [] };
@@ -85,7 +89,7 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
       result.render_ms.push(rep.stages.render ?? NaN);
       result.render_cpu_ms.push(rep.stages_cpu.render ?? NaN);
     }
-    if (opts.profile) result.profile = await profileTick([process.execPath, '--enable-source-maps', bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
+    if (opts.profile) result.profile = await profileTick([process.execPath, '--no-opt', bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
   } finally {
     await sources.close();
     await rm(root, { recursive: true, force: true });

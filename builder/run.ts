@@ -12,7 +12,7 @@ import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
-import { renderPages } from './render/page.tsx';
+import { createPageSections, renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
@@ -27,6 +27,7 @@ import type { SourceResult } from './model/inputs.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { ConflictError } from './errors.ts';
+import { tuneForRunSize } from './v8-tuning.ts';
 import { updateState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
@@ -191,6 +192,8 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     stage('state');
 
     const { events, forecast, upcoming } = next!;
+    // Before the documents are rendered and published, whose garbage and hot loops grow with the events (v8-tuning.ts).
+    tuneForRunSize(events.length);
     const seen = stateAsOf(state, asOf);
     const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);
@@ -214,7 +217,9 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     // The event documents and history pages (rendered.stable) are produced as the sink takes them; only these few
     // documents about the present are held, and the pages and unknown variants are made from them.
     const docs = rendered.eager;
-    docs.push(...renderPages({ asOf, docs, events }));
+    // The page and its variants share most sections, rendered once per language (render/page.tsx).
+    const sections = createPageSections();
+    docs.push(...renderPages({ asOf, docs, events, sections }));
     docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
     // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
     // dates, then a dateless one, in every language.
@@ -224,7 +229,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     const withVariants = [...docs, ...variants];
     for (const d of plan.map(variantSegment)) {
       const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
-      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d) }));
+      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d), sections }));
     }
     variants.push(...renderUnknownBadges());
     let documents = 0;

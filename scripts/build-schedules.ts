@@ -1,5 +1,5 @@
 // Bundles each scheduled entry point (and the build command) into one ESM file for Node 20 with a source map, so the
-// scheduled workflows run plain `node --enable-source-maps build/<name>.mjs` instead of transpiling the builder with
+// scheduled workflows run plain `node build/<name>.mjs` instead of transpiling the builder with
 // tsx on every tick. The workflow builds the bundles right before the run from the checked-out sources (never a
 // committed copy that could be stale); esbuild is already in that job, as tsx's own dependency. See BENCHMARKS.md.
 //   tsx scripts/build-schedules.ts [--out build]    write build/{refresh,backup,main}.mjs (+ .map) and print sizes
@@ -48,17 +48,100 @@ export const ICAL_FOLD_PATCH = {
   replace: 'Buffer.byteLength($1, "utf8")',
 } as const;
 
-const icalFoldPatch: esbuild.Plugin = {
-  name: 'ical-fold-patch',
-  setup(build) {
-    build.onLoad({ filter: ICAL_FOLD_PATCH.file }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const found = source.match(ICAL_FOLD_PATCH.find)?.length ?? 0;
-      if (found !== 1) throw new Error(`[build-schedules] ${args.path}: expected foldLines' TextEncoder call once, found it ${found} times; update or drop ICAL_FOLD_PATCH`);
-      return { contents: source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace), loader: 'js' };
-    });
-  },
-};
+/**
+ * And a fast path in front of foldLines' per-character loop: a line without surrogates whose UTF-8 length is at most
+ * 74 octets never reaches the loop's fold (its running count only grows to the line's length), so it is returned as
+ * it is; about 90% of a calendar's lines. Same rule: a version without the expression fails the build.
+ */
+export const ICAL_SHORT_LINE_PATCH = {
+  find: /\.map\(function\((\w+)\)\{let (\w+)=``,(\w+)=0;for\(/g,
+  replace: '.map(function($1){if(!/[\\ud800-\\udfff]/.test($1)&&Buffer.byteLength($1,"utf8")<=74)return $1;let $2=``,$3=0;for(',
+} as const;
+
+/**
+ * A plugin that rewrites one dependency file as esbuild loads it. `rewrite` throws when the file is not what the
+ * patch expects, so a changed dependency fails the build instead of being bundled unpatched.
+ */
+function sourcePatch(name: string, file: RegExp, rewrite: (source: string, where: string) => string): esbuild.Plugin {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter: file }, async (args) => ({ contents: rewrite(await readFile(args.path, 'utf8'), args.path), loader: 'js', resolveDir: path.dirname(args.path) }));
+    },
+  };
+}
+
+/** Throws unless `find` occurs `count` times in `source` (a string, or a global RegExp). */
+function expectOccurrences(source: string, find: string | RegExp, count: number, where: string, what: string, patch: string): void {
+  const found = typeof find === 'string' ? source.split(find).length - 1 : (source.match(find)?.length ?? 0);
+  if (found !== count) throw new Error(`[build-schedules] ${where}: expected ${what} ${count} time(s), found it ${found} times; update or drop ${patch}`);
+}
+
+const icalFoldPatch = sourcePatch('ical-fold-patch', ICAL_FOLD_PATCH.file, (source, where) => {
+  expectOccurrences(source, ICAL_FOLD_PATCH.find, 1, where, "foldLines' TextEncoder call", 'ICAL_FOLD_PATCH');
+  expectOccurrences(source, ICAL_SHORT_LINE_PATCH.find, 1, where, "foldLines' per-line function", 'ICAL_SHORT_LINE_PATCH');
+  return source.replace(ICAL_FOLD_PATCH.find, ICAL_FOLD_PATCH.replace).replace(ICAL_SHORT_LINE_PATCH.find, ICAL_SHORT_LINE_PATCH.replace);
+});
+
+/**
+ * zod's classic API re-exports its ~60 error-message locales (`z.locales`, 300 KiB of the bundle) though zod itself
+ * configures English and the builder never switches: in the bundle every other locale is a function that throws, so
+ * Node has that much less to compile at every tick. A zod whose locale index is no longer the list of
+ * `export { default as <name> } from "./<file>.js"` lines it was fails the build instead of bundling them all again.
+ * test/schedules-bundle-patch.test.ts checks that zod's messages stay the library's own.
+ */
+export const ZOD_LOCALES_PATCH = {
+  file: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
+  line: /^export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";$/,
+  keep: 'en',
+} as const;
+
+const zodLocalesPatch = sourcePatch('zod-locales-english-only', ZOD_LOCALES_PATCH.file, (source, where) => {
+  const lines = source.split('\n').filter((l) => l.trim() !== '');
+  const names = lines.map((l) => l.match(ZOD_LOCALES_PATCH.line)?.[1]);
+  if (names.some((n) => n === undefined) || !names.includes(ZOD_LOCALES_PATCH.keep)) {
+    throw new Error(`[build-schedules] ${where}: not the list of locale re-exports ZOD_LOCALES_PATCH expects; update or drop the patch`);
+  }
+  return lines
+    .map((l, i) => (names[i] === ZOD_LOCALES_PATCH.keep ? l : `export const ${names[i]} = () => { throw new Error("zod locale ${names[i]} is not in this bundle (scripts/build-schedules.ts)"); };`))
+    .join('\n');
+});
+
+/**
+ * anafanafo (badge-maker's text widths) builds a width table for each of its four fonts when it is loaded, parsing
+ * ~220 KiB of JSON each, at every tick; badge-maker's flat badges measure in one of them. In the bundle each table is
+ * built the first time its font is measured. A version without the four `'<font>': createConsumer(require(...))`
+ * entries fails the build. test/schedules-bundle-patch.test.ts compares the badges with the unpatched library's.
+ */
+export const FONT_TABLES_PATCH = {
+  file: /[\\/]node_modules[\\/]anafanafo[\\/]index\.js$/,
+  find: /('[^'\n]+'):\s*createConsumer\(\s*(require\('[^'\n]+'\))\s*\)/g,
+  count: 4,
+  replace: 'get $1() { const c = createConsumer($2); Object.defineProperty(consumers, $1, { value: c, enumerable: true }); return c; }',
+} as const;
+
+const fontTablesPatch = sourcePatch('font-tables-on-first-use', FONT_TABLES_PATCH.file, (source, where) => {
+  expectOccurrences(source, FONT_TABLES_PATCH.find, FONT_TABLES_PATCH.count, where, 'a font table built at load', 'FONT_TABLES_PATCH');
+  return source.replace(FONT_TABLES_PATCH.find, FONT_TABLES_PATCH.replace);
+});
+
+/**
+ * undici's cookie helpers build their brand check when undici is loaded, from `globalThis.Headers` among others; that
+ * one read makes Node load and compile its own internal copy of undici (the one behind the global fetch), at every
+ * tick, for helpers the builder never calls. In the bundle the check is built on its first use instead, from the same
+ * list, so it accepts the same objects. A version without that exact line fails the build.
+ * test/schedules-bundle-patch.test.ts checks both Headers classes still pass and that loading reads no global.
+ */
+export const UNDICI_COOKIES_PATCH = {
+  file: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/,
+  find: 'const brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean))',
+  replace: 'let brandChecksBuilt; const brandChecks = (V) => (brandChecksBuilt ??= webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean)))(V)',
+} as const;
+
+const undiciCookiesPatch = sourcePatch('undici-cookie-check-on-first-use', UNDICI_COOKIES_PATCH.file, (source, where) => {
+  expectOccurrences(source, UNDICI_COOKIES_PATCH.find, 1, where, 'the cookie brand check', 'UNDICI_COOKIES_PATCH');
+  return source.replace(UNDICI_COOKIES_PATCH.find, UNDICI_COOKIES_PATCH.replace);
+});
 
 /**
  * A dependency's large JSON data (badge-maker's font-width tables through anafanafo: four of ~220 KiB, all built at
@@ -97,13 +180,16 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // tsconfig.json supplies the JSX settings (react-jsx, jsxImportSource preact).
     tsconfig: path.join(ROOT, 'tsconfig.json'),
     sourcemap: 'linked',
+    // The bundle maps its own stack traces, reading the map only when a trace is formatted: the workflows run it
+    // without --enable-source-maps, whose reading of the map at every start cost ~14% of the import.
+    inject: [path.join(ROOT, 'scripts/bundle-stack-traces-inject.ts')],
     // Stack traces need only the mappings: the sources' text (60% of the map) is on disk, and Node read and kept all
     // 9 MB of it at every start.
     sourcesContent: false,
     // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales, undici), which made
     // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
     minifyWhitespace: true,
-    plugins: [icalFoldPatch, largeJsonAsParse],
+    plugins: [icalFoldPatch, zodLocalesPatch, fontTablesPatch, undiciCookiesPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'silent',

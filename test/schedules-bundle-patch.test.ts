@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import ical, { foldLines } from 'ical-generator';
+import { z } from 'zod';
+import { makeBadge } from 'badge-maker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleBuildOptions } from '../scripts/build-schedules.ts';
 
@@ -32,30 +34,45 @@ const TEXTS: string[] = [
   '\ud83d'.repeat(30),
   'x'.repeat(73) + '\ud83d',
   'line one\r\n' + 'ü'.repeat(100) + '\r\nline three',
+  // Around ICAL_SHORT_LINE_PATCH's fast path (74 octets, no surrogates) in 2-octet characters, and short lines with pairs.
+  'é'.repeat(37),
+  'a' + 'é'.repeat(37),
+  'a'.repeat(73) + 'é',
+  'SUMMARY:short\r\n' + 'é'.repeat(37) + '\r\n' + 'x'.repeat(74) + '\r\n' + 'x'.repeat(75),
+  '🙂🙂🙂',
+  'x'.repeat(60) + '🙂🙂🙂🙂',
 ];
+
+/** Bundles `contents` (imports of one package) into test-output/ with the schedule bundles' plugins; returns the file and its text. */
+async function bundleWithPatches(prefix: string, contents: string): Promise<{ work: string; out: string; source: string }> {
+  await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+  const work = await mkdtemp(path.join(ROOT, 'test-output', prefix));
+  const out = path.join(work, 'bundle.mjs');
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    stdin: { contents, resolveDir: ROOT, loader: 'ts' },
+    outfile: out,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    plugins: scheduleBuildOptions(work).plugins ?? [],
+    logLevel: 'silent',
+  });
+  return { work, out, source: await readFile(out, 'utf8') };
+}
 
 describe('the ical-generator patch in the schedule bundles', () => {
   let work: string;
   let patched: Lib;
 
   beforeAll(async () => {
-    await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
-    work = await mkdtemp(path.join(ROOT, 'test-output', 'ical-patch-'));
-    const out = path.join(work, 'ical.mjs');
-    const base = scheduleBuildOptions(work);
-    await esbuild.build({
-      absWorkingDir: ROOT,
-      stdin: { contents: "export { default as ical, foldLines } from 'ical-generator';", resolveDir: ROOT, loader: 'ts' },
-      outfile: out,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      plugins: base.plugins ?? [],
-      logLevel: 'silent',
-    });
-    expect(await readFile(out, 'utf8')).not.toMatch(/new TextEncoder\(\)\.encode\(/);
-    patched = (await import(pathToFileURL(out).href)) as Lib;
+    const b = await bundleWithPatches('ical-patch-', "export { default as ical, foldLines } from 'ical-generator';");
+    work = b.work;
+    const source = b.source;
+    expect(source).not.toMatch(/new TextEncoder\(\)\.encode\(/);
+    expect(source).toMatch(/udfff\]\/\.test\(\w+\)\s*&&\s*Buffer\.byteLength\(\w+,\s*"utf8"\)\s*<=\s*74\)\s*return/);
+    patched = (await import(pathToFileURL(b.out).href)) as Lib;
   }, 60_000);
 
   afterAll(async () => {
@@ -75,5 +92,108 @@ describe('the ical-generator patch in the schedule bundles', () => {
       return cal.toString();
     };
     expect(calendar(patched.ical)).toBe(calendar(ical));
+  });
+});
+
+// The bundles keep only zod's English messages (ZOD_LOCALES_PATCH): a failed parse must read exactly as the library's.
+describe('the zod locales patch in the schedule bundles', () => {
+  let work: string;
+  let bundled: { z: typeof z };
+  let source: string;
+
+  beforeAll(async () => {
+    const b = await bundleWithPatches('zod-locales-', "export { z } from 'zod';");
+    work = b.work;
+    source = b.source;
+    bundled = (await import(pathToFileURL(b.out).href)) as { z: typeof z };
+  }, 60_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('leaves the other locales out of the bundle', () => {
+    expect(source).not.toContain('Ungültige Eingabe');
+    expect(() => bundled.z.locales.de()).toThrow(/not in this bundle/);
+  });
+
+  it('reports every kind of issue in the same English as the unpatched library', () => {
+    const schema = (lib: typeof z) =>
+      lib.object({ id: lib.string().regex(/^[a-z]+$/), n: lib.number().int().min(1).max(9), kind: lib.enum(['a', 'b']), at: lib.iso.datetime(), tags: lib.array(lib.string()).max(1) }).strict();
+    const inputs: unknown[] = [null, {}, { id: 'A1', n: 0.5, kind: 'c', at: 'yesterday', tags: ['x', 'y'], extra: 1 }, { id: 'ok', n: 99, kind: 'a', at: '2026-01-01T00:00:00Z', tags: [3] }];
+    for (const input of inputs) {
+      const messages = (lib: typeof z) => schema(lib).safeParse(input).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+      expect(messages(bundled.z), JSON.stringify(input)).toEqual(messages(z));
+      expect(messages(z)?.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+// The bundles build badge-maker's font width tables on first use (FONT_TABLES_PATCH): every badge style, each measuring
+// in another of the four fonts, must come out as the unpatched library draws it.
+describe('the font tables patch in the schedule bundles', () => {
+  let work: string;
+  let bundled: { makeBadge: typeof makeBadge };
+
+  beforeAll(async () => {
+    const b = await bundleWithPatches('font-tables-', "export { makeBadge } from 'badge-maker';");
+    work = b.work;
+    expect(b.source).toMatch(/get\s*"10px Verdana"\(\)/);
+    bundled = (await import(pathToFileURL(b.out).href)) as { makeBadge: typeof makeBadge };
+  }, 60_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('draws every style of badge as the unpatched library does, in every language', () => {
+    const styles = ['flat', 'flat-square', 'plastic', 'for-the-badge', 'social'] as const;
+    const texts: [string, string][] = [
+      ['reset today', 'confirmed'],
+      ['Zurücksetzung heute', 'keine bestätigte'],
+      ['오늘 초기화', '확인됨'],
+      ['本日のリセット', '不明'],
+      ['今日重置', '已确认'],
+      ['', 'W'.repeat(40)],
+    ];
+    for (const style of styles) {
+      for (const [label, message] of texts) {
+        const format = { label, message, color: 'lightgrey', style };
+        expect(bundled.makeBadge(format), `${style} ${label}`).toBe(makeBadge(format));
+      }
+    }
+  });
+});
+
+// The bundles build undici's cookie brand check on first use (UNDICI_COOKIES_PATCH): loading undici must not read the
+// global Headers (which loads Node's own undici), and the helpers must accept the same Headers objects as before.
+describe('the undici cookies patch in the schedule bundles', () => {
+  let work: string;
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('reads no global Headers while loading, and takes both Headers classes in the cookie helpers', async () => {
+    const b = await bundleWithPatches('undici-cookies-', "export { getCookies, setCookie, Headers } from 'undici';");
+    work = b.work;
+    const original = Object.getOwnPropertyDescriptor(globalThis, 'Headers')!;
+    const GlobalHeaders = globalThis.Headers;
+    let reads = 0;
+    Object.defineProperty(globalThis, 'Headers', { configurable: true, get: () => (reads++, GlobalHeaders) });
+    try {
+      const lib = (await import(pathToFileURL(b.out).href)) as { getCookies: (h: unknown) => Record<string, string>; setCookie: (h: unknown, c: { name: string; value: string }) => void; Headers: typeof Headers };
+      expect(reads).toBe(0);
+      const own = new lib.Headers({ cookie: 'a=1; b=2' });
+      expect(lib.getCookies(own)).toEqual({ a: '1', b: '2' });
+      const global = new GlobalHeaders({ cookie: 'c=3' });
+      expect(lib.getCookies(global)).toEqual({ c: '3' });
+      lib.setCookie(global, { name: 'd', value: '4' });
+      expect(global.get('set-cookie')).toBe('d=4');
+      expect(() => lib.getCookies({ cookie: 'x=1' })).toThrow(/Illegal invocation/);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      Object.defineProperty(globalThis, 'Headers', original);
+    }
   });
 });

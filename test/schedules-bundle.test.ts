@@ -3,7 +3,7 @@
 // the tsx entry points at the same --now: the published tree must be the same, byte for byte, so bundling changes
 // nothing a reader sees (JSON imports of the locales, preact JSX, data/ read from disk, the lazy S3 modules).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -71,9 +71,9 @@ describe('the esbuild bundles of the scheduled entry points', () => {
 
   it('publishes, offline, the same dist/ byte for byte as the tsx entry point at the same --now (refresh and main)', async () => {
     const [bundled, sources, bundledMain] = await Promise.all([
-      tick(['--enable-source-maps', path.join(bundles, 'refresh.mjs')], path.join(work, 'bundled')),
+      tick([path.join(bundles, 'refresh.mjs')], path.join(work, 'bundled')),
       tick(['--import', 'tsx', 'schedules/refresh.ts'], path.join(work, 'tsx')),
-      tick(['--enable-source-maps', path.join(bundles, 'main.mjs')], path.join(work, 'bundled-main')),
+      tick([path.join(bundles, 'main.mjs')], path.join(work, 'bundled-main')),
     ]);
     // A bundle shares one import.meta.url across its modules: only the named entry runs (isEntryPoint), once.
     for (const r of [bundled, sources, bundledMain]) expect(r.stdout.match(/^documents: /gm)?.length, r.stdout).toBe(1);
@@ -97,23 +97,39 @@ describe('the esbuild bundles of the scheduled entry points', () => {
         () => null,
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
-    const [bundled, sources] = await Promise.all([fail(['--enable-source-maps', path.join(bundles, 'backup.mjs')]), fail(['--import', 'tsx', 'schedules/backup.ts'])]);
+    const [bundled, sources] = await Promise.all([fail([path.join(bundles, 'backup.mjs')]), fail(['--import', 'tsx', 'schedules/backup.ts'])]);
     expect(sources?.code).toBe(2);
     expect(sources?.stderr).toMatch(/RESET_S3_BUCKET/);
     expect(bundled).toEqual(sources);
   }, CHILD_TIMEOUT_MS);
 
-  it('names the TypeScript source in a stack trace (source maps on), and keeps the entry exports', async () => {
+  it('names the TypeScript source in a stack trace without --enable-source-maps, and keeps the entry exports', async () => {
     // Imported (not run: argv[1] is not the bundle), the entry's exports are there; a null summary throws inside
-    // formatStepSummary, and the trace must point into schedules/refresh.ts, not into the bundle.
+    // formatStepSummary, and the trace must point into schedules/refresh.ts, not into the bundle: the bundle maps its
+    // own traces (scripts/bundle-stack-traces.ts), as the workflows run it, without the flag.
     const probe = `const m = await import(${JSON.stringify(path.join(bundles, 'refresh.mjs'))}); m.formatStepSummary(null, 'x');`;
-    const err = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS }).then(
-      () => null,
-      (e: { code: number; stderr: string }) => e,
-    );
+    const crash = () =>
+      run(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS }).then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      );
+    const err = await crash();
     expect(err?.code).toBe(1);
-    expect(err?.stderr).toMatch(/TypeError/);
-    expect(err?.stderr).toMatch(/schedules[\\/]refresh\.ts:\d+:\d+/);
-    expect(err?.stderr).not.toMatch(/refresh\.mjs:\d+:\d+/);
+    expect(err?.stderr).toMatch(/^TypeError: Cannot read properties of null \(reading 'asOf'\)\n {4}at formatStepSummary \(.*schedules[\\/]refresh\.ts:\d+:\d+\)/m);
+    expect(err?.stderr).not.toMatch(/refresh\.mjs:\d+/);
+    // Node quotes the line an uncaught error was thrown from; a line of the bundle is up to ~100 KB of code.
+    expect(err?.stderr.length).toBeLessThan(2000);
+
+    // The map is read only for a trace: without it a tick runs as before, and a trace names the bundle instead.
+    await rename(path.join(bundles, 'refresh.mjs.map'), path.join(bundles, 'refresh.mjs.map.away'));
+    try {
+      const unmapped = await crash();
+      expect(unmapped?.code).toBe(1);
+      expect(unmapped?.stderr).toMatch(/at (?:Module\.)?formatStepSummary \(file:.*refresh\.mjs:\d+:\d+\)/);
+      const r = await tick([path.join(bundles, 'refresh.mjs')], path.join(work, 'no-map'));
+      expect(r.stdout).toMatch(/^documents: /m);
+    } finally {
+      await rename(path.join(bundles, 'refresh.mjs.map.away'), path.join(bundles, 'refresh.mjs.map'));
+    }
   }, CHILD_TIMEOUT_MS);
 });

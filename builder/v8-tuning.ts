@@ -1,0 +1,24 @@
+// V8 settings that pay off only for a large run. The scheduled tick starts without them (refresh.yml runs
+// `node --no-opt build/refresh.mjs`), and run() turns them on once it holds TUNED_FROM_EVENTS events. V8 reads both
+// values as it goes (the next heap limit, the next function to optimize), so setting them mid-run takes effect.
+//  - `--heap-growing-percent=25`: by default V8 lets the heap grow far past what is live before collecting: at 10,000
+//    events the streamed documents left 200 MiB of garbage over a 42 MiB live heap, peak RSS 443 MiB instead of 289
+//    (BENCHMARKS.md section 2). For a tick of today's size (tens of events) it only adds collections: 30-60 ms CPU.
+//  - TurboFan (`--no-opt` at the start): a tick of today's size runs little code often enough to earn back optimizing
+//    it on a second thread, ~60 ms CPU a tick (BENCHMARKS.md 1a); the loops over 10,000 events do.
+import v8 from 'node:v8';
+
+export const TUNED_FROM_EVENTS = 1_000;
+export const LARGE_RUN_HEAP_GROWING_PERCENT = 25;
+
+let tuned = false;
+
+/** Turns the large-run settings on, from now on, when the run holds `events` events or more; says whether they are. */
+export function tuneForRunSize(events: number): boolean {
+  if (!tuned && events >= TUNED_FROM_EVENTS) {
+    v8.setFlagsFromString(`--heap-growing-percent=${LARGE_RUN_HEAP_GROWING_PERCENT}`);
+    v8.setFlagsFromString('--turbofan');
+    tuned = true;
+  }
+  return tuned;
+}
