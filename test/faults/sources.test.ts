@@ -30,8 +30,9 @@ const PLAN: { minute: number; faults: [Fault, Fault, Fault, Fault, Fault]; today
   // A tracker whose cursor never ends is still a good (partial) read: it refreshes today's state.
   { minute: 15, faults: ['endless_cursor', 'http_500', 'refused', 'timeout', 'slow_body'], today: 'no_verified_reset' },
   { minute: 30, faults: ['rate_limited', 'invalid_json', 'wrong_shape', 'oversize', 'redirect_loop'], today: 'no_verified_reset' },
-  { minute: 45, faults: ['http_500', 'timeout', 'oversize', 'wrong_shape', 'refused'], today: 'no_verified_reset' },
-  { minute: 46, faults: ['invalid_json', 'refused', 'rate_limited', 'slow_body', 'redirect_loop'], today: 'unknown' },
+  // 29 minutes after the last good read it holds; from 30 minutes on it is unknown (as the edge reads stale_after).
+  { minute: 44, faults: ['http_500', 'timeout', 'oversize', 'wrong_shape', 'refused'], today: 'no_verified_reset' },
+  { minute: 45, faults: ['invalid_json', 'refused', 'rate_limited', 'slow_body', 'redirect_loop'], today: 'unknown' },
   { minute: 60, faults: ['good', 'good', 'good', 'good', 'good'], today: 'no_verified_reset' },
 ];
 
