@@ -123,6 +123,8 @@ function sharedSection(name: SharedSection, ctx: Ctx, data: PageData, events: re
 
 function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: readonly Event[]; slots: boolean }) {
   const { lang, t } = ctx;
+  // A shared section, or the slot its HTML goes in (renderPage).
+  const part = (name: SharedSection) => (slots ? h('rsa-shared-section', { 'data-name': name }) : sharedSection(name, ctx, data, events));
   return (
     <html lang={lang}>
       <head>
@@ -163,12 +165,12 @@ function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: 
         <main>
           <Today ctx={ctx} data={data} />
           <Upcoming ctx={ctx} upcoming={data.upcoming} />
-          {slots ? h('rsa-shared-section', { 'data-name': 'forecast' }) : <Forecast ctx={ctx} data={data} />}
+          {part('forecast')}
           <Latest ctx={ctx} data={data} />
-          {slots ? h('rsa-shared-section', { 'data-name': 'timeline' }) : <Timeline ctx={ctx} events={events} />}
-          {slots ? h('rsa-shared-section', { 'data-name': 'reliability' }) : <Reliability ctx={ctx} data={data} />}
+          {part('timeline')}
+          {part('reliability')}
           <Checks ctx={ctx} data={data} />
-          {slots ? h('rsa-shared-section', { 'data-name': 'signals' }) : <Signals ctx={ctx} data={data} />}
+          {part('signals')}
           <Links ctx={ctx} />
         </main>
         <footer>

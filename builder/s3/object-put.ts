@@ -10,6 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3_CONNECT_TIMEOUT_MS, S3_IDLE_TIMEOUT_MS } from './client.ts';
+import { bareEtag } from './conditional.ts';
 
 export interface ObjectPut {
   /** Object key, made of [A-Za-z0-9._/-] only (assertSafeKey): used in the path as it is. */
@@ -91,7 +92,7 @@ export async function createObjectPutter(client: S3Client, bucket: string, opts:
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
           res.resume();
-          res.on('end', () => resolve(String(res.headers.etag ?? '').replace(/"/g, '')));
+          res.on('end', () => resolve(bareEtag(res.headers.etag)));
           res.on('error', reject);
           return;
         }
