@@ -126,24 +126,6 @@ const fontTablesPatch = sourcePatch('font-tables-on-first-use', FONT_TABLES_PATC
 });
 
 /**
- * undici's cookie helpers build their brand check when undici is loaded, from `globalThis.Headers` among others; that
- * one read makes Node load and compile its own internal copy of undici (the one behind the global fetch), at every
- * tick, for helpers the builder never calls. In the bundle the check is built on its first use instead, from the same
- * list, so it accepts the same objects. A version without that exact line fails the build.
- * test/schedules-bundle-patch.test.ts checks both Headers classes still pass and that loading reads no global.
- */
-export const UNDICI_COOKIES_PATCH = {
-  file: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/,
-  find: 'const brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean))',
-  replace: 'let brandChecksBuilt; const brandChecks = (V) => (brandChecksBuilt ??= webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean)))(V)',
-} as const;
-
-const undiciCookiesPatch = sourcePatch('undici-cookie-check-on-first-use', UNDICI_COOKIES_PATCH.file, (source, where) => {
-  expectOccurrences(source, UNDICI_COOKIES_PATCH.find, 1, where, 'the cookie brand check', 'UNDICI_COOKIES_PATCH');
-  return source.replace(UNDICI_COOKIES_PATCH.find, UNDICI_COOKIES_PATCH.replace);
-});
-
-/**
  * A dependency's large JSON data (badge-maker's font-width tables through anafanafo: four of ~220 KiB, all built at
  * import) goes into the bundle as `JSON.parse('…')` instead of a JavaScript literal: V8 parses JSON text several times
  * faster, and the value is the same.
@@ -186,10 +168,10 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // Stack traces need only the mappings: the sources' text (60% of the map) is on disk, and Node read and kept all
     // 9 MB of it at every start.
     sourcesContent: false,
-    // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales, undici), which made
+    // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales among them), which made
     // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
     minifyWhitespace: true,
-    plugins: [icalFoldPatch, zodLocalesPatch, fontTablesPatch, undiciCookiesPatch, largeJsonAsParse],
+    plugins: [icalFoldPatch, zodLocalesPatch, fontTablesPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'silent',

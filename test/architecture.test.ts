@@ -42,7 +42,7 @@ function stageOf(file: string): string | null {
 }
 
 const ADAPTERS = ['sources', 'state', 'publish', 'notify'];
-const IO_PACKAGES = [/^node:fs/, /^undici$/, /^@aws-sdk\//, /^http-server$/];
+const IO_PACKAGES = [/^node:fs/, /^node:https?$/, /^node:net$/, /^@aws-sdk\//, /^http-server$/];
 
 interface Rule {
   label: string;
@@ -73,9 +73,9 @@ export const RULES: Rule[] = [
   { label: 'sources/ imports no render/ or edge/', applies: stage('sources'), forbids: (_t, s) => s === 'render' || s === 'edge' || s === 's3' },
   { label: 'state/ and publish/ import no edge/ or sources/', applies: (f) => ['state', 'publish'].includes(stageOf(f) ?? ''), forbids: (_t, s) => s === 'edge' || s === 'sources' },
   {
-    label: 'the shared helpers (s3/, fsutil/) import only the contract and errors',
-    applies: (f) => ['s3', 'fsutil'].includes(stageOf(f) ?? ''),
-    forbids: (_t, s) => s !== null && !['s3', 'fsutil', 'contract', 'errors'].includes(s),
+    label: 'the shared helpers (s3/, fsutil/, net/) import only the contract and errors',
+    applies: (f) => ['s3', 'fsutil', 'net'].includes(stageOf(f) ?? ''),
+    forbids: (_t, s) => s !== null && !['s3', 'fsutil', 'net', 'contract', 'errors'].includes(s),
   },
   {
     label: 'edge/route.ts imports only the contract and the locale messages',

@@ -164,36 +164,3 @@ describe('the font tables patch in the schedule bundles', () => {
     }
   });
 });
-
-// The bundles build undici's cookie brand check on first use (UNDICI_COOKIES_PATCH): loading undici must not read the
-// global Headers (which loads Node's own undici), and the helpers must accept the same Headers objects as before.
-describe('the undici cookies patch in the schedule bundles', () => {
-  let work: string;
-
-  afterAll(async () => {
-    if (work) await rm(work, { recursive: true, force: true });
-  });
-
-  it('reads no global Headers while loading, and takes both Headers classes in the cookie helpers', async () => {
-    const b = await bundleWithPatches('undici-cookies-', "export { getCookies, setCookie, Headers } from 'undici';");
-    work = b.work;
-    const original = Object.getOwnPropertyDescriptor(globalThis, 'Headers')!;
-    const GlobalHeaders = globalThis.Headers;
-    let reads = 0;
-    Object.defineProperty(globalThis, 'Headers', { configurable: true, get: () => (reads++, GlobalHeaders) });
-    try {
-      const lib = (await import(pathToFileURL(b.out).href)) as { getCookies: (h: unknown) => Record<string, string>; setCookie: (h: unknown, c: { name: string; value: string }) => void; Headers: typeof Headers };
-      expect(reads).toBe(0);
-      const own = new lib.Headers({ cookie: 'a=1; b=2' });
-      expect(lib.getCookies(own)).toEqual({ a: '1', b: '2' });
-      const global = new GlobalHeaders({ cookie: 'c=3' });
-      expect(lib.getCookies(global)).toEqual({ c: '3' });
-      lib.setCookie(global, { name: 'd', value: '4' });
-      expect(global.get('set-cookie')).toBe('d=4');
-      expect(() => lib.getCookies({ cookie: 'x=1' })).toThrow(/Illegal invocation/);
-      expect(reads).toBeGreaterThan(0);
-    } finally {
-      Object.defineProperty(globalThis, 'Headers', original);
-    }
-  });
-});

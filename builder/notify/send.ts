@@ -1,7 +1,7 @@
-// Sends planned deliveries with undici: each request bounded by a timeout, the whole run by a budget, channels in
-// parallel and each channel's messages in order. A receiver that is slow, down or hanging costs at most the budget
+// Sends planned deliveries with Node's HTTP client (builder/net/exchange.ts): each request bounded by a timeout, the
+// whole run by a budget, channels in parallel and each channel's messages in order. A receiver that is slow, down or hanging costs at most the budget
 // and never throws: every delivery ends as an outcome (sent, failed, or skipped when the budget ran out).
-import { Agent, request } from 'undici';
+import { closeAgents, createAgents, drain, exchange, type ExchangeAgents } from '../net/exchange.ts';
 import type { Channel } from './channels.ts';
 import { buildRequest, DEFAULT_TELEGRAM_API_URL } from './message.ts';
 import type { Delivery, DeliveryOutcome } from './plan.ts';
@@ -23,13 +23,14 @@ export interface Notifier {
   send(deliveries: readonly Delivery[]): Promise<DeliveryOutcome[]>;
 }
 
-async function post(agent: Agent, req: ReturnType<typeof buildRequest>, timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
+async function post(agents: ExchangeAgents, req: ReturnType<typeof buildRequest>, timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
   try {
-    const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+    // The timeout covers connecting, the answer's head and its body alike.
+    const res = await exchange({ url: req.url, method: 'POST', headers: req.headers, body: req.body, agents, signal: AbortSignal.timeout(timeoutMs) });
+    await drain(res.body, 64 * 1024);
     return res.statusCode >= 200 && res.statusCode < 300 ? { ok: true, detail: `HTTP ${res.statusCode}` } : { ok: false, detail: `HTTP ${res.statusCode}` };
   } catch (err) {
-    // Only the error's kind: undici's messages can quote the address, which holds the secret.
+    // Only the error's kind: an error's message can quote the address, which holds the secret.
     const e = err as { name?: string; code?: string };
     return { ok: false, detail: e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timeout' : (e.code ?? e.name ?? 'error') };
   }
@@ -43,7 +44,7 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
     channels,
     async send(deliveries) {
       const deadline = performance.now() + budgetMs;
-      const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const agents = createAgents();
       const byChannel = new Map(channels.map((c) => [c.id, c]));
       try {
         const perChannel = channels.map(async (c) => {
@@ -55,7 +56,7 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
               out.push({ channel: c.id, key, result: 'skipped', detail: 'budget' });
               continue;
             }
-            const r = await post(agent, buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL), Math.floor(Math.min(timeoutMs, left)));
+            const r = await post(agents, buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL), Math.floor(Math.min(timeoutMs, left)));
             log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${r.ok ? 'sent' : 'failed'} (${r.detail})`);
             out.push({ channel: c.id, key, ...(d.covers ? { covers: d.covers } : {}), result: r.ok ? 'sent' : 'failed', detail: r.detail });
           }
@@ -64,7 +65,7 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
         return (await Promise.all(perChannel)).flat();
       } finally {
         // A hanging receiver's socket must not keep the process alive after the run.
-        void agent.destroy().catch(() => {});
+        closeAgents(agents);
       }
     },
   };

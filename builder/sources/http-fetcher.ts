@@ -1,8 +1,9 @@
-// The real Fetcher: undici with per-request timeouts, a run deadline, a body cap, bounded retries and redirects.
+// The real Fetcher: Node's HTTP client (builder/net/exchange.ts) with per-request timeouts, a run deadline, a body
+// cap, bounded retries and redirects.
 // Every expected failure comes back as a FetchResult value whose detail code is a key of locales/<lang>/checks.json.
-import { request, type Dispatcher } from 'undici';
 import pLimit from 'p-limit';
 import type { Detail } from '../model/schemas.ts';
+import { discard, drain, exchange, headerValue } from '../net/exchange.ts';
 import type { FetchResult, Fetcher } from './fetcher.ts';
 import { classifyNetworkError, classifyStatus, retryDecision, type Failure } from './http-policy.ts';
 
@@ -31,8 +32,6 @@ export interface HttpFetcherOptions {
   maxRedirects?: number;
   concurrency?: number;
   userAgent?: string;
-  /** Defaults to undici's global dispatcher. */
-  dispatcher?: Dispatcher;
 }
 
 type Attempt =
@@ -40,12 +39,6 @@ type Attempt =
   | { ok: false; status: number | null; detail: Detail; error: string; retryable: boolean; retryAfterMs: number | null };
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-function headerValue(h: Record<string, string | string[] | undefined>, name: string): string | null {
-  const v = h[name];
-  if (v === undefined) return null;
-  return Array.isArray(v) ? (v[0] ?? null) : v;
-}
 
 function errorCode(err: unknown): string | null {
   // Happy-eyeballs connects report an AggregateError; the first inner error carries the useful code.
@@ -58,11 +51,8 @@ function seconds(ms: number): number {
   return Math.round(ms / 100) / 10;
 }
 
-/** Drops a body we will not read; the listener keeps undici's abort error from surfacing as an uncaught one. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
+/** At most this much of a redirect's or a failed status's body is read (to reuse the connection), the rest dropped. */
+const DRAIN_BYTES = 128 * 1024;
 
 /**
  * The redirect policy: the same scheme as the configured URL, and its host (host and port: another port is
@@ -133,16 +123,16 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
           : fail(url, statusSeen, 'timeout', { seconds: seconds(timeoutMs) }, `timed out after ${timeoutMs} ms`, true);
       try {
         const { target, authorization } = splitCredentials(url, start);
-        const res = await request(target, {
+        const res = await exchange({
+          url: target,
           method: 'GET',
           headers: { 'user-agent': userAgent, accept, ...(authorization ? { authorization } : {}) },
           signal: controller.signal,
-          ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
         });
         const status = res.statusCode;
         statusSeen = status;
         if (REDIRECT_STATUSES.has(status)) {
-          await res.body.dump().catch(() => undefined);
+          await drain(res.body, DRAIN_BYTES);
           const location = headerValue(res.headers, 'location');
           if (!location) return fail(url, status, 'http_status', { status }, `${status} without Location`);
           let next: URL;
@@ -162,7 +152,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         }
         const failed = classifyStatus(status, headerValue(res.headers, 'retry-after'), Date.now());
         if (failed !== null) {
-          await res.body.dump().catch(() => undefined);
+          await drain(res.body, DRAIN_BYTES);
           return failedAttempt(url, failed);
         }
         const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);

@@ -105,7 +105,12 @@ describe('createNotifier', () => {
     expect(by('/services').body.text).toBe('*<https://api.example.test/api/events/e?lang=en|Codex usage limits reset for everyone &lt;now&gt; &amp; then>*\nOpenAI reset Codex usage limits.\n<https://x.com/a/status/1|x.com>');
     expect(r.seen.find((s) => s.path === '/')!.body).toMatchObject({ topic: 'codex-resets', title: message('e').title, click: message('e').links.api });
     expect(by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage').body).toMatchObject({ chat_id: '-1001234', text: expect.stringContaining('OpenAI reset') });
-    for (const s of r.seen) expect(s.headers['idempotency-key']).toBe('reset-status-api:reset:e');
+    for (const s of r.seen) {
+      expect(s.headers['idempotency-key']).toBe('reset-status-api:reset:e');
+      // Sent with its length, not chunked (some receivers refuse chunked uploads); the length counts UTF-8 bytes.
+      expect(s.headers['transfer-encoding']).toBeUndefined();
+      expect(Number(s.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(s.body)));
+    }
   });
 
   it('sends hostile text safely to each renderer: Slack links and text escaped, no Discord mentions, no Telegram parse mode', async () => {

@@ -153,6 +153,28 @@ describe('createHttpFetcher', () => {
     expect(loop.status).toBe(302);
   });
 
+  it('follows a redirect whose body never ends, reading at most 128 KiB of it', async () => {
+    let sent = 0;
+    server = await startServer((req, res) => {
+      if (req.url !== '/endless') return void res.end('arrived');
+      res.writeHead(302, { location: '/arrived' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pump = () => {
+        while (sent < 64 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return;
+        }
+      };
+      res.on('drain', pump);
+      res.on('close', () => res.off('drain', pump));
+      pump();
+    });
+    // A timeout long enough for all 64 MiB to flow: only the read limit keeps the fetcher from taking it.
+    expect(await testFetcher({ timeoutMs: 5_000 }).get(`${server.url}/endless`)).toMatchObject({ ok: true, body: 'arrived' });
+    // What the server pushed before the fetcher let go: the 128 KiB read plus socket buffers, far from the 64 MiB.
+    expect(sent).toBeLessThan(16 * 1024 * 1024);
+  });
+
   it('stops after the maximum number of redirects', async () => {
     server = await startServer((req, res) => {
       const n = Number(req.url?.split('/')[2] ?? 0);
