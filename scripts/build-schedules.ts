@@ -4,6 +4,7 @@
 // committed copy that could be stale); esbuild is already in that job, as tsx's own dependency. See BENCHMARKS.md.
 //   tsx scripts/build-schedules.ts [--out build]    write build/{refresh,backup,main}.mjs (+ .map) and print sizes
 import { readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -143,6 +144,24 @@ const largeJsonAsParse: esbuild.Plugin = {
   },
 };
 
+/**
+ * A Node built-in that an ES module of the bundle imports is bound through the bundle's require() instead, as the
+ * CommonJS dependencies' built-ins already are. Node builds an ES module facade for each imported built-in, and
+ * building it reads every export, lazy getters included: `fs.ReadStream` loaded fs's streams and `process.stdout`
+ * opened the stream before anything was written, ~20 ms of a tick's CPU (BENCHMARKS.md 1a). Each use of a named
+ * import reads the property of the same module object. test/schedules-bundle-patch.test.ts checks that no bundle
+ * imports a built-in but node:module (the banner's own).
+ */
+export const BUILTINS_NAMESPACE = 'rsa-builtin';
+
+const builtinsThroughRequire: esbuild.Plugin = {
+  name: 'builtins-through-require',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/0-9]+$/ }, (args) => (args.kind === 'import-statement' && isBuiltin(args.path) ? { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: BUILTINS_NAMESPACE } : undefined));
+    build.onLoad({ filter: /.*/, namespace: BUILTINS_NAMESPACE }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
 export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
   return {
     // The JSON Schemas and the OpenAPI components depend on the code alone (builder/render/published-schemas.ts):
@@ -171,7 +190,7 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales among them), which made
     // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
     minifyWhitespace: true,
-    plugins: [icalFoldPatch, zodLocalesPatch, fontTablesPatch, largeJsonAsParse],
+    plugins: [builtinsThroughRequire, icalFoldPatch, zodLocalesPatch, fontTablesPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'silent',

@@ -57,6 +57,7 @@ async function bundleWithPatches(prefix: string, contents: string): Promise<{ wo
     platform: 'node',
     target: 'node20',
     plugins: scheduleBuildOptions(work).plugins ?? [],
+    banner: scheduleBuildOptions(work).banner ?? {},
     logLevel: 'silent',
   });
   return { work, out, source: await readFile(out, 'utf8') };
