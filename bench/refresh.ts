@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { BENCH_NOW, ROOT, benchArgs, fmtMiB, fmtMs, lastJson, median, runChild, saveResults, startSources, table } from './lib.ts';
 
 export const REFRESH_TARGET_MS = 2_000;
-const STAGES = ['startup', 'load', 'lock', 'fetch', 'state', 'compute', 'render', 'publish'] as const;
+const STAGES = ['startup', 'lock', 'fetch', 'state', 'compute', 'render', 'publish'] as const;
 
 interface ChildReport {
   stages: Record<string, number>;

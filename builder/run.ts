@@ -80,7 +80,7 @@ export interface RunDeps {
   allowOlderState?: boolean;
 }
 
-export type RunStage = 'load' | 'lock' | 'fetch' | 'state' | 'compute' | 'render' | 'publish';
+export type RunStage = 'lock' | 'fetch' | 'state' | 'compute' | 'render' | 'publish';
 
 export interface RunSummary {
   asOf: string;
@@ -163,8 +163,10 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     deps.onStage(name, t - mark);
     mark = t;
   };
-  const curated = await loadCuratedData(deps.dataDir);
-  stage('load');
+  // The curated data (data/, parsed and checked) is read while the lock is taken and the sources answer: it is only
+  // needed once they have. A run that does not get the lock drops it; one whose data is invalid fails after fetching.
+  const curatedLoad = loadCuratedData(deps.dataDir);
+  curatedLoad.catch(() => undefined); // awaited below; this only keeps an early return from leaving it unhandled
 
   const lock = await deps.store.acquireLock(`run-${randomUUID()}`, deps.lockTtlMs ?? RUN_LOCK_TTL_MS, asOf);
   stage('lock');
@@ -173,7 +175,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     return { asOf: asOf.toISOString(), skipped: true, published: null, documents: 0, sources: [], today: null, reset: null, forecast: null, warnings };
   }
   try {
-    const results = await fetchAllSources([...deps.sources], deps.fetcher, asOf, { log });
+    const [results, curated] = await Promise.all([fetchAllSources([...deps.sources], deps.fetcher, asOf, { log }), curatedLoad]);
     stage('fetch');
     // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
     let next: ReturnType<typeof computeNextState> | null = null;
