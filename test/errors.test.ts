@@ -5,6 +5,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BuilderError, ConfigError, ConflictError, DataError, EXIT, SourceError, StorageError, exitCodeFor } from '../builder/errors.ts';
 import { main, runMain, type Io } from '../builder/main.ts';
+import { createLocalSink } from '../builder/publish/local-sink.ts';
+import { run } from '../builder/run.ts';
+import { createLocalStateStore } from '../builder/state/local-store.ts';
 
 function captureIo(): Io & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -72,5 +75,40 @@ describe('build entry point', () => {
     const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '' };
     expect(await main(argv, env, io)).toBe(1);
     expect(io.errors.join('\n')).toMatch(/\[sources\/archive\] invalid curated data/);
+  });
+
+  it('reads data/ while the lock is taken: a run without the lock skips even on invalid data, one with it fails and frees it', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'rsa-errors-'));
+    dirs.push(root);
+    await mkdir(path.join(root, 'data', 'verified'), { recursive: true });
+    await writeFile(path.join(root, 'data', 'verified', 'bad.json'), '{"id": "x"}');
+    const asOf = new Date('2026-11-21T12:00:00Z');
+    const store = createLocalStateStore(path.join(root, 'state'), { now: () => new Date() });
+    const fetched: string[] = [];
+    const deps = {
+      now: () => asOf,
+      fetcher: { get: async (url: string) => (fetched.push(url), { ok: false as const, status: null, latencyMs: 0, url, detail: { code: 'timeout', params: {} }, error: 'x' }) },
+      sources: [],
+      store,
+      sink: createLocalSink(path.join(root, 'dist')),
+      dataDir: path.join(root, 'data'),
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const other = await store.acquireLock('other-run', 60_000, asOf);
+      expect(other).not.toBeNull();
+      expect((await run(deps)).skipped).toBe(true);
+      // The dropped read of data/ has failed by now; its rejection must not surface.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(unhandled).toEqual([]);
+      await store.releaseLock(other!);
+      await expect(run(deps)).rejects.toThrow(/invalid curated data/);
+      const next = await store.acquireLock('next-run', 60_000, asOf);
+      expect(next, 'the failed run released its lock').not.toBeNull();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
