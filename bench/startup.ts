@@ -58,14 +58,15 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
   const tickArgs = (name: string) => ['--target', 'local', '--now', BENCH_NOW, '--out', path.join(root, name, 'dist'), '--state-dir', path.join(root, name, 'state'), '--data-dir', data];
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
-    // Exactly the refresh workflow's command (refresh.yml): since tick23b no --enable-source-maps (the bundle maps its
-    // own stack traces, scripts/bundle-stack-traces.ts), no --heap-growing-percent=25 and --no-opt (a run of 1,000
-    // events or more turns TurboFan and the tight heap on itself, builder/v8-tuning.ts); beside it the same bundle with
-    // V8's defaults.
-    ['bundle: node --no-opt build/refresh.mjs', [process.execPath, '--no-opt', bundle, ...tickArgs('bundle')]],
-    ['bundle with V8 defaults: node build/refresh.mjs', [process.execPath, bundle, ...tickArgs('bundle-defaults')]],
-    // An older bundle as its workflow ran it then: with --enable-source-maps, which older bundles need for mapped traces.
-    ...(opts.compare ? [[`compare: node --enable-source-maps --heap-growing-percent=25 ${opts.compare}`, [process.execPath, '--enable-source-maps', '--heap-growing-percent=25', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
+    // Exactly the refresh workflow's command (refresh.yml): no V8 flags at all, since any makes V8 refuse Node's code
+    // cache for its own modules; the entry point turns TurboFan off once its modules are loaded, and a run of 1,000
+    // events or more turns it and the tight heap on (builder/v8-tuning.ts). Beside it the command before that, with
+    // --no-opt, which paid for the refused cache.
+    ['bundle: node build/refresh.mjs', [process.execPath, bundle, ...tickArgs('bundle')]],
+    ['bundle started with a V8 flag: node --no-opt build/refresh.mjs', [process.execPath, '--no-opt', bundle, ...tickArgs('bundle-flag')]],
+    // An older bundle as the workflow ran it from tick23b to this change (`node --no-opt`); bundles older than tick23b
+    // need --enable-source-maps for mapped traces but run the same.
+    ...(opts.compare ? [[`compare: node --no-opt ${opts.compare}`, [process.execPath, '--no-opt', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
     ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
     ['bundle loaded only (import, no tick)', [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
@@ -89,7 +90,7 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
       result.render_ms.push(rep.stages.render ?? NaN);
       result.render_cpu_ms.push(rep.stages_cpu.render ?? NaN);
     }
-    if (opts.profile) result.profile = await profileTick([process.execPath, '--no-opt', bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
+    if (opts.profile) result.profile = await profileTick([process.execPath, bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
   } finally {
     await sources.close();
     await rm(root, { recursive: true, force: true });
@@ -144,6 +145,9 @@ export function startupReport(r: StartupResult): string {
     `${(med(n, 'wall_ms') / med(floor, 'wall_ms')).toFixed(1)}×`,
     `${(med(n, 'cpu_ms') / med(floor, 'cpu_ms')).toFixed(1)}×`,
   ]);
+  // Ratios of two variants are medians of their per-round ratios: each round ran both back to back, so a slow spell
+  // of the machine moves both sides of a ratio alike.
+  const paired = (a: string, b: string, k: 'wall_ms' | 'cpu_ms') => median(r.variants[a]![k].map((v, i) => v / r.variants[b]![k][i]!));
   const render = median(r.render_ms);
   const renderCpu = median(r.render_cpu_ms ?? []);
   const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + renderCpu;
@@ -152,10 +156,10 @@ export function startupReport(r: StartupResult): string {
     '',
     table(['process', 'wall', 'CPU (user+sys)', 'wall / floor', 'CPU / floor'], rows),
     '',
-    `Bundle vs tsx, same run: wall ${(med(bundled, 'wall_ms') / med(tsx, 'wall_ms')).toFixed(2)}×, CPU ${(med(bundled, 'cpu_ms') / med(tsx, 'cpu_ms')).toFixed(2)}×.`,
+    `Bundle vs tsx, same rounds: wall ${paired(bundled, tsx, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, tsx, 'cpu_ms').toFixed(2)}×.`,
     `Render stage in process: ${fmtMs(render)} wall, ${fmtMs(renderCpu)} CPU. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render CPU = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
     `Wall goal ${fmtMs(STARTUP_WALL_TARGET_MS)} on a quiet machine: bundle ${fmtMs(med(bundled, 'wall_ms'))} here (${med(bundled, 'wall_ms') <= STARTUP_WALL_TARGET_MS ? 'met' : 'not met on this machine'}, load average above).`,
-    ...(compare ? [`This build vs the compared one, same run: wall ${(med(bundled, 'wall_ms') / med(compare, 'wall_ms')).toFixed(2)}×, CPU ${(med(bundled, 'cpu_ms') / med(compare, 'cpu_ms')).toFixed(2)}×.`] : []),
+    ...(compare ? [`This build vs the compared one, same rounds: wall ${paired(bundled, compare, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, compare, 'cpu_ms').toFixed(2)}×.`] : []),
     ...(r.profile ? ['', profileReport(r.profile)] : []),
   ].join('\n');
 }

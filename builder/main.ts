@@ -17,6 +17,7 @@ import { channelsFromEnv } from './notify/channels.ts';
 import { createNotifier } from './notify/send.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
+import { startSmallRun } from './v8-tuning.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -160,7 +161,6 @@ export function main(argv: readonly string[], env: Env, io: Io = processIo): Pro
   });
 }
 
-/** True when `moduleUrl` is the script node was started with. */
 /**
  * True when the module at moduleUrl is the script node was started with and that script is named `name` (its file name
  * without extension). The name matters in a bundle (scripts/build-schedules.ts): there every bundled module shares the
@@ -172,5 +172,6 @@ export function isEntryPoint(moduleUrl: string, name: string): boolean {
 }
 
 if (isEntryPoint(import.meta.url, 'main')) {
+  startSmallRun();
   process.exitCode = await main(process.argv.slice(2), process.env);
 }

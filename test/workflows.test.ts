@@ -187,7 +187,7 @@ describe('refresh.yml', () => {
     expect(refresh).toBeDefined();
     const job = refresh as Job;
     expect(usesOidc(job)).toBe(true);
-    expect(runs(job)).toMatch(/^\s*node --no-opt build\/refresh\.mjs\s*$/m);
+    expect(runs(job)).toMatch(/^\s*node build\/refresh\.mjs\s*$/m);
     expect(runs(job)).not.toMatch(/tsx[^\n]*schedules\/refresh\.ts/);
     expect(SCHEDULE_ENTRIES.refresh).toBe('schedules/refresh.ts');
     expect(runs(job)).toContain('npm ci');
