@@ -1,7 +1,7 @@
 // Pure: how a store turns what it read into a state, shared by the local and the S3 store. A stored state that
 // cannot be used is never deleted: the store sets it aside, then carries on from the last good copy, or from a clean
 // state when that is unusable too. The stores only do the I/O each step names.
-import { StateSchema, emptyState, type State } from '../model/schemas.ts';
+import { StateSchema, emptyState, parseOptionsFor, type State } from '../model/schemas.ts';
 
 export type ParsedState = { ok: true; state: State } | { ok: false; reason: string };
 
@@ -13,7 +13,7 @@ export function parseStoredState(text: string): ParsedState {
   } catch (err) {
     return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
   }
-  const r = StateSchema.safeParse(raw);
+  const r = StateSchema.safeParse(raw, parseOptionsFor(raw));
   if (!r.success) {
     const i = r.error.issues[0]!;
     return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };
