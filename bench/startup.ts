@@ -3,9 +3,11 @@
 // round, rounds repeated (A B C D … A B C D …), so drift on a shared machine hits every variant alike; figures are
 // medians of wall time and of CPU time (user + sys of the whole process tree, from /usr/bin/time), and the ratios
 // come from the same run. Ticks are warm (an untimed first tick fills state and dist) with the three loopback sources.
-// The CPU goal's render term is the render stage's CPU in bench/refresh.ts's child (process.cpuUsage, every thread):
-// its wall time grows with the machine's load while the bundle is measured in CPU, which made the goal easier to meet
-// the busier the machine was.
+// The CPU goal's render term is measured in bench/refresh.ts's child, with TurboFan off as in a tick: the render
+// stage's CPU (process.cpuUsage, every thread; its wall time would grow with the machine's load while the bundle is
+// measured in CPU) plus the main-thread time that produced the documents rendered as the sink pulls them (the event
+// documents and history pages, which since streaming are rendered inside the publish stage). The report also gives
+// the verdict with the render stage alone, as this bench counted it before.
 //
 //   npx tsx bench/startup.ts [--quick] [--compare <other refresh.mjs>] [--profile]
 // --compare adds another build of the bundle as its own variant in the same rounds (a before/after in one run: build
@@ -30,8 +32,13 @@ export interface StartupResult {
   load_average: number[];
   variants: Record<string, { wall_ms: number[]; cpu_ms: number[] }>;
   render_ms: number[];
-  /** CPU (user + sys, all threads) of the same render stages: the goal's render term, less bent by load than wall. */
+  /**
+   * The goal's render term: CPU (user + sys, all threads) of the render stage plus the main-thread time that produced
+   * the documents rendered as the sink pulls them (event documents, history pages: since streaming, inside publish).
+   */
   render_cpu_ms: number[];
+  /** The render stage's CPU alone: the render term as this bench counted it before it counted the pulled documents. */
+  render_stage_cpu_ms?: number[];
   /** --profile: milliseconds of the profiled bundled tick by package (node_modules), builder file or runtime part. */
   profile?: Record<string, number>;
 }
@@ -71,7 +78,7 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
     ['bundle loaded only (import, no tick)', [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
   ];
-  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [], render_cpu_ms: [] };
+  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [], render_cpu_ms: [], render_stage_cpu_ms: [] };
   try {
     // Untimed first ticks: every timed tick is the warm one the schedule runs every 15 minutes.
     for (const [name, argv] of variants) if (/refresh|compare/.test(name)) await timed(argv, env, timeFile);
@@ -83,12 +90,14 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
         v.wall_ms.push(r.wallMs);
         v.cpu_ms.push(r.cpuMs);
       }
-      // The render stage alone, in process (bench/refresh.ts's child): the work no start-up saving can remove.
+      // The rendering alone, in process (bench/refresh.ts's child, TurboFan off as in a tick): the work no start-up
+      // saving can remove. The render stage, plus the documents rendered as the sink pulls them in the publish stage.
       const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(root, 'stages', 'dist'), path.join(root, 'stages', 'state'), data], { env });
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);
-      const rep = lastJson<{ stages: Record<string, number>; stages_cpu: Record<string, number> }>(c.stdout);
+      const rep = lastJson<{ stages: Record<string, number>; stages_cpu: Record<string, number>; pulled_render_ms: number }>(c.stdout);
       result.render_ms.push(rep.stages.render ?? NaN);
-      result.render_cpu_ms.push(rep.stages_cpu.render ?? NaN);
+      result.render_cpu_ms.push((rep.stages_cpu.render ?? NaN) + rep.pulled_render_ms);
+      result.render_stage_cpu_ms!.push(rep.stages_cpu.render ?? NaN);
     }
     if (opts.profile) result.profile = await profileTick([process.execPath, bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
   } finally {
@@ -151,13 +160,16 @@ export function startupReport(r: StartupResult): string {
   const render = median(r.render_ms);
   const renderCpu = median(r.render_cpu_ms ?? []);
   const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + renderCpu;
+  const stageCpu = r.render_stage_cpu_ms?.length ? median(r.render_stage_cpu_ms) : null;
+  const stageBudget = stageCpu === null ? null : STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + stageCpu;
   return [
     `### Tick start-up: bundle vs tsx vs node -e "" (${r.runs} alternating rounds, medians; load average ${r.load_average.map((a) => a.toFixed(1)).join(' ')})`,
     '',
     table(['process', 'wall', 'CPU (user+sys)', 'wall / floor', 'CPU / floor'], rows),
     '',
     `Bundle vs tsx, same rounds: wall ${paired(bundled, tsx, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, tsx, 'cpu_ms').toFixed(2)}×.`,
-    `Render stage in process: ${fmtMs(render)} wall, ${fmtMs(renderCpu)} CPU. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render CPU = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
+    `Rendering in process: the render stage ${fmtMs(render)} wall${stageCpu === null ? '' : `, ${fmtMs(stageCpu)} CPU`}; with the documents rendered as the sink pulls them, ${fmtMs(renderCpu)} CPU. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render CPU = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
+    ...(stageBudget === null ? [] : [`Counting the render stage only: ${STARTUP_CPU_FLOOR_FACTOR}× floor + ${fmtMs(stageCpu!)} = ${fmtMs(stageBudget)} -> ${med(bundled, 'cpu_ms') <= stageBudget ? 'met' : 'MISSED'}.`]),
     `Wall goal ${fmtMs(STARTUP_WALL_TARGET_MS)} on a quiet machine: bundle ${fmtMs(med(bundled, 'wall_ms'))} here (${med(bundled, 'wall_ms') <= STARTUP_WALL_TARGET_MS ? 'met' : 'not met on this machine'}, load average above).`,
     ...(compare ? [`This build vs the compared one, same rounds: wall ${paired(bundled, compare, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, compare, 'cpu_ms').toFixed(2)}×.`] : []),
     ...(r.profile ? ['', profileReport(r.profile)] : []),
