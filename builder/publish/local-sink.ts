@@ -1,5 +1,6 @@
 // Sink into a local directory (dist/): writes only changed files, in phase order, and removes files the build dropped.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -71,7 +72,10 @@ async function writeOne(dir: string, w: LocalWrite, stagedTop: (top: string) => 
   if (w.kind === 'compare') {
     let current: string | null = null;
     try {
-      current = await readFile(file, 'utf8');
+      // Read synchronously: most documents of a tick are unchanged, and a small file read in one call costs far less
+      // than fs/promises' readFile, four thread-pool round trips (open, stat, read, close) and their promises; the
+      // difference was ~10% of a tick's CPU (BENCHMARKS.md 1a). Writes stay asynchronous, WRITE_CONCURRENCY at a time.
+      current = readFileSync(file, 'utf8');
     } catch {
       current = null; // gone or unreadable: written again below, which reports a real problem
     }
