@@ -1,7 +1,7 @@
 // Sink into a local directory (dist/): writes only changed files, in phase order, and removes files the build dropped.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { DataError, StorageError } from '../errors.ts';
@@ -28,12 +28,13 @@ interface Listing {
   staleStaging: string[];
 }
 
-async function listTree(root: string): Promise<Listing | null> {
+/** The tree under `root` (null when it does not exist), read synchronously: a few dozen directories per build. */
+function listTree(root: string): Listing | null {
   const listing: Listing = { files: new Set(), dirs: new Set(['']), staleStaging: [] };
-  const walk = async (rel: string): Promise<boolean> => {
+  const walk = (rel: string): boolean => {
     let entries;
     try {
-      entries = await readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
+      entries = readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw err;
@@ -46,12 +47,12 @@ async function listTree(root: string): Promise<Listing | null> {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         listing.dirs.add(r);
-        await walk(r);
+        walk(r);
       } else listing.files.add(r);
     }
     return true;
   };
-  return (await walk('')) ? listing : null;
+  return walk('') ? listing : null;
 }
 
 /**
@@ -136,7 +137,7 @@ export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): S
     async publish(docs: DocumentStream, opts: PublishOptions = {}): Promise<PublishReport> {
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
-      let listing = await listTree(dir);
+      let listing = listTree(dir);
       if (listing === null) {
         // An empty directory shows a reader nothing; everything below it is staged.
         try {
