@@ -1,7 +1,7 @@
 // One HTTP(S) request and its response head, over Node's own client (node:http, node:https), for the sources'
 // fetcher and the notifier. Node's client parses with the native llhttp; undici, which they used before, compiled its
-// WebAssembly llhttp and loaded its whole fetch/WebSocket/cache stack at every tick, ~100 ms of CPU of a ~700 ms tick
-// (BENCHMARKS.md 1a). The response head is bounded by Node's 16 KiB header limit, the same as undici's; bodies are
+// WebAssembly llhttp and loaded its whole fetch/WebSocket/cache stack at every tick: without it a tick took 680 → 530
+// ms of CPU and 600 → 512 ms of wall time (BENCHMARKS.md 1a). The response head is bounded by Node's 16 KiB header limit, the same as undici's; bodies are
 // read by the caller, which caps them. Callers own the timeout: `signal` ends the request, and aborting after the head
 // arrived ends the body stream with an AbortError too.
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
