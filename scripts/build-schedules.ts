@@ -148,11 +148,11 @@ const largeJsonAsParse: esbuild.Plugin = {
  * A Node built-in that an ES module of the bundle imports is bound through the bundle's require() instead, as the
  * CommonJS dependencies' built-ins already are. Node builds an ES module facade for each imported built-in, and
  * building it reads every export, lazy getters included: `fs.ReadStream` loaded fs's streams and `process.stdout`
- * opened the stream before anything was written, ~20 ms of a tick's CPU (BENCHMARKS.md 1a). Each use of a named
- * import reads the property of the same module object. test/schedules-bundle-patch.test.ts checks that no bundle
- * imports a built-in but node:module (the banner's own).
+ * opened the stream before anything was written: ~20 ms of a tick in a CPU profile, within the bench's noise
+ * (BENCHMARKS.md 1a). Each use of a named import reads the property of the same module object.
+ * test/schedules-bundle.test.ts checks that no bundle imports a built-in but node:module (the banner's own).
  */
-export const BUILTINS_NAMESPACE = 'rsa-builtin';
+const BUILTINS_NAMESPACE = 'rsa-builtin';
 
 const builtinsThroughRequire: esbuild.Plugin = {
   name: 'builtins-through-require',
@@ -187,8 +187,9 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     // Stack traces need only the mappings: the sources' text (60% of the map) is on disk, and Node read and kept all
     // 9 MB of it at every start.
     sourcesContent: false,
-    // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales among them), which made
-    // Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in strings).
+    // No whitespace or comments; names stay. Comments carried non-ASCII characters (zod's locales among them), which
+    // made Node decode the whole 5 MB file into a two-byte string; now it is ASCII (esbuild escapes non-ASCII in
+    // strings).
     minifyWhitespace: true,
     plugins: [builtinsThroughRequire, icalFoldPatch, zodLocalesPatch, fontTablesPatch, largeJsonAsParse],
     banner: { js: REQUIRE_BANNER },

@@ -1,9 +1,9 @@
 // One HTTP(S) request and its response head, over Node's own client (node:http, node:https), for the sources'
 // fetcher and the notifier. Node's client parses with the native llhttp; undici, which they used before, compiled its
 // WebAssembly llhttp and loaded its whole fetch/WebSocket/cache stack at every tick: without it a tick took 680 → 530
-// ms of CPU and 600 → 512 ms of wall time (BENCHMARKS.md 1a). The response head is bounded by Node's 16 KiB header limit, the same as undici's; bodies are
-// read by the caller, which caps them. Callers own the timeout: `signal` ends the request, and aborting after the head
-// arrived ends the body stream with an AbortError too.
+// ms of CPU and 600 → 512 ms of wall time (BENCHMARKS.md 1a). The response head is bounded by Node's 16 KiB header
+// limit, the same as undici's; bodies are read by the caller, which caps them. Callers own the timeout: `signal` ends
+// the request, and aborting after the head arrived ends the body stream with an AbortError too.
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
@@ -13,7 +13,7 @@ export interface ExchangeAgents {
 }
 
 export interface ExchangeRequest {
-  /** An http: or https: URL without credentials (callers send those as an Authorization header). */
+  /** An http: or https: URL. Node sends a userinfo part as Basic auth; the fetcher strips it and sends its own. */
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
@@ -82,9 +82,8 @@ export function drain(body: IncomingMessage, limit: number): Promise<void> {
 }
 
 /** Pools of kept-alive connections for one batch of requests; close them with closeAgents. */
-export function createAgents(maxSockets?: number): ExchangeAgents {
-  const opts = { keepAlive: true, ...(maxSockets !== undefined ? { maxSockets } : {}) };
-  return { http: new HttpAgent(opts), https: new HttpsAgent(opts) };
+export function createAgents(): ExchangeAgents {
+  return { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 }
 
 export function closeAgents(a: ExchangeAgents): void {

@@ -1,6 +1,7 @@
 // Sends planned deliveries with Node's HTTP client (builder/net/exchange.ts): each request bounded by a timeout, the
-// whole run by a budget, channels in parallel and each channel's messages in order. A receiver that is slow, down or hanging costs at most the budget
-// and never throws: every delivery ends as an outcome (sent, failed, or skipped when the budget ran out).
+// whole run by a budget, channels in parallel and each channel's messages in order. A receiver that is slow, down or
+// hanging costs at most the budget and never throws: every delivery ends as an outcome (sent, failed, or skipped when
+// the budget ran out).
 import { closeAgents, createAgents, drain, exchange, type ExchangeAgents } from '../net/exchange.ts';
 import type { Channel } from './channels.ts';
 import { buildRequest, DEFAULT_TELEGRAM_API_URL } from './message.ts';
