@@ -4,11 +4,11 @@
 // on a small machine that CPU is taken from the S3 server. Everything else (the manifest and its conditional PUTs,
 // listings, deletes, the state store) stays on the SDK. What the client was configured with still holds: its
 // credentials (the SDK's chain), region, endpoint and path style (through the client's own endpoint rules, resolved
-// once), its number of attempts, and the project's idle and connect timeouts.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+// once), its number of attempts, and the project's idle and connect timeouts. The request itself goes through
+// net/exchange.ts, the project's one HTTP client.
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { closeAgents, createAgents, exchange } from '../net/exchange.ts';
 import { S3_CONNECT_TIMEOUT_MS, S3_IDLE_TIMEOUT_MS } from './client.ts';
 import { bareEtag } from './conditional.ts';
 
@@ -68,9 +68,8 @@ export async function createObjectPutter(client: S3Client, bucket: string, opts:
   const scheme = (endpoint.properties as { authSchemes?: { signingRegion?: string; signingName?: string }[] } | undefined)?.authSchemes?.[0];
   const signer = new SignatureV4({ credentials: config.credentials, region: scheme?.signingRegion ?? region, service: scheme?.signingName ?? 's3', sha256: config.sha256, uriEscapePath: false, applyChecksum: false });
   const attempts = Math.max(1, await config.maxAttempts());
-  const https = base.protocol === 'https:';
-  const agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: opts.concurrency }) : new HttpAgent({ keepAlive: true, maxSockets: opts.concurrency });
-  const port = base.port ? Number(base.port) : https ? 443 : 80;
+  const agents = createAgents({ maxSockets: opts.concurrency });
+  const port = base.port ? Number(base.port) : base.protocol === 'https:' ? 443 : 80;
   const idleMs = opts.idleMs ?? S3_IDLE_TIMEOUT_MS;
   const connectMs = opts.connectMs ?? S3_CONNECT_TIMEOUT_MS;
 
@@ -86,40 +85,22 @@ export async function createObjectPutter(client: S3Client, bucket: string, opts:
     if (input.contentLanguage !== undefined) headers['content-language'] = input.contentLanguage;
     for (const [k, v] of Object.entries(input.metadata ?? {})) headers[`x-amz-meta-${k}`] = v;
     const signed = await signer.sign({ method: 'PUT', protocol: base.protocol, hostname: base.hostname, port, path, query: {}, headers });
-    return new Promise<string>((resolve, reject) => {
-      const send = https ? httpsRequest : httpRequest;
-      const req = send({ agent, method: 'PUT', host: base.hostname, port, path, headers: signed.headers }, (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          res.resume();
-          res.on('end', () => resolve(bareEtag(res.headers.etag)));
-          res.on('error', reject);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          if (size < ERROR_BODY_MAX_BYTES) chunks.push(c);
-          size += c.length;
-        });
-        res.on('end', () => reject(s3Error(status, Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_MAX_BYTES))));
-        res.on('error', reject);
+    // Connecting gets `connectMs`; after that, `idleMs` of silence ends the attempt (a large upload that keeps moving
+    // is never cut off).
+    const res = await exchange({ url: `${base.origin}${path}`, method: 'PUT', headers: signed.headers, body: input.body, agents, connectMs, idleMs });
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      const etag = bareEtag(res.headers.etag);
+      return new Promise<string>((resolve, reject) => {
+        res.body.on('end', () => resolve(etag)).on('error', reject).resume();
       });
-      // Connecting gets `connectMs`; after that, `idleMs` of silence ends the attempt (a large upload that keeps
-      // moving is never cut off).
-      const connectTimer = setTimeout(() => req.destroy(Object.assign(new Error(`no connection within ${connectMs} ms`), { name: 'TimeoutError' })), connectMs);
-      req.on('socket', (socket) => {
-        if (!socket.connecting) clearTimeout(connectTimer);
-        else socket.once('connect', () => clearTimeout(connectTimer));
-      });
-      req.setTimeout(idleMs, () => req.destroy(Object.assign(new Error(`no data for ${idleMs} ms`), { name: 'TimeoutError' })));
-      req.on('error', (err) => {
-        clearTimeout(connectTimer);
-        reject(err);
-      });
-      req.on('close', () => clearTimeout(connectTimer));
-      req.end(input.body);
-    });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of res.body as AsyncIterable<Buffer>) {
+      if (size < ERROR_BODY_MAX_BYTES) chunks.push(c);
+      size += c.length;
+    }
+    throw s3Error(res.statusCode, Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_MAX_BYTES));
   }
 
   return {
@@ -133,6 +114,6 @@ export async function createObjectPutter(client: S3Client, bucket: string, opts:
         }
       }
     },
-    close: () => agent.destroy(),
+    close: () => closeAgents(agents),
   };
 }
