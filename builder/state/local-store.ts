@@ -5,8 +5,8 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConflictError } from '../errors.ts';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
-import { StateSchema, emptyState, parseOptionsFor, type State } from '../model/schemas.ts';
-import { classifyStored, corruptFileName, recoverState } from './recovery.ts';
+import { emptyState, type State } from '../model/schemas.ts';
+import { classifyStored, corruptFileName, recoverState, serializeState } from './recovery.ts';
 import { lockBody, lockIsLive, nextLockRecord, parseLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type StateStore } from './store.ts';
 
 export interface LocalStateStoreOptions {
@@ -72,7 +72,7 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
       return { state: r.state, version: null, warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
-      const body = JSON.stringify(StateSchema.parse(state, parseOptionsFor(state)));
+      const body = serializeState(state);
       return withMutex(dir, async () => {
         const current = await readIfExists(file);
         const currentVersion = current === null ? null : sha256(current);

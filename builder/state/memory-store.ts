@@ -2,8 +2,8 @@
 // state set aside, run lock), for tests and dry runs that need no disk or bucket. Several stores may share one
 // `MemoryStateStorage`, as several runs share one bucket.
 import { ConflictError } from '../errors.ts';
-import { StateSchema, emptyState, parseOptionsFor, type State } from '../model/schemas.ts';
-import { classifyStored, recoverState } from './recovery.ts';
+import { emptyState, type State } from '../model/schemas.ts';
+import { classifyStored, recoverState, serializeState } from './recovery.ts';
 import { lockIsLive, nextLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type LockRecord, type StateStore } from './store.ts';
 
 export interface MemoryStateStorage {
@@ -45,7 +45,7 @@ export function createMemoryStateStore(storage: MemoryStateStorage = createMemor
       return { state: r.state, version: version(), warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
-      const body = JSON.stringify(StateSchema.parse(state, parseOptionsFor(state)));
+      const body = serializeState(state);
       if (version() !== expectedVersion) throw new ConflictError(WHERE, 'state changed since it was read (conditional write refused)');
       writeRawState(storage, body);
       storage.lastGood = body;

@@ -1,7 +1,12 @@
-// Pure: how a store turns what it read into a state, shared by the local and the S3 store. A stored state that
-// cannot be used is never deleted: the store sets it aside, then carries on from the last good copy, or from a clean
-// state when that is unusable too. The stores only do the I/O each step names.
+// Pure: how a store turns what it read into a state, and a state into what it writes, shared by every store. A
+// stored state that cannot be used is never deleted: the store sets it aside, then carries on from the last good
+// copy, or from a clean state when that is unusable too. The stores only do the I/O each step names.
 import { StateSchema, emptyState, parseOptionsFor, type State } from '../model/schemas.ts';
+
+/** The text a store writes for `state`, checked against the schema first: parseStoredState's inverse. */
+export function serializeState(state: State): string {
+  return JSON.stringify(StateSchema.parse(state, parseOptionsFor(state)));
+}
 
 export type ParsedState = { ok: true; state: State } | { ok: false; reason: string };
 

@@ -7,11 +7,11 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConfigError, ConflictError } from '../errors.ts';
-import { StateSchema, emptyState, parseOptionsFor, type State } from '../model/schemas.ts';
+import { emptyState, type State } from '../model/schemas.ts';
 import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_LOCK_KEY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
-import { classifyStored, corruptObjectKey, recoverState } from './recovery.ts';
+import { classifyStored, corruptObjectKey, recoverState, serializeState } from './recovery.ts';
 import { lockBody, lockIsLive, nextLockRecord, parseLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type LockRecord, type StateStore } from './store.ts';
 
 export interface S3StateStoreOptions {
@@ -90,7 +90,7 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
     },
 
     async save(state: State, expectedVersion: string | null): Promise<string> {
-      const body = JSON.stringify(StateSchema.parse(state, parseOptionsFor(state)));
+      const body = serializeState(state);
       const input = { Bucket: bucket, Key: key, Body: body, ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
       let version: string;
       try {
