@@ -5,6 +5,7 @@ import { applySourceResults } from './model/apply.ts';
 import { knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
+import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { applyReviewDates } from './model/review-dates.ts';
 import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
@@ -112,7 +113,10 @@ export function computeNextState(
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
   // A reviewed decision applies only from its own date (model/review-dates.ts).
   const curatedEvents = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
-  const events = mergeEvents(curatedEvents, applied.upstream_events).filter((e) => knownBy(e, asOf));
+  // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
+  const reconciled = reconcileTracker(curatedEvents, applied.upstream_events, curated.tracker_reviews ?? [], asOf);
+  const events = mergeEvents(curatedEvents, reconciled.tracker).filter((e) => knownBy(e, asOf));
+  const open = reconciled.signals.filter((s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true);
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
   // Observed time: the reviewed archive's span plus stretches of good reset-source checks (model/coverage.ts).
@@ -123,7 +127,8 @@ export function computeNextState(
     announcementReview: curated.announcements ?? [],
     coveredUntil: coveredUntil(coverage, asOf.getTime()),
   });
-  const next = { ...applied, reset_coverage, ...recordForecast(applied, forecast, events, asOf, coverage), updated_at: asOf.toISOString() };
+  const signals = withReconcileSignals(applied.signals, state.signals, open);
+  const next = { ...applied, signals, reset_coverage, ...recordForecast(applied, forecast, events, asOf, coverage), updated_at: asOf.toISOString() };
   return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 
@@ -215,6 +220,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       archives: curated.archives,
       ...(deps.openapi ? { openapi: deps.openapi } : {}),
       upcoming,
+      trackerWatch: seen.tracker_watch,
     });
     // The event documents and history pages (rendered.stable) are produced as the sink takes them; only these few
     // documents about the present are held, and the pages and unknown variants are made from them.

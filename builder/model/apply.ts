@@ -2,7 +2,7 @@
 import { DataError } from '../errors.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { DAY_MS, eventMs, newestTime, normalizeUrl } from './events.ts';
-import { EVENT_ID_PATTERN, type Announcement, type Event, type Signal, type SourceCheck, type SourceKind, type State } from './schemas.ts';
+import { EVENT_ID_PATTERN, MAX_WATCHES, type Announcement, type Event, type Signal, type SourceCheck, type SourceKind, type State, type TrackerWatch } from './schemas.ts';
 
 /** 24 hours of checks at one run every 15 minutes. */
 export const CHECK_HISTORY_PER_SOURCE = 96;
@@ -86,7 +86,8 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
  * a retraction is a review decision in data/. Full and partial reads are folded in alike; the cap bounds state.
  */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
-  const good = results.filter((r) => r.check.ok && r.check.kind === 'reset_tracker' && r.events !== undefined);
+  // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
+  const good = results.filter((r) => r.check.ok && (r.check.kind === 'reset_tracker' || r.check.kind === 'tracker_status') && r.events !== undefined);
   if (good.length === 0) return [...previous];
   const byId = new Map(previous.map((e) => [e.id, e]));
   for (const e of good.flatMap((r) => r.events ?? [])) if (!byId.has(e.id)) byId.set(e.id, e);
@@ -206,6 +207,38 @@ function computeSignals(previous: readonly Signal[], incoming: readonly Signal[]
     .slice(0, MAX_SIGNALS);
 }
 
+/** A watch is the same watch when it was raised at the same time with the same level and window. */
+const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
+
+/** The same watch seen again keeps when it was first seen. */
+function keepWatchFirstSeen(previous: TrackerWatch | null, fresh: TrackerWatch | null): TrackerWatch | null {
+  return fresh && previous && watchKey(previous) === watchKey(fresh) ? { ...fresh, first_seen_at: previous.first_seen_at } : fresh;
+}
+
+/** Every watch seen, oldest first, once each, at most MAX_WATCHES (the oldest go first). */
+function recordWatch(watches: readonly TrackerWatch[], w: TrackerWatch | null): TrackerWatch[] {
+  if (w === null || watches.some((x) => watchKey(x) === watchKey(w))) return [...watches];
+  return [...watches, w].slice(-MAX_WATCHES);
+}
+
+/** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
+export function watchSignal(w: TrackerWatch, source: string): Signal {
+  const title = `${w.level} watch: ${w.forecast_window}`.trim();
+  return {
+    id: `tracker-watch-${w.observed_at.replace(/[^0-9]/g, '')}`,
+    kind: 'tracker_watch',
+    source,
+    title: title.length > 300 ? `${title.slice(0, 299)}…` : title,
+    excerpt: w.text,
+    url: w.source_url,
+    published_at: w.observed_at,
+    first_seen_at: w.first_seen_at,
+    review: 'awaiting_review',
+    promoted_to: null,
+    expires_at: w.expires_at,
+  };
+}
+
 /** The same announcement seen again keeps when it was first seen. */
 function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null): Announcement | null {
   return fresh && previous?.id === fresh.id ? { ...fresh, first_seen_at: previous.first_seen_at } : fresh;
@@ -224,6 +257,9 @@ export function applySourceResults(state: State, fetched: readonly SourceResult[
   const results = quarantined.results;
   const status = results.filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined).at(-1)?.status;
   const announced = results.filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined).at(-1);
+  const watched = results.filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.watch !== undefined).at(-1);
+  const watch = watched ? keepWatchFirstSeen(state.tracker_watch, watched.watch ?? null) : state.tracker_watch;
+  const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
   return {
     ...state,
     updated_at: asOf.toISOString(),
@@ -231,7 +267,9 @@ export function applySourceResults(state: State, fetched: readonly SourceResult[
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     upstream_status: status ?? state.upstream_status,
     announcement: announced ? keepFirstSeen(state.announcement, announced.announcement ?? null) : state.announcement,
-    signals: computeSignals(state.signals, [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...quarantined.signals], reviews, asOf.getTime()),
+    tracker_watch: watch,
+    watches: recordWatch(state.watches, watch),
+    signals: computeSignals(state.signals, [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...quarantined.signals], reviews, asOf.getTime()),
   };
 }
 

@@ -1,7 +1,7 @@
 // What the model takes in from the adapters: one run's source results and the curated review decisions. Owned here,
 // so the pure model depends on nothing outside itself; the sources produce these shapes.
 import { z } from 'zod';
-import type { Announcement, Event, Signal, SourceCheck, UpstreamStatus } from './schemas.ts';
+import type { Announcement, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from './schemas.ts';
 
 /**
  * What one source produced in one run. Data fields are present only when the check succeeded; a failed
@@ -12,8 +12,15 @@ export interface SourceResult {
   events?: Event[];
   status?: UpstreamStatus;
   signals?: Signal[];
-  /** The tracker's announced reset; `null` when it announces none (only from an ok `tracker_status` check). */
+  /**
+   * The tracker's announced reset; `null` when it announces none, absent when this run could not read it (only from an
+   * ok `tracker_status` check).
+   */
   announcement?: Announcement | null;
+  /** The tracker's own watch; `null` when none is raised, absent when this run could not read it (`tracker_status`). */
+  watch?: TrackerWatch | null;
+  /** The number of resets the tracker says it holds (`stats.total` of its status), to compare with the records read. */
+  stats_total?: number;
 }
 
 /** A reviewer's decision on a signal, kept in data/reviews (git review is the verification). */

@@ -68,8 +68,11 @@ export const EventSchema = z
     scope: LocalizedSchema.optional(),
     author_notes: LocalizedSchema.optional(),
     verification_notes: LocalizedSchema.optional(),
-    /** The original announcement, never translated or edited. */
-    evidence_text: z.string().min(1).max(4000),
+    /**
+     * The original announcement, never translated or edited. Empty only on a tracker record (origin service_resets),
+     * whose API documents that its text may be empty; curated history always quotes its evidence.
+     */
+    evidence_text: z.string().max(4000),
     sources: z.array(EvidenceSourceSchema).default([]),
     /** Ids of other records describing the same event (e.g. the ledger row a verified record replaces). */
     same_as: z.array(EventIdSchema).default([]),
@@ -88,6 +91,9 @@ export const EventSchema = z
       if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v)) {
         ctx.addIssue({ code: 'custom', path: [f], message: e.time_precision === 'day' ? 'time_precision day wants YYYY-MM-DD' : 'a full ISO 8601 UTC instant is required unless time_precision is day' });
       }
+    }
+    if (e.origin !== 'service_resets' && e.evidence_text.trim() === '') {
+      ctx.addIssue({ code: 'custom', path: ['evidence_text'], message: 'curated history quotes its evidence: evidence_text is required' });
     }
     if (e.status === 'verified') {
       if (!e.verification_notes) ctx.addIssue({ code: 'custom', path: ['verification_notes'], message: 'a verified record needs verification_notes' });
@@ -137,8 +143,12 @@ export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 /**
  * `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts).
  * `source_anomaly`: a tracker run quarantined by the anomaly rule (model/apply.ts), with `count` and `origin`.
+ * `tracker_watch`: the upstream tracker's own watch (never our probability), with `expires_at`.
+ * `type_disagreement`: a tracker record calls a post curated history holds by another type (model/reconcile.ts), with
+ * `curated_type`, `tracker_type` and `event_ids`; `same_day_resets`: a tracker-only global reset on a UTC day curated
+ * history already has one, with `event_ids`. Both wait until a review decision in data/tracker-review.json settles them.
  */
-export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement', 'source_anomaly'] as const;
+export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement', 'source_anomaly', 'tracker_watch', 'type_disagreement', 'same_day_resets'] as const;
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
   kind: z.enum(SIGNAL_KINDS),
@@ -155,6 +165,13 @@ export const SignalSchema = z.object({
   count: z.number().int().nonnegative().optional(),
   /** source_anomaly only: the source's scheme and host, nothing more of its URL. */
   origin: z.string().max(300).optional(),
+  /** tracker_watch only: when the tracker's watch expires (null: it named no end). */
+  expires_at: isoInstant.nullable().optional(),
+  /** type_disagreement only: the type curated history gives the post, and the type the tracker gives it. */
+  curated_type: EventTypeSchema.optional(),
+  tracker_type: EventTypeSchema.optional(),
+  /** type_disagreement and same_day_resets: the events concerned (curated first). */
+  event_ids: z.array(EventIdSchema).max(10).optional(),
 });
 export type Signal = z.infer<typeof SignalSchema>;
 
@@ -236,12 +253,35 @@ export const AnnouncementSchema = z.object({
   type: EventTypeSchema.nullable(),
   announced_at: isoInstant,
   scheduled_for: isoInstant.nullable(),
-  /** The announcement's own words, never translated. */
-  text: z.string().min(1).max(4000),
-  source: EvidenceSourceSchema,
+  /** The announcement's own words, never translated; empty when the tracker gave none (its API allows that). */
+  text: z.string().max(4000),
+  /** null: an observed announcement without a link (the tracker's API allows that). */
+  source: EvidenceSourceSchema.nullable(),
   first_seen_at: isoInstant,
 });
 export type Announcement = z.infer<typeof AnnouncementSchema>;
+
+/**
+ * The upstream tracker's own public watch (`active_watch` of its `/api/v1/status`): its level, its forecast window as
+ * display text, and when it was raised and expires. Shown as the tracker's, never as our probability.
+ */
+export const TrackerWatchSchema = z.object({
+  level: z.string().min(1).max(40),
+  /** The tracker's own chance in percent, or null when it gives none. */
+  reset_chance_percent: z.number().min(0).max(100).nullable(),
+  /** The tracker's window, verbatim (display text, never translated). */
+  forecast_window: z.string().max(300),
+  observed_at: isoInstant,
+  expires_at: isoInstant.nullable(),
+  /** The tracker's words, never translated. */
+  text: z.string().max(1000),
+  /** null: the tracker gave no link (an observed watch). */
+  source_url: z.url().nullable(),
+  first_seen_at: isoInstant,
+});
+export type TrackerWatch = z.infer<typeof TrackerWatchSchema>;
+/** Watches kept in state for a later backtest (a few a month are raised); the oldest go first. */
+export const MAX_WATCHES = 1_000;
 
 export const NotifyLogSchema = z.object({
   /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
@@ -279,6 +319,9 @@ export const StateSchema = z.object({
   last_forecast: IssuedForecastSchema.nullable().default(null),
   /** The tracker's last good announced reset (`null`: none announced); see model/upcoming.ts. */
   announcement: AnnouncementSchema.nullable().default(null),
+  /** The tracker's current watch (null: none raised) and every watch seen, kept so a later backtest can score them. */
+  tracker_watch: TrackerWatchSchema.nullable().default(null),
+  watches: z.array(TrackerWatchSchema).max(MAX_WATCHES).default([]),
   /** Stretches of time the reset sources were observed (good checks at most 2 h apart; model/coverage.ts). */
   reset_coverage: z.array(z.object({ from: isoInstant, to: isoInstant })).max(5000).default([]),
   /** What each notification channel was sent, recorded after success (notify/plan.ts). */

@@ -76,7 +76,7 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
-export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'signals' | 'forecast_log' | 'forecast_resolutions' | 'upstream_status'> {
+export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'signals' | 'forecast_log' | 'forecast_resolutions' | 'upstream_status' | 'tracker_watch'> {
   const by = (t: string | null) => t === null || Date.parse(t) <= asOf.getTime();
   const u = state.upstream_status;
   return {
@@ -85,6 +85,7 @@ export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'sig
     forecast_log: state.forecast_log.filter((f) => by(f.checkpoint) && by(f.logged_at)),
     forecast_resolutions: state.forecast_resolutions.filter((r) => by(r.resolved_at)),
     upstream_status: u !== null && by(u.fetched_at) ? u : null,
+    tracker_watch: state.tracker_watch !== null && by(state.tracker_watch.first_seen_at) ? state.tracker_watch : null,
   };
 }
 

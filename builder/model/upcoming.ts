@@ -31,12 +31,12 @@ export function announcementDueMs(a: Announcement): number {
  */
 export function isFulfilled(a: Announcement, events: readonly Event[], asOf: Date): boolean {
   const announced = Date.parse(a.announced_at);
-  const post = normalizeUrl(a.source.url);
+  const post = a.source === null ? null : normalizeUrl(a.source.url);
   return events.some(
     (e) =>
       e.id === a.id ||
       e.same_as.includes(a.id) ||
-      e.sources.some((s) => normalizeUrl(s.url) === post) ||
+      (post !== null && e.sources.some((s) => normalizeUrl(s.url) === post)) ||
       (e.type === (a.type ?? 'global_reset') && eventMs(e) >= announced && eventMs(e) <= asOf.getTime()),
   );
 }
@@ -55,7 +55,7 @@ export function overdueSignal(a: Announcement, asOf: Date): Signal {
     source: 'tracker-status',
     title: a.text.length > 300 ? `${a.text.slice(0, 299)}…` : a.text,
     excerpt: a.text.length > 1000 ? `${a.text.slice(0, 999)}…` : a.text,
-    url: a.source.url,
+    url: a.source?.url ?? null,
     published_at: a.announced_at,
     first_seen_at: formatInstant(asOf),
     review: 'awaiting_review',

@@ -103,7 +103,7 @@ function announcementMessage(a: Announcement, o: PlanOptions): Omit<Delivery, 'c
       announced_at: a.announced_at,
       scheduled_for: a.scheduled_for,
       date: (a.scheduled_for ?? a.announced_at).slice(0, 10),
-      links: { api: `${o.publicUrl}/api/latest?lang=${o.lang}`, source: a.source.url },
+      links: { api: `${o.publicUrl}/api/latest?lang=${o.lang}`, source: a.source?.url ?? null },
     },
   };
 }

@@ -194,6 +194,14 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
   }
 }
 
+/** The tracker's own watch while it lasts (it may name no end), clearly not our probability. */
+function renderTrackerWatch(input: RenderInput, t: TFunction) {
+  const w = input.trackerWatch ?? null;
+  if (w === null || Date.parse(w.observed_at) > input.asOf.getTime() || (w.expires_at !== null && Date.parse(w.expires_at) <= input.asOf.getTime())) return null;
+  const { first_seen_at: _seen, ...shown } = w;
+  return { ...shown, note: t('forecast:tracker_watch_note') };
+}
+
 /** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
 function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
   const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license) };
@@ -219,6 +227,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     issued_at: generatedAt,
     last_global_reset_at: instantToSeconds(f.last_global_reset_at),
     announced: f.announced ? timesToSeconds(roundDeep(f.announced)) : null,
+    tracker_watch: renderTrackerWatch(input, t),
   });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
     meta,

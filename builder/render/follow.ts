@@ -87,7 +87,7 @@ function announcementEntry(a: Announcement, lang: Lang, t: TFunction, base: stri
     scheduled: a.scheduled_for !== null,
     link: `${base}/${lang}/#${UPCOMING_ANCHOR}`,
     json: `${base}/api/latest?lang=${lang}`,
-    sourceUrl: a.source.url,
+    sourceUrl: a.source?.url ?? null,
   };
 }
 

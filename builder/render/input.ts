@@ -2,7 +2,7 @@
 import type { Accuracy } from '../model/accuracy.ts';
 import type { AnnouncementEffect } from '../model/announcement.ts';
 import type { TodayStatus } from '../model/status.ts';
-import type { Announcement, Detail, Event, Signal, SourceCheck, UpstreamStatus } from '../model/schemas.ts';
+import type { Announcement, Detail, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from '../model/schemas.ts';
 import type { OpenApiOptions } from './openapi.ts';
 
 export interface ForecastView {
@@ -53,4 +53,6 @@ export interface RenderInput {
   openapi?: OpenApiOptions;
   /** The announced reset still ahead (model/upcoming.ts), or null. */
   upcoming?: Announcement | null;
+  /** The upstream tracker's own watch while it lasts, or null. */
+  trackerWatch?: TrackerWatch | null;
 }

@@ -96,8 +96,8 @@ export const UpcomingDocSchema = z
     announced_at: instant,
     scheduled_for: instant.nullable().describe('When the reset is to land; null when the announcement named no time.'),
     text: z.string().describe('The announcement\'s own words, never translated.'),
-    source_url: z.string().describe('The original post.'),
-    source: z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() }),
+    source_url: z.string().nullable().describe('The original post; null for an observed announcement the tracker gave no link for.'),
+    source: z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() }).nullable(),
     summary: z.string().describe('A translated one-line summary.'),
   })
   .meta({
@@ -192,6 +192,19 @@ export const ForecastDocSchema = z
       })
       .nullable()
       .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
+    tracker_watch: z
+      .strictObject({
+        level: z.string().describe("The tracker's own level (elevated, strong, or another word it uses)."),
+        reset_chance_percent: z.number().min(0).max(100).nullable().describe("The tracker's own chance in percent; null when it gives none. Not this API's probability."),
+        forecast_window: z.string().describe("The tracker's window, verbatim (display text, never translated)."),
+        observed_at: instant,
+        expires_at: instant.nullable(),
+        text: z.string().describe("The tracker's words, never translated."),
+        source_url: z.string().nullable().describe('null: the tracker gave no link.'),
+        note: z.string().describe('Translated: whose watch this is, and that it does not change probability_24h or probability_48h.'),
+      })
+      .nullable()
+      .describe("The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it."),
   })
   .meta({ id: 'Forecast' });
 
@@ -248,6 +261,10 @@ export const SignalDocSchema = z.strictObject({
     .optional()
     .describe('kind source_anomaly only: how many new global resets the quarantined run of this source brought.'),
   origin: z.string().optional().describe("kind source_anomaly only: the source's scheme and host (nothing more of its URL)."),
+  expires_at: instant.nullable().optional().describe("kind tracker_watch only: when the tracker's watch expires (null: it named no end)."),
+  curated_type: z.enum(EVENT_TYPES).optional().describe('kind type_disagreement only: the type curated history (ledger, curated, verified records) gives the post; the published event has this type.'),
+  tracker_type: z.enum(EVENT_TYPES).optional().describe('kind type_disagreement only: the type the upstream tracker gives the post.'),
+  event_ids: z.array(z.string()).optional().describe('kinds type_disagreement and same_day_resets: the events concerned, curated first.'),
 });
 
 export const SignalsDocSchema = z

@@ -23,8 +23,8 @@ export function renderUpcoming(a: Announcement | null, t: TFunction): z.infer<ty
     announced_at: a.announced_at,
     scheduled_for: a.scheduled_for,
     text: a.text,
-    source_url: a.source.url,
-    source: { ...a.source },
+    source_url: a.source?.url ?? null,
+    source: a.source === null ? null : { ...a.source },
     summary: announcementSummary(a, t),
   };
 }

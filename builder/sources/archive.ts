@@ -7,6 +7,7 @@ import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, parseOptionsFor, type Event } from '../model/schemas.ts';
 import type { AnnouncementReview } from '../model/announcement.ts';
 import type { ReviewDate } from '../model/review-dates.ts';
+import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.ts';
 import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
 export const ArchiveFileSchema = z
@@ -35,6 +36,8 @@ export interface CuratedData {
   announcements?: AnnouncementReview[];
   /** data/ledger-review.json's decisions by record and date, so an as-of build undoes later ones. */
   review_dates?: ReviewDate[];
+  /** data/tracker-review.json: reviewed decisions on tracker records (model/reconcile.ts). */
+  tracker_reviews?: TrackerReview[];
 }
 
 export const AnnouncementReviewFileSchema = z.strictObject({
@@ -128,5 +131,11 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
         ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
       },
     }));
-  return { events, archives, reviews, announcements, review_dates };
+  const trackerReviewFile = path.join(dataDir, 'tracker-review.json');
+  const hasTrackerReview = await readFile(trackerReviewFile, 'utf8').then(() => true, () => false);
+  const tracker_reviews = hasTrackerReview ? (await parseFile(trackerReviewFile, TrackerReviewFileSchema, dataDir)).decisions : [];
+  for (const d of tracker_reviews) {
+    if (d.event_id !== undefined && !ids.has(d.event_id)) throw new DataError('sources/archive', `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`);
+  }
+  return { events, archives, reviews, announcements, review_dates, tracker_reviews };
 }

@@ -8,7 +8,7 @@ import { checkJsonShape, checkSize, startBudgetClock, type BudgetClock, type Par
 import type { FetchResult, SourceConfig } from './fetcher.ts';
 import { readInstant, type ZonelessRule } from './instant.ts';
 import { redactUrl } from './redact.ts';
-import { rejectionParams, type RejectCounts } from './sanitize.ts';
+import { noteParams, rejectionParams, type NoteCounts, type RejectCounts } from './sanitize.ts';
 
 export { cleanText, decodeEntities } from './sanitize.ts';
 
@@ -111,10 +111,12 @@ export function stableIdPart(raw: string, max: number): string {
  * The detail of a check that read its source: `code` as given, with the rejection counts added; a plain `ok` that
  * rejected anything becomes `ok_with_rejections`, so the rejections are named in every language.
  */
-export function readDetail(code: string, params: Record<string, string | number>, rejected: RejectCounts): Detail {
+export function readDetail(code: string, params: Record<string, string | number>, rejected: RejectCounts, noted: NoteCounts = {}): Detail {
   const r = rejectionParams(rejected);
-  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: r };
-  return { code, params: { ...params, ...r } };
+  const n = noteParams(noted);
+  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: { ...r, ...n } };
+  if (code === 'ok' && Object.keys(n).length > 0) return { code: 'ok_with_notes', params: n };
+  return { code, params: { ...params, ...r, ...n } };
 }
 
 /** The upstream tracker's reset types (its records and its scheduled reset) → ours; others are not ours to track. */

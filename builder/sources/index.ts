@@ -38,7 +38,7 @@ function fetchOne(config: SourceConfig, fetcher: Fetcher, asOf: Date, opts: Fetc
  */
 export async function fetchAllSources(configs: readonly SourceConfig[], fetcher: Fetcher, asOf: Date, opts: FetchAllOptions = {}): Promise<SourceResult[]> {
   const limit = pLimit(opts.concurrency ?? MAX_CONCURRENT_SOURCES);
-  return Promise.all(
+  const results = await Promise.all(
     configs.map((config) =>
       limit(async (): Promise<SourceResult> => {
         try {
@@ -52,4 +52,23 @@ export async function fetchAllSources(configs: readonly SourceConfig[], fetcher:
       }),
     ),
   );
+  return compareTrackerTotal(results);
+}
+
+/** A complete read of `/resets` (no cap or cursor stopped it): the only one whose record count `stats.total` can check. */
+const COMPLETE_READS = new Set(['ok', 'ok_with_rejections', 'ok_with_notes']);
+
+/**
+ * The tracker's status says how many resets it holds (`stats.total`); when a complete read of `/resets` in the same run
+ * listed another number, the status check says so (`ok_total_differs`), as a note for operators: records may have
+ * been added between the two requests, or the tracker's list and count disagree.
+ */
+export function compareTrackerTotal(results: SourceResult[]): SourceResult[] {
+  const resets = results.find((r) => r.check.kind === 'reset_tracker' && r.check.ok && COMPLETE_READS.has(r.check.detail.code));
+  if (!resets) return results;
+  const listed = resets.check.items_read + Number(resets.check.detail.params.rejected ?? 0);
+  return results.map((r) => {
+    if (r.check.kind !== 'tracker_status' || !r.check.ok || r.stats_total === undefined || r.stats_total === listed || r.check.detail.code !== 'ok') return r;
+    return { ...r, check: { ...r.check, detail: { code: 'ok_total_differs', params: { stats_total: r.stats_total, records_listed: listed } } } };
+  });
 }

@@ -7,7 +7,7 @@ import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
 import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart, trackerEventType } from './common.ts';
 import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { cleanEvidence, cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
+import { cleanEvidence, cleanText, cleanUrl, countNote, countReject, judgeInstant, TEXT_LIMITS, type NoteCounts, type NoteReason, type RejectCounts, type RejectReason } from './sanitize.ts';
 
 export const TRACKER_PAGE_LIMIT = 100;
 /** 10 pages of 100 is far more history than the tracker holds; past that the cursor is broken, not the history long. */
@@ -25,9 +25,11 @@ export const TrackerRecordSchema = z.object({
   reset_type: z.string(),
   // Read by readInstant, so a date without a zone is named (no_timezone) rather than counted as a bad shape.
   announced_at: z.string(),
-  text: z.string().min(1),
-  // The link is checked by cleanUrl (http(s) with a host), so a bad one is counted as bad_url, not as a bad shape.
-  source: z.object({ type: z.enum(['x_post', 'observed']), author: z.string().nullable().optional(), url: z.string() }),
+  // The service documents that `text` may be empty: such a record is kept and counted (noted `empty_text`).
+  text: z.string(),
+  // The link is checked by cleanUrl (http(s) with a host), so a bad one is counted as bad_url, not as a bad shape. An
+  // `observed` source may have no url and no author (the service documents it); an `x_post` always cites its post.
+  source: z.object({ type: z.enum(['x_post', 'observed']), author: z.string().nullable().optional(), url: z.string().nullable().optional() }),
 });
 export type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
@@ -51,28 +53,34 @@ export interface ResetTrackerOptions {
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
  * (sanity rules of sanitize.ts: dates inside the tracked era and not in the future, an http(s) link, text left).
  */
-export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; event: Event | null; dropped?: RejectReason } | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
+export function computeTrackerEvent(
+  r: TrackerRecord,
+  asOf: Date,
+): { ok: true; event: Event | null; dropped?: RejectReason; noted: NoteReason[] } | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
   const type = trackerEventType(r.reset_type);
-  if (!type) return { ok: true, event: null };
+  if (!type) return { ok: true, event: null, noted: [] };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
   const read = readInstant(r.announced_at, 'reject');
   if (!read.ok) return { ok: false, reason: read.reason, unreadable: 'announced_at' };
   const at = read.iso;
   const verdict = judgeInstant(at, asOf);
   if (verdict !== 'ok') return { ok: false, reason: verdict };
-  const url = cleanUrl(r.source.url);
-  if (url === null) return { ok: false, reason: 'bad_url' };
+  const noted: NoteReason[] = [];
+  const link = linkOf(r.source);
+  if (!link.ok) return { ok: false, reason: 'bad_url' };
+  const url = link.url;
+  if (url === null) noted.push('no_link');
   const evidence = cleanEvidence(r.text, TEXT_LIMITS.evidence);
-  if (evidence === '') return { ok: false, reason: 'empty_text' };
+  if (evidence === '') noted.push('empty_text');
   const author = cleanText(r.source.author ?? '', TEXT_LIMITS.author);
   // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
   // more than a minute, is kept as the observation.
-  const source = { ...r.source, url };
-  const fromPost = timesFromPost(at, [source]);
+  const sources = url === null ? [] : [{ url }];
+  const fromPost = timesFromPost(at, sources);
   // The post time is upstream data too (a crafted id encodes any date up to the 28th century): one that fails the
   // date rules is not used, and the record keeps its own time; the dropped post time is counted.
-  const postVerdict = citedPost([source]) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
-  const posted = citedPost([source]) !== null && postVerdict === 'ok';
+  const postVerdict = citedPost(sources) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
+  const posted = citedPost(sources) !== null && postVerdict === 'ok';
   const basis = posted ? fromPost.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
   const parsed = EventSchema.safeParse({
     id: `sr-${stableIdPart(String(r.id), 77)}`,
@@ -86,11 +94,22 @@ export function computeTrackerEvent(r: TrackerRecord, asOf: Date): { ok: true; e
     observed_at: posted ? fromPost.observed_at : basis === 'observation' ? at : null,
     effective_at: null,
     evidence_text: evidence,
-    sources: [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
+    sources: url === null ? [] : [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
     same_as: [],
   });
   if (!parsed.success) return { ok: false, reason: 'invalid_record', error: parsed.error };
-  return postVerdict === 'ok' ? { ok: true, event: parsed.data } : { ok: true, event: parsed.data, dropped: postVerdict };
+  return postVerdict === 'ok' ? { ok: true, event: parsed.data, noted } : { ok: true, event: parsed.data, dropped: postVerdict, noted };
+}
+
+/**
+ * A tracker source's link: an `x_post` must cite its post with a plain http(s) URL; an `observed` source may have none
+ * (null: nothing is published as its link), but one it does give must be a plain http(s) URL too.
+ */
+export function linkOf(source: { type?: string | undefined; url?: string | null | undefined }): { ok: true; url: string | null } | { ok: false } {
+  const raw = source.url ?? null;
+  if (raw === null || raw.trim() === '') return source.type === 'observed' ? { ok: true, url: null } : { ok: false };
+  const url = cleanUrl(raw);
+  return url === null ? { ok: false } : { ok: true, url };
 }
 
 function pageUrl(base: string, limit: number, cursor: string | null): string {
@@ -111,7 +130,14 @@ export function parseTrackerPage(body: string, opts: { budget?: ParseBudget; now
  * Validates and maps one page's records into `events` (at most `maxRecords` in all), counting rejections. `capped`:
  * the cap was reached (the rest of the page is counted as over_record_cap). `invalid`: the first shape failure.
  */
-export function takeTrackerRecords(records: readonly unknown[], asOf: Date, events: Map<string, Event>, rejected: RejectCounts, maxRecords: number): { capped: boolean; valid: number; invalid: Detail | null } {
+export function takeTrackerRecords(
+  records: readonly unknown[],
+  asOf: Date,
+  events: Map<string, Event>,
+  rejected: RejectCounts,
+  maxRecords: number,
+  noted: NoteCounts = {},
+): { capped: boolean; valid: number; invalid: Detail | null } {
   let invalid: Detail | null = null;
   let valid = 0;
   for (const [i, raw] of records.entries()) {
@@ -130,6 +156,7 @@ export function takeTrackerRecords(records: readonly unknown[], asOf: Date, even
     }
     valid++;
     if (mapped.dropped) countReject(rejected, mapped.dropped);
+    for (const n of mapped.noted) countNote(noted, n);
     if (mapped.event) addEvent(events, mapped.event);
   }
   return { capped: false, valid, invalid };
@@ -160,6 +187,7 @@ export async function fetchResetTracker(fetcher: Fetcher, config: SourceConfig, 
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
   const rejected: RejectCounts = {};
+  const noted: NoteCounts = {};
   const seenCursors = new Set<string>();
   let cursor: string | null = null;
   let latencyMs = 0;
@@ -174,13 +202,13 @@ export async function fetchResetTracker(fetcher: Fetcher, config: SourceConfig, 
       check: computeCheck(config, asOf, { ok: false, http_status: httpStatus, latency_ms: latencyMs, items_read: 0, detail }),
     });
     const ok = (code: string, params: Record<string, string | number>): SourceResult => ({
-      check: computeCheck(config, asOf, { ok: true, http_status: httpStatus, latency_ms: latencyMs, items_read: itemsRead, detail: readDetail(code, params, rejected) }),
+      check: computeCheck(config, asOf, { ok: true, http_status: httpStatus, latency_ms: latencyMs, items_read: itemsRead, detail: readDetail(code, params, rejected, noted) }),
       events: [...events.values()],
     });
     const parsed = parseTrackerPage(r.body, opts.now ? { now: opts.now } : {});
     if (!parsed.ok) return fail(parsed.detail);
     const records = parsed.page.data;
-    const taken = takeTrackerRecords(records, asOf, events, rejected, maxRecords);
+    const taken = takeTrackerRecords(records, asOf, events, rejected, maxRecords, noted);
     itemsRead += taken.valid;
     if (taken.capped) return ok('record_cap_reached', { max: maxRecords });
     // Not one valid record on a page is a changed API, not a few bad records.

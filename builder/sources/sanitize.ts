@@ -49,6 +49,24 @@ export const REJECT_REASONS = [
 export type RejectReason = (typeof REJECT_REASONS)[number];
 export type RejectCounts = Partial<Record<RejectReason, number>>;
 
+/**
+ * What a record was kept despite, as the upstream's contract allows it: `empty_text` (the tracker documents that text may
+ * be empty), `no_link` (an observed source may have no url). Counted in the check detail, never a rejection.
+ */
+export const NOTE_REASONS = ['empty_text', 'no_link'] as const;
+export type NoteReason = (typeof NOTE_REASONS)[number];
+export type NoteCounts = Partial<Record<NoteReason, number>>;
+
+export function countNote(counts: NoteCounts, reason: NoteReason, n = 1): void {
+  counts[reason] = (counts[reason] ?? 0) + n;
+}
+
+/** `{ noted: 'empty_text 1, no_link 2' }` for a check detail; empty when nothing was noted. */
+export function noteParams(counts: NoteCounts): Record<string, string> {
+  const notes = NOTE_REASONS.filter((r) => (counts[r] ?? 0) > 0).map((r) => `${r} ${counts[r]}`);
+  return notes.length === 0 ? {} : { noted: notes.join(', ') };
+}
+
 export function countReject(counts: RejectCounts, reason: RejectReason, n = 1): void {
   counts[reason] = (counts[reason] ?? 0) + n;
 }

@@ -53,7 +53,7 @@ describe('withOverdueAnnouncement', () => {
   it('adds the overdue announcement once as a signal awaiting review', () => {
     const now = at('2026-11-21T21:00:00Z');
     const s1 = withOverdueAnnouncement({ ...emptyState(), announcement: a }, [], now);
-    expect(s1.signals).toEqual([expect.objectContaining({ id: 'overdue-sr-rst_pm', kind: 'overdue_announcement', review: 'awaiting_review', url: a.source.url, published_at: a.announced_at })]);
+    expect(s1.signals).toEqual([expect.objectContaining({ id: 'overdue-sr-rst_pm', kind: 'overdue_announcement', review: 'awaiting_review', url: a.source!.url, published_at: a.announced_at })]);
     expect(withOverdueAnnouncement(s1, [], new Date(now.getTime() + 60_000)).signals).toHaveLength(1);
     expect(withOverdueAnnouncement({ ...emptyState(), announcement: a }, [], at('2026-11-21T12:00:00Z')).signals).toEqual([]);
   });

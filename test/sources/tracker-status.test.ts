@@ -44,14 +44,21 @@ describe('fetchTrackerStatus', () => {
     });
   });
 
-  it('tolerates a missing or null scheduled_reset, missing active_watch and stats, a null scheduled_for and unknown types', async () => {
-    for (const data of [{}, { scheduled_reset: null }, { active_watch: { since: 'x' }, stats: 'weird' }]) {
+  it('reads a missing or null part as none, a null scheduled_for and unknown types as such, and names a malformed part without failing the rest', async () => {
+    for (const data of [{}, { scheduled_reset: null }]) {
       const r = await fetchTrackerStatus(testFetcher(), await serve({ data }), AS_OF);
-      expect(r.check.ok).toBe(true);
+      expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok' } });
       expect(r.announcement).toBeNull();
+      expect(r.watch).toBeNull();
       await server!.close();
       server = null;
     }
+    const broken = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: scheduled, active_watch: { since: 'x' }, stats: 'weird' } }), AS_OF);
+    expect(broken.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.level (invalid_record), stats (invalid_record)' } } });
+    expect(broken.announcement).toMatchObject({ id: 'sr-rst_2026-11-21_pm' });
+    expect(broken.watch).toBeUndefined();
+    await server!.close();
+    server = null;
     const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, reset_type: 'mega_boost', scheduled_for: null } } }), AS_OF);
     expect(r.announcement).toMatchObject({ type: null, scheduled_for: null });
     // A type named like an Object property is no type of ours either (it failed the announcement's schema).
@@ -64,40 +71,48 @@ describe('fetchTrackerStatus', () => {
     }
   });
 
-  it('fails the check, keeping no data, for a bad link, a bad, future or far-ahead date, no text, or no data object', async () => {
-    for (const body of [
-      { data: { scheduled_reset: { ...scheduled, source: { url: 'javascript:alert(1)' } } } },
-      { data: { scheduled_reset: { ...scheduled, source: { url: 'https://user:pw@x.com/a' } } } },
-      { data: { scheduled_reset: { ...scheduled, scheduled_for: 'tomorrow' } } },
-      { data: { scheduled_reset: { ...scheduled, announced_at: '2026-11-21T13:00:00Z' } } },
-      { data: { scheduled_reset: { ...scheduled, announced_at: '2019-01-01T00:00:00Z' } } },
-      { data: { scheduled_reset: { ...scheduled, scheduled_for: '2027-06-01T00:00:00Z' } } },
-      { data: { scheduled_reset: { ...scheduled, text: '<b></b>' } } },
-      { nope: true },
-    ]) {
-      const r = await fetchTrackerStatus(testFetcher(), await serve(body), AS_OF);
-      expect(r.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch' } });
-      expect(r.announcement).toBeUndefined();
-      await server!.close();
-      server = null;
-    }
+  it('accepts an observed announcement without link or author and with empty text, as the service documents them', async () => {
+    const observed = { ...scheduled, text: '', source: { type: 'observed' } };
+    const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: observed } }), AS_OF);
+    expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok' } });
+    expect(r.announcement).toMatchObject({ id: 'sr-rst_2026-11-21_pm', text: '', source: null });
   });
 
-  it('fails the check for a time without a zone, naming the field, instead of reading it in the machine zone', async () => {
+  it('leaves out an announcement with a bad link or a bad, future or far-ahead date, naming it, and fails only without a data object', async () => {
     for (const [patch, path] of [
-      [{ announced_at: '2026-11-21T03:00:00' }, 'data.scheduled_reset.announced_at (no_timezone)'],
-      [{ scheduled_for: '2026-11-21 17:00' }, 'data.scheduled_reset.scheduled_for (no_timezone)'],
-      [{ scheduled_for: 'Sat, 21 Nov 2026 17:00:00' }, 'data.scheduled_reset.scheduled_for (no_timezone)'],
+      [{ source: { type: 'x_post', url: 'javascript:alert(1)' } }, 'scheduled_reset.source.url (bad_url)'],
+      [{ source: { type: 'x_post', url: 'https://user:pw@x.com/a' } }, 'scheduled_reset.source.url (bad_url)'],
+      [{ source: { type: 'x_post' } }, 'scheduled_reset.source.url (bad_url)'],
+      [{ scheduled_for: 'tomorrow' }, 'scheduled_reset.scheduled_for (bad_date)'],
+      [{ announced_at: '2026-11-21T13:00:00Z' }, 'scheduled_reset.announced_at (future_date)'],
+      [{ announced_at: '2019-01-01T00:00:00Z' }, 'scheduled_reset.announced_at (before_era)'],
+      [{ scheduled_for: '2027-06-01T00:00:00Z' }, 'scheduled_reset.scheduled_for (future_date)'],
     ] as const) {
       const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }), AS_OF);
-      expect(r.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch', params: { path } } });
+      expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: path } } });
+      expect(r.announcement).toBeUndefined();
+      await server!.close();
+      server = null;
+    }
+    const r = await fetchTrackerStatus(testFetcher(), await serve({ nope: true }), AS_OF);
+    expect(r.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch' } });
+  });
+
+  it('names a time without a zone instead of reading it in the machine zone', async () => {
+    for (const [patch, path] of [
+      [{ announced_at: '2026-11-21T03:00:00' }, 'scheduled_reset.announced_at (no_timezone)'],
+      [{ scheduled_for: '2026-11-21 17:00' }, 'scheduled_reset.scheduled_for (no_timezone)'],
+      [{ scheduled_for: 'Sat, 21 Nov 2026 17:00:00' }, 'scheduled_reset.scheduled_for (no_timezone)'],
+    ] as const) {
+      const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }), AS_OF);
+      expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: path } } });
       expect(r.announcement).toBeUndefined();
       await server!.close();
       server = null;
     }
   });
 
-  it('a failed check leaves the last good announcement in state; an ok one replaces it, keeping first_seen_at', async () => {
+  it('a failed check or an unreadable part leaves the last good announcement in state; an ok one replaces it, keeping first_seen_at', async () => {
     const cfg = await serve({ data: { scheduled_reset: scheduled } });
     const first = applySourceResults(emptyState(), [await fetchTrackerStatus(testFetcher(), cfg, AS_OF)], [], AS_OF);
     expect(first.announcement?.id).toBe('sr-rst_2026-11-21_pm');
@@ -108,6 +123,10 @@ describe('fetchTrackerStatus', () => {
     server = null;
     const failed = applySourceResults(again, [await fetchTrackerStatus(testFetcher({ retries: 0 }), cfg, later)], [], later);
     expect(failed.announcement).toEqual(again.announcement);
+    const unreadable = applySourceResults(again, [await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, announced_at: 'soon' } } }), later)], [], later);
+    expect(unreadable.announcement).toEqual(again.announcement);
+    await server!.close();
+    server = null;
     const none = applySourceResults(again, [await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: null } }), later)], [], later);
     expect(none.announcement).toBeNull();
   });

@@ -1,0 +1,133 @@
+// Pure: one post, one event. The upstream tracker labels some posts with the wrong kind of reset (two banked grants of
+// 2026-07 are `regular` there), so a tracker record never overrides curated history (the ledger, curated and verified
+// records): it takes the type curated history gives the post it cites, and the disagreement waits as a signal until a
+// review decision (data/tracker-review.json) settles it. A tracker-only global reset on a UTC day that curated history
+// already has a global reset on waits the same way: a review decides whether that day had one reset or two.
+import { z } from 'zod';
+import { formatInstant } from '../contract.ts';
+import { citedPost } from './evidence.ts';
+import { eventDate, eventMs, MERGE_WINDOW_MS } from './events.ts';
+import { EventIdSchema, EventTypeSchema, type Event, type EventType, type Signal } from './schemas.ts';
+
+/**
+ * A reviewed decision about one tracker record, named by the X post it cites:
+ * - `type`: the post is of this type (the curated type stands; the disagreement is settled);
+ * - `same_reset`: the record is the same reset as curated event `event_id` (a later post about the same reset, such as
+ *   "all propagated"), so it is folded into that event;
+ * - `distinct`: the record is a reset of its own, although curated history has another on the same UTC day.
+ * It applies in builds as of its `reviewed_at` date or later, like every review in data/.
+ */
+export const TrackerReviewSchema = z
+  .object({
+    post_id: z.string().regex(/^\d{1,20}$/),
+    decision: z.enum(['type', 'same_reset', 'distinct']),
+    type: EventTypeSchema.optional(),
+    event_id: EventIdSchema.optional(),
+    why: z.string().min(1),
+    /** The posts' own words the decision rests on, quoted. */
+    evidence: z.array(z.string().min(1)).min(1),
+    reviewed_by: z.string().min(1),
+    reviewed_at: z.iso.date(),
+  })
+  .strict()
+  .refine((d) => d.decision !== 'type' || d.type !== undefined, { path: ['type'], message: 'a type decision names the type' })
+  .refine((d) => d.decision !== 'same_reset' || d.event_id !== undefined, { path: ['event_id'], message: 'a same_reset decision names the curated event' });
+export type TrackerReview = z.infer<typeof TrackerReviewSchema>;
+
+export const TrackerReviewFileSchema = z.object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) }).strict();
+
+export interface Reconciled {
+  /** The tracker's events as curated history and the reviews place them. */
+  tracker: Event[];
+  /** Open questions for a reviewer: type disagreements and same-day global resets (first_seen_at is asOf). */
+  signals: Signal[];
+}
+
+const postOf = (e: Event): string | null => citedPost(e.sources)?.id ?? null;
+
+function signalBase(asOf: Date): Pick<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'> {
+  return { source: 'reset-tracker', published_at: null, first_seen_at: formatInstant(asOf), review: 'awaiting_review', promoted_to: null };
+}
+
+const cap = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signal {
+  const typeName = (t: EventType) => t.replace('_', ' ');
+  return {
+    ...signalBase(asOf),
+    id: `type-disagreement-${post}`,
+    kind: 'type_disagreement',
+    title: `The tracker calls post ${post} a ${typeName(e.type)}; curated history calls it a ${typeName(curated.type)}`,
+    excerpt: cap(e.evidence_text || curated.evidence_text, 1000),
+    url: e.sources[0]?.url ?? curated.sources[0]?.url ?? null,
+    curated_type: curated.type,
+    tracker_type: e.type,
+    event_ids: [curated.id, e.id],
+  };
+}
+
+function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
+  const date = eventDate(e);
+  return {
+    ...signalBase(asOf),
+    id: `same-day-resets-${date}-${postOf(e) ?? e.id}`.slice(0, 120),
+    kind: 'same_day_resets',
+    title: `Two global resets on ${date}? The tracker lists one that curated history does not hold`,
+    excerpt: cap(e.evidence_text, 1000),
+    url: e.sources[0]?.url ?? null,
+    event_ids: [...curated.map((c) => c.id), e.id].slice(0, 10),
+  };
+}
+
+/**
+ * The tracker's events placed against curated history as of `asOf`, and the questions left for review. Decisions
+ * reviewed after `asOf` are not known to that build.
+ */
+export function reconcileTracker(curated: readonly Event[], tracker: readonly Event[], reviews: readonly TrackerReview[], asOf: Date): Reconciled {
+  const known = reviews.filter((r) => Date.parse(`${r.reviewed_at}T00:00:00Z`) <= asOf.getTime());
+  const decided = new Map(known.map((r) => [r.post_id, r]));
+  const byPost = new Map<string, Event>();
+  for (const c of curated) for (const s of c.sources) {
+    const id = citedPost([s])?.id;
+    if (id !== undefined && !byPost.has(id)) byPost.set(id, c);
+  }
+  const curatedIds = new Set(curated.map((c) => c.id));
+  const signals: Signal[] = [];
+  const placed = tracker.map((e): Event => {
+    const post = postOf(e);
+    const review = post === null ? undefined : decided.get(post);
+    if (review?.decision === 'same_reset' && curatedIds.has(review.event_id!)) {
+      const target = curated.find((c) => c.id === review.event_id)!;
+      return { ...e, type: target.type, same_as: [...new Set([...e.same_as, target.id])] };
+    }
+    const holder = post === null ? undefined : byPost.get(post);
+    if (holder === undefined || holder.type === e.type) return e;
+    if (review?.decision !== 'type' || review.type !== holder.type) signals.push(disagreement(e, holder, post!, asOf));
+    return { ...e, type: holder.type };
+  });
+  // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
+  const curatedGlobalByDay = new Map<string, Event[]>();
+  for (const c of curated) if (c.type === 'global_reset') curatedGlobalByDay.set(eventDate(c), [...(curatedGlobalByDay.get(eventDate(c)) ?? []), c]);
+  const absorbed = new Set(curated.flatMap((c) => c.same_as));
+  for (const e of placed) {
+    const post = postOf(e);
+    if (e.type !== 'global_reset' || absorbed.has(e.id) || e.same_as.some((id) => curatedIds.has(id)) || (post !== null && (byPost.has(post) || decided.has(post)))) continue;
+    // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
+    const others = (curatedGlobalByDay.get(eventDate(e)) ?? []).filter((c) => Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS);
+    if (others.length > 0) signals.push(sameDay(e, others, asOf));
+  }
+  return { tracker: placed, signals };
+}
+
+/** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */
+export const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
+
+/**
+ * The signals with this run's open reconcile questions: those already waiting keep when they were first seen (they stay
+ * in the queue while open, however long), settled ones leave it.
+ */
+export function withReconcileSignals(signals: readonly Signal[], previous: readonly Signal[], open: readonly Signal[]): Signal[] {
+  const seen = new Map(previous.filter((s) => RECONCILE_SIGNAL_KINDS.has(s.kind)).map((s) => [s.id, s.first_seen_at]));
+  const kept = signals.filter((s) => !RECONCILE_SIGNAL_KINDS.has(s.kind));
+  return [...open.map((s) => ({ ...s, first_seen_at: seen.get(s.id) ?? s.first_seen_at })), ...kept];
+}

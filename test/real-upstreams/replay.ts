@@ -1,0 +1,135 @@
+// A loopback server that answers as codex-resets.com, status.openai.com and reddit.com answered in September 2026:
+// the shared captures (../shared/reference/real-upstreams/, provenance in its README) served on their real paths with
+// the statuses and headers those services send (ETag and conditional GET, Cache-Control, CORS, 403/404/429 pages).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { startLoopback, type LoopbackServer } from '../helpers/build.ts';
+
+export const CAPTURES = path.resolve(new URL('../../../shared/reference/real-upstreams', import.meta.url).pathname);
+
+export const capture = (rel: string): string => readFileSync(path.join(CAPTURES, rel), 'utf8');
+export const captureJson = <T = unknown>(rel: string): T => JSON.parse(capture(rel)) as T;
+
+/** What the tracker's `/resets` serves: one capture, or the two-page capture joined by its cursor. */
+export type ResetsReplay = { file: string } | { pages: readonly [string, string] };
+
+export interface Scenario {
+  resets: ResetsReplay;
+  /** `/api/v1/status`: a capture, or a body built by the test (a reconstruction it names). */
+  status: string | { body: unknown };
+  summary: string;
+  /** incident.io's own incident feed: a capture, a body built by the test, or its 404 page. */
+  incidents: string | { body: unknown } | 404;
+  /** What Reddit answers on `/r/codex/new/.rss`. */
+  reddit: 'feed' | 403 | 429;
+}
+
+export const SCENARIOS = {
+  /** 2026-09-29T16:30Z: 55 records on one page, a strong watch, no scheduled reset, everything operational. */
+  '2026-09-29': {
+    resets: { file: 'codex-resets/v1-resets.limit100.2026-09-29.json' },
+    status: 'codex-resets/v1-status.2026-09-29.captured.json',
+    summary: 'openai-status/summary.operational.reconstructed.json',
+    incidents: 'openai-status/proxy-status.openai.com.incidents.captured.json',
+    reddit: 'feed',
+  },
+  /** The same 55 records over two pages of 30 and 25, joined by the opaque cursor. */
+  '2026-09-29-paged': {
+    resets: { pages: ['codex-resets/v1-resets.limit30.page1.json', 'codex-resets/v1-resets.limit30.page2.json'] },
+    status: 'codex-resets/v1-status.2026-09-29.captured.json',
+    summary: 'openai-status/summary.operational.reconstructed.json',
+    incidents: 'openai-status/proxy-status.openai.com.incidents.captured.json',
+    reddit: 'feed',
+  },
+  /** 2026-09-22T12:00Z: 53 records, a reset announced for Tuesday 2026-09-23T06:59Z. */
+  '2026-09-22': {
+    resets: { file: 'codex-resets/v1-resets.limit100.2026-09-22.json' },
+    status: 'codex-resets/v1-status.2026-09-22.scheduled.reconstructed.json',
+    summary: 'openai-status/summary.operational.reconstructed.json',
+    incidents: 'openai-status/proxy-status.openai.com.incidents.captured.json',
+    reddit: 'feed',
+  },
+} as const satisfies Record<string, Scenario>;
+
+const RESETS_CACHE = 'public, max-age=60, s-maxage=300, stale-while-revalidate=300';
+const STATUS_CACHE = 'public, max-age=14400, s-maxage=60, stale-while-revalidate=300';
+
+export interface Replay {
+  server: LoopbackServer;
+  /** Every request as received: method, path with query, and the User-Agent it carried. */
+  requests: { path: string; userAgent: string | undefined; ifNoneMatch: string | undefined }[];
+  /** The environment that points the build's sources at this server. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
+}
+
+function sendJson(req: IncomingMessage, res: ServerResponse, body: string, cacheControl: string): void {
+  const etag = etagOf(body);
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': cacheControl, etag, 'access-control-allow-origin': '*' };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, headers);
+  res.end(body);
+}
+
+function sendHtml(res: ServerResponse, status: number, file: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...extra });
+  res.end(capture(file));
+}
+
+const bodyOf = (v: string | { body: unknown }): string => (typeof v === 'string' ? capture(v) : JSON.stringify(v.body));
+
+/** Starts the replay of one scenario on 127.0.0.1. */
+export async function startReplay(scenario: Scenario): Promise<Replay> {
+  const requests: Replay['requests'] = [];
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests.push({ path: `${url.pathname}${url.search}`, userAgent: req.headers['user-agent'], ifNoneMatch: req.headers['if-none-match'] });
+    if (url.pathname === '/api/v1/resets') {
+      const r = scenario.resets;
+      if ('file' in r) return sendJson(req, res, capture(r.file), RESETS_CACHE);
+      const first = captureJson<{ pagination: { next_cursor: string } }>(r.pages[0]);
+      const cursor = url.searchParams.get('cursor');
+      if (cursor === null) return sendJson(req, res, capture(r.pages[0]), RESETS_CACHE);
+      if (cursor === first.pagination.next_cursor) return sendJson(req, res, capture(r.pages[1]), RESETS_CACHE);
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
+      return void res.end(JSON.stringify({ error: { code: 'invalid_cursor', message: 'Invalid cursor' } }));
+    }
+    if (url.pathname === '/api/v1/status') return sendJson(req, res, bodyOf(scenario.status), STATUS_CACHE);
+    if (url.pathname === '/api/v2/summary.json') return sendJson(req, res, capture(scenario.summary), 'max-age=30');
+    if (url.pathname === '/proxy/status.openai.com/incidents') {
+      if (scenario.incidents === 404) return sendHtml(res, 404, 'openai-status/incidents-unresolved.404.html');
+      return sendJson(req, res, bodyOf(scenario.incidents), 'max-age=30');
+    }
+    if (url.pathname === '/api/v2/incidents/unresolved.json') return sendHtml(res, 404, 'openai-status/incidents-unresolved.404.html');
+    if (url.pathname === '/r/codex/new/.rss') {
+      if (scenario.reddit === 403) return sendHtml(res, 403, 'reddit/blocked-403.html');
+      if (scenario.reddit === 429) return sendHtml(res, 429, 'reddit/too-many-requests-429.html', { 'retry-after': '60' });
+      res.writeHead(200, { 'content-type': 'application/atom+xml; charset=UTF-8', 'cache-control': 'private, max-age=0' });
+      return void res.end(capture('reddit/r-codex-new.atom.reconstructed.xml'));
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  };
+  const server = await startLoopback(handler);
+  return {
+    server,
+    requests,
+    env: {
+      RESET_UPSTREAM_URL: `${server.url}/api/v1/resets`,
+      RESET_STATUS_PAGE_URL: `${server.url}/api/v2/summary.json`,
+      RESET_STATUS_INCIDENTS_URL: `${server.url}/proxy/status.openai.com/incidents`,
+      RESET_SIGNAL_FEEDS: `${server.url}/r/codex/new/.rss`,
+    },
+    close: () => server.close(),
+  };
+}
