@@ -17,6 +17,7 @@ import { channelsFromEnv } from './notify/channels.ts';
 import { createNotifier } from './notify/send.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
+import { userAgentFromEnv } from './sources/user-agent.ts';
 import { startSmallRun } from './v8-tuning.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -101,7 +102,7 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   return run({
     ...(edgeStore ? { edgeStore } : {}),
     now: () => opts.now,
-    fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS }),
+    fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent: userAgentFromEnv(env) }),
     sources: sourceConfigsFromEnv(env),
     store,
     sink,

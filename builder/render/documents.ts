@@ -13,6 +13,7 @@ import { instantToSeconds, newestAmong, renderLicense, roundDeep, roundOrNull, r
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { renderUpcoming } from './upcoming.ts';
+import { creditsFor, type Credit } from './credits.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
@@ -97,12 +98,14 @@ function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: ()
 type Add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown, json?: () => string) => void;
 
 /** The meta fields every JSON document of the API has. */
-const commonMeta = (license: string) => ({ api_version: API_VERSION, docs: '/api/openapi.json', license, license_url: LICENSE_URL });
+const commonMeta = (license: string, credits: readonly Credit[] = []) => ({ api_version: API_VERSION, docs: '/api/openapi.json', license, license_url: LICENSE_URL, credits: credits.map((c) => ({ ...c })) });
 type EventDoc = ReturnType<typeof renderEvent>;
 
 /** What every language's documents share. */
 interface Shared {
   license: string;
+  /** The live documents' credits: they are computed from every event, the announcement and the watch. */
+  credits: Credit[];
   generatedAt: string;
   staleAfter: string;
   lastCheckAt: string | null;
@@ -136,7 +139,7 @@ function* stableEvents(input: RenderInput, license: string): Generator<OutputDoc
   }
 }
 
-const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) => timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license) });
+const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) => timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license, creditsFor(events)) });
 
 /**
  * History documents of every language (phase lists): per language and per `type` (null: every type), the archived
@@ -204,7 +207,7 @@ function renderTrackerWatch(input: RenderInput, t: TFunction) {
 
 /** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
 function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
-  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license) };
+  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license, shared.credits) };
   const generatedAt = shared.generatedAt;
   const { lastCheckAt, current } = shared;
   const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
@@ -351,6 +354,7 @@ export function renderApiParts(input: RenderInput): RenderedApi {
   const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
   const shared: Shared = {
     license,
+    credits: creditsFor(input.events, (input.upcoming ?? null) !== null || (input.trackerWatch ?? null) !== null),
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),

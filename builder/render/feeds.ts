@@ -42,7 +42,8 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   const feed = new Feed({
     id: `${TAG_PREFIX}feed`,
     title: t('follow:feed.title'),
-    description: t('follow:feed.subtitle'),
+    // codex-resets.com asks everyone who shows its data to link back to it.
+    description: entries.some((e) => e.fromTracker) ? `${t('follow:feed.subtitle')} ${t('follow:credit')}` : t('follow:feed.subtitle'),
     link: `${base}/${lang}/`,
     language: lang,
     updated: entries[0]?.updated ?? new Date(0),

@@ -47,6 +47,8 @@ export interface FollowEntry {
   /** The entry's JSON document (the event, or /api/latest for an announcement): the alternate link. */
   json: string;
   sourceUrl: string | null;
+  /** From the upstream tracker's API (a tracker record, or its announcement): the feed and calendar credit it. */
+  fromTracker: boolean;
 }
 
 /** The page's anchor for a listed event (page-charts.tsx writes it): `/<lang>/#event-<id>`. */
@@ -71,6 +73,7 @@ function resetEntry(e: Event, lang: Lang, t: TFunction, base: string): FollowEnt
     link: `${base}/${lang}/#${eventAnchor(e.id)}`,
     json: `${base}/api/events/${e.id}?lang=${lang}`,
     sourceUrl: e.sources[0]?.url ?? null,
+    fromTracker: e.origin === 'service_resets',
   };
 }
 
@@ -88,6 +91,7 @@ function announcementEntry(a: Announcement, lang: Lang, t: TFunction, base: stri
     link: `${base}/${lang}/#${UPCOMING_ANCHOR}`,
     json: `${base}/api/latest?lang=${lang}`,
     sourceUrl: a.source?.url ?? null,
+    fromTracker: true,
   };
 }
 

@@ -175,6 +175,11 @@ function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: 
         </main>
         <footer>
           <p>{t('page:footer')}</p>
+          {data.latest.meta.credits.map((c) => (
+            <p key={c.url}>
+              {t('page:credit')} <a href={c.url}>{c.name}</a>
+            </p>
+          ))}
         </footer>
         <script dangerouslySetInnerHTML={{ __html: PAGE_SCRIPT }} />
       </body>

@@ -17,6 +17,9 @@ const metaCommon = {
   docs: z.string().describe('Path of the OpenAPI document.'),
   license: z.string().describe('Notice for data derived from third-party archives.'),
   license_url: z.string().describe('Path of the full license texts of that data (plain text).'),
+  credits: z
+    .array(z.strictObject({ name: z.string(), url: z.string() }))
+    .describe('The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none.'),
 };
 
 /** Meta of a live document (latest, status, forecast, signals, accuracy): it describes the present, so it says when. */

@@ -9,6 +9,7 @@ import { classifyNetworkError, classifyStatus, retryDecision, type Failure } fro
 
 export { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, parseRetryAfterMs } from './http-policy.ts';
 import { redactUrl, redactUrlsIn } from './redact.ts';
+import { LOCAL_USER_AGENT } from './user-agent.ts';
 
 export const REQUEST_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -19,7 +20,7 @@ export const RUN_DEADLINE_MS = 60_000;
 export const MAX_REDIRECTS = 3;
 export const MAX_CONCURRENT_REQUESTS = 4;
 export const BACKOFF_BASE_MS = 500;
-export const USER_AGENT = 'reset-status-api/0.1 (+https://github.com/OWNER/reset-status-api)';
+export const USER_AGENT = LOCAL_USER_AGENT;
 
 export interface HttpFetcherOptions {
   /** Absolute end of the run's network budget (Date or epoch ms); every attempt and wait must finish by then. */

@@ -35,6 +35,9 @@ export function classifyStatus(status: number, retryAfter: string | null, nowMs:
   if (status >= 200 && status <= 299) return null;
   const retryAfterMs = status === 429 || status === 503 ? parseRetryAfterMs(retryAfter, nowMs) : null;
   if (status === 429) return { status, detail: { code: 'rate_limited', params: {} }, why: '429', retryable: true, retryAfterMs };
+  // Reddit answers 403 "Blocked" to whole datacenter ranges (GitHub's runners among them): a refusal of this network,
+  // which no retry within the run changes.
+  if (status === 403) return { status, detail: { code: 'blocked', params: {} }, why: '403 blocked', retryable: false, retryAfterMs };
   return { status, detail: { code: 'http_status', params: { status } }, why: String(status), retryable: status >= 500, retryAfterMs };
 }
 
