@@ -115,7 +115,7 @@ export function computeNextState(
   const curatedEvents = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
   // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
   const reconciled = reconcileTracker(curatedEvents, applied.upstream_events, curated.tracker_reviews ?? [], asOf);
-  const events = mergeEvents(curatedEvents, reconciled.tracker).filter((e) => knownBy(e, asOf));
+  const events = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));
   const open = reconciled.signals.filter((s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true);
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);

@@ -37,7 +37,9 @@ export type TrackerReview = z.infer<typeof TrackerReviewSchema>;
 export const TrackerReviewFileSchema = z.object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) }).strict();
 
 export interface Reconciled {
-  /** The tracker's events as curated history and the reviews place them. */
+  /** Curated history, each event naming in `same_as` the tracker records folded into it. */
+  curated: Event[];
+  /** The tracker's events that stay events of their own. */
   tracker: Event[];
   /** Open questions for a reviewer: type disagreements and same-day global resets (first_seen_at is asOf). */
   signals: Signal[];
@@ -93,30 +95,42 @@ export function reconcileTracker(curated: readonly Event[], tracker: readonly Ev
   }
   const curatedIds = new Set(curated.map((c) => c.id));
   const signals: Signal[] = [];
-  const placed = tracker.map((e): Event => {
+  // A record folded into a curated event is no listing of the tracker's any more: its id joins that event's same_as,
+  // so mergeEvents never treats it as a second reset the tracker lists.
+  const folded = new Map<string, string[]>();
+  const fold = (target: string, e: Event) => void folded.set(target, [...(folded.get(target) ?? []), e.id]);
+  const placed: Event[] = [];
+  for (const e of tracker) {
     const post = postOf(e);
     const review = post === null ? undefined : decided.get(post);
     if (review?.decision === 'same_reset' && curatedIds.has(review.event_id!)) {
-      const target = curated.find((c) => c.id === review.event_id)!;
-      return { ...e, type: target.type, same_as: [...new Set([...e.same_as, target.id])] };
+      fold(review.event_id!, e);
+      continue;
     }
     const holder = post === null ? undefined : byPost.get(post);
-    if (holder === undefined || holder.type === e.type) return e;
+    if (holder === undefined || holder.type === e.type) {
+      placed.push(e);
+      continue;
+    }
     if (review?.decision !== 'type' || review.type !== holder.type) signals.push(disagreement(e, holder, post!, asOf));
-    return { ...e, type: holder.type };
-  });
+    fold(holder.id, e);
+  }
   // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
   const curatedGlobalByDay = new Map<string, Event[]>();
   for (const c of curated) if (c.type === 'global_reset') curatedGlobalByDay.set(eventDate(c), [...(curatedGlobalByDay.get(eventDate(c)) ?? []), c]);
   const absorbed = new Set(curated.flatMap((c) => c.same_as));
   for (const e of placed) {
     const post = postOf(e);
-    if (e.type !== 'global_reset' || absorbed.has(e.id) || e.same_as.some((id) => curatedIds.has(id)) || (post !== null && (byPost.has(post) || decided.has(post)))) continue;
+    if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post)))) continue;
     // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
     const others = (curatedGlobalByDay.get(eventDate(e)) ?? []).filter((c) => Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS);
     if (others.length > 0) signals.push(sameDay(e, others, asOf));
   }
-  return { tracker: placed, signals };
+  const withFolded = curated.map((c) => {
+    const ids = folded.get(c.id);
+    return ids === undefined ? c : { ...c, same_as: [...new Set([...c.same_as, ...ids])].sort() };
+  });
+  return { curated: withFolded, tracker: placed, signals };
 }
 
 /** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */

@@ -119,6 +119,7 @@ describe('as of an instant', () => {
         forecast_log: [],
         forecast_resolutions: [],
         last_forecast: null,
+        tracker_watch: null,
       } as never,
       asOf,
     );

@@ -1,6 +1,6 @@
-// A tracker cannot vouch for curated history (issue 20, point 7): built with the real pipeline from the bundled
-// ledger and a loopback tracker, a tracker record merged into a ledger event leaves that event's sources alone, and a
-// tracker record of another type that cites the ledger's own post stays a record of its own.
+// A tracker cannot vouch for curated history: built with the real pipeline from the bundled ledger and a loopback
+// tracker, a tracker record merged into a ledger event leaves that event's sources alone, and a tracker record of another
+// type that cites the ledger's own post takes the ledger's type (one post, one event) and waits as a signal.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,16 +30,19 @@ type Doc = { event: { id: string; type: string; same_as: string[]; sources: { ur
 const readDoc = async (dir: string, id: string) => JSON.parse(await readFile(path.join(dir, 'api', 'en', 'events', `${id}.json`), 'utf8')) as Doc;
 
 describe('merging tracker records into curated history', () => {
-  it('keeps a ledger event to its own sources and never folds a record of another type into it by a shared link', async () => {
+  it("keeps a ledger event to its own sources; a record of another type citing the ledger's post takes the ledger's type and is asked about", async () => {
     const b = await createTempBuild();
     const summary = await b.build('2026-09-12T12:00:00Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }]);
     expect(summary.sources[0]).toMatchObject({ ok: true });
     const ledger = await readDoc(b.outDir, LEDGER_ID);
     expect(ledger.event.type).toBe('global_reset');
-    expect(ledger.event).toMatchObject({ same_as: ['sr-near'] });
+    expect(ledger.event).toMatchObject({ same_as: ['sr-banked-same-post', 'sr-near'] });
     expect(ledger.event.sources.map((s) => s.url)).toEqual([LEDGER_POST]);
-    const banked = await readDoc(b.outDir, 'sr-banked-same-post');
-    expect(banked.event).toMatchObject({ id: 'sr-banked-same-post', type: 'banked_grant' });
+    await expect(readDoc(b.outDir, 'sr-banked-same-post')).rejects.toThrow(/ENOENT/);
+    const signals = JSON.parse(await readFile(path.join(b.outDir, 'api', 'en', 'signals.json'), 'utf8')) as { signals: { id: string; kind: string; curated_type?: string; tracker_type?: string }[] };
+    expect(signals.signals).toContainEqual(
+      expect.objectContaining({ id: 'type-disagreement-2098612714704891959', kind: 'type_disagreement', curated_type: 'global_reset', tracker_type: 'banked_grant' }),
+    );
   });
 
   it('a tracker record still adds its link to another tracker record it merges with', () => {
