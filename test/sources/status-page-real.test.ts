@@ -223,6 +223,14 @@ describe('status.openai.com incident feed (/proxy/<host>/incidents)', () => {
     // The configured list overrides the default here too: without those two ids it is nobody's Codex incident.
     const other = await fetchStatusIncidents(testFetcher(), feedConfig(s2, { codexComponents: [CODEX_WEB] }), at);
     expect(other.signals).toEqual([]);
+    await s2.close();
+
+    // "Elevated Codex API authentication errors" (08-20) with its component lists emptied: its name alone tells.
+    const named = capturedFeed();
+    Object.assign(byName(named, 'Elevated Codex API authentication errors'), { affected_components: [], component_impacts: [] });
+    const s3 = await statusHost({ feed: json(named) });
+    const byItsName = await fetchStatusIncidents(testFetcher(), feedConfig(s3), new Date('2026-08-20T17:00:00Z'));
+    expect(byItsName.signals!.map((x) => x.title)).toEqual(['Elevated Codex API authentication errors']);
   });
 
   it('a 404 HTML page fails the feed\'s own check; the summary check stays ok and its status is kept', async () => {
