@@ -104,7 +104,7 @@ export const EventSchema = z
 export type Event = z.infer<typeof EventSchema>;
 export type EventInput = z.input<typeof EventSchema>;
 
-export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed', 'tracker_status'] as const;
+export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed', 'tracker_status', 'status_incidents'] as const;
 export const SourceKindSchema = z.enum(SOURCE_KINDS);
 export type SourceKind = z.infer<typeof SourceKindSchema>;
 
@@ -134,6 +134,7 @@ export const UpstreamStatusSchema = z.object({
   indicator: z.string(),
   /** The upstream service's own words, never translated. */
   description: z.string(),
+  /** The page's own `page.updated_at`: it moves only with the page's incidents, never a measure of our freshness. */
   updated_at: z.string().nullable(),
   components: z.array(z.object({ id: z.string(), name: z.string(), status: ComponentStatusSchema })),
   fetched_at: isoInstant,

@@ -229,9 +229,14 @@ export const UpstreamStatusDocSchema = z.strictObject({
   page_url: z.string(),
   indicator: z.string(),
   description: z.string().describe('The upstream service\'s own words, never translated.'),
-  updated_at: z.string().nullable(),
-  fetched_at: instant,
-  components: z.array(z.strictObject({ id: z.string(), name: z.string(), status: z.string() })),
+  page_updated_at: z
+    .string()
+    .nullable()
+    .describe("The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules."),
+  fetched_at: instant.describe('When this build read the status page.'),
+  components: z
+    .array(z.strictObject({ id: z.string(), name: z.string(), status: z.string().describe("The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.") }))
+    .describe('The Codex components: those whose id is in the configured list (by default the Codex group of status.openai.com: Codex Web, Codex API, CLI, VS Code extension, Codex in ChatGPT Desktop), or, when none of those ids is on the page, those whose name mentions Codex.'),
 });
 
 export const StatusDocSchema = z

@@ -18,6 +18,8 @@ const KiB = 1024;
 
 /** A real summary.json is 10-100 KiB (Atlassian pages with many components reach a few hundred). */
 export const STATUS_PAGE_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
+/** incident.io's incident feed: the captured one is 4 KiB for 5 incidents; 100 incidents with long updates stay far below. */
+export const STATUS_INCIDENTS_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
 /** One page of 100 tracker records is about 50 KiB; a page may hold more records than asked for, up to the cap. */
 export const TRACKER_PAGE_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
 /** Real feeds (a subreddit's newest 25-100 posts) are 50-500 KiB. */

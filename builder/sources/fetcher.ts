@@ -19,4 +19,6 @@ export interface SourceConfig {
   url: string;
   /** Hosts besides the URL's own that redirects may lead to (default: none). */
   redirectHosts?: readonly string[];
+  /** Status page and its incident feed: the Codex component ids (default: status-page.ts's documented list). */
+  codexComponents?: readonly string[];
 }

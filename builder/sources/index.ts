@@ -6,6 +6,7 @@ import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { fetchResetTracker, type ResetTrackerOptions } from './reset-tracker.ts';
 import { fetchSignalFeed } from './signal-feeds.ts';
+import { fetchStatusIncidents } from './status-incidents.ts';
 import { fetchStatusPage } from './status-page.ts';
 import { redactUrl, redactUrlsIn } from './redact.ts';
 import { fetchTrackerStatus } from './tracker-status.ts';
@@ -29,6 +30,8 @@ function fetchOne(config: SourceConfig, fetcher: Fetcher, asOf: Date, opts: Fetc
       return fetchSignalFeed(fetcher, config, asOf);
     case 'tracker_status':
       return fetchTrackerStatus(fetcher, config, asOf);
+    case 'status_incidents':
+      return fetchStatusIncidents(fetcher, config, asOf);
   }
 }
 

@@ -1,4 +1,5 @@
-// Source 1: the official upstream status page (Atlassian Statuspage v2 summary, or incident.io's variant of it).
+// Source 1: the official upstream status page (Atlassian Statuspage v2 summary, or incident.io's variant of it). The
+// incident.io variant lists no incidents: they come from its own feed, status-incidents.ts.
 import { formatInstant } from '../contract.ts';
 import { z } from 'zod';
 import { ComponentStatusSchema, type Detail, type Signal, type UpstreamStatus } from '../model/schemas.ts';
@@ -20,6 +21,40 @@ const nullableText = z.string().nullable().optional();
 // turn the whole source into a failure.
 const ComponentSchema = z.object({ id: z.string(), name: z.string(), status: z.string() });
 
+/**
+ * The Codex group of status.openai.com, by component id (the ids of the September 2026 captures, docs/sources.md).
+ * Membership, not the name: `CLI` and `VS Code extension` are Codex components whose names do not say so.
+ * RESET_STATUS_CODEX_COMPONENTS replaces the list.
+ */
+export const DEFAULT_CODEX_COMPONENT_IDS: readonly string[] = [
+  '01JVCV8YSWZFRSM1G5CVP253SK', // Codex Web
+  '01KMP3KP5MGE23B80K1EK4S8PV', // Codex API
+  '01KMKFAMWKNQ84Z1766MV08ZDE', // CLI
+  '01KMP3KP5M8X0EBTVW6KN327EE', // VS Code extension
+  '01KMKFAMWKQ81YWSE1Z18R6VHR', // Codex in ChatGPT Desktop
+];
+
+/** The Codex component ids a status source uses: its configured list, else the default. */
+export function codexComponentIds(config: SourceConfig): ReadonlySet<string> {
+  return new Set(config.codexComponents ?? DEFAULT_CODEX_COMPONENT_IDS);
+}
+
+const MENTIONS_CODEX = /\bcodex\b/i;
+
+/** An upstream name that names Codex (`Codex Web`, `Issues with Codex`); the fallback when no listed id is on the page. */
+export function mentionsCodex(name: string): boolean {
+  return MENTIONS_CODEX.test(name);
+}
+
+/**
+ * The page's Codex components, in page order: those whose id is listed; when none of the listed ids is on the page
+ * (another page, or components re-created under new ids), those whose name mentions Codex.
+ */
+export function chooseCodexComponents<C extends { id: string; name: string }>(components: readonly C[], ids: ReadonlySet<string>): C[] {
+  const listed = components.filter((c) => ids.has(c.id));
+  return listed.length > 0 ? listed : components.filter((c) => mentionsCodex(c.name));
+}
+
 const IncidentSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -29,7 +64,7 @@ const IncidentSchema = z.object({
   created_at: nullableText,
   started_at: nullableText,
   incident_updates: z.array(z.object({ body: nullableText, status: nullableText })).optional(),
-  components: z.array(z.object({ name: z.string() })).optional(),
+  components: z.array(z.object({ id: z.string().nullish(), name: z.string() })).optional(),
 });
 
 /** Atlassian Statuspage v2 `summary.json`; incident.io serves the same path without the two incident lists. */
@@ -43,11 +78,9 @@ export const StatusSummarySchema = z.object({
 export type StatusSummary = z.infer<typeof StatusSummarySchema>;
 type Incident = z.infer<typeof IncidentSchema>;
 
-const CODEX_COMPONENT = /^\s*codex\b/i;
-const MENTIONS_CODEX = /\bcodex\b/i;
-
-export function isCodexIncident(i: Incident): boolean {
-  return MENTIONS_CODEX.test(i.name) || (i.components ?? []).some((c) => MENTIONS_CODEX.test(c.name));
+/** A summary incident that names Codex or affects one of the page's Codex components (by id or name). */
+export function isCodexIncident(i: Incident, codexIds: ReadonlySet<string>): boolean {
+  return mentionsCodex(i.name) || (i.components ?? []).some((c) => (typeof c.id === 'string' && codexIds.has(c.id)) || mentionsCodex(c.name));
 }
 
 function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected: RejectCounts): Signal | null {
@@ -96,8 +129,9 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
 }
 
 /**
- * Pure: a parsed summary → our UpstreamStatus (Codex components only, upstream words cleaned and capped) and Codex
- * incident signals; what failed the sanity rules is counted in `rejected`.
+ * Pure: a parsed summary → our UpstreamStatus (Codex components only, chosen by id with the name as the fallback,
+ * upstream words cleaned and capped) and Codex incident signals (Statuspage lists them; incident.io does not); what
+ * failed the sanity rules is counted in `rejected`. `updated_at` is the page's own time, not when we read it.
  */
 export function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date): { status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } {
   const rejected: RejectCounts = {};
@@ -106,24 +140,24 @@ export function computeStatusPage(config: SourceConfig, summary: StatusSummary, 
   if (summary.components.length > MAX_COMPONENTS) countReject(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
   const incidents = summary.incidents ?? [];
   if (incidents.length > MAX_INCIDENTS) countReject(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
+  const codex = chooseCodexComponents(summary.components.slice(0, MAX_COMPONENTS), codexComponentIds(config));
   const status: UpstreamStatus = {
     page_url: pageUrl ?? '',
     indicator: cleanText(summary.status.indicator, TEXT_LIMITS.status_description),
     description: cleanText(summary.status.description, TEXT_LIMITS.status_description),
     updated_at: pageUpdatedAt(summary.page.updated_at, asOf, rejected),
-    components: summary.components
-      .slice(0, MAX_COMPONENTS)
-      .filter((c) => CODEX_COMPONENT.test(c.name))
-      .map((c) => ({
-        id: cleanText(c.id, TEXT_LIMITS.id),
-        name: cleanText(c.name, TEXT_LIMITS.component_name),
-        status: ComponentStatusSchema.safeParse(c.status).success && /^[a-z_]+$/.test(c.status) ? c.status : 'unknown',
-      })),
+    // A status is the page's own word (incident.io's `full_outage` included), kept as written when it is a plain word.
+    components: codex.map((c) => ({
+      id: cleanText(c.id, TEXT_LIMITS.id),
+      name: cleanText(c.name, TEXT_LIMITS.component_name),
+      status: ComponentStatusSchema.safeParse(c.status).success && /^[a-z_]+$/.test(c.status) ? c.status : 'unknown',
+    })),
     fetched_at: formatInstant(asOf),
   };
+  const codexIds = new Set(codex.map((c) => c.id));
   const signals = incidents
     .slice(0, MAX_INCIDENTS)
-    .filter(isCodexIncident)
+    .filter((i) => isCodexIncident(i, codexIds))
     .map((i) => incidentSignal(config, i, asOf, rejected))
     .filter((s) => s !== null);
   return { status, signals, rejected };

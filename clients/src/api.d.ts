@@ -946,7 +946,7 @@ export interface components {
                 http_status: number | null;
                 items_read: number;
                 /** @enum {string} */
-                kind: "status_page" | "reset_tracker" | "signal_feed" | "tracker_status";
+                kind: "status_page" | "reset_tracker" | "signal_feed" | "tracker_status" | "status_incidents";
                 latency_ms: number | null;
                 ok: boolean;
                 source: string;
@@ -957,18 +957,24 @@ export interface components {
             /** @description The announced reset still ahead, or null. */
             upcoming: components["schemas"]["Upcoming"] | null;
             upstream_status: {
+                /** @description The Codex components: those whose id is in the configured list (by default the Codex group of status.openai.com: Codex Web, Codex API, CLI, VS Code extension, Codex in ChatGPT Desktop), or, when none of those ids is on the page, those whose name mentions Codex. */
                 components: {
                     id: string;
                     name: string;
+                    /** @description The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word. */
                     status: string;
                 }[];
                 /** @description The upstream service's own words, never translated. */
                 description: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When this build read the status page.
+                 */
                 fetched_at: string;
                 indicator: string;
+                /** @description The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules. */
+                page_updated_at: string | null;
                 page_url: string;
-                updated_at: string | null;
             } | null;
         };
         Today: {

@@ -160,7 +160,7 @@ describe('the build under three machine time zones', () => {
 
     const status = JSON.parse((await read('UTC', 'dist/api/en/status.json')).toString()) as {
       source_checks: { source: string; ok: boolean; detail_code: string; detail: string }[];
-      upstream_status: { updated_at: string | null };
+      upstream_status: { page_updated_at: string | null };
       upcoming: { announced_at: string; scheduled_for: string } | null;
     };
     const by = Object.fromEntries(status.source_checks.map((c) => [c.source, c]));
@@ -169,7 +169,7 @@ describe('the build under three machine time zones', () => {
     // The page's own zone-less time, the zone-less incident and the date-only 9999-12-31 one.
     expect(by['status-page']!.detail).toContain('no_timezone 3');
     expect(by['status-page']!.detail).toContain('future_date 1');
-    expect(status.upstream_status.updated_at).toBeNull();
+    expect(status.upstream_status.page_updated_at).toBeNull();
     expect(status.upcoming).toMatchObject({ announced_at: '2026-11-21T12:00:00Z', scheduled_for: '2026-11-22T07:00:00Z' });
 
     const history = JSON.parse((await read('UTC', 'dist/api/en/history.json')).toString()) as { events: { id: string; occurred_at: string }[] };

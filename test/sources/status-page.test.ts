@@ -75,6 +75,21 @@ describe('fetchStatusPage', () => {
     expect(r.signals!.map((x) => x.title)).not.toContain('Elevated errors for Codex tasks');
   });
 
+  it('chooses Codex components by the configured ids, and counts a Statuspage incident on one of them as Codex\'s', async () => {
+    const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
+    summary.components.push({ id: 'cmp-cli', name: 'CLI', status: 'major_outage' });
+    summary.incidents[1].components = [{ id: 'cmp-cli', name: 'CLI' }];
+    const s = await serve(JSON.stringify(summary));
+    const r = await fetchStatusPage(testFetcher(), { ...s, codexComponents: ['cmp-codex-web', 'cmp-cli'] }, AS_OF);
+    expect(r.status!.components.map((c) => `${c.name}: ${c.status}`)).toEqual(['Codex Web: degraded_performance', 'CLI: major_outage']);
+    // "Slow image uploads" now affects CLI, a Codex component by id though not by name.
+    expect(r.signals!.map((x) => x.title)).toEqual(['Elevated errors for Codex tasks', 'Slow image uploads', 'Degraded performance']);
+    // With the default list (none of its ids on this page), the names decide: CLI is not known to be Codex's.
+    const byName = await fetchStatusPage(testFetcher(), s, AS_OF);
+    expect(byName.status!.components.map((c) => c.name)).toEqual(['Codex Web', 'Codex API', 'Codex CLI']);
+    expect(byName.signals!.map((x) => x.title)).toEqual(['Elevated errors for Codex tasks', 'Degraded performance']);
+  });
+
   it('reports invalid JSON and keeps the last good status', async () => {
     const state = await goodState();
     const r = await fetchStatusPage(testFetcher(), await serve('{"page": '), AS_OF);
