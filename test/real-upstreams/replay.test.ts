@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../builder/main.ts';
-import { captureJson, SCENARIOS, startReplay, type Replay, type Scenario } from './replay.ts';
+import { captureJson, issuesWithCodex, SCENARIOS, startReplay, type FeedIncident, type Replay, type Scenario } from './replay.ts';
 
 const REPO = 'example-org/reset-status-api';
 
@@ -228,7 +228,8 @@ describe('2026-09-25: the full Codex outage, Reddit rate limiting', () => {
     resets: { file: 'codex-resets/v1-resets.limit100.2026-09-22.json' },
     status: 'codex-resets/v1-status.2026-09-17.captured.json',
     summary: 'openai-status/summary.codex-full-outage.2026-09-25.reconstructed.json',
-    incidents: 'openai-status/proxy-status.openai.com.incidents.captured.json',
+    // The captured feed with the outage's incident added, reconstructed in its shape from the README's facts.
+    incidents: { body: { incidents: [issuesWithCodex(), ...captureJson<{ incidents: FeedIncident[] }>('openai-status/proxy-status.openai.com.incidents.captured.json').incidents] } },
     reddit: 429,
   };
 
@@ -237,6 +238,16 @@ describe('2026-09-25: the full Codex outage, Reddit rate limiting', () => {
     const status = await b.doc<{ upstream_status: { components: { name: string; status: string }[] } | null }>('api/en/status.json');
     const down = status.upstream_status!.components.filter((c) => c.status === 'full_outage').map((c) => c.name).sort();
     expect(down).toEqual(['CLI', 'Codex API', 'Codex Web', 'VS Code extension']);
+    // The incident is a signal in the same tick; the summary's own timestamp is the page's, never our freshness.
+    expect(await signals(b)).toContainEqual(expect.objectContaining({ kind: 'status_incident', title: 'Issues with Codex' }));
+    expect((await checks(b)).find((c) => c.kind === 'status_incidents')).toMatchObject({ ok: true, http_status: 200 });
+  });
+
+  it('keeps the summary when the incident feed answers 404', async () => {
+    const b = await build({ ...outage, incidents: 404 }, '2026-09-25T23:15:00Z');
+    const all = await checks(b);
+    expect(all.find((c) => c.kind === 'status_incidents')).toMatchObject({ ok: false, http_status: 404 });
+    expect(all.find((c) => c.kind === 'status_page')).toMatchObject({ ok: true, http_status: 200 });
   });
 
   it('records Reddit rate limiting as a failed feed check without touching today', async () => {

@@ -12,6 +12,48 @@ export const CAPTURES = path.resolve(new URL('../../../shared/reference/real-ups
 export const capture = (rel: string): string => readFileSync(path.join(CAPTURES, rel), 'utf8');
 export const captureJson = <T = unknown>(rel: string): T => JSON.parse(capture(rel)) as T;
 
+// The Codex group's component ids, as the captures list them (README: "The Codex components include names that do
+// not start with Codex").
+export const CODEX_WEB = '01JVCV8YSWZFRSM1G5CVP253SK';
+export const CODEX_API = '01KMP3KP5MGE23B80K1EK4S8PV';
+export const CLI = '01KMKFAMWKNQ84Z1766MV08ZDE';
+export const VS_CODE = '01KMP3KP5M8X0EBTVW6KN327EE';
+export const DESKTOP = '01KMKFAMWKQ81YWSE1Z18R6VHR';
+export const SORA = '01K9G527YRPY1EFRMHTKB5BKT5';
+
+
+export interface FeedIncident {
+  id: string;
+  name: string;
+  status: string;
+  published_at: string;
+  affected_components: { component_id: string; status: string; current_status: string }[];
+  component_impacts: { id: string; component_id: string; status: string; start_at: string; end_at: string | null }[];
+  updates: { id: string; to_status: string; message_string: string; published_at: string }[];
+}
+
+/**
+ * RECONSTRUCTED, not captured: the 2026-09-25 "Issues with Codex" incident in the feed's captured shape, built from
+ * the facts the captures' README documents (22:58 to about 23:54 UTC; Codex Web, Codex API, CLI and VS Code extension
+ * in full_outage). The id is invented in the ULID alphabet; the update's words are the feed's generic first update.
+ * At 23:15 it is still open.
+ */
+export const ISSUES_WITH_CODEX_ID = '01M5X0RECNSTRVCTEDC0DEX925';
+export function issuesWithCodex(): FeedIncident {
+  const at = '2026-09-25T22:58:00Z';
+  const down = [CODEX_WEB, CODEX_API, CLI, VS_CODE];
+  return {
+    id: ISSUES_WITH_CODEX_ID,
+    name: 'Issues with Codex',
+    status: 'investigating',
+    published_at: at,
+    affected_components: down.map((component_id) => ({ component_id, status: 'full_outage', current_status: 'full_outage' })),
+    component_impacts: down.map((component_id, n) => ({ id: `01M5X0RECNSTRVCTED1MPACT0${n}`, component_id, status: 'full_outage', start_at: at, end_at: null })),
+    updates: [{ id: '01M5X0RECNSTRVCTEDVPDATE00', to_status: 'investigating', message_string: 'We are investigating the issue for the listed services.', published_at: at }],
+  };
+}
+
+
 /** What the tracker's `/resets` serves: one capture, or the two-page capture joined by its cursor. */
 export type ResetsReplay = { file: string } | { pages: readonly [string, string] };
 

@@ -1,8 +1,6 @@
 // status.openai.com as it answered in September 2026 (incident.io), replayed from the shared captures
 // (../shared/reference/real-upstreams/openai-status/, provenance in its README) on a loopback server with the real
 // paths. Expected answers come from the facts that README documents, not from this code's output.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeAccuracy } from '../../builder/model/accuracy.ts';
@@ -16,22 +14,13 @@ import { fetchAllSources } from '../../builder/sources/index.ts';
 import { fetchStatusIncidents, MAX_FEED_INCIDENTS, MAX_INCIDENT_UPDATES } from '../../builder/sources/status-incidents.ts';
 import { fetchStatusPage } from '../../builder/sources/status-page.ts';
 import { sendJson, startServer, testFetcher, type TestServer } from './helpers.ts';
+import { capture as captureFile, CLI, CODEX_API, CODEX_WEB, DESKTOP, ISSUES_WITH_CODEX_ID, issuesWithCodex, SORA, VS_CODE, type FeedIncident } from '../real-upstreams/replay.ts';
 
-const CAPTURES = path.resolve(new URL('../../../shared/reference/real-upstreams/openai-status', import.meta.url).pathname);
-const capture = (file: string): string => readFileSync(path.join(CAPTURES, file), 'utf8');
+const capture = (file: string): string => captureFile(`openai-status/${file}`);
 const OPERATIONAL = 'summary.operational.reconstructed.json';
 const OUTAGE_0925 = 'summary.codex-full-outage.2026-09-25.reconstructed.json';
 const FEED = 'proxy-status.openai.com.incidents.captured.json';
 const NOT_FOUND = 'incidents-unresolved.404.html';
-
-// The Codex group's component ids, as the captures list them (README: "The Codex components include names that do
-// not start with Codex").
-const CODEX_WEB = '01JVCV8YSWZFRSM1G5CVP253SK';
-const CODEX_API = '01KMP3KP5MGE23B80K1EK4S8PV';
-const CLI = '01KMKFAMWKNQ84Z1766MV08ZDE';
-const VS_CODE = '01KMP3KP5M8X0EBTVW6KN327EE';
-const DESKTOP = '01KMKFAMWKQ81YWSE1Z18R6VHR';
-const SORA = '01K9G527YRPY1EFRMHTKB5BKT5';
 
 const SUMMARY_PATH = '/api/v2/summary.json';
 const FEED_PATH = '/proxy/status.openai.com/incidents';
@@ -65,38 +54,8 @@ function send(res: ServerResponse, a: Exclude<Answer, 'silent'>): void {
 const pageConfig = (s: TestServer, over: Partial<SourceConfig> = {}): SourceConfig => ({ id: 'status-page', kind: 'status_page', url: `${s.url}${SUMMARY_PATH}`, ...over });
 const feedConfig = (s: TestServer, over: Partial<SourceConfig> = {}): SourceConfig => ({ id: 'status-incidents', kind: 'status_incidents', url: `${s.url}${FEED_PATH}`, ...over });
 
-interface FeedIncident {
-  id: string;
-  name: string;
-  status: string;
-  published_at: string;
-  affected_components: { component_id: string; status: string; current_status: string }[];
-  component_impacts: { id: string; component_id: string; status: string; start_at: string; end_at: string | null }[];
-  updates: { id: string; to_status: string; message_string: string; published_at: string }[];
-}
 const capturedFeed = (): { incidents: FeedIncident[] } => JSON.parse(capture(FEED)) as { incidents: FeedIncident[] };
 const byName = (feed: { incidents: FeedIncident[] }, name: string): FeedIncident => feed.incidents.find((i) => i.name === name)!;
-
-/**
- * RECONSTRUCTED, not captured: the 2026-09-25 "Issues with Codex" incident in the feed's captured shape, built from
- * the facts the captures' README documents (22:58 to about 23:54 UTC; Codex Web, Codex API, CLI and VS Code extension
- * in full_outage). The id is invented in the ULID alphabet; the update's words are the feed's generic first update.
- * At 23:15 it is still open.
- */
-const ISSUES_WITH_CODEX_ID = '01M5X0RECNSTRVCTEDC0DEX925';
-function issuesWithCodex(): FeedIncident {
-  const at = '2026-09-25T22:58:00Z';
-  const down = [CODEX_WEB, CODEX_API, CLI, VS_CODE];
-  return {
-    id: ISSUES_WITH_CODEX_ID,
-    name: 'Issues with Codex',
-    status: 'investigating',
-    published_at: at,
-    affected_components: down.map((component_id) => ({ component_id, status: 'full_outage', current_status: 'full_outage' })),
-    component_impacts: down.map((component_id, n) => ({ id: `01M5X0RECNSTRVCTED1MPACT0${n}`, component_id, status: 'full_outage', start_at: at, end_at: null })),
-    updates: [{ id: '01M5X0RECNSTRVCTEDVPDATE00', to_status: 'investigating', message_string: 'We are investigating the issue for the listed services.', published_at: at }],
-  };
-}
 
 const AT_0925 = new Date('2026-09-25T23:15:00Z');
 
