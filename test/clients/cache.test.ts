@@ -149,8 +149,15 @@ describe('a cache folder or entry that is not safely the user’s is refused, an
     const [entry] = await readdir(dir);
     const file = path.join(dir, entry!);
     const good = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-    for (const bad of [{ ...good, body: '{"reset":false}' }, { ...good, body: '{"reset":"no","meta":{"stale_after":"2999-01-01T00:00:00Z"},"today":{"explanation":""}}' }, { ...good, storedAt: 'now' }, { ...good, url: 'http://elsewhere/api/latest' }, 'not json']) {
-      await writeFile(file, typeof bad === 'string' ? bad : JSON.stringify({ ...bad, storedAt: bad.storedAt === 'now' ? 'now' : Date.now() }));
+    const now = Date.now();
+    const tampered = [
+      { ...good, storedAt: now, body: '{"reset":false}' }, // not a latest document
+      { ...good, storedAt: now, body: '{"reset":"no","meta":{"stale_after":"2999-01-01T00:00:00Z"},"today":{"explanation":""}}' },
+      { ...good, storedAt: 'now' },
+      { ...good, storedAt: now, url: 'http://elsewhere/api/latest' }, // another URL's entry
+    ].map((e) => JSON.stringify(e));
+    for (const bad of [...tampered, 'not json']) {
+      await writeFile(file, bad);
       const r = await statusline({ RESET_STATUS_CACHE_DIR: dir });
       answered(r);
       expect(r.requests).toBe(1);
