@@ -28,8 +28,7 @@ const isEntry = (e: unknown): e is CacheEntry & { url: string } => {
 
 /**
  * Why `dir` may not hold the cache, or null when it may: it must be a real folder (not a symlink), owned by this user
- * and writable by no one else. A missing folder is created with mode 0700 (its parents too, except under the
- * temporary folder, whose parent exists).
+ * and writable by no one else. A missing folder is created with mode 0700, as are missing parents.
  */
 function refusal(dir: string): string | null {
   try {
@@ -66,6 +65,7 @@ export function openDiskCache(dir: string): { cache: EtagCache } | { refused: st
       try {
         fd = openSync(file(url), constants.O_RDONLY | constants.O_NOFOLLOW);
         const st = fstatSync(fd);
+        // An entry holds one body (at most MAX_BODY_BYTES) as a JSON string: anything much larger is not one.
         if (!st.isFile() || st.size > MAX_BODY_BYTES * 2) return undefined;
         const e: unknown = JSON.parse(readFileSync(fd, 'utf8'));
         return isEntry(e) && e.url === url ? { etag: e.etag, body: e.body, storedAt: e.storedAt, maxAgeMs: e.maxAgeMs } : undefined;

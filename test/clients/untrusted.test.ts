@@ -3,6 +3,7 @@
 // (escaped) and parses, colour is only the CLI's own, and every read is bounded in size and time.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { terminalText } from '../../clients/src/format.ts';
 import { startLoopback } from '../helpers/build.ts';
 import { BIN, execFile, runCli, type Run } from './fixture.ts';
 import { EVIL, startHostileApi, tainted, UNSAFE_CHARS, type HostileApi } from './hostile.ts';
@@ -217,5 +218,17 @@ describe('a hostile API cannot hang or exhaust the CLI', () => {
     const r = await runCli(['watch', '--interval', '99999999999'], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--interval wants a whole number from 0 to 3600');
+  });
+});
+
+describe('the cleaning itself', () => {
+  it('stays linear on text built to make a pattern backtrack (a body can hold 8 MiB of it)', () => {
+    for (const unit of ['\x90', '\x1b]', '\x9b0', '\x1b[0;', '\x9d\x1b']) {
+      const text = unit.repeat(Math.floor(2_000_000 / unit.length));
+      const started = performance.now();
+      const clean = terminalText(text);
+      expect(performance.now() - started).toBeLessThan(5_000); // quadratic would take hours
+      expect(clean).not.toMatch(UNSAFE_CHARS);
+    }
   });
 });
