@@ -1,12 +1,9 @@
 // `reset-status`: has Codex reset today? Exit codes: 0 answered, 2 unknown or stale, 1 error (usage, network, HTTP).
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createResetStatusClient, isStale, ResetStatusError, trustedReset, type CacheEntry, type EtagCache, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
-import { API_MAX_AGE_MS, API_URL_ENV, CACHE_DIR_ENV, DEFAULT_HISTORY_LIMIT, EVENT_TYPES, MAX_HISTORY_EVENTS, LANGS, langFromLocale, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, type Lang } from './config.ts';
-import { answerKind, renderEvent, renderEvents, renderForecast, renderStatusline, renderToday } from './format.ts';
+import { cacheDir, openDiskCache } from './cache.ts';
+import { checkLatest, createResetStatusClient, isStale, ResetStatusError, trustedReset, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
+import { API_MAX_AGE_MS, API_URL_ENV, DEFAULT_HISTORY_LIMIT, EVENT_TYPES, MAX_HISTORY_EVENTS, LANGS, langFromLocale, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, WATCH_MAX_WAIT_MS, WATCH_MIN_WAIT_MS, type Lang } from './config.ts';
+import { answerKind, escapeJson, renderEvent, renderEvents, renderForecast, renderStatusline, renderToday, showLine, type Line } from './format.ts';
 import { runMcpServer } from './mcp.ts';
 
 export const EXIT_ANSWERED = 0;
@@ -28,37 +25,6 @@ Exit codes: 0 answered, 2 unknown or stale, 1 error.`;
 
 class UsageError extends Error {}
 
-/** The statusline's cache: one JSON file per URL in the cache folder, written atomically. */
-export function createDiskCache(dir: string): EtagCache {
-  const file = (url: string) => path.join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
-  return {
-    get(url) {
-      try {
-        const e = JSON.parse(readFileSync(file(url), 'utf8')) as CacheEntry & { url?: string };
-        return e.url === url && typeof e.etag === 'string' && typeof e.body === 'string' && typeof e.storedAt === 'number' ? e : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    set(url, entry) {
-      try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const tmp = `${file(url)}.${process.pid}.tmp`;
-        writeFileSync(tmp, JSON.stringify({ url, ...entry }));
-        renameSync(tmp, file(url));
-      } catch {
-        // a cache that cannot be written only costs a request
-      }
-    },
-  };
-}
-
-export function cacheDir(env: NodeJS.ProcessEnv): string {
-  if (env[CACHE_DIR_ENV]) return env[CACHE_DIR_ENV];
-  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'reset-status');
-  return path.join(os.tmpdir(), `reset-status-${os.userInfo().uid}`);
-}
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function positiveInt(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -72,8 +38,20 @@ function todayJson(l: Fresh<Latest>) {
   return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, document: l.data };
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void, err: (s: string) => void, isTty: boolean): Promise<number> {
+/** How the CLI writes: every line passes here, so text from the API is cleaned in this one place before it is printed. */
+interface Output {
+  /** One line of text: cleaned by showLine, coloured only in the CLI's own words and only when colour is on. */
+  line(line: Line): void;
+  /** One JSON document: JSON.stringify, with C1 and bidi characters escaped too. */
+  json(value: unknown): void;
+  /** A line on stderr, cleaned. */
+  note(text: string): void;
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: string) => void, stderr: (s: string) => void, isTty: boolean): Promise<number> {
   let json = false;
+  const colour = isTty && !env.NO_COLOR && env.TERM !== 'dumb';
+  const o: Output = { line: (l) => stdout(showLine(l, colour)), json: (v) => stdout(escapeJson(JSON.stringify(v))), note: (t) => stderr(showLine(t, false)) };
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -94,7 +72,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
     });
     json = values.json;
     if (values.help) {
-      out(USAGE);
+      o.line(USAGE);
       return EXIT_ANSWERED;
     }
     const [command = 'today', ...rest] = positionals;
@@ -105,13 +83,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
     if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt('timeout', values.timeout, 1);
     const common = { baseUrl, lang, ...(timeoutMs ? { timeoutMs } : {}) };
-    const colour = isTty && !env.NO_COLOR && env.TERM !== 'dumb';
-    const print = (value: unknown, line: string) => out(json ? JSON.stringify(value) : line);
+    const print = (value: unknown, line: Line) => (json ? o.json(value) : o.line(line));
 
     switch (command) {
       case 'today': {
         const l = await createResetStatusClient(common).latest();
-        print(todayJson(l), renderToday(l, lang, colour));
+        print(todayJson(l), renderToday(l, lang));
         return answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }
       case 'forecast': {
@@ -135,7 +112,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
         const h = await client.history({ ...filter, limit: values.all ? MAX_HISTORY_EVENTS : (limit ?? DEFAULT_HISTORY_LIMIT) });
         print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
         // Said on stderr, so stdout stays the list: more exists than was asked for by default or than --all may read.
-        if (h.truncated && limit === undefined) err(`reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : '--limit N or --all for more'}`);
+        if (h.truncated && limit === undefined) o.note(`reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : '--limit N or --all for more'}`);
         return EXIT_ANSWERED;
       }
       case 'event': {
@@ -146,9 +123,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
         return EXIT_ANSWERED;
       }
       case 'watch':
-        return await watch(createResetStatusClient(common), { lang, colour, json, out, err, intervalMs: (positiveInt('interval', values.interval, 0) ?? WATCH_DEFAULT_INTERVAL_MS / 1000) * 1000, maxPolls: positiveInt('max-polls', values['max-polls'], 1) ?? Infinity });
+        return await watch(createResetStatusClient(common), { lang, json, o, intervalMs: (positiveInt('interval', values.interval, 0, WATCH_MAX_WAIT_MS / 1000) ?? WATCH_DEFAULT_INTERVAL_MS / 1000) * 1000, maxPolls: positiveInt('max-polls', values['max-polls'], 1) ?? Infinity });
       case 'statusline':
-        return await statusline(baseUrl, env, out, timeoutMs);
+        return await statusline(baseUrl, env, o, timeoutMs);
       case 'mcp':
         await runMcpServer(common);
         return -1; // keep running: the transport ends the process when stdin closes
@@ -159,53 +136,66 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (s: stri
     const usage = e instanceof UsageError;
     const code = usage ? 'usage' : e instanceof ResetStatusError ? e.code : 'error';
     const message = e instanceof ResetStatusError && e.code === 'not_found' ? `not found: ${new URL(e.url).pathname} at ${new URL(e.url).origin}: ${e.message}` : e instanceof Error ? e.message : String(e);
-    if (json) out(JSON.stringify({ error: { code, message, status: e instanceof ResetStatusError ? e.status : null } }));
-    err(`reset-status: ${message}${usage ? `\n\n${USAGE}` : ''}`);
+    if (json) o.json({ error: { code, message, status: e instanceof ResetStatusError ? e.status : null } });
+    o.note(`reset-status: ${message}${usage ? `\n\n${USAGE}` : ''}`);
     return EXIT_ERROR;
   }
 }
 
-/** Polls no faster than the response may be cached (its max-age, 30 s at the API) and prints only changes. */
-async function watch(client: ResetStatusClient, o: { lang: Lang; colour: boolean; json: boolean; out: (s: string) => void; err: (s: string) => void; intervalMs: number; maxPolls: number }): Promise<number> {
+/**
+ * Polls no faster than the response may be cached (its max-age, 30 s at the API) nor than `--interval`, and prints only
+ * changes. Whatever the API says, polls are at least WATCH_MIN_WAIT_MS apart and a max-age counts up to WATCH_MAX_WAIT_MS.
+ */
+async function watch(client: ResetStatusClient, w: { lang: Lang; json: boolean; o: Output; intervalMs: number; maxPolls: number }): Promise<number> {
   let previous = '';
   let exit = EXIT_ANSWERED;
-  for (let poll = 1; poll <= o.maxPolls; poll++) {
-    let wait = o.intervalMs;
+  for (let poll = 1; poll <= w.maxPolls; poll++) {
+    let maxAge = API_MAX_AGE_MS;
     try {
       const l = await client.latest();
-      const line = o.json ? JSON.stringify({ answer: answerKind(l), reset: trustedReset(l), stale: l.stale, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming }) : renderToday(l, o.lang, false);
-      if (line !== previous) o.out(o.json ? line : renderToday(l, o.lang, o.colour));
-      previous = line;
+      const value = { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming };
+      const line = renderToday(l, w.lang);
+      const key = w.json ? JSON.stringify(value) : showLine(line, false);
+      if (key !== previous) (w.json ? w.o.json(value) : w.o.line(line));
+      previous = key;
       exit = answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
-      wait = Math.max(wait, client.cache.get(`${client.baseUrl}/api/latest?lang=${o.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS);
+      maxAge = client.cache.get(`${client.baseUrl}/api/latest?lang=${w.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS;
     } catch (e) {
-      o.err(`reset-status: ${e instanceof Error ? e.message : String(e)}`);
+      w.o.note(`reset-status: ${e instanceof Error ? e.message : String(e)}`);
       exit = EXIT_ERROR;
-      wait = Math.max(wait, API_MAX_AGE_MS);
     }
-    if (poll < o.maxPolls) await sleep(wait);
+    if (poll < w.maxPolls) await sleep(Math.max(w.intervalMs, WATCH_MIN_WAIT_MS, Math.min(maxAge, WATCH_MAX_WAIT_MS)));
   }
   return exit;
 }
 
-/** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
-async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, out: (s: string) => void, timeoutMs: number | undefined): Promise<number> {
-  const cache = createDiskCache(cacheDir(env));
-  const client = createResetStatusClient({ baseUrl, cache, retries: 0, timeoutMs: timeoutMs ?? 3_000 });
-  const url = `${client.baseUrl}/api/latest`;
-  const hit = cache.get(url);
-  let latest: Fresh<Latest> | null = null;
+/** A cached body, used only when it is a latest document by checkLatest. */
+function parseLatest(body: string): Latest | null {
   try {
-    if (hit && Date.now() - hit.storedAt >= 0 && Date.now() - hit.storedAt < STATUSLINE_CACHE_MS) {
-      const data = JSON.parse(hit.body) as Latest;
-      latest = { data, stale: isStale(data.meta.stale_after, Date.now()), staleAfter: data.meta.stale_after };
-    } else {
-      latest = await client.latest();
-    }
+    const doc: unknown = JSON.parse(body);
+    return checkLatest(doc) === null ? (doc as Latest) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
+async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, o: Output, timeoutMs: number | undefined): Promise<number> {
+  const disk = openDiskCache(cacheDir(env));
+  if ('refused' in disk) o.note(`reset-status: ${disk.refused}`);
+  const cache = 'cache' in disk ? disk.cache : undefined;
+  const client = createResetStatusClient({ baseUrl, retries: 0, timeoutMs: timeoutMs ?? 3_000, ...(cache ? { cache } : {}) });
+  const url = `${client.baseUrl}/api/latest`;
+  const hit = cache?.get(url);
+  let latest: Fresh<Latest> | null = null;
+  const age = hit ? Date.now() - hit.storedAt : -1;
+  const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? parseLatest(hit.body) : null;
+  try {
+    latest = cached ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after } : await client.latest();
   } catch {
     latest = null;
   }
-  out(renderStatusline(latest));
+  o.line(renderStatusline(latest));
   return latest === null ? EXIT_ERROR : answerKind(latest) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
 }
 

@@ -123,11 +123,15 @@ async function readCapped(res: Response, url: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The most characters of an error document's code or message an error quotes: enough for the API's, no more. */
+const MAX_QUOTED_CHARS = 300;
+const quote = (s: string) => (s.length > MAX_QUOTED_CHARS ? `${s.slice(0, MAX_QUOTED_CHARS)}…` : s);
+
 function errorFromBody(body: string, status: number, url: string): ResetStatusError {
   try {
     const doc = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
     if (typeof doc.error?.code === 'string' && typeof doc.error.message === 'string') {
-      return new ResetStatusError(doc.error.code as ApiErrorCode, `${doc.error.message} (${status} ${doc.error.code})`, status, url);
+      return new ResetStatusError(quote(doc.error.code) as ApiErrorCode, `${quote(doc.error.message)} (${status} ${quote(doc.error.code)})`, status, url);
     }
   } catch {
     // not the API's error document: fall through
@@ -208,6 +212,15 @@ function checkHistoryShape(doc: unknown): string | null {
   return null;
 }
 
+/** The fields of a latest document the client reads to answer; a body without them is not the API's answer. */
+export function checkLatest(doc: unknown): string | null {
+  if (!isRecord(doc)) return 'not an object';
+  if (doc.reset !== true && doc.reset !== false && doc.reset !== null) return '`reset` is not true, false or null';
+  if (!isRecord(doc.meta) || typeof doc.meta.stale_after !== 'string') return 'no meta.stale_after';
+  if (!isRecord(doc.today) || typeof doc.today.explanation !== 'string') return 'no today.explanation';
+  return null;
+}
+
 export type ResetStatusClient = ReturnType<typeof createResetStatusClient>;
 
 export function createResetStatusClient(options: ClientOptions = {}) {
@@ -235,7 +248,7 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     const err = r.error as { error?: { code?: string; message?: string } } | undefined;
     if (typeof err?.error?.code === 'string') {
       return (() => {
-        throw new ResetStatusError(err.error!.code as ApiErrorCode, `${err.error!.message ?? 'error'} (${r.response.status} ${err.error!.code})`, r.response.status, url);
+        throw new ResetStatusError(quote(err.error!.code) as ApiErrorCode, `${quote(String(err.error!.message ?? 'error'))} (${r.response.status} ${quote(err.error!.code)})`, r.response.status, url);
       })();
     }
     throw new ResetStatusError(r.response.ok ? 'invalid_response' : 'http_error', `HTTP ${r.response.status} from ${url} without the API's error document`, r.response.status, url);
@@ -364,7 +377,13 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   return {
     baseUrl,
     cache,
-    latest: async (): Promise<Fresh<Latest>> => fresh(unwrap(await api.GET('/api/latest', { params: { query } }))),
+    latest: async (): Promise<Fresh<Latest>> => {
+      const r = await api.GET('/api/latest', { params: { query } });
+      const doc = unwrap(r);
+      const bad = checkLatest(doc);
+      if (bad) throw invalid(r.response.url || `${baseUrl}/api/latest`, `not a latest document: ${bad}`);
+      return fresh(doc);
+    },
     forecast: async (): Promise<Fresh<Forecast>> => fresh(unwrap(await api.GET('/api/forecast', { params: { query } }))),
     history: (filter: HistoryFilter = {}): Promise<HistoryRead> => readHistory(filter),
     historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> => readHistoryPage(page, filter.type),

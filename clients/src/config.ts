@@ -8,7 +8,7 @@
 export const PRODUCTION_API_URL: string | null = null;
 export const NO_API_URL_MESSAGE = 'no API URL configured: pass --base-url URL or set RESET_STATUS_API_URL (this build of the package names no production host)';
 export const API_URL_ENV = 'RESET_STATUS_API_URL';
-/** Overrides the statusline's on-disk cache folder (tests point it at a temporary one). */
+/** Overrides the statusline's on-disk cache folder (tests point it at a temporary one); it passes the same checks. */
 export const CACHE_DIR_ENV = 'RESET_STATUS_CACHE_DIR';
 
 export const LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
@@ -23,6 +23,10 @@ export const RETRY_BACKOFF_MS = 250;
 export const API_MAX_AGE_MS = 30_000;
 export const STATUSLINE_CACHE_MS = 60_000;
 export const WATCH_DEFAULT_INTERVAL_MS = 60_000;
+/** `watch` polls at most once a second, whatever the response's max-age says (a max-age of 0 would have it spin). */
+export const WATCH_MIN_WAIT_MS = 1_000;
+/** The longest wait `watch` takes from a max-age (and the largest `--interval`): a larger one would silence it. */
+export const WATCH_MAX_WAIT_MS = 3_600_000;
 /**
  * Events per archived history page, as the API publishes it (its documents' `page_size`). The client reads the value
  * from the newest document and falls back on this one when it is missing or absurd.

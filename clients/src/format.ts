@@ -1,5 +1,6 @@
 // One-line answers for the terminal, in the five languages of the API. The reason (today.explanation), summaries and
-// forecast explanations come translated from the API; only these few words are the client's own.
+// forecast explanations come translated from the API; only these few words are the client's own. Whatever came from
+// the network is untrusted: `showLine` cleans it when a line is printed, and only the CLI's own words are coloured.
 import type { ApiEvent, Forecast, Fresh, Latest } from './client.ts';
 import { trustedReset } from './client.ts';
 import type { Lang } from './config.ts';
@@ -32,19 +33,52 @@ export function answerKind(latest: Fresh<Latest>): AnswerKind {
   return r === true ? 'yes' : r === false ? 'no' : 'unknown';
 }
 
+/**
+ * The characters a terminal may act on rather than show: C0 controls but newline and tab, DEL, C1 controls (U+0080 to
+ * U+009F: 8-bit CSI, OSC, ST...) and the bidi marks, embeddings, overrides and isolates that reorder what is shown.
+ */
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Escape sequences, removed whole: CSI (`ESC [` or 8-bit `\x9b`, then parameters up to a final byte); OSC, DCS, SOS, PM
+ * and APC strings (window title, hyperlink, clipboard...) up to BEL or ST; any other `ESC` + final byte. A string
+ * stops at the next introducer, so cleaning stays linear in the text's length; what no pattern matches is left to UNSAFE.
+ */
+const SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g;
+
+/** Text from the network as a terminal may print it: escape sequences removed, any other unsafe character shown as U+FFFD. */
+export function terminalText(text: string): string {
+  return text.replace(SEQUENCE, '').replace(UNSAFE, '\ufffd');
+}
+
+/** JSON text (from JSON.stringify, which escapes C0 but leaves C1 and bidi characters raw) with those escaped too. */
+export function escapeJson(json: string): string {
+  return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The CLI's own answer words, the only part of a line that may be coloured. */
+export interface Own {
+  own: string;
+  kind: AnswerKind;
+}
+/** A line to print: text (the API's, cleaned when printed) and the CLI's own coloured words. */
+export type Line = string | readonly (string | Own)[];
+
 const COLOURS: Record<AnswerKind, string> = { yes: '\x1b[32m', no: '\x1b[2m', unknown: '\x1b[33m' };
-export const paint = (text: string, kind: AnswerKind, colour: boolean) => (colour ? `${COLOURS[kind]}${text}\x1b[0m` : text);
+
+/** A line as it is written to the terminal: every text cleaned by terminalText, colour only on the CLI's own words. */
+export function showLine(line: Line, colour: boolean): string {
+  return (typeof line === 'string' ? [line] : line).map((p) => (typeof p === 'string' ? terminalText(p) : colour ? `${COLOURS[p.kind]}${p.own}\x1b[0m` : p.own)).join('');
+}
 
 /** `yes`/`no`/`unknown` with the reason, the last check and the announced reset, one line. */
-export function renderToday(latest: Fresh<Latest>, lang: Lang, colour: boolean): string {
+export function renderToday(latest: Fresh<Latest>, lang: Lang): Line {
   const w = WORDS[lang];
   const kind = answerKind(latest);
-  const head = paint(w[kind], kind, colour);
   const reason = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : latest.data.today.explanation;
   const check = `${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`;
   const up = latest.data.upcoming;
   const upcoming = up ? ` · ${w.upcoming}: ${up.summary}${up.scheduled_for ? ` (${up.scheduled_for})` : ''}` : '';
-  return `${head} — ${reason} · ${check}${upcoming}`;
+  return [{ own: w[kind], kind }, ` — ${reason} · ${check}${upcoming}`];
 }
 
 /** The shortest segment for a shell prompt or a tmux status line. */

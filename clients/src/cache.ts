@@ -1,0 +1,95 @@
+// The status line's cache on disk: one JSON file per URL in a folder only the user can write. A cache that cannot be
+// used (a folder someone else owns or may write, a file that fails its checks) only costs a request.
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CacheEntry, EtagCache } from './client.ts';
+import { CACHE_DIR_ENV, MAX_BODY_BYTES } from './config.ts';
+
+/**
+ * The cache folder: `RESET_STATUS_CACHE_DIR`, else `$XDG_CACHE_HOME/reset-status`, else `~/.cache/reset-status`; only
+ * without a home, `<tmpdir>/reset-status-<uid>` (a shared folder: see openDiskCache).
+ */
+export function cacheDir(env: NodeJS.ProcessEnv): string {
+  if (env[CACHE_DIR_ENV]) return env[CACHE_DIR_ENV];
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'reset-status');
+  if (env.HOME) return path.join(env.HOME, '.cache', 'reset-status');
+  return path.join(os.tmpdir(), `reset-status-${process.getuid?.() ?? os.userInfo().username}`);
+}
+
+/** A leftover temporary file older than this is removed (never opened), so a crash does not stop caching for good. */
+const LEFTOVER_TMP_MS = 60_000;
+
+const isEntry = (e: unknown): e is CacheEntry & { url: string } => {
+  const r = e as Record<string, unknown> | null;
+  return typeof r === 'object' && r !== null && typeof r.url === 'string' && typeof r.etag === 'string' && typeof r.body === 'string' && Number.isFinite(r.storedAt) && Number.isFinite(r.maxAgeMs) && (r.maxAgeMs as number) >= 0;
+};
+
+/**
+ * Why `dir` may not hold the cache, or null when it may: it must be a real folder (not a symlink), owned by this user
+ * and writable by no one else. A missing folder is created with mode 0700, as are missing parents.
+ */
+function refusal(dir: string): string | null {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    // it exists, or cannot be made: lstat says which
+  }
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch (e) {
+    return `cannot create it (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  if (!st.isDirectory()) return st.isSymbolicLink() ? 'it is a symbolic link' : 'it is not a folder';
+  const uid = process.getuid?.();
+  if (uid === undefined) return null; // Windows: no owner or mode bits to check; the temporary folder is per user there
+  if (st.uid !== uid) return `it is owned by uid ${st.uid}, not ${uid}`;
+  if ((st.mode & 0o022) !== 0) return `others may write to it (mode ${(st.mode & 0o777).toString(8)})`;
+  return null;
+}
+
+/**
+ * The disk cache in `dir`, or null (with why) when the folder may not be used. Entries are read without following a
+ * symlink and only when they pass their checks; they are written to a new file created exclusively (O_CREAT|O_EXCL,
+ * so nothing planted at that name is followed) and renamed into place.
+ */
+export function openDiskCache(dir: string): { cache: EtagCache } | { refused: string } {
+  const why = refusal(dir);
+  if (why) return { refused: `not using the cache folder ${dir}: ${why}` };
+  const file = (url: string) => path.join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
+  const cache: EtagCache = {
+    get(url) {
+      let fd: number | undefined;
+      try {
+        fd = openSync(file(url), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const st = fstatSync(fd);
+        // An entry holds one body (at most MAX_BODY_BYTES) as a JSON string: anything much larger is not one.
+        if (!st.isFile() || st.size > MAX_BODY_BYTES * 2) return undefined;
+        const e: unknown = JSON.parse(readFileSync(fd, 'utf8'));
+        return isEntry(e) && e.url === url ? { etag: e.etag, body: e.body, storedAt: e.storedAt, maxAgeMs: e.maxAgeMs } : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    },
+    set(url, entry) {
+      const tmp = `${file(url)}.tmp`;
+      try {
+        writeFileSync(tmp, JSON.stringify({ url, ...entry }), { flag: 'wx', mode: 0o600 });
+        renameSync(tmp, file(url));
+      } catch (e) {
+        // Another call is writing, or something was left or planted at that name: it is never opened; one older than
+        // a minute is removed (unlink removes a link, not what it names) so the next call can write.
+        try {
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST' && Date.now() - lstatSync(tmp).mtimeMs > LEFTOVER_TMP_MS) unlinkSync(tmp);
+        } catch {
+          // a cache that cannot be written only costs a request
+        }
+      }
+    },
+  };
+  return { cache };
+}
