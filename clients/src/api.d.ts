@@ -779,6 +779,24 @@ export interface components {
             probability_24h: number | null;
             probability_48h: number | null;
             sample_size: number;
+            /** @description The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it. */
+            tracker_watch: {
+                expires_at: string | null;
+                /** @description The tracker's window, verbatim (display text, never translated). */
+                forecast_window: string;
+                /** @description The tracker's own level (elevated, strong, or another word it uses). */
+                level: string;
+                /** @description Translated: whose watch this is, and that it does not change probability_24h or probability_48h. */
+                note: string;
+                /** Format: date-time */
+                observed_at: string;
+                /** @description The tracker's own chance in percent; null when it gives none. Not this API's probability. */
+                reset_chance_percent: number | null;
+                /** @description null: the tracker gave no link. */
+                source_url: string | null;
+                /** @description The tracker's words, never translated. */
+                text: string;
+            } | null;
             /** @description Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample. */
             trailing_base_rate_30d_24h: number | null;
             trailing_base_rate_30d_48h: number | null;
@@ -852,6 +870,11 @@ export interface components {
         IndexMeta: {
             /** @constant */
             api_version: "1";
+            /** @description The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none. */
+            credits: {
+                name: string;
+                url: string;
+            }[];
             /** @description Path of the OpenAPI document. */
             docs: string;
             /** @constant */
@@ -875,6 +898,11 @@ export interface components {
         Meta: {
             /** @constant */
             api_version: "1";
+            /** @description The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none. */
+            credits: {
+                name: string;
+                url: string;
+            }[];
             /** @description Path of the OpenAPI document. */
             docs: string;
             /**
@@ -901,12 +929,21 @@ export interface components {
             signals: {
                 /** @description kind source_anomaly only: how many new global resets the quarantined run of this source brought. */
                 count?: number;
+                /**
+                 * @description kind type_disagreement only: the type curated history (ledger, curated, verified records) gives the post; the published event has this type.
+                 * @enum {string}
+                 */
+                curated_type?: "global_reset" | "banked_grant" | "policy_change";
+                /** @description kinds type_disagreement and same_day_resets: the events concerned, curated first. */
+                event_ids?: string[];
                 excerpt: string;
+                /** @description kind tracker_watch only: when the tracker's watch expires (null: it named no end). */
+                expires_at?: string | null;
                 /** Format: date-time */
                 first_seen_at: string;
                 id: string;
                 /** @enum {string} */
-                kind: "feed_item" | "status_incident" | "overdue_announcement" | "source_anomaly";
+                kind: "feed_item" | "status_incident" | "overdue_announcement" | "source_anomaly" | "tracker_watch" | "type_disagreement" | "same_day_resets";
                 /** @description kind source_anomaly only: the source's scheme and host (nothing more of its URL). */
                 origin?: string;
                 promoted_to: string | null;
@@ -915,12 +952,22 @@ export interface components {
                 review: "awaiting_review" | "dismissed" | "promoted";
                 source: string;
                 title: string;
+                /**
+                 * @description kind type_disagreement only: the type the upstream tracker gives the post.
+                 * @enum {string}
+                 */
+                tracker_type?: "global_reset" | "banked_grant" | "policy_change";
                 url: string | null;
             }[];
         };
         StableMeta: {
             /** @constant */
             api_version: "1";
+            /** @description The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none. */
+            credits: {
+                name: string;
+                url: string;
+            }[];
             /** @description Path of the OpenAPI document. */
             docs: string;
             /** @enum {string} */
@@ -1000,9 +1047,9 @@ export interface components {
                 author?: string;
                 platform: string;
                 url: string;
-            };
-            /** @description The original post. */
-            source_url: string;
+            } | null;
+            /** @description The original post; null for an observed announcement the tracker gave no link for. */
+            source_url: string | null;
             /** @description A translated one-line summary. */
             summary: string;
             /** @description The announcement's own words, never translated. */
