@@ -110,7 +110,7 @@ export function createMcpServer(options: ClientOptions & { baseUrl: string }): M
       guarded(async () => {
         const c = client(lang);
         const l = await c.latest();
-        const links = [`${c.baseUrl}/api/latest${lang ? `?lang=${lang}` : ''}`, ...(l.data.upcoming ? [l.data.upcoming.source_url] : []), ...(l.data.latestReset ? eventLinks(base, [l.data.latestReset]) : [])];
+        const links = [`${c.baseUrl}/api/latest${lang ? `?lang=${lang}` : ''}`, ...(l.data.upcoming?.source_url ? [l.data.upcoming.source_url] : []), ...(l.data.latestReset ? eventLinks(base, [l.data.latestReset]) : [])];
         const quoted: Quoted = {};
         const upcoming = l.data.upcoming ? quoteOut(l.data.upcoming, 'announcement', UPCOMING_TEXTS, quoted) : null;
         const latestReset = l.data.latestReset ? quoteOut(l.data.latestReset, 'event', EVENT_TEXTS, quoted) : null;
