@@ -175,7 +175,7 @@ export const ForecastDocSchema = z
     compared_with: z.literal('trailing_base_rate_90d').describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
     observed_until: instant.nullable().describe('End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).'),
     sample_size: z.number().int().nonnegative(),
-    model_version: z.string().describe('poisson-v1, hazard-v3, climatology-30d or climatology-90d: the candidate that scored best out of sample at the latest rolling origin.'),
+    model_version: z.string().describe('The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).'),
     explanation: z.string(),
     issued_at: instant,
     last_global_reset_at: instantOrDate.nullable(),
