@@ -1,6 +1,6 @@
 // The as-issued forecast log as ResetBench forecast snapshots (its docs/reference-data-schema.md, schema_version 1):
 // NDJSON, one line per forecast as issued, the line its hourly `json_api` collector would have archived had it fetched
-// /api/en/forecast.json at the instant the forecast was published. Its scorer picks, at each checkpoint, the latest
+// /api/forecast at the instant the forecast was published. Its scorer picks, at each checkpoint, the latest
 // snapshot observed at or before it and at most 6 h old: with observed_at = issued_at that is exactly the forecast
 // the log holds for the checkpoint, so the scorer reads these lines unchanged and scores what was published.
 import { createHash } from 'node:crypto';
@@ -38,9 +38,9 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Where the forecast is published: the English document under the public base URL (RESET_PUBLIC_BASE_URL). */
+/** Where the forecast is published: /api/forecast (English, the default language) under the public base URL (RESET_PUBLIC_BASE_URL). */
 export function forecastUrl(publicBaseUrl: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/api/en/forecast.json`;
+  return `${publicBaseUrl.replace(/\/+$/, '')}/api/forecast`;
 }
 
 /**

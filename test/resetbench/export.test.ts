@@ -74,7 +74,7 @@ describe('npm run export:resetbench', () => {
     expect(new Set(snaps.map((s) => s.snapshot_id)).size).toBe(snaps.length);
     expect(snaps.map((s) => s.observed_at)).toEqual([...snaps.map((s) => s.observed_at)].sort());
     for (const s of snaps) {
-      expect(s).toMatchObject({ source_id: 'reset-status-api', source_url: 'https://api.example.test/api/en/forecast.json', collector_version: '1' });
+      expect(s).toMatchObject({ source_id: 'reset-status-api', source_url: 'https://api.example.test/api/forecast', collector_version: '1' });
       expect(s.source_updated_at).toBe(s.observed_at);
     }
     // Every logged checkpoint: the scorer's pick is the logged forecast, as the document published it (4 decimals).
