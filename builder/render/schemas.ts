@@ -306,13 +306,18 @@ export const AccuracyDocSchema = z
         trailing_90d_24h: SkillEntrySchema,
         trailing_90d_48h: SkillEntrySchema,
       })
-      .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast.'),
+      .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison.'),
     scoring: z
       .strictObject({
         rules: z.string(),
         late_after_minutes: z.number(),
         resolve_after_hours: z.number(),
         trailing_climatology_days: z.number(),
+        model_version: z.string().nullable().describe('The model of the newest scored forecast in the window; null when none is scored.'),
+        model_baseline: z
+          .enum(['all_history', 'trailing_30d', 'trailing_90d'])
+          .nullable()
+          .describe('The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them.'),
       })
       .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
     summary_24h: HorizonSummarySchema.describe('Scores of the 24-hour forecast.'),
