@@ -67,8 +67,9 @@ export interface Flip {
 export interface CandidateGoal {
   /** Out of sample over the whole evaluation, the skill interval against both trailing base rates reaches 0 at both horizons. */
   skill_ok: boolean;
-  /** ResetBench's leaderboard window, with the grid point chosen at the latest origin before it. */
+  /** ResetBench's leaderboard window, with the grid point chosen at the latest origin before it (described). */
   window: WindowScore[];
+  window_params: string;
   /** The window's Brier at or below the peer median at both horizons. */
   window_ok: boolean;
 }
@@ -361,7 +362,7 @@ function goals(events: readonly Event[], evaluated: readonly { row: Row; i: numb
         const row = rowAt(events, at, h);
         return row === null ? null : f.probability(row, params);
       });
-      return [c, { skill_ok, window, window_ok: window.every((w) => w.brier <= w.peer_median) }];
+      return [c, { skill_ok, window, window_params: f.describe(params), window_ok: window.every((w) => w.brier <= w.peer_median) }];
     }),
   ) as Record<Candidate, CandidateGoal>;
 }

@@ -59,7 +59,7 @@ say(`  ${`${MODEL_VERSION} as shipped (computeForecast)`.padEnd(52)} ${windowCel
   const fc = computeForecast(merged, new Date(at));
   return h === 24 ? fc.probability_24h : fc.probability_48h;
 }))}`);
-for (const c of CANDIDATES) say(`  ${c.padEnd(52)} ${windowCells(r.goal[c].window)}`);
+for (const c of CANDIDATES) say(`  ${c.padEnd(52)} ${windowCells(r.goal[c].window)}${family(c).grid.length > 1 ? `  (${r.goal[c].window_params})` : ''}`);
 say();
 say(`Goal: ${GOAL_RULE}.`);
 for (const c of CANDIDATES) say(`  ${c.padEnd(20)} out of sample ${r.goal[c].skill_ok ? 'ok  ' : 'WORSE'}  leaderboard window ${r.goal[c].window_ok ? 'ok  ' : 'ABOVE MEDIAN'}  -> ${r.goal[c].skill_ok && r.goal[c].window_ok ? 'meets the goal' : 'does not'}`);
