@@ -161,7 +161,7 @@ export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = { 'clima
 
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
 export const MIN_SKILL_SAMPLE = 28;
-/** The bootstrap of the backtest (backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
+/** The bootstrap of the backtest (research/backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
 export interface Accuracy {
