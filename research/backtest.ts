@@ -12,7 +12,7 @@ import { BASELINES, CANDIDATES, SHIPPED_PARAMS, family, type Baseline, type Cand
 import { LEADERBOARD, announcementMs, scoreLeaderboardWindow, type WindowScore } from './resetbench-window.ts';
 
 /** Rolling origins: the first of every month from here on (two months of forecasts before it to choose from). */
-export const FIRST_ROLLING_ORIGIN = '2026-05-01T00:00:00Z';
+const FIRST_ROLLING_ORIGIN = '2026-05-01T00:00:00Z';
 /** Seven days of checkpoints per bootstrap block: longer than a 48 h window's overlap and than most bursts. */
 export const BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
@@ -195,7 +195,7 @@ export interface Selection {
  * forecast of a row uses the grid point chosen on the rows resolved before the start of the row's month, an inner
  * rolling origin). The winner, with its grid point chosen at the origin, forecasts the month after it.
  */
-export function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selection {
+function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selection {
   const fits = Object.fromEntries(CANDIDATES.map((c) => [c, fit(c, rows, toMs)])) as Record<Candidate, CandidateFit>;
   const oosBrier = Object.fromEntries(CANDIDATES.map((c) => [c, fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome)))])) as Record<Candidate, (number | null)[]>;
   const origins: OriginChoice[] = [];
@@ -219,7 +219,7 @@ export function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selec
   return { origins, selected, fits };
 }
 
-export function scoreLine(name: string, h: HorizonHours, scored: readonly { p: number; row: Row }[]): ScoreLine {
+function scoreLine(name: string, h: HorizonHours, scored: readonly { p: number; row: Row }[]): ScoreLine {
   const rows = scored.filter((s) => s.row.h === h);
   const versus = BASELINES.map((baseline): Comparison => ({
     baseline,
@@ -282,8 +282,8 @@ function announcementRows(rows: readonly Row[], events: readonly Event[], review
 /** The shipped model's parameters, as forecast.ts has them. */
 const SHIPPED: unknown = SHIPPED_PARAMS;
 
-export const SELECTED_LINE = 'selected by rolling origin (out of sample)';
-export const SHIPPED_LINE = `${MODEL_VERSION} as shipped (forecast.ts parameters)`;
+const SELECTED_LINE = 'selected by rolling origin (out of sample)';
+const SHIPPED_LINE = `${MODEL_VERSION} as shipped (forecast.ts parameters)`;
 
 export function computeBacktest(events: readonly Event[], opts: BacktestOptions = {}): BacktestResult {
   const times = events.map(eventMs).filter(Number.isFinite);
@@ -339,7 +339,7 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
 }
 
 /** A candidate's row at an issue time, from what was known then (the outcome plays no part in a probability). */
-export function rowAt(events: readonly Event[], at: number, h: HorizonHours): Row | null {
+function rowAt(events: readonly Event[], at: number, h: HorizonHours): Row | null {
   const fc = computeForecast(events, new Date(at));
   if (fc.base_rate_24h === null || fc.base_rate_48h === null) return null;
   const times = resetsKnownAt(events, new Date(at));

@@ -27,13 +27,13 @@ export interface Family<P> {
 }
 
 /** hazard-v3's grid; Infinity means no recency decay, a single bin edge [0] no time-since-last effect. */
-export const HAZARD_GRID = {
+const HAZARD_GRID = {
   half_life_days: [7, 14, 30, 60, 90, 180, Infinity],
   prior_days: [1, 3, 7, 14, 30],
   bin_edges_days: [[0], [0, 2, 7], [0, 1, 3, 7, 14], [0, 1, 2, 4, 7, 14, 30]],
 } as const satisfies { [K in keyof HazardParams]: readonly HazardParams[K][] };
 
-export const SELF_EXCITING_GRID = {
+const SELF_EXCITING_GRID = {
   branching: [0.5, 0.7, 0.8, 0.9],
   kernel_half_life_days: [3, 7, 14, 30],
 } as const;
@@ -45,7 +45,7 @@ export interface BlendParams {
   prior_windows: number;
 }
 
-export const BLEND_GRID = { half_life_days: [4, 7, 14, 30], prior_windows: [12, 28, 56, 112] } as const;
+const BLEND_GRID = { half_life_days: [4, 7, 14, 30], prior_windows: [12, 28, 56, 112] } as const;
 
 const product = <A, B, T>(as: readonly A[], bs: readonly B[], f: (a: A, b: B) => T): T[] => as.flatMap((a) => bs.map((b) => f(a, b)));
 
@@ -54,7 +54,7 @@ const product = <A, B, T>(as: readonly A[], bs: readonly B[], f: (a: A, b: B) =>
  * towards the all-history base rate: (sum w*y + k*base) / (sum w + k). As quiet windows accumulate the weighted
  * share falls, and with few recent windows it stays near the long-run rate.
  */
-export function blendProbability(row: Row, params: BlendParams): number {
+function blendProbability(row: Row, params: BlendParams): number {
   const horizonMs = row.h * HOUR_MS;
   const c0 = Math.LN2 / (params.half_life_days * DAY_MS);
   let weights = 0;

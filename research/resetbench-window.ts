@@ -26,8 +26,8 @@ export const LEADERBOARD = {
 } as const;
 
 /** The collector's fetch minute past every hour, and our build cadence: the document fetched was built at the last tick. */
-export const COLLECT_MINUTE = 17;
-export const BUILD_EVERY_MINUTES = 15;
+const COLLECT_MINUTE = 17;
+const BUILD_EVERY_MINUTES = 15;
 
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);

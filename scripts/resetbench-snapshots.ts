@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import type { ForecastLogEntry } from '../builder/model/schemas.ts';
 import { roundProbability } from '../builder/render/values.ts';
 
-export const SNAPSHOT_SCHEMA_VERSION = 1;
-export const COLLECTOR_TYPE = 'json_api';
-export const COLLECTOR_VERSION = '1';
+const SNAPSHOT_SCHEMA_VERSION = 1;
+const COLLECTOR_TYPE = 'json_api';
+const COLLECTOR_VERSION = '1';
 /** The id docs/resetbench.md proposes for this API in ResetBench's data/sources.json. */
 export const DEFAULT_SOURCE_ID = 'reset-status-api';
 
@@ -29,7 +29,7 @@ export interface Snapshot {
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** JSON with object keys sorted at every level and no spaces: one spelling per value, so a hash is reproducible. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -39,7 +39,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Where the forecast is published: /api/forecast (English, the default language) under the public base URL (RESET_PUBLIC_BASE_URL). */
-export function forecastUrl(publicBaseUrl: string): string {
+function forecastUrl(publicBaseUrl: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/api/forecast`;
 }
 
