@@ -71,12 +71,12 @@ function blendProbability(row: Row, params: BlendParams): number {
 }
 
 const none = [null] as const;
-const fixed = (p: (row: Row) => number, what: string): Family<null> => ({ name: '', grid: none, probability: (r) => p(r), describe: () => what });
+const fixed = (name: string, p: (row: Row) => number, what: string): Family<null> => ({ name, grid: none, probability: (r) => p(r), describe: () => what });
 
 export const FAMILIES = {
-  'climatology-30d': { ...fixed((r) => clipProbability(r.base.trailing_30d), 'trailing 30-day base rate, clipped'), name: 'climatology-30d' },
-  'climatology-90d': { ...fixed((r) => clipProbability(r.base.trailing_90d), 'trailing 90-day base rate, clipped'), name: 'climatology-90d' },
-  'poisson-v1': { ...fixed((r) => poissonProbability(r.times, r.at, r.h * HOUR_MS), 'trailing 90-day Poisson rate'), name: 'poisson-v1' },
+  'climatology-30d': fixed('climatology-30d', (r) => clipProbability(r.base.trailing_30d), 'trailing 30-day base rate, clipped'),
+  'climatology-90d': fixed('climatology-90d', (r) => clipProbability(r.base.trailing_90d), 'trailing 90-day base rate, clipped'),
+  'poisson-v1': fixed('poisson-v1', (r) => poissonProbability(r.times, r.at, r.h * HOUR_MS), 'trailing 90-day Poisson rate'),
   'hazard-v3': {
     name: 'hazard-v3',
     grid: HAZARD_GRID.bin_edges_days.flatMap((bin_edges_days) => product(HAZARD_GRID.half_life_days, HAZARD_GRID.prior_days, (half_life_days, prior_days): HazardParams => ({ half_life_days, prior_days, bin_edges_days }))),
