@@ -53,6 +53,11 @@ interface Rule {
 const stage = (s: string) => (file: string) => stageOf(file) === s;
 
 export const RULES: Rule[] = [
+  {
+    label: 'builder/ never imports research/, scripts/ or bench/ (research and benchmarks live outside the runtime)',
+    applies: (f) => f.startsWith('builder/'),
+    forbids: (t) => /^(research|scripts|bench)\//.test(t),
+  },
   { label: 'contract.ts imports nothing', applies: (f) => f === 'builder/contract.ts', forbids: () => true },
   { label: 'errors.ts imports nothing', applies: (f) => f === 'builder/errors.ts', forbids: () => true },
   {
@@ -121,6 +126,12 @@ describe('import direction', () => {
     expect(graph.get('clients/src/client.ts')).toContain('clients/src/api.d.ts');
   });
 
+  it('keeps research out of the runtime: backtests and candidate models live in research/, not builder/', () => {
+    for (const gone of ['builder/model/backtest.ts', 'builder/model/hazard.ts']) expect(existsSync(path.join(ROOT, gone)), gone).toBe(false);
+    for (const here of ['research/backtest.ts', 'research/candidates.ts', 'research/main.ts']) expect(existsSync(path.join(ROOT, here)), here).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.backtest).toMatch(/research\/main\.ts/);
+  });
+
   it('has no import against the direction of the house', () => {
     expect(violations(graph)).toEqual([]);
   });
@@ -134,6 +145,7 @@ describe('import direction', () => {
       ['builder/sources/index.ts', ['builder/render/output.ts']],
       ['builder/edge/route.ts', ['builder/model/schemas.ts', 'locales/en/errors.json']],
       ['builder/contract.ts', ['zod']],
+      ['builder/model/forecast.ts', ['research/candidates.ts']],
       ['builder/s3/conditional.ts', ['builder/state/store.ts']],
       ['workers/src/index.ts', ['builder/edge/route.ts', 'builder/edge/preview.ts']],
       ['clients/src/client.ts', ['clients/src/api.d.ts', 'openapi-fetch', 'builder/contract.ts', 'locales/en/errors.json']],
@@ -148,6 +160,7 @@ describe('import direction', () => {
       'builder/sources/index.ts -> builder/render/output.ts',
       'builder/edge/route.ts -> builder/model/schemas.ts',
       'builder/contract.ts -> zod',
+      'builder/model/forecast.ts -> research/candidates.ts',
       'builder/s3/conditional.ts -> builder/state/store.ts',
       'workers/src/index.ts -> builder/edge/preview.ts',
       'clients/src/client.ts -> builder/contract.ts',

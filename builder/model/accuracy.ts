@@ -150,9 +150,18 @@ export interface SkillEntry {
   reason: Detail | null;
 }
 
+/** The skill baselines /api/accuracy reports (base rates logged with each forecast). */
+export type SkillBaseline = 'all_history' | 'trailing_30d' | 'trailing_90d';
+/**
+ * A model that is itself one of the baselines: its skill against that baseline is 0 by construction, so its
+ * checkpoints are left out of that comparison (and the document names the identity). The shipped model
+ * (forecast.ts MODEL_VERSION) is none of them; earlier logged versions were.
+ */
+export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = { 'climatology-30d': 'trailing_30d', 'climatology-90d': 'trailing_90d' };
+
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
 export const MIN_SKILL_SAMPLE = 28;
-/** The bootstrap of the backtest (backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
+/** The bootstrap of the backtest (research/backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
 export interface Accuracy {
@@ -160,8 +169,16 @@ export interface Accuracy {
   /** Checkpoint-horizon counts in the window: resolved (scored), pending, unresolvable (never scored), missed checkpoints. */
   counts: { resolved_24h: number; resolved_48h: number; pending_24h: number; pending_48h: number; unresolvable_24h: number; unresolvable_48h: number; missed: number };
   /** Skill 1 - Brier / baseline Brier with a 95% block-bootstrap interval, per baseline and horizon. */
-  skill: Record<`${'all_history' | 'trailing_30d' | 'trailing_90d'}_${'24h' | '48h'}`, SkillEntry>;
-  scoring: { rules: string; late_after_minutes: number; resolve_after_hours: number; trailing_climatology_days: number };
+  skill: Record<`${SkillBaseline}_${'24h' | '48h'}`, SkillEntry>;
+  scoring: {
+    rules: string;
+    late_after_minutes: number;
+    resolve_after_hours: number;
+    trailing_climatology_days: number;
+    /** The model of the newest scored forecast in the window, and the baseline it is itself (null when none). */
+    model_version: string | null;
+    model_baseline: SkillBaseline | null;
+  };
   forecasts: ScoredCheckpoint[];
   missed: { checkpoint: string }[];
   summary: { h24: HorizonSummary; h48: HorizonSummary };
@@ -176,7 +193,7 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
   const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
   const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
   const forecasts: ScoredCheckpoint[] = [];
-  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; base: number | null; trailing: number | null; trailing90: number | null }[] = [];
+  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; model: string; base: number | null; trailing: number | null; trailing90: number | null }[] = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   for (const e of entries) {
@@ -201,7 +218,7 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
         correction: latest === first ? null : { outcome: latest.outcome, corrected_at: latest.resolved_at, event_ids: latest.event_ids, brier: brier(p, latest.outcome) },
       });
       inForceOutcome.push({
-        h, p, outcome: latest.outcome,
+        h, p, outcome: latest.outcome, model: f.model_version,
         base: h === 24 ? f.base_rate_24h : f.base_rate_48h,
         trailing: h === 24 ? f.trailing_base_rate_24h : f.trailing_base_rate_48h,
         trailing90: h === 24 ? f.trailing_90d_base_rate_24h : f.trailing_90d_base_rate_48h,
@@ -225,20 +242,28 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
     };
   };
   // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
-  const skillOf = (h: HorizonHours, pick: (r: (typeof inForceOutcome)[number]) => number | null): SkillEntry => {
-    const rows = inForceOutcome.filter((r) => r.h === h && pick(r) !== null).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
-    if (rows.length < MIN_SKILL_SAMPLE) return { skill: null, lower: null, upper: null, n: rows.length, reason: { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } } };
+  // A forecast whose model is this baseline is left out of it: its skill there is 0 by construction, not evidence.
+  const skillOf = (h: HorizonHours, baseline: SkillBaseline, pick: (r: (typeof inForceOutcome)[number]) => number | null): SkillEntry => {
+    const withBase = inForceOutcome.filter((r) => r.h === h && pick(r) !== null);
+    const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
+    const rows = withBase.filter((r) => MODEL_BASELINES[r.model] !== baseline).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
+    if (rows.length < MIN_SKILL_SAMPLE) {
+      const reason = same.length > 0 ? { code: 'skill.same_as_model', params: { n: rows.length, min: MIN_SKILL_SAMPLE, model_version: same[same.length - 1]!.model, left_out: same.length } } : { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } };
+      return { skill: null, lower: null, upper: null, n: rows.length, reason };
+    }
     const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
     return { ...s, n: rows.length, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
   };
   const skill = {
-    all_history_24h: skillOf(24, (r) => r.base),
-    all_history_48h: skillOf(48, (r) => r.base),
-    trailing_30d_24h: skillOf(24, (r) => r.trailing),
-    trailing_30d_48h: skillOf(48, (r) => r.trailing),
-    trailing_90d_24h: skillOf(24, (r) => r.trailing90),
-    trailing_90d_48h: skillOf(48, (r) => r.trailing90),
+    all_history_24h: skillOf(24, 'all_history', (r) => r.base),
+    all_history_48h: skillOf(48, 'all_history', (r) => r.base),
+    trailing_30d_24h: skillOf(24, 'trailing_30d', (r) => r.trailing),
+    trailing_30d_48h: skillOf(48, 'trailing_30d', (r) => r.trailing),
+    trailing_90d_24h: skillOf(24, 'trailing_90d', (r) => r.trailing90),
+    trailing_90d_48h: skillOf(48, 'trailing_90d', (r) => r.trailing90),
   };
+  // forecasts is sorted newest first.
+  const newestModel = forecasts[0]?.model_version ?? null;
   const missed = entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse();
   const resolvedCount = (h: HorizonHours) => inForceOutcome.filter((r) => r.h === h).length;
   const counts = {
@@ -252,7 +277,14 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
     window_days: ACCURACY_WINDOW_DAYS,
     counts,
     skill,
-    scoring: { rules: RESETBENCH_RULES, late_after_minutes: LATE_AFTER_MS / 60_000, resolve_after_hours: RESOLVE_AFTER_MS / HOUR_MS, trailing_climatology_days: TRAILING_CLIMATOLOGY_DAYS[0] },
+    scoring: {
+      rules: RESETBENCH_RULES,
+      late_after_minutes: LATE_AFTER_MS / 60_000,
+      resolve_after_hours: RESOLVE_AFTER_MS / HOUR_MS,
+      trailing_climatology_days: TRAILING_CLIMATOLOGY_DAYS[0],
+      model_version: newestModel,
+      model_baseline: newestModel === null ? null : (MODEL_BASELINES[newestModel] ?? null),
+    },
     forecasts,
     missed,
     summary: { h24: summarise(24), h48: summarise(48) },

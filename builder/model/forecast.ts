@@ -3,10 +3,8 @@
 import { announcementEffect, type AnnouncedReset, type AnnouncementEffect, type AnnouncementReview } from './announcement.ts';
 import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, windowFrequency } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
-import { POISSON_TRAILING_DAYS, clipProbability, hazardCumulative, poissonProbability, type HazardParams, type KnownReset } from './hazard.ts';
 import type { Detail, Event } from './schemas.ts';
 
-export { MAX_PROBABILITY, MIN_PROBABILITY, POISSON_TRAILING_DAYS, clipProbability, hazardCumulative, type HazardParams, type KnownReset } from './hazard.ts';
 export {
   CHECKPOINT_INTERVAL_MS,
   HORIZONS_HOURS,
@@ -21,27 +19,45 @@ export {
  * Below ten global resets no probability is published. Ten events is where a Poisson rate stops being a guess:
  * the exact 95% interval for a count of 10 spans about 0.48x..1.84x the estimate (a factor of ~3.8), while at
  * 5 it spans 0.32x..2.33x (a factor of ~7), i.e. "a reset every 4 days" and "one a month" would both fit.
- * The hazard model also splits those events over time-since-last-reset bins, so it needs more than a handful.
  * In the bundled history the 10th reset is 2026-03-11, after six months of sparse records.
  */
 export const MIN_SAMPLE_RESETS = 10;
 /** A burst of resets inside a few days says nothing about the long-run rate; a month of windows is the floor. */
 export const MIN_HISTORY_DAYS = 30;
-/** Trailing history both the climatology and the models look at (one year of the product's life). */
+/** Trailing history both the climatology and the model look at (one year of the product's life). */
 export const HISTORY_WINDOW_DAYS = 365;
 /**
- * hazard-v3 is hazard-v2 without the incident stratum (the tracker's records carry no incident reason, so it
- * never fired in production) and with hyperparameters chosen by rolling-origin evaluation; it also reads an
- * announced upcoming reset.
+ * Probabilities are clipped to [1%, 99%]. With a few dozen events nobody can claim better than 1-in-100 odds
+ * either way, and an exact 0 or 1 would score an unbounded log-loss and read as certainty to a user.
  */
-export const MODEL_VERSIONS = ['poisson-v1', 'hazard-v3', 'climatology-30d', 'climatology-90d'] as const;
-export type ModelVersion = (typeof MODEL_VERSIONS)[number];
+export const MIN_PROBABILITY = 0.01;
+export const MAX_PROBABILITY = 0.99;
+
+export function clipProbability(p: number): number {
+  return Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
+}
+
+/** The shipped model (research/ scores it against the other candidates; `npm run backtest`). */
+export const MODEL_VERSION = 'poisson-v1';
+export type ModelVersion = typeof MODEL_VERSION;
+/** The rate's window, fixed a priori (one quarter) and never tuned. */
+export const POISSON_TRAILING_DAYS = 90;
+
 /**
- * The candidate that won the rolling-origin selection at the latest origin (backtest.ts `selectModels`, printed by
- * `npm run backtest`); backtest.test.ts pins it, so a different winner on new data shows up as a failing test.
+ * poisson-v1: the global resets of the trailing 90 days (or of the known history, if shorter) as a constant Poisson
+ * rate; P(>=1 reset in the next h) = 1 - exp(-rate x h), clipped. A burst raises the rate, and it leaves the window
+ * 90 days later. `times` ascending; the caller has checked the minimum sample.
  */
-export const PRODUCTION_MODEL: ModelVersion = 'climatology-30d';
-/** The trailing climatology every forecast is compared with (the issue's "simplest honest baseline"). */
+export function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
+  const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - times[0]!);
+  const from = asOfMs - spanMs;
+  // Strictly after `from`: when the window is the whole history, the first reset opens the observation period
+  // and counting it too would bias the rate up (n events, but only n - 1 gaps observed).
+  const n = times.filter((t) => t > from).length;
+  return clipProbability(1 - Math.exp(-(n / spanMs) * horizonMs));
+}
+
+/** The trailing climatology /api/accuracy compares the forecast with, beside the all-history one. */
 export const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
 /**
  * Withhold the forecast when the reset sources have not been observed for longer than this before asOf: a reset in
@@ -49,18 +65,6 @@ export const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
  * checkpoint interval: a forecast never scores with a quarter of its own 24 h horizon unobserved behind it.
  */
 export const MAX_UNOBSERVED_MS = 6 * HOUR_MS;
-
-/**
- * Chosen by rolling-origin evaluation (backtest.ts `selectByRollingOrigin`): at each monthly origin the grid
- * point with the lowest Brier score on every checkpoint resolved before it; the shipped values are the choice at
- * the latest origin, i.e. on all resolved history. backtest.test.ts pins that, so re-tuning on other data shows
- * up as a failing test, not a silent change. The grid's top points differ by far less than sampling noise.
- */
-export const HAZARD_V3_PARAMS: HazardParams = {
-  half_life_days: 14,
-  prior_days: 30,
-  bin_edges_days: [0, 1, 3, 7, 14],
-};
 
 export interface Climatology {
   base_rate_24h: number | null;
@@ -86,7 +90,8 @@ export interface Forecast {
   /** End of the reset sources' observed time; null when the caller did not say (backtests on a complete archive). */
   covered_until: string | null;
   sample_size: number;
-  model_version: ModelVersion;
+  /** The model that computed it (MODEL_VERSION today; a logged forecast keeps the version live when it was issued). */
+  model_version: string;
   explanation: Detail;
   last_global_reset_at: string | null;
   window_days: number;
@@ -95,9 +100,6 @@ export interface Forecast {
 }
 
 export interface ForecastOptions {
-  model?: ModelVersion;
-  /** Overrides for the hazard model (the backtest tunes with these); production uses HAZARD_V3_PARAMS. */
-  hazard?: Partial<HazardParams>;
   /** An upcoming reset the tracker says was announced but not yet applied (its `/status` `scheduled_reset`). */
   announced?: AnnouncedReset | null;
   /** The reviewed announcement posts (data/announcement-review.json); only `ahead` ones estimate follow-through. */
@@ -112,7 +114,6 @@ export interface ForecastOptions {
 interface KnownResets {
   /** Ascending epoch ms of the global resets in (asOf - HISTORY_WINDOW_DAYS, asOf]. */
   times: number[];
-  resets: KnownReset[];
   last: Event | null;
 }
 
@@ -133,12 +134,12 @@ function knownResets(events: readonly Event[], asOfMs: number): KnownResets {
     }
   }
   times.sort((a, b) => a - b);
-  return { times, resets: times.map((ms) => ({ ms })), last };
+  return { times, last };
 }
 
-/** The global resets a forecast at `asOf` may use, oldest first (exported so the backtest can reuse them). */
-export function resetsKnownAt(events: readonly Event[], asOf: Date): KnownReset[] {
-  return knownResets(events, asOf.getTime()).resets;
+/** Epoch ms of the global resets a forecast at `asOf` may use, oldest first (research/ scores candidates on them). */
+export function resetsKnownAt(events: readonly Event[], asOf: Date): number[] {
+  return knownResets(events, asOf.getTime()).times;
 }
 
 function enoughData(times: readonly number[], asOfMs: number): boolean {
@@ -167,20 +168,6 @@ function climatologyOf(times: readonly number[], asOfMs: number): Climatology {
   const w48 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 48 * HOUR_MS);
   if (w24 === null || w48 === null) return none;
   return { base_rate_24h: w24.rate, base_rate_48h: w48.rate, sample_size: times.length, windows_24h: w24.windows, windows_48h: w48.windows };
-}
-
-/**
- * A model's probability of at least one global reset within `horizonMs` of `asOfMs`, clipped. `resets` are the
- * ones known at `asOfMs` (resetsKnownAt); the caller has checked the minimum sample.
- */
-export function modelProbability(model: ModelVersion, resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams = HAZARD_V3_PARAMS): number {
-  const raw =
-    model === 'poisson-v1'
-      ? poissonProbability(resets.map((r) => r.ms), asOfMs, horizonMs)
-      : model === 'hazard-v3'
-        ? 1 - Math.exp(-hazardCumulative(resets, asOfMs, horizonMs, params))
-        : (trailingClimatology(resets.map((r) => r.ms), asOfMs, model === 'climatology-30d' ? 30 : 90, horizonMs) ?? 0);
-  return clipProbability(raw);
 }
 
 const percent = (p: number) => Math.round(p * 100);
@@ -213,10 +200,9 @@ function withheld(model: ModelVersion, times: readonly number[], lastAt: string 
  * that horizon's probability to the share of past announcements that were followed by a reset (announcement.ts).
  */
 export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}): Forecast {
-  const model = opts.model ?? PRODUCTION_MODEL;
-  const params: HazardParams = { ...HAZARD_V3_PARAMS, ...opts.hazard };
+  const model = MODEL_VERSION;
   const asOfMs = asOf.getTime();
-  const { times, resets, last } = knownResets(events, asOfMs);
+  const { times, last } = knownResets(events, asOfMs);
   const climatology = climatologyOf(times, asOfMs);
   const lastAt = last === null ? null : eventTime(last).at;
   const firstMs = times[0];
@@ -245,9 +231,9 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     }
   }
 
-  const m24 = modelProbability(model, resets, asOfMs, 24 * HOUR_MS, params);
-  // Clipping keeps the 48h probability at or above the 24h one; max() guards against rounding at the clip.
-  const m48 = Math.max(m24, modelProbability(model, resets, asOfMs, 48 * HOUR_MS, params));
+  const m24 = poissonProbability(times, asOfMs, 24 * HOUR_MS);
+  // The chance grows with the horizon; max() guards against rounding at the clip.
+  const m48 = Math.max(m24, poissonProbability(times, asOfMs, 48 * HOUR_MS));
   const raise = (p: number, inside: boolean) => (announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p);
   const p24 = raise(m24, announced?.inside_24h ?? false);
   const p48 = Math.max(p24, raise(m48, announced?.inside_48h ?? false));
@@ -275,11 +261,7 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
             model_probability_48h: percent(m48),
           },
         }
-      : model === 'poisson-v1'
-        ? { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } }
-        : model === 'hazard-v3'
-          ? { code: 'probability_hazard', params: { ...common, half_life_days: params.half_life_days } }
-          : { code: 'probability_climatology', params: { ...common, trailing_days: model === 'climatology-30d' ? 30 : 90 } };
+      : { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } };
   return {
     probability_24h: p24,
     probability_48h: p48,

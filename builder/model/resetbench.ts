@@ -122,31 +122,3 @@ export function skillWithInterval(rows: readonly { p: number; base: number; outc
   const q = (f: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.round(f * (draws.length - 1))))] ?? null;
   return { skill, lower: q(0.025), upper: q(0.975) };
 }
-
-/**
- * One line of the ResetBench export (JSON Lines, one object per checkpoint and horizon, oldest first): the forecast
- * as issued and logged (never recomputed), with the fields a checkpoint scorer needs. ResetBench's own submission
- * specification was not available to this project (docs/forecast.md says what was searched); the field names follow
- * the rules above and are documented there, so a converter is one map if its format differs.
- */
-export interface ResetBenchLine {
-  checkpoint: string;
-  horizon_hours: 24 | 48;
-  probability: number;
-  issued_at: string;
-  model_version: string;
-}
-
-/** The as-issued log as ResetBench lines: issued checkpoints only (missed ones carry no forecast), both horizons. */
-export function renderResetBenchExport(log: readonly { checkpoint: string; status: 'issued' | 'missed'; forecast: { issued_at: string; model_version: string; probability_24h: number | null; probability_48h: number | null } | null }[]): string {
-  const lines: ResetBenchLine[] = [];
-  for (const e of [...log].sort((a, b) => Date.parse(a.checkpoint) - Date.parse(b.checkpoint))) {
-    if (e.status !== 'issued' || e.forecast === null) continue;
-    for (const h of [24, 48] as const) {
-      const p = h === 24 ? e.forecast.probability_24h : e.forecast.probability_48h;
-      if (p === null) continue;
-      lines.push({ checkpoint: e.checkpoint, horizon_hours: h, probability: Math.round(p * 1e4) / 1e4, issued_at: e.forecast.issued_at, model_version: e.forecast.model_version });
-    }
-  }
-  return lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length > 0 ? '\n' : '');
-}

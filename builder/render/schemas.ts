@@ -178,7 +178,7 @@ export const ForecastDocSchema = z
     compared_with: z.literal('trailing_base_rate_90d').describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
     observed_until: instant.nullable().describe('End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).'),
     sample_size: z.number().int().nonnegative(),
-    model_version: z.string().describe('poisson-v1, hazard-v3, climatology-30d or climatology-90d: the candidate that scored best out of sample at the latest rolling origin.'),
+    model_version: z.string().describe('The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).'),
     explanation: z.string(),
     issued_at: instant,
     last_global_reset_at: instantOrDate.nullable(),
@@ -331,13 +331,18 @@ export const AccuracyDocSchema = z
         trailing_90d_24h: SkillEntrySchema,
         trailing_90d_48h: SkillEntrySchema,
       })
-      .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast.'),
+      .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison.'),
     scoring: z
       .strictObject({
         rules: z.string(),
         late_after_minutes: z.number(),
         resolve_after_hours: z.number(),
         trailing_climatology_days: z.number(),
+        model_version: z.string().nullable().describe('The model of the newest scored forecast in the window; null when none is scored.'),
+        model_baseline: z
+          .enum(['all_history', 'trailing_30d', 'trailing_90d'])
+          .nullable()
+          .describe('The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them.'),
       })
       .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
     summary_24h: HorizonSummarySchema.describe('Scores of the 24-hour forecast.'),

@@ -554,11 +554,15 @@ export interface components {
             /** @description How checkpoints are scored (ResetBench rules) and the thresholds used. */
             scoring: {
                 late_after_minutes: number;
+                /** @description The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them. */
+                model_baseline: ("all_history" | "trailing_30d" | "trailing_90d") | null;
+                /** @description The model of the newest scored forecast in the window; null when none is scored. */
+                model_version: string | null;
                 resolve_after_hours: number;
                 rules: string;
                 trailing_climatology_days: number;
             };
-            /** @description Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. */
+            /** @description Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison. */
             skill: {
                 all_history_24h: {
                     /** @description 95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16). */
@@ -771,7 +775,7 @@ export interface components {
             issued_at: string;
             last_global_reset_at: (string) | null;
             meta: components["schemas"]["Meta"];
-            /** @description poisson-v1, hazard-v3, climatology-30d or climatology-90d: the candidate that scored best out of sample at the latest rolling origin. */
+            /** @description The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest). */
             model_version: string;
             /** @description End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap). */
             observed_until: string | null;

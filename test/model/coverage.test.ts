@@ -50,14 +50,14 @@ describe('resolve only what was observed', () => {
   const day = Date.parse('2026-10-10T00:00:00Z');
   const f = {
     probability_24h: 0.3, probability_48h: 0.4, base_rate_24h: 0.2, base_rate_48h: 0.3, trailing_base_rate_24h: 0.2, trailing_base_rate_48h: 0.3,
-    trailing_90d_base_rate_24h: 0.2, trailing_90d_base_rate_48h: 0.3, covered_until: null, sample_size: 30, model_version: 'climatology-30d' as const,
-    explanation: { code: 'probability_climatology', params: {} }, last_global_reset_at: null, window_days: 365, announced: null,
+    trailing_90d_base_rate_24h: 0.2, trailing_90d_base_rate_48h: 0.3, covered_until: null, sample_size: 30, model_version: 'poisson-v1',
+    explanation: { code: 'probability_poisson', params: {} }, last_global_reset_at: null, window_days: 365, announced: null,
   };
   const empty: ForecastRecord = { forecast_log: [], forecast_resolutions: [], last_forecast: null };
   /** Runs every hour from `from` to `to` with the given coverage (no resets recorded at all). */
-  const runHourly = (from: number, to: number, coverage: (t: number) => CoverageSpan[], events: Event[] = []) => {
+  const runHourly = (from: number, to: number, coverage: (t: number) => CoverageSpan[], events: Event[] = [], model = f.model_version) => {
     let rec = empty;
-    for (let t = from; t <= to; t += H) rec = recordForecast(rec, f, events, new Date(t), coverage(t));
+    for (let t = from; t <= to; t += H) rec = recordForecast(rec, { ...f, model_version: model }, events, new Date(t), coverage(t));
     return rec;
   };
 
@@ -110,6 +110,23 @@ describe('resolve only what was observed', () => {
     const sum = (f: (o: boolean) => number) => rows.reduce((t, x) => t + f(x.correction?.outcome ?? x.outcome), 0);
     expect(acc.skill.trailing_90d_24h.skill).toBeCloseTo(1 - sum((o) => (0.3 - (o ? 1 : 0)) ** 2) / sum((o) => (0.2 - (o ? 1 : 0)) ** 2), 12);
     expect(acc.skill.trailing_90d_24h.n).toBe(rows.length);
+    // poisson-v1 is none of the baselines: every comparison is scored and no baseline is named as the model's own.
+    expect(acc.scoring).toMatchObject({ model_version: 'poisson-v1', model_baseline: null });
+  });
+
+  it("names the model's own baseline and leaves its forecasts out of that comparison (skill 0 by construction is no evidence)", () => {
+    const all = [{ from: iso(day - 60 * 24 * H), to: iso(day + 40 * 24 * H) }];
+    const resets = [3, 50, 51, 120, 200, 260, 330].map((hours) => testEvent(iso(day + hours * H + 7 * 60_000)));
+    const rec = runHourly(day - 2 * H, day + 16 * 24 * H, () => all, resets, 'climatology-30d');
+    const acc = computeAccuracy(rec.forecast_log, rec.forecast_resolutions, new Date(day + 16 * 24 * H));
+    expect(acc.scoring).toMatchObject({ model_version: 'climatology-30d', model_baseline: 'trailing_30d' });
+    const left = acc.forecasts.filter((x) => x.horizon_hours === 24).length;
+    expect(acc.skill.trailing_30d_24h).toMatchObject({ skill: null, n: 0 });
+    expect(acc.skill.trailing_30d_24h.reason).toEqual({ code: 'skill.same_as_model', params: { n: 0, min: 28, model_version: 'climatology-30d', left_out: left } });
+    // The other baselines are not the model: scored as usual.
+    expect(acc.skill.trailing_90d_24h.reason).toBeNull();
+    expect(acc.skill.all_history_48h.reason).toBeNull();
+    expect(acc.skill.trailing_90d_24h.n).toBe(left);
   });
 
   it(`still unobserved ${UNRESOLVABLE_AFTER_MS / 86_400_000} days after it closed: unresolvable, counted and never scored`, () => {

@@ -4,8 +4,7 @@ import {
   MAX_PROBABILITY,
   MIN_PROBABILITY,
   MIN_SAMPLE_RESETS,
-  MODEL_VERSIONS,
-  PRODUCTION_MODEL,
+  MODEL_VERSION,
   checkpointAtOrBefore,
   computeClimatology,
   computeForecast,
@@ -49,13 +48,11 @@ describe('computeForecast', () => {
   it('publishes probabilities once the minimum sample is reached', () => {
     const f = computeForecast(regular(MIN_SAMPLE_RESETS, 5, '2026-05-30T12:00:00Z'), asOf);
     expect(f.probability_24h).not.toBeNull();
-    // The shipped model is the rolling-origin winner (a trailing climatology on the bundled history): it says so.
-    expect(f.model_version).toBe(PRODUCTION_MODEL);
-    expect(f.explanation.code).toBe('probability_climatology');
-    expect(f.explanation.params).toMatchObject({ sample_size: MIN_SAMPLE_RESETS, days_since_last: 1.8, trailing_days: 30, probability_24h: Math.round(f.probability_24h! * 100) });
-    const h = computeForecast(regular(MIN_SAMPLE_RESETS, 5, '2026-05-30T12:00:00Z'), asOf, { model: 'hazard-v3' });
-    expect(h.model_version).toBe('hazard-v3');
-    expect(h.explanation.code).toBe('probability_hazard');
+    // The shipped model is the one research/ selects (npm run backtest): a trailing 90-day Poisson rate, and it says so.
+    expect(f.model_version).toBe(MODEL_VERSION);
+    expect(f.model_version).toBe('poisson-v1');
+    expect(f.explanation.code).toBe('probability_poisson');
+    expect(f.explanation.params).toMatchObject({ sample_size: MIN_SAMPLE_RESETS, days_since_last: 1.8, trailing_days: 90, probability_24h: Math.round(f.probability_24h! * 100) });
   });
 
   it('ignores banked grants and policy notes entirely', () => {
@@ -76,15 +73,15 @@ describe('computeForecast', () => {
     expect(computeForecast([...resets, ev('2026-06-01T06:00:00Z')], asOf).sample_size).toBe(13);
   });
 
-  it('keeps every probability strictly inside (0, 1), 48h at least 24h, for both models', () => {
+  it('keeps every probability strictly inside (0, 1), 48h at least 24h', () => {
     const scenarios: Event[][] = [
       regular(12, 15, '2026-01-01T00:00:00Z'), // five months of silence since the last reset
       regular(40, 0.25, '2026-06-01T05:59:00Z').concat(regular(10, 30, '2026-05-01T00:00:00Z')), // a burst right now
       regular(15, 7, '2026-05-31T00:00:00Z', 'incident'),
     ];
     for (const events of scenarios) {
-      for (const model of MODEL_VERSIONS) {
-        const f = computeForecast(events, asOf, { model });
+      {
+        const f = computeForecast(events, asOf);
         expect(f.probability_24h).not.toBeNull();
         for (const p of [f.probability_24h!, f.probability_48h!]) {
           expect(p).toBeGreaterThanOrEqual(MIN_PROBABILITY);
@@ -110,8 +107,8 @@ describe('computeForecast', () => {
     expect(afterIncident.probability_24h).toBe(afterOther.probability_24h);
   });
 
-  it('reports the poisson-v1 baseline when asked, as its own model version', () => {
-    const f = computeForecast(regular(12, 4, '2026-05-29T00:00:00Z'), asOf, { model: 'poisson-v1' });
+  it('is the trailing Poisson rate: resets per day over the observed span, as the chance of at least one', () => {
+    const f = computeForecast(regular(12, 4, '2026-05-29T00:00:00Z'), asOf);
     expect(f.model_version).toBe('poisson-v1');
     // 12 resets 4 days apart, the first 47.25 days before asOf (< 90 days, so the whole history is the window).
     // The first reset opens the observation period, so 11 resets in 47.25 days.

@@ -1,16 +1,6 @@
-// Pure: the two models' arithmetic (a constant Poisson rate and a recency-weighted piecewise hazard), without
-// the data selection or explanation that forecast.ts adds.
-import { DAY_MS } from './events.ts';
-
-/**
- * Probabilities are clipped to [1%, 99%]. With a few dozen events nobody can claim better than 1-in-100 odds
- * either way, and an exact 0 or 1 would score an unbounded log-loss and read as certainty to a user.
- */
-export const MIN_PROBABILITY = 0.01;
-export const MAX_PROBABILITY = 0.99;
-
-/** Baseline window, fixed a priori (one quarter) and never tuned, so the baseline stays a baseline. */
-export const POISSON_TRAILING_DAYS = 90;
+// Pure: candidate models that do not ship (a recency-weighted piecewise hazard and a self-exciting process), scored
+// against the shipped one in the backtest.
+import { DAY_MS } from '../builder/model/events.ts';
 
 export interface HazardParams {
   /** Weight of an event or of exposure halves every `half_life_days` before `asOf` (Infinity: no decay). */
@@ -24,24 +14,34 @@ export interface HazardParams {
   bin_edges_days: readonly number[];
 }
 
-export function clipProbability(p: number): number {
-  return Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
-}
-
 /** A global reset as the models see it. */
 export interface KnownReset {
   ms: number;
 }
 
-/** poisson-v1: resets in the trailing 90 days (or the known history, if shorter) as a constant Poisson rate. */
-export function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
-  const first = times[0]!;
-  const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - first);
+export interface SelfExcitingParams {
+  /** Share of the resets the model attributes to an earlier reset (the process's branching ratio, < 1). */
+  branching: number;
+  /** The extra chance a reset adds halves every `kernel_half_life_days` days. */
+  kernel_half_life_days: number;
+}
+
+/**
+ * self-exciting-v1, a Hawkes process with an exponential kernel: the reset intensity is a long-run rate mu plus, for
+ * every earlier reset, `branching` x a kernel that decays with the given half-life. mu = (1 - branching) x the mean
+ * rate of the known history (at most a year), so the intensity averages to that rate. A burst raises the forecast;
+ * each quiet day lowers it, back towards mu. Until the first new reset the intensity is known exactly, so
+ * P(>=1 reset in (t, t+h]) = 1 - exp(-integral of the intensity over it). `times` ascending.
+ */
+export function selfExcitingProbability(times: readonly number[], asOfMs: number, horizonMs: number, params: SelfExcitingParams): number {
+  const spanMs = Math.min(365 * DAY_MS, asOfMs - times[0]!);
   const from = asOfMs - spanMs;
-  // Strictly after `from`: when the window is the whole history, the first reset opens the observation period
-  // and counting it too would bias the rate up (n events, but only n - 1 gaps observed).
   const n = times.filter((t) => t > from).length;
-  return 1 - Math.exp(-(n / spanMs) * horizonMs);
+  const mu = ((1 - params.branching) * n) / spanMs;
+  const beta = Math.LN2 / (params.kernel_half_life_days * DAY_MS);
+  let excited = 0;
+  for (const t of times) excited += params.branching * (Math.exp(-beta * (asOfMs - t)) - Math.exp(-beta * (asOfMs + horizonMs - t)));
+  return 1 - Math.exp(-(mu * horizonMs + excited));
 }
 
 /**

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeBacktest, planRows, type BacktestResult } from '../../builder/model/backtest.ts';
 import { trailingClimatology } from '../../builder/model/climatology.ts';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { HAZARD_V3_PARAMS, MODEL_VERSIONS, PRODUCTION_MODEL } from '../../builder/model/forecast.ts';
+import { MODEL_VERSION } from '../../builder/model/forecast.ts';
+import { computeBacktest, planRows, type BacktestResult } from '../../research/backtest.ts';
+import { CANDIDATES, SHIPPED_PARAMS, family } from '../../research/candidates.ts';
 import { brier, forecastAtCheckpoint, reliabilityTable, resolveCheckpoint, skillWithInterval } from '../../builder/model/resetbench.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
@@ -89,22 +90,34 @@ describe('computeBacktest on the bundled history', () => {
     expect(result.rules).toMatch(/^ResetBench rules: checkpoints 00\/06\/12\/18 UTC/);
   });
 
-  it('ships the candidate that wins at the latest rolling origin, and the hyperparameters chosen on all resolved history', () => {
-    expect(result.shipped).toBe(PRODUCTION_MODEL);
-    expect(result.origins.at(-1)!.winner).toBe(PRODUCTION_MODEL);
-    for (const o of result.origins) expect(Object.keys(o.scores).sort()).toEqual([...MODEL_VERSIONS].sort());
-    expect(result.selected).toEqual(HAZARD_V3_PARAMS);
-    expect(result.matches_production).toBe(true);
-    for (const o of result.origins) expect(o.rows).toBeGreaterThan(0);
+  it('ships the candidate the ship rule picks at the latest rolling origin, with its grid point', () => {
+    expect(result.shipped.model).toBe(MODEL_VERSION);
+    expect(result.shipped.params).toBe(family(MODEL_VERSION).describe(SHIPPED_PARAMS));
+    for (const o of result.origins) {
+      expect(Object.keys(o.scores).sort()).toEqual([...CANDIDATES].sort());
+      expect(o.rows).toBeGreaterThan(0);
+    }
+    // The shipped model meets the goal, or the report says no candidate does.
+    expect(result.shipped.meets_goal).toBe(result.goal[MODEL_VERSION].skill_ok && result.goal[MODEL_VERSION].window_ok);
   });
 
   it('reports every model against all three baselines with an interval', () => {
-    expect(result.lines.length).toBe(12);
+    expect(result.lines.length).toBe(2 * (2 + CANDIDATES.length));
     for (const l of result.lines) {
       expect(l.versus.map((v) => v.baseline)).toEqual(['climatology_all', 'trailing_30d', 'trailing_90d']);
       for (const v of l.versus) expect(v.lower! <= v.skill! && v.skill! <= v.upper!).toBe(true);
       expect(l.reliability.reduce((n, b) => n + b.count, 0)).toBe(l.forecasts);
     }
+  });
+
+  it('dates resets by announcement for the ResetBench re-score: exactly the windows an announcement-to-effective gap crosses flip', () => {
+    // The reviewed rows whose event time is not the announcement: 2026-06-29 23:39:41 (effective 00:39:41),
+    // 07-11 05:54:25 (effective 06:24:25), 08-25 (observed 14:30, post 18:00:04); 12-02, 07-09 and 07-21 cross no
+    // checkpoint. A flip needs a checkpoint between the two times and no other reset in the window.
+    expect(result.resetbench_time.flips.map((f) => `${f.checkpoint} ${f.horizon_hours}`).sort()).toEqual([
+      '2026-06-29T00:00:00Z 24', '2026-06-30T00:00:00Z 24', '2026-06-30T00:00:00Z 48', '2026-07-11T06:00:00Z 24', '2026-07-11T06:00:00Z 48',
+      '2026-08-24T18:00:00Z 24', '2026-08-25T18:00:00Z 24',
+    ]);
   });
 
   it('scores no window that had not closed by the end of the data, and does not look ahead', () => {

@@ -1,0 +1,368 @@
+// Pure: walk-forward backtest of the candidate models (candidates.ts) on a fixed history, scored by ResetBench's
+// rules, against the all-history climatology and trailing 30- and 90-day climatologies, with block-bootstrap
+// intervals. Candidates and their grid points are chosen by rolling-origin evaluation: at each origin, only on
+// checkpoints resolved before it.
+import { ANNOUNCEMENT_OVERDUE_GRACE_MS, dueMs, followThrough, pastAnnouncements, promisedBy, type AnnouncementReview } from '../builder/model/announcement.ts';
+import { HOUR_MS, HORIZONS_HOURS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, type HorizonHours } from '../builder/model/climatology.ts';
+import { eventMs } from '../builder/model/events.ts';
+import { MODEL_VERSION, clipProbability, computeForecast, resetsKnownAt } from '../builder/model/forecast.ts';
+import { RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin, type SkillInterval } from '../builder/model/resetbench.ts';
+import type { Event } from '../builder/model/schemas.ts';
+import { BASELINES, CANDIDATES, SHIPPED_PARAMS, family, type Baseline, type Candidate, type Row } from './candidates.ts';
+import { LEADERBOARD, announcementMs, scoreLeaderboardWindow, type WindowScore } from './resetbench-window.ts';
+
+/** Rolling origins: the first of every month from here on (two months of forecasts before it to choose from). */
+const FIRST_ROLLING_ORIGIN = '2026-05-01T00:00:00Z';
+/** Seven days of checkpoints per bootstrap block: longer than a 48 h window's overlap and than most bursts. */
+export const BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
+
+export interface Comparison extends SkillInterval {
+  baseline: Baseline;
+  baseline_brier: number | null;
+}
+
+export interface ScoreLine {
+  name: string;
+  horizon_hours: HorizonHours;
+  forecasts: number;
+  brier: number | null;
+  observed_frequency: number | null;
+  mean_probability: number | null;
+  versus: Comparison[];
+  reliability: ReliabilityBin[];
+}
+
+export interface OriginChoice {
+  origin: string;
+  /** Checkpoint rows (24h + 48h) resolved before the origin that the choice was made on. */
+  rows: number;
+  /** Every candidate's out-of-sample objective (mean of the 24h and 48h Brier) on those rows. */
+  scores: Record<Candidate, number>;
+  /** Each candidate's grid point chosen on the rows resolved before the origin (described). */
+  params: Record<Candidate, string>;
+  /** The candidate with the lowest objective: it forecasts the month after the origin. */
+  winner: Candidate;
+}
+
+/** Checkpoints with an announced reset pending and due inside the horizon, scored with and without the term. */
+export interface AnnouncementRows {
+  n: number;
+  /** Below MIN_ANNOUNCEMENT_ROWS nothing can be claimed from these rows; the output says so. */
+  enough: boolean;
+  lines: ScoreLine[];
+  posts: string[];
+}
+
+/** Fewer checkpoints than a week's worth (28) cannot tell a follow-through estimate from luck. */
+export const MIN_ANNOUNCEMENT_ROWS = 28;
+
+/** A checkpoint whose outcome differs when a reset is dated by its announcement (ResetBench's rule). */
+export interface Flip {
+  checkpoint: string;
+  horizon_hours: HorizonHours;
+  outcome: boolean;
+  resetbench_outcome: boolean;
+}
+
+export interface CandidateGoal {
+  /** Out of sample over the whole evaluation, the skill interval against both trailing base rates reaches 0 at both horizons. */
+  skill_ok: boolean;
+  /** ResetBench's leaderboard window, with the grid point chosen at the latest origin before it (described). */
+  window: WindowScore[];
+  window_params: string;
+  /** The window's Brier at or below the peer median at both horizons. */
+  window_ok: boolean;
+}
+
+export const GOAL_RULE =
+  'out of sample over the whole evaluation no worse than either trailing base rate (the 95% skill interval reaches 0 or above, at 24h and 48h), and on ResetBench\'s leaderboard window, as collected hourly, a Brier at or below the median peer at both horizons';
+export const SHIP_RULE = 'among the candidates that meet the goal, the one with the lowest objective at the latest rolling origin; the plain winner when none does';
+
+export interface BacktestResult {
+  rules: string;
+  from: string;
+  to: string;
+  evaluation: { from: string; to: string; rule: string };
+  checkpoints: { considered: number; skipped_insufficient_data: number };
+  origins: OriginChoice[];
+  /** The plain winner at the latest origin, and its grid point there. */
+  winner: { model: Candidate; params: string };
+  /** Each candidate against the goal (GOAL_RULE). */
+  goal: Record<Candidate, CandidateGoal>;
+  /** What forecast.ts should ship (SHIP_RULE) and its grid point at the latest origin. */
+  shipped: { model: Candidate; params: string; meets_goal: boolean };
+  lines: ScoreLine[];
+  /** The rolling-origin selection and the shipped model re-scored with outcomes dated by announcement time. */
+  resetbench_time: { flips: Flip[]; lines: ScoreLine[] };
+  announcements: AnnouncementRows;
+}
+
+const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+
+/** Every scorable checkpoint row, from the first with a forecast until the last window that closed by `toMs`. */
+export function planRows(events: readonly Event[], fromMs: number, toMs: number): { rows: Row[]; considered: number; skipped: number } {
+  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ ms: eventMs(e), id: e.id })).sort((a, b) => a.ms - b.ms);
+  const rows: Row[] = [];
+  let considered = 0;
+  let skipped = 0;
+  for (let at = checkpointAtOrAfter(fromMs); at + 24 * HOUR_MS <= toMs; at += 6 * HOUR_MS) {
+    considered++;
+    const f = computeForecast(events, new Date(at));
+    if (f.base_rate_24h === null || f.base_rate_48h === null) {
+      skipped++;
+      continue;
+    }
+    const times = resetsKnownAt(events, new Date(at));
+    for (const h of HORIZONS_HOURS) {
+      const resolved = resolveCheckpoint(resets, at, h, toMs);
+      if (resolved === null) continue;
+      const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
+      const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
+      if (t30 === null || t90 === null) continue;
+      const all = h === 24 ? f.base_rate_24h : f.base_rate_48h;
+      rows.push({ at, h, times, outcome: resolved.outcome, base: { climatology_all: all, trailing_30d: t30, trailing_90d: t90 } });
+    }
+  }
+  return { rows, considered, skipped };
+}
+
+/** Mean of the 24h and 48h mean Brier over the `use`d rows. */
+function objective(rows: readonly Row[], bs: readonly (number | null)[], use: (r: Row, i: number) => boolean): number {
+  const by: Record<HorizonHours, number[]> = { 24: [], 48: [] };
+  rows.forEach((r, i) => {
+    if (use(r, i)) by[r.h].push(bs[i]!);
+  });
+  return ((mean(by[24]) ?? Infinity) + (mean(by[48]) ?? Infinity)) / 2;
+}
+
+/** Grid index with the lowest objective over `use`d rows; ties keep grid order. */
+function argmin(rows: readonly Row[], briers: readonly number[][], use: (r: Row) => boolean): number {
+  let best = 0;
+  let bestScore = Infinity;
+  briers.forEach((bs, g) => {
+    const score = objective(rows, bs, use);
+    if (score < bestScore) {
+      bestScore = score;
+      best = g;
+    }
+  });
+  return best;
+}
+
+const monthStartsAfter = (fromMs: number, toMs: number) => {
+  const out: number[] = [];
+  const d0 = new Date(fromMs);
+  for (let d = Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth() + 1, 1); d < toMs; d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)) out.push(d);
+  return out;
+};
+
+export interface CandidateFit {
+  /** Brier of every grid point on every row. */
+  briers: number[][];
+  /** The out-of-sample probability per row: the grid point chosen on rows resolved before the row's month; null before any. */
+  oos: (number | null)[];
+  /** Grid index chosen at a given origin (rows resolved before it). */
+  choiceAt: (originMs: number) => number;
+}
+
+function fit(c: Candidate, rows: readonly Row[], toMs: number): CandidateFit {
+  const f = family(c);
+  const probs = f.grid.map((params) => rows.map((r) => f.probability(r, params)));
+  const briers = probs.map((ps) => ps.map((p, i) => brier(p, rows[i]!.outcome)));
+  const choiceAt = (o: number) => argmin(rows, briers, (r) => r.at + r.h * HOUR_MS <= o);
+  const firstAt = Math.min(...rows.map((r) => r.at));
+  const inner = monthStartsAfter(firstAt, toMs)
+    .filter((o) => rows.some((q) => q.at + q.h * HOUR_MS <= o))
+    .map((o) => ({ o, g: choiceAt(o) }));
+  const oos = rows.map((r, i) => {
+    if (f.grid.length === 1) return probs[0]![i]!;
+    const choice = [...inner].reverse().find((x) => x.o <= r.at);
+    return choice === undefined ? null : probs[choice.g]![i]!;
+  });
+  return { briers, oos, choiceAt };
+}
+
+export interface Selection {
+  origins: OriginChoice[];
+  /** The probability the rolling-origin selection forecast each row with (null before the first origin). */
+  selected: (number | null)[];
+  fits: Record<Candidate, CandidateFit>;
+}
+
+/**
+ * At each monthly origin every candidate is scored by one objective, the mean of the 24h and 48h Brier, on the same
+ * rows: those resolved before the origin for which every candidate had an out-of-sample forecast (a tuned family's
+ * forecast of a row uses the grid point chosen on the rows resolved before the start of the row's month, an inner
+ * rolling origin). The winner, with its grid point chosen at the origin, forecasts the month after it.
+ */
+function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selection {
+  const fits = Object.fromEntries(CANDIDATES.map((c) => [c, fit(c, rows, toMs)])) as Record<Candidate, CandidateFit>;
+  const oosBrier = Object.fromEntries(CANDIDATES.map((c) => [c, fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome)))])) as Record<Candidate, (number | null)[]>;
+  const origins: OriginChoice[] = [];
+  const selected: (number | null)[] = rows.map(() => null);
+  const starts: number[] = [];
+  for (let d = Date.parse(FIRST_ROLLING_ORIGIN); d < toMs; d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)) starts.push(d);
+  starts.forEach((o, k) => {
+    const scored = (r: Row, i: number) => r.at + r.h * HOUR_MS <= o && CANDIDATES.every((c) => oosBrier[c][i] !== null);
+    const scores = Object.fromEntries(CANDIDATES.map((c) => [c, objective(rows, oosBrier[c], scored)])) as Record<Candidate, number>;
+    const chosen = Object.fromEntries(CANDIDATES.map((c) => [c, fits[c].choiceAt(o)])) as Record<Candidate, number>;
+    // Ties keep CANDIDATES order; a strict improvement is needed to move.
+    const winner = CANDIDATES.reduce((best, c) => (scores[c] < scores[best] ? c : best), CANDIDATES[0]!);
+    const params = Object.fromEntries(CANDIDATES.map((c) => [c, family(c).describe(family(c).grid[chosen[c]])])) as Record<Candidate, string>;
+    origins.push({ origin: toIso(o), rows: rows.filter(scored).length, scores, params, winner });
+    const next = starts[k + 1] ?? Infinity;
+    const f = family(winner);
+    rows.forEach((r, i) => {
+      if (r.at >= o && r.at < next) selected[i] = f.probability(r, f.grid[chosen[winner]]);
+    });
+  });
+  return { origins, selected, fits };
+}
+
+function scoreLine(name: string, h: HorizonHours, scored: readonly { p: number; row: Row }[]): ScoreLine {
+  const rows = scored.filter((s) => s.row.h === h);
+  const versus = BASELINES.map((baseline): Comparison => ({
+    baseline,
+    baseline_brier: mean(rows.map((s) => brier(s.row.base[baseline], s.row.outcome))),
+    ...skillWithInterval(rows.map((s) => ({ p: s.p, base: s.row.base[baseline], outcome: s.row.outcome })), BOOTSTRAP),
+  }));
+  return {
+    name,
+    horizon_hours: h,
+    forecasts: rows.length,
+    brier: mean(rows.map((s) => brier(s.p, s.row.outcome))),
+    observed_frequency: mean(rows.map((s) => (s.row.outcome ? 1 : 0))),
+    mean_probability: mean(rows.map((s) => s.p)),
+    versus,
+    reliability: reliabilityTable(rows.map((s) => ({ p: s.p, outcome: s.row.outcome }))),
+  };
+}
+
+export interface BacktestOptions {
+  from?: Date;
+  /** End of the data: windows that close after it are unresolved and not scored. */
+  to?: Date;
+  /** data/announcement-review.json's posts: the announcement rows score the `ahead` ones. */
+  announcementReview?: readonly AnnouncementReview[];
+}
+
+/**
+ * Rows whose checkpoint had an `ahead` announcement pending (posted at or before it, its promised reset not yet
+ * recorded) and due inside the horizon (due = end of the promised window, 48 h when it names none; up to 6 h
+ * overdue still counts, as in the live rule). Each is scored with the shipped model alone and with the
+ * announcement term: max(model, follow-through), the follow-through estimated from the announcements whose
+ * window had closed by the checkpoint (out of sample).
+ */
+function announcementRows(rows: readonly Row[], events: readonly Event[], review: readonly AnnouncementReview[]): AnnouncementRows {
+  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms));
+  const ahead = review.filter((a) => a.classification === 'ahead');
+  const scored: { p: number; row: Row; alone: number }[] = [];
+  const posts = new Set<string>();
+  const shipped = family(MODEL_VERSION);
+  for (const row of rows) {
+    const pending = ahead.filter((a) => {
+      const from = Date.parse(a.announced_at);
+      const due = dueMs(a);
+      if (from > row.at || due <= row.at - ANNOUNCEMENT_OVERDUE_GRACE_MS || due > row.at + row.h * HOUR_MS) return false;
+      return !resets.some((r) => promisedBy(a, r) && r.ms >= from - 60_000 && r.ms <= row.at);
+    });
+    if (pending.length === 0) continue;
+    pending.forEach((a) => posts.add(a.post_id));
+    const alone = shipped.probability(row, SHIPPED);
+    const term = clipProbability(followThrough(pastAnnouncements(events, row.at, review)));
+    scored.push({ row, alone, p: Math.max(alone, term) });
+  }
+  const lines = HORIZONS_HOURS.flatMap((h) => [
+    scoreLine(`${MODEL_VERSION} alone, announcement checkpoints`, h, scored.map((x) => ({ row: x.row, p: x.alone }))),
+    scoreLine(`${MODEL_VERSION} + announcement term`, h, scored),
+  ]);
+  return { n: scored.length, enough: scored.length >= MIN_ANNOUNCEMENT_ROWS, lines, posts: [...posts].sort() };
+}
+
+/** The shipped model's parameters, as forecast.ts has them. */
+const SHIPPED: unknown = SHIPPED_PARAMS;
+
+const SELECTED_LINE = 'selected by rolling origin (out of sample)';
+const SHIPPED_LINE = `${MODEL_VERSION} as shipped (forecast.ts parameters)`;
+
+export function computeBacktest(events: readonly Event[], opts: BacktestOptions = {}): BacktestResult {
+  const times = events.map(eventMs).filter(Number.isFinite);
+  if (times.length === 0) throw new Error('[research/backtest] no events to backtest on');
+  const fromMs = opts.from?.getTime() ?? Math.min(...times);
+  const toMs = opts.to?.getTime() ?? Math.max(...times);
+  const { rows, considered, skipped } = planRows(events, fromMs, toMs);
+  const { origins, selected, fits } = selectByRollingOrigin(rows, toMs);
+  const evaluated = rows.map((row, i) => ({ row, i })).filter(({ i }) => selected[i] !== null);
+  const models: { name: string; p: (i: number, row: Row) => number | null }[] = [
+    { name: SELECTED_LINE, p: (i) => selected[i]! },
+    { name: SHIPPED_LINE, p: (_i, row) => family(MODEL_VERSION).probability(row, SHIPPED) },
+    ...CANDIDATES.map((c) => ({ name: family(c).grid.length === 1 ? `${c} (nothing to tune)` : `${c}, rolling-origin (out of sample)`, p: (i: number) => fits[c].oos[i] ?? null })),
+  ];
+  const lineFor = (m: (typeof models)[number], outcomeOf: (row: Row) => boolean) => {
+    const scored = evaluated.flatMap(({ row, i }) => {
+      const p = m.p(i, row);
+      return p === null ? [] : [{ row: { ...row, outcome: outcomeOf(row) }, p }];
+    });
+    return HORIZONS_HOURS.map((h) => scoreLine(m.name, h, scored));
+  };
+  const lines = models.flatMap((m) => lineFor(m, (r) => r.outcome));
+  // The same rows with each reset dated by its announcement, as ResetBench's ground truth dates it.
+  const announced = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: announcementMs(e) }));
+  const rbOutcome = (r: Row) => resolveCheckpoint(announced, r.at, r.h, Infinity)!.outcome;
+  const flips = evaluated
+    .filter(({ row }) => rbOutcome(row) !== row.outcome)
+    .map(({ row }): Flip => ({ checkpoint: toIso(row.at), horizon_hours: row.h, outcome: row.outcome, resetbench_outcome: rbOutcome(row) }));
+  const evalAts = evaluated.map((x) => x.row.at);
+  const last = origins[origins.length - 1];
+  const goal = goals(events, evaluated, fits, origins);
+  const meeting = CANDIDATES.filter((c) => goal[c].skill_ok && goal[c].window_ok);
+  const winner = last?.winner ?? MODEL_VERSION;
+  const shippedModel = last === undefined || meeting.length === 0 ? winner : meeting.reduce((best, c) => (last.scores[c] < last.scores[best] ? c : best), meeting[0]!);
+  return {
+    rules: RESETBENCH_RULES,
+    from: toIso(fromMs),
+    to: toIso(toMs),
+    evaluation: {
+      from: evalAts.length === 0 ? '-' : toIso(Math.min(...evalAts)),
+      to: evalAts.length === 0 ? '-' : toIso(Math.max(...evalAts)),
+      rule: 'checkpoints from the first rolling origin on; each forecast uses the candidate (and its grid point) chosen at the latest origin before it, on checkpoints whose window had closed by that origin',
+    },
+    checkpoints: { considered, skipped_insufficient_data: skipped },
+    origins,
+    winner: { model: winner, params: last?.params[winner] ?? '' },
+    goal,
+    shipped: { model: shippedModel, params: last?.params[shippedModel] ?? '', meets_goal: meeting.includes(shippedModel) },
+    lines,
+    resetbench_time: { flips, lines: models.slice(0, 2).flatMap((m) => lineFor(m, rbOutcome)) },
+    announcements: announcementRows(rows, events, opts.announcementReview ?? []),
+  };
+}
+
+/** A candidate's row at an issue time, from what was known then (the outcome plays no part in a probability). */
+function rowAt(events: readonly Event[], at: number, h: HorizonHours): Row | null {
+  const fc = computeForecast(events, new Date(at));
+  if (fc.base_rate_24h === null || fc.base_rate_48h === null) return null;
+  const times = resetsKnownAt(events, new Date(at));
+  const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
+  const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
+  if (t30 === null || t90 === null) return null;
+  return { at, h, times, outcome: false, base: { climatology_all: h === 24 ? fc.base_rate_24h : fc.base_rate_48h, trailing_30d: t30, trailing_90d: t90 } };
+}
+
+function goals(events: readonly Event[], evaluated: readonly { row: Row; i: number }[], fits: Record<Candidate, CandidateFit>, origins: readonly OriginChoice[]): Record<Candidate, CandidateGoal> {
+  const windowStart = Date.parse(LEADERBOARD.first_checkpoint);
+  const before = origins.filter((o) => Date.parse(o.origin) <= windowStart).at(-1);
+  return Object.fromEntries(
+    CANDIDATES.map((c): [Candidate, CandidateGoal] => {
+      const scored = evaluated.flatMap(({ row, i }) => (fits[c].oos[i] === null ? [] : [{ row, p: fits[c].oos[i]! }]));
+      const skill_ok = HORIZONS_HOURS.every((h) => scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0));
+      const f = family(c);
+      const params = f.grid[before === undefined ? 0 : fits[c].choiceAt(Date.parse(before.origin))];
+      const window = scoreLeaderboardWindow(events, (at, h) => {
+        const row = rowAt(events, at, h);
+        return row === null ? null : f.probability(row, params);
+      });
+      return [c, { skill_ok, window, window_params: f.describe(params), window_ok: window.every((w) => w.brier <= w.peer_median) }];
+    }),
+  ) as Record<Candidate, CandidateGoal>;
+}
