@@ -39,7 +39,7 @@ export async function removeBucket(client: S3Client, bucket: string): Promise<vo
 }
 
 async function measure(endpoint: string, dataDir: string, listEvery: number): Promise<string[]> {
-  // Counted at a proxy: the sink uploads documents outside the SDK's stack (builder/s3/object-put.ts).
+  // Counted at a proxy: every request of the tick, whichever client sent it.
   const proxy = await startS3Proxy(endpoint);
   const client = createS3Client(
     { region: process.env.RESET_TEST_S3_REGION ?? 'us-east-1', endpoint: proxy.url },
