@@ -52,7 +52,7 @@ export interface Retryable {
   retryAfterMs: number | null;
 }
 
-export interface RetryPolicy {
+interface RetryPolicy {
   /** Retries after the first attempt. */
   retries: number;
   backoffBaseMs: number;
@@ -60,7 +60,7 @@ export interface RetryPolicy {
   deadlineMs: number;
 }
 
-export type RetryDecision = { retry: true; waitMs: number } | { retry: false; retryAfterPastDeadline: boolean };
+type RetryDecision = { retry: true; waitMs: number } | { retry: false; retryAfterPastDeadline: boolean };
 
 /**
  * After a failed attempt (0-based `attempt`): wait and retry, or give up. Retry-After is honoured or the caller gives

@@ -11,8 +11,8 @@ import type { Delivery, DeliveryOutcome } from './plan.ts';
 
 export const NOTIFY_TIMEOUT_MS = 5_000;
 export const NOTIFY_BUDGET_MS = 20_000;
-export const NOTIFY_RETRIES = 2;
-export const NOTIFY_BACKOFF_BASE_MS = 500;
+const NOTIFY_RETRIES = 2;
+const NOTIFY_BACKOFF_BASE_MS = 500;
 /** Less budget than this left is not worth a request: the delivery is skipped and due again next run. */
 const MIN_REQUEST_MS = 50;
 /** A receiver's answer is read this far at most (to reuse the connection) and otherwise ignored. */

@@ -3,7 +3,7 @@ import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { bareEtag } from '../s3/conditional.ts';
 
 /** Keys per ListObjectsV2 page: the S3 maximum. */
-export const LIST_PAGE = 1000;
+const LIST_PAGE = 1000;
 
 /**
  * The prefixes to list for `keys`: their first path segments (`api/`), so a listing covers every object of ours and

@@ -19,7 +19,7 @@ import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
 import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 
-export const MANIFEST_VERSION = 3;
+const MANIFEST_VERSION = 3;
 /** Characters of the body's SHA-256 (base64) kept in a fingerprint: 132 bits. */
 const BODY_DIGEST_CHARS = 22;
 /** Characters of the headers' SHA-256 (base64) kept in a fingerprint: 48 bits, over a handful of header sets. */

@@ -2,7 +2,7 @@
 // retry policy and redirects under the rules below.
 // Every expected failure comes back as a FetchResult value whose detail code is a key of locales/<lang>/checks.json.
 import pLimit from 'p-limit';
-import { request } from 'undici';
+import { request, type Agent } from 'undici';
 import type { Detail } from '../model/schemas.ts';
 import { createAgent, errorCode, isBodyTooLarge, isTimeout, retryableStatus, retryAfterOf, withRetries, type Attempt } from '../net/http.ts';
 import type { FetchResult, Fetcher } from './fetcher.ts';
@@ -104,61 +104,70 @@ function nextHop(status: number, location: string | string[] | undefined, url: U
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
+/** What one fetcher's attempts share. */
+interface AttemptContext {
+  agent: Agent;
+  deadlineMs: number;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+}
+
+/** One request (plus redirects), each hop under its own timeout, never past the deadline. */
+async function attemptOnce(ctx: AttemptContext, start: URL, accept: string, allowedHosts: readonly string[]): Promise<Attempt<{ status: number; body: string; url: URL }, Failure>> {
+  const { agent, deadlineMs, timeoutMs, maxBodyBytes, maxRedirects, userAgent } = ctx;
+  const visited = new Set<string>();
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    visited.add(url.href);
+    const remaining = deadlineMs - Date.now();
+    if (remaining <= 0) return { ok: false, failure: failure(null, 'deadline_exceeded', {}, 'run deadline exceeded before the request') };
+    const hitsDeadline = remaining < timeoutMs;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), Math.min(timeoutMs, remaining));
+    // Set once headers arrive, so a body that trickles past the timeout still reports the status it had.
+    let status: number | null = null;
+    const timedOut = (): Failure =>
+      hitsDeadline && controller.signal.aborted
+        ? failure(status, 'deadline_exceeded', {}, 'run deadline exceeded')
+        : failure(status, 'timeout', { seconds: Math.round(timeoutMs / 100) / 10 }, `timed out after ${timeoutMs} ms`, true);
+    try {
+      const { target, authorization } = splitCredentials(url, start);
+      const res = await request(target, { method: 'GET', dispatcher: agent, signal: controller.signal, headers: { 'user-agent': userAgent, accept, ...(authorization ? { authorization } : {}) } });
+      status = res.statusCode;
+      if (REDIRECT_STATUSES.has(status)) {
+        await res.body.dump({ limit: DRAIN_BYTES }).catch(() => undefined);
+        const next = nextHop(status, res.headers.location, url, start, visited, hop, { allowedHosts, maxRedirects });
+        if (!(next instanceof URL)) return { ok: false, failure: next };
+        url = next;
+        continue;
+      }
+      const failed = classifyStatus(status, res.headers['retry-after'], Date.now());
+      if (failed !== null) {
+        await res.body.dump({ limit: DRAIN_BYTES }).catch(() => undefined);
+        return { ok: false, failure: failed };
+      }
+      const body = (await res.body.text()).replace(/^\uFEFF/, '');
+      return { ok: true, value: { status, body, url } };
+    } catch (err) {
+      if (controller.signal.aborted || isTimeout(err)) return { ok: false, failure: timedOut() };
+      if (isBodyTooLarge(err)) return { ok: false, failure: failure(status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, `body over the ${maxBodyBytes} byte cap`) };
+      const message = redactUrlsIn((err as Error)?.message ?? String(err));
+      return { ok: false, failure: classifyNetworkError(errorCode(err), url.hostname, message) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
 export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
   const deadlineMs = opts.deadline === undefined ? Date.now() + RUN_DEADLINE_MS : +opts.deadline;
   const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const policy = { retries: opts.retries ?? MAX_RETRIES, backoffBaseMs: opts.backoffBaseMs ?? BACKOFF_BASE_MS, deadlineMs };
-  const maxRedirects = opts.maxRedirects ?? MAX_REDIRECTS;
-  const userAgent = opts.userAgent ?? USER_AGENT;
   const limit = pLimit(opts.concurrency ?? MAX_CONCURRENT_REQUESTS);
-  const agent = createAgent({ timeoutMs, maxBodyBytes });
-
-  /** One request (plus redirects), each hop under its own timeout, never past the deadline. */
-  async function attemptOnce(start: URL, accept: string, allowedHosts: readonly string[]): Promise<Attempt<{ status: number; body: string; url: URL }, Failure>> {
-    const visited = new Set<string>();
-    let url = start;
-    for (let hop = 0; ; hop++) {
-      visited.add(url.href);
-      const remaining = deadlineMs - Date.now();
-      if (remaining <= 0) return { ok: false, failure: failure(null, 'deadline_exceeded', {}, 'run deadline exceeded before the request') };
-      const hitsDeadline = remaining < timeoutMs;
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), Math.min(timeoutMs, remaining));
-      // Set once headers arrive, so a body that trickles past the timeout still reports the status it had.
-      let status: number | null = null;
-      const timedOut = (): Failure =>
-        hitsDeadline && controller.signal.aborted
-          ? failure(status, 'deadline_exceeded', {}, 'run deadline exceeded')
-          : failure(status, 'timeout', { seconds: Math.round(timeoutMs / 100) / 10 }, `timed out after ${timeoutMs} ms`, true);
-      try {
-        const { target, authorization } = splitCredentials(url, start);
-        const res = await request(target, { method: 'GET', dispatcher: agent, signal: controller.signal, headers: { 'user-agent': userAgent, accept, ...(authorization ? { authorization } : {}) } });
-        status = res.statusCode;
-        if (REDIRECT_STATUSES.has(status)) {
-          await res.body.dump({ limit: DRAIN_BYTES }).catch(() => undefined);
-          const next = nextHop(status, res.headers.location, url, start, visited, hop, { allowedHosts, maxRedirects });
-          if (!(next instanceof URL)) return { ok: false, failure: next };
-          url = next;
-          continue;
-        }
-        const failed = classifyStatus(status, res.headers['retry-after'], Date.now());
-        if (failed !== null) {
-          await res.body.dump({ limit: DRAIN_BYTES }).catch(() => undefined);
-          return { ok: false, failure: failed };
-        }
-        const body = (await res.body.text()).replace(/^\uFEFF/, '');
-        return { ok: true, value: { status, body, url } };
-      } catch (err) {
-        if (controller.signal.aborted || isTimeout(err)) return { ok: false, failure: timedOut() };
-        if (isBodyTooLarge(err)) return { ok: false, failure: failure(status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, `body over the ${maxBodyBytes} byte cap`) };
-        const message = redactUrlsIn((err as Error)?.message ?? String(err));
-        return { ok: false, failure: classifyNetworkError(errorCode(err), url.hostname, message) };
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-  }
+  const ctx: AttemptContext = { agent: createAgent({ timeoutMs, maxBodyBytes }), deadlineMs, timeoutMs, maxBodyBytes, maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS, userAgent: opts.userAgent ?? USER_AGENT };
 
   return {
     async get(url, getOpts): Promise<FetchResult> {
@@ -174,7 +183,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         return { ok: false, status: null, latencyMs: 0, url: shown, detail: { code: 'invalid_url', params: {} }, error: `[sources/http] GET ${shown} -> not an http(s) URL` };
       }
       const from = start;
-      const a = await withRetries(() => limit(() => attemptOnce(from, getOpts?.accept ?? '*/*', getOpts?.redirectHosts ?? [])), policy);
+      const a = await withRetries(() => limit(() => attemptOnce(ctx, from, getOpts?.accept ?? '*/*', getOpts?.redirectHosts ?? [])), policy);
       const latencyMs = Date.now() - started;
       if (a.ok) return { ok: true, status: a.value.status, body: a.value.body, latencyMs, url: redactUrl(a.value.url.href) };
       const f = a.failure;
