@@ -1,6 +1,6 @@
 // What an idle 15-minute tick costs the S3 sink: documents rendered and written, and S3 requests by kind, on
 // idle ticks after a cold publish, with the bucket listed on every tick (RESET_S3_LIST_EVERY=1, the old
-// behaviour) and at the default cadence (docs/s3.md "Listing cadence"). Sources are off: an idle tick.
+// behaviour) and at the default cadence (docs/s3.md "Listing"). Sources are off: an idle tick.
 //
 //   RESET_TEST_S3_ENDPOINT=http://127.0.0.1:7480 npx tsx bench/idle-tick.ts [events]
 // Without `events` it builds today's data/; with it, a synthetic archive of that many events (each event is five

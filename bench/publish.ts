@@ -113,7 +113,7 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       await writeData(dataDir, events);
       const docs1 = await build(dataDir, work, dist);
 
-      // The production cadence (docs/s3.md "Listing cadence"): a publish lists the bucket every DEFAULT_LIST_EVERY-th
+      // The production cadence (docs/s3.md "Listing"): a publish lists the bucket every DEFAULT_LIST_EVERY-th
       // time. The cold publish lists (no manifest yet); the rounds after it do not, so each round also times the listing
       // a listing publish adds, on the same bucket, right after: the listing tick is the round plus that.
       const sink = createS3Sink({ client, bucket: bucketSink, now: () => new Date(BENCH_NOW) });
