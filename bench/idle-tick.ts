@@ -1,6 +1,6 @@
 // What an idle 15-minute tick costs the S3 sink: documents rendered and written, and S3 requests by kind, on
 // idle ticks after a cold publish, with the bucket listed on every tick (RESET_S3_LIST_EVERY=1, the old
-// behaviour) and at the default cadence (docs/s3.md "Listing cadence"). Sources are off: an idle tick.
+// behaviour) and at the default cadence (docs/s3.md "Listing"). Sources are off: an idle tick.
 //
 //   RESET_TEST_S3_ENDPOINT=http://127.0.0.1:7480 npx tsx bench/idle-tick.ts [events]
 // Without `events` it builds today's data/; with it, a synthetic archive of that many events (each event is five
@@ -39,7 +39,7 @@ export async function removeBucket(client: S3Client, bucket: string): Promise<vo
 }
 
 async function measure(endpoint: string, dataDir: string, listEvery: number): Promise<string[]> {
-  // Counted at a proxy: the sink uploads documents outside the SDK's stack (builder/s3/object-put.ts).
+  // Counted at a proxy: every request of the tick, whichever client sent it.
   const proxy = await startS3Proxy(endpoint);
   const client = createS3Client(
     { region: process.env.RESET_TEST_S3_REGION ?? 'us-east-1', endpoint: proxy.url },

@@ -2,7 +2,7 @@
 // (s3-plan.ts) with the stored map as its listing, so dropped objects stay for the delay as they do on S3. It takes the
 // build as a stream like the others, writing each document as it comes (keeping bodies is its job).
 import { assertSafeKey } from '../fsutil/safe-key.ts';
-import { applyUpdate, bodyDigest, createPublishLedger, emptyManifest, fingerprint, fingerprintV1, headersOf } from './s3-plan.ts';
+import { applyUpdate, bodyDigest, bodyMd5, createPublishLedger, emptyManifest, fingerprint, headersOf } from './s3-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
 import { inPhaseOrder } from './stream.ts';
 
@@ -40,7 +40,7 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
         ledger.admit(doc.key);
         const digest = bodyDigest(doc.body);
         const print = fingerprint(digest, doc);
-        if (ledger.keep(doc.key, print, listing, () => fingerprintV1(digest, doc))) continue;
+        if (ledger.keep(doc.key, print, listing, () => bodyMd5(doc.body))) continue;
         if (doc.phase !== phase) {
           phase = doc.phase;
           await publishOpts.beforePhase?.(`phase ${phase}`);

@@ -2,39 +2,24 @@
 // manifest and (on the ticks that list the bucket) the listing. The sink only carries it out; every rule lives and is
 // tested here.
 //
-// The manifest records, per published key, the ETag S3 returned for our PUT and a fingerprint of body + headers. A
-// document is unchanged when its fingerprint equals the recorded one and, on a listing tick, the listing still shows
-// the recorded ETag (so objects changed or deleted behind our back are caught). Listing costs one request per 1000
-// objects, so most ticks trust the manifest and only every `listEvery`-th tick, or when the last listing is older
-// than `listMaxAgeMs`, lists: an idle tick then costs the manifest's reads and one PUT plus the uploads of what changed.
+// The manifest is one private object: per published key, the ETag S3 returned for our PUT and a fingerprint of body +
+// headers; the keys pending deletion; the listing clock. A publish reads it, and writes it back once at the end,
+// conditionally (If-Match on the ETag read, If-None-Match '*' when there was none), so two publishers at once fail
+// loudly. A document is unchanged when its fingerprint equals the recorded one and, on a listing tick, the listing
+// still shows the recorded ETag (so objects changed or deleted behind our back are caught). Listing costs one request
+// per 1,000 keys; most ticks trust the manifest and only every `listEvery`-th tick, or when the last listing is older
+// than `listMaxAgeMs`, lists.
 //
-// Stored (version 2), the manifest is two parts, so a publish that changes a few objects of 50,000 writes a few
-// entries, not 50,000:
-//  - the index, at the manifest key: the listing clock, the pending deletes, a *journal* of the entries changed since
-//    the base was written (at most JOURNAL_MAX_ENTRIES), and a reference to the base (its slot and ETag). It is
-//    written on every publish, with If-Match on the index read at the start (two publishers at once fail loudly).
-//  - the base, every entry as of some publish, compact (three parallel arrays), in one of two slots next to the index
-//    (`<manifest key>.base-a` / `.base-b`). When the journal would outgrow its bound, the publish writes the merged
-//    entries into the slot the index does not name, then the index naming it: the base in use is never overwritten,
-//    and a failed publish leaves the old index and its base as they were.
-// A base whose ETag is not the one the index names (a racing publisher's slot write, a hand edit) or that does not
-// parse is treated as lost: its objects are uploaded again (never lost; one full re-upload), like a lost manifest.
-// A version-1 manifest (one JSON object of every entry, fingerprints of an older formula) is read on upgrade: each
-// document is compared with the old formula, so the upgrade costs no upload, only one base write.
+// A manifest that is missing or unreadable (a hand edit, an older format) is recovered from a listing: a document whose
+// listed ETag is the MD5 of its body (what S3 and radosgw give a single-part PUT without KMS) is kept, everything else
+// uploaded. What such a publish cannot know is lost: the keys that were pending deletion stay in the bucket, and an
+// object whose body matches but whose headers a release changed keeps its old headers.
 import { hash } from 'node:crypto';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
 import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 
-export const MANIFEST_VERSION = 2;
-/** The older manifest, read on upgrade and never written. */
-export const MANIFEST_V1 = 1;
-/**
- * Entries the index's journal holds at most: beyond, the publish writes a new base. One new event changes ~135
- * objects of 51,144 at 10,000 events and an idle tick the same ~25 live ones, so the base is rewritten after many
- * new events, while the index (PUT every publish) stays near 130 KiB at most.
- */
-export const JOURNAL_MAX_ENTRIES = 1024;
+const MANIFEST_VERSION = 3;
 /** Characters of the body's SHA-256 (base64) kept in a fingerprint: 132 bits. */
 const BODY_DIGEST_CHARS = 22;
 /** Characters of the headers' SHA-256 (base64) kept in a fingerprint: 48 bits, over a handful of header sets. */
@@ -55,38 +40,11 @@ export interface Manifest {
   listedAt: string | null;
   /** Publishes since that listing (0 on the listing publish itself). */
   sinceListing: number;
-  /** Fingerprints of version 1 (read from a version-1 manifest): documents are compared with `fingerprintV1`. */
-  legacy: boolean;
+  /** No readable manifest was found: the listing stands in for it (documents are compared by MD5 with the ETags). */
+  recovered: boolean;
 }
 
-export const emptyManifest = (): Manifest => ({ objects: new Map(), missingSince: {}, listedAt: null, sinceListing: 0, legacy: false });
-
-/** Which base slot an index names, with the ETag its write returned and how many entries it holds. */
-export interface BaseRef {
-  slot: 'a' | 'b';
-  etag: string;
-  entries: number;
-}
-
-/** The stored index (version 2). A journal entry is [etag, fingerprint], or null for a key the base has and is gone. */
-export interface ManifestIndex {
-  version: typeof MANIFEST_VERSION;
-  base: BaseRef | null;
-  journal: Record<string, [string, string] | null>;
-  missingSince: Record<string, string>;
-  listedAt: string | null;
-  sinceListing: number;
-}
-
-/** The stored base: every entry, keys sorted, the three arrays index-aligned. */
-export interface ManifestBase {
-  version: typeof MANIFEST_VERSION;
-  keys: string[];
-  etags: string[];
-  fingerprints: string[];
-}
-
-export const baseKeyOf = (manifestKey: string, slot: BaseRef['slot']): string => `${manifestKey}.base-${slot}`;
+export const emptyManifest = (): Manifest => ({ objects: new Map(), missingSince: {}, listedAt: null, sinceListing: 0, recovered: false });
 
 const isoOrNull = (v: unknown): string | null => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? v : null);
 
@@ -99,117 +57,44 @@ function clockOf(raw: { missingSince?: unknown; listedAt?: unknown; sinceListing
   return { missingSince, listedAt: isoOrNull(raw.listedAt), sinceListing };
 }
 
-export type ParsedIndex = { kind: 'v1'; manifest: Manifest } | { kind: 'v2'; index: ManifestIndex };
-
-/** The stored index (or a version-1 manifest), or null when it is unreadable (which only costs a full re-upload). */
-export function parseIndex(text: string): ParsedIndex | null {
+/** The stored manifest, or null when it is unreadable or of another version (then it is recovered from a listing). */
+export function parseManifest(text: string): Manifest | null {
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(text) as Record<string, unknown>;
   } catch {
     return null;
   }
-  if (typeof raw !== 'object' || raw === null) return null;
-  if (raw.version === MANIFEST_V1) {
-    if (typeof raw.objects !== 'object' || raw.objects === null) return null;
-    const objects = new Map<string, ManifestEntry>();
-    for (const [k, v] of Object.entries(raw.objects as Record<string, { etag?: unknown; fingerprint?: unknown } | null>)) {
-      if (typeof v?.etag === 'string' && typeof v.fingerprint === 'string') objects.set(k, { etag: v.etag, fingerprint: v.fingerprint });
-    }
-    return { kind: 'v1', manifest: { objects, ...clockOf(raw), legacy: true } };
+  if (typeof raw !== 'object' || raw === null || raw.version !== MANIFEST_VERSION || typeof raw.objects !== 'object' || raw.objects === null) return null;
+  const objects = new Map<string, ManifestEntry>();
+  for (const [k, v] of Object.entries(raw.objects as Record<string, unknown>)) {
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') objects.set(k, { etag: v[0], fingerprint: v[1] });
   }
-  if (raw.version !== MANIFEST_VERSION || typeof raw.journal !== 'object' || raw.journal === null) return null;
-  const journal: ManifestIndex['journal'] = {};
-  for (const [k, v] of Object.entries(raw.journal as Record<string, unknown>)) {
-    if (v === null) journal[k] = null;
-    else if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') journal[k] = [v[0], v[1]];
-  }
-  const b = raw.base as Partial<BaseRef> | null | undefined;
-  const base = b && (b.slot === 'a' || b.slot === 'b') && typeof b.etag === 'string' && Number.isInteger(b.entries) ? { slot: b.slot, etag: b.etag, entries: b.entries as number } : null;
-  if (b != null && base === null) return null; // a base named but not readably: the journal alone would miss its entries
-  return { kind: 'v2', index: { version: MANIFEST_VERSION, base, journal, ...clockOf(raw) } };
+  return { objects, ...clockOf(raw), recovered: false };
 }
 
-/** The base's entries, or null when it does not parse as one (then its objects are uploaded again). */
-export function parseBase(text: string): Map<string, ManifestEntry> | null {
-  try {
-    const raw = JSON.parse(text) as Partial<ManifestBase>;
-    const { keys, etags, fingerprints } = raw;
-    if (raw.version !== MANIFEST_VERSION || !Array.isArray(keys) || !Array.isArray(etags) || !Array.isArray(fingerprints)) return null;
-    if (etags.length !== keys.length || fingerprints.length !== keys.length) return null;
-    const objects = new Map<string, ManifestEntry>();
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      const etag = etags[i];
-      const fingerprint = fingerprints[i];
-      if (typeof k !== 'string' || typeof etag !== 'string' || typeof fingerprint !== 'string') return null;
-      objects.set(k, { etag, fingerprint });
-    }
-    return objects;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The manifest from an index and its base's entries (null: no base, or a base that is lost). With the base lost,
- * the keys pending deletion are still carried (with an entry no document matches), so they are deleted on time.
- */
-export function manifestOf(index: ManifestIndex, base: Map<string, ManifestEntry> | null): Manifest {
-  const objects = base ?? new Map<string, ManifestEntry>();
-  for (const [k, v] of Object.entries(index.journal)) {
-    if (v === null) objects.delete(k);
-    else objects.set(k, { etag: v[0], fingerprint: v[1] });
-  }
-  if (index.base !== null && base === null) {
-    for (const k of Object.keys(index.missingSince)) if (!objects.has(k)) objects.set(k, { etag: '', fingerprint: '' });
-  }
-  return { objects, missingSince: index.missingSince, listedAt: index.listedAt, sinceListing: index.sinceListing, legacy: false };
+/** The manifest as stored: one JSON object, each entry as [etag, fingerprint]. */
+export function serializeManifest(m: Manifest): string {
+  const objects: Record<string, [string, string]> = {};
+  for (const [k, v] of m.objects) objects[k] = [v.etag, v.fingerprint];
+  return JSON.stringify({ version: MANIFEST_VERSION, objects, missingSince: m.missingSince, listedAt: m.listedAt, sinceListing: m.sinceListing });
 }
 
 /** The body's SHA-256 in base64, computed once per document: the fingerprint's core, and (as hex) the upload's. */
 export const bodyDigest = (body: string): string => hash('sha256', body, 'base64');
 export const digestHex = (digestBase64: string): string => Buffer.from(digestBase64, 'base64').toString('hex');
-/** Hex SHA-256 of a string's UTF-8 bytes: one native call, no hash object per document. */
-export const sha256 = (s: string): string => hash('sha256', s, 'hex');
+/** Hex MD5 of the body: what S3 reports as the ETag of a single-part PUT, compared only to recover a lost manifest. */
+export const bodyMd5 = (body: string): string => hash('md5', body, 'hex');
 
 export function headersOf(d: OutputDocument): { contentType: string; contentLanguage: string | null; cacheControl: string } {
   return { contentType: d.contentType || JSON_CONTENT_TYPE, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl || CACHE_CONTROL };
 }
 
-/** Header sets seen → their digest; a build has a handful (type × language × cache), the bound only guards odd input. */
-const headerDigests = new Map<string, string>();
-const HEADER_DIGESTS_MAX = 256;
-
-/**
- * Body and headers in one value: the body's digest (132 bits of it) and a digest of the headers, remembered per
- * header set, so an unchanged document costs one hash of its body and nothing else.
- */
+/** Body and headers in one value: 132 bits of the body's digest and 48 of the headers'. */
 export function fingerprint(bodyDigestBase64: string, d: OutputDocument): string {
-  return bodyDigestBase64.slice(0, BODY_DIGEST_CHARS) + headersTag(d);
-}
-
-/** The last header set asked for and its digest: documents come in runs of one header set. */
-let lastHeaders: { contentType: string; contentLanguage: string | null; cacheControl: string; tag: string } | null = null;
-
-function headersTag(d: OutputDocument): string {
-  const l = lastHeaders;
-  if (l !== null && l.contentType === d.contentType && l.contentLanguage === d.contentLanguage && l.cacheControl === d.cacheControl) return l.tag;
   const h = headersOf(d);
   const line = `${h.contentType}\n${h.contentLanguage ?? ''}\n${h.contentLanguage === null ? 0 : 1}\n${h.cacheControl}`;
-  let tag = headerDigests.get(line);
-  if (tag === undefined) {
-    if (headerDigests.size >= HEADER_DIGESTS_MAX) headerDigests.clear();
-    headerDigests.set(line, (tag = hash('sha256', line, 'base64').slice(0, HEADERS_DIGEST_CHARS)));
-  }
-  lastHeaders = { contentType: d.contentType, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl, tag };
-  return tag;
-}
-
-/** The fingerprint a version-1 manifest recorded: SHA-256 of [hex body SHA-256, the three headers] as JSON. */
-export function fingerprintV1(bodyDigestBase64: string, d: OutputDocument): string {
-  const h = headersOf(d);
-  return sha256(JSON.stringify([digestHex(bodyDigestBase64), h.contentType, h.contentLanguage, h.cacheControl]));
+  return bodyDigestBase64.slice(0, BODY_DIGEST_CHARS) + hash('sha256', line, 'base64').slice(0, HEADERS_DIGEST_CHARS);
 }
 
 export interface ListingCadence {
@@ -285,10 +170,10 @@ export interface PublishLedger {
   /** Refuses a key the build already had (DataError); remembers it as built. */
   admit(key: string): void;
   /**
-   * Whether the object is already as wanted: its recorded fingerprint is `fingerprint` (on a version-1 manifest,
-   * `v1()`), and on a listing publish the listing shows its recorded ETag.
+   * Whether the object is already as wanted: its recorded fingerprint is `fingerprint`, and on a listing publish the
+   * listing shows its recorded ETag. With the manifest recovered from the listing: the listed ETag is `md5()`.
    */
-  keep(key: string, fingerprint: string, listing: ReadonlyMap<string, string> | null, v1: () => string): boolean;
+  keep(key: string, fingerprint: string, listing: ReadonlyMap<string, string> | null, md5: () => string): boolean;
   /** Records an upload that landed. */
   landed(key: string, entry: ManifestEntry): void;
   readonly unchanged: number;
@@ -315,13 +200,15 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
       lastEntry = manifest.objects.get(key);
       if (lastEntry !== undefined) builtOfManifest++;
     },
-    keep(key, print, listing, v1) {
-      const seen = key === lastKey ? lastEntry : manifest.objects.get(key);
-      if (seen === undefined || (listing !== null && listing.get(key) !== seen.etag)) return false;
-      if (manifest.legacy) {
-        if (seen.fingerprint !== v1()) return false;
-        changes.set(key, { etag: seen.etag, fingerprint: print });
-      } else if (seen.fingerprint !== print) return false;
+    keep(key, print, listing, md5) {
+      if (manifest.recovered) {
+        const etag = listing?.get(key);
+        if (etag === undefined || etag !== md5()) return false;
+        changes.set(key, { etag, fingerprint: print });
+      } else {
+        const seen = key === lastKey ? lastEntry : manifest.objects.get(key);
+        if (seen === undefined || seen.fingerprint !== print || (listing !== null && listing.get(key) !== seen.etag)) return false;
+      }
       unchanged++;
       return true;
     },
@@ -356,48 +243,5 @@ export function applyUpdate(manifest: Manifest, update: ManifestUpdate): Manifes
     if (v === null) manifest.objects.delete(k);
     else manifest.objects.set(k, v);
   }
-  return { objects: manifest.objects, missingSince: update.missingSince, listedAt: update.listedAt, sinceListing: update.sinceListing, legacy: false };
-}
-
-/** What a publish stores: a new base to write first (into `slot`), or none; then the index, naming the base. */
-export interface ManifestWrite {
-  base: { slot: BaseRef['slot']; body: ManifestBase } | null;
-  /** The index, given the base it names: the new base's ref once written, else the one kept. */
-  index(base: BaseRef | null): ManifestIndex;
-  /** The base ref kept when no base is written. */
-  keptBase: BaseRef | null;
-}
-
-/**
- * How the manifest after a publish is stored. `previous` is the index read at the start, when it was a readable
- * version-2 index whose base (if any) was read; otherwise (none, unreadable, version 1, base lost) there is nothing
- * to keep. With a base to keep, the publish's changes join the journal, unless the journal would grow beyond
- * `journalMax`: then (or with nothing to keep) every entry goes into a new base, in the slot the previous index does
- * not name, and the journal starts empty; a manifest of at most `journalMax` entries has no base at all.
- */
-export function planManifestWrite(previous: ManifestIndex | null, after: Manifest, update: ManifestUpdate, journalMax: number = JOURNAL_MAX_ENTRIES): ManifestWrite {
-  const clock = { missingSince: update.missingSince, listedAt: update.listedAt, sinceListing: update.sinceListing };
-  const indexWith = (journal: ManifestIndex['journal']) => (base: BaseRef | null): ManifestIndex => ({ version: MANIFEST_VERSION, base, journal, ...clock });
-  if (previous !== null) {
-    const journal: ManifestIndex['journal'] = { ...previous.journal };
-    for (const [k, v] of update.changes) {
-      if (v !== null) journal[k] = [v.etag, v.fingerprint];
-      else if (previous.base !== null) journal[k] = null; // the base may have it
-      else delete journal[k];
-    }
-    if (Object.keys(journal).length <= journalMax) return { base: null, index: indexWith(journal), keptBase: previous.base };
-  }
-  if (after.objects.size <= journalMax) {
-    const journal: ManifestIndex['journal'] = {};
-    for (const [k, v] of after.objects) journal[k] = [v.etag, v.fingerprint];
-    return { base: null, index: indexWith(journal), keptBase: null };
-  }
-  const keys = [...after.objects.keys()].sort();
-  const body: ManifestBase = { version: MANIFEST_VERSION, keys, etags: [], fingerprints: [] };
-  for (const k of keys) {
-    const e = after.objects.get(k)!;
-    body.etags.push(e.etag);
-    body.fingerprints.push(e.fingerprint);
-  }
-  return { base: { slot: previous?.base?.slot === 'a' ? 'b' : 'a', body }, index: indexWith({}), keptBase: null };
+  return { objects: manifest.objects, missingSince: update.missingSince, listedAt: update.listedAt, sinceListing: update.sinceListing, recovered: false };
 }

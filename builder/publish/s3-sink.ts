@@ -1,12 +1,10 @@
 // Sink into an S3 bucket: carries out the plan of s3-plan.ts (what to upload, keep, delete; when to list), phase
 // by phase, and removes dropped objects only after a delay.
 //
-// Cost per publish: one GET of the manifest's index (and one of its base when it names one), the PUTs of changed
-// objects, the DELETEs that are due, a PUT of a new base when the journal outgrew its bound, one conditional PUT of
-// the index; on a listing publish (every `listEvery`-th, or when the last listing is older than `listMaxAgeMs`) also
-// one LIST per 1000 objects of the manifest, run in parallel. The body's SHA-256 also goes into the object's metadata
-// (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD. Documents are uploaded by object-put.ts, outside
-// the SDK's middleware stack (its CPU per request was most of a small upload's cost).
+// Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
+// PUT of the manifest; on a listing publish (every `listEvery`-th, when the last listing is older than
+// `listMaxAgeMs`, or when the manifest is missing or unreadable) also one LIST per 1,000 keys listed. The
+// body's SHA-256 also goes into the object's metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
 //
 // The build comes as a stream (stream.ts) and the sink holds at most `windowDocs` bodies at once: each document is
 // hashed, compared with the manifest (and the listing) and uploaded if it changed, then let go; of every document only
@@ -26,28 +24,8 @@ import type { OutputDocument } from '../render/output.ts';
 import { bareEtag, getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DEFAULT_MANIFEST_KEY, DELETE_AFTER_MS, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
-import { createObjectPutter, type ObjectPutter } from '../s3/object-put.ts';
-import { listRanges } from './s3-list.ts';
-import {
-  applyUpdate,
-  baseKeyOf,
-  bodyDigest,
-  createPublishLedger,
-  digestHex,
-  emptyManifest,
-  fingerprint,
-  fingerprintV1,
-  headersOf,
-  manifestOf,
-  parseBase,
-  parseIndex,
-  planManifestWrite,
-  shouldList,
-  type BaseRef,
-  type Manifest,
-  type ManifestIndex,
-  type ManifestWrite,
-} from './s3-plan.ts';
+import { listPrefixes, rootsOf } from './s3-list.ts';
+import { applyUpdate, bodyDigest, bodyMd5, createPublishLedger, digestHex, emptyManifest, fingerprint, headersOf, parseManifest, serializeManifest, shouldList, type Manifest } from './s3-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
 import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
 
@@ -68,10 +46,8 @@ export interface S3SinkOptions {
   listMaxAgeMs?: number;
   /** The clock; read once per publish. */
   now: () => Date;
-  /** Keys per listing page and range; default 1000 (the S3 maximum). Smaller only to test the range listing. */
+  /** Keys per listing page; default 1000 (the S3 maximum). Smaller only to test the paging. */
   listPageKeys?: number;
-  /** Entries the manifest's journal holds before a new base is written (JOURNAL_MAX_ENTRIES); smaller only to test. */
-  journalMaxEntries?: number;
   /** Documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
   windowDocs?: number;
 }
@@ -82,10 +58,9 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
   if (prefix !== '' && !prefix.endsWith('/')) throw new ConfigError(WHERE, `prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
   if (prefix !== '') assertSafeKey(prefix.slice(0, -1), WHERE);
   const manifestKey = opts.manifestKey ?? DEFAULT_MANIFEST_KEY;
-  const manifestKeys = [manifestKey, baseKeyOf(manifestKey, 'a'), baseKeyOf(manifestKey, 'b')];
-  for (const k of manifestKeys) assertPrivateKey(k, prefix, WHERE);
-  /** The document keys that would land on the manifest's objects, when they lie under the prefix at all. */
-  const manifestDocKeys = new Set(manifestKeys.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)));
+  assertPrivateKey(manifestKey, prefix, WHERE);
+  /** The document key that would land on the manifest, when it lies under the prefix at all. */
+  const manifestDocKey = manifestKey.startsWith(prefix) ? manifestKey.slice(prefix.length) : null;
   const deleteAfterMs = opts.deleteAfterMs ?? DELETE_AFTER_MS;
   const cadence = { listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS };
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
@@ -110,12 +85,14 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         }
       };
 
-      const { stored, manifest, previous } = await timed('manifest', () => readManifest(io, manifestKey, count));
+      const { stored, manifest } = await timed('manifest', () => readManifest(io, manifestKey, count));
 
-      // The listing only confirms what the manifest names (objects changed or deleted behind our back), so it runs
-      // from the manifest's keys while the build streams in; the first comparison waits for it.
-      const listed = shouldList(manifest, asOf, cadence);
-      const listing = timed('list', async () => (listed ? listRelative(io, manifest.objects.keys(), count, opts.listPageKeys) : null));
+      // The listing confirms what the manifest names (objects changed or deleted behind our back), so it covers the
+      // roots of the manifest's keys; standing in for a lost manifest, it covers the whole prefix. It runs while the
+      // build streams in (a key the manifest lacks is uploaded anyway), and the first comparison waits for it.
+      const listed = manifest.recovered || shouldList(manifest, asOf, cadence);
+      const roots = manifest.recovered ? [''] : rootsOf(manifest.objects.keys());
+      const listing = timed('list', async () => (listed ? listRelative(io, roots, count, opts.listPageKeys) : null));
       listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
       /** The listing once it is in (null: this publish does not list); undefined until then. */
       let listingNow: ReadonlyMap<string, string> | null | undefined;
@@ -124,9 +101,6 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       const digests = new Map<OutputDocument, string>();
 
       const ledger = createPublishLedger(manifest, WHERE);
-      /** Made at the first upload (an idle publish needs none), closed when the publish ends. */
-      let made: Promise<ObjectPutter> | null = null;
-      const putter = () => (made ??= createObjectPutter(client, bucket, { concurrency }));
       /** beforePhase of each phase, asked before its first upload: a phase with nothing to upload costs no fence. */
       const gates = new Map<number, Promise<void>>();
       const gate = (phase: number) => {
@@ -138,39 +112,35 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         consumeInPhases(docs, WHERE, limits, {
           accept: (d) => {
             assertSafeKey(d.key, WHERE);
-            if (manifestDocKeys.has(d.key)) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
+            if (d.key === manifestDocKey) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
             ledger.admit(d.key);
           },
           // Once the listing (if any) is in, an unchanged document is settled here: hashed, compared, let go.
           settle: (d) => {
             if (listingNow === undefined) return false;
             const digest = bodyDigest(d.body);
-            if (ledger.keep(d.key, fingerprint(digest, d), listingNow, () => fingerprintV1(digest, d))) return true;
+            if (ledger.keep(d.key, fingerprint(digest, d), listingNow, () => bodyMd5(d.body))) return true;
             digests.set(d, digest);
             return false;
           },
           write: async (d) => {
-            // One SHA-256 of the body: the fingerprint, the object's metadata and SigV4's payload hash.
+            // One SHA-256 of the body: the fingerprint and the object's metadata.
             let digest = digests.get(d);
             if (digest !== undefined) digests.delete(d);
             else {
               const computed = (digest = bodyDigest(d.body));
-              if (ledger.keep(d.key, fingerprint(computed, d), await listing, () => fingerprintV1(computed, d))) return;
+              if (ledger.keep(d.key, fingerprint(computed, d), await listing, () => bodyMd5(d.body))) return;
             }
             await gate(d.phase);
-            ledger.landed(d.key, { etag: await putDocument(await putter(), io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
+            ledger.landed(d.key, { etag: await putDocument(io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
           },
         }),
       );
       // A failed publish writes no manifest, and leaves no listing request behind it.
-      try {
-        await streamed.catch(async (err: unknown) => {
-          await listing.catch(() => {});
-          throw err;
-        });
-      } finally {
-        if (made !== null) (await (made as Promise<ObjectPutter>).catch(() => null))?.close();
-      }
+      await streamed.catch(async (err: unknown) => {
+        await listing.catch(() => {});
+        throw err;
+      });
       const { remove, pending, update } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
       report.written = ledger.uploaded;
       report.unchanged = ledger.unchanged;
@@ -180,8 +150,8 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       report.deleted = await timed('delete', () => removeDue(io, remove, count));
       // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
       // and the next listing run, not finding them, forgets them. The other order could orphan objects.
-      const write = planManifestWrite(previous, applyUpdate(manifest, update), update, opts.journalMaxEntries);
-      await timed('manifest_put', () => writeManifest(io, manifestKey, write, stored?.etag ?? null, count));
+      const body = serializeManifest(applyUpdate(manifest, update));
+      await timed('manifest_put', () => writeManifest(io, manifestKey, body, stored?.etag ?? null, count));
       return report;
     },
   };
@@ -203,29 +173,21 @@ async function getBytes(io: SinkIo, key: string): Promise<{ body: Uint8Array; et
 }
 
 /**
- * The manifest: the index, and its base when it names one (a base missing, with another ETag than the index names,
- * or unparsable is lost: its objects are uploaded again). `previous` is the index to build on, null when there is
- * none to keep (no index, unreadable, version 1, or its base lost).
+ * The manifest and the ETag of the object it came from (null: there is none). A missing or unreadable one is
+ * recovered from the listing (`recovered`); the write at the end replaces it, conditional on that ETag.
  */
-async function readManifest(io: SinkIo, manifestKey: string, count: () => void): Promise<{ stored: { etag: string } | null; manifest: Manifest; previous: ManifestIndex | null }> {
+async function readManifest(io: SinkIo, manifestKey: string, count: () => void): Promise<{ stored: { etag: string } | null; manifest: Manifest }> {
   count();
   const stored = await getBytes(io, manifestKey);
-  const parsed = stored && parseIndex(Buffer.from(stored.body).toString('utf8'));
-  if (!parsed) return { stored, manifest: emptyManifest(), previous: null };
-  if (parsed.kind === 'v1') return { stored, manifest: parsed.manifest, previous: null };
-  const { index } = parsed;
-  if (index.base === null) return { stored, manifest: manifestOf(index, null), previous: index };
-  count();
-  const base = await getBytes(io, baseKeyOf(manifestKey, index.base.slot));
-  const entries = base !== null && base.etag === index.base.etag ? parseBase(Buffer.from(base.body).toString('utf8')) : null;
-  return { stored, manifest: manifestOf(index, entries), previous: entries === null ? null : index };
+  const manifest = stored === null ? null : parseManifest(Buffer.from(stored.body).toString('utf8'));
+  return { stored, manifest: manifest ?? { ...emptyManifest(), recovered: true } };
 }
 
 /** The listing with keys relative to the prefix. */
-async function listRelative(io: SinkIo, keys: Iterable<string>, count: () => void, pageKeys: number | undefined): Promise<Map<string, string>> {
+async function listRelative(io: SinkIo, roots: readonly string[], count: () => void, pageKeys: number | undefined): Promise<Map<string, string>> {
   let full: Map<string, string>;
   try {
-    full = await listRanges(io.client, io.bucket, io.prefix, keys, io.limit, count, pageKeys);
+    full = await listPrefixes(io.client, io.bucket, roots.map((r) => io.prefix + r), count, pageKeys);
   } catch (err) {
     throw describeS3Error(WHERE, 'LIST', io.bucket, (err as { listPrefix?: string }).listPrefix ?? io.prefix, err);
   }
@@ -234,22 +196,24 @@ async function listRelative(io: SinkIo, keys: Iterable<string>, count: () => voi
   return relative;
 }
 
-/** PUTs one document (outside the SDK's middleware stack: object-put.ts); returns the new ETag. */
-async function putDocument(putter: ObjectPutter, io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
+/** PUTs one document; returns the new ETag. */
+async function putDocument(io: SinkIo, doc: OutputDocument, bodySha256: string, count: () => void): Promise<string> {
   const key = io.prefix + doc.key;
   const h = headersOf(doc);
   count();
   try {
-    return await putter.put({
-      key,
-      // Bytes, encoded once: a string body is encoded again for its length and for the socket.
-      body: Buffer.from(doc.body, 'utf8'),
-      sha256: bodySha256,
-      contentType: h.contentType,
-      cacheControl: h.cacheControl,
-      ...(h.contentLanguage !== null ? { contentLanguage: h.contentLanguage } : {}),
-      metadata: { sha256: bodySha256 },
-    });
+    const r = await io.client.send(
+      new PutObjectCommand({
+        Bucket: io.bucket,
+        Key: key,
+        Body: doc.body,
+        ContentType: h.contentType,
+        CacheControl: h.cacheControl,
+        ...(h.contentLanguage !== null ? { ContentLanguage: h.contentLanguage } : {}),
+        Metadata: { sha256: bodySha256 },
+      }),
+    );
+    return bareEtag(r.ETag);
   } catch (err) {
     throw describeS3Error(WHERE, 'PUT', io.bucket, key, err);
   }
@@ -273,24 +237,10 @@ async function removeDue(io: SinkIo, keys: readonly string[], count: () => void)
   return deleted;
 }
 
-/**
- * The base first (when the journal outgrew its bound), into the slot the index read does not name, then the index,
- * conditional on the one this publish read: two publishers at once must not silently overwrite each other.
- */
-async function writeManifest(io: SinkIo, manifestKey: string, write: ManifestWrite, expectedEtag: string | null, count: () => void): Promise<void> {
-  let base: BaseRef | null = write.keptBase;
-  if (write.base !== null) {
-    const key = baseKeyOf(manifestKey, write.base.slot);
-    count();
-    try {
-      const r = await io.client.send(new PutObjectCommand({ Bucket: io.bucket, Key: key, Body: JSON.stringify(write.base.body), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE }));
-      base = { slot: write.base.slot, etag: bareEtag(r.ETag), entries: write.base.body.keys.length };
-    } catch (err) {
-      throw describeS3Error(WHERE, 'PUT', io.bucket, key, err);
-    }
-  }
+/** The manifest, conditional on the one this publish read: two publishers at once must not silently overwrite each other. */
+async function writeManifest(io: SinkIo, manifestKey: string, body: string, expectedEtag: string | null, count: () => void): Promise<void> {
   count();
-  const input = { Bucket: io.bucket, Key: manifestKey, Body: JSON.stringify(write.index(base)), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
+  const input = { Bucket: io.bucket, Key: manifestKey, Body: body, ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
   try {
     if (expectedEtag === null) await putIfAbsent(io.client, input);
     else await putIfMatch(io.client, input, expectedEtag);

@@ -28,7 +28,7 @@ export const DEFAULT_BACKUP_PREFIX = 'backups/';
 /** Objects dropped from a build stay this long, so CDN caches and clients mid-navigation never hit a 404. */
 export const DELETE_AFTER_MS = 60 * 60 * 1000;
 /**
- * Parallel requests. 16, not 8: the sink's uploads (builder/s3/object-put.ts) cost little CPU each, and radosgw on
+ * Parallel requests. 16, not 8: the sink's uploads cost little CPU each, and radosgw on
  * 2 cores took ~270 PUT/s at 16 against ~210 at 8 (BENCHMARKS.md section 3); S3 itself takes far more.
  */
 export const DEFAULT_CONCURRENCY = 16;

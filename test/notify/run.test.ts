@@ -45,7 +45,7 @@ describe('notifications in a run', () => {
         store: createLocalStateStore(path.join(root, 'state'), { now: () => new Date(now) }),
         sink: createLocalSink(path.join(root, 'dist')),
         dataDir: DATA_DIR,
-        notify: { notifier: createNotifier([channel], { timeoutMs: 1_000 }), lang: 'en' },
+        notify: { notifier: createNotifier([channel], { timeoutMs: 1_000, retries: 0 }), lang: 'en' },
       });
     const down = await build('2026-11-21T12:00:00Z');
     expect(down.notifications).toEqual({ sent: 0, failed: 1, skipped: 0 });

@@ -1,4 +1,5 @@
-// Real loopback receivers: one that fails then recovers, one that hangs, and each channel kind's request shape.
+// Real loopback receivers: one that fails then recovers, one that rate-limits, one that hangs, and each channel kind's
+// request shape.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { channelsFromEnv, parseChannel } from '../../builder/notify/channels.ts';
@@ -54,18 +55,45 @@ const message = (id: string): NotifyMessage => ({
 const deliveriesFor = (channel: string, ids: string[]): Delivery[] => ids.map((id) => ({ channel, keys: [`reset:${id}`], message: message(id) }));
 
 describe('createNotifier', () => {
-  it('a receiver that fails then recovers gets the same Idempotency-Key on the retry', async () => {
+  it('retries a 503 within the run with the same Idempotency-Key; with no retries left it is a failed outcome, sent on a later run', async () => {
     const r = await receiver((n, res) => {
-      res.writeHead(n === 1 ? 503 : 200);
+      res.writeHead(n === 1 || n === 3 ? 503 : 200);
       res.end();
     });
     const c = parseChannel(`${r.url}/hook`)!;
-    const n = createNotifier([c], { timeoutMs: 1_000 });
-    expect(await n.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'failed', detail: 'HTTP 503' }]);
-    expect(await n.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
-    expect(r.seen.map((s) => s.headers['idempotency-key'])).toEqual(['reset-status-api:reset:e1', 'reset-status-api:reset:e1']);
+    expect(await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
+    const once = createNotifier([c], { timeoutMs: 1_000, retries: 0 });
+    expect(await once.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'failed', detail: 'HTTP 503' }]);
+    expect(await once.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
+    expect(r.seen.map((s) => s.headers['idempotency-key'])).toEqual(Array(4).fill('reset-status-api:reset:e1'));
     expect(r.seen[1]!.body).toEqual(message('e1'));
     expect(r.seen[1]!.headers['content-type']).toBe('application/json');
+  });
+
+  it("waits what a 429's Retry-After asks before the retry, and gives up at once when that passes the budget", async () => {
+    const at: number[] = [];
+    const r = await receiver((n, res) => {
+      at.push(Date.now());
+      res.writeHead(n === 1 ? 429 : n === 3 ? 429 : 200, { 'retry-after': n === 1 ? '1' : '60' });
+      res.end();
+    });
+    const c = parseChannel(`${r.url}/hook`)!;
+    expect(await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['a']))).toMatchObject([{ result: 'sent' }]);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(950);
+    const t0 = Date.now();
+    expect(await createNotifier([c], { timeoutMs: 1_000, budgetMs: 5_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['b']))).toMatchObject([{ result: 'failed', detail: 'HTTP 429' }]);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(r.seen).toHaveLength(3);
+  });
+
+  it('does not retry a 4xx other than 429', async () => {
+    const r = await receiver((_n, res) => {
+      res.writeHead(404);
+      res.end();
+    });
+    const c = parseChannel(`${r.url}/hook`)!;
+    expect(await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['a']))).toMatchObject([{ result: 'failed', detail: 'HTTP 404' }]);
+    expect(r.seen).toHaveLength(1);
   });
 
   it('a hanging receiver times out and uses up at most the budget; another channel is served meanwhile', async () => {
@@ -88,7 +116,7 @@ describe('createNotifier', () => {
     const gone = await receiver(ok);
     await servers.pop()!.close();
     const c = parseChannel(`${gone.url}/hook`)!;
-    const [o] = await createNotifier([c], { timeoutMs: 500 }).send(deliveriesFor(c.id, ['x']));
+    const [o] = await createNotifier([c], { timeoutMs: 500, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['x']));
     expect(o).toMatchObject({ result: 'failed', detail: 'ECONNREFUSED' });
   });
 

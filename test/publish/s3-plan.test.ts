@@ -3,21 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { DataError } from '../../builder/errors.ts';
 import {
   applyUpdate,
-  baseKeyOf,
   bodyDigest,
+  bodyMd5,
   createPublishLedger,
   emptyManifest,
   fingerprint,
-  fingerprintV1,
-  manifestOf,
-  parseBase,
-  parseIndex,
-  planManifestWrite,
-  sha256,
+  parseManifest,
+  serializeManifest,
   shouldList,
   type Manifest,
-  type ManifestEntry,
-  type ManifestIndex,
 } from '../../builder/publish/s3-plan.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 
@@ -28,30 +22,27 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 interface Desired {
   doc: OutputDocument;
   fingerprint: string;
-  /** What a version-1 manifest recorded for it. */
-  v1: string;
 }
 
 function desired(key: string, body: string, phase: number = PHASE.leaves, contentLanguage: string | null = 'en'): Desired {
   const doc: OutputDocument = { key, body, contentType: 'application/json; charset=utf-8', contentLanguage, cacheControl: 'public, max-age=30', phase };
   const digest = bodyDigest(body);
-  return { doc, fingerprint: fingerprint(digest, doc), v1: fingerprintV1(digest, doc) };
+  return { doc, fingerprint: fingerprint(digest, doc) };
 }
 
 function recorded(docs: Desired[], extra: Partial<Manifest> = {}): Manifest {
-  const objects = new Map(docs.map((d, i) => [d.doc.key, { etag: `e${i}`, fingerprint: extra.legacy ? d.v1 : d.fingerprint }]));
+  const objects = new Map(docs.map((d, i) => [d.doc.key, { etag: `e${i}`, fingerprint: d.fingerprint }]));
   return { ...emptyManifest(), objects, listedAt: T0.toISOString(), ...extra };
 }
 
 /** One publish through the ledger, as a sink streams it: what it uploads (landing as `new-<key>`), keeps, deletes. */
 function publish(docs: Desired[], manifest: Manifest, listing: Map<string, string> | null, asOf = T0, landed: (key: string) => boolean = () => true) {
   const ledger = createPublishLedger(manifest, 'test');
-  const byKey = new Map(docs.map((d) => [d.doc.key, d]));
   const upload: string[] = [];
   const unchanged: string[] = [];
   for (const d of docs) {
     ledger.admit(d.doc.key);
-    if (ledger.keep(d.doc.key, d.fingerprint, listing, () => byKey.get(d.doc.key)!.v1)) unchanged.push(d.doc.key);
+    if (ledger.keep(d.doc.key, d.fingerprint, listing, () => bodyMd5(d.doc.body))) unchanged.push(d.doc.key);
     else {
       upload.push(d.doc.key);
       if (landed(d.doc.key)) ledger.landed(d.doc.key, { etag: `new-${d.doc.key}`, fingerprint: d.fingerprint });
@@ -161,131 +152,60 @@ describe('fingerprints', () => {
     expect(new Set(prints).size).toBe(prints.length);
     expect(fingerprint(d, { ...base })).toBe(prints[0]);
   });
-
-  it('reads the version-1 formula: SHA-256 of [body SHA-256 in hex, the three headers]', () => {
-    const { doc } = desired('api/en/a.json', '{"a":1}');
-    expect(fingerprintV1(bodyDigest(doc.body), doc)).toBe(sha256(JSON.stringify([sha256(doc.body), doc.contentType, doc.contentLanguage, doc.cacheControl])));
-  });
 });
 
-describe('upgrade from a version-1 manifest', () => {
+describe('a manifest recovered from a listing (the stored one missing or unreadable)', () => {
   const docs = ['a', 'b', 'c'].map((k) => desired(`api/en/${k}.json`, `{"${k}":1}`));
-  const v1Text = JSON.stringify({
-    version: 1,
-    objects: Object.fromEntries(docs.map((d, i) => [d.doc.key, { etag: `e${i}`, fingerprint: d.v1 }])),
-    missingSince: { 'api/en/gone.json': T0.toISOString() },
-    listedAt: T0.toISOString(),
-    sinceListing: 3,
-  });
+  const recovered = (): Manifest => ({ ...emptyManifest(), recovered: true });
 
-  it('is read with its listing clock and pending deletes, marked as version 1', () => {
-    const parsed = parseIndex(v1Text);
-    expect(parsed?.kind).toBe('v1');
-    const m = parsed!.kind === 'v1' ? parsed!.manifest : emptyManifest();
-    expect(m).toMatchObject({ legacy: true, listedAt: T0.toISOString(), sinceListing: 3, missingSince: { 'api/en/gone.json': T0.toISOString() } });
-    expect(m.objects.get('api/en/a.json')).toEqual({ etag: 'e0', fingerprint: docs[0]!.v1 });
-  });
-
-  it('uploads nothing unchanged, records the new fingerprints and stores every entry anew (no journal to build on)', () => {
-    const changed = desired('api/en/c.json', '{"c":2}');
-    const p = publish([docs[0]!, docs[1]!, changed], recorded(docs, { legacy: true }), null);
-    expect(p.upload).toEqual(['api/en/c.json']);
-    expect(p.unchanged).toEqual(['api/en/a.json', 'api/en/b.json']);
-    expect(p.next.legacy).toBe(false);
+  it("keeps a document whose listed ETag is its body's MD5, records its fingerprint, and uploads the rest", () => {
+    const listing = new Map([
+      ['api/en/a.json', bodyMd5(docs[0]!.doc.body)],
+      ['api/en/b.json', bodyMd5('{"b":0}')],
+      ['api/en/foreign.json', 'x'],
+    ]);
+    const p = publish(docs, recovered(), listing);
+    expect(p.unchanged).toEqual(['api/en/a.json']);
+    expect(p.upload).toEqual(['api/en/b.json', 'api/en/c.json']);
     expect(Object.fromEntries(p.next.objects)).toEqual({
-      'api/en/a.json': { etag: 'e0', fingerprint: docs[0]!.fingerprint },
-      'api/en/b.json': { etag: 'e1', fingerprint: docs[1]!.fingerprint },
-      'api/en/c.json': { etag: 'new-api/en/c.json', fingerprint: changed.fingerprint },
+      'api/en/a.json': { etag: bodyMd5(docs[0]!.doc.body), fingerprint: docs[0]!.fingerprint },
+      'api/en/b.json': { etag: 'new-api/en/b.json', fingerprint: docs[1]!.fingerprint },
+      'api/en/c.json': { etag: 'new-api/en/c.json', fingerprint: docs[2]!.fingerprint },
     });
-    // Stored from nothing: over the journal bound a base of every entry, else every entry in the journal.
-    const big = planManifestWrite(null, p.next, p.update, 2);
-    expect(big.base?.body.keys).toEqual(['api/en/a.json', 'api/en/b.json', 'api/en/c.json']);
-    expect(big.index(null).journal).toEqual({});
-    const small = planManifestWrite(null, p.next, p.update, 3);
-    expect(small.base).toBeNull();
-    expect(Object.keys(small.index(null).journal)).toHaveLength(3);
-    // The next publish compares with the new formula, and keeps everything.
-    const again = publish([docs[0]!, docs[1]!, changed], p.next, null);
-    expect(again.upload).toEqual([]);
-  });
-
-  it('uploads a document whose version-1 fingerprint differs', () => {
-    const stale = recorded(docs, { legacy: true });
-    stale.objects.set('api/en/b.json', { etag: 'e1', fingerprint: 'something else' });
-    expect(publish(docs, stale, null).upload).toEqual(['api/en/b.json']);
+    // Listed objects the build lacks may not be ours: neither deleted nor remembered.
+    expect(p.remove).toEqual([]);
+    expect(p.pending).toEqual({});
+    expect(p.next).toMatchObject({ recovered: false, listedAt: T0.toISOString(), sinceListing: 0 });
+    // The next publish compares fingerprints again, and keeps everything.
+    expect(publish(docs, p.next, null).upload).toEqual([]);
   });
 });
 
-describe('the stored manifest (index, journal, base)', () => {
-  const entry = (i: number): ManifestEntry => ({ etag: `e${i}`, fingerprint: `f${i}` });
-  const many = (n: number, from = 0) => new Map(Array.from({ length: n }, (_, i) => [`api/k-${String(i + from).padStart(4, '0')}.json`, entry(i + from)]));
-  const clock = { missingSince: {}, listedAt: T0.toISOString(), sinceListing: 0 };
-  const asManifest = (objects: Map<string, ManifestEntry>): Manifest => ({ ...emptyManifest(), objects: new Map(objects) });
-  const roundTrip = (index: ManifestIndex): ManifestIndex => {
-    const p = parseIndex(JSON.stringify(index));
-    if (p?.kind !== 'v2') throw new Error('not a version-2 index');
-    return p.index;
-  };
-
-  it('puts a small manifest wholly in the index, with no base', () => {
-    const all = many(10);
-    const w = planManifestWrite(null, asManifest(all), { changes: new Map(all), ...clock }, 16);
-    expect(w.base).toBeNull();
-    const index = roundTrip(w.index(w.keptBase));
-    expect(Object.fromEntries(manifestOf(index, null).objects)).toEqual(Object.fromEntries(all));
+describe('the stored manifest (one object)', () => {
+  it('reads back as exactly the manifest written: entries, pending deletes and the listing clock', () => {
+    const m: Manifest = {
+      objects: new Map([
+        ['api/en/a.json', { etag: 'e0', fingerprint: 'f0' }],
+        ['api/de/b.json', { etag: 'e1', fingerprint: 'f1' }],
+      ]),
+      missingSince: { 'api/en/gone.json': T0.toISOString() },
+      listedAt: T0.toISOString(),
+      sinceListing: 3,
+      recovered: false,
+    };
+    expect(parseManifest(serializeManifest(m))).toEqual(m);
   });
 
-  it('writes a large one into a base, then only the changes into the journal, and never lets the journal outgrow its bound', () => {
-    const max = 16;
-    let objects = many(100);
-    let w = planManifestWrite(null, asManifest(objects), { changes: new Map(objects), ...clock }, max);
-    expect(w.base?.slot).toBe('a');
-    const baseText = JSON.stringify(w.base!.body);
-    let index = roundTrip(w.index({ slot: 'a', etag: 'base-etag-1', entries: 100 }));
-    let base = parseBase(baseText)!;
-    expect(base.size).toBe(100);
-    const slots: string[] = [];
-    for (let round = 0; round < 12; round++) {
-      // Each round changes three entries, adds one and drops one.
-      const changes = new Map<string, ManifestEntry | null>([
-        ...[...objects.keys()].slice(round * 3, round * 3 + 3).map((k): [string, ManifestEntry] => [k, { etag: `r${round}`, fingerprint: `g${round}` }]),
-        [`api/new-${round}.json`, entry(1000 + round)],
-        [[...objects.keys()].at(-1)!, null],
-      ]);
-      const before = manifestOf(index, new Map(base));
-      const after = applyUpdate(before, { changes, ...clock });
-      w = planManifestWrite(index, after, { changes, ...clock }, max);
-      if (w.base !== null) {
-        slots.push(w.base.slot);
-        expect(w.base.slot).not.toBe(index.base!.slot); // never the base in use
-        base = parseBase(JSON.stringify(w.base.body))!;
-        index = roundTrip(w.index({ slot: w.base.slot, etag: `base-etag-${round}`, entries: base.size }));
-      } else index = roundTrip(w.index(w.keptBase));
-      expect(Object.keys(index.journal).length).toBeLessThanOrEqual(max);
-      // What is stored reads back as exactly the manifest after the publish.
-      objects = new Map([...after.objects]);
-      expect(Object.fromEntries(manifestOf(index, new Map(base)).objects)).toEqual(Object.fromEntries(objects));
-    }
-    expect(slots.length).toBeGreaterThanOrEqual(2);
-    expect(slots.slice(0, 2)).toEqual(['b', 'a']);
+  it('is unreadable (and so recovered from a listing) when it is not JSON, of another version, or without entries', () => {
+    expect(parseManifest('not json')).toBeNull();
+    expect(parseManifest('null')).toBeNull();
+    expect(parseManifest(JSON.stringify({ version: 2, base: null, journal: {}, missingSince: {} }))).toBeNull();
+    expect(parseManifest(JSON.stringify({ version: 1, objects: {} }))).toBeNull();
+    expect(parseManifest(JSON.stringify({ version: 3 }))).toBeNull();
   });
 
-  it('with its base lost, still carries the keys pending deletion so they are deleted on time', () => {
-    const index: ManifestIndex = { version: 2, base: { slot: 'a', etag: 'x', entries: 5 }, journal: { 'api/j.json': ['e', 'f'] }, missingSince: { 'api/old.json': T0.toISOString() }, listedAt: null, sinceListing: 0 };
-    const m = manifestOf(index, null);
-    expect([...m.objects.keys()].sort()).toEqual(['api/j.json', 'api/old.json']);
-    const p = publish([desired('api/j.json', '{}')], m, null, at(HOUR));
-    expect(p.remove).toEqual(['api/old.json']);
-  });
-
-  it('rejects what it cannot trust', () => {
-    expect(parseIndex('not json')).toBeNull();
-    expect(parseIndex(JSON.stringify({ version: 3, journal: {} }))).toBeNull();
-    expect(parseIndex(JSON.stringify({ version: 2, journal: {}, base: { slot: 'c', etag: 'x', entries: 1 } }))).toBeNull();
-    expect(parseIndex(JSON.stringify({ version: 1, objects: { k: { etag: 1 } }, missingSince: { k: 'never' } }))).toEqual({ kind: 'v1', manifest: { ...emptyManifest(), legacy: true } });
-    expect(parseBase('{"version":2,"keys":["a"],"etags":[],"fingerprints":[]}')).toBeNull();
-    expect(parseBase('{"version":2,"keys":["a"],"etags":["e"],"fingerprints":[7]}')).toBeNull();
-    expect(parseBase('{"version":2,"keys":["a"],"etags":["e"],"fingerprints":["f"]}')).toEqual(new Map([['a', { etag: 'e', fingerprint: 'f' }]]));
-    expect(baseKeyOf('state/publish-manifest.json', 'b')).toBe('state/publish-manifest.json.base-b');
+  it('drops what it cannot trust inside a readable one: malformed entries and dates', () => {
+    const text = JSON.stringify({ version: 3, objects: { a: ['e', 'f'], b: { etag: 'e' }, c: ['e', 7] }, missingSince: { a: 'never', b: T0.toISOString() }, listedAt: 'soon', sinceListing: -1 });
+    expect(parseManifest(text)).toEqual({ objects: new Map([['a', { etag: 'e', fingerprint: 'f' }]]), missingSince: { b: T0.toISOString() }, listedAt: null, sinceListing: 0, recovered: false });
   });
 });

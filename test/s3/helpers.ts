@@ -41,10 +41,7 @@ export interface ClientHooks {
   onDone?: (command: string, input: Record<string, unknown>) => void;
   /** Every PutObject after this many fails with an injected 503, as if the S3 went away mid-publish. */
   failPutsAfter?: number;
-  /**
-   * Another endpoint (a proxy in front of radosgw). The hooks above see the SDK's commands only: the S3 sink's
-   * document uploads bypass the SDK's stack (builder/s3/object-put.ts), so tests watch those at a proxy.
-   */
+  /** Another endpoint (a proxy in front of radosgw, to watch or break the requests themselves). */
   endpoint?: string;
 }
 

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../builder/errors.ts';
-import { bodyDigest, fingerprint, fingerprintV1, type ManifestIndex } from '../../builder/publish/s3-plan.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 import { byPhase, doc, sampleBuild, sinkContract, stream } from '../contracts/sink.ts';
@@ -27,10 +26,7 @@ describeS3('S3 sink (radosgw)', () => {
     await Promise.all(proxies.map((p) => p.close()));
   });
 
-  /**
-   * A client whose every request (the SDK's and the sink's own uploads alike) passes a proxy that records it: the
-   * sink uploads documents outside the SDK's stack, where the client hooks do not see them.
-   */
+  /** A client whose every request passes a proxy that records it (or breaks it on demand). */
   async function observed(hooks: ClientHooks = {}) {
     const proxy = await startS3Proxy(S3_ENDPOINT);
     proxies.push(proxy);
@@ -40,13 +36,15 @@ describeS3('S3 sink (radosgw)', () => {
     return { client: c, proxy, log, objectGets: () => log.filter((r) => r.method === 'GET' && r.key !== '') };
   }
 
-  /** A sink on its own prefix and manifest, with a clock the test moves. */
-  /** Lists the bucket on every publish unless `listEvery` says otherwise, so drift is caught at once. */
-  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number; windowDocs?: number; concurrency?: number; journalMaxEntries?: number } = {}) {
+  /**
+   * A sink on its own prefix and manifest, with a clock the test moves. Lists the bucket on every publish unless
+   * `listEvery` says otherwise, so drift is caught at once.
+   */
+  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number; windowDocs?: number; concurrency?: number } = {}) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: opts.concurrency ?? 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}), ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}), ...(opts.journalMaxEntries ? { journalMaxEntries: opts.journalMaxEntries } : {}) });
+      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: opts.concurrency ?? 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}), ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}) });
     return {
       prefix,
       clock,
@@ -61,8 +59,8 @@ describeS3('S3 sink (radosgw)', () => {
   }
 
   /**
-   * A client whose first PUT of the manifest's index waits for a rival sink to publish `build` completely: the
-   * rival runs between this publish's manifest read and its index write.
+   * A client whose first PUT of the manifest waits for a rival sink to publish `build` completely: the
+   * rival runs between this publish's manifest read and its manifest write.
    */
   function racedBy(h: ReturnType<typeof s3Harness>, build: OutputDocument[]) {
     const rival = h.make(client);
@@ -123,26 +121,27 @@ describeS3('S3 sink (radosgw)', () => {
     expect(report.requests).toBe(o.log.length);
   });
 
-  it('with the build as a stream, lists from the manifest alone and still repairs objects changed or deleted behind its back', async () => {
+  it('with the build as a stream, lists the bucket while the build streams in and still repairs objects changed or deleted behind its back', async () => {
     const sent: string[] = [];
     const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listPageKeys: 2 });
     await h.sink.publish(stream(byPhase(sampleBuild(1))));
     await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${h.prefix}api/de/latest.json` }));
     sent.length = 0;
-    // A new key too, which no listing range was cut for: uploaded because the manifest lacks it.
+    // A new key too: uploaded because the manifest lacks it.
     const build = byPhase([...sampleBuild(1), doc('api/zz/new.json', { fresh: true }, PHASE.summaries)]);
     const report = await h.sink.publish(stream(build));
     expect(report).toMatchObject({ written: 3, unchanged: 5 });
     for (const d of build) expect(await h.read(d.key)).toBe(d.body);
-    expect(sent.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThanOrEqual(4);
+    // The 6 objects left, in pages of 2.
+    expect(sent.filter((c) => c === 'ListObjectsV2Command')).toHaveLength(3);
   });
 
-  it('lists in parallel ranges that together cover every key, objects it never published included', async () => {
+  it('lists every page of the prefix, objects it never published included', async () => {
     const sent: string[] = [];
     const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listPageKeys: 2 });
     await h.sink.publish(sampleBuild(1));
-    // Foreign objects inside one range make it page past its first answer; then two of ours change behind its back.
+    // Foreign objects make the listing longer; then two of ours change behind its back.
     for (const k of ['api/de/m-foreign-1.json', 'api/de/m-foreign-2.json', 'api/de/m-foreign-3.json']) await writeText(client, bucket, h.prefix + k, 'theirs');
     await writeText(client, bucket, `${h.prefix}api/en/events/r-2.json`, 'tampered');
     await writeText(client, bucket, `${h.prefix}api/openapi.json`, 'tampered');
@@ -151,8 +150,8 @@ describeS3('S3 sink (radosgw)', () => {
     expect(report).toMatchObject({ written: 2, unchanged: 5 });
     for (const d of sampleBuild(1)) expect(await h.read(d.key)).toBe(d.body);
     expect(await h.read('api/de/m-foreign-2.json')).toBe('theirs');
-    // 7 keys in ranges of 2: four ranges, one of which pages through the foreign objects.
-    expect(sent.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(4);
+    // 7 keys of ours and 3 foreign in pages of 2.
+    expect(sent.filter((c) => c === 'ListObjectsV2Command')).toHaveLength(5);
   });
 
   it('finishes every object of a lower phase before it starts a higher one', async () => {
@@ -235,97 +234,64 @@ describeS3('S3 sink (radosgw)', () => {
     expect(race.rivalDone()).not.toBeNull();
   });
 
-  describe('the stored manifest (an index with a journal, a base in two slots)', () => {
-    const indexOf = async (h: { prefix: string }) => JSON.parse((await readText(client, bucket, `private/${h.prefix}manifest.json`))!) as ManifestIndex;
-    const privateKeys = async (h: { prefix: string }) => (await listAllKeys(client, bucket, `private/${h.prefix}`)).sort();
-    /** Builds that change two documents each time and add one. */
-    const buildAt = (i: number) => [...sampleBuild(i), ...Array.from({ length: i }, (_, k) => doc(`api/en/events/b-${k}.json`, { k }, PHASE.leaves))];
+  describe('the stored manifest (one object)', () => {
+    const manifestKey = (h: { prefix: string }) => `private/${h.prefix}manifest.json`;
 
-    it('reads a version-1 manifest on upgrade: nothing re-uploaded, the next manifest stored as version 2', async () => {
-      const h = s3Harness({ journalMaxEntries: 4 });
-      const build = sampleBuild(1);
-      await h.sink.publish(build);
-      // What a publish of the previous release left: every entry in one object, the old fingerprint formula.
-      const objects: Record<string, { etag: string; fingerprint: string }> = {};
-      for (const d of build) objects[d.key] = { etag: (await head(client, bucket, h.prefix + d.key)).ETag!.replace(/"/g, ''), fingerprint: fingerprintV1(bodyDigest(d.body), d) };
-      await writeText(client, bucket, `private/${h.prefix}manifest.json`, JSON.stringify({ version: 1, objects, missingSince: {}, listedAt: new Date(T0).toISOString(), sinceListing: 0 }));
+    it('is one private object, replaced on every publish and nothing else private is written', async () => {
+      const h = s3Harness();
+      await h.sink.publish(sampleBuild(1));
+      const first = await readText(client, bucket, manifestKey(h));
       h.advance(60_000);
-      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
-      const index = await indexOf(h);
-      expect(index.version).toBe(2);
-      expect(index.base).toMatchObject({ slot: 'a', entries: build.length });
-      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
-      // A version-1 entry whose fingerprint no longer matches is uploaded, not trusted.
-      objects['api/en/latest.json']!.fingerprint = 'stale';
-      await writeText(client, bucket, `private/${h.prefix}manifest.json`, JSON.stringify({ version: 1, objects, missingSince: {}, listedAt: new Date(T0).toISOString(), sinceListing: 0 }));
-      expect(await h.sink.publish(build)).toMatchObject({ written: 1 });
-    });
-
-    it('writes a base only when the journal outgrows its bound, alternating slots, and keeps the index bounded', async () => {
-      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
-      await h.sink.publish(buildAt(1));
-      const slots: (string | null)[] = [];
-      for (let i = 2; i <= 7; i++) {
-        const build = buildAt(i);
-        h.advance(15 * 60 * 1000);
-        const report = await h.sink.publish(build);
-        expect(report.written).toBeGreaterThan(0);
-        const index = await indexOf(h);
-        slots.push(index.base?.slot ?? null);
-        expect(Object.keys(index.journal).length).toBeLessThanOrEqual(4);
-        // What is stored is enough to find the whole build unchanged.
-        expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
-      }
-      expect(new Set(slots)).toEqual(new Set(['a', 'b']));
-      // Never more than the index and two base slots, however many publishes.
-      expect(await privateKeys(h)).toEqual([`private/${h.prefix}manifest.json`, `private/${h.prefix}manifest.json.base-a`, `private/${h.prefix}manifest.json.base-b`]);
+      await h.sink.publish(sampleBuild(2));
+      expect(await readText(client, bucket, manifestKey(h))).not.toBe(first);
+      expect(await listAllKeys(client, bucket, `private/${h.prefix}`)).toEqual([manifestKey(h)]);
     });
 
     it.each([
-      ['overwritten with garbage', () => 'not json'],
-      // As a publisher that lost a race may leave it: entries claiming the next build is in place, which it is not.
-      [
-        "replaced by another publisher's base (another ETag than the index names)",
-        (build: OutputDocument[]) => JSON.stringify({ version: 2, keys: build.map((d) => d.key), etags: build.map(() => 'theirs'), fingerprints: build.map((d) => fingerprint(bodyDigest(d.body), d)) }),
-      ],
-    ])('uploads everything again, losing nothing, when the base is %s', async (_, baseBody) => {
-      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
-      await h.sink.publish(buildAt(2));
-      const index = await indexOf(h);
-      expect(index.base).not.toBeNull();
-      const build = buildAt(3);
-      await writeText(client, bucket, `private/${h.prefix}manifest.json.base-${index.base!.slot}`, baseBody(build));
-      h.advance(60_000);
-      expect(await h.sink.publish(build)).toMatchObject({ written: build.length, unchanged: 0 });
+      ['missing', async (key: string) => void (await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))],
+      ['overwritten with garbage', (key: string) => writeText(client, bucket, key, 'not json')],
+      ['of an older format', (key: string) => writeText(client, bucket, key, JSON.stringify({ version: 2, base: null, journal: {}, missingSince: {} }))],
+    ])('when %s, is recovered from a listing: only what differs from the listed objects is uploaded, nothing deleted', async (_, spoil) => {
+      const o = await observed();
+      const h = s3Harness({ client: o.client, listEvery: 100 });
+      await writeText(client, bucket, `${h.prefix}api/en/hand-made.json`, 'theirs');
+      await h.sink.publish(sampleBuild(1));
+      await spoil(manifestKey(h));
+      await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
+      h.advance(2 * DELETE_AFTER_MS);
+      o.log.length = 0;
+      const build = sampleBuild(1).filter((d) => d.key !== 'api/en/events/r-2.json');
+      expect(await h.sink.publish(build)).toMatchObject({ written: 1, unchanged: build.length - 1, deleted: 0 });
+      expect(o.log.filter((r) => r.key === '' && r.method === 'GET')).toHaveLength(1);
+      expect(o.log.filter((r) => r.method === 'PUT').map((r) => r.key)).toEqual([`${h.prefix}api/en/history.json`, manifestKey(h)]);
       for (const d of build) expect(await h.read(d.key)).toBe(d.body);
+      // What the lost manifest knew is lost: the dropped object stays, as does the one it never published.
+      expect(await h.read('api/en/events/r-2.json')).not.toBeNull();
+      expect(await h.read('api/en/hand-made.json')).toBe('theirs');
+      // The recovered manifest holds again: the next publish trusts it (no listing) and finds everything in place.
+      o.log.length = 0;
       expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+      expect(o.log.map((r) => `${r.method} ${r.key}`)).toEqual([`GET ${manifestKey(h)}`, `PUT ${manifestKey(h)}`]);
     });
 
-    it('still deletes on time what was pending deletion when the base was lost', async () => {
-      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
-      await h.sink.publish(buildAt(3));
-      h.advance(60_000);
-      await h.sink.publish(buildAt(2)); // b-2 dropped: pending
-      const index = await indexOf(h);
-      const pending = Object.keys(index.missingSince);
-      expect(pending).toContain('api/en/events/b-2.json');
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `private/${h.prefix}manifest.json.base-${index.base!.slot}` }));
-      h.advance(h.deleteAfterMs);
-      expect(await h.sink.publish(buildAt(2))).toMatchObject({ deleted: pending.length });
-      for (const k of pending) expect(await h.read(k)).toBeNull();
-    });
-
-    it('refuses a concurrent publisher that rewrote the base too, and the next publish repairs whatever the race left', async () => {
-      const h = s3Harness({ journalMaxEntries: 4, listEvery: 100 });
-      await h.sink.publish(buildAt(3));
-      // The rival writes a new base and index; ours then writes its base into the same slot and loses the index.
-      const race = racedBy(h, buildAt(6));
-      await expect(h.make(race.client).publish(buildAt(5))).rejects.toThrow(ConflictError);
+    it('refuses a concurrent publisher that wrote the manifest after this publish read it, and the next publish repairs whatever the race left', async () => {
+      const h = s3Harness({ listEvery: 100 });
+      await h.sink.publish(sampleBuild(3));
+      const race = racedBy(h, sampleBuild(6));
+      await expect(h.make(race.client).publish(sampleBuild(5))).rejects.toThrow(ConflictError);
       expect(race.rivalDone()).not.toBeNull();
-      const build = buildAt(5);
+      const build = sampleBuild(5);
       await h.sink.publish(build);
       for (const d of build) expect(await h.read(d.key)).toBe(d.body);
       expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+    });
+
+    it('writes a new manifest only if none exists (If-None-Match), so a rival that created one first wins', async () => {
+      const h = s3Harness();
+      const race = racedBy(h, sampleBuild(2));
+      await expect(h.make(race.client).publish(sampleBuild(1))).rejects.toThrow(/another publisher changed the manifest/);
+      expect(race.rivalDone()).not.toBeNull();
+      expect(await h.sink.publish(sampleBuild(2))).toMatchObject({ written: 0 });
     });
   });
 

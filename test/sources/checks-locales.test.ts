@@ -9,10 +9,10 @@ const placeholders = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map(
 /** Every detail code the sources and fetcher can emit, read from their source text. */
 function emittedCodes(): string[] {
   const codes = new Set<string>();
-  const mine = ['budget.ts', 'feed-xml.ts', 'sanitize.ts', 'common.ts', 'config.ts', 'http-fetcher.ts', 'http-policy.ts', 'index.ts', 'reset-tracker.ts', 'signal-feeds.ts', 'status-page.ts', 'status-incidents.ts'];
+  const mine = ['budget.ts', 'feed-xml.ts', 'sanitize.ts', 'common.ts', 'config.ts', 'http-fetcher.ts', 'index.ts', 'reset-tracker.ts', 'signal-feeds.ts', 'status-page.ts', 'status-incidents.ts'];
   for (const f of readdirSync(new URL('builder/sources/', root)).filter((f) => mine.includes(f))) {
     const text = readFileSync(new URL(`builder/sources/${f}`, root), 'utf8');
-    for (const m of text.matchAll(/code: '([a-z_]+)'|fail\(url, [^,]+, '([a-z_]+)'|ok\('([a-z_]+)'|code: 'invalid_json' \| '([a-z_]+)'/g)) codes.add((m[1] ?? m[2] ?? m[3] ?? m[4])!);
+    for (const m of text.matchAll(/code: '([a-z_]+)'|fail(?:ure)?\((?:url, )?[^,]+, '([a-z_]+)'|ok\('([a-z_]+)'|code: 'invalid_json' \| '([a-z_]+)'/g)) codes.add((m[1] ?? m[2] ?? m[3] ?? m[4])!);
   }
   return [...codes].sort();
 }

@@ -1,12 +1,14 @@
-// The fetcher's decisions about an answer, without a server: status and error classification, retry delays.
+// The decisions about an answer, without a server: the fetcher's status and error classification, the shared retry
+// policy's delays and Retry-After.
 import { describe, expect, it } from 'vitest';
-import { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, classifyNetworkError, classifyStatus, retryDecision, type Failure } from '../../builder/sources/http-policy.ts';
+import { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, parseRetryAfterMs, retryDecision, type Retryable } from '../../builder/net/http.ts';
+import { classifyNetworkError, classifyStatus } from '../../builder/sources/http-fetcher.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
 describe('classifyStatus', () => {
   it('passes every 2xx', () => {
-    for (const s of [200, 204, 299]) expect(classifyStatus(s, null, NOW)).toBeNull();
+    for (const s of [200, 204, 299]) expect(classifyStatus(s, undefined, NOW)).toBeNull();
   });
 
   it('retries 5xx and 429, not 4xx, and reads Retry-After only on 429 and 503', () => {
@@ -14,7 +16,7 @@ describe('classifyStatus', () => {
     expect(classifyStatus(503, '5', NOW)).toMatchObject({ retryable: true, retryAfterMs: 5000 });
     expect(classifyStatus(429, 'Sat, 21 Nov 2026 12:00:30 GMT', NOW)).toMatchObject({ retryable: true, retryAfterMs: 30_000, detail: { code: 'rate_limited' } });
     expect(classifyStatus(404, '5', NOW)).toMatchObject({ retryable: false, retryAfterMs: null, why: '404' });
-    expect(classifyStatus(199, null, NOW)).toMatchObject({ retryable: false });
+    expect(classifyStatus(199, undefined, NOW)).toMatchObject({ retryable: false });
   });
 });
 
@@ -28,7 +30,7 @@ describe('classifyNetworkError', () => {
 });
 
 describe('retryDecision', () => {
-  const f = (over: Partial<Failure> = {}): Failure => ({ status: 503, detail: { code: 'http_status', params: { status: 503 } }, why: '503', retryable: true, retryAfterMs: null, ...over });
+  const f = (over: Partial<Retryable> = {}): Retryable => ({ retryable: true, retryAfterMs: null, ...over });
 
   it('backs off exponentially from the base, capped, without jitter', () => {
     expect(retryDecision(f(), 0, 5, 60_000, 500)).toEqual({ retry: true, waitMs: 500 });
@@ -45,10 +47,32 @@ describe('retryDecision', () => {
 
   it('waits exactly what Retry-After asks, or gives up at once saying so when that passes the deadline', () => {
     expect(retryDecision(f({ retryAfterMs: 2000 }), 0, 2, 10_000, 500)).toEqual({ retry: true, waitMs: 2000 });
-    const late = retryDecision(f({ status: 429, retryAfterMs: 120_000, detail: { code: 'rate_limited', params: {} } }), 0, 2, 10_000, 500);
-    expect(late).toMatchObject({ retry: false, failure: { detail: { code: 'rate_limited_retry_after', params: { seconds: 120 } } } });
-    expect(!late.retry && late.failure.why).toMatch(/Retry-After 120 s exceeds the run deadline/);
-    const late503 = retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500);
-    expect(late503).toMatchObject({ retry: false, failure: { detail: { code: 'http_status' } } });
+    expect(retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500)).toEqual({ retry: false, retryAfterPastDeadline: true });
+    expect(retryDecision(f({ retryAfterMs: 120_000 }), 2, 2, 10_000, 500)).toEqual({ retry: false, retryAfterPastDeadline: false });
+  });
+});
+
+describe('parseRetryAfterMs', () => {
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  it('reads delta seconds and HTTP dates, and ignores garbage', () => {
+    expect(parseRetryAfterMs('7', now)).toBe(7000);
+    expect(parseRetryAfterMs('Sat, 21 Nov 2026 12:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfterMs('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfterMs('soon', now)).toBeNull();
+    expect(parseRetryAfterMs(null, now)).toBeNull();
+  });
+
+  it('reads the obsolete HTTP date forms as GMT, whatever the machine zone', () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    try {
+      expect(parseRetryAfterMs('Saturday, 21-Nov-26 12:00:30 GMT', now)).toBe(30_000);
+      // asctime() names no zone: it is GMT by definition (RFC 9110 §5.6.7).
+      expect(parseRetryAfterMs('Sat Nov 21 12:00:45 2026', now)).toBe(45_000);
+      expect(parseRetryAfterMs('Sat, 21 Nov 2026 12:01:00', now)).toBe(60_000);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
   });
 });

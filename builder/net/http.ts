@@ -1,0 +1,93 @@
+// HTTP for the sources' fetcher and the notifier: undici, with its own connect, headers and body timeouts and a cap on
+// the response size, and the one retry policy both follow (bounded, Retry-After aware, never past a deadline).
+import { Agent } from 'undici';
+
+export const BACKOFF_MAX_MS = 8_000;
+/** A retry is only worth starting if it leaves at least this much time for the request itself. */
+export const MIN_ATTEMPT_MS = 250;
+
+/**
+ * A connection pool whose requests fail with undici's own errors past `timeoutMs` to connect, to receive the head,
+ * or between two pieces of the body, and whose response bodies fail past `maxBodyBytes` (UND_ERR_RES_EXCEEDED_MAX_SIZE).
+ * Idle kept-alive sockets do not hold the process open; `close()` ends the pool.
+ */
+export function createAgent(opts: { timeoutMs: number; maxBodyBytes: number }): Agent {
+  return new Agent({ connect: { timeout: opts.timeoutMs }, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, maxResponseSize: opts.maxBodyBytes });
+}
+
+/** What undici and node report as an error code (a happy-eyeballs connect nests it in an AggregateError). */
+export function errorCode(err: unknown): string | null {
+  const e = err as { code?: unknown; errors?: { code?: unknown }[]; cause?: { code?: unknown } } | null;
+  for (const c of [e?.code, e?.errors?.[0]?.code, e?.cause?.code]) if (typeof c === 'string') return c;
+  return null;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+export const isTimeout = (err: unknown): boolean => TIMEOUT_CODES.has(errorCode(err) ?? '') || (err as { name?: string } | null)?.name === 'TimeoutError';
+export const isBodyTooLarge = (err: unknown): boolean => errorCode(err) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+
+/** `Retry-After` as milliseconds from `nowMs`: delta seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfterMs(value: string | null | undefined, nowMs: number): number | null {
+  if (value === null || value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP date is always GMT (RFC 9110 §5.6.7): the obsolete forms without a zone name are read as GMT too, never
+  // in the machine's zone.
+  const at = Date.parse(/\b(GMT|UTC)\b/i.test(v) ? v : `${v} GMT`);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
+
+/** Worth a retry: 5xx and 429. */
+export const retryableStatus = (status: number): boolean => status >= 500 || status === 429;
+
+/** The wait a 429 or 503 asks for with Retry-After, in ms; null for other statuses or without a readable header. */
+export function retryAfterOf(status: number, header: string | string[] | undefined, nowMs: number): number | null {
+  if (status !== 429 && status !== 503) return null;
+  return parseRetryAfterMs(Array.isArray(header) ? header[0] : header, nowMs);
+}
+
+export interface Retryable {
+  retryable: boolean;
+  /** What the server asked for with Retry-After, in ms; null when it did not. */
+  retryAfterMs: number | null;
+}
+
+interface RetryPolicy {
+  /** Retries after the first attempt. */
+  retries: number;
+  backoffBaseMs: number;
+  /** Epoch ms by which every attempt and wait must be over. */
+  deadlineMs: number;
+}
+
+type RetryDecision = { retry: true; waitMs: number } | { retry: false; retryAfterPastDeadline: boolean };
+
+/**
+ * After a failed attempt (0-based `attempt`): wait and retry, or give up. Retry-After is honoured or the caller gives
+ * up at once (retrying earlier would be rude, waiting past the deadline useless); otherwise exponential backoff
+ * without jitter (one scheduled client per receiver: no herd to spread out).
+ */
+export function retryDecision(f: Retryable, attempt: number, retries: number, remainingMs: number, backoffBaseMs: number): RetryDecision {
+  if (!f.retryable || attempt >= retries) return { retry: false, retryAfterPastDeadline: false };
+  if (f.retryAfterMs !== null) {
+    return f.retryAfterMs + MIN_ATTEMPT_MS <= remainingMs ? { retry: true, waitMs: f.retryAfterMs } : { retry: false, retryAfterPastDeadline: true };
+  }
+  const waitMs = Math.min(backoffBaseMs * 2 ** attempt, BACKOFF_MAX_MS);
+  return waitMs + MIN_ATTEMPT_MS > remainingMs ? { retry: false, retryAfterPastDeadline: false } : { retry: true, waitMs };
+}
+
+export type Attempt<T, F> = { ok: true; value: T } | { ok: false; failure: F };
+
+/** Runs `attempt` until it succeeds or the policy gives up; the last failure says whether Retry-After was too late. */
+export async function withRetries<T, F extends Retryable>(
+  attempt: () => Promise<Attempt<T, F>>,
+  policy: RetryPolicy,
+): Promise<Attempt<T, F & { retryAfterPastDeadline: boolean }>> {
+  for (let n = 0; ; n++) {
+    const a = await attempt();
+    if (a.ok) return a;
+    const next = retryDecision(a.failure, n, policy.retries, policy.deadlineMs - Date.now(), policy.backoffBaseMs);
+    if (!next.retry) return { ok: false, failure: { ...a.failure, retryAfterPastDeadline: next.retryAfterPastDeadline } };
+    await new Promise<void>((resolve) => setTimeout(resolve, next.waitMs));
+  }
+}
