@@ -177,6 +177,15 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
   });
 });
 
+describe('the tracker counting otherwise than it lists', () => {
+  it("names both numbers when stats.total (53, a status of 2026-09-17) differs from the 55 records /resets lists", async () => {
+    const b = await build({ ...SCENARIOS['2026-09-29'], status: 'codex-resets/v1-status.2026-09-17.captured.json' }, '2026-09-29T16:45:00Z');
+    const status = (await checks(b)).find((c) => c.kind === 'tracker_status')!;
+    expect(status).toMatchObject({ ok: true, detail_code: 'ok_total_differs' });
+    expect(status.detail).toBe('OK; the tracker counts 53 resets, its list held 55');
+  });
+});
+
 describe('2026-09-29 over two pages', () => {
   it('follows the cursor and reads the same 55 records as one page', async () => {
     const one = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
