@@ -61,6 +61,14 @@ function instantField(raw: string, asOf: Date, field: string): { ok: true; iso: 
   return verdict === 'ok' ? { ok: true, iso: read.iso } : { ok: false, reason: verdict, field };
 }
 
+/** An optional zoned instant (null when absent) that lies no further ahead of `asOf` than `aheadMs`, or why not. */
+function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: number, field: string): { ok: true; iso: string | null } | { ok: false; reason: RejectReason; field: string } {
+  if (raw === null || raw === undefined) return { ok: true, iso: null };
+  const read = readInstant(raw, 'reject');
+  if (!read.ok) return { ok: false, reason: read.reason, field };
+  return judgeInstant(read.iso, new Date(asOf.getTime() + aheadMs)) === 'ok' ? { ok: true, iso: read.iso } : { ok: false, reason: 'future_date', field };
+}
+
 /**
  * Pure: the payload's `scheduled_reset` → an Announcement (null when none is announced or it is no longer
  * `scheduled`), or why it was rejected: an announcement time outside the tracked era or in the future, a scheduled
@@ -70,10 +78,9 @@ export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | 
   if (!raw || (raw.status !== undefined && raw.status !== 'scheduled')) return { ok: true, value: null };
   const announced = instantField(raw.announced_at, asOf, 'announced_at');
   if (!announced.ok) return announced;
-  const scheduled = raw.scheduled_for === null || raw.scheduled_for === undefined ? null : readInstant(raw.scheduled_for, 'reject');
-  if (scheduled !== null && !scheduled.ok) return { ok: false, reason: scheduled.reason, field: 'scheduled_for' };
-  const scheduledFor = scheduled === null ? null : scheduled.iso;
-  if (scheduledFor !== null && judgeInstant(scheduledFor, new Date(asOf.getTime() + MAX_SCHEDULE_AHEAD_MS)) !== 'ok') return { ok: false, reason: 'future_date', field: 'scheduled_for' };
+  const scheduled = boundedInstant(raw.scheduled_for, asOf, MAX_SCHEDULE_AHEAD_MS, 'scheduled_for');
+  if (!scheduled.ok) return scheduled;
+  const scheduledFor = scheduled.iso;
   const link = linkOf(raw.source);
   if (!link.ok) return { ok: false, reason: 'bad_url', field: 'source.url' };
   const author = cleanText(raw.source.author ?? '', TEXT_LIMITS.author);
@@ -102,10 +109,9 @@ export function computeWatch(raw: z.infer<typeof ActiveWatchSchema> | null | und
   if (!/^[a-z][a-z_-]*$/.test(level)) return { ok: false, reason: 'invalid_record', field: 'level' };
   const observed = instantField(raw.observed_at, asOf, 'observed_at');
   if (!observed.ok) return observed;
-  const expiresRead = raw.expires_at === null || raw.expires_at === undefined ? null : readInstant(raw.expires_at, 'reject');
-  if (expiresRead !== null && !expiresRead.ok) return { ok: false, reason: expiresRead.reason, field: 'expires_at' };
-  const expires = expiresRead === null ? null : expiresRead.iso;
-  if (expires !== null && judgeInstant(expires, new Date(asOf.getTime() + MAX_WATCH_AHEAD_MS)) !== 'ok') return { ok: false, reason: 'future_date', field: 'expires_at' };
+  const expiresAt = boundedInstant(raw.expires_at, asOf, MAX_WATCH_AHEAD_MS, 'expires_at');
+  if (!expiresAt.ok) return expiresAt;
+  const expires = expiresAt.iso;
   const link = linkOf(raw.source ?? { type: 'observed' });
   if (!link.ok) return { ok: false, reason: 'bad_url', field: 'source.url' };
   const parsed = TrackerWatchSchema.safeParse({

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpFetcher, redirectAllowed, USER_AGENT } from '../../builder/sources/http-fetcher.ts';
 import type { FetchResult } from '../../builder/sources/fetcher.ts';
@@ -8,6 +9,20 @@ afterEach(async () => {
   await server?.close();
   server = null;
 });
+
+/** Writes 16 KiB chunks, as fast as the client reads, up to 64 MiB (counted in `sent`): a body that, for the client, never ends. */
+function pumpEndless(res: ServerResponse, sent: { bytes: number }): void {
+  const chunk = Buffer.alloc(16 * 1024, 'x');
+  const pump = () => {
+    while (sent.bytes < 64 * 1024 * 1024) {
+      sent.bytes += chunk.length;
+      if (!res.write(chunk)) return;
+    }
+  };
+  res.on('drain', pump);
+  res.on('close', () => res.off('drain', pump));
+  pump();
+}
 
 function failure(r: FetchResult): Extract<FetchResult, { ok: false }> {
   if (r.ok) throw new Error(`expected a failure, got ${r.status}`);
@@ -138,26 +153,17 @@ describe('createHttpFetcher', () => {
   });
 
   it('stops reading a body that never ends at the cap, long before the timeout', async () => {
-    let sent = 0;
+    const sent = { bytes: 0 };
     server = await startServer((_req, res) => {
       res.writeHead(200);
-      const chunk = Buffer.alloc(16 * 1024, 'z');
-      const pump = () => {
-        while (sent < 64 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return;
-        }
-      };
-      res.on('drain', pump);
-      res.on('close', () => res.off('drain', pump));
-      pump();
+      pumpEndless(res, sent);
     });
     const started = Date.now();
     const r = failure(await testFetcher({ maxBodyBytes: 64 * 1024, timeoutMs: 5_000 }).get(server.url));
     expect(r.detail).toEqual({ code: 'body_too_large', params: { limit_kib: 64 } });
     expect(r.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(sent).toBeLessThan(16 * 1024 * 1024);
+    expect(sent.bytes).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('follows a short redirect chain and fails a loop as a value', async () => {
@@ -177,25 +183,16 @@ describe('createHttpFetcher', () => {
   });
 
   it('follows a redirect whose body never ends, reading at most 128 KiB of it', async () => {
-    let sent = 0;
+    const sent = { bytes: 0 };
     server = await startServer((req, res) => {
       if (req.url !== '/endless') return void res.end('arrived');
       res.writeHead(302, { location: '/arrived' });
-      const chunk = Buffer.alloc(16 * 1024, 'x');
-      const pump = () => {
-        while (sent < 64 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return;
-        }
-      };
-      res.on('drain', pump);
-      res.on('close', () => res.off('drain', pump));
-      pump();
+      pumpEndless(res, sent);
     });
     // A timeout long enough for all 64 MiB to flow: only the read limit keeps the fetcher from taking it.
     expect(await testFetcher({ timeoutMs: 5_000 }).get(`${server.url}/endless`)).toMatchObject({ ok: true, body: 'arrived' });
     // What the server pushed before the fetcher let go: the 128 KiB read plus socket buffers, far from the 64 MiB.
-    expect(sent).toBeLessThan(16 * 1024 * 1024);
+    expect(sent.bytes).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('stops after the maximum number of redirects', async () => {
