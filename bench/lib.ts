@@ -119,6 +119,8 @@ export async function startSources(): Promise<Sources> {
     env: {
       RESET_UPSTREAM_URL: `${servers[0].url}/api/v1/resets`,
       RESET_STATUS_PAGE_URL: `${servers[1].url}/api/v2/summary.json`,
+      // The bench serves no incident feed: that source is switched off.
+      RESET_STATUS_INCIDENTS_URL: '',
       RESET_SIGNAL_FEEDS: `${servers[2].url}/r/codex/new/.rss`,
     },
     close: async () => {
