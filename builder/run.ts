@@ -116,6 +116,7 @@ export function computeNextState(
   // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
   const reconciled = reconcileTracker(curatedEvents, applied.upstream_events, curated.tracker_reviews ?? [], asOf);
   const events = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));
+  // Only questions about records this build knows (an as-of build does not know records from after asOf).
   const open = reconciled.signals.filter((s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true);
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
