@@ -48,8 +48,6 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   const { sourceConfigsFromEnv } = await import('../builder/sources/config.ts');
   const { createLocalStateStore } = await import('../builder/state/local-store.ts');
   const { createLocalSink } = await import('../builder/publish/local-sink.ts');
-  // As the refresh entry point does once its modules are loaded (builder/v8-tuning.ts).
-  (await import('../builder/v8-tuning.ts')).startSmallRun();
   const stages: Record<string, number[]> = {};
   const floorMs: number[] = [];
   let runRss = 0;
@@ -160,9 +158,7 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
       // The floor holds the parsed documents of the whole build at once (run() no longer does: it streams): room for
       // them at 100,000 events.
       const heapMiB = Math.max(4096, Math.ceil(n / 10));
-      // As the refresh tick runs: TurboFan off from the start (the child calls startSmallRun), and run() turns it and
-      // --heap-growing-percent=25 on from 1,000 events (builder/v8-tuning.ts), so the peak RSS and the times are
-      // production's.
+      // With V8's defaults, as the refresh tick runs.
       const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
         env: sources.env,
         timeoutMs: Math.max(20, n / 2_000) * 60 * 1000,

@@ -65,15 +65,9 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
   const tickArgs = (name: string) => ['--target', 'local', '--now', BENCH_NOW, '--out', path.join(root, name, 'dist'), '--state-dir', path.join(root, name, 'state'), '--data-dir', data];
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
-    // Exactly the refresh workflow's command (refresh.yml): no V8 flags at all, since any makes V8 refuse Node's code
-    // cache for its own modules; the entry point turns TurboFan off once its modules are loaded, and a run of 1,000
-    // events or more turns it and the tight heap on (builder/v8-tuning.ts). Beside it the command before that, with
-    // --no-opt, which paid for the refused cache.
+    // Exactly the refresh workflow's command (refresh.yml).
     ['bundle: node build/refresh.mjs', [process.execPath, bundle, ...tickArgs('bundle')]],
-    ['bundle started with a V8 flag: node --no-opt build/refresh.mjs', [process.execPath, '--no-opt', bundle, ...tickArgs('bundle-flag')]],
-    // An older bundle as the workflow ran it from tick23b to this change (`node --no-opt`); bundles older than tick23b
-    // need --enable-source-maps for mapped traces but run the same.
-    ...(opts.compare ? [[`compare: node --no-opt ${opts.compare}`, [process.execPath, '--no-opt', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
+    ...(opts.compare ? [[`compare: node ${opts.compare}`, [process.execPath, path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
     ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
     ['bundle loaded only (import, no tick)', [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],

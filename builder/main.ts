@@ -17,7 +17,6 @@ import { channelsFromEnv } from './notify/channels.ts';
 import { createNotifier } from './notify/send.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
-import { startSmallRun } from './v8-tuning.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -172,6 +171,5 @@ export function isEntryPoint(moduleUrl: string, name: string): boolean {
 }
 
 if (isEntryPoint(import.meta.url, 'main')) {
-  startSmallRun();
   process.exitCode = await main(process.argv.slice(2), process.env);
 }

@@ -27,7 +27,6 @@ import type { SourceResult } from './model/inputs.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { ConflictError } from './errors.ts';
-import { tuneForRunSize } from './v8-tuning.ts';
 import { updateState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
@@ -194,8 +193,6 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     stage('state');
 
     const { events, forecast, upcoming } = next!;
-    // Before the documents are rendered and published, whose garbage and hot loops grow with the events (v8-tuning.ts).
-    tuneForRunSize(events.length);
     const seen = stateAsOf(state, asOf);
     const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);

@@ -187,7 +187,7 @@ describe('refresh.yml', () => {
     expect(refresh).toBeDefined();
     const job = refresh as Job;
     expect(usesOidc(job)).toBe(true);
-    expect(runs(job)).toMatch(/^\s*node build\/refresh\.mjs\s*$/m);
+    expect(runs(job)).toMatch(/^\s*node --enable-source-maps build\/refresh\.mjs\s*$/m);
     expect(runs(job)).not.toMatch(/tsx[^\n]*schedules\/refresh\.ts/);
     expect(SCHEDULE_ENTRIES.refresh).toBe('schedules/refresh.ts');
     expect(runs(job)).toContain('npm ci');
@@ -259,8 +259,8 @@ describe('backup.yml', () => {
   it('creates a backup and verifies the newest one with the backup CLI, under OIDC credentials', () => {
     const r = runs(job);
     expect(usesOidc(job)).toBe(true);
-    expect(r).toMatch(/node build\/backup\.mjs create/);
-    expect(r).toMatch(/node build\/backup\.mjs verify/);
+    expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs create/);
+    expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs verify/);
     expect(r).not.toMatch(/tsx[^\n]*schedules\/backup\.ts/);
     expect(SCHEDULE_ENTRIES.backup).toBe('schedules/backup.ts');
     bundleBuiltBeforeUse(job, 'build/backup.mjs');
