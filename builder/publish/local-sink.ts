@@ -7,7 +7,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { DataError, StorageError } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
-import { createLocalPlanner, leftoverFiles, parentOf, type LocalWrite } from './local-plan.ts';
+import { createLocalPlanner, leftoverFiles, type LocalWrite } from './local-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
 import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
 
@@ -176,9 +176,6 @@ export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): S
             if (built.has(d.key)) throw new DataError(WHERE, `the build has two documents for ${d.key}`);
             built.add(d.key);
           },
-          // Creating a file holds its directory's lock, so files written at the same time should go to different
-          // directories: one from each in turn (BENCHMARKS.md section 2 measured 8.35 s → 3.62 s).
-          lane: (d) => parentOf(d.key),
           write: async (d) => {
             try {
               report[await writeOne(dir, planner.place(d), stagedTop, ensureDir)]++;

@@ -84,9 +84,7 @@ export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
  * text from parts already serialized.
  */
 function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: () => string): string {
-  // zod compiles a fast path for an object schema on its first parse; only the event schema (once per event and
-  // language) is parsed often enough to earn it back, the others a few times per build.
-  const r = DOCUMENT_SCHEMAS[name].safeParse(doc, { jitless: name !== 'event' });
+  const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
