@@ -192,7 +192,3 @@ export function normalizeUrl(u: string): string {
     return u;
   }
 }
-
-export function ofType(events: readonly Event[], type: EventType): Event[] {
-  return events.filter((e) => e.type === type);
-}

@@ -16,7 +16,7 @@ import { renderUpcoming } from './upcoming.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
-export type { AccuracyView, ArchiveView, ForecastView, RenderInput } from './input.ts';
+export type { RenderInput } from './input.ts';
 
 const RECENT_EVENTS = 10;
 const LICENSE_URL = '/' + LICENSE_KEY;
