@@ -16,6 +16,8 @@ const WORKFLOW_DIR = path.join(ROOT, '.github/workflows');
 const OIDC_ACTION = 'aws-actions/configure-aws-credentials';
 /** GitHub's cron is the fallback trigger, on off-peak minutes; the scheduler in infra/ fires at :00/:15/:30/:45. */
 const REFRESH_CRON = '7,22,37,52 * * * *';
+/** The one Node major everything runs: CI, the scheduled workflows, `engines`. */
+const NODE_MAJOR = '22';
 const ROLE_VARS = /^\$\{\{ vars\.AWS_(BACKUP_)?ROLE_ARN \}\}$/;
 
 interface Step {
@@ -137,13 +139,19 @@ describe('ci.yml', () => {
     expect(w.permissions).toEqual({ contents: 'read' });
   });
 
-  it('tests in a Debian 12 container on Node 20 and on the LTS lines', () => {
-    const nodes = (job.strategy?.matrix?.node as unknown[]).map(String);
-    expect(nodes).toContain('20');
-    expect(nodes.some((n) => n === '22' || n === '24')).toBe(true);
+  it('tests in a Debian 12 container on one Node: the one the other workflows run, the one package.json and .ci/run name', () => {
     const image = typeof job.container === 'string' ? job.container : job.container?.image;
-    expect(image).toBe('node:${{ matrix.node }}-bookworm');
+    expect(image).toBe(`node:${NODE_MAJOR}-bookworm`);
+    expect(job.strategy).toBeUndefined();
     expect(steps(job).some((s) => (s.uses ?? '').startsWith('actions/setup-node@'))).toBe(false);
+    for (const [file, other] of workflows) {
+      for (const j of Object.values(other.jobs)) {
+        for (const s of steps(j).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@'))) expect(String(s.with?.['node-version']), file).toBe(NODE_MAJOR);
+      }
+    }
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(pkg.engines.node).toMatch(new RegExp(`^>=${NODE_MAJOR}\\.`));
+    expect(readFileSync(path.join(ROOT, '.ci/run'), 'utf8')).toContain(`NODE_MAJOR=${NODE_MAJOR}\n`);
   });
 
   it('runs .ci/run, the same entry point every machine here runs', () => {
