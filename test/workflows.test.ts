@@ -29,6 +29,7 @@ interface Step {
 }
 interface Job {
   if?: string;
+  needs?: string | string[];
   container?: { image: string } | string;
   permissions?: Record<string, string> | string;
   concurrency?: { group: string; 'cancel-in-progress'?: boolean } | string;
@@ -64,16 +65,40 @@ function isCron(expr: string): boolean {
   return fields.length === 5 && fields.every((f) => /^(\*|\*\/\d+|\d+(-\d+)?(,\d+(-\d+)?)*)$/.test(f));
 }
 
-/** The step that builds the bundles comes after the install, before the OIDC step and every step that runs `bundle`. */
-function bundleBuiltBeforeUse(job: Job, bundle: string): void {
-  const all = steps(job);
-  const install = all.findIndex((s) => /\bnpm ci\b/.test(s.run ?? ''));
-  const build = all.findIndex((s) => /^node --import tsx scripts\/build-schedules\.ts$/.test((s.run ?? '').trim()));
-  const oidc = all.findIndex((s) => (s.uses ?? '').startsWith(`${OIDC_ACTION}@`));
-  const firstUse = all.findIndex((s) => (s.run ?? '').includes(bundle));
+const usesAction = (s: Step, action: string): boolean => (s.uses ?? '').startsWith(`${action}@`);
+
+/**
+ * `bundle` (build/<name>.mjs) reaches the credentialed `job` as an artifact of the same run: a job it `needs`, without
+ * an id token, installs with npm ci, runs scripts/build-schedules.ts and uploads the file with its map; `job` itself
+ * installs nothing and runs no TypeScript, and downloads that artifact into build/ before the OIDC step, which comes
+ * before every step that runs the bundle.
+ */
+function bundleHandedOver(w: Workflow, job: Job, bundle: string): void {
+  const needs = typeof job.needs === 'string' ? [job.needs] : (job.needs ?? []);
+  const builders = needs.map((n) => w.jobs[n]).filter((j): j is Job => j !== undefined && steps(j).some((s) => /scripts\/build-schedules\.ts/.test(s.run ?? '')));
+  expect(builders, `a job this one needs builds ${bundle}`).toHaveLength(1);
+  const builder = builders[0]!;
+  expect(usesOidc(builder)).toBe(false);
+  expect((effectivePermissions(w, builder) as Record<string, string>)['id-token']).toBeUndefined();
+  const b = steps(builder);
+  const install = b.findIndex((s) => /\bnpm ci\b/.test(s.run ?? ''));
+  const build = b.findIndex((s) => /^node --import tsx scripts\/build-schedules\.ts$/.test((s.run ?? '').trim()));
+  const upload = b.findIndex((s) => usesAction(s, 'actions/upload-artifact'));
   expect(install).toBeGreaterThanOrEqual(0);
   expect(build, 'a step runs scripts/build-schedules.ts').toBeGreaterThan(install);
-  expect(oidc).toBeGreaterThan(build);
+  expect(upload).toBeGreaterThan(build);
+  const uploaded = b[upload]!.with ?? {};
+  expect(String(uploaded.path).split('\n').map((l) => l.trim()).filter(Boolean)).toEqual([bundle, `${bundle}.map`]);
+
+  const all = steps(job);
+  expect(runs(job), 'the credentialed job installs and transpiles nothing').not.toMatch(/\b(npm|npx|yarn|pnpm|tsx)\b/);
+  const download = all.findIndex((s) => usesAction(s, 'actions/download-artifact'));
+  const oidc = all.findIndex((s) => usesAction(s, OIDC_ACTION));
+  const firstUse = all.findIndex((s) => (s.run ?? '').includes(bundle));
+  expect(download).toBeGreaterThanOrEqual(0);
+  expect(all[download]!.with?.name).toBe(uploaded.name);
+  expect(all[download]!.with?.path).toBe('build');
+  expect(oidc).toBeGreaterThan(download);
   expect(firstUse).toBeGreaterThan(oidc);
 }
 
@@ -198,7 +223,6 @@ describe('refresh.yml', () => {
     expect(runs(job)).toMatch(/^\s*node --enable-source-maps build\/refresh\.mjs\s*$/m);
     expect(runs(job)).not.toMatch(/tsx[^\n]*schedules\/refresh\.ts/);
     expect(SCHEDULE_ENTRIES.refresh).toBe('schedules/refresh.ts');
-    expect(runs(job)).toContain('npm ci');
     expect(effectivePermissions(w, job)).toEqual({ 'id-token': 'write', contents: 'read' });
     const publish = steps(job).find((s) => (s.run ?? '').includes('build/refresh.mjs'));
     expect(publish?.env?.RESET_S3_BUCKET).toBe('${{ vars.RESET_S3_BUCKET }}');
@@ -210,8 +234,11 @@ describe('refresh.yml', () => {
     expect(publish?.env?.RESET_CONTACT_URL).toBe('${{ vars.RESET_CONTACT_URL }}');
   });
 
-  it('builds the bundle from the checked-out sources after npm ci, before the credentials and the publish', () => {
-    bundleBuiltBeforeUse(refresh as Job, 'build/refresh.mjs');
+  it('gets the bundle from a job without credentials, as an artifact of the run, and installs nothing itself', () => {
+    bundleHandedOver(w, refresh as Job, 'build/refresh.mjs');
+    // Both jobs run under the same condition: the weekly keepalive schedule builds nothing.
+    const [, bundle] = entries.find(([name]) => name === (refresh as Job).needs) ?? [];
+    expect(bundle?.if).toBe(refresh?.if);
   });
 
   it('puts the freshness metric the staleness alarm watches, once, after the publish succeeded', () => {
@@ -252,7 +279,7 @@ describe('refresh.yml', () => {
 
 describe('backup.yml', () => {
   const w = wf('backup.yml');
-  const job = Object.values(w.jobs)[0] as Job;
+  const job = Object.values(w.jobs).find((j) => usesOidc(j)) as Job;
 
   it('runs daily and on demand', () => {
     const cs = crons(w);
@@ -271,7 +298,7 @@ describe('backup.yml', () => {
     expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs verify/);
     expect(r).not.toMatch(/tsx[^\n]*schedules\/backup\.ts/);
     expect(SCHEDULE_ENTRIES.backup).toBe('schedules/backup.ts');
-    bundleBuiltBeforeUse(job, 'build/backup.mjs');
+    bundleHandedOver(w, job, 'build/backup.mjs');
     const oidc = steps(job).find((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`));
     expect(oidc?.with?.['role-to-assume'], 'backup has a role of its own').toBe('${{ vars.AWS_BACKUP_ROLE_ARN }}');
     const cli = readFileSync(path.join(ROOT, 'schedules/backup.ts'), 'utf8');
