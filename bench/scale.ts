@@ -50,10 +50,7 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   const { createLocalSink } = await import('../builder/publish/local-sink.ts');
   const stages: Record<string, number[]> = {};
   const floorMs: number[] = [];
-  let runRss = 0;
   let documents = 0;
-  let bytes = 0;
-  let events = 0;
   // Without --expose-gc (a direct call of the child), nothing is collected up front.
   const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
   // dist-*, floor-* stay until every size is measured: see benchScale.
@@ -99,16 +96,17 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   // first writer after a large delete, here or by another process, pays for the freed inodes: see benchScale).
   // Its peak RSS is the one reported; it keeps no document.
   const warmup = await runOnce('warmup', false, false);
-  runRss = process.resourceUsage().maxRSS * 1024;
+  const runRss = process.resourceUsage().maxRSS * 1024;
   const keys = warmup.keys;
-  events = keys.filter((k) => k.startsWith('api/en/events/')).length;
-  bytes = warmup.bytes;
+  const events = keys.filter((k) => k.startsWith('api/en/events/')).length;
+  const bytes = warmup.bytes;
   // Odd repetitions run the floor first, on the documents of the run before (the build is deterministic, which is
   // checked), even ones after their own run: neither side is always the one measured second.
   let latest: OutputDocument[] = [];
   for (let i = 0; i < reps; i++) {
     const floorFirst = i % 2 === 1;
     if (floorFirst) await timedFloor(latest, i);
+    // eslint-disable-next-line no-useless-assignment -- lets the collector free the last run's documents during this one
     latest = [];
     const rep = await runOnce(String(i), true, true);
     latest = rep.docs;

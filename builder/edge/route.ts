@@ -52,7 +52,7 @@ export const MAX_QUERY_PARAMS = 20;
 
 type MessageKey = keyof typeof en;
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, de, ko, ja, zh };
-const SAFE_PATH = /^\/[A-Za-z0-9._~\/-]*$/;
+const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 
 export interface RouteRequest {
   method: string;

@@ -71,7 +71,7 @@ async function writeOne(dir: string, w: LocalWrite, stagedTop: (top: string) => 
   }
   const file = path.join(dir, w.doc.key);
   if (w.kind === 'compare') {
-    let current: string | null = null;
+    let current: string | null;
     try {
       // Read synchronously: most documents of a tick are unchanged, and a small file read in one call costs far less
       // than fs/promises' readFile, four thread-pool round trips (open, stat, read, close) and their promises; the

@@ -194,7 +194,7 @@ async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, out: (s: stri
   const client = createResetStatusClient({ baseUrl, cache, retries: 0, timeoutMs: timeoutMs ?? 3_000 });
   const url = `${client.baseUrl}/api/latest`;
   const hit = cache.get(url);
-  let latest: Fresh<Latest> | null = null;
+  let latest: Fresh<Latest> | null;
   try {
     if (hit && Date.now() - hit.storedAt >= 0 && Date.now() - hit.storedAt < STATUSLINE_CACHE_MS) {
       const data = JSON.parse(hit.body) as Latest;
