@@ -170,13 +170,42 @@ export interface Accuracy {
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
+/** One scored forecast with the outcome in force and the baselines it was issued with. */
+interface InForceRow {
+  h: HorizonHours;
+  p: number;
+  outcome: boolean;
+  base: number | null;
+  trailing: number | null;
+  trailing90: number | null;
+}
+
+/** Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap). */
+function skillOf(inForce: readonly InForceRow[], h: HorizonHours, pick: (r: InForceRow) => number | null): SkillEntry {
+  const rows = inForce.filter((r) => r.h === h && pick(r) !== null).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
+  if (rows.length < MIN_SKILL_SAMPLE) return { skill: null, lower: null, upper: null, n: rows.length, reason: { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } } };
+  const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
+  return { ...s, n: rows.length, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
+}
+
+function skillTable(inForce: readonly InForceRow[]) {
+  return {
+    all_history_24h: skillOf(inForce, 24, (r) => r.base),
+    all_history_48h: skillOf(inForce, 48, (r) => r.base),
+    trailing_30d_24h: skillOf(inForce, 24, (r) => r.trailing),
+    trailing_30d_48h: skillOf(inForce, 48, (r) => r.trailing),
+    trailing_90d_24h: skillOf(inForce, 24, (r) => r.trailing90),
+    trailing_90d_48h: skillOf(inForce, 48, (r) => r.trailing90),
+  };
+}
+
 /** Scores the frozen log: checkpoints of the last 30 days, each with its as-issued forecast and its recorded outcome. */
 export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: readonly ForecastResolution[], asOf: Date): Accuracy {
   const asOfMs = asOf.getTime();
   const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
   const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
   const forecasts: ScoredCheckpoint[] = [];
-  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; base: number | null; trailing: number | null; trailing90: number | null }[] = [];
+  const inForceOutcome: InForceRow[] = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   for (const e of entries) {
@@ -225,20 +254,7 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
     };
   };
   // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
-  const skillOf = (h: HorizonHours, pick: (r: (typeof inForceOutcome)[number]) => number | null): SkillEntry => {
-    const rows = inForceOutcome.filter((r) => r.h === h && pick(r) !== null).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
-    if (rows.length < MIN_SKILL_SAMPLE) return { skill: null, lower: null, upper: null, n: rows.length, reason: { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } } };
-    const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
-    return { ...s, n: rows.length, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
-  };
-  const skill = {
-    all_history_24h: skillOf(24, (r) => r.base),
-    all_history_48h: skillOf(48, (r) => r.base),
-    trailing_30d_24h: skillOf(24, (r) => r.trailing),
-    trailing_30d_48h: skillOf(48, (r) => r.trailing),
-    trailing_90d_24h: skillOf(24, (r) => r.trailing90),
-    trailing_90d_48h: skillOf(48, (r) => r.trailing90),
-  };
+  const skill = skillTable(inForceOutcome);
   const missed = entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse();
   const resolvedCount = (h: HorizonHours) => inForceOutcome.filter((r) => r.h === h).length;
   const counts = {
