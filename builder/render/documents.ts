@@ -192,15 +192,9 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
   }
 }
 
-/** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
-function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
-  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license) };
-  const generatedAt = shared.generatedAt;
-  const { lastCheckAt, current } = shared;
-  const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
-  const f = input.forecast;
-  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
-    meta,
+/** The forecast document after its meta: the model's numbers rounded, its explanation translated. */
+function forecastBody(f: RenderInput['forecast'], t: TFunction, generatedAt: string) {
+  return {
     probability_24h: roundProbability(f.probability_24h),
     probability_48h: roundProbability(f.probability_48h),
     base_rate_24h: roundOrNull(f.base_rate_24h),
@@ -217,7 +211,15 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     issued_at: generatedAt,
     last_global_reset_at: instantToSeconds(f.last_global_reset_at),
     announced: f.announced ? timesToSeconds(roundDeep(f.announced)) : null,
-  });
+  };
+}
+
+/** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
+function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
+  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license) };
+  const { lastCheckAt, current } = shared;
+  const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
+  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, { meta, ...forecastBody(input.forecast, t, shared.generatedAt) });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
     meta,
     note: t('common:signals.note'),
