@@ -3,7 +3,7 @@
 // round, rounds repeated (A B C D … A B C D …), so drift on a shared machine hits every variant alike; figures are
 // medians of wall time and of CPU time (user + sys of the whole process tree, from /usr/bin/time), and the ratios
 // come from the same run. Ticks are warm (an untimed first tick fills state and dist) with the three loopback sources.
-// The CPU goal's render term is measured in bench/refresh.ts's child, with TurboFan off as in a tick: the render
+// The CPU goal's render term is measured in bench/refresh.ts's child, as in a tick: the render
 // stage's CPU (process.cpuUsage, every thread; its wall time would grow with the machine's load while the bundle is
 // measured in CPU) plus the main-thread time that produced the documents rendered as the sink pulls them (the event
 // documents and history pages, which since streaming are rendered inside the publish stage). The report also gives
@@ -84,7 +84,7 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
         v.wall_ms.push(r.wallMs);
         v.cpu_ms.push(r.cpuMs);
       }
-      // The rendering alone, in process (bench/refresh.ts's child, TurboFan off as in a tick): the work no start-up
+      // The rendering alone, in process (bench/refresh.ts's child, as in a tick): the work no start-up
       // saving can remove. The render stage, plus the documents rendered as the sink pulls them in the publish stage.
       const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(root, 'stages', 'dist'), path.join(root, 'stages', 'state'), data], { env });
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);

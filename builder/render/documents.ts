@@ -124,7 +124,6 @@ function coverageOf(input: RenderInput, t: TFunction, allDates: readonly string[
  */
 function* stableEvents(input: RenderInput, license: string): Generator<OutputDocument> {
   for (const lang of LANGS) {
-    // translator() answers repeated template questions from memory (i18n.ts).
     const tEvent = translator(lang);
     for (const e of input.events) {
       const key = `api/${lang}/events/${e.id}.json`;
