@@ -42,7 +42,6 @@ export function median(xs: readonly number[]): number {
 
 export const fmtMs = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`);
 export const fmtMiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-export const spread = (xs: readonly number[], f: (x: number) => string) => `median ${f(median(xs))} (min ${f(Math.min(...xs))}, max ${f(Math.max(...xs))}, n=${xs.length})`;
 
 export function machine(): Record<string, string | number> {
   return {
@@ -229,16 +228,6 @@ export function lastJson<T>(stdout: string): T {
     if (l.startsWith('{')) return JSON.parse(l) as T;
   }
   throw new Error(`no JSON result in child output:\n${stdout.slice(-2000)}`);
-}
-
-/** Whether a command exists on PATH. */
-export async function hasCommand(cmd: string, args: readonly string[] = ['--version']): Promise<boolean> {
-  try {
-    const r = await runChild(cmd, args, { timeoutMs: 20_000 });
-    return r.code === 0;
-  } catch {
-    return false;
-  }
 }
 
 /**

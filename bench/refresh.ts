@@ -55,8 +55,6 @@ async function child(outDir: string, stateDir: string, dataDir: string): Promise
   const { sourceConfigsFromEnv } = await import('../builder/sources/config.ts');
   const { createLocalStateStore } = await import('../builder/state/local-store.ts');
   const { createLocalSink } = await import('../builder/publish/local-sink.ts');
-  // As the refresh entry point does once its modules are loaded (builder/v8-tuning.ts): the stages run as in a tick.
-  (await import('../builder/v8-tuning.ts')).startSmallRun();
   const sink = createLocalSink(outDir);
   const pulled = { ms: 0 };
   const stages: Record<string, number> = { startup: performance.now() };

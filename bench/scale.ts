@@ -48,14 +48,9 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   const { sourceConfigsFromEnv } = await import('../builder/sources/config.ts');
   const { createLocalStateStore } = await import('../builder/state/local-store.ts');
   const { createLocalSink } = await import('../builder/publish/local-sink.ts');
-  // As the refresh entry point does once its modules are loaded (builder/v8-tuning.ts).
-  (await import('../builder/v8-tuning.ts')).startSmallRun();
   const stages: Record<string, number[]> = {};
   const floorMs: number[] = [];
-  let runRss = 0;
   let documents = 0;
-  let bytes = 0;
-  let events = 0;
   // Without --expose-gc (a direct call of the child), nothing is collected up front.
   const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
   // dist-*, floor-* stay until every size is measured: see benchScale.
@@ -101,16 +96,17 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
   // first writer after a large delete, here or by another process, pays for the freed inodes: see benchScale).
   // Its peak RSS is the one reported; it keeps no document.
   const warmup = await runOnce('warmup', false, false);
-  runRss = process.resourceUsage().maxRSS * 1024;
+  const runRss = process.resourceUsage().maxRSS * 1024;
   const keys = warmup.keys;
-  events = keys.filter((k) => k.startsWith('api/en/events/')).length;
-  bytes = warmup.bytes;
+  const events = keys.filter((k) => k.startsWith('api/en/events/')).length;
+  const bytes = warmup.bytes;
   // Odd repetitions run the floor first, on the documents of the run before (the build is deterministic, which is
   // checked), even ones after their own run: neither side is always the one measured second.
   let latest: OutputDocument[] = [];
   for (let i = 0; i < reps; i++) {
     const floorFirst = i % 2 === 1;
     if (floorFirst) await timedFloor(latest, i);
+    // eslint-disable-next-line no-useless-assignment -- lets the collector free the last run's documents during this one
     latest = [];
     const rep = await runOnce(String(i), true, true);
     latest = rep.docs;
@@ -160,9 +156,7 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
       // The floor holds the parsed documents of the whole build at once (run() no longer does: it streams): room for
       // them at 100,000 events.
       const heapMiB = Math.max(4096, Math.ceil(n / 10));
-      // As the refresh tick runs: TurboFan off from the start (the child calls startSmallRun), and run() turns it and
-      // --heap-growing-percent=25 on from 1,000 events (builder/v8-tuning.ts), so the peak RSS and the times are
-      // production's.
+      // With V8's defaults, as the refresh tick runs.
       const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
         env: sources.env,
         timeoutMs: Math.max(20, n / 2_000) * 60 * 1000,

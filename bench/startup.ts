@@ -3,7 +3,7 @@
 // round, rounds repeated (A B C D … A B C D …), so drift on a shared machine hits every variant alike; figures are
 // medians of wall time and of CPU time (user + sys of the whole process tree, from /usr/bin/time), and the ratios
 // come from the same run. Ticks are warm (an untimed first tick fills state and dist) with the three loopback sources.
-// The CPU goal's render term is measured in bench/refresh.ts's child, with TurboFan off as in a tick: the render
+// The CPU goal's render term is measured in bench/refresh.ts's child, as in a tick: the render
 // stage's CPU (process.cpuUsage, every thread; its wall time would grow with the machine's load while the bundle is
 // measured in CPU) plus the main-thread time that produced the documents rendered as the sink pulls them (the event
 // documents and history pages, which since streaming are rendered inside the publish stage). The report also gives
@@ -65,15 +65,9 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
   const tickArgs = (name: string) => ['--target', 'local', '--now', BENCH_NOW, '--out', path.join(root, name, 'dist'), '--state-dir', path.join(root, name, 'state'), '--data-dir', data];
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
-    // Exactly the refresh workflow's command (refresh.yml): no V8 flags at all, since any makes V8 refuse Node's code
-    // cache for its own modules; the entry point turns TurboFan off once its modules are loaded, and a run of 1,000
-    // events or more turns it and the tight heap on (builder/v8-tuning.ts). Beside it the command before that, with
-    // --no-opt, which paid for the refused cache.
+    // Exactly the refresh workflow's command (refresh.yml).
     ['bundle: node build/refresh.mjs', [process.execPath, bundle, ...tickArgs('bundle')]],
-    ['bundle started with a V8 flag: node --no-opt build/refresh.mjs', [process.execPath, '--no-opt', bundle, ...tickArgs('bundle-flag')]],
-    // An older bundle as the workflow ran it from tick23b to this change (`node --no-opt`); bundles older than tick23b
-    // need --enable-source-maps for mapped traces but run the same.
-    ...(opts.compare ? [[`compare: node --no-opt ${opts.compare}`, [process.execPath, '--no-opt', path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
+    ...(opts.compare ? [[`compare: node ${opts.compare}`, [process.execPath, path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
     ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
     ['bundle loaded only (import, no tick)', [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
@@ -90,7 +84,7 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
         v.wall_ms.push(r.wallMs);
         v.cpu_ms.push(r.cpuMs);
       }
-      // The rendering alone, in process (bench/refresh.ts's child, TurboFan off as in a tick): the work no start-up
+      // The rendering alone, in process (bench/refresh.ts's child, as in a tick): the work no start-up
       // saving can remove. The render stage, plus the documents rendered as the sink pulls them in the publish stage.
       const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(root, 'stages', 'dist'), path.join(root, 'stages', 'state'), data], { env });
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);

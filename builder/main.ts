@@ -18,7 +18,6 @@ import { createNotifier } from './notify/send.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
 import { userAgentFromEnv } from './sources/user-agent.ts';
-import { startSmallRun } from './v8-tuning.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -173,6 +172,5 @@ export function isEntryPoint(moduleUrl: string, name: string): boolean {
 }
 
 if (isEntryPoint(import.meta.url, 'main')) {
-  startSmallRun();
   process.exitCode = await main(process.argv.slice(2), process.env);
 }

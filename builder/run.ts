@@ -8,9 +8,10 @@ import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { applyReviewDates } from './model/review-dates.ts';
 import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
-import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
+import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
+import type { RenderInput } from './render/input.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
 import { createPageSections, renderPages } from './render/page.tsx';
@@ -28,7 +29,6 @@ import type { SourceResult } from './model/inputs.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { ConflictError } from './errors.ts';
-import { tuneForRunSize } from './v8-tuning.ts';
 import { updateState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
@@ -158,17 +158,63 @@ async function notify(
   return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
 }
 
+/** The edge store's freshness and event ids for this run; a run that lost its lock must not move the edge's clock. */
+async function writeEdgeStore(deps: RunDeps, edgeStore: EdgeStore, lock: LockHandle, asOf: Date, today: TodayStatus, events: readonly Event[]): Promise<NonNullable<RunSummary['edge']>> {
+  const freshness = computeEdgeFreshness(asOf, today);
+  await fence(deps.store, lock, 'writing the edge store');
+  return { stale_after: freshness.stale_after, store: await edgeStore.write(edgeStoreEntries(freshness, events.map((e) => e.id))) };
+}
+
+/**
+ * Every document of the build, in phase order: the few about the present (with the page, the follow documents and
+ * the unknown variants made from them) at once, the event documents and history pages as the sink takes them.
+ */
+function renderBuild(input: RenderInput, publicUrl: string): { documents: Generator<OutputDocument>; count(): number } {
+  const { asOf, events, today } = input;
+  const upcoming = input.upcoming ?? null;
+  const rendered = renderApiParts(input);
+  const docs = rendered.eager;
+  // The page and its variants share most sections, rendered once per language (render/page.tsx).
+  const sections = createPageSections();
+  docs.push(...renderPages({ asOf, docs, events, sections }));
+  docs.push(...renderFollow({ events, upcoming, today, publicUrl }));
+  // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
+  // dates, then a dateless one, in every language.
+  const plan = unknownVariants(asOf);
+  const variants = renderUnknownVariants(docs, plan);
+  // The human page says today's answer too: one made from each variant's documents.
+  const withVariants = [...docs, ...variants];
+  for (const d of plan.map(variantSegment)) {
+    const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
+    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d), sections }));
+  }
+  variants.push(...renderUnknownBadges());
+  let count = 0;
+  const documents = (function* (): Generator<OutputDocument> {
+    for (const d of mergeInPhaseOrder([...docs, ...variants], rendered.stable())) {
+      count++;
+      yield d;
+    }
+  })();
+  return { documents, count: () => count };
+}
+
+/** Reports each stage's time since the one before (or the start) to `onStage`, when given. */
+function stageTimer(onStage: RunDeps['onStage']): (name: RunStage) => void {
+  let mark = performance.now();
+  return (name) => {
+    if (!onStage) return;
+    const t = performance.now();
+    onStage(name, t - mark);
+    mark = t;
+  };
+}
+
 export async function run(deps: RunDeps): Promise<RunSummary> {
   const asOf = deps.now();
   const log = deps.log ?? (() => {});
   const warnings: string[] = [];
-  let mark = performance.now();
-  const stage = (name: RunStage) => {
-    if (!deps.onStage) return;
-    const t = performance.now();
-    deps.onStage(name, t - mark);
-    mark = t;
-  };
+  const stage = stageTimer(deps.onStage);
   // The curated data (data/, parsed and checked) is read while the lock is taken and the sources answer: it is only
   // needed once they have. A run that does not get the lock drops it; one whose data is invalid fails after fetching.
   const curatedLoad = loadCuratedData(deps.dataDir);
@@ -200,65 +246,35 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     stage('state');
 
     const { events, forecast, upcoming } = next!;
-    // Before the documents are rendered and published, whose garbage and hot loops grow with the events (v8-tuning.ts).
-    tuneForRunSize(events.length);
     const seen = stateAsOf(state, asOf);
     const today = computeToday(events, seen.checks, asOf);
     const latest = computeLatest(events, asOf);
     const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
     stage('compute');
-    const rendered = renderApiParts({
-      asOf,
-      events,
-      today,
-      latestReset: latest.latestReset,
-      latestVerifiedReset: latest.latestVerifiedReset,
-      checks: seen.checks,
-      upstreamStatus: seen.upstream_status,
-      signals: seen.signals,
-      forecast,
-      accuracy,
-      archives: curated.archives,
-      ...(deps.openapi ? { openapi: deps.openapi } : {}),
-      upcoming,
-      trackerWatch: seen.tracker_watch,
-    });
-    // The event documents and history pages (rendered.stable) are produced as the sink takes them; only these few
-    // documents about the present are held, and the pages and unknown variants are made from them.
-    const docs = rendered.eager;
-    // The page and its variants share most sections, rendered once per language (render/page.tsx).
-    const sections = createPageSections();
-    docs.push(...renderPages({ asOf, docs, events, sections }));
-    docs.push(...renderFollow({ events, upcoming, today, publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL }));
-    // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
-    // dates, then a dateless one, in every language.
-    const plan = unknownVariants(asOf);
-    const variants = renderUnknownVariants(docs, plan);
-    // The human page says today's answer too: one made from each variant's documents.
-    const withVariants = [...docs, ...variants];
-    for (const d of plan.map(variantSegment)) {
-      const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
-      variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d), sections }));
-    }
-    variants.push(...renderUnknownBadges());
-    let documents = 0;
-    const all = (function* (): Generator<OutputDocument> {
-      for (const d of mergeInPhaseOrder([...docs, ...variants], rendered.stable())) {
-        documents++;
-        yield d;
-      }
-    })();
+    const build = renderBuild(
+      {
+        asOf,
+        events,
+        today,
+        latestReset: latest.latestReset,
+        latestVerifiedReset: latest.latestVerifiedReset,
+        checks: seen.checks,
+        upstreamStatus: seen.upstream_status,
+        signals: seen.signals,
+        forecast,
+        accuracy,
+        archives: curated.archives,
+        ...(deps.openapi ? { openapi: deps.openapi } : {}),
+        upcoming,
+        trackerWatch: seen.tracker_watch,
+      },
+      deps.publicUrl ?? DEFAULT_PUBLIC_URL,
+    );
     // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
     stage('render');
-    const published = await deps.sink.publish(all, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
+    const published = await deps.sink.publish(build.documents, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
     // After the documents: the store then never names an event, or a variant, that is not published yet.
-    const freshness = computeEdgeFreshness(asOf, today);
-    let edge: RunSummary['edge'] | null = null;
-    if (deps.edgeStore) {
-      // A run that lost its lock must not move the edge's clock: the run that took over writes it.
-      await fence(deps.store, lock, 'writing the edge store');
-      edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, events.map((e) => e.id))) };
-    }
+    const edge = deps.edgeStore ? await writeEdgeStore(deps, deps.edgeStore, lock, asOf, today, events) : null;
     stage('publish');
     // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
     const notifications = deps.notify
@@ -268,7 +284,7 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       asOf: asOf.toISOString(),
       skipped: false,
       published,
-      documents,
+      documents: build.count(),
       // As state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
       sources: results.map((r) => stateCheck(state, r.check)).map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
       today: today.state,

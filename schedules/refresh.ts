@@ -6,7 +6,6 @@ import { appendFile } from 'node:fs/promises';
 import { EXIT } from '../builder/errors.ts';
 import { formatSummary, isEntryPoint, parseBuildArgs, processIo, runBuild, runMain, type Env, type Io } from '../builder/main.ts';
 import type { RunSummary } from '../builder/run.ts';
-import { startSmallRun } from '../builder/v8-tuning.ts';
 
 /** Keeps a cell on one table row whatever a source's detail contains. */
 const cell = (v: string): string => v.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -63,6 +62,5 @@ export function refresh(argv: readonly string[], env: Env, io: Io = processIo): 
 }
 
 if (isEntryPoint(import.meta.url, 'refresh')) {
-  startSmallRun();
   process.exitCode = await refresh(process.argv.slice(2), process.env);
 }

@@ -47,7 +47,7 @@ export async function checkWorkerAssets(dir: string): Promise<string | null> {
   } catch {
     return `${dir}/${OPENAPI_KEY} is not JSON`;
   }
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = typeof server === 'string' ? new URL(server) : null;
   } catch {

@@ -16,6 +16,8 @@ const WORKFLOW_DIR = path.join(ROOT, '.github/workflows');
 const OIDC_ACTION = 'aws-actions/configure-aws-credentials';
 /** GitHub's cron is the fallback trigger, on off-peak minutes; the scheduler in infra/ fires at :00/:15/:30/:45. */
 const REFRESH_CRON = '7,22,37,52 * * * *';
+/** The one Node major everything runs: CI, the scheduled workflows, `engines`. */
+const NODE_MAJOR = '22';
 const ROLE_VARS = /^\$\{\{ vars\.AWS_(BACKUP_)?ROLE_ARN \}\}$/;
 
 interface Step {
@@ -27,6 +29,7 @@ interface Step {
 }
 interface Job {
   if?: string;
+  needs?: string | string[];
   container?: { image: string } | string;
   permissions?: Record<string, string> | string;
   concurrency?: { group: string; 'cancel-in-progress'?: boolean } | string;
@@ -62,16 +65,40 @@ function isCron(expr: string): boolean {
   return fields.length === 5 && fields.every((f) => /^(\*|\*\/\d+|\d+(-\d+)?(,\d+(-\d+)?)*)$/.test(f));
 }
 
-/** The step that builds the bundles comes after the install, before the OIDC step and every step that runs `bundle`. */
-function bundleBuiltBeforeUse(job: Job, bundle: string): void {
-  const all = steps(job);
-  const install = all.findIndex((s) => /\bnpm ci\b/.test(s.run ?? ''));
-  const build = all.findIndex((s) => /^node --import tsx scripts\/build-schedules\.ts$/.test((s.run ?? '').trim()));
-  const oidc = all.findIndex((s) => (s.uses ?? '').startsWith(`${OIDC_ACTION}@`));
-  const firstUse = all.findIndex((s) => (s.run ?? '').includes(bundle));
+const usesAction = (s: Step, action: string): boolean => (s.uses ?? '').startsWith(`${action}@`);
+
+/**
+ * `bundle` (build/<name>.mjs) reaches the credentialed `job` as an artifact of the same run: a job it `needs`, without
+ * an id token, installs with npm ci, runs scripts/build-schedules.ts and uploads the file with its map; `job` itself
+ * installs nothing and runs no TypeScript, and downloads that artifact into build/ before the OIDC step, which comes
+ * before every step that runs the bundle.
+ */
+function bundleHandedOver(w: Workflow, job: Job, bundle: string): void {
+  const needs = typeof job.needs === 'string' ? [job.needs] : (job.needs ?? []);
+  const builders = needs.map((n) => w.jobs[n]).filter((j): j is Job => j !== undefined && steps(j).some((s) => /scripts\/build-schedules\.ts/.test(s.run ?? '')));
+  expect(builders, `a job this one needs builds ${bundle}`).toHaveLength(1);
+  const builder = builders[0]!;
+  expect(usesOidc(builder)).toBe(false);
+  expect((effectivePermissions(w, builder) as Record<string, string>)['id-token']).toBeUndefined();
+  const b = steps(builder);
+  const install = b.findIndex((s) => /\bnpm ci\b/.test(s.run ?? ''));
+  const build = b.findIndex((s) => /^node --import tsx scripts\/build-schedules\.ts$/.test((s.run ?? '').trim()));
+  const upload = b.findIndex((s) => usesAction(s, 'actions/upload-artifact'));
   expect(install).toBeGreaterThanOrEqual(0);
   expect(build, 'a step runs scripts/build-schedules.ts').toBeGreaterThan(install);
-  expect(oidc).toBeGreaterThan(build);
+  expect(upload).toBeGreaterThan(build);
+  const uploaded = b[upload]!.with ?? {};
+  expect(String(uploaded.path).split('\n').map((l) => l.trim()).filter(Boolean)).toEqual([bundle, `${bundle}.map`]);
+
+  const all = steps(job);
+  expect(runs(job), 'the credentialed job installs and transpiles nothing').not.toMatch(/\b(npm|npx|yarn|pnpm|tsx)\b/);
+  const download = all.findIndex((s) => usesAction(s, 'actions/download-artifact'));
+  const oidc = all.findIndex((s) => usesAction(s, OIDC_ACTION));
+  const firstUse = all.findIndex((s) => (s.run ?? '').includes(bundle));
+  expect(download).toBeGreaterThanOrEqual(0);
+  expect(all[download]!.with?.name).toBe(uploaded.name);
+  expect(all[download]!.with?.path).toBe('build');
+  expect(oidc).toBeGreaterThan(download);
   expect(firstUse).toBeGreaterThan(oidc);
 }
 
@@ -137,13 +164,19 @@ describe('ci.yml', () => {
     expect(w.permissions).toEqual({ contents: 'read' });
   });
 
-  it('tests in a Debian 12 container on Node 20 and on the LTS lines', () => {
-    const nodes = (job.strategy?.matrix?.node as unknown[]).map(String);
-    expect(nodes).toContain('20');
-    expect(nodes.some((n) => n === '22' || n === '24')).toBe(true);
+  it('tests in a Debian 12 container on one Node: the one the other workflows run, the one package.json and .ci/run name', () => {
     const image = typeof job.container === 'string' ? job.container : job.container?.image;
-    expect(image).toBe('node:${{ matrix.node }}-bookworm');
+    expect(image).toBe(`node:${NODE_MAJOR}-bookworm`);
+    expect(job.strategy).toBeUndefined();
     expect(steps(job).some((s) => (s.uses ?? '').startsWith('actions/setup-node@'))).toBe(false);
+    for (const [file, other] of workflows) {
+      for (const j of Object.values(other.jobs)) {
+        for (const s of steps(j).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@'))) expect(String(s.with?.['node-version']), file).toBe(NODE_MAJOR);
+      }
+    }
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(pkg.engines.node).toMatch(new RegExp(`^>=${NODE_MAJOR}\\.`));
+    expect(readFileSync(path.join(ROOT, '.ci/run'), 'utf8')).toContain(`NODE_MAJOR=${NODE_MAJOR}\n`);
   });
 
   it('runs .ci/run, the same entry point every machine here runs', () => {
@@ -187,10 +220,9 @@ describe('refresh.yml', () => {
     expect(refresh).toBeDefined();
     const job = refresh as Job;
     expect(usesOidc(job)).toBe(true);
-    expect(runs(job)).toMatch(/^\s*node build\/refresh\.mjs\s*$/m);
+    expect(runs(job)).toMatch(/^\s*node --enable-source-maps build\/refresh\.mjs\s*$/m);
     expect(runs(job)).not.toMatch(/tsx[^\n]*schedules\/refresh\.ts/);
     expect(SCHEDULE_ENTRIES.refresh).toBe('schedules/refresh.ts');
-    expect(runs(job)).toContain('npm ci');
     expect(effectivePermissions(w, job)).toEqual({ 'id-token': 'write', contents: 'read' });
     const publish = steps(job).find((s) => (s.run ?? '').includes('build/refresh.mjs'));
     expect(publish?.env?.RESET_S3_BUCKET).toBe('${{ vars.RESET_S3_BUCKET }}');
@@ -202,8 +234,11 @@ describe('refresh.yml', () => {
     expect(publish?.env?.RESET_CONTACT_URL).toBe('${{ vars.RESET_CONTACT_URL }}');
   });
 
-  it('builds the bundle from the checked-out sources after npm ci, before the credentials and the publish', () => {
-    bundleBuiltBeforeUse(refresh as Job, 'build/refresh.mjs');
+  it('gets the bundle from a job without credentials, as an artifact of the run, and installs nothing itself', () => {
+    bundleHandedOver(w, refresh as Job, 'build/refresh.mjs');
+    // Both jobs run under the same condition: the weekly keepalive schedule builds nothing.
+    const [, bundle] = entries.find(([name]) => name === (refresh as Job).needs) ?? [];
+    expect(bundle?.if).toBe(refresh?.if);
   });
 
   it('puts the freshness metric the staleness alarm watches, once, after the publish succeeded', () => {
@@ -244,7 +279,7 @@ describe('refresh.yml', () => {
 
 describe('backup.yml', () => {
   const w = wf('backup.yml');
-  const job = Object.values(w.jobs)[0] as Job;
+  const job = Object.values(w.jobs).find((j) => usesOidc(j)) as Job;
 
   it('runs daily and on demand', () => {
     const cs = crons(w);
@@ -259,11 +294,11 @@ describe('backup.yml', () => {
   it('creates a backup and verifies the newest one with the backup CLI, under OIDC credentials', () => {
     const r = runs(job);
     expect(usesOidc(job)).toBe(true);
-    expect(r).toMatch(/node build\/backup\.mjs create/);
-    expect(r).toMatch(/node build\/backup\.mjs verify/);
+    expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs create/);
+    expect(r).toMatch(/node --enable-source-maps build\/backup\.mjs verify/);
     expect(r).not.toMatch(/tsx[^\n]*schedules\/backup\.ts/);
     expect(SCHEDULE_ENTRIES.backup).toBe('schedules/backup.ts');
-    bundleBuiltBeforeUse(job, 'build/backup.mjs');
+    bundleHandedOver(w, job, 'build/backup.mjs');
     const oidc = steps(job).find((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`));
     expect(oidc?.with?.['role-to-assume'], 'backup has a role of its own').toBe('${{ vars.AWS_BACKUP_ROLE_ARN }}');
     const cli = readFileSync(path.join(ROOT, 'schedules/backup.ts'), 'utf8');

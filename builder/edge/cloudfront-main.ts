@@ -17,7 +17,7 @@ const kvs = cf.kvs();
  */
 export async function handler(event: CloudFrontEvent): Promise<CloudFrontRequest | CloudFrontResponse> {
   const request = event.request;
-  let freshness: EdgeFreshness | null = null;
+  let freshness: EdgeFreshness | null;
   let eventKnown: boolean | null = null;
   try {
     freshness = parseFreshness(await kvs.get(EDGE_FRESHNESS_KEY));

@@ -52,7 +52,7 @@ export const MAX_QUERY_PARAMS = 20;
 
 type MessageKey = keyof typeof en;
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, de, ko, ja, zh };
-const SAFE_PATH = /^\/[A-Za-z0-9._~\/-]*$/;
+const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 
 export interface RouteRequest {
   method: string;
@@ -140,6 +140,32 @@ export function parseQuery(query: string): Record<string, string[]> | null {
 }
 
 /**
+ * `/api/history` with `type` (case-insensitive, ASCII only, as lang is) or `page`, each at most once; null for the
+ * plain document. A page value that names no page is a missing page, as a malformed event id is a missing event:
+ * the same 404 an unarchived page gets from the origin.
+ */
+function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): RouteResult | null {
+  const types = q['type'];
+  let type: EventType | null = null;
+  if (types !== undefined) {
+    if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
+    const t = asciiLower(types[0] as string);
+    if (!isEventType(t)) {
+      return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
+    }
+    type = t;
+  }
+  const pages = q['page'];
+  if (pages !== undefined) {
+    if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
+    const p = pages[0] as string;
+    if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
+    return { kind: 'object', key: historyPageKey(lang, type, +p), lang: lang, headers: baseHeaders(lang) };
+  }
+  return type === null ? null : { kind: 'object', key: historyByTypeKey(lang, type), lang: lang, headers: baseHeaders(lang) };
+}
+
+/**
  * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
  * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
  * unsupported or repeated; path → object key, or 404/400 answered here (history: `type` and `page`, each at most
@@ -215,27 +241,8 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
     }
     if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {
-      const types = q['type'];
-      let type: EventType | null = null;
-      if (types !== undefined) {
-        if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
-        // Case-insensitive (ASCII only), as lang is.
-        const t = asciiLower(types[0] as string);
-        if (!isEventType(t)) {
-          return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
-        }
-        type = t;
-      }
-      // An archived page (contract.ts). A value that names no page is a missing page, as a malformed event id is a
-      // missing event: the same 404 an unarchived page gets from the origin.
-      const pages = q['page'];
-      if (pages !== undefined) {
-        if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
-        const p = pages[0] as string;
-        if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
-        return { kind: 'object', key: historyPageKey(lang, type, +p), lang: lang, headers: baseHeaders(lang) };
-      }
-      if (type !== null) return { kind: 'object', key: historyByTypeKey(lang, type), lang: lang, headers: baseHeaders(lang) };
+      const history = historyRoute(q, lang, uri);
+      if (history !== null) return history;
     }
     return { kind: 'object', key: liveKey(lang, name, ctx), lang: lang, headers: baseHeaders(lang) };
   }

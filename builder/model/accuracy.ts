@@ -187,13 +187,52 @@ export interface Accuracy {
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
+/** One scored forecast with the outcome in force and the baselines it was issued with. */
+interface InForceRow {
+  h: HorizonHours;
+  p: number;
+  outcome: boolean;
+  /** The model that issued the forecast: a forecast whose model is a baseline is left out of that baseline's skill. */
+  model: string;
+  base: number | null;
+  trailing: number | null;
+  trailing90: number | null;
+}
+
+/**
+ * Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap). A
+ * forecast whose model is this baseline is left out of it: its skill there is 0 by construction, not evidence.
+ */
+function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline, pick: (r: InForceRow) => number | null): SkillEntry {
+  const withBase = inForce.filter((r) => r.h === h && pick(r) !== null);
+  const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
+  const rows = withBase.filter((r) => MODEL_BASELINES[r.model] !== baseline).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
+  if (rows.length < MIN_SKILL_SAMPLE) {
+    const reason = same.length > 0 ? { code: 'skill.same_as_model', params: { n: rows.length, min: MIN_SKILL_SAMPLE, model_version: same[same.length - 1]!.model, left_out: same.length } } : { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } };
+    return { skill: null, lower: null, upper: null, n: rows.length, reason };
+  }
+  const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
+  return { ...s, n: rows.length, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
+}
+
+function skillTable(inForce: readonly InForceRow[]) {
+  return {
+    all_history_24h: skillOf(inForce, 24, 'all_history', (r) => r.base),
+    all_history_48h: skillOf(inForce, 48, 'all_history', (r) => r.base),
+    trailing_30d_24h: skillOf(inForce, 24, 'trailing_30d', (r) => r.trailing),
+    trailing_30d_48h: skillOf(inForce, 48, 'trailing_30d', (r) => r.trailing),
+    trailing_90d_24h: skillOf(inForce, 24, 'trailing_90d', (r) => r.trailing90),
+    trailing_90d_48h: skillOf(inForce, 48, 'trailing_90d', (r) => r.trailing90),
+  };
+}
+
 /** Scores the frozen log: checkpoints of the last 30 days, each with its as-issued forecast and its recorded outcome. */
 export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: readonly ForecastResolution[], asOf: Date): Accuracy {
   const asOfMs = asOf.getTime();
   const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
   const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
   const forecasts: ScoredCheckpoint[] = [];
-  const inForceOutcome: { h: HorizonHours; p: number; outcome: boolean; model: string; base: number | null; trailing: number | null; trailing90: number | null }[] = [];
+  const inForceOutcome: InForceRow[] = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   for (const e of entries) {
@@ -242,26 +281,7 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
     };
   };
   // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
-  // A forecast whose model is this baseline is left out of it: its skill there is 0 by construction, not evidence.
-  const skillOf = (h: HorizonHours, baseline: SkillBaseline, pick: (r: (typeof inForceOutcome)[number]) => number | null): SkillEntry => {
-    const withBase = inForceOutcome.filter((r) => r.h === h && pick(r) !== null);
-    const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
-    const rows = withBase.filter((r) => MODEL_BASELINES[r.model] !== baseline).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
-    if (rows.length < MIN_SKILL_SAMPLE) {
-      const reason = same.length > 0 ? { code: 'skill.same_as_model', params: { n: rows.length, min: MIN_SKILL_SAMPLE, model_version: same[same.length - 1]!.model, left_out: same.length } } : { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } };
-      return { skill: null, lower: null, upper: null, n: rows.length, reason };
-    }
-    const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
-    return { ...s, n: rows.length, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
-  };
-  const skill = {
-    all_history_24h: skillOf(24, 'all_history', (r) => r.base),
-    all_history_48h: skillOf(48, 'all_history', (r) => r.base),
-    trailing_30d_24h: skillOf(24, 'trailing_30d', (r) => r.trailing),
-    trailing_30d_48h: skillOf(48, 'trailing_30d', (r) => r.trailing),
-    trailing_90d_24h: skillOf(24, 'trailing_90d', (r) => r.trailing90),
-    trailing_90d_48h: skillOf(48, 'trailing_90d', (r) => r.trailing90),
-  };
+  const skill = skillTable(inForceOutcome);
   // forecasts is sorted newest first.
   const newestModel = forecasts[0]?.model_version ?? null;
   const missed = entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse();

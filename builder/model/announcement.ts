@@ -85,9 +85,6 @@ export function followThrough(past: { followed: number; sample_size: number }): 
   return (past.followed + 1) / (past.sample_size + 2);
 }
 
-/** Below this many scored announcements the follow-through is a prior with a few counts, and the explanation says so. */
-export const MIN_ANNOUNCEMENT_SAMPLE = 10;
-
 /**
  * The announcement's effect at asOf, or null when there is none or a global reset at or after its announcement is
  * already recorded (the announcement is spent). A scheduled time in (asOf - grace, asOf + h] is inside horizon h;

@@ -1,5 +1,5 @@
 // Pure: when an event happened, merging records from several origins, and filtering.
-import type { Event, EventType } from './schemas.ts';
+import type { Event } from './schemas.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -191,8 +191,4 @@ export function normalizeUrl(u: string): string {
   } catch {
     return u;
   }
-}
-
-export function ofType(events: readonly Event[], type: EventType): Event[] {
-  return events.filter((e) => e.type === type);
 }

@@ -1,9 +1,9 @@
 // The internal records every stage shares. Inbound payloads are parsed into these before the model sees them.
 import { z } from 'zod';
-import { DEFAULT_LANG, EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang } from '../contract.ts';
+import { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang } from '../contract.ts';
 
 // The vocabulary lives in the contract; re-exported so model code and its callers have one import for records.
-export { DEFAULT_LANG, EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang };
+export { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang };
 export const LangSchema = z.enum(LANGS);
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 
@@ -330,22 +330,3 @@ export const StateSchema = z.object({
 });
 export type State = z.infer<typeof StateSchema>;
 export const emptyState = (): State => StateSchema.parse({});
-
-/**
- * zod compiles a fast path (with new Function) for each object schema the first time it parses with it, which pays
- * only when that parse goes on to meet many objects: below this many records an input is parsed without it. At
- * today's size a tick's state and data/ are a few hundred records, and the compiling cost ~3.5% of its wall time
- * (BENCHMARKS.md 1a); the scale bench's data/ of 10,000 events and more keeps the fast path.
- */
-export const ZOD_FAST_PATH_FROM_RECORDS = 1_000;
-
-/** Records in the top-level arrays of an object: roughly how many objects parsing it meets. */
-export function topLevelRecords(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  let n = 0;
-  for (const v of Object.values(value)) if (Array.isArray(v)) n += v.length;
-  return n;
-}
-
-/** zod's parse options for `value`: its fast path only for an input of ZOD_FAST_PATH_FROM_RECORDS records or more. */
-export const parseOptionsFor = (value: unknown): { jitless: boolean } => ({ jitless: topLevelRecords(value) < ZOD_FAST_PATH_FROM_RECORDS });

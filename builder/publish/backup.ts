@@ -24,7 +24,7 @@ import {
   type VerifyReport,
 } from './backup-manifest.ts';
 
-export { backupIdFor, type BackupFileEntry, type BackupManifest, type BackupProblem, type BackupSummary, type RestoreResult, type VerifyReport };
+export { backupIdFor, type BackupProblem, type BackupSummary, type RestoreResult, type VerifyReport };
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';

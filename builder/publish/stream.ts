@@ -39,24 +39,6 @@ export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncG
   }
 }
 
-/** `inPhaseOrder` for a stream that is an array or a synchronous iterable (a generator rendering as it is asked). */
-export function* inPhaseOrderSync(docs: readonly OutputDocument[] | Iterable<OutputDocument>, where: string): Generator<OutputDocument, void, undefined> {
-  if (Array.isArray(docs)) {
-    yield* [...(docs as readonly OutputDocument[])].sort((a, b) => a.phase - b.phase);
-    return;
-  }
-  let last = -Infinity;
-  let lastKey = '';
-  for (const d of docs) {
-    if (d.phase < last) {
-      throw new DataError(where, `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`);
-    }
-    last = d.phase;
-    lastKey = d.key;
-    yield d;
-  }
-}
-
 export interface StreamWork {
   /** Awaited when the first document of a phase arrives, after the phase before it ended, before it is started. */
   startPhase?(phase: number): Promise<void>;
@@ -71,11 +53,6 @@ export interface StreamWork {
   settle?(doc: OutputDocument): boolean;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
-  /**
-   * Documents of one lane are spread apart: the next write is taken from each lane with documents waiting in turn
-   * (oldest first within a lane). Without lanes, the oldest waiting document goes next.
-   */
-  lane?(doc: OutputDocument): string;
 }
 
 export interface StreamLimits {
@@ -94,12 +71,9 @@ export interface StreamLimits {
  */
 export async function consumeInPhases(docs: DocumentStream, where: string, limits: StreamLimits, work: StreamWork): Promise<void> {
   if (!(limits.windowDocs >= 1 && limits.concurrency >= 1)) throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
-  // A synchronous stream is taken synchronously: no promise and no turn of the event loop per document.
-  const syncSource = Symbol.iterator in docs ? inPhaseOrderSync(docs as Iterable<OutputDocument>, where) : null;
-  const source: Iterator<OutputDocument, void> | AsyncIterator<OutputDocument, void> = syncSource ?? inPhaseOrder(docs, where);
-  /** Lane → its documents taken and not started; the Map's order is the turn, the lane served last goes to the back. */
-  const lanes = new Map<string, OutputDocument[]>();
-  let waiting = 0;
+  const source = inPhaseOrder(docs, where);
+  /** Documents taken and not started, oldest first. */
+  const queue: OutputDocument[] = [];
   let running = 0;
   let failure: { error: unknown } | null = null;
   let wake: (() => void) | null = null;
@@ -110,12 +84,8 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   };
   const changed = () => new Promise<void>((resolve) => (wake = resolve));
   const startMore = () => {
-    while (failure === null && running < limits.concurrency && waiting > 0) {
-      const [lane, queue] = lanes.entries().next().value!;
+    while (failure === null && running < limits.concurrency && queue.length > 0) {
       const doc = queue.shift()!;
-      lanes.delete(lane);
-      if (queue.length > 0) lanes.set(lane, queue);
-      waiting--;
       running++;
       work
         .write(doc)
@@ -129,16 +99,16 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
   };
   /** Until every document taken so far is finished, or a failure. */
   const drain = async () => {
-    while (running > 0 || (failure === null && waiting > 0)) await changed();
+    while (running > 0 || (failure === null && queue.length > 0)) await changed();
   };
 
   let phase: number | null = null;
   let settledInTurn = 0;
   try {
     for (;;) {
-      while (failure === null && waiting + running >= limits.windowDocs) await changed();
+      while (failure === null && queue.length + running >= limits.windowDocs) await changed();
       if (failure !== null) break;
-      const next = syncSource !== null ? syncSource.next() : await source.next();
+      const next = await source.next();
       if (next.done) break;
       const doc = next.value;
       if (doc.phase !== phase) {
@@ -158,11 +128,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
         }
         continue;
       }
-      const lane = work.lane?.(doc) ?? '';
-      const queue = lanes.get(lane);
-      if (queue === undefined) lanes.set(lane, [doc]);
-      else queue.push(doc);
-      waiting++;
+      queue.push(doc);
       startMore();
     }
     if (failure === null) await drain();
@@ -171,7 +137,7 @@ export async function consumeInPhases(docs: DocumentStream, where: string, limit
     failure ??= { error };
   }
   if (failure === null) return;
-  lanes.clear();
+  queue.length = 0;
   while (running > 0) await changed();
   try {
     await source.return?.(undefined);

@@ -17,7 +17,7 @@ import { creditsFor, type Credit } from './credits.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
-export type { AccuracyView, ArchiveView, ForecastView, RenderInput } from './input.ts';
+export type { RenderInput } from './input.ts';
 
 const RECENT_EVENTS = 10;
 const LICENSE_URL = '/' + LICENSE_KEY;
@@ -85,9 +85,7 @@ export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
  * text from parts already serialized.
  */
 function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: () => string): string {
-  // zod compiles a fast path for an object schema on its first parse; only the event schema (once per event and
-  // language) is parsed often enough to earn it back, the others a few times per build.
-  const r = DOCUMENT_SCHEMAS[name].safeParse(doc, { jitless: name !== 'event' });
+  const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
@@ -129,7 +127,6 @@ function coverageOf(input: RenderInput, t: TFunction, allDates: readonly string[
  */
 function* stableEvents(input: RenderInput, license: string): Generator<OutputDocument> {
   for (const lang of LANGS) {
-    // translator() answers repeated template questions from memory (i18n.ts).
     const tEvent = translator(lang);
     for (const e of input.events) {
       const key = `api/${lang}/events/${e.id}.json`;
@@ -205,15 +202,9 @@ function renderTrackerWatch(input: RenderInput, t: TFunction) {
   return { ...shown, note: t('forecast:tracker_watch_note') };
 }
 
-/** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
-function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
-  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license, shared.credits) };
-  const generatedAt = shared.generatedAt;
-  const { lastCheckAt, current } = shared;
-  const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
-  const f = input.forecast;
-  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
-    meta,
+/** The forecast document after its meta: the model's numbers rounded, its explanation translated. */
+function forecastBody(f: RenderInput['forecast'], t: TFunction, generatedAt: string) {
+  return {
     probability_24h: roundProbability(f.probability_24h),
     probability_48h: roundProbability(f.probability_48h),
     base_rate_24h: roundOrNull(f.base_rate_24h),
@@ -230,8 +221,15 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     issued_at: generatedAt,
     last_global_reset_at: instantToSeconds(f.last_global_reset_at),
     announced: f.announced ? timesToSeconds(roundDeep(f.announced)) : null,
-    tracker_watch: renderTrackerWatch(input, t),
-  });
+  };
+}
+
+/** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
+function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
+  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license, shared.credits) };
+  const { lastCheckAt, current } = shared;
+  const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
+  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, { meta, ...forecastBody(input.forecast, t, shared.generatedAt), tracker_watch: renderTrackerWatch(input, t) });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
     meta,
     note: t('common:signals.note'),

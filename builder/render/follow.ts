@@ -131,7 +131,6 @@ export function renderFollow(input: FollowInput): OutputDocument[] {
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(base)) throw new Error(`[render/follow] the public URL must be an absolute http(s) URL without query, got ${JSON.stringify(input.publicUrl)}`);
   const fixed = { ...input, publicUrl: base };
   for (const lang of LANGS) {
-    // translator() answers the same few template questions for every event from memory (i18n.ts).
     const t = translator(lang);
     const all = computeFollowEntries(fixed, lang, t, CALENDAR_MAX_EVENTS);
     const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (fixed.upcoming ? 1 : 0)) };

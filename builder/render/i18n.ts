@@ -32,7 +32,6 @@ import zhPage from '../../locales/zh/page.json' with { type: 'json' };
 import zhFollow from '../../locales/zh/follow.json' with { type: 'json' };
 import { formatInstant, LANGS, type Lang } from '../contract.ts';
 import type { Detail } from '../model/schemas.ts';
-import { memoizeT } from './values.ts';
 
 export const NAMESPACES = ['common', 'errors', 'checks', 'forecast', 'page', 'follow'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
@@ -59,32 +58,9 @@ void instance.init({
   returnNull: false,
 });
 
-const translators = new Map<Lang, TFunction>();
-
-/**
- * The language's `t`, one per process and remembering its answers (values.ts memoizeT): the resources never change
- * after init, and the API documents, the feeds and the six pages of a build ask the same questions again.
- */
+/** The language's `t`: i18next's fixed `t` for it. */
 export function translator(lang: Lang): TFunction {
-  let t = translators.get(lang);
-  if (t === undefined) translators.set(lang, (t = memoizeT(directT(lang))));
-  return t;
-}
-
-/**
- * i18next's getFixedT(lang), without its cost: the fixed `t` of i18next 26 copies every option of the instance into a
- * new object on each call, which made it 2-4× slower than `instance.t` with the language in the options, the call it
- * ends in. A string key with an options object (or none) takes that direct call; anything else (a selector, a default
- * value in place of options, a key prefix) goes through the fixed `t` itself.
- */
-function directT(lang: Lang): TFunction {
-  const fixed = instance.getFixedT(lang) as unknown as (key: unknown, opts?: unknown) => unknown;
-  const t = instance.t.bind(instance) as unknown as (key: string, opts: object) => unknown;
-  return ((key: unknown, opts?: unknown) => {
-    if (typeof key !== 'string' || (opts !== undefined && (typeof opts !== 'object' || opts === null || 'keyPrefix' in opts))) return fixed(key, opts);
-    const o = (opts ?? {}) as { lng?: string };
-    return t(key, { ...o, lng: o.lng || lang });
-  }) as unknown as TFunction;
+  return instance.getFixedT(lang);
 }
 
 /** Translates a Detail whose code is `ns:key` or a key of the common namespace. */

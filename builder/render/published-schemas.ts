@@ -1,7 +1,5 @@
 // The JSON Schemas derived from the zod response schemas: one per document (api/schemas/<name>.json, before
-// openapi.ts's openSchema) and the registry's named schemas (the OpenAPI document's components). They depend on the
-// code alone, so the schedule bundles compute them once when they are built (scripts/build-schedules.ts defines
-// RSA_PUBLISHED_SCHEMAS as their JSON text) instead of on every tick; anywhere else they are computed on first use.
+// openapi.ts's openSchema) and the registry's named schemas (the OpenAPI document's components), computed on first use.
 import { z } from 'zod';
 import { DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
@@ -10,7 +8,7 @@ export interface PublishedSchemas {
   components: Record<string, Record<string, unknown>>;
 }
 
-export function computePublishedSchemas(): PublishedSchemas {
+function computePublishedSchemas(): PublishedSchemas {
   const names = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
   const documents = Object.fromEntries(names.map((n) => [n, z.toJSONSchema(DOCUMENT_SCHEMAS[n], { target: 'draft-2020-12', io: 'output' })])) as unknown as PublishedSchemas['documents'];
   // Every response schema carries a `.meta({ id })`, so each becomes one named component.
@@ -22,13 +20,10 @@ export function computePublishedSchemas(): PublishedSchemas {
   return { documents, components: schemas as PublishedSchemas['components'] };
 }
 
-/** Replaced by the bundler with computePublishedSchemas()'s JSON text; never declared anywhere else. */
-declare const RSA_PUBLISHED_SCHEMAS: string | undefined;
-
 let text: string | undefined;
 
 /** A fresh copy on every call (parsed from one JSON text), so no caller can change what another one reads. */
 export function publishedSchemas(): PublishedSchemas {
-  text ??= typeof RSA_PUBLISHED_SCHEMAS === 'string' ? RSA_PUBLISHED_SCHEMAS : JSON.stringify(computePublishedSchemas());
+  text ??= JSON.stringify(computePublishedSchemas());
   return JSON.parse(text) as PublishedSchemas;
 }

@@ -56,8 +56,7 @@ export function renderUnknownVariants(docs: readonly OutputDocument[], variants:
           explanation: translateDetail(t, explanationDetail(why)),
         };
         const doc = { ...base, reset: null, today };
-        // Without zod's compiled fast path, as documents.ts validates every document but the events: a few per build.
-        const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc, { jitless: true });
+        const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc);
         if (!r.success) throw new Error(`[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`);
         out.push({ ...live, key, body: JSON.stringify(doc) });
       }

@@ -1,5 +1,4 @@
 // Pure helpers of the renderer: rounding, content times, the license text, and serialization shortcuts.
-import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
 import { newestTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
@@ -44,48 +43,6 @@ export function newestAmong(events: readonly Event[]): string | null {
 export function renderLicense(archives: readonly LicensedArchive[]): string {
   if (archives.length === 0) return 'This API carries no third-party data.\n';
   return archives.map((a) => `${a.name} (${a.url})\n${a.notice}\n\n${a.license_text ?? ''}`.trimEnd() + '\n').join('\n');
-}
-
-/** How many answers one remembering `t` keeps: far above a build's distinct questions, a bound for a long-lived process. */
-export const T_MEMO_MAX_ENTRIES = 20_000;
-const memoized = new WeakSet<object>();
-
-/**
- * i18next's `t` is pure for a fixed language and resources, and a build asks it the same questions many times (title
- * and scope by type and reason for every event, every string of the page for each of its six variants), while one
- * answer costs i18next tens of microseconds: answering repeats from a map keeps rendering from being mostly i18next.
- * Only string keys with flat options of strings, numbers and booleans are remembered, and only string answers (an
- * object answer could be mutated by its caller). Past T_MEMO_MAX_ENTRIES the map starts over. Idempotent.
- */
-export function memoizeT(t: TFunction): TFunction {
-  if (memoized.has(t)) return t;
-  const call = t as unknown as (key: unknown, opts?: unknown) => unknown;
-  const cache = new Map<string, string>();
-  const remembered = ((key: unknown, opts?: unknown) => {
-    const id = memoKey(key, opts);
-    if (id === null) return call(key, opts);
-    let v = cache.get(id);
-    if (v === undefined) {
-      const answer = call(key, opts);
-      if (typeof answer !== 'string') return answer;
-      if (cache.size >= T_MEMO_MAX_ENTRIES) cache.clear();
-      cache.set(id, (v = answer));
-    }
-    return v;
-  }) as unknown as TFunction;
-  memoized.add(remembered);
-  return remembered;
-}
-
-/** The map key of one question, or null when its options are not flat primitives (not remembered). */
-function memoKey(key: unknown, opts: unknown): string | null {
-  if (typeof key !== 'string') return null;
-  if (opts === undefined) return key;
-  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) return null;
-  for (const v of Object.values(opts)) {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return null;
-  }
-  return `${key}\u0000${JSON.stringify(opts)}`;
 }
 
 /**

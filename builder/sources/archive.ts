@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../errors.ts';
 import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
-import { EventSchema, parseOptionsFor, type Event } from '../model/schemas.ts';
+import { EventSchema, type Event } from '../model/schemas.ts';
 import type { AnnouncementReview } from '../model/announcement.ts';
 import type { ReviewDate } from '../model/review-dates.ts';
 import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.ts';
@@ -84,7 +84,7 @@ async function parseFile<T>(file: string, schema: z.ZodType<T>, root: string): P
   } catch (err) {
     throw new DataValidationError(rel, [{ code: 'custom', path: [], message: `not valid JSON: ${(err as Error).message}`, input: undefined } as z.core.$ZodIssue]);
   }
-  const r = schema.safeParse(raw, parseOptionsFor(raw));
+  const r = schema.safeParse(raw);
   if (!r.success) throw new DataValidationError(rel, r.error.issues);
   return r.data;
 }

@@ -7,10 +7,8 @@ import type { SourceResult } from '../model/inputs.ts';
 import { checkJsonShape, checkSize, startBudgetClock, type BudgetClock, type ParseBudget } from './budget.ts';
 import type { FetchResult, SourceConfig } from './fetcher.ts';
 import { readInstant, type ZonelessRule } from './instant.ts';
-import { redactUrl } from './redact.ts';
+import { redactUrl } from '../redact.ts';
 import { noteParams, rejectionParams, type NoteCounts, type RejectCounts } from './sanitize.ts';
-
-export { cleanText, decodeEntities } from './sanitize.ts';
 
 export function computeCheck(
   config: SourceConfig,

@@ -8,7 +8,7 @@ import { fetchResetTracker, type ResetTrackerOptions } from './reset-tracker.ts'
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusIncidents } from './status-incidents.ts';
 import { fetchStatusPage } from './status-page.ts';
-import { redactUrl, redactUrlsIn } from './redact.ts';
+import { redactUrl, redactUrlsIn } from '../redact.ts';
 import { fetchTrackerStatus } from './tracker-status.ts';
 
 export const MAX_CONCURRENT_SOURCES = 4;

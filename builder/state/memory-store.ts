@@ -22,12 +22,6 @@ export function createMemoryStateStorage(): MemoryStateStorage {
   return { text: null, revision: 0, lastGood: null, aside: [], lock: null };
 }
 
-/** Replaces the stored text behind the store's back (a test's corrupt write, an operator's hand edit). */
-export function writeRawState(storage: MemoryStateStorage, text: string): void {
-  storage.text = text;
-  storage.revision++;
-}
-
 const WHERE = 'state/memory';
 
 export function createMemoryStateStore(storage: MemoryStateStorage = createMemoryStateStorage()): StateStore {
@@ -47,7 +41,8 @@ export function createMemoryStateStore(storage: MemoryStateStorage = createMemor
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
       if (version() !== expectedVersion) throw new ConflictError(WHERE, 'state changed since it was read (conditional write refused)');
-      writeRawState(storage, body);
+      storage.text = body;
+      storage.revision++;
       storage.lastGood = body;
       return String(storage.revision);
     },

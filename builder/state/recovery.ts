@@ -1,11 +1,11 @@
 // Pure: how a store turns what it read into a state, and a state into what it writes, shared by every store. A
 // stored state that cannot be used is never deleted: the store sets it aside, then carries on from the last good
 // copy, or from a clean state when that is unusable too. The stores only do the I/O each step names.
-import { StateSchema, emptyState, parseOptionsFor, type State } from '../model/schemas.ts';
+import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 
 /** The text a store writes for `state`, checked against the schema first: parseStoredState's inverse. */
 export function serializeState(state: State): string {
-  return JSON.stringify(StateSchema.parse(state, parseOptionsFor(state)));
+  return JSON.stringify(StateSchema.parse(state));
 }
 
 export type ParsedState = { ok: true; state: State } | { ok: false; reason: string };
@@ -18,7 +18,7 @@ export function parseStoredState(text: string): ParsedState {
   } catch (err) {
     return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
   }
-  const r = StateSchema.safeParse(raw, parseOptionsFor(raw));
+  const r = StateSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0]!;
     return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };

@@ -19,7 +19,7 @@ function main(argv: readonly string[]): number {
   }
   const rel = path.relative(process.cwd(), TEMPLATE_PATH) || TEMPLATE_PATH;
   if (check) {
-    let committed: string | null = null;
+    let committed: string | null;
     try {
       committed = readFileSync(TEMPLATE_PATH, 'utf8');
     } catch {

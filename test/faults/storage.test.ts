@@ -327,7 +327,7 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
         proxy.arm(...(step.rules ?? []));
 
         let outcome: Outcome;
-        let detail = '';
+        let detail: string;
         if (step.killAt) {
           const killed = await runKilledChild(at, step.killAt);
           const links = await expectWholeApi();

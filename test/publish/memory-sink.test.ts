@@ -1,6 +1,6 @@
 // The in-memory Sink runs the same contract suite as the local and S3 sinks, in milliseconds.
 import { expect, it } from 'vitest';
-import { createMemorySink } from '../../builder/publish/memory-sink.ts';
+import { createMemorySink } from '../helpers/memory-sink.ts';
 import { sampleBuild, sinkContract } from '../contracts/sink.ts';
 
 const T0 = Date.parse('2026-11-21T00:00:00.000Z');

@@ -91,14 +91,6 @@ describe('consumeInPhases', () => {
     expect(log).toEqual(['start 0', 'write a1', 'write a2', 'done a2', 'done a1', 'end 0', 'start 1', 'write b1', 'done b1', 'end 1', 'start 3', 'write c1', 'done c1', 'end 3']);
   });
 
-  it('starts one document of each lane in turn, oldest first within a lane', async () => {
-    const { log, work } = recorder();
-    work.lane = (d) => d.key.slice(0, 1);
-    // The first write starts as soon as a/1 arrives; the rest wait in the window and are taken lane by lane.
-    await consumeInPhases(['a/1', 'a/2', 'a/3', 'b/1', 'c/1', 'c/2'].map((k) => doc(k)), 'test', { windowDocs: 8, concurrency: 1 }, work);
-    expect(log.filter((l) => l.startsWith('write'))).toEqual(['write a/1', 'write a/2', 'write b/1', 'write c/1', 'write a/3', 'write c/2']);
-  });
-
   it('after a failed write takes and starts nothing more, waits for the writes under way, closes the stream and throws the first failure', async () => {
     const { log, state, work } = recorder((d) => (d.key === 'd1' ? 1 : 10));
     const write = work.write;

@@ -1,10 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { emptyState } from '../../builder/model/schemas.ts';
-import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { createS3StateStore } from '../../builder/state/s3-store.ts';
 import { ConflictError } from '../../builder/errors.ts';
 import { stateStoreContract } from '../contracts/state-store.ts';

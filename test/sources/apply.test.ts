@@ -1,6 +1,6 @@
 // Tests for builder/model/apply.ts (kept beside the source tests whose results it folds into state).
 import { describe, expect, it } from 'vitest';
-import { applySourceResults, CHECK_HISTORY_PER_SOURCE, RESET_SOURCE_KINDS } from '../../builder/model/apply.ts';
+import { applySourceResults, CHECK_HISTORY_PER_SOURCE } from '../../builder/model/apply.ts';
 import { emptyState, StateSchema, type Signal, type SourceCheck, type State, type UpstreamStatus } from '../../builder/model/schemas.ts';
 import type { SourceResult } from '../../builder/model/inputs.ts';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { citedPost } from '../../builder/model/evidence.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
-import { LedgerReviewSchema, importLedger, ledgerRowsToEvents, parseCsv } from '../../builder/sources/ledger.ts';
+import { LedgerReviewSchema, ledgerRowsToEvents, parseCsv } from '../../builder/sources/ledger.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
 const copyData = async () => {

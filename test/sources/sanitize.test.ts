@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl, redactUrlsIn } from '../../builder/sources/redact.ts';
+import { redactUrl, redactUrlsIn } from '../../builder/redact.ts';
 import { cleanEvidence, cleanText, cleanUrl, judgeInstant, rejectionParams, TRACKED_ERA_START } from '../../builder/sources/sanitize.ts';
 
 const AS_OF = new Date('2026-11-21T12:00:00Z');

@@ -1,10 +1,10 @@
-// Sink in memory: the same contract as the local and S3 sinks, for tests and dry runs. It follows the S3 sink's plan
+// Sink in memory: the same contract as the local and S3 sinks, for tests. It follows the S3 sink's plan
 // (s3-plan.ts) with the stored map as its listing, so dropped objects stay for the delay as they do on S3. It takes the
 // build as a stream like the others, writing each document as it comes (keeping bodies is its job).
-import { assertSafeKey } from '../fsutil/safe-key.ts';
-import { applyUpdate, bodyDigest, bodyMd5, createPublishLedger, emptyManifest, fingerprint, headersOf } from './s3-plan.ts';
-import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
-import { inPhaseOrder } from './stream.ts';
+import { assertSafeKey } from '../../builder/fsutil/safe-key.ts';
+import { applyUpdate, bodyDigest, bodyMd5, createPublishLedger, emptyManifest, fingerprint, headersOf } from '../../builder/publish/s3-plan.ts';
+import type { DocumentStream, PublishOptions, PublishReport, Sink } from '../../builder/publish/sink.ts';
+import { inPhaseOrder } from '../../builder/publish/stream.ts';
 
 const WHERE = 'publish/memory';
 
