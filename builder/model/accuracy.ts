@@ -280,8 +280,6 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
       corrections: forecasts.filter((f) => f.horizon_hours === h && f.correction !== null).length,
     };
   };
-  // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
-  const skill = skillTable(inForceOutcome);
   // forecasts is sorted newest first.
   const newestModel = forecasts[0]?.model_version ?? null;
   const missed = entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse();
@@ -296,7 +294,8 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
   return {
     window_days: ACCURACY_WINDOW_DAYS,
     counts,
-    skill,
+    // Time order matters for the block bootstrap: inForceOutcome follows the log, oldest first.
+    skill: skillTable(inForceOutcome),
     scoring: {
       rules: RESETBENCH_RULES,
       late_after_minutes: LATE_AFTER_MS / 60_000,

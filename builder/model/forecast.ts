@@ -5,15 +5,7 @@ import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailin
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event } from './schemas.ts';
 
-export {
-  CHECKPOINT_INTERVAL_MS,
-  HORIZONS_HOURS,
-  HOUR_MS,
-  checkpointAtOrAfter,
-  checkpointAtOrBefore,
-  toIso,
-  type HorizonHours,
-} from './climatology.ts';
+export { checkpointAtOrBefore } from './climatology.ts';
 
 /**
  * Below ten global resets no probability is published. Ten events is where a Poisson rate stops being a guess:

@@ -4,7 +4,7 @@
 //  - the forecast scored at checkpoint t is the last one issued at or before t, and at most 6 h old (else missed);
 //  - the outcome is whether a global reset happened in (t, t + h];
 //  - a checkpoint resolves only after its window closed (t + h <= now).
-import { CHECKPOINT_INTERVAL_MS, HOUR_MS } from './climatology.ts';
+import { HOUR_MS } from './climatology.ts';
 
 export const RESETBENCH_RULES =
   'ResetBench rules: checkpoints 00/06/12/18 UTC; the last forecast issued at or before the checkpoint and at most 6 h old; outcome = a global reset in (t, t+h]; a checkpoint resolves only after its window closed';
@@ -29,10 +29,6 @@ export function resolveCheckpoint(resets: readonly { ms: number; id: string }[],
   if (end > nowMs) return null;
   const ids = resets.filter((r) => r.ms > t && r.ms <= end).map((r) => r.id).sort();
   return { outcome: ids.length > 0, event_ids: ids };
-}
-
-export function isCheckpoint(ms: number): boolean {
-  return ms % CHECKPOINT_INTERVAL_MS === 0;
 }
 
 export function brier(p: number, outcome: boolean): number {

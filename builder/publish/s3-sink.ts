@@ -52,6 +52,28 @@ export interface S3SinkOptions {
   windowDocs?: number;
 }
 
+/** Runs a step of the publish, recording its wall time under its label in `steps`. */
+function stepTimer(steps: Record<string, number>) {
+  return async <T>(label: string, work: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await work();
+    } finally {
+      steps[label] = performance.now() - t;
+    }
+  };
+}
+
+/** beforePhase of each phase, asked once, before its first upload: a phase with nothing to upload costs no fence. */
+function phaseGates(beforePhase: PublishOptions['beforePhase']): (phase: number) => Promise<void> {
+  const gates = new Map<number, Promise<void>>();
+  return (phase) => {
+    let g = gates.get(phase);
+    if (g === undefined) gates.set(phase, (g = (async () => beforePhase?.(`phase ${phase}`))()));
+    return g;
+  };
+}
+
 export function createS3Sink(opts: S3SinkOptions): Sink {
   const { client, bucket, now } = opts;
   const prefix = opts.prefix ?? '';
@@ -76,14 +98,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       const steps: Record<string, number> = {};
       const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0, steps };
       const count = () => report.requests++;
-      const timed = async <T>(label: string, work: () => Promise<T>): Promise<T> => {
-        const t = performance.now();
-        try {
-          return await work();
-        } finally {
-          steps[label] = performance.now() - t;
-        }
-      };
+      const timed = stepTimer(steps);
 
       const { stored, manifest } = await timed('manifest', () => readManifest(io, manifestKey, count));
 
@@ -101,13 +116,7 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       const digests = new Map<OutputDocument, string>();
 
       const ledger = createPublishLedger(manifest, WHERE);
-      /** beforePhase of each phase, asked before its first upload: a phase with nothing to upload costs no fence. */
-      const gates = new Map<number, Promise<void>>();
-      const gate = (phase: number) => {
-        let g = gates.get(phase);
-        if (g === undefined) gates.set(phase, (g = (async () => publishOpts.beforePhase?.(`phase ${phase}`))()));
-        return g;
-      };
+      const gate = phaseGates(publishOpts.beforePhase);
       const streamed = timed('stream', () =>
         consumeInPhases(docs, WHERE, limits, {
           accept: (d) => {

@@ -32,6 +32,36 @@ export const LAST_GOOD_SUFFIX = '.last-good';
 const WHERE = 'state/s3';
 const parseLock = (bytes: Uint8Array): LockRecord | null => parseLockRecord(Buffer.from(bytes).toString('utf8'));
 
+/**
+ * A corrupt state: its exact bytes are kept under a name derived from their ETag (loading the same corrupt object twice
+ * keeps one copy), and the state is recovered from the last good copy. The returned version is the corrupt object's
+ * ETag, so the next save replaces it conditionally.
+ */
+async function recoverCorrupt(
+  client: S3Client,
+  bucket: string,
+  keys: { key: string; corruptPrefix: string; lastGoodKey: string },
+  stored: { body: Uint8Array; etag: string },
+  reason: string,
+  lastGood: { body: Uint8Array } | null,
+): Promise<LoadedState> {
+  const aside = corruptObjectKey(keys.corruptPrefix, keys.key, stored.etag);
+  try {
+    await putIfAbsent(client, { Bucket: bucket, Key: aside, Body: stored.body, ContentType: 'application/octet-stream' });
+  } catch (err) {
+    if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, aside, err);
+  }
+  const r = recoverState({
+    where: WHERE,
+    stored: `s3://${bucket}/${keys.key}`,
+    aside: `s3://${bucket}/${aside}`,
+    reason,
+    lastGood: lastGood === null ? null : Buffer.from(lastGood.body).toString('utf8'),
+    lastGoodName: `s3://${bucket}/${keys.lastGoodKey}`,
+  });
+  return { state: r.state, version: stored.etag, warnings: [r.warning] };
+}
+
 export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
   const { client, bucket } = opts;
   const key = opts.key ?? DEFAULT_STATE_KEY;
@@ -69,24 +99,8 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
       const first = classifyStored(stored === null ? null : Buffer.from(stored.body).toString('utf8'));
       if (stored === null || first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
       if (first.kind === 'ok') return { state: first.state, version: stored.etag, warnings: [] };
-      // Keep the exact bytes under a name derived from their ETag: loading the same corrupt object twice keeps
-      // one copy. The returned version is the corrupt object's ETag, so the next save replaces it conditionally.
-      const aside = corruptObjectKey(corruptPrefix, key, stored.etag);
-      try {
-        await putIfAbsent(client, { Bucket: bucket, Key: aside, Body: stored.body, ContentType: 'application/octet-stream' });
-      } catch (err) {
-        if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, aside, err);
-      }
-      const copy = await get(lastGoodKey);
-      const r = recoverState({
-        where: WHERE,
-        stored: `s3://${bucket}/${key}`,
-        aside: `s3://${bucket}/${aside}`,
-        reason: first.reason,
-        lastGood: copy === null ? null : Buffer.from(copy.body).toString('utf8'),
-        lastGoodName: `s3://${bucket}/${lastGoodKey}`,
-      });
-      return { state: r.state, version: stored.etag, warnings: [r.warning] };
+      const lastGood = await get(lastGoodKey);
+      return recoverCorrupt(client, bucket, { key, corruptPrefix, lastGoodKey }, stored, first.reason, lastGood);
     },
 
     async save(state: State, expectedVersion: string | null): Promise<string> {

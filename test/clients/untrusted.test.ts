@@ -78,8 +78,8 @@ describe('text from a hostile API never reaches the terminal as control sequence
     expectInert(out);
     const lines = out.trimEnd().split('\n');
     expect(lines).toHaveLength(2); // a CR, VT or FF in a field cannot start a line of its own
-    expect(lines[0]).toMatch(/^occurred_at\[.*\]  global_reset  ev-1  title\[/);
-    expect(lines[1]).toMatch(/^occurred_at\[.*\]  global_reset.*  ev-2.*  title\[/);
+    expect(lines[0]).toMatch(/^occurred_at\[.*\] {2}global_reset {2}ev-1 {2}title\[/);
+    expect(lines[1]).toMatch(/^occurred_at\[.*\] {2}global_reset.* {2}ev-2.* {2}title\[/);
     const hj = ok(await runCli(['history', '--json'], env));
     expectInert(hj, true);
     const h = JSON.parse(hj) as { events: { id: string; title: string }[] };
