@@ -671,7 +671,8 @@ async function watch(client, w) {
       const value = { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming };
       const line = renderToday(l, w.lang);
       const key = w.json ? JSON.stringify(value) : showLine(line, false);
-      if (key !== previous) w.json ? w.o.json(value) : w.o.line(line);
+      if (key !== previous && w.json) w.o.json(value);
+      else if (key !== previous) w.o.line(line);
       previous = key;
       exit = answerKind(l) === "unknown" ? EXIT_UNKNOWN : EXIT_ANSWERED;
       maxAge = client.cache.get(`${client.baseUrl}/api/latest?lang=${w.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS;
@@ -698,7 +699,7 @@ async function statusline(baseUrl, env, o, timeoutMs) {
   const client = createResetStatusClient({ baseUrl, retries: 0, timeoutMs: timeoutMs ?? 3e3, ...cache ? { cache } : {} });
   const url = `${client.baseUrl}/api/latest`;
   const hit = cache?.get(url);
-  let latest = null;
+  let latest;
   const age = hit ? Date.now() - hit.storedAt : -1;
   const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? parseLatest(hit.body) : null;
   try {
