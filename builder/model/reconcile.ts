@@ -133,6 +133,12 @@ export function reconcileTracker(curated: readonly Event[], tracker: readonly Ev
   return { curated: withFolded, tracker: placed, signals };
 }
 
+/**
+ * Open questions held in the queue at once, as one source's share of it (apply.ts MAX_SIGNALS_PER_SOURCE): a tracker
+ * that mislabels every record it lists asks a reviewer a hundred questions, not thousands. The rest wait their turn.
+ */
+export const MAX_RECONCILE_SIGNALS = 100;
+
 /** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */
 export const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
 
@@ -143,5 +149,6 @@ export const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['typ
 export function withReconcileSignals(signals: readonly Signal[], previous: readonly Signal[], open: readonly Signal[]): Signal[] {
   const seen = new Map(previous.filter((s) => RECONCILE_SIGNAL_KINDS.has(s.kind)).map((s) => [s.id, s.first_seen_at]));
   const kept = signals.filter((s) => !RECONCILE_SIGNAL_KINDS.has(s.kind));
-  return [...open.map((s) => ({ ...s, first_seen_at: seen.get(s.id) ?? s.first_seen_at })), ...kept];
+  const asked = [...open].sort((a, b) => a.id.localeCompare(b.id)).slice(0, MAX_RECONCILE_SIGNALS);
+  return [...asked.map((s) => ({ ...s, first_seen_at: seen.get(s.id) ?? s.first_seen_at })), ...kept];
 }

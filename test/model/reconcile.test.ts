@@ -2,7 +2,7 @@
 // same-day resets wait for a reviewer, and a review decision settles them from its own date on.
 import { describe, expect, it } from 'vitest';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { reconcileTracker, TrackerReviewSchema, withReconcileSignals, type TrackerReview } from '../../builder/model/reconcile.ts';
+import { MAX_RECONCILE_SIGNALS, reconcileTracker, TrackerReviewSchema, withReconcileSignals, type TrackerReview } from '../../builder/model/reconcile.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { testEvent } from '../helpers/events.ts';
 
@@ -59,6 +59,15 @@ describe('reconcileTracker', () => {
     expect(folded.curated[0]!.same_as).toEqual([later.id]);
     const distinct = reconcileTracker([c], [later], [review({ post_id: '2098685367058612394', decision: 'distinct' })], asOf);
     expect(distinct).toMatchObject({ tracker: [later], signals: [] });
+  });
+
+  it('asks at most MAX_RECONCILE_SIGNALS questions at once, however many records a tracker mislabels', () => {
+    const posts = Array.from({ length: 150 }, (_, i) => String(2076418567143408112n + BigInt(i) * 4194304n));
+    const curatedEvents = posts.map((p, i) => ({ ...curated(`2026-07-12T${String(i % 24).padStart(2, '0')}:00:00Z`, 'banked_grant', p), id: `ledger-${i}` }));
+    const trackerEvents = posts.map((p, i) => tracker(`2026-07-12T${String(i % 24).padStart(2, '0')}:00:00Z`, 'global_reset', p));
+    const open = reconcileTracker(curatedEvents, trackerEvents, [], asOf).signals;
+    expect(open).toHaveLength(150);
+    expect(withReconcileSignals([], [], open)).toHaveLength(MAX_RECONCILE_SIGNALS);
   });
 
   it('keeps an open question in the queue with its first sighting, however long, and drops it once settled', () => {
