@@ -81,6 +81,36 @@ describe('/api/v1/status, part by part', () => {
     expect(r.watch).toBeUndefined();
   });
 
+  it('cleans and caps the watch\'s words as every upstream text, and refuses a level that is not a plain word', async () => {
+    const hostile = {
+      level: 'Strong',
+      reset_chance_percent: 40,
+      observed_at: '2026-11-21T09:00:00Z',
+      expires_at: null,
+      forecast_window: `<b>this\u0000 weekend</b>\u202e${'x'.repeat(5000)}`,
+      text: `\u001b]0;PWNED\u0007${'y'.repeat(5000)}`,
+      source: { type: 'observed', url: 'https://user:secret@tracker.example/w' },
+    };
+    const base = await serve({ '/api/v1/status': { data: { active_watch: hostile } } });
+    const cfg: SourceConfig = { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` };
+    const r = await fetchTrackerStatus(testFetcher(), cfg, AS_OF);
+    // A link with credentials is no link of a record: the watch is refused, named.
+    expect(r.check.detail).toEqual({ code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.source.url (bad_url)' } });
+    await server!.close();
+    server = null;
+    const base2 = await serve({ '/api/v1/status': { data: { active_watch: { ...hostile, source: { type: 'observed' } } } } });
+    const w = (await fetchTrackerStatus(testFetcher(), { ...cfg, url: `${base2}/api/v1/status` }, AS_OF)).watch!;
+    expect(w.level).toBe('strong');
+    expect(w.forecast_window.length).toBeLessThanOrEqual(300);
+    expect(w.text.length).toBeLessThanOrEqual(1000);
+    expect(`${w.forecast_window}${w.text}`).not.toMatch(/[\u0000-\u0008\u001b\u007f\u202e]|<b>/);
+    await server!.close();
+    server = null;
+    const base3 = await serve({ '/api/v1/status': { data: { active_watch: { ...hostile, level: 'strong; DROP' } } } });
+    const bad = await fetchTrackerStatus(testFetcher(), { ...cfg, url: `${base3}/api/v1/status` }, AS_OF);
+    expect(bad.check.detail).toEqual({ code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.level (invalid_record)' } });
+  });
+
   it("shows a reset from latest_reset in the same run, before /resets lists it, and keeps every watch seen", async () => {
     const watch = { level: 'strong', observed_at: '2026-11-21T09:00:00Z', expires_at: null, forecast_window: 'today', text: 'Expect one.', source: { type: 'observed' } };
     const base = await serve({ '/api/v1/resets': page([record('older', { announced_at: '2026-11-20T10:00:00Z' })]), '/api/v1/status': { data: { latest_reset: record('newest'), active_watch: watch, stats: { total: 1 } } } });
