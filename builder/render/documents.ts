@@ -13,6 +13,7 @@ import { instantToSeconds, newestAmong, renderLicense, roundDeep, roundOrNull, r
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { renderUpcoming } from './upcoming.ts';
+import { renderReach } from './reach.ts';
 import { creditsFor, type Credit } from './credits.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
@@ -67,6 +68,7 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     sources: e.sources.map((s) => ({ ...s })),
     same_as: [...e.same_as],
     untranslated_fields: untranslated,
+    reach: renderReach(e, t),
   };
 }
 

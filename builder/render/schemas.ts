@@ -2,7 +2,7 @@
 // are generated from the very same definitions.
 import { z } from 'zod';
 import { ERROR_CODES, EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS } from '../contract.ts';
-import { ORIGINS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
+import { LIMITS, ORIGINS, PLANS, PRODUCTS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
 // The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
@@ -49,6 +49,34 @@ export const StableMetaSchema = z
 /** Meta of the index: stable and language-independent. */
 export const IndexMetaSchema = z.strictObject({ lang: z.literal('en'), ...metaCommon }).meta({ id: 'IndexMeta' });
 
+const quote = z.string().nullable().describe("The post's own words this field was read from (never translated); null when the post does not state it.");
+const label = z.string().describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
+
+export const ReachDocSchema = z
+  .strictObject({
+    reviewed: z.boolean().describe('Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.'),
+    summary: z.string().describe('What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").'),
+    plans: z
+      .strictObject({ value: z.array(z.enum(PLANS)).nullable().describe('The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.'), label, quote })
+      .describe('The plans the reset reached.'),
+    products: z.strictObject({ value: z.array(z.enum(PRODUCTS)).nullable(), label, quote }).describe('The products whose limits it reset or credited.'),
+    models: z.strictObject({ value: z.array(z.string()).nullable().describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'), label, quote }),
+    cohort: z.strictObject({ value: z.number().int().positive().nullable().describe('How many users it reached, when the post says.'), label, quote }),
+    limits: z
+      .strictObject({ value: z.array(z.enum(LIMITS)).nullable().describe('`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.'), label, quote })
+      .describe('Which limits it reset or credited.'),
+    landing: z
+      .strictObject({
+        from: instant.nullable().describe('When it started landing: the post\'s time.'),
+        until: instant.nullable().describe('When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise.'),
+        as_written: z.string().nullable().describe("The post's words for when it lands, never translated (\"Should land over next 30 minutes\", \"Lands end of day\")."),
+        label,
+        quote,
+      })
+      .describe('The landing window, read from the post.'),
+  })
+  .meta({ id: 'Reach', description: 'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).' });
+
 export const EventDocSchema = z
   .strictObject({
     id: z.string(),
@@ -72,6 +100,7 @@ export const EventDocSchema = z
     sources: z.array(z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() })),
     same_as: z.array(z.string()),
     untranslated_fields: z.array(z.string()).describe('Fields shown in their original language because no translation exists yet.'),
+    reach: ReachDocSchema.nullable().describe('Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).'),
   })
   .meta({ id: 'Event' });
 

@@ -716,6 +716,8 @@ export interface components {
             occurred_at: string;
             /** @enum {string} */
             origin: "ledger" | "service_resets" | "curated";
+            /** @description Whom the reset reached and when it lands; null for an event that is not a reset (a policy change). */
+            reach: components["schemas"]["Reach"] | null;
             /** @enum {string} */
             reason: "incident" | "launch" | "milestone" | "celebration" | "banked" | "policy" | "other";
             same_as: string[];
@@ -925,6 +927,68 @@ export interface components {
              * @description Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.
              */
             stale_after: string;
+        };
+        /** @description Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json). */
+        Reach: {
+            cohort: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description How many users it reached, when the post says. */
+                value: number | null;
+            };
+            /** @description The landing window, read from the post. */
+            landing: {
+                /** @description The post's words for when it lands, never translated ("Should land over next 30 minutes", "Lands end of day"). */
+                as_written: string | null;
+                /** @description When it started landing: the post's time. */
+                from: string | null;
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise. */
+                until: string | null;
+            };
+            /** @description Which limits it reset or credited. */
+            limits: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description `five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset. */
+                value: ("five_hour" | "weekly" | "banked_reset")[] | null;
+            };
+            models: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description The model(s) the reset is for, as the post names them; null when it is not for one model. */
+                value: string[] | null;
+            };
+            /** @description The plans the reset reached. */
+            plans: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated. */
+                value: ("free" | "go" | "plus" | "pro" | "business" | "enterprise" | "edu" | "all" | "all_paid")[] | null;
+            };
+            /** @description The products whose limits it reset or credited. */
+            products: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                value: ("codex" | "chatgpt_work")[] | null;
+            };
+            /** @description Whether a reviewer read this event's post for its reach. When false every field is null and "not stated": nothing is guessed. */
+            reviewed: boolean;
+            /** @description What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC"). */
+            summary: string;
         };
         Signals: {
             count: number;
