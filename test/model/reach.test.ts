@@ -149,3 +149,29 @@ describe("the README's counts of what the posts state", () => {
     );
   });
 });
+
+describe('the global-reset rule applied to today and the forecast', () => {
+  it('a reset the post narrows to plus and pro is not today\'s global reset; an all-paid one is', async () => {
+    const { computeToday } = await import('../../builder/model/status.ts');
+    const { computeForecast } = await import('../../builder/model/forecast.ts');
+    const curated = await loadCuratedData(DATA);
+    const reviewedAsOf = (at: string) => attachReach(curated.events, curated.reach ?? {}, new Date(at));
+    const check = (at: string) => [{ source: 'tracker', kind: 'reset_tracker' as const, url: 'https://example.test', ok: true, http_status: 200, latency_ms: 1, items_read: 1, checked_at: at, detail: { code: 'checks.ok', params: {} } }];
+    // 2026-03-04 21:30 "reseting the rate limit for all plus and pro users" (read as of after the review).
+    const events = reviewedAsOf('2026-11-28T00:00:00Z').filter((e) => Date.parse(e.announced_at!.length === 10 ? `${e.announced_at}T00:00:00Z` : e.announced_at!) <= Date.parse('2026-03-04T23:00:00Z'));
+    expect(computeToday(events, check('2026-03-04T22:50:00Z'), new Date('2026-03-04T23:00:00Z')).state).toBe('no_verified_reset');
+    // The same day without the reach (an unreviewed record) counts it, as every global_reset did before the rule.
+    const unreviewed = events.map(({ reach: _r, ...e }) => e);
+    expect(computeToday(unreviewed, check('2026-03-04T22:50:00Z'), new Date('2026-03-04T23:00:00Z')).state).toBe('recorded_today');
+    // 2026-05-16 17:51 "reset across all paid plans" counts.
+    const may = reviewedAsOf('2026-11-28T00:00:00Z').filter((e) => e.announced_at !== null && e.announced_at <= '2026-05-16T18:00:00Z');
+    expect(computeToday(may, check('2026-05-16T17:55:00Z'), new Date('2026-05-16T18:00:00Z')).state).toBe('recorded_today');
+    // The forecast reads only what counts: its sample (every global reset known) holds the three narrowed ones
+    // (2025-09-17, 2026-03-04, 2026-03-08) in a build as of before the review, and not after it.
+    const upTo = (list: Event[]) => list.filter((e) => e.announced_at !== null && e.announced_at < '2026-04-01');
+    const asOf = new Date('2026-04-01T00:00:00Z');
+    const before = computeForecast(upTo(reviewedAsOf('2026-11-26T00:00:00Z')), asOf).sample_size;
+    const after = computeForecast(upTo(reviewedAsOf('2026-11-28T00:00:00Z')), asOf).sample_size;
+    expect(before - after).toBe(3);
+  });
+});
