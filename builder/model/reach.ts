@@ -1,6 +1,7 @@
 // Pure: whom a reset reached and when it lands, read from the post's own words by a reviewer (data/reach-review.json).
 // A field the post does not state, and every field of an event nobody reviewed, is "not stated" (null), never a guess.
 import { z } from 'zod';
+import { eventDate, eventMs } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
 export { LIMITS, PLANS, PRODUCTS, type Reach };
@@ -115,4 +116,38 @@ export function reachesPlan(r: Reach, plan: UserPlan): 'yes' | 'no' | 'not_state
   if (plans.includes('all') || plans.includes(plan)) return 'yes';
   if (plans.includes('all_paid')) return PAID_PLANS.includes(plan) ? 'yes' : 'no';
   return 'no';
+}
+
+/** Today's resets per plan: what /api/latest and /api/status say about whom today's resets reached. */
+export interface ReachToday {
+  /** Today's `global_reset` events, the narrowed ones included: landed today by asOf, or landing now. */
+  event_ids: string[];
+  /** Per plan across them: 'yes' if one reached it, else 'not_stated' if one does not say, else 'no'. */
+  plans: Record<UserPlan, 'yes' | 'no' | 'not_stated'>;
+  /** While one is still landing: the latest end of a landing window after asOf (the post's words bound it); else null. */
+  propagating_until: string | null;
+}
+
+/**
+ * Whom today's resets reached (UTC date of asOf), per plan, and until when one is still landing. A reset counts from
+ * its post while its landing window is open, and once its time (eventTime) is today and not after asOf; null when
+ * there is none.
+ */
+export function computeReachToday(events: readonly Event[], asOf: Date): ReachToday | null {
+  const now = asOf.getTime();
+  const date = asOf.toISOString().slice(0, 10);
+  const landing = (e: Event) => {
+    const l = reachOf(e).landing;
+    return l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until);
+  };
+  const todays = events.filter((e) => e.type === 'global_reset' && ((eventMs(e) <= now && eventDate(e) === date) || landing(e)));
+  if (todays.length === 0) return null;
+  const plans = Object.fromEntries(
+    USER_PLANS.map((p) => {
+      const answers = todays.map((e) => reachesPlan(reachOf(e), p));
+      return [p, answers.includes('yes') ? 'yes' : answers.includes('not_stated') ? 'not_stated' : 'no'];
+    }),
+  ) as ReachToday['plans'];
+  const ends = todays.filter(landing).map((e) => reachOf(e).landing.until!).sort();
+  return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends[ends.length - 1] ?? null };
 }

@@ -13,7 +13,8 @@ import { instantToSeconds, newestAmong, renderLicense, roundDeep, roundOrNull, r
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { renderUpcoming } from './upcoming.ts';
-import { renderReach } from './reach.ts';
+import { renderReach, renderReachToday } from './reach.ts';
+import { computeReachToday, type ReachToday } from '../model/reach.ts';
 import { creditsFor, type Credit } from './credits.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
@@ -112,6 +113,8 @@ interface Shared {
   staleAfter: string;
   lastCheckAt: string | null;
   current: SourceCheck[];
+  /** Whom today's resets reached (model/reach.ts), computed once for every language. */
+  reachToday: ReachToday | null;
 }
 
 /** The coverage note of every newest history document: the span of all recorded dates and the archives. */
@@ -213,6 +216,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
   const generatedAt = shared.generatedAt;
   const { lastCheckAt, current } = shared;
   const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
+  const todayReach = renderReachToday(shared.reachToday, input.events, input.asOf, t);
   const f = input.forecast;
   add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
     meta,
@@ -267,6 +271,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
     last_source_check_at: lastCheckAt,
     today,
+    today_reach: todayReach,
     upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
   });
   const u = input.upstreamStatus;
@@ -274,6 +279,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     meta,
     reset: today.reset,
     today,
+    today_reach: todayReach,
     recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
     source_checks: current.map((c) => ({
       source: c.source,
@@ -362,6 +368,7 @@ export function renderApiParts(input: RenderInput): RenderedApi {
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
     lastCheckAt: instantToSeconds(input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null)),
     current: latestChecks(input.checks),
+    reachToday: computeReachToday(input.events, asOf),
   };
   for (const lang of LANGS) {
     const t = translator(lang);

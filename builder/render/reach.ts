@@ -2,7 +2,7 @@
 // words it was read from (never translated), and one summary line ("all paid plans · weekly limit · lands by ...").
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
-import { hasReach, reachOf, type Reach } from '../model/reach.ts';
+import { hasReach, reachOf, type Reach, type ReachToday } from '../model/reach.ts';
 import type { Event } from '../model/schemas.ts';
 
 /** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
@@ -52,5 +52,21 @@ export function renderReach(e: Event, t: TFunction) {
       label: l.landing,
       quote: r.landing.quote,
     },
+  };
+}
+
+/** Today's reach as /api/latest and /api/status show it; null when no reset is recorded or landing today. */
+export function renderReachToday(today: ReachToday | null, events: readonly Event[], asOf: Date, t: TFunction) {
+  if (today === null) return null;
+  const summaries = today.event_ids.map((id) => events.find((e) => e.id === id)).filter((e): e is Event => e !== undefined).map((e) => renderReach(e, t)?.summary ?? '');
+  const until = today.propagating_until;
+  // "17:30 UTC" on the day of the build, the full date when the window ends on another day.
+  const time = until === null ? null : until.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(until).slice(11, 16)} UTC` : utcMinute(until);
+  return {
+    event_ids: [...today.event_ids],
+    plans: { ...today.plans },
+    summary: summaries.join(' / '),
+    propagating_until: until === null ? null : formatInstant(until),
+    note: time === null ? null : t('common:reach.propagating_until', { time }),
   };
 }

@@ -138,6 +138,20 @@ export const UpcomingDocSchema = z
       'A reset announced but not recorded yet. It stops being upcoming once a matching reset is recorded, or 3 hours after its time (scheduled_for, else 24 hours after announced_at) with none recorded: then it becomes a signal awaiting review (kind overdue_announcement).',
   });
 
+const planAnswer = z.enum(['yes', 'no', 'not_stated']);
+
+export const ReachTodaySchema = z
+  .strictObject({
+    event_ids: z.array(z.string()).describe("Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset."),
+    plans: z
+      .strictObject(Object.fromEntries(['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'].map((p) => [p, planAnswer])) as Record<'free' | 'go' | 'plus' | 'pro' | 'business' | 'enterprise' | 'edu', typeof planAnswer>)
+      .describe("Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it."),
+    summary: z.string().describe("What today's posts state, translated (each reset's reach summary, joined by \" / \")."),
+    propagating_until: instant.nullable().describe('While a reset is still landing: when its post says it has landed for everyone; else null.'),
+    note: z.string().nullable().describe('"propagating until 17:30 UTC", translated, while propagating_until is set; else null.'),
+  })
+  .meta({ id: 'ReachToday' });
+
 export const LatestDocSchema = z
   .strictObject({
     meta: MetaSchema,
@@ -146,6 +160,7 @@ export const LatestDocSchema = z
     latestVerifiedReset: EventDocSchema.nullable(),
     last_source_check_at: instant.nullable(),
     today: TodaySchema,
+    today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
     upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
   })
   .meta({ id: 'Latest' });
@@ -273,6 +288,7 @@ export const StatusDocSchema = z
     meta: MetaSchema,
     reset: z.boolean().nullable(),
     today: TodaySchema,
+    today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
     recent_events: z.array(EventDocSchema),
     source_checks: z.array(SourceCheckDocSchema),
     upstream_status: UpstreamStatusDocSchema.nullable(),

@@ -55,7 +55,8 @@ export function renderUnknownVariants(docs: readonly OutputDocument[], variants:
           valid_until: null,
           explanation: translateDetail(t, explanationDetail(why)),
         };
-        const doc = { ...base, reset: null, today };
+        // Whom today's reset reached is about the build's day: unknown too.
+        const doc = { ...base, reset: null, today, today_reach: null };
         // Without zod's compiled fast path, as documents.ts validates every document but the events: a few per build.
         const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc, { jitless: true });
         if (!r.success) throw new Error(`[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`);

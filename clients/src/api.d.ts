@@ -898,6 +898,8 @@ export interface components {
             /** @description true: a global reset today; false: fresh checks found none; null: unknown (never false then). */
             reset: boolean | null;
             today: components["schemas"]["Today"];
+            /** @description Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer). */
+            today_reach: components["schemas"]["ReachToday"] | null;
             /** @description The announced reset still ahead, or null. */
             upcoming: components["schemas"]["Upcoming"] | null;
         };
@@ -990,6 +992,33 @@ export interface components {
             /** @description What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC"). */
             summary: string;
         };
+        ReachToday: {
+            /** @description Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset. */
+            event_ids: string[];
+            /** @description "propagating until 17:30 UTC", translated, while propagating_until is set; else null. */
+            note: string | null;
+            /** @description Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it. */
+            plans: {
+                /** @enum {string} */
+                business: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                edu: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                enterprise: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                free: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                go: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                plus: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                pro: "yes" | "no" | "not_stated";
+            };
+            /** @description While a reset is still landing: when its post says it has landed for everyone; else null. */
+            propagating_until: string | null;
+            /** @description What today's posts state, translated (each reset's reach summary, joined by " / "). */
+            summary: string;
+        };
         Signals: {
             count: number;
             meta: components["schemas"]["Meta"];
@@ -1069,6 +1098,8 @@ export interface components {
                 url: string;
             }[];
             today: components["schemas"]["Today"];
+            /** @description Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer). */
+            today_reach: components["schemas"]["ReachToday"] | null;
             /** @description The announced reset still ahead, or null. */
             upcoming: components["schemas"]["Upcoming"] | null;
             upstream_status: {

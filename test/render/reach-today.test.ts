@@ -1,0 +1,88 @@
+// /api/latest and /api/status say whom today's resets reached, per plan, and until when one is still landing, from
+// the posts' words as reviewed in data/reach-review.json.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { computeAccuracy } from '../../builder/model/accuracy.ts';
+import { knownBy, mergeEvents } from '../../builder/model/events.ts';
+import { attachReach } from '../../builder/model/reach.ts';
+import type { Event, SourceCheck } from '../../builder/model/schemas.ts';
+import { computeLatest, computeToday } from '../../builder/model/status.ts';
+import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
+import { renderUnknownVariants } from '../../builder/render/unknown.ts';
+import { loadCuratedData } from '../../builder/sources/archive.ts';
+
+const DATA = new URL('../../data', import.meta.url).pathname;
+let reviewed: Event[] = [];
+beforeAll(async () => {
+  const curated = await loadCuratedData(DATA);
+  // Read as reviewed (the decisions date from 2026-11-27), replayed on past days.
+  reviewed = mergeEvents(attachReach(curated.events, curated.reach ?? {}, new Date('2026-11-28T00:00:00Z')));
+});
+
+const goodCheck = (at: string): SourceCheck => ({ source: 'tracker', kind: 'reset_tracker', url: 'https://tracker.test', ok: true, http_status: 200, latency_ms: 5, items_read: 1, checked_at: at, detail: { code: 'checks.ok', params: {} } });
+
+function build(at: string) {
+  const asOf = new Date(at);
+  const events = reviewed.filter((e) => knownBy(e, asOf));
+  const checks = [goodCheck(new Date(asOf.getTime() - 5 * 60_000).toISOString())];
+  const input: RenderInput = {
+    asOf,
+    events,
+    today: computeToday(events, checks, asOf),
+    ...computeLatest(events, asOf),
+    checks,
+    upstreamStatus: null,
+    signals: [],
+    forecast: { probability_24h: null, probability_48h: null, base_rate_24h: null, base_rate_48h: null, sample_size: 0, model_version: 'poisson-v1', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: null },
+    accuracy: computeAccuracy([], [], asOf),
+    archives: [],
+  };
+  const docs = renderApi(input);
+  const doc = (key: string) => JSON.parse(docs.find((d) => d.key === key)!.body);
+  return { docs, doc };
+}
+
+describe("today's reach per plan", () => {
+  it('while landing: "Lands in the next hour" posted 16:47:15 for paid users is propagating until 17:47 UTC', () => {
+    const { doc } = build('2026-07-21T17:00:00Z');
+    const latest = doc('api/en/latest.json');
+    expect(latest.today_reach).toEqual({
+      event_ids: ['ledger-2026-07-21-1647'],
+      plans: { free: 'no', go: 'yes', plus: 'yes', pro: 'yes', business: 'yes', enterprise: 'yes', edu: 'yes' },
+      summary: 'all paid plans · Codex, ChatGPT Work · lands by 2026-07-21 17:47 UTC',
+      propagating_until: '2026-07-21T17:47:15Z',
+      note: 'propagating until 17:47 UTC',
+    });
+    // Not landed yet: today's state does not count it before its window's end (docs/forecast.md).
+    expect(latest.reset).toBe(false);
+    expect(doc('api/ko/status.json').today_reach.note).toBe('17:47 UTC까지 적용 중');
+    expect(doc('api/de/latest.json').today_reach.note).toBe('wird bis 17:47 UTC verteilt');
+  });
+
+  it('once landed: the reset is today\'s, no longer propagating', () => {
+    const { doc } = build('2026-07-21T18:00:00Z');
+    const latest = doc('api/en/latest.json');
+    expect(latest.reset).toBe(true);
+    expect(latest.today_reach).toMatchObject({ event_ids: ['ledger-2026-07-21-1647'], propagating_until: null, note: null });
+  });
+
+  it('a reset for plus and pro only: yes for plus, not for business, and today has no global reset', () => {
+    const { doc } = build('2026-03-04T23:00:00Z');
+    const latest = doc('api/en/latest.json');
+    expect(latest.reset).toBe(false);
+    expect(latest.today_reach.plans).toMatchObject({ plus: 'yes', pro: 'yes', business: 'no', free: 'no' });
+  });
+
+  it('a post that names no plan: not stated for every plan', () => {
+    const { doc } = build('2026-08-11T01:00:00Z');
+    const status = doc('api/en/status.json');
+    expect(status.reset).toBe(true);
+    expect(Object.values(status.today_reach.plans)).toEqual(Array(7).fill('not_stated'));
+  });
+
+  it('a day without a reset: null; and the unknown answer never repeats it', () => {
+    expect(build('2026-07-22T12:00:00Z').doc('api/en/latest.json').today_reach).toBeNull();
+    const { docs } = build('2026-07-21T17:00:00Z');
+    const unknown = renderUnknownVariants(docs, [{ date: '2026-07-22', served_from: '2026-07-22T00:00:00Z' }, { date: null, served_from: '2026-07-25T00:00:00Z' }]);
+    for (const d of unknown) expect(JSON.parse(d.body).today_reach, d.key).toBeNull();
+  });
+});
