@@ -151,3 +151,21 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
   const ends = todays.filter(landing).map((e) => reachOf(e).landing.until!).sort();
   return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends[ends.length - 1] ?? null };
 }
+
+/**
+ * What to say next to a banked reset while a global reset is announced or landing: using a banked reset then may waste
+ * it. Read only from the announcement (`upcoming`, a global reset not yet recorded) or a global reset whose post's
+ * landing window is still open: a statement of what was announced, never a forecast. null when neither holds.
+ */
+export function bankedResetWarning(events: readonly Event[], upcoming: { type: Event['type'] | null; scheduled_for: string | null } | null, asOf: Date): { kind: 'announced' | 'landing'; at: string | null } | null {
+  const now = asOf.getTime();
+  const landing = events
+    .filter(countsAsGlobal)
+    .map((e) => reachOf(e).landing)
+    .filter((l) => l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until))
+    .map((l) => l.until!)
+    .sort();
+  if (landing.length > 0) return { kind: 'landing', at: landing[landing.length - 1]! };
+  if (upcoming !== null && upcoming.type === 'global_reset') return { kind: 'announced', at: upcoming.scheduled_for };
+  return null;
+}

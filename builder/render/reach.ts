@@ -55,13 +55,23 @@ export function renderReach(e: Event, t: TFunction) {
   };
 }
 
+/** "17:30 UTC" on the build's UTC day, "2026-07-22 00:30 UTC" on another. */
+const timeOfDay = (at: string, asOf: Date): string => (at.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(at).slice(11, 16)} UTC` : utcMinute(at));
+
+/** The banked-reset warning as latest and status show it; null when no global reset is announced or landing. */
+export function renderBankedWarning(w: { kind: 'announced' | 'landing'; at: string | null } | null, asOf: Date, t: TFunction) {
+  if (w === null) return null;
+  const key = w.kind === 'landing' ? 'banked_landing' : w.at === null ? 'banked_announced' : 'banked_announced_at';
+  return { kind: w.kind, at: w.at === null ? null : formatInstant(w.at), note: t(`common:reach.${key}`, w.at === null ? {} : { time: timeOfDay(w.at, asOf) }) };
+}
+
 /** Today's reach as /api/latest and /api/status show it; null when no reset is recorded or landing today. */
 export function renderReachToday(today: ReachToday | null, events: readonly Event[], asOf: Date, t: TFunction) {
   if (today === null) return null;
   const summaries = today.event_ids.map((id) => events.find((e) => e.id === id)).filter((e): e is Event => e !== undefined).map((e) => renderReach(e, t)?.summary ?? '');
   const until = today.propagating_until;
   // "17:30 UTC" on the day of the build, the full date when the window ends on another day.
-  const time = until === null ? null : until.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(until).slice(11, 16)} UTC` : utcMinute(until);
+  const time = until === null ? null : timeOfDay(until, asOf);
   return {
     event_ids: [...today.event_ids],
     plans: { ...today.plans },

@@ -152,6 +152,14 @@ export const ReachTodaySchema = z
   })
   .meta({ id: 'ReachToday' });
 
+export const BankedResetWarningSchema = z
+  .strictObject({
+    kind: z.enum(['announced', 'landing']).describe('`announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.'),
+    at: instant.nullable().describe('When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone.'),
+    note: z.string().describe('"A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast.'),
+  })
+  .meta({ id: 'BankedResetWarning' });
+
 export const LatestDocSchema = z
   .strictObject({
     meta: MetaSchema,
@@ -161,6 +169,7 @@ export const LatestDocSchema = z
     last_source_check_at: instant.nullable(),
     today: TodaySchema,
     today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
+    banked_reset_warning: BankedResetWarningSchema.nullable().describe('Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.'),
     upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
   })
   .meta({ id: 'Latest' });
@@ -289,6 +298,7 @@ export const StatusDocSchema = z
     reset: z.boolean().nullable(),
     today: TodaySchema,
     today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
+    banked_reset_warning: BankedResetWarningSchema.nullable().describe('Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.'),
     recent_events: z.array(EventDocSchema),
     source_checks: z.array(SourceCheckDocSchema),
     upstream_status: UpstreamStatusDocSchema.nullable(),

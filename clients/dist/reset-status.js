@@ -381,6 +381,10 @@ var COLOURS = { yes: "\x1B[32m", no: "\x1B[2m", unknown: "\x1B[33m" };
 function showLine(line, colour) {
   return (typeof line === "string" ? [line] : line).map((p) => typeof p === "string" ? terminalText(p) : colour ? `${COLOURS[p.kind]}${p.own}\x1B[0m` : p.own).join("");
 }
+function bankedNote(latest) {
+  const note = latest.stale ? null : latest.data.banked_reset_warning?.note ?? null;
+  return typeof note === "string" && note !== "" ? ` \xB7 ${note}` : "";
+}
 function renderToday(latest, lang) {
   const w = WORDS[lang];
   const kind = answerKind(latest);
@@ -388,7 +392,7 @@ function renderToday(latest, lang) {
   const check = `${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`;
   const up = latest.data.upcoming;
   const upcoming = up ? ` \xB7 ${w.upcoming}: ${up.summary}${up.scheduled_for ? ` (${up.scheduled_for})` : ""}` : "";
-  return [{ own: w[kind], kind }, ` \u2014 ${reason} \xB7 ${check}${upcoming}`];
+  return [{ own: w[kind], kind }, ` \u2014 ${reason} \xB7 ${check}${upcoming}${bankedNote(latest)}`];
 }
 var PLAN_KIND = { yes: "yes", not_for_plan: "no", no_reset: "no", not_stated: "unknown", unknown: "unknown" };
 function renderPlanToday(latest, plan, lang) {
@@ -397,7 +401,7 @@ function renderPlanToday(latest, plan, lang) {
   const own = answer === "unknown" ? w.unknown : w.plan[answer].replace("{plan}", plan);
   const reach = latest.data.today_reach ?? null;
   const what = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : reach !== null && answer !== "unknown" ? [reach.summary, reach.note].filter((x) => typeof x === "string" && x !== "").join(" \xB7 ") : latest.data.today.explanation;
-  return [{ own, kind: PLAN_KIND[answer] }, ` \u2014 ${what} \xB7 ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`];
+  return [{ own, kind: PLAN_KIND[answer] }, ` \u2014 ${what} \xB7 ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}${bankedNote(latest)}`];
 }
 function renderStatusline(latest) {
   if (latest === null) return "?";
@@ -522,7 +526,7 @@ function createMcpServer(options) {
   server.registerTool(
     "reset_today",
     {
-      description: `Has OpenAI reset Codex usage limits for everyone today? yes / no / unknown, with the reason, the last check and any announced upcoming reset. With \`plan\`, also whether today's reset reached that plan (plan_answer: yes / not_for_plan / no_reset / not_stated / unknown; not_stated means the post does not say, never assume yes) and, while it is still landing, until when (propagating_until). ${QUOTED_NOTE}`,
+      description: `Has OpenAI reset Codex usage limits for everyone today? yes / no / unknown, with the reason, the last check and any announced upcoming reset. With \`plan\`, also whether today's reset reached that plan (plan_answer: yes / not_for_plan / no_reset / not_stated / unknown; not_stated means the post does not say, never assume yes) and, while it is still landing, until when (propagating_until). banked_reset_warning restates an announced or landing global reset (using a banked reset then may waste it): an announcement, not a forecast. ${QUOTED_NOTE}`,
       inputSchema: { lang: langSchema, plan: z.enum(PLANS).optional().describe("The user's plan (free, go, plus, pro, business, enterprise, edu): answer whether today's reset reached it.") }
     },
     ({ lang, plan }) => guarded(async () => {
@@ -534,7 +538,7 @@ function createMcpServer(options) {
       const latestReset = l.data.latestReset ? quoteEvent(l.data.latestReset, quoted) : null;
       const todayReach = l.stale ? null : l.data.today_reach ?? null;
       const perPlan = plan === void 0 ? {} : { plan, plan_answer: planAnswer(l, plan), propagating_until: todayReach?.propagating_until ?? null };
-      return result({ ...perPlan, answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, today_reach: todayReach, upcoming, latest_reset: latestReset }, links, quoted);
+      return result({ ...perPlan, answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, today_reach: todayReach, banked_reset_warning: l.stale ? null : l.data.banked_reset_warning ?? null, upcoming, latest_reset: latestReset }, links, quoted);
     })
   );
   server.registerTool(
@@ -620,7 +624,7 @@ function positiveInt(name, v, min, max = Number.MAX_SAFE_INTEGER) {
   return n;
 }
 function todayJson(l) {
-  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, document: l.data };
+  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, banked_reset_warning: l.stale ? null : l.data.banked_reset_warning ?? null, document: l.data };
 }
 function planJson(l, plan) {
   const reach = l.stale ? null : l.data.today_reach ?? null;

@@ -689,6 +689,17 @@ export interface components {
             };
             window_days: number;
         };
+        BankedResetWarning: {
+            /** @description When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone. */
+            at: string | null;
+            /**
+             * @description `announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.
+             * @enum {string}
+             */
+            kind: "announced" | "landing";
+            /** @description "A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast. */
+            note: string;
+        };
         Error: {
             error: {
                 /** @enum {string} */
@@ -891,6 +902,8 @@ export interface components {
             license_url: string;
         };
         Latest: {
+            /** @description Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise. */
+            banked_reset_warning: components["schemas"]["BankedResetWarning"] | null;
             last_source_check_at: string | null;
             latestReset: components["schemas"]["Event"] | null;
             latestVerifiedReset: components["schemas"]["Event"] | null;
@@ -1077,6 +1090,8 @@ export interface components {
             updated_at: (string) | null;
         };
         Status: {
+            /** @description Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise. */
+            banked_reset_warning: components["schemas"]["BankedResetWarning"] | null;
             meta: components["schemas"]["Meta"];
             recent_events: components["schemas"]["Event"][];
             reset: boolean | null;

@@ -39,7 +39,7 @@ function positiveInt(name: string, v: string | undefined, min: number, max = Num
 }
 
 function todayJson(l: Fresh<Latest>) {
-  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, document: l.data };
+  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, banked_reset_warning: l.stale ? null : (l.data.banked_reset_warning ?? null), document: l.data };
 }
 
 /** `today --plan P --json`: the plan's answer first, with what today's posts state and until when one is landing. */

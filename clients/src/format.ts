@@ -72,6 +72,15 @@ export function showLine(line: Line, colour: boolean): string {
   return (typeof line === 'string' ? [line] : line).map((p) => (typeof p === 'string' ? terminalText(p) : colour ? `${COLOURS[p.kind]}${p.own}\x1b[0m` : p.own)).join('');
 }
 
+/**
+ * The API's warning while a global reset is announced or landing ("using a banked reset now may waste it"), its own
+ * translated words; nothing from a stale document.
+ */
+function bankedNote(latest: Fresh<Latest>): string {
+  const note = latest.stale ? null : (latest.data.banked_reset_warning?.note ?? null);
+  return typeof note === 'string' && note !== '' ? ` · ${note}` : '';
+}
+
 /** `yes`/`no`/`unknown` with the reason, the last check and the announced reset, one line. */
 export function renderToday(latest: Fresh<Latest>, lang: Lang): Line {
   const w = WORDS[lang];
@@ -80,7 +89,7 @@ export function renderToday(latest: Fresh<Latest>, lang: Lang): Line {
   const check = `${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`;
   const up = latest.data.upcoming;
   const upcoming = up ? ` · ${w.upcoming}: ${up.summary}${up.scheduled_for ? ` (${up.scheduled_for})` : ''}` : '';
-  return [{ own: w[kind], kind }, ` — ${reason} · ${check}${upcoming}`];
+  return [{ own: w[kind], kind }, ` — ${reason} · ${check}${upcoming}${bankedNote(latest)}`];
 }
 
 const PLAN_KIND: Record<PlanAnswer, AnswerKind> = { yes: 'yes', not_for_plan: 'no', no_reset: 'no', not_stated: 'unknown', unknown: 'unknown' };
@@ -95,7 +104,7 @@ export function renderPlanToday(latest: Fresh<Latest>, plan: Plan, lang: Lang): 
   const own = answer === 'unknown' ? w.unknown : w.plan[answer].replace('{plan}', plan);
   const reach = latest.data.today_reach ?? null;
   const what = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : reach !== null && answer !== 'unknown' ? [reach.summary, reach.note].filter((x): x is string => typeof x === 'string' && x !== '').join(' · ') : latest.data.today.explanation;
-  return [{ own, kind: PLAN_KIND[answer] }, ` — ${what} · ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`];
+  return [{ own, kind: PLAN_KIND[answer] }, ` — ${what} · ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}${bankedNote(latest)}`];
 }
 
 /** The shortest segment for a shell prompt or a tmux status line. */

@@ -141,7 +141,7 @@ export function createMcpServer(options: ClientOptions & { baseUrl: string }): M
   server.registerTool(
     'reset_today',
     {
-      description: `Has OpenAI reset Codex usage limits for everyone today? yes / no / unknown, with the reason, the last check and any announced upcoming reset. With \`plan\`, also whether today's reset reached that plan (plan_answer: yes / not_for_plan / no_reset / not_stated / unknown; not_stated means the post does not say, never assume yes) and, while it is still landing, until when (propagating_until). ${QUOTED_NOTE}`,
+      description: `Has OpenAI reset Codex usage limits for everyone today? yes / no / unknown, with the reason, the last check and any announced upcoming reset. With \`plan\`, also whether today's reset reached that plan (plan_answer: yes / not_for_plan / no_reset / not_stated / unknown; not_stated means the post does not say, never assume yes) and, while it is still landing, until when (propagating_until). banked_reset_warning restates an announced or landing global reset (using a banked reset then may waste it): an announcement, not a forecast. ${QUOTED_NOTE}`,
       inputSchema: { lang: langSchema, plan: z.enum(PLANS).optional().describe("The user's plan (free, go, plus, pro, business, enterprise, edu): answer whether today's reset reached it.") },
     },
     ({ lang, plan }) =>
@@ -154,7 +154,7 @@ export function createMcpServer(options: ClientOptions & { baseUrl: string }): M
         const latestReset = l.data.latestReset ? quoteEvent(l.data.latestReset, quoted) : null;
         const todayReach = l.stale ? null : (l.data.today_reach ?? null);
         const perPlan = plan === undefined ? {} : { plan, plan_answer: planAnswer(l, plan), propagating_until: todayReach?.propagating_until ?? null };
-        return result({ ...perPlan, answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, today_reach: todayReach, upcoming, latest_reset: latestReset }, links, quoted);
+        return result({ ...perPlan, answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, today_reach: todayReach, banked_reset_warning: l.stale ? null : (l.data.banked_reset_warning ?? null), upcoming, latest_reset: latestReset }, links, quoted);
       }),
   );
   server.registerTool(

@@ -62,6 +62,19 @@ describe('reset-status today --plan', () => {
     expect(r.stdout).toContain(`${until().slice(11, 16)} UTC`);
   });
 
+  it('while a global reset lands, today (with or without --plan) says using a banked reset now may waste it', async () => {
+    for (const args of [['today'], ['today', '--plan', 'pro']]) {
+      const r = await runCli(args, env(reviewed.url));
+      expect(r.stdout).toMatch(/ · A global reset is landing until (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC: using a banked reset now may waste it\.$/m);
+    }
+    const j = JSON.parse((await runCli(['today', '--json'], env(reviewed.url))).stdout) as { banked_reset_warning: unknown };
+    expect(j.banked_reset_warning).toMatchObject({ kind: 'landing', at: until() });
+    // The fixture's tracker announces a global reset two hours ahead: the warning restates that announcement.
+    const announced = JSON.parse((await runCli(['today', '--json'], env(unreviewed.fresh.url))).stdout) as { banked_reset_warning: { kind: string; note: string } };
+    expect(announced.banked_reset_warning.kind).toBe('announced');
+    expect(announced.banked_reset_warning.note).toMatch(/^A global reset is announced for .* UTC: using a banked reset now may waste it\.$/);
+  });
+
   it('free under "all paid plans": not for your plan, exit 0; --json names the answer and the landing end', async () => {
     const r = await runCli(['today', '--plan', 'free', '--json'], env(reviewed.url));
     expect(r.code).toBe(0);
@@ -99,7 +112,7 @@ describe('MCP reset_today with a plan', () => {
       const r = (await client.callTool({ name: 'reset_today', arguments: { plan: 'business' } })) as { content: { text: string }[] };
       const [answer, quotedBlock] = r.content.map((c) => c.text);
       const payload = JSON.parse(answer!.split('\n\nRules:')[0]!) as Record<string, unknown>;
-      expect(payload).toMatchObject({ plan: 'business', plan_answer: 'yes', propagating_until: until() });
+      expect(payload).toMatchObject({ plan: 'business', plan_answer: 'yes', propagating_until: until(), banked_reset_warning: { kind: 'landing', at: until() } });
       // The post's own words sit only in the quoted block.
       expect(answer).not.toContain('reset for all paid plans');
       expect(answer).not.toContain('Lands in the next hour');

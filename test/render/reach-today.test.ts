@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 const goodCheck = (at: string): SourceCheck => ({ source: 'tracker', kind: 'reset_tracker', url: 'https://tracker.test', ok: true, http_status: 200, latency_ms: 5, items_read: 1, checked_at: at, detail: { code: 'checks.ok', params: {} } });
 
-function build(at: string) {
+function build(at: string, upcoming: RenderInput['upcoming'] = null) {
   const asOf = new Date(at);
   const events = reviewed.filter((e) => knownBy(e, asOf));
   const checks = [goodCheck(new Date(asOf.getTime() - 5 * 60_000).toISOString())];
@@ -35,6 +35,7 @@ function build(at: string) {
     forecast: { probability_24h: null, probability_48h: null, base_rate_24h: null, base_rate_48h: null, sample_size: 0, model_version: 'poisson-v1', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: null },
     accuracy: computeAccuracy([], [], asOf),
     archives: [],
+    upcoming,
   };
   const docs = renderApi(input);
   const doc = (key: string) => JSON.parse(docs.find((d) => d.key === key)!.body);
@@ -84,5 +85,19 @@ describe("today's reach per plan", () => {
     const { docs } = build('2026-07-21T17:00:00Z');
     const unknown = renderUnknownVariants(docs, [{ date: '2026-07-22', served_from: '2026-07-22T00:00:00Z' }, { date: null, served_from: '2026-07-25T00:00:00Z' }]);
     for (const d of unknown) expect(JSON.parse(d.body).today_reach, d.key).toBeNull();
+  });
+
+  it('a global reset landing or announced: the banked-reset warning restates it, in every language; otherwise none', () => {
+    const landing = build('2026-07-21T17:00:00Z').doc;
+    expect(landing('api/en/latest.json').banked_reset_warning).toEqual({ kind: 'landing', at: '2026-07-21T17:47:15Z', note: 'A global reset is landing until 17:47 UTC: using a banked reset now may waste it.' });
+    expect(landing('api/ko/status.json').banked_reset_warning.note).toBe('전체 리셋이 17:47 UTC까지 적용 중입니다: 지금 적립형 리셋을 쓰면 낭비될 수 있습니다.');
+    const upcoming = { id: 'sr-next', upstream_id: 'next', type: 'global_reset' as const, announced_at: '2026-07-22T11:00:00Z', scheduled_for: '2026-07-22T17:00:00Z', text: 'Reset at 17:00 UTC.', source: null, first_seen_at: '2026-07-22T11:05:00Z' };
+    const announced = build('2026-07-22T12:00:00Z', upcoming).doc('api/en/latest.json');
+    expect(announced.banked_reset_warning).toEqual({ kind: 'announced', at: '2026-07-22T17:00:00Z', note: 'A global reset is announced for 17:00 UTC: using a banked reset now may waste it.' });
+    expect(build('2026-07-22T12:00:00Z', { ...upcoming, scheduled_for: null }).doc('api/de/latest.json').banked_reset_warning.note).toBe('Ein globaler Reset ist angekündigt: Einen gutgeschriebenen Reset jetzt zu nutzen, kann ihn verschwenden.');
+    // An announced banked grant is not a global reset: nothing to warn about.
+    expect(build('2026-07-22T12:00:00Z', { ...upcoming, type: 'banked_grant' }).doc('api/en/latest.json').banked_reset_warning).toBeNull();
+    // Landed: no longer.
+    expect(build('2026-07-21T18:00:00Z').doc('api/en/latest.json').banked_reset_warning).toBeNull();
   });
 });
