@@ -8,6 +8,9 @@ import type { Event, SourceCheck } from '../../builder/model/schemas.ts';
 import { computeLatest, computeToday } from '../../builder/model/status.ts';
 import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
 import { renderUnknownVariants } from '../../builder/render/unknown.ts';
+import { renderPages } from '../../builder/render/page.tsx';
+import { renderFollow } from '../../builder/render/follow.ts';
+import { pageKey } from '../../builder/contract.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
@@ -39,7 +42,7 @@ function build(at: string, upcoming: RenderInput['upcoming'] = null) {
   };
   const docs = renderApi(input);
   const doc = (key: string) => JSON.parse(docs.find((d) => d.key === key)!.body);
-  return { docs, doc };
+  return { docs, doc, input };
 }
 
 describe("today's reach per plan", () => {
@@ -99,5 +102,28 @@ describe("today's reach per plan", () => {
     expect(build('2026-07-22T12:00:00Z', { ...upcoming, type: 'banked_grant' }).doc('api/en/latest.json').banked_reset_warning).toBeNull();
     // Landed: no longer.
     expect(build('2026-07-21T18:00:00Z').doc('api/en/latest.json').banked_reset_warning).toBeNull();
+  });
+});
+
+describe('the page, feeds and calendar say whom a reset reached', () => {
+  it('the page: today\'s reach, until when it lands, the banked-reset warning, and the latest reset\'s reach', () => {
+    const { docs, input } = build('2026-07-21T17:00:00Z');
+    const pages = new Map(renderPages({ asOf: input.asOf, docs, events: input.events }).map((d) => [d.key, d]));
+    const en = pages.get(pageKey('en'))!.body;
+    expect(en).toContain('<p id="today-reach">all paid plans · Codex, ChatGPT Work · lands by 2026-07-21 17:47 UTC · propagating until 17:47 UTC</p>');
+    expect(en).toContain('<p id="banked-warning">A global reset is landing until 17:47 UTC: using a banked reset now may waste it.</p>');
+    // The latest recorded reset (2026-07-18 "for all paid users for Codex and ChatGPT Work") with its reach.
+    expect(en).toContain('<p class="reach">all paid plans · Codex, ChatGPT Work</p>');
+    expect(pages.get(pageKey('ja'))!.body).toContain('全有料プラン');
+  });
+
+  it('feeds and calendar entries carry the reach summary after the event summary, translated', () => {
+    const { input } = build('2026-07-21T18:00:00Z');
+    const follow = renderFollow({ events: input.events, upcoming: null, today: input.today, publicUrl: 'https://api.example.org' });
+    const body = (key: string) => follow.find((d) => d.key.endsWith(key))!.body;
+    const json = JSON.parse(body('en/feed.json')) as { items: { id: string; summary: string }[] };
+    const item = json.items.find((i) => i.id.includes('ledger-2026-07-21-1647'))!;
+    expect(item.summary).toMatch(/ — all paid plans · Codex, ChatGPT Work · lands by 2026-07-21 17:47 UTC$/);
+    expect(body('de/calendar.ics')).toContain('alle bezahlten Tarife');
   });
 });
