@@ -11,6 +11,7 @@ import { renderUnknownVariants } from '../../builder/render/unknown.ts';
 import { renderPages } from '../../builder/render/page.tsx';
 import { renderFollow } from '../../builder/render/follow.ts';
 import { pageKey } from '../../builder/contract.ts';
+import { planNotifications } from '../../builder/notify/plan.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
@@ -125,5 +126,16 @@ describe('the page, feeds and calendar say whom a reset reached', () => {
     const item = json.items.find((i) => i.id.includes('ledger-2026-07-21-1647'))!;
     expect(item.summary).toMatch(/ — all paid plans · Codex, ChatGPT Work · lands by 2026-07-21 17:47 UTC$/);
     expect(body('de/calendar.ics')).toContain('alle bezahlten Tarife');
+  });
+
+  it('a reset notification says whom it reached, or that an unreviewed record does not say', () => {
+    const asOf = new Date('2026-07-21T18:00:00Z');
+    const reviewedReset = { ...reviewed.find((e) => e.id === 'ledger-2026-07-21-1647')!, origin: 'curated' as const };
+    const { reach: _r, ...trackerOnly } = { ...reviewedReset, id: 'sr-tracker', origin: 'service_resets' as const, same_as: [], sources: [] };
+    const today = computeToday([reviewedReset], [], asOf);
+    const plan = planNotifications({ sent: [], failed: [] }, [reviewedReset, trackerOnly], null, today, asOf, { channels: ['a'], lang: 'en', publicUrl: 'https://api.example.org' });
+    const summary = (id: string) => plan.find((d) => d.message.id === id)!.message.summary;
+    expect(summary('ledger-2026-07-21-1647')).toMatch(/ — all paid plans · Codex, ChatGPT Work · lands by 2026-07-21 17:47 UTC$/);
+    expect(summary('sr-tracker')).toMatch(/ — not reviewed yet: whom it reached is not stated$/);
   });
 });
