@@ -4,18 +4,16 @@ import { z } from 'zod';
 import { eventDate, eventMs } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
-export { LIMITS, PLANS, PRODUCTS, type Reach };
-
 /** The plans a user can hold (what a client asks about); `all` and `all_paid` are only what a post says. */
 export const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
 export type UserPlan = (typeof USER_PLANS)[number];
-export const PAID_PLANS: readonly UserPlan[] = ['go', 'plus', 'pro', 'business', 'enterprise', 'edu'];
+const PAID_PLANS: readonly UserPlan[] = ['go', 'plus', 'pro', 'business', 'enterprise', 'edu'];
 
 const Quote = z.string().min(1).max(500);
 const read = <T extends z.ZodType>(value: T) => z.strictObject({ value, quote: Quote }).nullable();
 
 /** One reviewed event: each field is what the post states with the words it was read from, or null (not stated). */
-export const ReachDecisionSchema = z.strictObject({
+const ReachDecisionSchema = z.strictObject({
   plans: read(z.array(z.enum(PLANS)).min(1).max(PLANS.length)),
   products: read(z.array(z.enum(PRODUCTS)).min(1).max(PRODUCTS.length)),
   models: read(z.array(z.string().min(1).max(60)).min(1).max(10)),
@@ -41,7 +39,7 @@ export const ReachReviewFileSchema = z.strictObject({
 
 type Stated<T> = { value: T | null; quote: string | null };
 
-export const NOT_STATED: Reach = Object.freeze({
+const NOT_STATED: Reach = Object.freeze({
   reviewed: false,
   plans: { value: null, quote: null },
   products: { value: null, quote: null },
@@ -61,7 +59,7 @@ export function misquotes(d: ReachDecision, evidenceText: string): string[] {
 }
 
 /** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
-export function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
+function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
   if (d === undefined) return NOT_STATED;
   const stated = <T>(f: { value: T; quote: string } | null): Stated<T> => (f === null ? { value: null, quote: null } : { value: f.value, quote: f.quote });
   const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;

@@ -2,11 +2,11 @@
 // words it was read from (never translated), and one summary line ("all paid plans · weekly limit · lands by ...").
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
-import { hasReach, reachOf, type Reach, type ReachToday } from '../model/reach.ts';
-import type { Event } from '../model/schemas.ts';
+import { hasReach, reachOf, type ReachToday } from '../model/reach.ts';
+import type { Event, Reach } from '../model/schemas.ts';
 
 /** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
-export const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
+const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
 
 function labels(r: Reach, t: TFunction) {
   const notStated = t('common:reach.not_stated');
