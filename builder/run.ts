@@ -7,6 +7,7 @@ import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { applyReviewDates } from './model/review-dates.ts';
+import { attachReach } from './model/reach.ts';
 import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
@@ -112,7 +113,8 @@ export function computeNextState(
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
   // A reviewed decision applies only from its own date (model/review-dates.ts).
-  const curatedEvents = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
+  // Whom each reset reached, from its post's words (model/reach.ts), also only from the decision's date.
+  const curatedEvents = attachReach(applyReviewDates(curated.events, curated.review_dates ?? [], asOf), curated.reach ?? {}, asOf);
   // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
   const reconciled = reconcileTracker(curatedEvents, applied.upstream_events, curated.tracker_reviews ?? [], asOf);
   const events = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));

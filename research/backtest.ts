@@ -10,6 +10,7 @@ import { RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWith
 import type { Event } from '../builder/model/schemas.ts';
 import { BASELINES, CANDIDATES, SHIPPED_PARAMS, family, type Baseline, type Candidate, type Row } from './candidates.ts';
 import { LEADERBOARD, announcementMs, scoreLeaderboardWindow, type WindowScore } from './resetbench-window.ts';
+import { countsAsGlobal } from '../builder/model/reach.ts';
 
 /** Rolling origins: the first of every month from here on (two months of forecasts before it to choose from). */
 const FIRST_ROLLING_ORIGIN = '2026-05-01T00:00:00Z';
@@ -101,7 +102,7 @@ const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, 
 
 /** Every scorable checkpoint row, from the first with a forecast until the last window that closed by `toMs`. */
 export function planRows(events: readonly Event[], fromMs: number, toMs: number): { rows: Row[]; considered: number; skipped: number } {
-  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ ms: eventMs(e), id: e.id })).sort((a, b) => a.ms - b.ms);
+  const resets = events.filter(countsAsGlobal).map((e) => ({ ms: eventMs(e), id: e.id })).sort((a, b) => a.ms - b.ms);
   const rows: Row[] = [];
   let considered = 0;
   let skipped = 0;
@@ -254,7 +255,7 @@ export interface BacktestOptions {
  * window had closed by the checkpoint (out of sample).
  */
 function announcementRows(rows: readonly Row[], events: readonly Event[], review: readonly AnnouncementReview[]): AnnouncementRows {
-  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms));
+  const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms));
   const ahead = review.filter((a) => a.classification === 'ahead');
   const scored: { p: number; row: Row; alone: number }[] = [];
   const posts = new Set<string>();
@@ -307,7 +308,7 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
   };
   const lines = models.flatMap((m) => lineFor(m, (r) => r.outcome));
   // The same rows with each reset dated by its announcement, as ResetBench's ground truth dates it.
-  const announced = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: announcementMs(e) }));
+  const announced = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: announcementMs(e) }));
   const rbOutcome = (r: Row) => resolveCheckpoint(announced, r.at, r.h, Infinity)!.outcome;
   const flips = evaluated
     .filter(({ row }) => rbOutcome(row) !== row.outcome)

@@ -8,10 +8,12 @@ import { loadCuratedData } from '../builder/sources/archive.ts';
 import { BOOTSTRAP, GOAL_RULE, MIN_ANNOUNCEMENT_ROWS, SHIP_RULE, computeBacktest, type ScoreLine } from './backtest.ts';
 import { CANDIDATES, SHIPPED_PARAMS, family } from './candidates.ts';
 import { describeWindow, scoreLeaderboardWindow, type WindowScore } from './resetbench-window.ts';
+import { attachReach, countsAsGlobal } from '../builder/model/reach.ts';
 
 const dataDir = process.argv[2] ?? new URL('../data', import.meta.url).pathname;
-const { events, announcements } = await loadCuratedData(dataDir);
-const merged = mergeEvents(events);
+const { events, announcements, reach } = await loadCuratedData(dataDir);
+// In hindsight, like the archive's baked-in review decisions: every reach decision applies (docs/reach.md).
+const merged = mergeEvents(attachReach(events, reach ?? {}, new Date(8.64e15)));
 const r = computeBacktest(merged, { announcementReview: announcements ?? [] });
 
 const f = (x: number | null, digits = 4) => (x === null ? '-' : x.toFixed(digits));
@@ -21,7 +23,7 @@ const say = (s = '') => out.push(s);
 
 say('Backtest of 24h/48h global-reset forecasts');
 say(`Scored by ${r.rules}.`);
-say(`data: ${merged.length} merged events (${merged.filter((e) => e.type === 'global_reset').length} global resets), ${r.from} .. ${r.to}; windows closing after ${r.to} are unresolved and not scored`);
+say(`data: ${merged.length} merged events (${merged.filter(countsAsGlobal).length} global resets), ${r.from} .. ${r.to}; windows closing after ${r.to} are unresolved and not scored`);
 say(`checkpoints considered: ${r.checkpoints.considered}, skipped below the minimum sample: ${r.checkpoints.skipped_insufficient_data}`);
 say();
 say('Model selection by rolling origin: at each origin every candidate is scored on the checkpoints resolved before it');

@@ -8,6 +8,7 @@ import { HOUR_MS, HORIZONS_HOURS, toIso, type HorizonHours } from '../builder/mo
 import { eventMs } from '../builder/model/events.ts';
 import { brier, resolveCheckpoint } from '../builder/model/resetbench.ts';
 import type { Event } from '../builder/model/schemas.ts';
+import { countsAsGlobal } from '../builder/model/reach.ts';
 
 /** ResetBench dates a reset by its announcement (`occurred_at`) unless an effective time is independently checked. */
 export function announcementMs(e: Event): number {
@@ -67,7 +68,7 @@ export interface WindowScore {
 export function scoreLeaderboardWindow(events: readonly Event[], forecast: (issuedMs: number, h: HorizonHours) => number | null): WindowScore[] {
   const first = Date.parse(LEADERBOARD.first_checkpoint);
   const reviewed = Date.parse(LEADERBOARD.reviewed_at);
-  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: announcementMs(e) }));
+  const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: announcementMs(e) }));
   return HORIZONS_HOURS.map((h) => {
     const cases: { p: number; outcome: boolean }[] = [];
     for (let t = first; t + h * HOUR_MS <= reviewed; t += 6 * HOUR_MS) {

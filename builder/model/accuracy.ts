@@ -6,6 +6,7 @@ import type { Forecast } from './forecast.ts';
 import { windowObserved, type CoverageSpan } from './coverage.ts';
 import { MAX_FORECAST_AGE_MS, RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin } from './resetbench.ts';
 import type { Detail, Event, ForecastLogEntry, ForecastResolution, IssuedForecast } from './schemas.ts';
+import { countsAsGlobal } from './reach.ts';
 
 /** Accuracy is published for the last 30 days: long enough for ~120 checkpoints a horizon, short enough to show drift. */
 export const ACCURACY_WINDOW_DAYS = 30;
@@ -91,7 +92,7 @@ function inForce(resolutions: readonly ForecastResolution[], checkpoint: string,
  * caller vouches that everything was observed (tests of other rules); the run always passes it.
  */
 function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResolution[], events: readonly Event[], asOfMs: number, coverage?: readonly CoverageSpan[]): ForecastResolution[] {
-  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ ms: eventMs(e), id: e.id })).filter((r) => r.ms <= asOfMs);
+  const resets = events.filter(countsAsGlobal).map((e) => ({ ms: eventMs(e), id: e.id })).filter((r) => r.ms <= asOfMs);
   const out = [...resolutions];
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
   for (const entry of log) {

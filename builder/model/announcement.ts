@@ -3,6 +3,7 @@
 import { HOUR_MS } from './climatology.ts';
 import { eventMs } from './events.ts';
 import type { Event } from './schemas.ts';
+import { countsAsGlobal } from './reach.ts';
 
 /** The model's input: the tracker's `scheduled_reset` (or any announced upcoming reset), times ISO 8601 UTC. */
 export interface AnnouncedReset {
@@ -66,7 +67,7 @@ export const dueMs = (a: AnnouncementReview) => Date.parse(a.announced_at) + (a.
  * may be missing from it: the estimate still leans optimistic, and the prior keeps it off certainty.
  */
 export function pastAnnouncements(events: readonly Event[], asOfMs: number, review: readonly AnnouncementReview[]): { followed: number; sample_size: number } {
-  const resets = events.filter((e) => e.type === 'global_reset').map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms) && r.ms <= asOfMs);
+  const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms) && r.ms <= asOfMs);
   let n = 0;
   let followed = 0;
   for (const a of review) {
@@ -94,7 +95,7 @@ export function announcementEffect(events: readonly Event[], asOfMs: number, ann
   if (announced === null) return null;
   const announcedMs = Date.parse(announced.announced_at);
   if (!Number.isFinite(announcedMs) || announcedMs > asOfMs) return null;
-  const spent = events.some((e) => e.type === 'global_reset' && eventMs(e) >= announcedMs - FULFILLED_TOLERANCE_MS && eventMs(e) <= asOfMs);
+  const spent = events.some((e) => countsAsGlobal(e) && eventMs(e) >= announcedMs - FULFILLED_TOLERANCE_MS && eventMs(e) <= asOfMs);
   if (spent) return null;
   const scheduledMs = announced.scheduled_for === null ? NaN : Date.parse(announced.scheduled_for);
   const inside = (h: number) => Number.isFinite(scheduledMs) && scheduledMs > asOfMs - ANNOUNCEMENT_OVERDUE_GRACE_MS && scheduledMs <= asOfMs + h * HOUR_MS;

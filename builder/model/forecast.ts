@@ -4,6 +4,7 @@ import { announcementEffect, type AnnouncedReset, type AnnouncementEffect, type 
 import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, windowFrequency } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event } from './schemas.ts';
+import { countsAsGlobal } from './reach.ts';
 
 export { checkpointAtOrBefore } from './climatology.ts';
 
@@ -115,8 +116,9 @@ function knownResets(events: readonly Event[], asOfMs: number): KnownResets {
   let lastMs = -Infinity;
   const times: number[] = [];
   for (const e of events) {
-    // Banked grants and policy notes are not the forecast target and do not feed it either.
-    if (e.type !== 'global_reset') continue;
+    // Banked grants, policy notes and resets narrowed to some plans, one model or a cohort (docs/reach.md) are not the
+    // forecast target and do not feed it either.
+    if (!countsAsGlobal(e)) continue;
     const ms = eventMs(e);
     if (!Number.isFinite(ms) || ms > asOfMs || ms <= from) continue;
     times.push(ms);

@@ -45,6 +45,34 @@ export const EvidenceSourceSchema = z
   })
   .strict();
 
+/** Plans a post can name; `all` (everyone, every plan) and `all_paid` (every paid plan) as the post says them. */
+export const PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu', 'all', 'all_paid'] as const;
+export const PRODUCTS = ['codex', 'chatgpt_work'] as const;
+/** What a reset resets or credits: the 5-hour window, the weekly window, a banked reset. */
+export const LIMITS = ['five_hour', 'weekly', 'banked_reset'] as const;
+
+const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value: value.nullable(), quote: z.string().min(1).max(500).nullable() });
+
+/**
+ * Whom a reset reached and when it lands, as the post states it (model/reach.ts): each field's value with the words it
+ * was read from, both null when the post does not state it or nobody reviewed the event (`reviewed: false`).
+ */
+export const ReachSchema = z.strictObject({
+  reviewed: z.boolean(),
+  plans: stated(z.array(z.enum(PLANS))),
+  products: stated(z.array(z.enum(PRODUCTS))),
+  models: stated(z.array(z.string().min(1).max(60))),
+  cohort: stated(z.number().int().positive()),
+  limits: stated(z.array(z.enum(LIMITS))),
+  landing: z.strictObject({
+    from: isoInstant.nullable(),
+    until: isoInstant.nullable(),
+    as_written: z.string().min(1).max(500).nullable(),
+    quote: z.string().min(1).max(500).nullable(),
+  }),
+});
+export type Reach = z.infer<typeof ReachSchema>;
+
 /**
  * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names
  * which of them `occurred_at` is (the effective time wins when known). With `time_precision: day` the
@@ -76,6 +104,8 @@ export const EventSchema = z
     sources: z.array(EvidenceSourceSchema).default([]),
     /** Ids of other records describing the same event (e.g. the ledger row a verified record replaces). */
     same_as: z.array(EventIdSchema).default([]),
+    /** Attached by the model from data/reach-review.json (model/reach.ts); never read from a source. */
+    reach: ReachSchema.optional(),
   })
   .strict()
   .superRefine((e, ctx) => {

@@ -4,6 +4,7 @@ import { eventDate, eventMs, utcDate } from './events.ts';
 import { RESET_SOURCE_KINDS } from './apply.ts';
 import { computeExplanation, explanationDetail } from './explanation.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
+import { countsAsGlobal } from './reach.ts';
 
 export { RESET_SOURCE_KINDS };
 
@@ -45,7 +46,7 @@ function hasEvidence(e: Event): boolean {
 export function computeToday(events: readonly Event[], checks: readonly SourceCheck[], asOf: Date): TodayStatus {
   const date = utcDate(asOf);
   const now = asOf.getTime();
-  const todays = events.filter((e) => e.type === 'global_reset' && eventMs(e) <= now && eventDate(e) === date);
+  const todays = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= now && eventDate(e) === date);
   const verified = todays.filter((e) => e.status === 'verified' && hasEvidence(e));
   const good = lastGoodResetCheck(checks);
   const last = good?.checked_at ?? null;
@@ -91,6 +92,6 @@ export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'sig
 
 /** Latest global reset that has happened by `asOf`, among all records and among verified ones. */
 export function computeLatest(events: readonly Event[], asOf: Date): { latestReset: Event | null; latestVerifiedReset: Event | null } {
-  const past = events.filter((e) => e.type === 'global_reset' && eventMs(e) <= asOf.getTime()).sort((a, b) => eventMs(b) - eventMs(a));
+  const past = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime()).sort((a, b) => eventMs(b) - eventMs(a));
   return { latestReset: past[0] ?? null, latestVerifiedReset: past.find((e) => e.status === 'verified') ?? null };
 }

@@ -76,7 +76,8 @@ function resetMessages(events: readonly Event[], asOf: Date, o: PlanOptions): Om
           type: e.type,
           lang: o.lang,
           title: r.title,
-          summary: r.summary,
+          // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated).
+          summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
           occurred_at: r.occurred_at,
           announced_at: e.announced_at,
           scheduled_for: null,

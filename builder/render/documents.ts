@@ -13,6 +13,8 @@ import { instantToSeconds, newestAmong, renderLicense, roundDeep, roundOrNull, r
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { renderUpcoming } from './upcoming.ts';
+import { renderBankedWarning, renderReach, renderReachToday } from './reach.ts';
+import { bankedResetWarning, computeReachToday, type ReachToday } from '../model/reach.ts';
 import { creditsFor, type Credit } from './credits.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
@@ -67,6 +69,7 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     sources: e.sources.map((s) => ({ ...s })),
     same_as: [...e.same_as],
     untranslated_fields: untranslated,
+    reach: renderReach(e, t),
   };
 }
 
@@ -108,6 +111,10 @@ interface Shared {
   staleAfter: string;
   lastCheckAt: string | null;
   current: SourceCheck[];
+  /** Whom today's resets reached (model/reach.ts), computed once for every language. */
+  reachToday: ReachToday | null;
+  /** A global reset announced or landing (model/reach.ts), said next to banked resets. */
+  bankedWarning: ReturnType<typeof bankedResetWarning>;
 }
 
 /** The coverage note of every newest history document: the span of all recorded dates and the archives. */
@@ -229,6 +236,8 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
   const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license, shared.credits) };
   const { lastCheckAt, current } = shared;
   const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
+  const todayReach = renderReachToday(shared.reachToday, input.events, input.asOf, t);
+  const bankedWarning = renderBankedWarning(shared.bankedWarning, input.asOf, t);
   add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, { meta, ...forecastBody(input.forecast, t, shared.generatedAt), tracker_watch: renderTrackerWatch(input, t) });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
     meta,
@@ -263,6 +272,8 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
     last_source_check_at: lastCheckAt,
     today,
+    today_reach: todayReach,
+    banked_reset_warning: bankedWarning,
     upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
   });
   const u = input.upstreamStatus;
@@ -270,6 +281,8 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     meta,
     reset: today.reset,
     today,
+    today_reach: todayReach,
+    banked_reset_warning: bankedWarning,
     recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
     source_checks: current.map((c) => ({
       source: c.source,
@@ -358,6 +371,8 @@ export function renderApiParts(input: RenderInput): RenderedApi {
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
     lastCheckAt: instantToSeconds(input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null)),
     current: latestChecks(input.checks),
+    reachToday: computeReachToday(input.events, asOf),
+    bankedWarning: bankedResetWarning(input.events, input.upcoming ?? null, asOf),
   };
   for (const lang of LANGS) {
     const t = translator(lang);

@@ -64,7 +64,8 @@ function resetEntry(e: Event, lang: Lang, t: TFunction, base: string): FollowEnt
     kind: 'reset',
     id: e.id,
     title: r.title,
-    summary: r.summary,
+    // Whom it reached and when it lands, as the event document says it ("all paid plans · lands by ...").
+    summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
     text: e.evidence_text,
     at: new Date(eventMs(e)),
     updated: new Date(eventMs(e)),

@@ -48,6 +48,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     if (link) { link.hidden = !href; if (href) link.setAttribute('href', href); }
     sec.hidden = false;
   }
+  function reach(r, w) { put('today-reach', r ? [r.summary, r.note].filter(Boolean).join(' \u00b7 ') : ''); put('banked-warning', w && w.note); }
   function checks(list) {
     var body = $('checks-body');
     if (!body || !Array.isArray(list)) return;
@@ -88,7 +89,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     var now = Date.now(), past = now > Date.parse(cfg.stale_after);
     if (past) {
       var why = explain(now);
-      if (why !== null) setState('unknown', why);
+      if (why !== null) { setState('unknown', why); reach(null, null); }
       put('fresh-note', fill(T.stale, { time: time(cfg.stale_after, 'UTC') }));
     } else {
       put('fresh-note', fill(T.offline, { time: time(cfg.generated_at, 'UTC') }));
@@ -100,6 +101,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     lastCheck = latest.last_source_check_at || null;
     setState(today.state, today.explanation);
     upcoming('upcoming' in latest ? latest.upcoming : status.upcoming);
+    reach(latest.today_reach, latest.banked_reset_warning);
     checks(status.source_checks);
     freshness();
     put('fresh-note', '');

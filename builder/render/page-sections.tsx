@@ -33,6 +33,11 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t, asOf } = ctx;
   const today = data.latest.today;
   const last = data.latest.last_source_check_at;
+  const reach = data.latest.today_reach;
+  // Said when a post states something: a plan answered or a landing time (an unreviewed record's "not stated" is left to the API).
+  const stated = reach !== null && (reach.note !== null || Object.values(reach.plans).some((a) => a !== 'not_stated'));
+  const reachLine = !stated ? '' : [reach.summary, reach.note].filter((x): x is string => x !== null && x !== '').join(' · ');
+  const warning = data.latest.banked_reset_warning?.note ?? '';
   return (
     <section id="today" aria-labelledby="today-h">
       <h2 id="today-h">
@@ -43,6 +48,10 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
           <span id="state">{t(`page:state.${today.state}`)}</span>
         </p>
         <p id="explanation">{today.explanation}</p>
+        {/* Whom today's resets reached and until when one lands (when a post states any of it); the announced or landing
+            global reset next to banked resets. The script keeps both in step with the API, and empties them once stale. */}
+        {reachLine === '' ? null : <p id="today-reach">{reachLine}</p>}
+        {warning === '' ? null : <p id="banked-warning">{warning}</p>}
       </div>
       <p>
         <span id="checked-rel">{last === null ? t('page:today.never_checked') : t('page:today.checked', { relative: formatRelative(lang, last, asOf) })}</span>{' '}
@@ -136,6 +145,7 @@ function ResetCard({ ctx, heading, e, id }: { ctx: Ctx; heading: string; e: Even
         · {e.status === 'verified' ? `\u2713 ${t('page:latest.verified_status')}` : `\u25CB ${t('page:latest.archived_status')}`}
       </p>
       <p>{e.title}</p>
+      {e.reach?.reviewed ? <p class="reach">{e.reach.summary}</p> : null}
       <blockquote class="evidence">{e.evidence_text}</blockquote>
       <ul class="plain">
         {e.sources.map((s) => {

@@ -2,7 +2,7 @@
 // are generated from the very same definitions.
 import { z } from 'zod';
 import { ERROR_CODES, EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS } from '../contract.ts';
-import { ORIGINS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
+import { LIMITS, ORIGINS, PLANS, PRODUCTS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
 // The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
@@ -49,6 +49,34 @@ export const StableMetaSchema = z
 /** Meta of the index: stable and language-independent. */
 export const IndexMetaSchema = z.strictObject({ lang: z.literal('en'), ...metaCommon }).meta({ id: 'IndexMeta' });
 
+const quote = z.string().nullable().describe("The post's own words this field was read from (never translated); null when the post does not state it.");
+const label = z.string().describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
+
+export const ReachDocSchema = z
+  .strictObject({
+    reviewed: z.boolean().describe('Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.'),
+    summary: z.string().describe('What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").'),
+    plans: z
+      .strictObject({ value: z.array(z.enum(PLANS)).nullable().describe('The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.'), label, quote })
+      .describe('The plans the reset reached.'),
+    products: z.strictObject({ value: z.array(z.enum(PRODUCTS)).nullable(), label, quote }).describe('The products whose limits it reset or credited.'),
+    models: z.strictObject({ value: z.array(z.string()).nullable().describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'), label, quote }),
+    cohort: z.strictObject({ value: z.number().int().positive().nullable().describe('How many users it reached, when the post says.'), label, quote }),
+    limits: z
+      .strictObject({ value: z.array(z.enum(LIMITS)).nullable().describe('`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.'), label, quote })
+      .describe('Which limits it reset or credited.'),
+    landing: z
+      .strictObject({
+        from: instant.nullable().describe('When it started landing: the post\'s time.'),
+        until: instant.nullable().describe('When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise.'),
+        as_written: z.string().nullable().describe("The post's words for when it lands, never translated (\"Should land over next 30 minutes\", \"Lands end of day\")."),
+        label,
+        quote,
+      })
+      .describe('The landing window, read from the post.'),
+  })
+  .meta({ id: 'Reach', description: 'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).' });
+
 export const EventDocSchema = z
   .strictObject({
     id: z.string(),
@@ -72,6 +100,7 @@ export const EventDocSchema = z
     sources: z.array(z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() })),
     same_as: z.array(z.string()),
     untranslated_fields: z.array(z.string()).describe('Fields shown in their original language because no translation exists yet.'),
+    reach: ReachDocSchema.nullable().describe('Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).'),
   })
   .meta({ id: 'Event' });
 
@@ -109,6 +138,28 @@ export const UpcomingDocSchema = z
       'A reset announced but not recorded yet. It stops being upcoming once a matching reset is recorded, or 3 hours after its time (scheduled_for, else 24 hours after announced_at) with none recorded: then it becomes a signal awaiting review (kind overdue_announcement).',
   });
 
+const planAnswer = z.enum(['yes', 'no', 'not_stated']);
+
+export const ReachTodaySchema = z
+  .strictObject({
+    event_ids: z.array(z.string()).describe("Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset."),
+    plans: z
+      .strictObject(Object.fromEntries(['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'].map((p) => [p, planAnswer])) as Record<'free' | 'go' | 'plus' | 'pro' | 'business' | 'enterprise' | 'edu', typeof planAnswer>)
+      .describe("Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it."),
+    summary: z.string().describe("What today's posts state, translated (each reset's reach summary, joined by \" / \")."),
+    propagating_until: instant.nullable().describe('While a reset is still landing: when its post says it has landed for everyone; else null.'),
+    note: z.string().nullable().describe('"propagating until 17:30 UTC", translated, while propagating_until is set; else null.'),
+  })
+  .meta({ id: 'ReachToday' });
+
+export const BankedResetWarningSchema = z
+  .strictObject({
+    kind: z.enum(['announced', 'landing']).describe('`announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.'),
+    at: instant.nullable().describe('When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone.'),
+    note: z.string().describe('"A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast.'),
+  })
+  .meta({ id: 'BankedResetWarning' });
+
 export const LatestDocSchema = z
   .strictObject({
     meta: MetaSchema,
@@ -117,6 +168,8 @@ export const LatestDocSchema = z
     latestVerifiedReset: EventDocSchema.nullable(),
     last_source_check_at: instant.nullable(),
     today: TodaySchema,
+    today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
+    banked_reset_warning: BankedResetWarningSchema.nullable().describe('Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.'),
     upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
   })
   .meta({ id: 'Latest' });
@@ -244,6 +297,8 @@ export const StatusDocSchema = z
     meta: MetaSchema,
     reset: z.boolean().nullable(),
     today: TodaySchema,
+    today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
+    banked_reset_warning: BankedResetWarningSchema.nullable().describe('Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.'),
     recent_events: z.array(EventDocSchema),
     source_checks: z.array(SourceCheckDocSchema),
     upstream_status: UpstreamStatusDocSchema.nullable(),

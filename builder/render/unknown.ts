@@ -55,7 +55,9 @@ export function renderUnknownVariants(docs: readonly OutputDocument[], variants:
           valid_until: null,
           explanation: translateDetail(t, explanationDetail(why)),
         };
-        const doc = { ...base, reset: null, today };
+        // Whom today's reset reached is about the build's day: unknown too. The banked-reset warning restates the
+        // announcement as this build read it; past its answer's time it is not repeated.
+        const doc = { ...base, reset: null, today, today_reach: null, banked_reset_warning: null };
         const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc);
         if (!r.success) throw new Error(`[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`);
         out.push({ ...live, key, body: JSON.stringify(doc) });

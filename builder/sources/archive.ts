@@ -8,6 +8,7 @@ import { EventSchema, type Event } from '../model/schemas.ts';
 import type { AnnouncementReview } from '../model/announcement.ts';
 import type { ReviewDate } from '../model/review-dates.ts';
 import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.ts';
+import { hasReach, misquotes, ReachReviewFileSchema, type ReachDecision } from '../model/reach.ts';
 import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
 export const ArchiveFileSchema = z
@@ -38,6 +39,8 @@ export interface CuratedData {
   review_dates?: ReviewDate[];
   /** data/tracker-review.json: reviewed decisions on tracker records (model/reconcile.ts). */
   tracker_reviews?: TrackerReview[];
+  /** data/reach-review.json: whom each reset reached and when it lands, by event id (model/reach.ts). */
+  reach?: Record<string, ReachDecision>;
 }
 
 export const AnnouncementReviewFileSchema = z.strictObject({
@@ -137,5 +140,15 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   for (const d of tracker_reviews) {
     if (d.event_id !== undefined && !ids.has(d.event_id)) throw new DataError('sources/archive', `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`);
   }
-  return { events, archives, reviews, announcements, review_dates, tracker_reviews };
+  const reachFile = path.join(dataDir, 'reach-review.json');
+  const hasReachReview = await readFile(reachFile, 'utf8').then(() => true, () => false);
+  const reach = hasReachReview ? (await parseFile(reachFile, ReachReviewFileSchema, dataDir)).events : {};
+  const byId = new Map(events.map((e) => [e.id, e]));
+  for (const [id, d] of Object.entries(reach)) {
+    const e = byId.get(id);
+    if (e === undefined || !hasReach(e)) throw new DataError('sources/archive', `reach-review.json: event ${id} is not a reset data/ holds`);
+    const wrong = misquotes(d, e.evidence_text);
+    if (wrong.length > 0) throw new DataError('sources/archive', `reach-review.json: event ${id} quotes words its post does not have: ${JSON.stringify(wrong[0])}`);
+  }
+  return { events, archives, reviews, announcements, review_dates, tracker_reviews, reach };
 }

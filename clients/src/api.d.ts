@@ -689,6 +689,17 @@ export interface components {
             };
             window_days: number;
         };
+        BankedResetWarning: {
+            /** @description When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone. */
+            at: string | null;
+            /**
+             * @description `announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.
+             * @enum {string}
+             */
+            kind: "announced" | "landing";
+            /** @description "A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast. */
+            note: string;
+        };
         Error: {
             error: {
                 /** @enum {string} */
@@ -716,6 +727,8 @@ export interface components {
             occurred_at: string;
             /** @enum {string} */
             origin: "ledger" | "service_resets" | "curated";
+            /** @description Whom the reset reached and when it lands; null for an event that is not a reset (a policy change). */
+            reach: components["schemas"]["Reach"] | null;
             /** @enum {string} */
             reason: "incident" | "launch" | "milestone" | "celebration" | "banked" | "policy" | "other";
             same_as: string[];
@@ -889,6 +902,8 @@ export interface components {
             license_url: string;
         };
         Latest: {
+            /** @description Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise. */
+            banked_reset_warning: components["schemas"]["BankedResetWarning"] | null;
             last_source_check_at: string | null;
             latestReset: components["schemas"]["Event"] | null;
             latestVerifiedReset: components["schemas"]["Event"] | null;
@@ -896,6 +911,8 @@ export interface components {
             /** @description true: a global reset today; false: fresh checks found none; null: unknown (never false then). */
             reset: boolean | null;
             today: components["schemas"]["Today"];
+            /** @description Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer). */
+            today_reach: components["schemas"]["ReachToday"] | null;
             /** @description The announced reset still ahead, or null. */
             upcoming: components["schemas"]["Upcoming"] | null;
         };
@@ -925,6 +942,95 @@ export interface components {
              * @description Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.
              */
             stale_after: string;
+        };
+        /** @description Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json). */
+        Reach: {
+            cohort: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description How many users it reached, when the post says. */
+                value: number | null;
+            };
+            /** @description The landing window, read from the post. */
+            landing: {
+                /** @description The post's words for when it lands, never translated ("Should land over next 30 minutes", "Lands end of day"). */
+                as_written: string | null;
+                /** @description When it started landing: the post's time. */
+                from: string | null;
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise. */
+                until: string | null;
+            };
+            /** @description Which limits it reset or credited. */
+            limits: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description `five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset. */
+                value: ("five_hour" | "weekly" | "banked_reset")[] | null;
+            };
+            models: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description The model(s) the reset is for, as the post names them; null when it is not for one model. */
+                value: string[] | null;
+            };
+            /** @description The plans the reset reached. */
+            plans: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                /** @description The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated. */
+                value: ("free" | "go" | "plus" | "pro" | "business" | "enterprise" | "edu" | "all" | "all_paid")[] | null;
+            };
+            /** @description The products whose limits it reset or credited. */
+            products: {
+                /** @description The value in words, translated; "not stated" (translated) when the post does not state it. */
+                label: string;
+                /** @description The post's own words this field was read from (never translated); null when the post does not state it. */
+                quote: string | null;
+                value: ("codex" | "chatgpt_work")[] | null;
+            };
+            /** @description Whether a reviewer read this event's post for its reach. When false every field is null and "not stated": nothing is guessed. */
+            reviewed: boolean;
+            /** @description What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC"). */
+            summary: string;
+        };
+        ReachToday: {
+            /** @description Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset. */
+            event_ids: string[];
+            /** @description "propagating until 17:30 UTC", translated, while propagating_until is set; else null. */
+            note: string | null;
+            /** @description Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it. */
+            plans: {
+                /** @enum {string} */
+                business: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                edu: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                enterprise: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                free: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                go: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                plus: "yes" | "no" | "not_stated";
+                /** @enum {string} */
+                pro: "yes" | "no" | "not_stated";
+            };
+            /** @description While a reset is still landing: when its post says it has landed for everyone; else null. */
+            propagating_until: string | null;
+            /** @description What today's posts state, translated (each reset's reach summary, joined by " / "). */
+            summary: string;
         };
         Signals: {
             count: number;
@@ -984,6 +1090,8 @@ export interface components {
             updated_at: (string) | null;
         };
         Status: {
+            /** @description Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise. */
+            banked_reset_warning: components["schemas"]["BankedResetWarning"] | null;
             meta: components["schemas"]["Meta"];
             recent_events: components["schemas"]["Event"][];
             reset: boolean | null;
@@ -1005,6 +1113,8 @@ export interface components {
                 url: string;
             }[];
             today: components["schemas"]["Today"];
+            /** @description Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer). */
+            today_reach: components["schemas"]["ReachToday"] | null;
             /** @description The announced reset still ahead, or null. */
             upcoming: components["schemas"]["Upcoming"] | null;
             upstream_status: {

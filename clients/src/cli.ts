@@ -1,9 +1,10 @@
-// `reset-status`: has Codex reset today? Exit codes: 0 answered, 2 unknown or stale, 1 error (usage, network, HTTP).
+// `reset-status`: has Codex reset today? Exit codes: 0 answered, 2 unknown, stale or (with --plan) not stated, 1 error
+// (usage, network, HTTP).
 import { parseArgs } from 'node:util';
 import { cacheDir, openDiskCache } from './cache.ts';
-import { checkLatest, createResetStatusClient, isStale, ResetStatusError, trustedReset, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
-import { API_MAX_AGE_MS, API_URL_ENV, DEFAULT_HISTORY_LIMIT, EVENT_TYPES, MAX_HISTORY_EVENTS, LANGS, langFromLocale, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, WATCH_MAX_WAIT_MS, WATCH_MIN_WAIT_MS, type Lang } from './config.ts';
-import { answerKind, escapeJson, renderEvent, renderEvents, renderForecast, renderStatusline, renderToday, showLine, type Line } from './format.ts';
+import { checkLatest, createResetStatusClient, isStale, planAnswer, ResetStatusError, trustedReset, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
+import { API_MAX_AGE_MS, API_URL_ENV, DEFAULT_HISTORY_LIMIT, EVENT_TYPES, MAX_HISTORY_EVENTS, LANGS, langFromLocale, PLANS, type Plan, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, WATCH_MAX_WAIT_MS, WATCH_MIN_WAIT_MS, type Lang } from './config.ts';
+import { answerKind, escapeJson, renderEvent, renderEvents, renderForecast, renderPlanToday, renderStatusline, renderToday, showLine, type Line } from './format.ts';
 import { runMcpServer } from './mcp.ts';
 
 export const EXIT_ANSWERED = 0;
@@ -13,6 +14,8 @@ export const EXIT_UNKNOWN = 2;
 const USAGE = `Usage: reset-status [command] [options]
 Commands:
   today              (default) has Codex reset today? one line: answer, reason, last check, announced reset
+                     [--plan free|go|plus|pro|business|enterprise|edu: did today's reset reach this plan?
+                      yes / not for your plan / no reset today / not stated, and until when it is still landing]
   forecast           chance of a global reset within 24 h / 48 h (a forecast, not an announcement)
   history            recorded events, newest first   [--type global_reset|banked_grant|policy_change]
                      [--limit N (default ${DEFAULT_HISTORY_LIMIT}) | --all (at most ${MAX_HISTORY_EVENTS}) | --page N (one archived page, 1 = oldest)]
@@ -21,7 +24,8 @@ Commands:
   statusline         a short segment for a prompt or tmux (cached on disk for 60 s)
   mcp                an MCP server on stdio (tools reset_today, reset_forecast, reset_history, reset_event)
 Options: --lang en|de|ko|ja|zh (default from LANG, else en)  --json  --base-url URL (or ${API_URL_ENV})  --timeout MS
-Exit codes: 0 answered, 2 unknown or stale, 1 error.`;
+Exit codes: 0 answered, 2 unknown or stale, 1 error.
+  today --plan: 0 yes, not for your plan, or no reset today; 2 not stated (the post does not say), unknown or stale.`;
 
 class UsageError extends Error {}
 
@@ -35,7 +39,13 @@ function positiveInt(name: string, v: string | undefined, min: number, max = Num
 }
 
 function todayJson(l: Fresh<Latest>) {
-  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, document: l.data };
+  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, banked_reset_warning: l.stale ? null : (l.data.banked_reset_warning ?? null), document: l.data };
+}
+
+/** `today --plan P --json`: the plan's answer first, with what today's posts state and until when one is landing. */
+function planJson(l: Fresh<Latest>, plan: Plan) {
+  const reach = l.stale ? null : (l.data.today_reach ?? null);
+  return { plan, plan_answer: planAnswer(l, plan), propagating_until: reach?.propagating_until ?? null, today_reach: reach, ...todayJson(l) };
 }
 
 /** How the CLI writes: every line passes here, so text from the API is cleaned in this one place before it is printed. */
@@ -67,6 +77,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
         interval: { type: 'string' },
         'max-polls': { type: 'string' },
         timeout: { type: 'string' },
+        plan: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -87,7 +98,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
 
     switch (command) {
       case 'today': {
+        const plan = values.plan;
+        if (plan !== undefined && !(PLANS as readonly string[]).includes(plan)) throw new UsageError(`--plan wants one of ${PLANS.join(', ')}, got ${JSON.stringify(plan)}`);
         const l = await createResetStatusClient(common).latest();
+        if (plan !== undefined) {
+          print(planJson(l, plan as Plan), renderPlanToday(l, plan as Plan, lang));
+          const a = planAnswer(l, plan as Plan);
+          return a === 'unknown' || a === 'not_stated' ? EXIT_UNKNOWN : EXIT_ANSWERED;
+        }
         print(todayJson(l), renderToday(l, lang));
         return answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }

@@ -18,6 +18,7 @@ import {
   PRODUCTION_API_URL,
   RETRY_BACKOFF_MS,
   type Lang,
+  type Plan,
 } from './config.ts';
 
 export type Schemas = components['schemas'];
@@ -27,6 +28,8 @@ export type History = Schemas['History'];
 export type HistoryPage = Schemas['HistoryPage'];
 export type ApiEvent = Schemas['Event'];
 export type EventType = Schemas['Event']['type'];
+export type Reach = Schemas['Reach'];
+export type ReachToday = Schemas['ReachToday'];
 export type ApiErrorCode = Schemas['Error']['error']['code'];
 /** The API's codes, and the client's own for what never reached or never came back as an API answer. */
 export type ErrorCode = ApiErrorCode | 'network' | 'timeout' | 'http_error' | 'invalid_response';
@@ -101,6 +104,25 @@ export function isStale(staleAfter: string, now: number): boolean {
 /** `reset` as the client may trust it: null (unknown) once the document is stale. */
 export function trustedReset(latest: Fresh<Latest>): boolean | null {
   return latest.stale ? null : latest.data.reset;
+}
+
+/**
+ * Did today's reset reach `plan`? `yes`; `not_for_plan` (today's posts name other plans); `no_reset` (no reset today);
+ * `not_stated` (a reset today whose post does not say, or an API without `today_reach`); `unknown` (reset unknown or
+ * the document stale). Anything but the API's three words for the plan counts as not stated, never as yes.
+ */
+export type PlanAnswer = 'yes' | 'not_for_plan' | 'no_reset' | 'not_stated' | 'unknown';
+
+export function planAnswer(latest: Fresh<Latest>, plan: Plan): PlanAnswer {
+  const reach = (latest.data as { today_reach?: unknown }).today_reach;
+  const word = typeof reach === 'object' && reach !== null && typeof (reach as { plans?: unknown }).plans === 'object' ? ((reach as { plans: Record<string, unknown> | null }).plans ?? {})[plan] : undefined;
+  if (latest.stale) return 'unknown';
+  // A reset for some plans only is no global reset (`reset: false`) but still today's reset for those plans.
+  if (word === 'yes') return 'yes';
+  if (word === 'no') return 'not_for_plan';
+  if (word === 'not_stated') return 'not_stated';
+  const r = trustedReset(latest);
+  return r === null ? 'unknown' : r === false && (reach === null || reach === undefined) ? 'no_reset' : 'not_stated';
 }
 
 async function readCapped(res: Response, url: string): Promise<string> {

@@ -14,6 +14,9 @@ export const CACHE_DIR_ENV = 'RESET_STATUS_CACHE_DIR';
 export const LANGS = ['en', 'de', 'ko', 'ja', 'zh'] as const;
 export type Lang = (typeof LANGS)[number];
 export const EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as const;
+/** The plans `--plan` and the MCP tool's `plan` take: the keys of the API's `today_reach.plans`. */
+export const PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
+export type Plan = (typeof PLANS)[number];
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRIES = 2;

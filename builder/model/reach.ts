@@ -1,0 +1,169 @@
+// Pure: whom a reset reached and when it lands, read from the post's own words by a reviewer (data/reach-review.json).
+// A field the post does not state, and every field of an event nobody reviewed, is "not stated" (null), never a guess.
+import { z } from 'zod';
+import { eventDate, eventMs } from './events.ts';
+import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
+
+/** The plans a user can hold (what a client asks about); `all` and `all_paid` are only what a post says. */
+export const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
+export type UserPlan = (typeof USER_PLANS)[number];
+const PAID_PLANS: readonly UserPlan[] = ['go', 'plus', 'pro', 'business', 'enterprise', 'edu'];
+
+const Quote = z.string().min(1).max(500);
+const read = <T extends z.ZodType>(value: T) => z.strictObject({ value, quote: Quote }).nullable();
+
+/** One reviewed event: each field is what the post states with the words it was read from, or null (not stated). */
+const ReachDecisionSchema = z.strictObject({
+  plans: read(z.array(z.enum(PLANS)).min(1).max(PLANS.length)),
+  products: read(z.array(z.enum(PRODUCTS)).min(1).max(PRODUCTS.length)),
+  models: read(z.array(z.string().min(1).max(60)).min(1).max(10)),
+  cohort: read(z.number().int().positive()),
+  limits: read(z.array(z.enum(LIMITS)).min(1).max(LIMITS.length)),
+  /**
+   * The landing window as the post words it: `as_written` (the words, never translated), `within_minutes` from the
+   * post (null when the words bound nothing exactly: "in a bit", "by end of day").
+   */
+  landing: z
+    .strictObject({ as_written: Quote, within_minutes: z.number().int().positive().max(7 * 24 * 60).nullable(), quote: Quote })
+    .nullable(),
+  why: z.string().min(1).max(2000),
+  reviewed_by: z.string().min(1).max(80),
+  reviewed_at: z.iso.date(),
+});
+export type ReachDecision = z.infer<typeof ReachDecisionSchema>;
+
+export const ReachReviewFileSchema = z.strictObject({
+  rule: z.string().min(1),
+  events: z.record(EventIdSchema, ReachDecisionSchema),
+});
+
+type Stated<T> = { value: T | null; quote: string | null };
+
+const NOT_STATED: Reach = Object.freeze({
+  reviewed: false,
+  plans: { value: null, quote: null },
+  products: { value: null, quote: null },
+  models: { value: null, quote: null },
+  cohort: { value: null, quote: null },
+  limits: { value: null, quote: null },
+  landing: { from: null, until: null, as_written: null, quote: null },
+});
+
+/** Only resets have a reach: a policy change reaches no one's limits once. */
+export const hasReach = (e: Event): boolean => e.type === 'global_reset' || e.type === 'banked_grant';
+
+/** Every quote of a decision that is not a substring of the event's evidence text (empty: all are its words). */
+export function misquotes(d: ReachDecision, evidenceText: string): string[] {
+  const quotes = [d.plans?.quote, d.products?.quote, d.models?.quote, d.cohort?.quote, d.limits?.quote, d.landing?.quote, d.landing?.as_written];
+  return quotes.filter((q): q is string => q !== undefined && !evidenceText.includes(q));
+}
+
+/** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
+function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
+  if (d === undefined) return NOT_STATED;
+  const stated = <T>(f: { value: T; quote: string } | null): Stated<T> => (f === null ? { value: null, quote: null } : { value: f.value, quote: f.quote });
+  const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
+  const until = post !== null && d.landing?.within_minutes != null ? new Date(Date.parse(post) + d.landing.within_minutes * 60_000).toISOString().replace('.000Z', 'Z') : null;
+  return {
+    reviewed: true,
+    plans: stated(d.plans),
+    products: stated(d.products),
+    models: stated(d.models),
+    cohort: stated(d.cohort),
+    limits: stated(d.limits),
+    landing: d.landing === null ? NOT_STATED.landing : { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote },
+  };
+}
+
+/**
+ * The events with their reach as a build as of `asOf` may know it: a decision applies from 00:00 UTC of its
+ * `reviewed_at` date, so an as-of build before it says "not stated". Events that are not resets carry none.
+ */
+export function attachReach(events: readonly Event[], decisions: Readonly<Record<string, ReachDecision>>, asOf: Date): Event[] {
+  return events.map((e) => {
+    if (!hasReach(e)) return e;
+    const d = decisions[e.id];
+    const known = d !== undefined && Date.parse(`${d.reviewed_at}T00:00:00Z`) <= asOf.getTime() ? d : undefined;
+    return { ...e, reach: reachFrom(e, known) };
+  });
+}
+
+/** The reach an event carries (attachReach), or "not stated" when it carries none. */
+export const reachOf = (e: Event): Reach => e.reach ?? NOT_STATED;
+
+/**
+ * Whether a post's words narrow a reset to part of the users: it names plans other than all / all paid, one model,
+ * or a cohort. Such a reset is not a global reset (docs/reach.md).
+ */
+export function isNarrowed(r: Reach): boolean {
+  const plans = r.plans.value;
+  const partialPlans = plans !== null && !plans.includes('all') && !plans.includes('all_paid');
+  return partialPlans || r.models.value !== null || r.cohort.value !== null;
+}
+
+/** The rule for what counts as a global reset (today's state, the forecast's ground truth, accuracy): docs/reach.md. */
+export const countsAsGlobal = (e: Event): boolean => e.type === 'global_reset' && !isNarrowed(reachOf(e));
+
+/**
+ * Whether a reset reached a user of `plan`: 'yes' when the post names the plan, every plan, or every paid plan for a
+ * paid one; 'no' when it names plans and not this one; 'not_stated' when it names none (or nobody reviewed it).
+ */
+export function reachesPlan(r: Reach, plan: UserPlan): 'yes' | 'no' | 'not_stated' {
+  const plans = r.plans.value;
+  if (plans === null) return 'not_stated';
+  if (plans.includes('all') || plans.includes(plan)) return 'yes';
+  if (plans.includes('all_paid')) return PAID_PLANS.includes(plan) ? 'yes' : 'no';
+  return 'no';
+}
+
+/** Today's resets per plan: what /api/latest and /api/status say about whom today's resets reached. */
+export interface ReachToday {
+  /** Today's `global_reset` events, the narrowed ones included: landed today by asOf, or landing now. */
+  event_ids: string[];
+  /** Per plan across them: 'yes' if one reached it, else 'not_stated' if one does not say, else 'no'. */
+  plans: Record<UserPlan, 'yes' | 'no' | 'not_stated'>;
+  /** While one is still landing: the latest end of a landing window after asOf (the post's words bound it); else null. */
+  propagating_until: string | null;
+}
+
+/**
+ * Whom today's resets reached (UTC date of asOf), per plan, and until when one is still landing. A reset counts from
+ * its post while its landing window is open, and once its time (eventTime) is today and not after asOf; null when
+ * there is none.
+ */
+export function computeReachToday(events: readonly Event[], asOf: Date): ReachToday | null {
+  const now = asOf.getTime();
+  const date = asOf.toISOString().slice(0, 10);
+  const landing = (e: Event) => {
+    const l = reachOf(e).landing;
+    return l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until);
+  };
+  const todays = events.filter((e) => e.type === 'global_reset' && ((eventMs(e) <= now && eventDate(e) === date) || landing(e)));
+  if (todays.length === 0) return null;
+  const plans = Object.fromEntries(
+    USER_PLANS.map((p) => {
+      const answers = todays.map((e) => reachesPlan(reachOf(e), p));
+      return [p, answers.includes('yes') ? 'yes' : answers.includes('not_stated') ? 'not_stated' : 'no'];
+    }),
+  ) as ReachToday['plans'];
+  const ends = todays.filter(landing).map((e) => reachOf(e).landing.until!).sort();
+  return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends[ends.length - 1] ?? null };
+}
+
+/**
+ * What to say next to a banked reset while a global reset is announced or landing: using a banked reset then may waste
+ * it. Read only from the announcement (`upcoming`, a global reset not yet recorded) or a global reset whose post's
+ * landing window is still open: a statement of what was announced, never a forecast. null when neither holds.
+ */
+export function bankedResetWarning(events: readonly Event[], upcoming: { type: Event['type'] | null; scheduled_for: string | null } | null, asOf: Date): { kind: 'announced' | 'landing'; at: string | null } | null {
+  const now = asOf.getTime();
+  const landing = events
+    .filter(countsAsGlobal)
+    .map((e) => reachOf(e).landing)
+    .filter((l) => l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until))
+    .map((l) => l.until!)
+    .sort();
+  if (landing.length > 0) return { kind: 'landing', at: landing[landing.length - 1]! };
+  if (upcoming !== null && upcoming.type === 'global_reset') return { kind: 'announced', at: upcoming.scheduled_for };
+  return null;
+}

@@ -1,0 +1,82 @@
+// Pure: an event's reach (model/reach.ts) as the API shows it: each value with its translated label and the post's
+// words it was read from (never translated), and one summary line ("all paid plans · weekly limit · lands by ...").
+import type { TFunction } from 'i18next';
+import { formatInstant } from '../contract.ts';
+import { hasReach, reachOf, type ReachToday } from '../model/reach.ts';
+import type { Event, Reach } from '../model/schemas.ts';
+
+/** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
+const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
+
+function labels(r: Reach, t: TFunction) {
+  const notStated = t('common:reach.not_stated');
+  const list = (keys: readonly string[] | null, ns: string) => (keys === null ? notStated : keys.map((k) => t(`common:reach.${ns}.${k}`)).join(', '));
+  const landing = r.landing.until !== null ? t('common:reach.lands_by', { time: utcMinute(r.landing.until) }) : r.landing.as_written !== null ? t('common:reach.landing_unbounded') : notStated;
+  return {
+    plans: list(r.plans.value, 'plan'),
+    products: list(r.products.value, 'product'),
+    models: r.models.value === null ? notStated : t('common:reach.models', { models: r.models.value.join(', ') }),
+    cohort: r.cohort.value === null ? notStated : t('common:reach.cohort', { count: r.cohort.value }),
+    limits: list(r.limits.value, 'limit'),
+    landing,
+  };
+}
+
+/** The reach of a reset event as its document shows it; null for an event that is not a reset. */
+export function renderReach(e: Event, t: TFunction) {
+  if (!hasReach(e)) return null;
+  const r = reachOf(e);
+  const l = labels(r, t);
+  // The summary names only what the post states: plans, products, models, cohort, limits, then the landing.
+  const stated = [
+    r.plans.value !== null ? l.plans : null,
+    r.products.value !== null ? l.products : null,
+    r.models.value !== null ? l.models : null,
+    r.cohort.value !== null ? l.cohort : null,
+    r.limits.value !== null ? l.limits : null,
+    r.landing.until !== null ? l.landing : null,
+  ].filter((s): s is string => s !== null);
+  const summary = !r.reviewed ? t('common:reach.unreviewed') : stated.length > 0 ? stated.join(' · ') : t('common:reach.not_stated');
+  return {
+    reviewed: r.reviewed,
+    summary,
+    plans: { value: r.plans.value === null ? null : [...r.plans.value], label: l.plans, quote: r.plans.quote },
+    products: { value: r.products.value === null ? null : [...r.products.value], label: l.products, quote: r.products.quote },
+    models: { value: r.models.value === null ? null : [...r.models.value], label: l.models, quote: r.models.quote },
+    cohort: { value: r.cohort.value, label: l.cohort, quote: r.cohort.quote },
+    limits: { value: r.limits.value === null ? null : [...r.limits.value], label: l.limits, quote: r.limits.quote },
+    landing: {
+      from: r.landing.from === null ? null : formatInstant(r.landing.from),
+      until: r.landing.until === null ? null : formatInstant(r.landing.until),
+      as_written: r.landing.as_written,
+      label: l.landing,
+      quote: r.landing.quote,
+    },
+  };
+}
+
+/** "17:30 UTC" on the build's UTC day, "2026-07-22 00:30 UTC" on another. */
+const timeOfDay = (at: string, asOf: Date): string => (at.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(at).slice(11, 16)} UTC` : utcMinute(at));
+
+/** The banked-reset warning as latest and status show it; null when no global reset is announced or landing. */
+export function renderBankedWarning(w: { kind: 'announced' | 'landing'; at: string | null } | null, asOf: Date, t: TFunction) {
+  if (w === null) return null;
+  const key = w.kind === 'landing' ? 'banked_landing' : w.at === null ? 'banked_announced' : 'banked_announced_at';
+  return { kind: w.kind, at: w.at === null ? null : formatInstant(w.at), note: t(`common:reach.${key}`, w.at === null ? {} : { time: timeOfDay(w.at, asOf) }) };
+}
+
+/** Today's reach as /api/latest and /api/status show it; null when no reset is recorded or landing today. */
+export function renderReachToday(today: ReachToday | null, events: readonly Event[], asOf: Date, t: TFunction) {
+  if (today === null) return null;
+  const summaries = today.event_ids.map((id) => events.find((e) => e.id === id)).filter((e): e is Event => e !== undefined).map((e) => renderReach(e, t)?.summary ?? '');
+  const until = today.propagating_until;
+  // "17:30 UTC" on the day of the build, the full date when the window ends on another day.
+  const time = until === null ? null : timeOfDay(until, asOf);
+  return {
+    event_ids: [...today.event_ids],
+    plans: { ...today.plans },
+    summary: summaries.join(' / '),
+    propagating_until: until === null ? null : formatInstant(until),
+    note: time === null ? null : t('common:reach.propagating_until', { time }),
+  };
+}
