@@ -7,6 +7,7 @@ import type { PageData } from './page-data.ts';
 import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
 import { formatDate, formatMonth, formatNumber } from './page-format.ts';
 import { Head, type Ctx } from './page-sections.tsx';
+import { renderReach } from './reach.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_DAYS = 365;
@@ -102,6 +103,12 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
   );
 }
 
+/** A reviewed reset's reach in one line ("all paid plans · weekly limit · lands by ..."); no cell when not reviewed. */
+function ReachCell({ e, t }: { e: Event; t: Ctx['t'] }) {
+  const r = renderReach(e, t);
+  return r !== null && r.reviewed ? <td>{r.summary}</td> : null;
+}
+
 function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: readonly Point[]; rows: readonly Point[]; kindLabel: Record<EventType, string> }) {
   const { lang, t } = ctx;
   // Labels once per page, not once per event.
@@ -112,7 +119,7 @@ function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: rea
       <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
       {/* On a phone each row reads as one line (date · kind · status): labelled stacking would triple a long list. */}
       <table class="list">
-        <Head labels={[t('page:timeline.date'), t('page:timeline.kind'), t('page:timeline.status')]} />
+        <Head labels={[t('page:timeline.date'), t('page:timeline.kind'), t('page:timeline.status'), t('page:timeline.reach')]} />
         <tbody>
           {rows.map((p) => (
             <tr id={eventAnchor(p.e.id)}>
@@ -121,6 +128,9 @@ function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: rea
               </td>
               <td>{kindLabel[p.e.type]}</td>
               <td>{p.e.status === 'verified' ? verified : archived}</td>
+              {/* Whom it reached, as reviewed from its post. An unreviewed record's "not stated" is left to the API, and
+                  its cell to the table (a trailing cell may be absent): a year of events stays under PAGE_MAX_BYTES. */}
+              <ReachCell e={p.e} t={t} />
             </tr>
           ))}
         </tbody>
