@@ -298,7 +298,7 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
       affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
     })),
     upstream_status: u
-      ? timesToSeconds({ page_url: u.page_url, indicator: u.indicator, description: u.description, page_updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) })
+      ? timesToSeconds({ page_url: u.page_url, indicator: u.indicator, description: u.description, page_updated_at: u.updated_at, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) })
       : null,
     upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
   });

@@ -286,6 +286,10 @@ export const UpstreamStatusDocSchema = z.strictObject({
     .string()
     .nullable()
     .describe("The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules."),
+  updated_at: z
+    .string()
+    .nullable()
+    .meta({ deprecated: true, description: 'Deprecated alias of page_updated_at, the same value (the page\'s own time, never our freshness); removed in api_version 2.' }),
   fetched_at: instant.describe('When this build read the status page.'),
   components: z
     .array(z.strictObject({ id: z.string(), name: z.string(), status: z.string().describe("The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.") }))

@@ -1136,6 +1136,11 @@ export interface components {
                 /** @description The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules. */
                 page_updated_at: string | null;
                 page_url: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated alias of page_updated_at, the same value (the page's own time, never our freshness); removed in api_version 2.
+                 */
+                updated_at: string | null;
             } | null;
         };
         Today: {

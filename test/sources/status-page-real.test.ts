@@ -103,8 +103,9 @@ describe('status.openai.com summary (incident.io): Codex components by membershi
     for (const lang of ['en', 'de', 'ko', 'ja', 'zh']) {
       const doc = JSON.parse(docs.find((d) => d.key === `api/${lang}/status.json`)!.body) as { upstream_status: Record<string, unknown> & { components: { name: string; status: string }[] } };
       const up = doc.upstream_status;
-      expect(Object.keys(up), lang).not.toContain('updated_at');
+      // The old name stays, the same value, as a deprecated alias for api_version 1 (schemas.ts).
       expect(up.page_updated_at, lang).toMatch(/^2026-09-25T22:5\d:\d\dZ$/);
+      expect(up.updated_at, lang).toBe(up.page_updated_at);
       expect(up.fetched_at, lang).toBe('2026-09-25T23:15:00Z');
       expect(up.components.filter((c) => c.status === 'full_outage').map((c) => c.name).sort(), lang).toEqual(['CLI', 'Codex API', 'Codex Web', 'VS Code extension']);
     }
