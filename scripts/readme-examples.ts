@@ -1,6 +1,7 @@
-// Regenerates README.md's example documents from a real offline build (every source disabled, a fixed --now), so
-// the examples are what the API serves. Blocks sit between `<!-- example:NAME -->` and `<!-- /example -->`; NAME is
-// `<document>-<lang>` (api/<lang>/<document>.json). Usage: npm run docs:examples [-- --check] [--readme README.md]
+// Regenerates the example documents of README.md and docs/api.md from a real offline build (every source disabled, a
+// fixed --now), so the examples are what the API serves. Blocks sit between `<!-- example:NAME -->` and
+// `<!-- /example -->`; NAME is `<document>-<lang>` (api/<lang>/<document>.json).
+// Usage: npm run docs:examples [-- --check] [--readme FILE ...] (default: README.md and docs/api.md)
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,17 +44,23 @@ export function exampleNames(readme: string): { doc: string; lang: string }[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, readme: { type: 'string', default: path.join(root, 'README.md') } } });
-  const readme = await readFile(values.readme, 'utf8');
-  const fresh = replaceExamples(readme, await buildDocs(exampleNames(readme)));
-  if (values.check) {
-    if (fresh !== readme) {
-      console.error(`${values.readme}: the example blocks differ from a fresh build as of ${EXAMPLES_NOW}; run npm run docs:examples`);
-      process.exit(1);
+  const { values } = parseArgs({
+    options: { check: { type: 'boolean', default: false }, readme: { type: 'string', multiple: true, default: [path.join(root, 'README.md'), path.join(root, 'docs/api.md')] } },
+  });
+  const files = await Promise.all(values.readme.map(async (file) => ({ file, text: await readFile(file, 'utf8') })));
+  const docs = await buildDocs(files.flatMap(({ text }) => exampleNames(text)));
+  let differs = false;
+  for (const { file, text } of files) {
+    const fresh = replaceExamples(text, docs);
+    if (values.check) {
+      if (fresh !== text) {
+        console.error(`${file}: the example blocks differ from a fresh build as of ${EXAMPLES_NOW}; run npm run docs:examples`);
+        differs = true;
+      } else console.error(`${file}: ${exampleNames(text).length} example blocks match a fresh build`);
+    } else {
+      await writeFile(file, fresh);
+      console.error(`${file}: rewrote ${exampleNames(text).length} example blocks from a build as of ${EXAMPLES_NOW}`);
     }
-    console.error(`${values.readme}: ${exampleNames(readme).length} example blocks match a fresh build`);
-  } else {
-    await writeFile(values.readme, fresh);
-    console.error(`${values.readme}: rewrote ${exampleNames(readme).length} example blocks from a build as of ${EXAMPLES_NOW}`);
   }
+  if (differs) process.exit(1);
 }

@@ -12,7 +12,7 @@ const check = (readme: string) =>
     (err: { code?: number }) => err.code ?? -1,
   );
 
-describe('README examples (npm run docs:examples)', () => {
+describe('README and docs/api.md examples (npm run docs:examples)', () => {
   let dir = '';
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -22,6 +22,12 @@ describe('README examples (npm run docs:examples)', () => {
     const readme = await readFile(path.join(root, 'README.md'), 'utf8');
     expect(readme).toContain('<!-- example:forecast-en -->');
     expect(await check(path.join(root, 'README.md'))).toBe(0);
+  }, 120_000);
+
+  it('every example block in docs/api.md equals the document a fresh offline build serves', async () => {
+    const api = await readFile(path.join(root, 'docs/api.md'), 'utf8');
+    expect(api).toContain('<!-- example:latest-de -->');
+    expect(await check(path.join(root, 'docs/api.md'))).toBe(0);
   }, 120_000);
 
   it('a block that differs from the build fails the check', async () => {
