@@ -145,7 +145,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * The last year gets a realistic density (the ledger had ~50 resets in a year); the bulk lies 1 to 20 years back.
  * A year with a reset in every 48-hour window drives the climatology to exactly 1, which the response schema
- * (probabilities strictly inside (0, 1)) rejects: the build fails, see BENCHMARKS.md.
+ * (probabilities strictly inside (0, 1)) rejects: the build fails.
  */
 const RECENT_EVENTS = 150;
 const RECENT_SPAN_MS = 365 * DAY_MS;

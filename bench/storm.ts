@@ -1,4 +1,4 @@
-// Storms (issue 20): a loopback tracker that answers every run with 1,001 new `regular` records dated within the last
+// Storms: a loopback tracker that answers every run with 1,001 new `regular` records dated within the last
 // 24 hours, runs 15 minutes apart with the state kept, one loopback webhook. Measures what a flooding source costs:
 // deliveries the webhook received (total, distinct keys, the most any one key arrived), state.json, dist/ (bytes and
 // files), api/en/history.json, run wall time and the process's peak RSS.

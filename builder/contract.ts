@@ -60,7 +60,7 @@ export function historyByTypeKey(lang: Lang, type: EventType): string {
 }
 
 /**
- * History is paged (issue #23): `/api/history` (and `?type=`) holds the newest events, and older ones are archived in
+ * History is paged: `/api/history` (and `?type=`) holds the newest events, and older ones are archived in
  * pages of HISTORY_PAGE_SIZE counted from the oldest event, so page N holds events (N-1)*size+1 .. N*size. A page is
  * archived once a full page of newer events follows it, which keeps the newest document between `size` and
  * `2*size - 1` events long (every event when there are fewer than `2*size`): a reader always finds the newest `size`
@@ -117,7 +117,7 @@ export function pageKey(lang: Lang): string {
   return API_ROOT + lang + '/index.html';
 }
 
-// Follow-it documents (issue #14): one per language at `api/<lang>/<name>`, routed like the JSON endpoints
+// Follow-it documents: one per language at `api/<lang>/<name>`, routed like the JSON endpoints
 // (`/api/<name>?lang=`), each with its own content type. All stable (bytes change only with content) except the badge.
 export const FOLLOW_DOCUMENTS = {
   'feed.atom': 'application/atom+xml; charset=utf-8',

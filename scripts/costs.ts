@@ -43,7 +43,10 @@ export const ASSUMPTIONS = {
   /** Two triggers a quarter hour each (scheduler at :00/:15/:30/:45, GitHub cron at :07/:22/:37/:52), 30 days. */
   runsPerMonth: 2 * 96 * 30,
   scheduledPerMonth: 96 * 30,
-  /** BENCHMARKS.md "Idle tick": 1 GET and 61 PUT per idle tick; one LIST every 12th publish. */
+  /**
+   * Requests per idle tick as priced here: 1 GET and 61 PUT, one LIST every 12th publish. BENCHMARKS.md "Idle tick"
+   * measures 1 GET and 106 PUT (the dated unknown variants included); this table does not count them yet.
+   */
   putsPerRun: 61,
   getsPerRun: 1,
   listsPerRun: 1 / 12,

@@ -240,7 +240,7 @@ export const ForecastLogEntrySchema = z.preprocess(
     status: z.enum(['issued', 'missed']),
     logged_at: isoInstant,
     forecast: IssuedForecastSchema.nullable(),
-    /** Set on entries converted from the log format before issue 16 (one forecast logged per slot, after its start). */
+    /** Set on entries converted from the older log format (one forecast logged per slot, after its start). */
     migrated: z.boolean().optional(),
   }),
 );

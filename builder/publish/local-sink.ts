@@ -75,7 +75,7 @@ async function writeOne(dir: string, w: LocalWrite, stagedTop: (top: string) => 
     try {
       // Read synchronously: most documents of a tick are unchanged, and a small file read in one call costs far less
       // than fs/promises' readFile, four thread-pool round trips (open, stat, read, close) and their promises; the
-      // difference was ~10% of a tick's CPU (BENCHMARKS.md 1a). Writes stay asynchronous, WRITE_CONCURRENCY at a time.
+      // difference is about 10% of a tick's CPU. Writes stay asynchronous, WRITE_CONCURRENCY at a time.
       current = readFileSync(file, 'utf8');
     } catch {
       current = null; // gone or unreadable: written again below, which reports a real problem

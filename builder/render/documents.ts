@@ -347,8 +347,8 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
 /**
  * What a build publishes, in two parts: `eager`, the few documents about the present and the contract (the pages and
  * the unknown variants are made from them), and `stable()`, the event documents and the history pages, produced one at
- * a time in phase order as a sink consumes them (their number grows with the events; holding them all cost 39 KiB
- * per event, BENCHMARKS.md section 2).
+ * a time in phase order as a sink consumes them (their number grows with the events; holding them all would cost
+ * about 39 KiB per event).
  */
 export interface RenderedApi {
   eager: OutputDocument[];

@@ -22,7 +22,7 @@ export { PAGE_CSP };
 /** Each language's name in that language, for the switcher. */
 const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: '한국어', ja: '日本語', zh: '中文' };
 
-/** The budget issue #15 sets for one language's page, before compression. */
+/** The budget of one language's page, before compression: small enough for a phone on a slow connection. */
 export const PAGE_MAX_BYTES = 60 * 1024;
 
 /** Every parameter an explanation template takes, left as `{{name}}` for the script to fill. */

@@ -1,5 +1,5 @@
 // RSS and Atom through a streaming XML parser (saxes), under a parse budget. Chosen over fast-xml-parser by
-// measurement on hostile 2 MiB inputs (BENCHMARKS.md, "Hostile sources"): saxes was 5-40x faster on every case
+// measurement on hostile 2 MiB inputs (BENCHMARKS.md, "Hostile sources"): saxes is 5-40x faster on all but one case
 // and, being streaming, lets this module stop at the depth cap, check the clock between chunks and keep only the
 // few fields a signal needs. DTD-declared entities are never expanded (saxes reports them as undefined, and the
 // feed fails as invalid XML), so entity-expansion bombs have nothing to expand.

@@ -1,6 +1,6 @@
 // The storage fault suite's properties, one test each, on the real radosgw behind the fault-injecting proxy. Each
-// test fails when the code that provides its property is removed (checked once by hand; BENCHMARKS.md, "Storage
-// properties", has the results):
+// test fails when the code that provides its property is removed (checked once by hand; docs/testing.md, "Storage
+// properties and fencing", has the results):
 //  1. The old API stays readable during a half-finished publish: a publish that fails part way never leaves a
 //     summary or list pointing at a document it did not write, and the old summaries stay as they were.
 //     Provided by the sink's phase ordering (s3-sink.ts uploadInPhases: a phase starts only when the one below landed).
