@@ -32,8 +32,9 @@ export class StorageError extends BuilderError {}
 export class SourceError extends BuilderError {}
 
 /**
- * Exit codes of the build and the scheduled jobs (README "Exit codes"): 0 success; 1 no valid API (data, source or
- * an unexpected bug); 2 usage or configuration; 3 lost a conditional write to another run; 4 storage failure.
+ * Exit codes of the build and the scheduled jobs (README, "Configure"; docs/configure.md): 0 success; 1 no valid API
+ * (data, source or an unexpected bug); 2 usage or configuration; 3 lost a conditional write to another run; 4 storage
+ * failure.
  */
 export const EXIT = { ok: 0, failed: 1, config: 2, conflict: 3, storage: 4 } as const;
 

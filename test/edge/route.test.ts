@@ -157,7 +157,7 @@ describe('route', () => {
     expect(asError(get('/api/latest', 'lang=%E0%A4%A')).body.error.code).toBe('malformed_query');
   });
 
-  it('measures the path and the query apart, exactly as the README states the 414 rule', () => {
+  it('measures the path and the query apart, exactly as docs/api.md states the 414 rule', () => {
     const path512 = '/api/' + 'a'.repeat(512 - '/api/'.length);
     expect(path512.length).toBe(512);
     expect(get(path512).kind === 'response' && (get(path512) as { status: number }).status).not.toBe(414);

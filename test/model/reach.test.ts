@@ -135,16 +135,16 @@ describe('data/reach-review.json', () => {
   });
 });
 
-describe("the README's counts of what the posts state", () => {
+describe("docs/data.md's counts of what the posts state", () => {
   it('match data/reach-review.json', async () => {
-    const readme = (await readFile(new URL('../../README.md', import.meta.url), 'utf8')).replace(/\s+/g, ' ');
+    const doc = (await readFile(new URL('../../docs/data.md', import.meta.url), 'utf8')).replace(/\s+/g, ' ');
     const { events } = ReachReviewFileSchema.parse(JSON.parse(await readFile(path.join(DATA, 'reach-review.json'), 'utf8')));
     const all = Object.values(events);
     const n = all.length;
     const stated = (k: 'plans' | 'products' | 'models' | 'cohort' | 'limits' | 'landing') => all.filter((d) => d[k] !== null).length;
     const pair = (k: Parameters<typeof stated>[0]) => `${stated(k)} / ${n - stated(k)}`;
     const bounded = all.filter((d) => d.landing?.within_minutes != null).length;
-    expect(readme).toContain(
+    expect(doc).toContain(
       `Stated / not stated, of ${n}: plans ${pair('plans')}, products ${pair('products')}, model ${pair('models')}, cohort ${pair('cohort')}, limits ${pair('limits')}, landing window ${pair('landing')} (${bounded} of them bounded exactly, with an \`until\`).`,
     );
   });
