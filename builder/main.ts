@@ -17,7 +17,7 @@ import { channelsFromEnv } from './notify/channels.ts';
 import { createNotifier } from './notify/send.ts';
 import { createLocalStateStore } from './state/local-store.ts';
 import type { StateStore } from './state/store.ts';
-import { userAgentFromEnv } from './sources/user-agent.ts';
+import { userAgentFromEnv } from './net/user-agent.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -92,6 +92,8 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   // First, before any store, sink or edge store exists: a publishing build without its https public URL stops here
   // (exit 2), so it can neither publish loopback links nor write state.
   const urls = requirePublicUrls(env, opts.target);
+  // One User-Agent for every request the run makes, to sources and notification channels alike.
+  const userAgent = userAgentFromEnv(env);
   const { store, sink, edgeStore } = await createTargets(opts, env);
   const { channels, warnings } = channelsFromEnv(env);
   for (const w of warnings) io.err(w);
@@ -101,7 +103,7 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   return run({
     ...(edgeStore ? { edgeStore } : {}),
     now: () => opts.now,
-    fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent: userAgentFromEnv(env) }),
+    fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent }),
     sources: sourceConfigsFromEnv(env),
     store,
     sink,
@@ -109,7 +111,7 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
     openapi: { ...(urls.serverUrl === undefined ? {} : { serverUrl: urls.serverUrl }), ...(urls.contactUrl === undefined ? {} : { contactUrl: urls.contactUrl }) },
     publicUrl: urls.publicUrl,
-    ...(channels.length > 0 ? { notify: { notifier: createNotifier(channels, { log: io.out, ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}) }), lang } } : {}),
+    ...(channels.length > 0 ? { notify: { notifier: createNotifier(channels, { log: io.out, userAgent, ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}) }), lang } } : {}),
     log: io.out,
     allowOlderState: opts.rebuildPast,
   });

@@ -49,7 +49,7 @@ function ntfyRequest(url: string, m: NotifyMessage): { url: string; body: unknow
 }
 
 export function buildRequest(c: Channel, m: NotifyMessage, telegramApiUrl: string = DEFAULT_TELEGRAM_API_URL): NotifyRequest {
-  const headers = { 'content-type': 'application/json', 'idempotency-key': m.idempotency_key, 'user-agent': 'reset-status-api (notifications)' };
+  const headers = { 'content-type': 'application/json', 'idempotency-key': m.idempotency_key };
   const json = (url: string, body: unknown): NotifyRequest => ({ url, headers, body: JSON.stringify(body) });
   switch (c.kind) {
     case 'webhook':

@@ -125,7 +125,8 @@ describe('createNotifier', () => {
     const env = { RESET_NOTIFY_WEBHOOKS: [`discord=${r.url}/api/webhooks/1/secret`, `slack=${r.url}/services/T/B/secret`, `ntfy=${r.url}/codex-resets`, 'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234'].join(',') };
     const { channels, warnings } = channelsFromEnv(env);
     expect(warnings).toEqual([]);
-    const n = createNotifier(channels, { timeoutMs: 1_000, telegramApiUrl: r.url });
+    const userAgent = 'node:reset-status-api:v0.1.0 (+https://github.com/octo/r)';
+    const n = createNotifier(channels, { timeoutMs: 1_000, telegramApiUrl: r.url, userAgent });
     const out = await n.send(channels.map((c) => ({ channel: c.id, keys: ['reset:e'], message: message('e') })));
     expect(out.every((o) => o.result === 'sent')).toBe(true);
     const by = (p: string) => r.seen.find((s) => s.path.startsWith(p))!;
@@ -135,6 +136,8 @@ describe('createNotifier', () => {
     expect(by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage').body).toMatchObject({ chat_id: '-1001234', text: expect.stringContaining('OpenAI reset') });
     for (const s of r.seen) {
       expect(s.headers['idempotency-key']).toBe('reset-status-api:reset:e');
+      // The run's one User-Agent, the sources' own.
+      expect(s.headers['user-agent']).toBe(userAgent);
       // Sent with its length, not chunked (some receivers refuse chunked uploads); the length counts UTF-8 bytes.
       expect(s.headers['transfer-encoding']).toBeUndefined();
       expect(Number(s.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(s.body)));

@@ -9,7 +9,7 @@ import type { SourceConfig } from '../../builder/sources/fetcher.ts';
 import { compareTrackerTotal, fetchAllSources } from '../../builder/sources/index.ts';
 import { fetchResetTracker } from '../../builder/sources/reset-tracker.ts';
 import { fetchTrackerStatus } from '../../builder/sources/tracker-status.ts';
-import { userAgentFromEnv } from '../../builder/sources/user-agent.ts';
+import { userAgentFromEnv } from '../../builder/net/user-agent.ts';
 import { AS_OF, sendJson, startServer, testFetcher, type TestServer } from './helpers.ts';
 
 let server: TestServer | null = null;
