@@ -79,17 +79,30 @@ async function jsonFiles(dir: string): Promise<string[]> {
   }
 }
 
-async function parseFile<T>(file: string, schema: z.ZodType<T>, root: string): Promise<T> {
+async function parseFile<T>(file: string, schema: z.ZodType<T>, root: string, text?: string): Promise<T> {
   const rel = path.relative(path.dirname(root), file);
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    raw = JSON.parse(text ?? (await readFile(file, 'utf8')));
   } catch (err) {
     throw new DataValidationError(rel, [{ code: 'custom', path: [], message: `not valid JSON: ${(err as Error).message}`, input: undefined } as z.core.$ZodIssue]);
   }
   const r = schema.safeParse(raw);
   if (!r.success) throw new DataValidationError(rel, r.error.issues);
   return r.data;
+}
+
+/** A review file of data/ that may be absent: null when it is, else read once and validated like every file. */
+async function parseOptionalFile<T>(dataDir: string, name: string, schema: z.ZodType<T>): Promise<T | null> {
+  const file = path.join(dataDir, name);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  return parseFile(file, schema, dataDir, text);
 }
 
 /** Reads and validates data/: archive/*.json (imported archives), verified/*.json (one verified event each), reviews/*.json. */
@@ -117,12 +130,8 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
-  const announcementFile = path.join(dataDir, 'announcement-review.json');
-  const hasAnnouncements = await readFile(announcementFile, 'utf8').then(() => true, () => false);
-  const announcements = hasAnnouncements ? (await parseFile(announcementFile, AnnouncementReviewFileSchema, dataDir)).posts : [];
-  const ledgerReviewFile = path.join(dataDir, 'ledger-review.json');
-  const hasLedgerReview = await readFile(ledgerReviewFile, 'utf8').then(() => true, () => false);
-  const decisions = hasLedgerReview ? (await parseFile(ledgerReviewFile, LedgerReviewSchema, dataDir)).decisions : [];
+  const announcements = (await parseOptionalFile(dataDir, 'announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
+  const decisions = (await parseOptionalFile(dataDir, 'ledger-review.json', LedgerReviewSchema))?.decisions ?? [];
   const review_dates: ReviewDate[] = decisions
     .filter((d) => d.set_type !== undefined || d.effective_within_minutes !== undefined)
     .map((d) => ({
@@ -134,15 +143,11 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
         ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
       },
     }));
-  const trackerReviewFile = path.join(dataDir, 'tracker-review.json');
-  const hasTrackerReview = await readFile(trackerReviewFile, 'utf8').then(() => true, () => false);
-  const tracker_reviews = hasTrackerReview ? (await parseFile(trackerReviewFile, TrackerReviewFileSchema, dataDir)).decisions : [];
+  const tracker_reviews = (await parseOptionalFile(dataDir, 'tracker-review.json', TrackerReviewFileSchema))?.decisions ?? [];
   for (const d of tracker_reviews) {
     if (d.event_id !== undefined && !ids.has(d.event_id)) throw new DataError('sources/archive', `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`);
   }
-  const reachFile = path.join(dataDir, 'reach-review.json');
-  const hasReachReview = await readFile(reachFile, 'utf8').then(() => true, () => false);
-  const reach = hasReachReview ? (await parseFile(reachFile, ReachReviewFileSchema, dataDir)).events : {};
+  const reach = (await parseOptionalFile(dataDir, 'reach-review.json', ReachReviewFileSchema))?.events ?? {};
   const byId = new Map(events.map((e) => [e.id, e]));
   for (const [id, d] of Object.entries(reach)) {
     const e = byId.get(id);
