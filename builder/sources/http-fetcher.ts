@@ -6,7 +6,7 @@ import { request, type Agent } from 'undici';
 import type { Detail } from '../model/schemas.ts';
 import { createAgent, errorCode, isBodyTooLarge, isTimeout, retryableStatus, retryAfterOf, withRetries, type Attempt } from '../net/http.ts';
 import type { FetchResult, Fetcher } from './fetcher.ts';
-import { redactUrl, redactUrlsIn } from './redact.ts';
+import { redactUrl, redactUrlsIn } from '../redact.ts';
 import { LOCAL_USER_AGENT } from '../net/user-agent.ts';
 
 export const REQUEST_TIMEOUT_MS = 10_000;
