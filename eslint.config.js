@@ -4,13 +4,32 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'build/**', 'edge/**', 'infra/cdk.out/**', 'test-output/**', 'test-results/**', 'clients/src/api.d.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'build/**',
+      'edge/**',
+      'infra/cdk.out/**',
+      'test-output/**',
+      'test-results/**',
+      'clients/src/api.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       // A leading underscore marks a binding kept on purpose (a caught error that is not needed, a field left out).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+        },
+      ],
       // The sanitizers match control characters on purpose: removing them from hostile text is their job.
       'no-control-regex': 'off',
     },

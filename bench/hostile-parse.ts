@@ -41,11 +41,23 @@ function jsonCases(wrap: (inner: string) => [string, string]): [string, string][
 }
 
 function trackerRecords(n: number, text: string): string {
-  const rec = (i: number) => ({ id: `r${i}`, reset_type: 'regular', announced_at: '2026-11-20T10:00:00Z', text, source: { type: 'x_post', author: '<b>x</b>', url: `https://x.test/${i}` } });
-  return JSON.stringify({ data: Array.from({ length: n }, (_, i) => rec(i)), pagination: { has_more: false, next_cursor: null } });
+  const rec = (i: number) => ({
+    id: `r${i}`,
+    reset_type: 'regular',
+    announced_at: '2026-11-20T10:00:00Z',
+    text,
+    source: { type: 'x_post', author: '<b>x</b>', url: `https://x.test/${i}` },
+  });
+  return JSON.stringify({
+    data: Array.from({ length: n }, (_, i) => rec(i)),
+    pagination: { has_more: false, next_cursor: null },
+  });
 }
 
-const lol = '<!DOCTYPE lolz [<!ENTITY lol "lol">' + Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('') + ']>';
+const lol =
+  '<!DOCTYPE lolz [<!ENTITY lol "lol">' +
+  Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('') +
+  ']>';
 
 function xmlCases(root: string, close: string, item: string, itemBody: string): [string, string][] {
   const open = `${root}<title>codex</title>`;
@@ -53,12 +65,18 @@ function xmlCases(root: string, close: string, item: string, itemBody: string): 
     ['attribute run, unclosed quotes (the old quadratic case)', fill(`${open}<${item}`, ' a="b')],
     ['attribute run, unquoted', fill(`${open}<${item}`, ' a=a')],
     ['attribute-like text', fill(`${open}<${item}><title>`, 'a="" ', `</title></${item}>${close}`)],
-    ['many attributes', `${open}<${item}${Array.from({ length: 200_000 }, (_, i) => ` a${i}="x"`).join('')}/>${close}`.slice(0, SIZE)],
+    [
+      'many attributes',
+      `${open}<${item}${Array.from({ length: 200_000 }, (_, i) => ` a${i}="x"`).join('')}/>${close}`.slice(0, SIZE),
+    ],
     ['long element name', fill('<', 'a', '/>')],
     ['long attribute name', fill(`${open}<${item} `, 'a', `="x"/>${close}`)],
     ['deep nesting (unclosed)', fill(open, '<a>')],
     ['deep nesting (closed)', `${open}${'<a>'.repeat(SIZE / 8)}${'</a>'.repeat(SIZE / 8)}${close}`],
-    ['entity bomb (billion laughs)', fill(`<?xml version="1.0"?>${lol}${open}<${item}><title>`, '&lol9;', `</title></${item}>${close}`)],
+    [
+      'entity bomb (billion laughs)',
+      fill(`<?xml version="1.0"?>${lol}${open}<${item}><title>`, '&lol9;', `</title></${item}>${close}`),
+    ],
     ['entity references', fill(`${open}<${item}><title>`, '&amp;&#x41;&nbsp;', `</title></${item}>${close}`)],
     ['unclosed tags', fill(open, `<${item}><title>x`)],
     ['many valid items', fill(open, `<${item}>${itemBody}</${item}>`, close)],
@@ -92,7 +110,11 @@ function time(f: () => string, reps: number): { ms: number; outcome: string } {
   return { ms: worst, outcome };
 }
 
-const STATUS_CONFIG: SourceConfig = { id: 'status-page', kind: 'status_page', url: 'https://status.example.test/api/v2/summary.json' };
+const STATUS_CONFIG: SourceConfig = {
+  id: 'status-page',
+  kind: 'status_page',
+  url: 'https://status.example.test/api/v2/summary.json',
+};
 
 function parsers(): { name: string; cases: [string, string][]; run: (body: string, lift: boolean) => string }[] {
   const feed = (body: string, lift: boolean) => {
@@ -111,14 +133,31 @@ function parsers(): { name: string; cases: [string, string][]; run: (body: strin
     const taken = takeTrackerRecords(r.page.data, AS_OF, events, rejected, 1_000);
     return `parsed (${events.size} events, ${totalRejected(rejected)} rejected${taken.capped ? ', record cap' : ''})`;
   };
-  const summary = (components: string) => [`{"page":{"id":"p","name":"n","url":"https://s.test","updated_at":null},"status":{"indicator":"none","description":"ok"},"components":`, `${components}}`];
+  const summary = (components: string) => [
+    `{"page":{"id":"p","name":"n","url":"https://s.test","updated_at":null},"status":{"indicator":"none","description":"ok"},"components":`,
+    `${components}}`,
+  ];
   return [
     {
       name: 'status page (JSON)',
       cases: [
         ...jsonCases(() => summary('') as [string, string]),
-        ['flood of components', fill(`${summary('')[0]!}[`, '{"id":"c","name":"Codex <b>x</b>","status":"major_outage"},', '{"id":"c","name":"n","status":"x"}]}')],
-        ['huge description', fill('{"page":{"id":"p","name":"n","url":"javascript:x","updated_at":null},"status":{"indicator":"x","description":"', '<b>very</b> ', '"},"components":[]}')],
+        [
+          'flood of components',
+          fill(
+            `${summary('')[0]!}[`,
+            '{"id":"c","name":"Codex <b>x</b>","status":"major_outage"},',
+            '{"id":"c","name":"n","status":"x"}]}',
+          ),
+        ],
+        [
+          'huge description',
+          fill(
+            '{"page":{"id":"p","name":"n","url":"javascript:x","updated_at":null},"status":{"indicator":"x","description":"',
+            '<b>very</b> ',
+            '"},"components":[]}',
+          ),
+        ],
       ],
       run: statusPage,
     },
@@ -131,13 +170,38 @@ function parsers(): { name: string; cases: [string, string][]; run: (body: strin
       ],
       run: tracker,
     },
-    { name: 'RSS', cases: xmlCases('<rss version="2.0"><channel>', '</channel></rss>', 'item', '<title>Codex reset</title><link>https://e.test/a</link>'), run: feed },
-    { name: 'Atom', cases: xmlCases('<feed xmlns="http://www.w3.org/2005/Atom">', '</feed>', 'entry', '<id>x</id><title>Codex reset</title><link href="https://e.test/a"/>'), run: feed },
+    {
+      name: 'RSS',
+      cases: xmlCases(
+        '<rss version="2.0"><channel>',
+        '</channel></rss>',
+        'item',
+        '<title>Codex reset</title><link>https://e.test/a</link>',
+      ),
+      run: feed,
+    },
+    {
+      name: 'Atom',
+      cases: xmlCases(
+        '<feed xmlns="http://www.w3.org/2005/Atom">',
+        '</feed>',
+        'entry',
+        '<id>x</id><title>Codex reset</title><link href="https://e.test/a"/>',
+      ),
+      run: feed,
+    },
     {
       name: 'JSON Feed',
       cases: [
         ...jsonCases(() => ['{"version":"https://jsonfeed.org/version/1.1","items":', '}']),
-        ['flood of items', fill('{"version":"https://jsonfeed.org/version/1.1","items":[', '{"id":"1","title":"Codex reset <b>x</b>","url":"javascript:x"},', '{"id":"2"}]}')],
+        [
+          'flood of items',
+          fill(
+            '{"version":"https://jsonfeed.org/version/1.1","items":[',
+            '{"id":"1","title":"Codex reset <b>x</b>","url":"javascript:x"},',
+            '{"id":"2"}]}',
+          ),
+        ],
       ],
       run: feed,
     },
@@ -151,7 +215,14 @@ export async function benchHostileParse(args: BenchArgs): Promise<{ result: unkn
     for (const [input, body] of p.cases) {
       const capped = time(() => p.run(body, false), reps);
       const lift = time(() => p.run(body, true), reps);
-      rows.push({ parser: p.name, input, bytes: Buffer.byteLength(body), outcome: lift.outcome, capped_ms: capped.ms, lifted_ms: lift.ms });
+      rows.push({
+        parser: p.name,
+        input,
+        bytes: Buffer.byteLength(body),
+        outcome: lift.outcome,
+        capped_ms: capped.ms,
+        lifted_ms: lift.ms,
+      });
     }
   }
   const worst = rows.reduce((m, r) => (r.lifted_ms > m.lifted_ms ? r : m));
@@ -160,7 +231,14 @@ export async function benchHostileParse(args: BenchArgs): Promise<{ result: unkn
     `## hostile parse: ${rows.length} inputs of ~2 MiB, worst of ${reps} run(s) each; limit ${HOSTILE_PARSE_LIMIT_MS} ms`,
     table(
       ['parser', 'input', 'KiB', 'outcome (size cap lifted)', 'with size cap', 'size cap lifted'],
-      rows.map((r) => [r.parser, r.input, Math.round(r.bytes / 1024), r.outcome, fmtMs(r.capped_ms), fmtMs(r.lifted_ms)]),
+      rows.map((r) => [
+        r.parser,
+        r.input,
+        Math.round(r.bytes / 1024),
+        r.outcome,
+        fmtMs(r.capped_ms),
+        fmtMs(r.lifted_ms),
+      ]),
     ),
     `worst: ${worst.parser}, ${worst.input}: ${fmtMs(worst.lifted_ms)}; ${failed.length === 0 ? 'every input under the limit' : `OVER THE LIMIT: ${failed.map((r) => `${r.parser} ${r.input}`).join('; ')}`}`,
   ].join('\n');

@@ -5,7 +5,13 @@
 //   RESET_TEST_S3_ENDPOINT=http://127.0.0.1:7480 npx tsx bench/idle-tick.ts [events]
 // Without `events` it builds today's data/; with it, a synthetic archive of that many events (each event is five
 // objects: mind the OSD size of the radosgw you point it at).
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,7 +49,12 @@ async function measure(endpoint: string, dataDir: string, listEvery: number): Pr
   const proxy = await startS3Proxy(endpoint);
   const client = createS3Client(
     { region: process.env.RESET_TEST_S3_REGION ?? 'us-east-1', endpoint: proxy.url },
-    { credentials: { accessKeyId: process.env.RESET_TEST_S3_ACCESS_KEY_ID ?? 'reset-test-access-key', secretAccessKey: process.env.RESET_TEST_S3_SECRET_ACCESS_KEY ?? 'reset-test-secret-key' } },
+    {
+      credentials: {
+        accessKeyId: process.env.RESET_TEST_S3_ACCESS_KEY_ID ?? 'reset-test-access-key',
+        secretAccessKey: process.env.RESET_TEST_S3_SECRET_ACCESS_KEY ?? 'reset-test-secret-key',
+      },
+    },
   );
   const counts: Record<string, number> = {};
   proxy.onRequest = (r) => {
@@ -56,7 +67,15 @@ async function measure(endpoint: string, dataDir: string, listEvery: number): Pr
   let ms = Date.parse(BENCH_NOW);
   const sink = createS3Sink({ client, bucket, now: () => new Date(ms), listEvery });
   const storage = createMemoryStateStorage();
-  const tick = () => run({ now: () => new Date(ms), fetcher: createHttpFetcher(), sources: [], store: createMemoryStateStore(storage), sink, dataDir });
+  const tick = () =>
+    run({
+      now: () => new Date(ms),
+      fetcher: createHttpFetcher(),
+      sources: [],
+      store: createMemoryStateStore(storage),
+      sink,
+      dataDir,
+    });
   await tick();
   const rows: string[] = [];
   try {
@@ -65,7 +84,9 @@ async function measure(endpoint: string, dataDir: string, listEvery: number): Pr
       for (const k of Object.keys(counts)) delete counts[k];
       const s = await tick();
       const p = s.published!;
-      const kinds = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ');
+      const kinds = Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
       rows.push(`| ${listEvery} | ${i} | ${s.documents} | ${p.written} | ${p.requests} | ${kinds} |`);
     }
   } finally {
@@ -76,13 +97,16 @@ async function measure(endpoint: string, dataDir: string, listEvery: number): Pr
 }
 
 const endpoint = process.env.RESET_BENCH_S3_ENDPOINT ?? process.env.RESET_TEST_S3_ENDPOINT ?? '';
-if (endpoint === '') throw new Error('[bench/idle-tick] set RESET_TEST_S3_ENDPOINT (or RESET_BENCH_S3_ENDPOINT) to a radosgw');
+if (endpoint === '')
+  throw new Error('[bench/idle-tick] set RESET_TEST_S3_ENDPOINT (or RESET_BENCH_S3_ENDPOINT) to a radosgw');
 const events = process.argv[2] === undefined ? null : Number(process.argv[2]);
 const data = await dataDirFor(events);
 try {
   const rows = ['| listEvery | idle tick | documents | written | S3 requests | by kind |', '|---|---|---|---|---|---|'];
   for (const listEvery of [1, DEFAULT_LIST_EVERY]) rows.push(...(await measure(endpoint, data.dir, listEvery)));
-  console.log(`idle ticks after a cold publish, ${events === null ? "today's data/" : `${events} synthetic events`}:\n${rows.join('\n')}`);
+  console.log(
+    `idle ticks after a cold publish, ${events === null ? "today's data/" : `${events} synthetic events`}:\n${rows.join('\n')}`,
+  );
 } finally {
   await data.cleanup();
 }

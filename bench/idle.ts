@@ -27,7 +27,9 @@ try {
       dataDir,
     });
     const p = s.published!;
-    console.log(`${i === 0 ? 'cold' : 'idle'} tick at ${at}: ${s.documents} documents, ${p.written} written, ${p.unchanged} unchanged (${(performance.now() - t0).toFixed(0)} ms)`);
+    console.log(
+      `${i === 0 ? 'cold' : 'idle'} tick at ${at}: ${s.documents} documents, ${p.written} written, ${p.unchanged} unchanged (${(performance.now() - t0).toFixed(0)} ms)`,
+    );
   }
 } finally {
   await sources.close();

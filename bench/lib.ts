@@ -40,7 +40,12 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export const fmtMs = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`);
+export const fmtMs = (ms: number) =>
+  ms >= 10_000
+    ? `${(ms / 1000).toFixed(1)} s`
+    : ms >= 1000
+      ? `${(ms / 1000).toFixed(2)} s`
+      : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 export const fmtMiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
 export function machine(): Record<string, string | number> {
@@ -100,7 +105,9 @@ export interface Sources {
 
 /** The three live sources of a refresh (tracker, status page, feed) on loopback, answering recorded shapes. */
 export async function startSources(): Promise<Sources> {
-  const tracker = JSON.parse(await readFile(path.join(FIXTURES, 'tracker-page-1.json'), 'utf8')) as { pagination: unknown };
+  const tracker = JSON.parse(await readFile(path.join(FIXTURES, 'tracker-page-1.json'), 'utf8')) as {
+    pagination: unknown;
+  };
   tracker.pagination = { has_more: false, next_cursor: null };
   const trackerBody = JSON.stringify(tracker);
   const statusBody = await readFile(path.join(FIXTURES, 'statuspage-incidentio-summary.json'), 'utf8');
@@ -133,7 +140,20 @@ export const prng = seededRandom;
 
 const TYPES = ['global_reset', 'global_reset', 'global_reset', 'banked_grant', 'policy_change'] as const;
 const REASONS = ['incident', 'launch', 'milestone', 'celebration', 'other'] as const;
-const WORDS = ['limits', 'reset', 'codex', 'everyone', 'today', 'capacity', 'thanks', 'outage', 'usage', 'weekly', 'plus', 'pro'];
+const WORDS = [
+  'limits',
+  'reset',
+  'codex',
+  'everyone',
+  'today',
+  'capacity',
+  'thanks',
+  'outage',
+  'usage',
+  'weekly',
+  'plus',
+  'pro',
+];
 const TITLES = {
   en: 'Usage limits reset for everyone',
   de: 'Nutzungslimits für alle zurückgesetzt',
@@ -161,12 +181,20 @@ export function syntheticEvents(n: number, seed = 42): EventInput[] {
     const back = i < RECENT_EVENTS ? rnd() * RECENT_SPAN_MS : BULK_FROM_MS + rnd() * BULK_SPAN_MS;
     const at = new Date(end - Math.floor(back)).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const type = TYPES[Math.floor(rnd() * TYPES.length)]!;
-    const words = Array.from({ length: 12 + Math.floor(rnd() * 30) }, () => WORDS[Math.floor(rnd() * WORDS.length)]!).join(' ');
+    const words = Array.from(
+      { length: 12 + Math.floor(rnd() * 30) },
+      () => WORDS[Math.floor(rnd() * WORDS.length)]!,
+    ).join(' ');
     const e: EventInput = {
       id: `syn-${String(i).padStart(6, '0')}`,
       type,
       status: 'archived',
-      reason: type === 'banked_grant' ? 'banked' : type === 'policy_change' ? 'policy' : REASONS[Math.floor(rnd() * REASONS.length)]!,
+      reason:
+        type === 'banked_grant'
+          ? 'banked'
+          : type === 'policy_change'
+            ? 'policy'
+            : REASONS[Math.floor(rnd() * REASONS.length)]!,
       origin: 'ledger',
       time_precision: 'second',
       time_basis: 'announcement',
@@ -174,11 +202,19 @@ export function syntheticEvents(n: number, seed = 42): EventInput[] {
       observed_at: null,
       effective_at: null,
       evidence_text: `${words}.`,
-      sources: [{ platform: 'X', url: `https://x.com/example/status/19000${String(i).padStart(14, '0')}`, author: 'example' }],
+      sources: [
+        { platform: 'X', url: `https://x.com/example/status/19000${String(i).padStart(14, '0')}`, author: 'example' },
+      ],
     };
     if (i % 3 === 0) {
       e.title = { ...TITLES };
-      e.summary = { en: `${TITLES.en}: ${words.slice(0, 60)}`, de: TITLES.de, ko: TITLES.ko, ja: TITLES.ja, zh: TITLES.zh };
+      e.summary = {
+        en: `${TITLES.en}: ${words.slice(0, 60)}`,
+        de: TITLES.de,
+        ko: TITLES.ko,
+        ja: TITLES.ja,
+        zh: TITLES.zh,
+      };
     }
     out.push(e);
   }
@@ -189,7 +225,12 @@ export function syntheticEvents(n: number, seed = 42): EventInput[] {
 export async function writeSyntheticData(dir: string, n: number, seed = 42): Promise<string> {
   await mkdir(path.join(dir, 'archive'), { recursive: true });
   const archive = {
-    archive: { name: 'synthetic', url: 'https://example.invalid/synthetic', license: 'CC0-1.0', notice: `Synthetic benchmark data (seed ${seed}).` },
+    archive: {
+      name: 'synthetic',
+      url: 'https://example.invalid/synthetic',
+      license: 'CC0-1.0',
+      notice: `Synthetic benchmark data (seed ${seed}).`,
+    },
     records: syntheticEvents(n, seed),
   };
   await writeFile(path.join(dir, 'archive', 'synthetic.json'), JSON.stringify(archive));
@@ -204,10 +245,18 @@ export interface ChildResult {
 }
 
 /** Runs a command to completion; wall time covers process start to exit. */
-export function runChild(cmd: string, args: readonly string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<ChildResult> {
+export function runChild(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd ?? ROOT,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

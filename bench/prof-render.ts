@@ -26,11 +26,25 @@ try {
   let bytes = 0;
   for (let i = 0; i < reps; i++) {
     const t0 = performance.now();
-    const docs = renderApi({ asOf, events, today, latestReset: latest.latestReset, latestVerifiedReset: latest.latestVerifiedReset, checks: [], upstreamStatus: null, signals: [], forecast, accuracy, archives: curated.archives });
+    const docs = renderApi({
+      asOf,
+      events,
+      today,
+      latestReset: latest.latestReset,
+      latestVerifiedReset: latest.latestVerifiedReset,
+      checks: [],
+      upstreamStatus: null,
+      signals: [],
+      forecast,
+      accuracy,
+      archives: curated.archives,
+    });
     times.push(performance.now() - t0);
     bytes = docs.reduce((s, d) => s + d.body.length, 0);
   }
-  console.log(JSON.stringify({ events: n, render_ms: times.map(Math.round), median_ms: Math.round(median(times)), chars: bytes }));
+  console.log(
+    JSON.stringify({ events: n, render_ms: times.map(Math.round), median_ms: Math.round(median(times)), chars: bytes }),
+  );
 } finally {
   await rm(work, { recursive: true, force: true });
 }

@@ -24,7 +24,17 @@ import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
 import { startS3ProxyProcess } from '../test/helpers/s3-proxy-process.ts';
 import type { EventInput } from '../builder/model/schemas.ts';
-import { BENCH_NOW, benchArgs, fmtMs, median, observeDocuments, runChild, saveResults, syntheticEvents, table } from './lib.ts';
+import {
+  BENCH_NOW,
+  benchArgs,
+  fmtMs,
+  median,
+  observeDocuments,
+  runChild,
+  saveResults,
+  syntheticEvents,
+  table,
+} from './lib.ts';
 
 const ACCESS_KEY = 'reset-test-access-key';
 const SECRET_KEY = 'reset-test-secret-key';
@@ -37,15 +47,40 @@ const BENCH_MEMSTORE_BYTES = 4 * 1024 ** 3;
 async function build(dataDir: string, work: string, dist: string): Promise<OutputDocument[]> {
   const docs: OutputDocument[] = [];
   const local = createLocalSink(dist);
-  const sink: Sink = { name: 'capture', publish: (d, o): Promise<PublishReport> => local.publish(observeDocuments(d, (doc) => docs.push(doc)), o) };
-  await run({ now: () => new Date(BENCH_NOW), fetcher: createHttpFetcher(), sources: [], store: createLocalStateStore(path.join(work, 'state'), { now: () => new Date() }), sink, dataDir });
+  const sink: Sink = {
+    name: 'capture',
+    publish: (d, o): Promise<PublishReport> =>
+      local.publish(
+        observeDocuments(d, (doc) => docs.push(doc)),
+        o,
+      ),
+  };
+  await run({
+    now: () => new Date(BENCH_NOW),
+    fetcher: createHttpFetcher(),
+    sources: [],
+    store: createLocalStateStore(path.join(work, 'state'), { now: () => new Date() }),
+    sink,
+    dataDir,
+  });
   return docs;
 }
 
 async function writeData(dir: string, events: unknown[]): Promise<void> {
   const { mkdir } = await import('node:fs/promises');
   await mkdir(path.join(dir, 'archive'), { recursive: true });
-  await writeFile(path.join(dir, 'archive', 'synthetic.json'), JSON.stringify({ archive: { name: 'synthetic', url: 'https://example.invalid/synthetic', license: 'CC0-1.0', notice: 'Synthetic benchmark data (seed 42).' }, records: events }));
+  await writeFile(
+    path.join(dir, 'archive', 'synthetic.json'),
+    JSON.stringify({
+      archive: {
+        name: 'synthetic',
+        url: 'https://example.invalid/synthetic',
+        license: 'CC0-1.0',
+        notice: 'Synthetic benchmark data (seed 42).',
+      },
+      records: events,
+    }),
+  );
 }
 
 interface Measured {
@@ -85,7 +120,10 @@ async function awsStartup(): Promise<number> {
   return median(times);
 }
 
-export async function benchPublish(opts: { quick: boolean; events?: number }): Promise<{ result: PublishResult; report: string }> {
+export async function benchPublish(opts: {
+  quick: boolean;
+  events?: number;
+}): Promise<{ result: PublishResult; report: string }> {
   const n = opts.events ?? (opts.quick ? 1_000 : 10_000);
   const work = await mkdtemp(path.join(tmpdir(), 'rsa-bench-publish-'));
   let endpoint = process.env.RESET_BENCH_S3_ENDPOINT ?? '';
@@ -93,7 +131,10 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
   try {
     if (ownRgw) {
       // Two buckets of the build plus the rounds' rewritten histories: the default 512 MiB OSD fills up at 10,000 events.
-      const r = await runChild('bash', ['scripts/rgw.sh', 'start', ownRgw, String(OWN_RGW_PORT)], { timeoutMs: 180_000, env: { RGW_MEMSTORE_BYTES: String(BENCH_MEMSTORE_BYTES) } });
+      const r = await runChild('bash', ['scripts/rgw.sh', 'start', ownRgw, String(OWN_RGW_PORT)], {
+        timeoutMs: 180_000,
+        env: { RGW_MEMSTORE_BYTES: String(BENCH_MEMSTORE_BYTES) },
+      });
       if (r.code !== 0) throw new Error(`could not start radosgw: ${r.stderr.slice(-1500)}`);
       endpoint = `http://127.0.0.1:${OWN_RGW_PORT}`;
     }
@@ -101,7 +142,10 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
     const proxy = await startS3ProxyProcess(endpoint);
     try {
       // The project's own client (timeouts, path style, checksums as for any S3-compatible endpoint), on the proxy.
-      const client = createS3Client({ region: 'us-east-1', endpoint: proxy.url }, { credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY } });
+      const client = createS3Client(
+        { region: 'us-east-1', endpoint: proxy.url },
+        { credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY } },
+      );
       const suffix = Date.now().toString(36);
       const bucketSink = `bench-sink-${suffix}`;
       const bucketAws = `bench-aws-${suffix}`;
@@ -122,7 +166,12 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         const t0 = performance.now();
         const rep = await sink.publish(docs);
         const ms = performance.now() - t0;
-        return { ms, requests: Object.fromEntries((await proxy.counts()).byMethod), uploaded: rep.written, ...(rep.steps ? { steps: rep.steps } : {}) };
+        return {
+          ms,
+          requests: Object.fromEntries((await proxy.counts()).byMethod),
+          uploaded: rep.written,
+          ...(rep.steps ? { steps: rep.steps } : {}),
+        };
       };
       const measureListing = async (): Promise<Measured> => {
         await proxy.resetCounts();
@@ -132,11 +181,28 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         return { ms, requests: Object.fromEntries((await proxy.counts()).byMethod), uploaded: 0 };
       };
       const hasAws = (await runChild('sh', ['-c', 'command -v aws'])).code === 0;
-      const awsEnv = { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_DEFAULT_REGION: 'us-east-1' };
+      const awsEnv = {
+        AWS_ACCESS_KEY_ID: ACCESS_KEY,
+        AWS_SECRET_ACCESS_KEY: SECRET_KEY,
+        AWS_DEFAULT_REGION: 'us-east-1',
+      };
       const measureAws = async (): Promise<Measured> => {
         await proxy.resetCounts();
         const t0 = performance.now();
-        const r = await runChild('aws', ['s3', 'sync', dist, `s3://${bucketAws}/`, '--endpoint-url', proxy.url, '--only-show-errors', '--no-progress'], { env: awsEnv, timeoutMs: 30 * 60 * 1000 });
+        const r = await runChild(
+          'aws',
+          [
+            's3',
+            'sync',
+            dist,
+            `s3://${bucketAws}/`,
+            '--endpoint-url',
+            proxy.url,
+            '--only-show-errors',
+            '--no-progress',
+          ],
+          { env: awsEnv, timeoutMs: 30 * 60 * 1000 },
+        );
         const ms = performance.now() - t0;
         if (r.code !== 0) throw new Error(`aws s3 sync failed: ${r.stderr.slice(-1500)}`);
         // aws uploads files over 8 MiB in parts: a POST starts the upload, one PUT per part, a POST completes it.
@@ -145,8 +211,16 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       };
 
       // Cold: alternate which goes first is pointless with one cold shot each; the sink goes first, aws second.
-      const split = (m: Measured) => (m.steps ? `; ${Object.entries(m.steps).map(([k, v]) => `${k} ${fmtMs(v)}`).join(', ')}` : '');
-      const progress = (label: string, m: Measured) => console.error(`[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}${split(m)}`);
+      const split = (m: Measured) =>
+        m.steps
+          ? `; ${Object.entries(m.steps)
+              .map(([k, v]) => `${k} ${fmtMs(v)}`)
+              .join(', ')}`
+          : '';
+      const progress = (label: string, m: Measured) =>
+        console.error(
+          `[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}${split(m)}`,
+        );
       const sinkCold = await measureSink(docs1);
       progress('S3 sink, cold', sinkCold);
       const awsCold = hasAws ? await measureAws() : null;
@@ -164,7 +238,9 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         fresh.id = `syn-new-event-${i + 1}`;
         // Whole seconds, as the synthetic events have: render's forecast refuses `last_global_reset_at` with a
         // fraction (timesToSeconds({ at }) in render/documents.ts never trims it: `at` is no time field name).
-        fresh.announced_at = new Date(Date.parse(BENCH_NOW) - (rounds - i) * 60_000).toISOString().replace('.000Z', 'Z');
+        fresh.announced_at = new Date(Date.parse(BENCH_NOW) - (rounds - i) * 60_000)
+          .toISOString()
+          .replace('.000Z', 'Z');
         fresh.type = 'global_reset';
         fresh.reason = 'incident';
         fresh.sources = [{ platform: 'X', url: `https://x.com/example/status/${i + 1}`, author: 'example' }];
@@ -189,8 +265,12 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
       const sinkInc = incremental.map((r) => r.sink);
       const awsInc = incremental.flatMap((r) => (r.aws ? [r.aws] : []));
       const ratios = incremental.flatMap((r) => (r.aws ? [r.aws.ms / r.sink.ms] : []));
-      const listingRoundRatios = incremental.flatMap((r, i) => (r.aws ? [r.aws.ms / (r.sink.ms + listings[i]!.ms)] : []));
-      const cycleRatios = incremental.flatMap((r, i) => (r.aws ? [r.aws.ms / (r.sink.ms + listings[i]!.ms / DEFAULT_LIST_EVERY)] : []));
+      const listingRoundRatios = incremental.flatMap((r, i) =>
+        r.aws ? [r.aws.ms / (r.sink.ms + listings[i]!.ms)] : [],
+      );
+      const cycleRatios = incremental.flatMap((r, i) =>
+        r.aws ? [r.aws.ms / (r.sink.ms + listings[i]!.ms / DEFAULT_LIST_EVERY)] : [],
+      );
       const mid = (xs: Measured[]) => [...xs].sort((x, y) => x.ms - y.ms)[Math.floor((xs.length - 1) / 2)]!;
 
       const result: PublishResult = {
@@ -204,23 +284,42 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
         cycleRatios,
         awsStartMs: hasAws ? await awsStartup() : null,
       };
-      const req = (m: Measured) => Object.entries(m.requests).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+      const req = (m: Measured) =>
+        Object.entries(m.requests)
+          .sort()
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ');
       const rows = [
         ['S3 sink, cold', fmtMs(sinkCold.ms), sinkCold.uploaded, req(sinkCold)],
         ...(awsCold ? [['aws s3 sync, cold', fmtMs(awsCold.ms), awsCold.uploaded, req(awsCold)]] : []),
-        [`S3 sink, one new event (median of ${sinkInc.length})`, `${fmtMs(median(sinkInc.map((m) => m.ms)))} (${sinkInc.map((m) => fmtMs(m.ms)).join(', ')})`, mid(sinkInc).uploaded, req(mid(sinkInc))],
-        ...(awsInc.length ? [[`aws s3 sync, one new event (median of ${awsInc.length})`, `${fmtMs(median(awsInc.map((m) => m.ms)))} (${awsInc.map((m) => fmtMs(m.ms)).join(', ')})`, mid(awsInc).uploaded, req(mid(awsInc))]] : []),
+        [
+          `S3 sink, one new event (median of ${sinkInc.length})`,
+          `${fmtMs(median(sinkInc.map((m) => m.ms)))} (${sinkInc.map((m) => fmtMs(m.ms)).join(', ')})`,
+          mid(sinkInc).uploaded,
+          req(mid(sinkInc)),
+        ],
+        ...(awsInc.length
+          ? [
+              [
+                `aws s3 sync, one new event (median of ${awsInc.length})`,
+                `${fmtMs(median(awsInc.map((m) => m.ms)))} (${awsInc.map((m) => fmtMs(m.ms)).join(', ')})`,
+                mid(awsInc).uploaded,
+                req(mid(awsInc)),
+              ],
+            ]
+          : []),
       ];
       const r = median(ratios);
-      const verdict = awsCold && ratios.length
-        ? [
-            `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target >= ${COLD_TARGET_SPEEDUP}x: ${awsCold.ms / sinkCold.ms >= COLD_TARGET_SPEEDUP ? 'met' : 'MISSED'}`,
-            `Incremental: per-round ratios ${ratios.map((x) => `${x.toFixed(1)}x`).join(', ')}; median ${r.toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${r >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.map((m) => m.uploaded).join('/')} of ${lastDocs.length}`,
-            `Listing the bucket (a listing round, one in ${DEFAULT_LIST_EVERY}): median ${fmtMs(median(listings.map((m) => m.ms)))} (${listings.map((m) => fmtMs(m.ms)).join(', ')}), ${req(listings[0]!)}; a listing round vs aws: ${listingRoundRatios.map((x) => `${x.toFixed(1)}x`).join(', ')}, median ${median(listingRoundRatios).toFixed(1)}x; over a ${DEFAULT_LIST_EVERY}-round cycle: median ${median(cycleRatios).toFixed(1)}x`,
-            `aws CLI start-up alone (aws --version, median of 3): ${fmtMs(result.awsStartMs ?? 0)}`,
-            `S3 sink, median incremental round split${split(mid(sinkInc)).replace(/^;/, ':')}`,
-          ].join('\n')
-        : 'awscli is not installed: the aws s3 sync comparison was skipped.';
+      const verdict =
+        awsCold && ratios.length
+          ? [
+              `Cold: sink ${fmtMs(sinkCold.ms)} vs aws ${fmtMs(awsCold.ms)} = ${(awsCold.ms / sinkCold.ms).toFixed(2)}x -> target >= ${COLD_TARGET_SPEEDUP}x: ${awsCold.ms / sinkCold.ms >= COLD_TARGET_SPEEDUP ? 'met' : 'MISSED'}`,
+              `Incremental: per-round ratios ${ratios.map((x) => `${x.toFixed(1)}x`).join(', ')}; median ${r.toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${r >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.map((m) => m.uploaded).join('/')} of ${lastDocs.length}`,
+              `Listing the bucket (a listing round, one in ${DEFAULT_LIST_EVERY}): median ${fmtMs(median(listings.map((m) => m.ms)))} (${listings.map((m) => fmtMs(m.ms)).join(', ')}), ${req(listings[0]!)}; a listing round vs aws: ${listingRoundRatios.map((x) => `${x.toFixed(1)}x`).join(', ')}, median ${median(listingRoundRatios).toFixed(1)}x; over a ${DEFAULT_LIST_EVERY}-round cycle: median ${median(cycleRatios).toFixed(1)}x`,
+              `aws CLI start-up alone (aws --version, median of 3): ${fmtMs(result.awsStartMs ?? 0)}`,
+              `S3 sink, median incremental round split${split(mid(sinkInc)).replace(/^;/, ':')}`,
+            ].join('\n')
+          : 'awscli is not installed: the aws s3 sync comparison was skipped.';
       const report = [
         `### Publishing ${n.toLocaleString('en')} events (${docs1.length.toLocaleString('en')} objects) to radosgw on loopback (cold: one shot each; incremental: ${rounds} alternating rounds; requests counted at a proxy both go through)`,
         '',
@@ -241,8 +340,10 @@ export async function benchPublish(opts: { quick: boolean; events?: number }): P
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = benchArgs();
   const n = Number(args.rest[0]);
-  const { result, report } = await benchPublish({ quick: args.quick, ...(Number.isInteger(n) && n > 0 ? { events: n } : {}) });
+  const { result, report } = await benchPublish({
+    quick: args.quick,
+    ...(Number.isInteger(n) && n > 0 ? { events: n } : {}),
+  });
   console.log(report);
   console.log(`\n(raw: ${await saveResults('publish', result)})`);
 }
-

@@ -10,7 +10,19 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DocumentStream } from '../builder/publish/sink.ts';
 import type { OutputDocument } from '../builder/render/output.ts';
-import { BENCH_NOW, ROOT, benchArgs, fmtMiB, fmtMs, lastJson, median, runChild, saveResults, startSources, table } from './lib.ts';
+import {
+  BENCH_NOW,
+  ROOT,
+  benchArgs,
+  fmtMiB,
+  fmtMs,
+  lastJson,
+  median,
+  runChild,
+  saveResults,
+  startSources,
+  table,
+} from './lib.ts';
 
 export const REFRESH_TARGET_MS = 2_000;
 const STAGES = ['startup', 'lock', 'fetch', 'state', 'compute', 'render', 'publish'] as const;
@@ -74,8 +86,15 @@ async function child(outDir: string, stateDir: string, dataDir: string): Promise
       cpuMark = process.cpuUsage();
     },
   });
-  if (summary.sources.some((s) => !s.ok)) throw new Error(`a loopback source failed: ${JSON.stringify(summary.sources)}`);
-  const report: ChildReport = { stages, stages_cpu: stagesCpu, max_rss_bytes: process.resourceUsage().maxRSS * 1024, documents: summary.documents, pulled_render_ms: pulled.ms };
+  if (summary.sources.some((s) => !s.ok))
+    throw new Error(`a loopback source failed: ${JSON.stringify(summary.sources)}`);
+  const report: ChildReport = {
+    stages,
+    stages_cpu: stagesCpu,
+    max_rss_bytes: process.resourceUsage().maxRSS * 1024,
+    documents: summary.documents,
+    pulled_render_ms: pulled.ms,
+  };
   console.log(JSON.stringify(report));
 }
 
@@ -108,24 +127,57 @@ export async function benchRefresh(opts: { quick: boolean }): Promise<{ result: 
     // Interleaved, so drift on a shared machine hits every variant alike.
     for (let i = 0; i < runs; i++) {
       const dir = path.join(root, `run-${i}`);
-      const args = ['--now', BENCH_NOW, '--out', path.join(dir, 'dist'), '--state-dir', path.join(dir, 'state'), '--data-dir', data];
+      const args = [
+        '--now',
+        BENCH_NOW,
+        '--out',
+        path.join(dir, 'dist'),
+        '--state-dir',
+        path.join(dir, 'state'),
+        '--data-dir',
+        data,
+      ];
       for (const [name, cmd, argv] of [
         ['node -e "" (process floor)', process.execPath, ['-e', '']],
-        ['node --import tsx (loader floor)', process.execPath, ['--import', 'tsx', '--import', './bench/rss-probe.ts', '-e', '']],
+        [
+          'node --import tsx (loader floor)',
+          process.execPath,
+          ['--import', 'tsx', '--import', './bench/rss-probe.ts', '-e', ''],
+        ],
         ['node --import tsx builder/main.ts, cold', process.execPath, [...main, ...args]],
         ['node --import tsx builder/main.ts, warm (next tick)', process.execPath, [...main, ...args]],
         ['npm run build, warm', 'npm', ['run', '--silent', 'build', '--', ...args]],
-        ['npx tsx builder/main.ts, warm (the tsx CLI: two processes)', 'npx', ['tsx', '--import', './bench/rss-probe.ts', 'builder/main.ts', ...args]],
+        [
+          'npx tsx builder/main.ts, warm (the tsx CLI: two processes)',
+          'npx',
+          ['tsx', '--import', './bench/rss-probe.ts', 'builder/main.ts', ...args],
+        ],
       ] as const) {
         await rm(rssFile, { force: true });
         const r = await runChild(cmd, argv, { env });
         if (r.code !== 0) throw new Error(`${name} exited ${r.code}\n${r.stderr.slice(-2000)}`);
-        if (name.includes('main.ts') && !/sources: 3 ok, 0 failed/.test(r.stdout)) throw new Error(`${name}: sources did not all succeed\n${r.stdout}`);
+        if (name.includes('main.ts') && !/sources: 3 ok, 0 failed/.test(r.stdout))
+          throw new Error(`${name}: sources did not all succeed\n${r.stdout}`);
         // npm's own process would write the probe's file last, so `npm run build` is timed without it.
-        const rss = name.startsWith('node -e') || name.startsWith('npm ') ? NaN : (JSON.parse(await readFile(rssFile, 'utf8')) as { max_rss_bytes: number }).max_rss_bytes;
+        const rss =
+          name.startsWith('node -e') || name.startsWith('npm ')
+            ? NaN
+            : (JSON.parse(await readFile(rssFile, 'utf8')) as { max_rss_bytes: number }).max_rss_bytes;
         record(name, r.wallMs, rss);
       }
-      const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(dir, 'dist-stages'), path.join(dir, 'state-stages'), data], { env });
+      const c = await runChild(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'bench/refresh.ts',
+          '--child',
+          path.join(dir, 'dist-stages'),
+          path.join(dir, 'state-stages'),
+          data,
+        ],
+        { env },
+      );
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);
       const rep = lastJson<ChildReport>(c.stdout);
       documents = rep.documents;
@@ -146,7 +198,11 @@ export async function benchRefresh(opts: { quick: boolean }): Promise<{ result: 
   const cold = median(e2e['node --import tsx builder/main.ts, cold']!.wall_ms);
   const warm = median(e2e['node --import tsx builder/main.ts, warm (next tick)']!.wall_ms);
   const npm = median(e2e['npm run build, warm']!.wall_ms);
-  const stageRows = STAGES.filter((s) => stages[s]).map((s) => [s, fmtMs(median(stages[s]!)), `${fmtMs(Math.min(...stages[s]!))}–${fmtMs(Math.max(...stages[s]!))}`]);
+  const stageRows = STAGES.filter((s) => stages[s]).map((s) => [
+    s,
+    fmtMs(median(stages[s]!)),
+    `${fmtMs(Math.min(...stages[s]!))}–${fmtMs(Math.max(...stages[s]!))}`,
+  ]);
   const report = [
     `### Refresh tick (data/: ${documents} documents, 3 loopback sources), ${runs} runs, medians`,
     '',

@@ -6,6 +6,9 @@ const target = process.env.RSA_BENCH_RSS_FILE;
 if (target) {
   process.on('exit', () => {
     // resourceUsage().maxRSS is in KiB.
-    writeFileSync(target, JSON.stringify({ max_rss_bytes: process.resourceUsage().maxRSS * 1024, uptime_ms: performance.now() }));
+    writeFileSync(
+      target,
+      JSON.stringify({ max_rss_bytes: process.resourceUsage().maxRSS * 1024, uptime_ms: performance.now() }),
+    );
   });
 }

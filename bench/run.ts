@@ -13,7 +13,9 @@ const args = benchArgs();
 const only = new Set(args.rest);
 const want = (name: string) => only.size === 0 || only.has(name);
 const m = machine();
-console.log(`machine: node ${m.node}, ${m.nproc} CPUs (${m.cpu}), ${m.memory_mib} MiB, ${m.platform}${args.quick ? ', --quick' : ''}\n`);
+console.log(
+  `machine: node ${m.node}, ${m.nproc} CPUs (${m.cpu}), ${m.memory_mib} MiB, ${m.platform}${args.quick ? ', --quick' : ''}\n`,
+);
 const all: Record<string, unknown> = {};
 for (const [name, bench] of [
   ['refresh', () => benchRefresh(args)],
@@ -22,10 +24,13 @@ for (const [name, bench] of [
   ['serve', () => benchServe(args)],
   ['publish', () => benchPublish(args)],
   ['hostile-parse', () => benchHostileParse(args)],
-  ['storm', async () => {
-    const result = await benchStorm(args.quick ? 5 : 20, 1001);
-    return { result, report: stormReport(result) };
-  }],
+  [
+    'storm',
+    async () => {
+      const result = await benchStorm(args.quick ? 5 : 20, 1001);
+      return { result, report: stormReport(result) };
+    },
+  ],
 ] as const) {
   if (!want(name)) continue;
   const { result, report } = await bench();

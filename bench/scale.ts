@@ -15,7 +15,20 @@ import pLimit from 'p-limit';
 import { WRITE_CONCURRENCY } from '../builder/publish/local-sink.ts';
 import type { PublishReport, Sink } from '../builder/publish/sink.ts';
 import type { OutputDocument } from '../builder/render/output.ts';
-import { BENCH_NOW, benchArgs, fmtMiB, fmtMs, lastJson, median, observeDocuments, runChild, saveResults, startSources, table, writeSyntheticData } from './lib.ts';
+import {
+  BENCH_NOW,
+  benchArgs,
+  fmtMiB,
+  fmtMs,
+  lastJson,
+  median,
+  observeDocuments,
+  runChild,
+  saveResults,
+  startSources,
+  table,
+  writeSyntheticData,
+} from './lib.ts';
 
 export const SCALE_TARGET_RATIO = 2;
 export const SCALE_TARGET_RSS_BYTES = 1024 * 1024 * 1024;
@@ -70,7 +83,10 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
           size += Buffer.byteLength(d.body);
         };
     // The real sink does all the work, taking the documents as run() hands them over.
-    const sink: Sink = { name: local.name, publish: (docs, opts): Promise<PublishReport> => local.publish(observeDocuments(docs, seen), opts) };
+    const sink: Sink = {
+      name: local.name,
+      publish: (docs, opts): Promise<PublishReport> => local.publish(observeDocuments(docs, seen), opts),
+    };
     collect();
     const summary = await run({
       now: () => new Date(BENCH_NOW),
@@ -82,12 +98,18 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
       ...(timed ? { onStage: (stage: string, ms: number) => (stages[stage] ??= []).push(ms) } : {}),
     });
     documents = summary.documents;
-    return keep ? { docs: captured, keys: captured.map((d) => d.key), bytes: sizeOf(captured) } : { docs: captured, keys, bytes: size };
+    return keep
+      ? { docs: captured, keys: captured.map((d) => d.key), bytes: sizeOf(captured) }
+      : { docs: captured, keys, bytes: size };
   };
   /** The floor on one run's documents, parsed before the clock starts and after a full collection. */
   const timedFloor = async (docs: readonly OutputDocument[], i: number) => {
     // A text document (the archives' notices, feeds, the page) is written as it is: there is nothing to stringify.
-    const values = docs.map((d) => (d.contentType.startsWith('application/json') ? { key: d.key, value: JSON.parse(d.body) as unknown } : { key: d.key, value: null, text: d.body }));
+    const values = docs.map((d) =>
+      d.contentType.startsWith('application/json')
+        ? { key: d.key, value: JSON.parse(d.body) as unknown }
+        : { key: d.key, value: null, text: d.body },
+    );
     collect();
     floorMs.push(await floor(values, path.join(work, `floor-${i}`)));
   };
@@ -111,8 +133,14 @@ async function child(dataDir: string, work: string, reps: number): Promise<void>
     const rep = await runOnce(String(i), true, true);
     latest = rep.docs;
     // Only the source checks' latencies differ from one run to the next: a few bytes of the status documents.
-    if (rep.keys.length !== keys.length || rep.keys.some((k, j) => k !== keys[j]) || Math.abs(rep.bytes - bytes) > 1024) {
-      throw new Error(`repetition ${i} built ${rep.keys.length} documents (${rep.bytes} bytes), the warm-up ${keys.length} (${bytes} bytes)`);
+    if (
+      rep.keys.length !== keys.length ||
+      rep.keys.some((k, j) => k !== keys[j]) ||
+      Math.abs(rep.bytes - bytes) > 1024
+    ) {
+      throw new Error(
+        `repetition ${i} built ${rep.keys.length} documents (${rep.bytes} bytes), the warm-up ${keys.length} (${bytes} bytes)`,
+      );
     }
     if (!floorFirst) await timedFloor(latest, i);
   }
@@ -138,7 +166,10 @@ export interface ScaleRow {
   stages: Record<string, number>;
 }
 
-export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Promise<{ result: ScaleRow[]; report: string }> {
+export async function benchScale(opts: {
+  quick: boolean;
+  sizes?: number[];
+}): Promise<{ result: ScaleRow[]; report: string }> {
   const sizes = opts.sizes && opts.sizes.length > 0 ? opts.sizes : opts.quick ? QUICK_SIZES : DEFAULT_SIZES;
   const sources = await startSources();
   const rows: ScaleRow[] = [];
@@ -157,10 +188,24 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
       // them at 100,000 events.
       const heapMiB = Math.max(4096, Math.ceil(n / 10));
       // With V8's defaults, as the refresh tick runs.
-      const c = await runChild(process.execPath, [`--max-old-space-size=${heapMiB}`, '--expose-gc', '--import', 'tsx', 'bench/scale.ts', '--child', dataDir, work, String(reps)], {
-        env: sources.env,
-        timeoutMs: Math.max(20, n / 2_000) * 60 * 1000,
-      });
+      const c = await runChild(
+        process.execPath,
+        [
+          `--max-old-space-size=${heapMiB}`,
+          '--expose-gc',
+          '--import',
+          'tsx',
+          'bench/scale.ts',
+          '--child',
+          dataDir,
+          work,
+          String(reps),
+        ],
+        {
+          env: sources.env,
+          timeoutMs: Math.max(20, n / 2_000) * 60 * 1000,
+        },
+      );
       if (c.code !== 0) throw new Error(`scale child (${n} events) exited ${c.code}\n${c.stderr.slice(-3000)}`);
       const r = lastJson<ChildReport>(c.stdout);
       const stages = Object.fromEntries(Object.entries(r.stages).map(([k, v]) => [k, median(v)]));
@@ -196,13 +241,32 @@ export async function benchScale(opts: { quick: boolean; sizes?: number[] }): Pr
     `### Scale: synthetic events x 5 languages, medians of the repetitions in one child process per size`,
     '',
     table(
-      ['events', 'documents', 'output', 'reps', 'load+fetch+state+compute', 'render', 'publish (local sink)', 'render+publish', 'floor (stringify+write)', 'ratio', 'peak RSS', 'render+publish per event'],
+      [
+        'events',
+        'documents',
+        'output',
+        'reps',
+        'load+fetch+state+compute',
+        'render',
+        'publish (local sink)',
+        'render+publish',
+        'floor (stringify+write)',
+        'ratio',
+        'peak RSS',
+        'render+publish per event',
+      ],
       rows.map((r) => [
         r.events.toLocaleString('en'),
         r.documents.toLocaleString('en'),
         fmtMiB(r.bytes),
         r.reps,
-        fmtMs((r.stages.load ?? 0) + (r.stages.lock ?? 0) + (r.stages.fetch ?? 0) + (r.stages.state ?? 0) + (r.stages.compute ?? 0)),
+        fmtMs(
+          (r.stages.load ?? 0) +
+            (r.stages.lock ?? 0) +
+            (r.stages.fetch ?? 0) +
+            (r.stages.state ?? 0) +
+            (r.stages.compute ?? 0),
+        ),
         fmtMs(r.render_ms),
         fmtMs(r.publish_ms),
         fmtMs(r.render_ms + r.publish_ms),

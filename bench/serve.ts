@@ -64,7 +64,14 @@ function parseWrk(out: string, cpuUs: number): WrkRun {
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { rps, p50_ms: p50 ? unitMs(p50[1]!, p50[2]!) : NaN, p99_ms: p99 ? unitMs(p99[1]!, p99[2]!) : NaN, errors, requests, cpu_us_per_req: cpuUs / requests };
+  return {
+    rps,
+    p50_ms: p50 ? unitMs(p50[1]!, p50[2]!) : NaN,
+    p99_ms: p99 ? unitMs(p99[1]!, p99[2]!) : NaN,
+    errors,
+    requests,
+    cpu_us_per_req: cpuUs / requests,
+  };
 }
 
 async function startPlain(root: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -124,7 +131,19 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
   const durationS = opts.quick ? 2 : 4;
   const work = await mkdtemp(path.join(tmpdir(), 'rsa-bench-serve-'));
   const dist = path.join(work, 'dist');
-  const result: ServeResult = { rounds, duration_s: durationS, preview: [], plain: [], routing_share: NaN, routing_share_per_round: [], routing_share_of_medians: NaN, routing_cpu_share: NaN, route_calls_per_s: [], edge_function_bytes: null, wrk: false };
+  const result: ServeResult = {
+    rounds,
+    duration_s: durationS,
+    preview: [],
+    plain: [],
+    routing_share: NaN,
+    routing_share_per_round: [],
+    routing_share_of_medians: NaN,
+    routing_cpu_share: NaN,
+    route_calls_per_s: [],
+    edge_function_bytes: null,
+    wrk: false,
+  };
   const lines: string[] = [];
   try {
     await run({
@@ -149,12 +168,25 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
         // Both answer every URL of the mix with 200 before anything is timed.
         for (const [a, b] of MIX) {
           const [ra, rb] = [await fetch(preview.url + a), await fetch(plain.url + b)];
-          if (ra.status !== 200 || rb.status !== 200) throw new Error(`warm-up: ${a} -> ${ra.status}, ${b} -> ${rb.status}`);
-          if ((await ra.text()) !== (await rb.text())) throw new Error(`preview and plain serve different bodies for ${a}`);
+          if (ra.status !== 200 || rb.status !== 200)
+            throw new Error(`warm-up: ${a} -> ${ra.status}, ${b} -> ${rb.status}`);
+          if ((await ra.text()) !== (await rb.text()))
+            throw new Error(`preview and plain serve different bodies for ${a}`);
         }
         const wrk = async (url: string, script: string) => {
           const cpu0 = process.cpuUsage();
-          const r = await runChild('wrk', ['-t', String(WRK_THREADS), '-c', String(WRK_CONNECTIONS), '-d', `${durationS}s`, '--latency', '-s', script, url]);
+          const r = await runChild('wrk', [
+            '-t',
+            String(WRK_THREADS),
+            '-c',
+            String(WRK_CONNECTIONS),
+            '-d',
+            `${durationS}s`,
+            '--latency',
+            '-s',
+            script,
+            url,
+          ]);
           const cpu = process.cpuUsage(cpu0);
           if (r.code !== 0) throw new Error(`wrk failed: ${r.stderr}`);
           return parseWrk(r.stdout, cpu.user + cpu.system);
@@ -177,8 +209,10 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
       }
       result.routing_share_per_round = result.preview.map((p, i) => 1 - p.rps / result.plain[i]!.rps);
       result.routing_share = median(result.routing_share_per_round);
-      result.routing_share_of_medians = 1 - median(result.preview.map((r) => r.rps)) / median(result.plain.map((r) => r.rps));
-      result.routing_cpu_share = 1 - median(result.plain.map((r) => r.cpu_us_per_req)) / median(result.preview.map((r) => r.cpu_us_per_req));
+      result.routing_share_of_medians =
+        1 - median(result.preview.map((r) => r.rps)) / median(result.plain.map((r) => r.rps));
+      result.routing_cpu_share =
+        1 - median(result.plain.map((r) => r.cpu_us_per_req)) / median(result.preview.map((r) => r.cpu_us_per_req));
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
       const row = (name: string, rs: WrkRun[]) => [
         name,
@@ -192,7 +226,10 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
       lines.push(
         `### Serving: wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS} -d${durationS}s --latency, ${rounds} alternating rounds over ${MIX.length} URLs, medians`,
         '',
-        table(['server', 'requests/s', 'range', 'p50', 'p99', 'server CPU / request', 'errors / non-2xx'], [row('preview (router in `before`)', result.preview), row('plain http-server, same files', result.plain)]),
+        table(
+          ['server', 'requests/s', 'range', 'p50', 'p99', 'server CPU / request', 'errors / non-2xx'],
+          [row('preview (router in `before`)', result.preview), row('plain http-server, same files', result.plain)],
+        ),
         '',
         `Throughput lost to routing (median of per-round 1 - preview/plain): ${pct(result.routing_share)} -> target under ${ROUTING_TARGET_SHARE * 100}%: ${result.routing_share < ROUTING_TARGET_SHARE ? 'met' : 'MISSED'}`,
         `Per round (in run order): ${result.routing_share_per_round.map(pct).join(', ')}; ratio of the medians: ${pct(result.routing_share_of_medians)}; share of the preview's CPU per request: ${pct(result.routing_cpu_share)}`,
@@ -212,11 +249,17 @@ export async function benchServe(opts: { quick: boolean }): Promise<{ result: Se
       result.route_calls_per_s.push((CALLS / ms) * 1000);
     }
     const edgeFile = path.join(ROOT, 'edge/cloudfront-function.js');
-    result.edge_function_bytes = await stat(edgeFile).then((s) => s.size, () => null);
-    const edgeSize = result.edge_function_bytes === null ? 'edge/cloudfront-function.js not present' : `${result.edge_function_bytes} bytes (${(result.edge_function_bytes / 1024).toFixed(1)} KiB of CloudFront Functions' 10 KiB limit)`;
+    result.edge_function_bytes = await stat(edgeFile).then(
+      (s) => s.size,
+      () => null,
+    );
+    const edgeSize =
+      result.edge_function_bytes === null
+        ? 'edge/cloudfront-function.js not present'
+        : `${result.edge_function_bytes} bytes (${(result.edge_function_bytes / 1024).toFixed(1)} KiB of CloudFront Functions' 10 KiB limit)`;
     lines.push(
       '',
-      `Router alone: ${(median(result.route_calls_per_s) / 1e6).toFixed(2)} M route() calls/s (median of 5 x ${CALLS.toLocaleString('en')} calls over ${mix.length} requests: ${mix.length - 5} valid, 5 hostile), ${((1e9 / median(result.route_calls_per_s)) | 0)} ns per call`,
+      `Router alone: ${(median(result.route_calls_per_s) / 1e6).toFixed(2)} M route() calls/s (median of 5 x ${CALLS.toLocaleString('en')} calls over ${mix.length} requests: ${mix.length - 5} valid, 5 hostile), ${(1e9 / median(result.route_calls_per_s)) | 0} ns per call`,
       `Edge function: ${edgeSize}`,
     );
   } finally {

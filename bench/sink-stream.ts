@@ -35,14 +35,31 @@ export function* syntheticBuild(n: number): Generator<OutputDocument> {
   const pages = Math.round(n * 0.018);
   const summaries = 100;
   const events = n - pages - summaries - LANGS.length;
-  const doc = (key: string, text: string, lang: string | null, phase: number): OutputDocument => ({ key, body: text, contentType: JSON_TYPE, contentLanguage: lang, cacheControl: 'public, max-age=30', phase });
+  const doc = (key: string, text: string, lang: string | null, phase: number): OutputDocument => ({
+    key,
+    body: text,
+    contentType: JSON_TYPE,
+    contentLanguage: lang,
+    cacheControl: 'public, max-age=30',
+    phase,
+  });
   for (let i = 0; i < events; i++) {
     const lang = LANGS[i % LANGS.length]!;
-    yield doc(`api/${lang}/events/syn-${Math.floor(i / LANGS.length)}.json`, body(`syn-${i}`, lang, 2048 + Math.floor(rnd() * 1024)), lang, 0);
+    yield doc(
+      `api/${lang}/events/syn-${Math.floor(i / LANGS.length)}.json`,
+      body(`syn-${i}`, lang, 2048 + Math.floor(rnd() * 1024)),
+      lang,
+      0,
+    );
   }
   for (let i = 0; i < pages; i++) {
     const lang = LANGS[i % LANGS.length]!;
-    yield doc(`api/${lang}/history/page-${Math.floor(i / LANGS.length)}.json`, body(`page-${i}`, lang, 20_480 + Math.floor(rnd() * 20_480)), lang, 1);
+    yield doc(
+      `api/${lang}/history/page-${Math.floor(i / LANGS.length)}.json`,
+      body(`page-${i}`, lang, 20_480 + Math.floor(rnd() * 20_480)),
+      lang,
+      1,
+    );
   }
   for (const lang of LANGS) yield doc(`api/${lang}/history-all.json`, body(`all-${lang}`, lang, MIB), lang, 1);
   for (let i = 0; i < summaries; i++) {
@@ -100,11 +117,24 @@ async function child(mode: Mode, n: number, dir: string): Promise<void> {
   const warm = await sink.publish(build());
   const warmMs = performance.now() - t0;
   if (warm.unchanged !== n) throw new Error(`unchanged publish found ${warm.unchanged} of ${n} unchanged`);
-  const report: ChildReport = { mode, documents, bytes, build_ms: buildMs, cold_ms: coldMs, warm_ms: warmMs, cold_max_rss_bytes: coldRss, warm_max_rss_bytes: process.resourceUsage().maxRSS * 1024, start_max_rss_bytes: start };
+  const report: ChildReport = {
+    mode,
+    documents,
+    bytes,
+    build_ms: buildMs,
+    cold_ms: coldMs,
+    warm_ms: warmMs,
+    cold_max_rss_bytes: coldRss,
+    warm_max_rss_bytes: process.resourceUsage().maxRSS * 1024,
+    start_max_rss_bytes: start,
+  };
   console.log(JSON.stringify(report));
 }
 
-export async function benchSinkStream(opts: { quick: boolean; documents?: number }): Promise<{ result: ChildReport[]; report: string }> {
+export async function benchSinkStream(opts: {
+  quick: boolean;
+  documents?: number;
+}): Promise<{ result: ChildReport[]; report: string }> {
   const n = opts.documents ?? 50_000;
   const pairs = opts.quick ? 1 : 2;
   const work = await mkdtemp(path.join(tmpdir(), 'rsa-bench-sink-stream-'));
@@ -114,11 +144,17 @@ export async function benchSinkStream(opts: { quick: boolean; documents?: number
     let k = 0;
     for (let p = 0; p < pairs; p++) {
       for (const mode of (p % 2 === 0 ? ['array', 'stream'] : ['stream', 'array']) as Mode[]) {
-        const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/sink-stream.ts', '--child', mode, String(n), path.join(work, `dist-${k++}`)], { timeoutMs: 20 * 60 * 1000 });
+        const c = await runChild(
+          process.execPath,
+          ['--import', 'tsx', 'bench/sink-stream.ts', '--child', mode, String(n), path.join(work, `dist-${k++}`)],
+          { timeoutMs: 20 * 60 * 1000 },
+        );
         if (c.code !== 0) throw new Error(`sink-stream child (${mode}) exited ${c.code}\n${c.stderr.slice(-3000)}`);
         const r = lastJson<ChildReport>(c.stdout);
         results.push(r);
-        console.error(`[sink-stream] ${mode}: build ${fmtMs(r.build_ms)}, cold ${fmtMs(r.cold_ms)}, unchanged ${fmtMs(r.warm_ms)}, peak RSS ${fmtMiB(r.warm_max_rss_bytes)}`);
+        console.error(
+          `[sink-stream] ${mode}: build ${fmtMs(r.build_ms)}, cold ${fmtMs(r.cold_ms)}, unchanged ${fmtMs(r.warm_ms)}, peak RSS ${fmtMiB(r.warm_max_rss_bytes)}`,
+        );
       }
     }
   } finally {
@@ -127,15 +163,33 @@ export async function benchSinkStream(opts: { quick: boolean; documents?: number
   const of = (mode: Mode) => results.filter((r) => r.mode === mode);
   const row = (mode: Mode) => {
     const rs = of(mode);
-    const list = (f: (r: ChildReport) => number, fmt: (x: number) => string) => `${fmt(median(rs.map(f)))} (${rs.map((r) => fmt(f(r))).join(', ')})`;
-    return [mode === 'stream' ? 'stream (generator)' : 'array (materialized)', list((r) => r.start_max_rss_bytes, fmtMiB), list((r) => r.cold_max_rss_bytes, fmtMiB), list((r) => r.warm_max_rss_bytes, fmtMiB), list((r) => r.build_ms + r.cold_ms, fmtMs), list((r) => r.warm_ms, fmtMs)];
+    const list = (f: (r: ChildReport) => number, fmt: (x: number) => string) =>
+      `${fmt(median(rs.map(f)))} (${rs.map((r) => fmt(f(r))).join(', ')})`;
+    return [
+      mode === 'stream' ? 'stream (generator)' : 'array (materialized)',
+      list((r) => r.start_max_rss_bytes, fmtMiB),
+      list((r) => r.cold_max_rss_bytes, fmtMiB),
+      list((r) => r.warm_max_rss_bytes, fmtMiB),
+      list((r) => r.build_ms + r.cold_ms, fmtMs),
+      list((r) => r.warm_ms, fmtMs),
+    ];
   };
   const peak = (mode: Mode) => median(of(mode).map((r) => r.warm_max_rss_bytes));
   const first = results[0]!;
   const report = [
     `### Local sink alone: ${n.toLocaleString('en')} documents (${fmtMiB(first.bytes)}), as a stream vs as an array (one child each, ${pairs} alternating pair${pairs > 1 ? 's' : ''}; median (each))`,
     '',
-    table(['build handed over as', 'RSS at start', 'peak RSS, cold publish', 'peak RSS, + unchanged publish', 'build + cold publish', 'unchanged publish'], [row('array'), row('stream')]),
+    table(
+      [
+        'build handed over as',
+        'RSS at start',
+        'peak RSS, cold publish',
+        'peak RSS, + unchanged publish',
+        'build + cold publish',
+        'unchanged publish',
+      ],
+      [row('array'), row('stream')],
+    ),
     '',
     `Peak RSS: array ${fmtMiB(peak('array'))}, stream ${fmtMiB(peak('stream'))} (${(peak('array') / peak('stream')).toFixed(1)}x less).`,
   ].join('\n');
@@ -149,7 +203,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     await child(mode, Number(n), dir);
   } else {
     const n = Number(args.rest[0]);
-    const { result, report } = await benchSinkStream({ quick: args.quick, ...(Number.isInteger(n) && n > 0 ? { documents: n } : {}) });
+    const { result, report } = await benchSinkStream({
+      quick: args.quick,
+      ...(Number.isInteger(n) && n > 0 ? { documents: n } : {}),
+    });
     console.log(report);
     console.log(`\n(raw: ${await saveResults('sink-stream', result)})`);
   }

@@ -20,7 +20,18 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SCHEDULE_BUILD_DIR, buildSchedules } from '../scripts/build-schedules.ts';
-import { BENCH_NOW, ROOT, benchArgs, fmtMs, lastJson, median, runChild, saveResults, startSources, table } from './lib.ts';
+import {
+  BENCH_NOW,
+  ROOT,
+  benchArgs,
+  fmtMs,
+  lastJson,
+  median,
+  runChild,
+  saveResults,
+  startSources,
+  table,
+} from './lib.ts';
 
 /**
  * Reference points the bench reports the bundled tick against, not requirements (a tick is a small part of the
@@ -47,16 +58,30 @@ export interface StartupResult {
 }
 
 /** Runs one command under /usr/bin/time; returns wall (spawn to exit) and CPU (user + sys, children included). */
-async function timed(argv: readonly string[], env: Record<string, string>, timeFile: string): Promise<{ wallMs: number; cpuMs: number; stdout: string }> {
+async function timed(
+  argv: readonly string[],
+  env: Record<string, string>,
+  timeFile: string,
+): Promise<{ wallMs: number; cpuMs: number; stdout: string }> {
   const r = await runChild(TIME_BIN, ['-f', '%U %S', '-o', timeFile, ...argv], { env });
   if (r.code !== 0) throw new Error(`${argv.join(' ')} exited ${r.code}\n${r.stderr.slice(-2000)}`);
   const [user, sys] = (await readFile(timeFile, 'utf8')).trim().split('\n').pop()!.split(' ').map(Number);
   return { wallMs: r.wallMs, cpuMs: ((user ?? NaN) + (sys ?? NaN)) * 1000, stdout: r.stdout };
 }
 
-export async function benchStartup(opts: { quick: boolean; compare?: string | null; profile?: boolean }): Promise<{ result: StartupResult; report: string }> {
+export async function benchStartup(opts: {
+  quick: boolean;
+  compare?: string | null;
+  profile?: boolean;
+}): Promise<{ result: StartupResult; report: string }> {
   const runs = opts.quick ? 3 : 7;
-  if (!(await runChild(TIME_BIN, ['-f', '%U', 'true']).then((r) => r.code === 0, () => false))) throw new Error(`${TIME_BIN} is needed for CPU time (apt-get install time)`);
+  if (
+    !(await runChild(TIME_BIN, ['-f', '%U', 'true']).then(
+      (r) => r.code === 0,
+      () => false,
+    ))
+  )
+    throw new Error(`${TIME_BIN} is needed for CPU time (apt-get install time)`);
   await buildSchedules();
   const bundle = path.join(SCHEDULE_BUILD_DIR, 'refresh.mjs');
   const sources = await startSources();
@@ -65,38 +90,92 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
   const root = await mkdtemp(path.join(tmpdir(), 'rsa-bench-startup-'));
   const timeFile = path.join(root, 'time.txt');
   const data = path.join(ROOT, 'data');
-  const tickArgs = (name: string) => ['--target', 'local', '--now', BENCH_NOW, '--out', path.join(root, name, 'dist'), '--state-dir', path.join(root, name, 'state'), '--data-dir', data];
+  const tickArgs = (name: string) => [
+    '--target',
+    'local',
+    '--now',
+    BENCH_NOW,
+    '--out',
+    path.join(root, name, 'dist'),
+    '--state-dir',
+    path.join(root, name, 'state'),
+    '--data-dir',
+    data,
+  ];
   const variants: [string, string[]][] = [
     ['node -e "" (Node floor)', [process.execPath, '-e', '']],
     // Exactly the refresh workflow's command (refresh.yml).
     ['bundle: node build/refresh.mjs', [process.execPath, bundle, ...tickArgs('bundle')]],
-    ...(opts.compare ? [[`compare: node ${opts.compare}`, [process.execPath, path.resolve(opts.compare), ...tickArgs('compare')]] as [string, string[]]] : []),
-    ['tsx: node --import tsx schedules/refresh.ts', [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')]],
-    ['bundle loaded only (import, no tick)', [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`]],
+    ...(opts.compare
+      ? [
+          [`compare: node ${opts.compare}`, [process.execPath, path.resolve(opts.compare), ...tickArgs('compare')]] as [
+            string,
+            string[],
+          ],
+        ]
+      : []),
+    [
+      'tsx: node --import tsx schedules/refresh.ts',
+      [process.execPath, '--import', 'tsx', 'schedules/refresh.ts', ...tickArgs('tsx')],
+    ],
+    [
+      'bundle loaded only (import, no tick)',
+      [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(bundle).href)})`],
+    ],
     ['bundle build step (once per workflow run)', [process.execPath, '--import', 'tsx', 'scripts/build-schedules.ts']],
   ];
-  const result: StartupResult = { runs, load_average: loadavg(), variants: {}, render_ms: [], render_cpu_ms: [], render_stage_cpu_ms: [] };
+  const result: StartupResult = {
+    runs,
+    load_average: loadavg(),
+    variants: {},
+    render_ms: [],
+    render_cpu_ms: [],
+    render_stage_cpu_ms: [],
+  };
   try {
     // Untimed first ticks: every timed tick is the warm one the schedule runs every 15 minutes.
     for (const [name, argv] of variants) if (/refresh|compare/.test(name)) await timed(argv, env, timeFile);
     for (let i = 0; i < runs; i++) {
       for (const [name, argv] of variants) {
         const r = await timed(argv, env, timeFile);
-        if (name.includes('refresh') && !/sources: 3 ok, 0 failed/.test(r.stdout)) throw new Error(`${name}: sources did not all succeed\n${r.stdout}`);
+        if (name.includes('refresh') && !/sources: 3 ok, 0 failed/.test(r.stdout))
+          throw new Error(`${name}: sources did not all succeed\n${r.stdout}`);
         const v = (result.variants[name] ??= { wall_ms: [], cpu_ms: [] });
         v.wall_ms.push(r.wallMs);
         v.cpu_ms.push(r.cpuMs);
       }
       // The rendering alone, in process (bench/refresh.ts's child, as in a tick): the work no start-up
       // saving can remove. The render stage, plus the documents rendered as the sink pulls them in the publish stage.
-      const c = await runChild(process.execPath, ['--import', 'tsx', 'bench/refresh.ts', '--child', path.join(root, 'stages', 'dist'), path.join(root, 'stages', 'state'), data], { env });
+      const c = await runChild(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'bench/refresh.ts',
+          '--child',
+          path.join(root, 'stages', 'dist'),
+          path.join(root, 'stages', 'state'),
+          data,
+        ],
+        { env },
+      );
       if (c.code !== 0) throw new Error(`stage child exited ${c.code}\n${c.stderr.slice(-2000)}`);
-      const rep = lastJson<{ stages: Record<string, number>; stages_cpu: Record<string, number>; pulled_render_ms: number }>(c.stdout);
+      const rep = lastJson<{
+        stages: Record<string, number>;
+        stages_cpu: Record<string, number>;
+        pulled_render_ms: number;
+      }>(c.stdout);
       result.render_ms.push(rep.stages.render ?? NaN);
       result.render_cpu_ms.push((rep.stages_cpu.render ?? NaN) + rep.pulled_render_ms);
       result.render_stage_cpu_ms!.push(rep.stages_cpu.render ?? NaN);
     }
-    if (opts.profile) result.profile = await profileTick([process.execPath, bundle, ...tickArgs('bundle')], env, path.join(root, 'profile'), `${bundle}.map`);
+    if (opts.profile)
+      result.profile = await profileTick(
+        [process.execPath, bundle, ...tickArgs('bundle')],
+        env,
+        path.join(root, 'profile'),
+        `${bundle}.map`,
+      );
   } finally {
     await sources.close();
     await rm(root, { recursive: true, force: true });
@@ -106,7 +185,12 @@ export async function benchStartup(opts: { quick: boolean; compare?: string | nu
 }
 
 /** Where a tick's CPU samples fall: self time by npm package, builder file (mapped through the bundle's map) or runtime. */
-async function profileTick(argv: readonly string[], env: Record<string, string>, dir: string, mapFile: string): Promise<Record<string, number>> {
+async function profileTick(
+  argv: readonly string[],
+  env: Record<string, string>,
+  dir: string,
+  mapFile: string,
+): Promise<Record<string, number>> {
   const [node, ...rest] = argv;
   const r = await runChild(node!, ['--cpu-prof', '--cpu-prof-dir', dir, ...rest], { env });
   if (r.code !== 0) throw new Error(`profiled tick exited ${r.code}\n${r.stderr.slice(-2000)}`);
@@ -153,7 +237,8 @@ export function startupReport(r: StartupResult): string {
   ]);
   // Ratios of two variants are medians of their per-round ratios: each round ran both back to back, so a slow spell
   // of the machine moves both sides of a ratio alike.
-  const paired = (a: string, b: string, k: 'wall_ms' | 'cpu_ms') => median(r.variants[a]![k].map((v, i) => v / r.variants[b]![k][i]!));
+  const paired = (a: string, b: string, k: 'wall_ms' | 'cpu_ms') =>
+    median(r.variants[a]![k].map((v, i) => v / r.variants[b]![k][i]!));
   const render = median(r.render_ms);
   const renderCpu = median(r.render_cpu_ms ?? []);
   const cpuBudget = STARTUP_CPU_FLOOR_FACTOR * med(floor, 'cpu_ms') + renderCpu;
@@ -166,9 +251,17 @@ export function startupReport(r: StartupResult): string {
     '',
     `Bundle vs tsx, same rounds: wall ${paired(bundled, tsx, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, tsx, 'cpu_ms').toFixed(2)}×.`,
     `Rendering in process: the render stage ${fmtMs(render)} wall${stageCpu === null ? '' : `, ${fmtMs(stageCpu)} CPU`}; with the documents rendered as the sink pulls them, ${fmtMs(renderCpu)} CPU. CPU goal ${STARTUP_CPU_FLOOR_FACTOR}× floor + render CPU = ${fmtMs(cpuBudget)}: bundle ${fmtMs(med(bundled, 'cpu_ms'))} -> ${med(bundled, 'cpu_ms') <= cpuBudget ? 'met' : 'MISSED'}.`,
-    ...(stageBudget === null ? [] : [`Counting the render stage only: ${STARTUP_CPU_FLOOR_FACTOR}× floor + ${fmtMs(stageCpu!)} = ${fmtMs(stageBudget)} -> ${med(bundled, 'cpu_ms') <= stageBudget ? 'met' : 'MISSED'}.`]),
+    ...(stageBudget === null
+      ? []
+      : [
+          `Counting the render stage only: ${STARTUP_CPU_FLOOR_FACTOR}× floor + ${fmtMs(stageCpu!)} = ${fmtMs(stageBudget)} -> ${med(bundled, 'cpu_ms') <= stageBudget ? 'met' : 'MISSED'}.`,
+        ]),
     `Wall goal ${fmtMs(STARTUP_WALL_TARGET_MS)} on a quiet machine: bundle ${fmtMs(med(bundled, 'wall_ms'))} here (${med(bundled, 'wall_ms') <= STARTUP_WALL_TARGET_MS ? 'met' : 'not met on this machine'}, load average above).`,
-    ...(compare ? [`This build vs the compared one, same rounds: wall ${paired(bundled, compare, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, compare, 'cpu_ms').toFixed(2)}×.`] : []),
+    ...(compare
+      ? [
+          `This build vs the compared one, same rounds: wall ${paired(bundled, compare, 'wall_ms').toFixed(2)}×, CPU ${paired(bundled, compare, 'cpu_ms').toFixed(2)}×.`,
+        ]
+      : []),
     ...(r.profile ? ['', profileReport(r.profile)] : []),
   ].join('\n');
 }
@@ -179,13 +272,21 @@ function profileReport(p: Record<string, number>): string {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 15)
     .map(([k, ms]) => [k, fmtMs(ms), `${((ms / total) * 100).toFixed(1)}%`]);
-  return [`CPU profile of one bundled tick (--cpu-prof, self time, ${fmtMs(total)} sampled):`, '', table(['where', 'self', 'share'], rows)].join('\n');
+  return [
+    `CPU profile of one bundled tick (--cpu-prof, self time, ${fmtMs(total)} sampled):`,
+    '',
+    table(['where', 'self', 'share'], rows),
+  ].join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = benchArgs();
   const at = args.rest.indexOf('--compare');
-  const { result, report } = await benchStartup({ quick: args.quick, compare: at >= 0 ? (args.rest[at + 1] ?? null) : null, profile: args.rest.includes('--profile') });
+  const { result, report } = await benchStartup({
+    quick: args.quick,
+    compare: at >= 0 ? (args.rest[at + 1] ?? null) : null,
+    profile: args.rest.includes('--profile'),
+  });
   console.log(report);
   console.log(`\n(raw: ${await saveResults('startup', result)})`);
 }

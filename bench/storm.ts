@@ -76,7 +76,13 @@ export async function benchStorm(runs: number, records: number): Promise<StormRe
   let asOf = new Date(BENCH_NOW);
   const tracker = await startLoopback((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ data: stormRecords(runIndex, records, asOf), pagination: { has_more: false, next_cursor: null }, meta: { api_version: '1', generated_at: asOf.toISOString() } }));
+    res.end(
+      JSON.stringify({
+        data: stormRecords(runIndex, records, asOf),
+        pagination: { has_more: false, next_cursor: null },
+        meta: { api_version: '1', generated_at: asOf.toISOString() },
+      }),
+    );
   });
   const keys = new Map<string, number>();
   let thisRun = 0;
@@ -113,7 +119,9 @@ export async function benchStorm(runs: number, records: number): Promise<StormRe
       runMs.push(performance.now() - started);
       perRun.push(thisRun);
       lastChecks = summary.sources.map((s) => `${s.id}: ${s.ok ? 'ok' : 'failed'} (${s.detail})`);
-      console.error(`run ${runIndex + 1}/${runs}: ${fmtMs(runMs.at(-1)!)}, ${thisRun} deliveries, ${lastChecks.join('; ')}`);
+      console.error(
+        `run ${runIndex + 1}/${runs}: ${fmtMs(runMs.at(-1)!)}, ${thisRun} deliveries, ${lastChecks.join('; ')}`,
+      );
     }
     const dist = await treeSize(path.join(root, 'dist'));
     return {
@@ -144,8 +152,34 @@ export function stormReport(r: StormResult): string {
   return [
     `Storm: ${r.runs} runs 15 min apart, ${r.records_per_run} new regular records per run, one webhook`,
     table(
-      ['deliveries', 'distinct keys', 'most per key', 'most per run', 'state.json', 'dist/', 'dist files', 'api/en/history.json', 'last run', 'slowest run', 'peak RSS'],
-      [[r.deliveries, r.distinct_keys, r.max_same_key, r.max_per_run, kb(r.state_bytes), fmtMiB(r.dist_bytes), r.dist_files, kb(r.history_bytes), fmtMs(r.run_ms.at(-1) ?? 0), fmtMs(Math.max(...r.run_ms)), fmtMiB(r.max_rss_bytes)]],
+      [
+        'deliveries',
+        'distinct keys',
+        'most per key',
+        'most per run',
+        'state.json',
+        'dist/',
+        'dist files',
+        'api/en/history.json',
+        'last run',
+        'slowest run',
+        'peak RSS',
+      ],
+      [
+        [
+          r.deliveries,
+          r.distinct_keys,
+          r.max_same_key,
+          r.max_per_run,
+          kb(r.state_bytes),
+          fmtMiB(r.dist_bytes),
+          r.dist_files,
+          kb(r.history_bytes),
+          fmtMs(r.run_ms.at(-1) ?? 0),
+          fmtMs(Math.max(...r.run_ms)),
+          fmtMiB(r.max_rss_bytes),
+        ],
+      ],
     ),
     `deliveries per run: ${r.deliveries_per_run.join(', ')}`,
     `last run's checks: ${r.last_checks.join('; ')}`,

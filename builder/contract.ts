@@ -205,4 +205,5 @@ export function formatInstant(at: Date | number | string): string {
 }
 
 /** The not-found body a host answers with when even the stored not-found document cannot be read (preview, Worker). */
-export const NOT_FOUND_FALLBACK = '{"error":{"status":404,"code":"not_found","message":"The requested resource does not exist."},"meta":{"lang":null}}';
+export const NOT_FOUND_FALLBACK =
+  '{"error":{"status":404,"code":"not_found","message":"The requested resource does not exist."},"meta":{"lang":null}}';

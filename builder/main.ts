@@ -62,17 +62,32 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   let now = clock();
   if (values.now !== undefined) {
     if (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(Date.parse(values.now))) {
-      throw new ConfigError('build', `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`);
+      throw new ConfigError(
+        'build',
+        `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`,
+      );
     }
     now = new Date(values.now);
   }
-  if (values.target !== 'local' && values.target !== 's3') throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);
+  if (values.target !== 'local' && values.target !== 's3')
+    throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);
   // Rebuilding the past into the live bucket would publish older data over newer: exactly what fencing forbids.
-  if (values['rebuild-past'] && values.target === 's3') throw new ConfigError('build', '--rebuild-past builds into a local --out and --state-dir only, never --target s3');
-  return { now, outDir: values.out, stateDir: values['state-dir'], dataDir: values['data-dir'], target: values.target, rebuildPast: values['rebuild-past'] };
+  if (values['rebuild-past'] && values.target === 's3')
+    throw new ConfigError('build', '--rebuild-past builds into a local --out and --state-dir only, never --target s3');
+  return {
+    now,
+    outDir: values.out,
+    stateDir: values['state-dir'],
+    dataDir: values['data-dir'],
+    target: values.target,
+    rebuildPast: values['rebuild-past'],
+  };
 }
 
-export async function createTargets(opts: BuildOptions, env: Env): Promise<{ store: StateStore; sink: Sink; edgeStore?: EdgeStore }> {
+export async function createTargets(
+  opts: BuildOptions,
+  env: Env,
+): Promise<{ store: StateStore; sink: Sink; edgeStore?: EdgeStore }> {
   const now = () => opts.now;
   if (opts.target === 's3') {
     // Loaded only for S3 runs so a local build never pays for the AWS SDK.
@@ -84,7 +99,11 @@ export async function createTargets(opts: BuildOptions, env: Env): Promise<{ sto
     return { ...targets, edgeStore: createKvsEdgeStore({ arn: env.RESET_EDGE_STORE_ARN }) };
   }
   // The edge store next to the documents, where the preview reads it.
-  return { store: createLocalStateStore(opts.stateDir, { now }), sink: createLocalSink(opts.outDir), edgeStore: createLocalEdgeStore(opts.outDir) };
+  return {
+    store: createLocalStateStore(opts.stateDir, { now }),
+    sink: createLocalSink(opts.outDir),
+    edgeStore: createLocalEdgeStore(opts.outDir),
+  };
 }
 
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
@@ -99,7 +118,8 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   for (const w of warnings) io.err(w);
   // Like a bad channel, a bad language must not stop the API from being published: English, with a warning.
   const lang = LangSchema.catch('en').parse(env.RESET_NOTIFY_LANG || 'en');
-  if (lang !== (env.RESET_NOTIFY_LANG || 'en')) io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
+  if (lang !== (env.RESET_NOTIFY_LANG || 'en'))
+    io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
   return run({
     ...(edgeStore ? { edgeStore } : {}),
     now: () => opts.now,
@@ -109,9 +129,23 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     sink,
     dataDir: path.resolve(opts.dataDir),
     // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
-    openapi: { ...(urls.serverUrl === undefined ? {} : { serverUrl: urls.serverUrl }), ...(urls.contactUrl === undefined ? {} : { contactUrl: urls.contactUrl }) },
+    openapi: {
+      ...(urls.serverUrl === undefined ? {} : { serverUrl: urls.serverUrl }),
+      ...(urls.contactUrl === undefined ? {} : { contactUrl: urls.contactUrl }),
+    },
     publicUrl: urls.publicUrl,
-    ...(channels.length > 0 ? { notify: { notifier: createNotifier(channels, { log: io.out, userAgent, ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}) }), lang } } : {}),
+    ...(channels.length > 0
+      ? {
+          notify: {
+            notifier: createNotifier(channels, {
+              log: io.out,
+              userAgent,
+              ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}),
+            }),
+            lang,
+          },
+        }
+      : {}),
     log: io.out,
     allowOlderState: opts.rebuildPast,
   });
@@ -129,8 +163,14 @@ export function formatSummary(s: RunSummary): string {
     `today: ${s.today} (reset: ${s.reset})`,
     `forecast: 24h ${pct(s.forecast!.probability_24h)}, 48h ${pct(s.forecast!.probability_48h)}, sample ${s.forecast!.sample_size}, model ${s.forecast!.model_version}`,
   ];
-  if (s.notifications) lines.push(`notifications: ${s.notifications.sent} sent, ${s.notifications.failed} failed (retried next run), ${s.notifications.skipped} skipped (budget)`);
-  if (s.edge) lines.push(`edge: stale after ${s.edge.stale_after}; store ${s.edge.store.put} put, ${s.edge.store.deleted} deleted (${s.edge.store.target})`);
+  if (s.notifications)
+    lines.push(
+      `notifications: ${s.notifications.sent} sent, ${s.notifications.failed} failed (retried next run), ${s.notifications.skipped} skipped (budget)`,
+    );
+  if (s.edge)
+    lines.push(
+      `edge: stale after ${s.edge.stale_after}; store ${s.edge.store.put} put, ${s.edge.store.deleted} deleted (${s.edge.store.target})`,
+    );
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
@@ -139,7 +179,12 @@ export function formatSummary(s: RunSummary): string {
  * The one entry routine: runs `body`, and turns what it throws into a message and an exit code by the error's type
  * (errors.ts: configuration 2, conflict 3, storage 4, anything else 1). `onFailure` may add to the report.
  */
-export async function runMain(name: string, io: Io, body: () => Promise<number>, onFailure?: (message: string) => Promise<void>): Promise<number> {
+export async function runMain(
+  name: string,
+  io: Io,
+  body: () => Promise<number>,
+  onFailure?: (message: string) => Promise<void>,
+): Promise<number> {
   try {
     return await body();
   } catch (err) {

@@ -21,7 +21,8 @@ export type PublicUrlsResult = { ok: true; urls: PublicUrls } | { ok: false; err
 
 /** Hosts that only ever mean "this machine": never a reader's way to the API. */
 // (URL has already normalised `127.1`, `0x7f000001` and `[::ffff:127.0.0.1]` to these spellings.)
-const LOOPBACK_HOST = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])\.?$/i;
+const LOOPBACK_HOST =
+  /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])\.?$/i;
 /** Longest value quoted back in an error: enough to recognise it, never a wall of text in the log. */
 const QUOTED_MAX_CHARS = 120;
 
@@ -48,21 +49,36 @@ function parseBase(value: string): URL | null {
   if (!/^https?:\/\/[^/?#\s]/i.test(value) || /\s/.test(value)) return null;
   // It is written into XML (Atom), HTML and iCalendar as it is: no character any of them would read as markup.
   if (/[&<>"'`\\]/.test(value)) return null;
-  if (u.host === '' || u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '' || value.includes('?') || value.includes('#')) return null;
+  if (
+    u.host === '' ||
+    u.username !== '' ||
+    u.password !== '' ||
+    u.search !== '' ||
+    u.hash !== '' ||
+    value.includes('?') ||
+    value.includes('#')
+  )
+    return null;
   return u;
 }
 
-function parseBaseUrl(value: string | undefined, target: PublishTarget): { ok: true; url: string | null } | { ok: false; error: string } {
+function parseBaseUrl(
+  value: string | undefined,
+  target: PublishTarget,
+): { ok: true; url: string | null } | { ok: false; error: string } {
   const publishing = isPublishingTarget(target);
   const wanted = publishing
     ? `RESET_PUBLIC_BASE_URL must be the absolute https:// URL the API is served from (e.g. https://api.example.org) for --target ${target}: feeds, the calendar and notifications link to it, and a build that publishes never falls back to the local preview's ${DEFAULT_PUBLIC_URL}`
     : 'RESET_PUBLIC_BASE_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://api.example.org)';
   if (value === undefined || value === '') {
-    return publishing ? { ok: false, error: `${wanted}; it is ${value === undefined ? 'not set' : 'empty'}` } : { ok: true, url: null };
+    return publishing
+      ? { ok: false, error: `${wanted}; it is ${value === undefined ? 'not set' : 'empty'}` }
+      : { ok: true, url: null };
   }
   const u = parseBase(value);
   if (u === null) return { ok: false, error: `${wanted}; got ${quote(value)}` };
-  if (publishing && u.protocol !== 'https:') return { ok: false, error: `${wanted}; got ${quote(value)}, which is not https` };
+  if (publishing && u.protocol !== 'https:')
+    return { ok: false, error: `${wanted}; got ${quote(value)}, which is not https` };
   if (publishing && LOOPBACK_HOST.test(u.hostname)) {
     return { ok: false, error: `${wanted}; got ${quote(value)}, a loopback address no reader can reach` };
   }
@@ -74,12 +90,18 @@ function parseBaseUrl(value: string | undefined, target: PublishTarget): { ok: t
  * DEFAULT_PUBLIC_URL for a local build and an error for every publishing one; a set value must be an absolute
  * http(s) URL (https and not loopback when publishing). RESET_CONTACT_URL, when set, must be an absolute http(s) URL.
  */
-export function parsePublicUrls(env: Readonly<Record<string, string | undefined>>, target: PublishTarget): PublicUrlsResult {
+export function parsePublicUrls(
+  env: Readonly<Record<string, string | undefined>>,
+  target: PublishTarget,
+): PublicUrlsResult {
   const base = parseBaseUrl(env.RESET_PUBLIC_BASE_URL, target);
   if (!base.ok) return base;
   const contact = env.RESET_CONTACT_URL;
   if (contact !== undefined && contact !== '' && parseBase(contact) === null) {
-    return { ok: false, error: `RESET_CONTACT_URL must be an absolute http(s) URL without credentials, query or fragment (the OpenAPI info.contact.url); got ${quote(contact)}` };
+    return {
+      ok: false,
+      error: `RESET_CONTACT_URL must be an absolute http(s) URL without credentials, query or fragment (the OpenAPI info.contact.url); got ${quote(contact)}`,
+    };
   }
   return {
     ok: true,
@@ -92,7 +114,10 @@ export function parsePublicUrls(env: Readonly<Record<string, string | undefined>
 }
 
 /** parsePublicUrls, or the ConfigError (exit 2) that names the variable. */
-export function requirePublicUrls(env: Readonly<Record<string, string | undefined>>, target: PublishTarget): PublicUrls {
+export function requirePublicUrls(
+  env: Readonly<Record<string, string | undefined>>,
+  target: PublishTarget,
+): PublicUrls {
   const r = parsePublicUrls(env, target);
   if (!r.ok) throw new ConfigError('config/public-url', r.error);
   return r.urls;

@@ -41,7 +41,10 @@ export const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
  */
 export function assertNotOlderThan(state: State, asOf: Date): void {
   if (state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
-    throw new ConflictError('run', `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`);
+    throw new ConflictError(
+      'run',
+      `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
+    );
   }
 }
 
@@ -51,7 +54,11 @@ async function fence(store: StateStore, lock: LockHandle, step: string): Promise
     await store.confirmLock(lock);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
-    throw new ConflictError('run', `lost the run lock (run ${lock.run}) before ${step}: another run took it over, so this run writes nothing more`, { cause: err });
+    throw new ConflictError(
+      'run',
+      `lost the run lock (run ${lock.run}) before ${step}: another run took it over, so this run writes nothing more`,
+      { cause: err },
+    );
   }
 }
 
@@ -92,7 +99,12 @@ export interface RunSummary {
   sources: { id: string; ok: boolean; detail: string }[];
   today: TodayState | null;
   reset: boolean | null;
-  forecast: { probability_24h: number | null; probability_48h: number | null; sample_size: number; model_version: string } | null;
+  forecast: {
+    probability_24h: number | null;
+    probability_48h: number | null;
+    sample_size: number;
+    model_version: string;
+  } | null;
   warnings: string[];
   /** Deliveries this run: sent, failed (retried next run), skipped (the run's notification budget ran out). */
   notifications?: { sent: number; failed: number; skipped: number };
@@ -114,16 +126,26 @@ export function computeNextState(
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
   // A reviewed decision applies only from its own date (model/review-dates.ts).
   // Whom each reset reached, from its post's words (model/reach.ts), also only from the decision's date.
-  const curatedEvents = attachReach(applyReviewDates(curated.events, curated.review_dates ?? [], asOf), curated.reach ?? {}, asOf);
+  const curatedEvents = attachReach(
+    applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
+    curated.reach ?? {},
+    asOf,
+  );
   // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
   const reconciled = reconcileTracker(curatedEvents, applied.upstream_events, curated.tracker_reviews ?? [], asOf);
   const events = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));
   // Only questions about records this build knows (an as-of build does not know records from after asOf).
-  const open = reconciled.signals.filter((s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true);
+  const open = reconciled.signals.filter(
+    (s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true,
+  );
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
   const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
   // Observed time: the reviewed archive's span plus stretches of good reset-source checks (model/coverage.ts).
-  const reset_coverage = extendCoverage(applied.reset_coverage, results.map((r) => r.check), asOf);
+  const reset_coverage = extendCoverage(
+    applied.reset_coverage,
+    results.map((r) => r.check),
+    asOf,
+  );
   const coverage = [...archiveCoverage(curated.events), ...reset_coverage];
   const forecast = computeForecast(events, asOf, {
     announced: upcoming?.type === 'global_reset' ? upcoming : null,
@@ -131,7 +153,13 @@ export function computeNextState(
     coveredUntil: coveredUntil(coverage, asOf.getTime()),
   });
   const signals = withReconcileSignals(applied.signals, state.signals, open);
-  const next = { ...applied, signals, reset_coverage, ...recordForecast(applied, forecast, events, asOf, coverage), updated_at: asOf.toISOString() };
+  const next = {
+    ...applied,
+    signals,
+    reset_coverage,
+    ...recordForecast(applied, forecast, events, asOf, coverage),
+    updated_at: asOf.toISOString(),
+  };
   return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 
@@ -145,26 +173,54 @@ async function notify(
   deps: RunDeps,
   n: NonNullable<RunDeps['notify']>,
   state: State,
-  view: { events: Event[]; upcoming: Parameters<typeof planNotifications>[2]; today: Parameters<typeof planNotifications>[3] },
+  view: {
+    events: Event[];
+    upcoming: Parameters<typeof planNotifications>[2];
+    today: Parameters<typeof planNotifications>[3];
+  },
   asOf: Date,
   warnings: string[],
 ): Promise<NonNullable<RunSummary['notifications']>> {
-  const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl: (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '') };
+  const opts = {
+    channels: n.notifier.channels.map((c) => c.id),
+    lang: n.lang,
+    publicUrl: (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ''),
+  };
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
   if (outcomes.some((o) => o.result !== 'skipped')) {
     const open = openNotificationKeys(view.events, view.upcoming, view.today, asOf, opts);
-    await updateState(deps.store, (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }), 5, (w) => warnings.push(...w));
+    await updateState(
+      deps.store,
+      (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }),
+      5,
+      (w) => warnings.push(...w),
+    );
   }
   const count = (r: string) => outcomes.filter((o) => o.result === r).length;
   return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
 }
 
 /** The edge store's freshness and event ids for this run; a run that lost its lock must not move the edge's clock. */
-async function writeEdgeStore(deps: RunDeps, edgeStore: EdgeStore, lock: LockHandle, asOf: Date, today: TodayStatus, events: readonly Event[]): Promise<NonNullable<RunSummary['edge']>> {
+async function writeEdgeStore(
+  deps: RunDeps,
+  edgeStore: EdgeStore,
+  lock: LockHandle,
+  asOf: Date,
+  today: TodayStatus,
+  events: readonly Event[],
+): Promise<NonNullable<RunSummary['edge']>> {
   const freshness = computeEdgeFreshness(asOf, today);
   await fence(deps.store, lock, 'writing the edge store');
-  return { stale_after: freshness.stale_after, store: await edgeStore.write(edgeStoreEntries(freshness, events.map((e) => e.id))) };
+  return {
+    stale_after: freshness.stale_after,
+    store: await edgeStore.write(
+      edgeStoreEntries(
+        freshness,
+        events.map((e) => e.id),
+      ),
+    ),
+  };
 }
 
 /**
@@ -187,8 +243,18 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
   // The human page says today's answer too: one made from each variant's documents.
   const withVariants = [...docs, ...variants];
   for (const d of plan.map(variantSegment)) {
-    const docKeyOf: DocKeyOf = (lang, name) => (isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name));
-    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf: (lang) => unknownPageKey(lang, d), sections }));
+    const docKeyOf: DocKeyOf = (lang, name) =>
+      isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name);
+    variants.push(
+      ...renderPages({
+        asOf,
+        docs: withVariants,
+        events,
+        docKeyOf,
+        pageKeyOf: (lang) => unknownPageKey(lang, d),
+        sections,
+      }),
+    );
   }
   variants.push(...renderUnknownBadges());
   let count = 0;
@@ -226,10 +292,23 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
   stage('lock');
   if (lock === null) {
     log('another run holds the lock; nothing published by this one');
-    return { asOf: asOf.toISOString(), skipped: true, published: null, documents: 0, sources: [], today: null, reset: null, forecast: null, warnings };
+    return {
+      asOf: asOf.toISOString(),
+      skipped: true,
+      published: null,
+      documents: 0,
+      sources: [],
+      today: null,
+      reset: null,
+      forecast: null,
+      warnings,
+    };
   }
   try {
-    const [results, curated] = await Promise.all([fetchAllSources([...deps.sources], deps.fetcher, asOf, { log }), curatedLoad]);
+    const [results, curated] = await Promise.all([
+      fetchAllSources([...deps.sources], deps.fetcher, asOf, { log }),
+      curatedLoad,
+    ]);
     stage('fetch');
     // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
     let next: ReturnType<typeof computeNextState> | null = null;
@@ -274,13 +353,17 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
     );
     // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
     stage('render');
-    const published = await deps.sink.publish(build.documents, { beforePhase: (step) => fence(deps.store, lock, `publish ${step}`) });
+    const published = await deps.sink.publish(build.documents, {
+      beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
+    });
     // After the documents: the store then never names an event, or a variant, that is not published yet.
     const edge = deps.edgeStore ? await writeEdgeStore(deps, deps.edgeStore, lock, asOf, today, events) : null;
     stage('publish');
     // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
     const notifications = deps.notify
-      ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch((err: Error) => void warnings.push(`notifications: ${err.message}`))
+      ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch(
+          (err: Error) => void warnings.push(`notifications: ${err.message}`),
+        )
       : undefined;
     return {
       asOf: asOf.toISOString(),
@@ -288,10 +371,17 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
       published,
       documents: build.count(),
       // As state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
-      sources: results.map((r) => stateCheck(state, r.check)).map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
+      sources: results
+        .map((r) => stateCheck(state, r.check))
+        .map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
       today: today.state,
       reset: today.reset,
-      forecast: { probability_24h: forecast.probability_24h, probability_48h: forecast.probability_48h, sample_size: forecast.sample_size, model_version: forecast.model_version },
+      forecast: {
+        probability_24h: forecast.probability_24h,
+        probability_48h: forecast.probability_48h,
+        sample_size: forecast.sample_size,
+        model_version: forecast.model_version,
+      },
       warnings,
       ...(notifications ? { notifications } : {}),
       ...(edge !== null ? { edge } : {}),

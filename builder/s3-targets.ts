@@ -19,7 +19,13 @@ export function createS3Targets(
   const cfg = requireS3Config(env);
   const s3 = createS3Client(cfg, client);
   return {
-    store: createS3StateStore({ client: s3, bucket: cfg.bucket, key: cfg.stateKey, lockKey: cfg.lockKey, publicPrefix: cfg.prefix }),
+    store: createS3StateStore({
+      client: s3,
+      bucket: cfg.bucket,
+      key: cfg.stateKey,
+      lockKey: cfg.lockKey,
+      publicPrefix: cfg.prefix,
+    }),
     sink: createS3Sink({
       client: s3,
       bucket: cfg.bucket,

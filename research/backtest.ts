@@ -2,13 +2,44 @@
 // rules, against the all-history climatology and trailing 30- and 90-day climatologies, with block-bootstrap
 // intervals. Candidates and their grid points are chosen by rolling-origin evaluation: at each origin, only on
 // checkpoints resolved before it.
-import { ANNOUNCEMENT_OVERDUE_GRACE_MS, dueMs, followThrough, pastAnnouncements, promisedBy, type AnnouncementReview } from '../builder/model/announcement.ts';
-import { HOUR_MS, HORIZONS_HOURS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, type HorizonHours } from '../builder/model/climatology.ts';
+import {
+  ANNOUNCEMENT_OVERDUE_GRACE_MS,
+  dueMs,
+  followThrough,
+  pastAnnouncements,
+  promisedBy,
+  type AnnouncementReview,
+} from '../builder/model/announcement.ts';
+import {
+  HOUR_MS,
+  HORIZONS_HOURS,
+  TRAILING_CLIMATOLOGY_DAYS,
+  checkpointAtOrAfter,
+  toIso,
+  trailingClimatology,
+  type HorizonHours,
+} from '../builder/model/climatology.ts';
 import { eventMs } from '../builder/model/events.ts';
 import { MODEL_VERSION, clipProbability, computeForecast, resetsKnownAt } from '../builder/model/forecast.ts';
-import { RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin, type SkillInterval } from '../builder/model/resetbench.ts';
+import {
+  RESETBENCH_RULES,
+  brier,
+  reliabilityTable,
+  resolveCheckpoint,
+  skillWithInterval,
+  type ReliabilityBin,
+  type SkillInterval,
+} from '../builder/model/resetbench.ts';
 import type { Event } from '../builder/model/schemas.ts';
-import { BASELINES, CANDIDATES, SHIPPED_PARAMS, family, type Baseline, type Candidate, type Row } from './candidates.ts';
+import {
+  BASELINES,
+  CANDIDATES,
+  SHIPPED_PARAMS,
+  family,
+  type Baseline,
+  type Candidate,
+  type Row,
+} from './candidates.ts';
 import { LEADERBOARD, announcementMs, scoreLeaderboardWindow, type WindowScore } from './resetbench-window.ts';
 import { countsAsGlobal } from '../builder/model/reach.ts';
 
@@ -76,8 +107,9 @@ export interface CandidateGoal {
 }
 
 export const GOAL_RULE =
-  'out of sample over the whole evaluation no worse than either trailing base rate (the 95% skill interval reaches 0 or above, at 24h and 48h), and on ResetBench\'s leaderboard window, as collected hourly, a Brier at or below the median peer at both horizons';
-export const SHIP_RULE = 'among the candidates that meet the goal, the one with the lowest objective at the latest rolling origin; the plain winner when none does';
+  "out of sample over the whole evaluation no worse than either trailing base rate (the 95% skill interval reaches 0 or above, at 24h and 48h), and on ResetBench's leaderboard window, as collected hourly, a Brier at or below the median peer at both horizons";
+export const SHIP_RULE =
+  'among the candidates that meet the goal, the one with the lowest objective at the latest rolling origin; the plain winner when none does';
 
 export interface BacktestResult {
   rules: string;
@@ -101,8 +133,15 @@ export interface BacktestResult {
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
 /** Every scorable checkpoint row, from the first with a forecast until the last window that closed by `toMs`. */
-export function planRows(events: readonly Event[], fromMs: number, toMs: number): { rows: Row[]; considered: number; skipped: number } {
-  const resets = events.filter(countsAsGlobal).map((e) => ({ ms: eventMs(e), id: e.id })).sort((a, b) => a.ms - b.ms);
+export function planRows(
+  events: readonly Event[],
+  fromMs: number,
+  toMs: number,
+): { rows: Row[]; considered: number; skipped: number } {
+  const resets = events
+    .filter(countsAsGlobal)
+    .map((e) => ({ ms: eventMs(e), id: e.id }))
+    .sort((a, b) => a.ms - b.ms);
   const rows: Row[] = [];
   let considered = 0;
   let skipped = 0;
@@ -121,7 +160,13 @@ export function planRows(events: readonly Event[], fromMs: number, toMs: number)
       const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
       if (t30 === null || t90 === null) continue;
       const all = h === 24 ? f.base_rate_24h : f.base_rate_48h;
-      rows.push({ at, h, times, outcome: resolved.outcome, base: { climatology_all: all, trailing_30d: t30, trailing_90d: t90 } });
+      rows.push({
+        at,
+        h,
+        times,
+        outcome: resolved.outcome,
+        base: { climatology_all: all, trailing_30d: t30, trailing_90d: t90 },
+      });
     }
   }
   return { rows, considered, skipped };
@@ -153,7 +198,12 @@ function argmin(rows: readonly Row[], briers: readonly number[][], use: (r: Row)
 const monthStartsAfter = (fromMs: number, toMs: number) => {
   const out: number[] = [];
   const d0 = new Date(fromMs);
-  for (let d = Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth() + 1, 1); d < toMs; d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)) out.push(d);
+  for (
+    let d = Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth() + 1, 1);
+    d < toMs;
+    d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)
+  )
+    out.push(d);
   return out;
 };
 
@@ -198,18 +248,30 @@ export interface Selection {
  */
 function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selection {
   const fits = Object.fromEntries(CANDIDATES.map((c) => [c, fit(c, rows, toMs)])) as Record<Candidate, CandidateFit>;
-  const oosBrier = Object.fromEntries(CANDIDATES.map((c) => [c, fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome)))])) as Record<Candidate, (number | null)[]>;
+  const oosBrier = Object.fromEntries(
+    CANDIDATES.map((c) => [c, fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome)))]),
+  ) as Record<Candidate, (number | null)[]>;
   const origins: OriginChoice[] = [];
   const selected: (number | null)[] = rows.map(() => null);
   const starts: number[] = [];
-  for (let d = Date.parse(FIRST_ROLLING_ORIGIN); d < toMs; d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)) starts.push(d);
+  for (
+    let d = Date.parse(FIRST_ROLLING_ORIGIN);
+    d < toMs;
+    d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)
+  )
+    starts.push(d);
   starts.forEach((o, k) => {
     const scored = (r: Row, i: number) => r.at + r.h * HOUR_MS <= o && CANDIDATES.every((c) => oosBrier[c][i] !== null);
-    const scores = Object.fromEntries(CANDIDATES.map((c) => [c, objective(rows, oosBrier[c], scored)])) as Record<Candidate, number>;
+    const scores = Object.fromEntries(CANDIDATES.map((c) => [c, objective(rows, oosBrier[c], scored)])) as Record<
+      Candidate,
+      number
+    >;
     const chosen = Object.fromEntries(CANDIDATES.map((c) => [c, fits[c].choiceAt(o)])) as Record<Candidate, number>;
     // Ties keep CANDIDATES order; a strict improvement is needed to move.
     const winner = CANDIDATES.reduce((best, c) => (scores[c] < scores[best] ? c : best), CANDIDATES[0]!);
-    const params = Object.fromEntries(CANDIDATES.map((c) => [c, family(c).describe(family(c).grid[chosen[c]])])) as Record<Candidate, string>;
+    const params = Object.fromEntries(
+      CANDIDATES.map((c) => [c, family(c).describe(family(c).grid[chosen[c]])]),
+    ) as Record<Candidate, string>;
     origins.push({ origin: toIso(o), rows: rows.filter(scored).length, scores, params, winner });
     const next = starts[k + 1] ?? Infinity;
     const f = family(winner);
@@ -225,7 +287,10 @@ function scoreLine(name: string, h: HorizonHours, scored: readonly { p: number; 
   const versus = BASELINES.map((baseline): Comparison => ({
     baseline,
     baseline_brier: mean(rows.map((s) => brier(s.row.base[baseline], s.row.outcome))),
-    ...skillWithInterval(rows.map((s) => ({ p: s.p, base: s.row.base[baseline], outcome: s.row.outcome })), BOOTSTRAP),
+    ...skillWithInterval(
+      rows.map((s) => ({ p: s.p, base: s.row.base[baseline], outcome: s.row.outcome })),
+      BOOTSTRAP,
+    ),
   }));
   return {
     name,
@@ -254,8 +319,15 @@ export interface BacktestOptions {
  * announcement term: max(model, follow-through), the follow-through estimated from the announcements whose
  * window had closed by the checkpoint (out of sample).
  */
-function announcementRows(rows: readonly Row[], events: readonly Event[], review: readonly AnnouncementReview[]): AnnouncementRows {
-  const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms));
+function announcementRows(
+  rows: readonly Row[],
+  events: readonly Event[],
+  review: readonly AnnouncementReview[],
+): AnnouncementRows {
+  const resets = events
+    .filter(countsAsGlobal)
+    .map((e) => ({ id: e.id, ms: eventMs(e) }))
+    .filter((r) => Number.isFinite(r.ms));
   const ahead = review.filter((a) => a.classification === 'ahead');
   const scored: { p: number; row: Row; alone: number }[] = [];
   const posts = new Set<string>();
@@ -264,7 +336,8 @@ function announcementRows(rows: readonly Row[], events: readonly Event[], review
     const pending = ahead.filter((a) => {
       const from = Date.parse(a.announced_at);
       const due = dueMs(a);
-      if (from > row.at || due <= row.at - ANNOUNCEMENT_OVERDUE_GRACE_MS || due > row.at + row.h * HOUR_MS) return false;
+      if (from > row.at || due <= row.at - ANNOUNCEMENT_OVERDUE_GRACE_MS || due > row.at + row.h * HOUR_MS)
+        return false;
       return !resets.some((r) => promisedBy(a, r) && r.ms >= from - 60_000 && r.ms <= row.at);
     });
     if (pending.length === 0) continue;
@@ -274,7 +347,11 @@ function announcementRows(rows: readonly Row[], events: readonly Event[], review
     scored.push({ row, alone, p: Math.max(alone, term) });
   }
   const lines = HORIZONS_HOURS.flatMap((h) => [
-    scoreLine(`${MODEL_VERSION} alone, announcement checkpoints`, h, scored.map((x) => ({ row: x.row, p: x.alone }))),
+    scoreLine(
+      `${MODEL_VERSION} alone, announcement checkpoints`,
+      h,
+      scored.map((x) => ({ row: x.row, p: x.alone })),
+    ),
     scoreLine(`${MODEL_VERSION} + announcement term`, h, scored),
   ]);
   return { n: scored.length, enough: scored.length >= MIN_ANNOUNCEMENT_ROWS, lines, posts: [...posts].sort() };
@@ -297,7 +374,10 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
   const models: { name: string; p: (i: number, row: Row) => number | null }[] = [
     { name: SELECTED_LINE, p: (i) => selected[i]! },
     { name: SHIPPED_LINE, p: (_i, row) => family(MODEL_VERSION).probability(row, SHIPPED) },
-    ...CANDIDATES.map((c) => ({ name: family(c).grid.length === 1 ? `${c} (nothing to tune)` : `${c}, rolling-origin (out of sample)`, p: (i: number) => fits[c].oos[i] ?? null })),
+    ...CANDIDATES.map((c) => ({
+      name: family(c).grid.length === 1 ? `${c} (nothing to tune)` : `${c}, rolling-origin (out of sample)`,
+      p: (i: number) => fits[c].oos[i] ?? null,
+    })),
   ];
   const lineFor = (m: (typeof models)[number], outcomeOf: (row: Row) => boolean) => {
     const scored = evaluated.flatMap(({ row, i }) => {
@@ -312,13 +392,21 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
   const rbOutcome = (r: Row) => resolveCheckpoint(announced, r.at, r.h, Infinity)!.outcome;
   const flips = evaluated
     .filter(({ row }) => rbOutcome(row) !== row.outcome)
-    .map(({ row }): Flip => ({ checkpoint: toIso(row.at), horizon_hours: row.h, outcome: row.outcome, resetbench_outcome: rbOutcome(row) }));
+    .map(({ row }): Flip => ({
+      checkpoint: toIso(row.at),
+      horizon_hours: row.h,
+      outcome: row.outcome,
+      resetbench_outcome: rbOutcome(row),
+    }));
   const evalAts = evaluated.map((x) => x.row.at);
   const last = origins[origins.length - 1];
   const goal = goals(events, evaluated, fits, origins);
   const meeting = CANDIDATES.filter((c) => goal[c].skill_ok && goal[c].window_ok);
   const winner = last?.winner ?? MODEL_VERSION;
-  const shippedModel = last === undefined || meeting.length === 0 ? winner : meeting.reduce((best, c) => (last.scores[c] < last.scores[best] ? c : best), meeting[0]!);
+  const shippedModel =
+    last === undefined || meeting.length === 0
+      ? winner
+      : meeting.reduce((best, c) => (last.scores[c] < last.scores[best] ? c : best), meeting[0]!);
   return {
     rules: RESETBENCH_RULES,
     from: toIso(fromMs),
@@ -332,7 +420,11 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
     origins,
     winner: { model: winner, params: last?.params[winner] ?? '' },
     goal,
-    shipped: { model: shippedModel, params: last?.params[shippedModel] ?? '', meets_goal: meeting.includes(shippedModel) },
+    shipped: {
+      model: shippedModel,
+      params: last?.params[shippedModel] ?? '',
+      meets_goal: meeting.includes(shippedModel),
+    },
     lines,
     resetbench_time: { flips, lines: models.slice(0, 2).flatMap((m) => lineFor(m, rbOutcome)) },
     announcements: announcementRows(rows, events, opts.announcementReview ?? []),
@@ -347,23 +439,44 @@ function rowAt(events: readonly Event[], at: number, h: HorizonHours): Row | nul
   const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
   const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
   if (t30 === null || t90 === null) return null;
-  return { at, h, times, outcome: false, base: { climatology_all: h === 24 ? fc.base_rate_24h : fc.base_rate_48h, trailing_30d: t30, trailing_90d: t90 } };
+  return {
+    at,
+    h,
+    times,
+    outcome: false,
+    base: { climatology_all: h === 24 ? fc.base_rate_24h : fc.base_rate_48h, trailing_30d: t30, trailing_90d: t90 },
+  };
 }
 
-function goals(events: readonly Event[], evaluated: readonly { row: Row; i: number }[], fits: Record<Candidate, CandidateFit>, origins: readonly OriginChoice[]): Record<Candidate, CandidateGoal> {
+function goals(
+  events: readonly Event[],
+  evaluated: readonly { row: Row; i: number }[],
+  fits: Record<Candidate, CandidateFit>,
+  origins: readonly OriginChoice[],
+): Record<Candidate, CandidateGoal> {
   const windowStart = Date.parse(LEADERBOARD.first_checkpoint);
   const before = origins.filter((o) => Date.parse(o.origin) <= windowStart).at(-1);
   return Object.fromEntries(
     CANDIDATES.map((c): [Candidate, CandidateGoal] => {
       const scored = evaluated.flatMap(({ row, i }) => (fits[c].oos[i] === null ? [] : [{ row, p: fits[c].oos[i]! }]));
-      const skill_ok = HORIZONS_HOURS.every((h) => scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0));
+      const skill_ok = HORIZONS_HOURS.every((h) =>
+        scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0),
+      );
       const f = family(c);
       const params = f.grid[before === undefined ? 0 : fits[c].choiceAt(Date.parse(before.origin))];
       const window = scoreLeaderboardWindow(events, (at, h) => {
         const row = rowAt(events, at, h);
         return row === null ? null : f.probability(row, params);
       });
-      return [c, { skill_ok, window, window_params: f.describe(params), window_ok: window.every((w) => w.brier <= w.peer_median) }];
+      return [
+        c,
+        {
+          skill_ok,
+          window,
+          window_params: f.describe(params),
+          window_ok: window.every((w) => w.brier <= w.peer_median),
+        },
+      ];
     }),
   ) as Record<Candidate, CandidateGoal>;
 }

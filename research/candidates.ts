@@ -47,7 +47,8 @@ export interface BlendParams {
 
 const BLEND_GRID = { half_life_days: [4, 7, 14, 30], prior_windows: [12, 28, 56, 112] } as const;
 
-const product = <A, B, T>(as: readonly A[], bs: readonly B[], f: (a: A, b: B) => T): T[] => as.flatMap((a) => bs.map((b) => f(a, b)));
+const product = <A, B, T>(as: readonly A[], bs: readonly B[], f: (a: A, b: B) => T): T[] =>
+  as.flatMap((a) => bs.map((b) => f(a, b)));
 
 /**
  * ewma-blend: the share of closed checkpoint windows that held a reset, each window weighted by its recency, shrunk
@@ -71,27 +72,70 @@ function blendProbability(row: Row, params: BlendParams): number {
 }
 
 const none = [null] as const;
-const fixed = (name: string, p: (row: Row) => number, what: string): Family<null> => ({ name, grid: none, probability: (r) => p(r), describe: () => what });
+const fixed = (name: string, p: (row: Row) => number, what: string): Family<null> => ({
+  name,
+  grid: none,
+  probability: (r) => p(r),
+  describe: () => what,
+});
 
 export const FAMILIES = {
-  'climatology-30d': fixed('climatology-30d', (r) => clipProbability(r.base.trailing_30d), 'trailing 30-day base rate, clipped'),
-  'climatology-90d': fixed('climatology-90d', (r) => clipProbability(r.base.trailing_90d), 'trailing 90-day base rate, clipped'),
-  'poisson-v1': fixed('poisson-v1', (r) => poissonProbability(r.times, r.at, r.h * HOUR_MS), 'trailing 90-day Poisson rate'),
+  'climatology-30d': fixed(
+    'climatology-30d',
+    (r) => clipProbability(r.base.trailing_30d),
+    'trailing 30-day base rate, clipped',
+  ),
+  'climatology-90d': fixed(
+    'climatology-90d',
+    (r) => clipProbability(r.base.trailing_90d),
+    'trailing 90-day base rate, clipped',
+  ),
+  'poisson-v1': fixed(
+    'poisson-v1',
+    (r) => poissonProbability(r.times, r.at, r.h * HOUR_MS),
+    'trailing 90-day Poisson rate',
+  ),
   'hazard-v3': {
     name: 'hazard-v3',
-    grid: HAZARD_GRID.bin_edges_days.flatMap((bin_edges_days) => product(HAZARD_GRID.half_life_days, HAZARD_GRID.prior_days, (half_life_days, prior_days): HazardParams => ({ half_life_days, prior_days, bin_edges_days }))),
-    probability: (r, p) => clipProbability(1 - Math.exp(-hazardCumulative(r.times.map((ms) => ({ ms })), r.at, r.h * HOUR_MS, p))),
-    describe: (p) => `half_life_days=${p.half_life_days} prior_days=${p.prior_days} bin_edges_days=[${p.bin_edges_days.join(',')}]`,
+    grid: HAZARD_GRID.bin_edges_days.flatMap((bin_edges_days) =>
+      product(HAZARD_GRID.half_life_days, HAZARD_GRID.prior_days, (half_life_days, prior_days): HazardParams => ({
+        half_life_days,
+        prior_days,
+        bin_edges_days,
+      })),
+    ),
+    probability: (r, p) =>
+      clipProbability(
+        1 -
+          Math.exp(
+            -hazardCumulative(
+              r.times.map((ms) => ({ ms })),
+              r.at,
+              r.h * HOUR_MS,
+              p,
+            ),
+          ),
+      ),
+    describe: (p) =>
+      `half_life_days=${p.half_life_days} prior_days=${p.prior_days} bin_edges_days=[${p.bin_edges_days.join(',')}]`,
   } satisfies Family<HazardParams>,
   'ewma-blend': {
     name: 'ewma-blend',
-    grid: product(BLEND_GRID.half_life_days, BLEND_GRID.prior_windows, (half_life_days, prior_windows): BlendParams => ({ half_life_days, prior_windows })),
+    grid: product(
+      BLEND_GRID.half_life_days,
+      BLEND_GRID.prior_windows,
+      (half_life_days, prior_windows): BlendParams => ({ half_life_days, prior_windows }),
+    ),
     probability: blendProbability,
     describe: (p) => `half_life_days=${p.half_life_days} prior_windows=${p.prior_windows}`,
   } satisfies Family<BlendParams>,
   'self-exciting-v1': {
     name: 'self-exciting-v1',
-    grid: product(SELF_EXCITING_GRID.branching, SELF_EXCITING_GRID.kernel_half_life_days, (branching, kernel_half_life_days): SelfExcitingParams => ({ branching, kernel_half_life_days })),
+    grid: product(
+      SELF_EXCITING_GRID.branching,
+      SELF_EXCITING_GRID.kernel_half_life_days,
+      (branching, kernel_half_life_days): SelfExcitingParams => ({ branching, kernel_half_life_days }),
+    ),
     probability: (r, p) => clipProbability(selfExcitingProbability(r.times, r.at, r.h * HOUR_MS, p)),
     describe: (p) => `branching=${p.branching} kernel_half_life_days=${p.kernel_half_life_days}`,
   } satisfies Family<SelfExcitingParams>,

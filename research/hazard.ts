@@ -33,14 +33,20 @@ export interface SelfExcitingParams {
  * each quiet day lowers it, back towards mu. Until the first new reset the intensity is known exactly, so
  * P(>=1 reset in (t, t+h]) = 1 - exp(-integral of the intensity over it). `times` ascending.
  */
-export function selfExcitingProbability(times: readonly number[], asOfMs: number, horizonMs: number, params: SelfExcitingParams): number {
+export function selfExcitingProbability(
+  times: readonly number[],
+  asOfMs: number,
+  horizonMs: number,
+  params: SelfExcitingParams,
+): number {
   const spanMs = Math.min(365 * DAY_MS, asOfMs - times[0]!);
   const from = asOfMs - spanMs;
   const n = times.filter((t) => t > from).length;
   const mu = ((1 - params.branching) * n) / spanMs;
   const beta = Math.LN2 / (params.kernel_half_life_days * DAY_MS);
   let excited = 0;
-  for (const t of times) excited += params.branching * (Math.exp(-beta * (asOfMs - t)) - Math.exp(-beta * (asOfMs + horizonMs - t)));
+  for (const t of times)
+    excited += params.branching * (Math.exp(-beta * (asOfMs - t)) - Math.exp(-beta * (asOfMs + horizonMs - t)));
   return 1 - Math.exp(-(mu * horizonMs + excited));
 }
 
@@ -52,7 +58,12 @@ export function selfExcitingProbability(times: readonly number[], asOfMs: number
  * 1 - exp(-cumulative hazard from the current gap s0 to s0 + h), exact for a renewal process because only the
  * first reset in the window matters.
  */
-export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, horizonMs: number, params: HazardParams): number {
+export function hazardCumulative(
+  resets: readonly KnownReset[],
+  asOfMs: number,
+  horizonMs: number,
+  params: HazardParams,
+): number {
   const edges = params.bin_edges_days.map((d) => d * DAY_MS);
   const k = edges.length;
   const lower = (b: number) => edges[b]!;
@@ -84,7 +95,12 @@ export function hazardCumulative(resets: readonly KnownReset[], asOfMs: number, 
       const a = start + lower(b);
       if (a >= end) break;
       const capped = start + upper(b) >= end;
-      exposed[b]! += exposure(a, ws * edgeFactor[b]!, capped ? end : start + upper(b), capped ? we : ws * edgeFactor[b + 1]!);
+      exposed[b]! += exposure(
+        a,
+        ws * edgeFactor[b]!,
+        capped ? end : start + upper(b),
+        capped ? we : ws * edgeFactor[b + 1]!,
+      );
     }
     if (next !== undefined) events[binOf(next - start)]! += we;
     ws = we;

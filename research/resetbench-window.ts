@@ -22,7 +22,12 @@ export const LEADERBOARD = {
   /** The scored peers' Brier per horizon, from that leaderboard (rank-eligible sources only). */
   peers: {
     24: { 'codexreset-org': 0.034175, 'codex-reset-com': 0.085712, 'codexreset-today': 0.144607 },
-    48: { willcodexquotareset: 0.089275, 'codexreset-org': 0.1181, 'codex-reset-radar': 0.198842, 'codex-reset-com': 0.25222 },
+    48: {
+      willcodexquotareset: 0.089275,
+      'codexreset-org': 0.1181,
+      'codex-reset-radar': 0.198842,
+      'codex-reset-com': 0.25222,
+    },
   } satisfies Record<HorizonHours, Record<string, number>>,
 } as const;
 
@@ -44,7 +49,8 @@ export const PEER_MEDIAN: Record<HorizonHours, number> = {
 /** When the forecast scored at checkpoint `t` was issued: built at the last tick before the last fetch at or before t. */
 export function issuedFor(t: number): number {
   const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
-  const fetched = hour + COLLECT_MINUTE * 60_000 <= t ? hour + COLLECT_MINUTE * 60_000 : hour - HOUR_MS + COLLECT_MINUTE * 60_000;
+  const fetched =
+    hour + COLLECT_MINUTE * 60_000 <= t ? hour + COLLECT_MINUTE * 60_000 : hour - HOUR_MS + COLLECT_MINUTE * 60_000;
   const tick = BUILD_EVERY_MINUTES * 60_000;
   return Math.floor(fetched / tick) * tick;
 }
@@ -65,7 +71,10 @@ export interface WindowScore {
  * Scores `forecast(issuedMs, h)` (a probability, or null when none was published) at every leaderboard checkpoint.
  * A null is no case, as in ResetBench (no forecast is imputed).
  */
-export function scoreLeaderboardWindow(events: readonly Event[], forecast: (issuedMs: number, h: HorizonHours) => number | null): WindowScore[] {
+export function scoreLeaderboardWindow(
+  events: readonly Event[],
+  forecast: (issuedMs: number, h: HorizonHours) => number | null,
+): WindowScore[] {
   const first = Date.parse(LEADERBOARD.first_checkpoint);
   const reviewed = Date.parse(LEADERBOARD.reviewed_at);
   const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: announcementMs(e) }));

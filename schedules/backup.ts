@@ -4,7 +4,14 @@
 import path from 'node:path';
 import { ConfigError, EXIT } from '../builder/errors.ts';
 import { isEntryPoint, processIo, runMain, type Env, type Io } from '../builder/main.ts';
-import { createBackup, listBackups, restoreBackup, verifyBackup, type BackupProblem, type BackupTarget } from '../builder/publish/backup.ts';
+import {
+  createBackup,
+  listBackups,
+  restoreBackup,
+  verifyBackup,
+  type BackupProblem,
+  type BackupTarget,
+} from '../builder/publish/backup.ts';
 import { createS3Client } from '../builder/s3/client.ts';
 import { requireS3Config } from '../builder/s3/config.ts';
 
@@ -27,7 +34,8 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
     else throw new ConfigError('backup', `unexpected argument ${JSON.stringify(rest[i])}\n${USAGE}`);
   }
   dataDir = path.resolve(dataDir);
-  if (command === 'create' || command === 'list' ? id !== undefined : id === undefined) throw new ConfigError('backup', USAGE);
+  if (command === 'create' || command === 'list' ? id !== undefined : id === undefined)
+    throw new ConfigError('backup', USAGE);
   const cfg = requireS3Config(env);
   const target: BackupTarget = {
     client: createS3Client(cfg),

@@ -21,7 +21,9 @@ export async function bundleClient(): Promise<string> {
     target: 'node20',
     packages: 'external',
     legalComments: 'none',
-    banner: { js: '#!/usr/bin/env node\n// Built by `npm run generate:client` (scripts/build-client.ts) from clients/src; do not edit.' },
+    banner: {
+      js: '#!/usr/bin/env node\n// Built by `npm run generate:client` (scripts/build-client.ts) from clients/src; do not edit.',
+    },
     logLevel: 'silent',
   });
   return out.outputFiles[0]!.text;

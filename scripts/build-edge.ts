@@ -40,7 +40,12 @@ const RUNTIME_2_SYNTAX: Record<string, boolean> = {
  * pins that). A router that asked for a dropped one would fail the edge-vs-preview tests.
  */
 export const EDGE_UNUSED_MESSAGES = ['missing_object'];
-export const EDGE_ENGLISH_ONLY_MESSAGES = ['unsupported_lang', 'malformed_query', 'too_many_parameters', 'request_too_long'];
+export const EDGE_ENGLISH_ONLY_MESSAGES = [
+  'unsupported_lang',
+  'malformed_query',
+  'too_many_parameters',
+  'request_too_long',
+];
 
 const dropUnusedMessages: esbuild.Plugin = {
   name: 'edge-messages',
@@ -75,7 +80,8 @@ export async function buildEdgeFunction(): Promise<string> {
     logLevel: 'silent',
   });
   const file = result.outputFiles[0];
-  if (result.outputFiles.length !== 1 || file === undefined) throw new Error('[build-edge] esbuild produced no single output file');
+  if (result.outputFiles.length !== 1 || file === undefined)
+    throw new Error('[build-edge] esbuild produced no single output file');
   return finishBundle(file.text);
 }
 
@@ -90,17 +96,27 @@ export function finishBundle(text: string): string {
   const program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
   const first = program.body[0];
   const last = program.body[program.body.length - 1];
-  if (first === undefined || first.type !== 'ImportDeclaration' || first.source.value !== 'cloudfront' || first.specifiers.length !== 1 || first.specifiers[0]!.type !== 'ImportDefaultSpecifier') {
+  if (
+    first === undefined ||
+    first.type !== 'ImportDeclaration' ||
+    first.source.value !== 'cloudfront' ||
+    first.specifiers.length !== 1 ||
+    first.specifiers[0]!.type !== 'ImportDefaultSpecifier'
+  ) {
     throw new Error("[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'`");
   }
   if (last === undefined || last.type !== 'ExportNamedDeclaration' || last.declaration || last.source) {
     throw new Error('[build-edge] the bundle has no trailing export clause to replace');
   }
   const spec = last.specifiers.find((s) => s.exported.type === 'Identifier' && s.exported.name === 'handler');
-  if (spec === undefined || spec.local.type !== 'Identifier') throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
+  if (spec === undefined || spec.local.type !== 'Identifier')
+    throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
   const inner = spec.local.name;
-  const decl = program.body.find((s): s is acorn.FunctionDeclaration => s.type === 'FunctionDeclaration' && s.id?.name === inner);
-  if (decl === undefined || decl.id === null) throw new Error('[build-edge] `handler` is not a top-level function declaration in the bundle');
+  const decl = program.body.find(
+    (s): s is acorn.FunctionDeclaration => s.type === 'FunctionDeclaration' && s.id?.name === inner,
+  );
+  if (decl === undefined || decl.id === null)
+    throw new Error('[build-edge] `handler` is not a top-level function declaration in the bundle');
   const count = (name: string) => {
     let n = 0;
     const walk = (node: unknown): void => {
@@ -115,7 +131,9 @@ export function finishBundle(text: string): string {
   };
   // The declaration and the export's local name; `handler` only as the exported name (once when inner is `handler`).
   if (count(inner) !== (inner === 'handler' ? 3 : 2) || (inner !== 'handler' && count('handler') !== 1)) {
-    throw new Error(`[build-edge] the handler (minified as ${inner}) is referenced elsewhere in the bundle, or \`handler\` names something else; cannot rename it safely`);
+    throw new Error(
+      `[build-edge] the handler (minified as ${inner}) is referenced elsewhere in the bundle, or \`handler\` names something else; cannot rename it safely`,
+    );
   }
   const local = first.specifiers[0]!.local.name;
   const body = code.slice(first.end, decl.id.start) + 'handler' + code.slice(decl.id.end, last.start);
@@ -125,7 +143,11 @@ export function finishBundle(text: string): string {
 export const byteLength = (code: string): number => Buffer.byteLength(code, 'utf8');
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { check: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { check: { type: 'boolean', default: false } },
+    strict: true,
+  });
   const fresh = await buildEdgeFunction();
   const size = byteLength(fresh);
   const rel = path.relative(process.cwd(), EDGE_OUTPUT) || EDGE_OUTPUT;
@@ -151,7 +173,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
     if (committed !== fresh) {
-      console.error(`build-edge: ${rel} is stale (differs from a fresh build of builder/edge/); run \`npm run build:edge\` and commit it`);
+      console.error(
+        `build-edge: ${rel} is stale (differs from a fresh build of builder/edge/); run \`npm run build:edge\` and commit it`,
+      );
       return 1;
     }
     console.log(`${sizeLine}; up to date`);

@@ -21,7 +21,8 @@ export const SCHEDULE_ENTRIES = {
  * CommonJS dependencies bundled into an ES module still call require() for Node built-ins; esbuild's shim throws
  * for that, so each bundle gets a real require bound to its own URL. The name avoids any module's own binding.
  */
-const REQUIRE_BANNER = "import { createRequire as __rsaCreateRequire } from 'node:module';\nconst require = __rsaCreateRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire as __rsaCreateRequire } from 'node:module';\nconst require = __rsaCreateRequire(import.meta.url);";
 
 export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
   return {
@@ -51,7 +52,8 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
 /** Builds every bundle into outDir; returns each output file with its size in bytes. */
 export async function buildSchedules(outDir: string = SCHEDULE_BUILD_DIR): Promise<{ file: string; bytes: number }[]> {
   const result = await esbuild.build(scheduleBuildOptions(outDir));
-  if (result.errors.length > 0) throw new Error(`[build-schedules] esbuild failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  if (result.errors.length > 0)
+    throw new Error(`[build-schedules] esbuild failed: ${result.errors.map((e) => e.text).join('; ')}`);
   return Object.entries(result.metafile?.outputs ?? {})
     .map(([file, o]) => ({ file: path.relative(ROOT, path.resolve(ROOT, file)), bytes: o.bytes }))
     .sort((a, b) => a.file.localeCompare(b.file));
@@ -60,7 +62,8 @@ export async function buildSchedules(outDir: string = SCHEDULE_BUILD_DIR): Promi
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({ options: { out: { type: 'string', default: SCHEDULE_BUILD_DIR } }, strict: true });
   try {
-    for (const { file, bytes } of await buildSchedules(path.resolve(values.out))) console.log(`${file}  ${(bytes / 1024).toFixed(1)} KiB`);
+    for (const { file, bytes } of await buildSchedules(path.resolve(values.out)))
+      console.log(`${file}  ${(bytes / 1024).toFixed(1)} KiB`);
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
     process.exitCode = 1;

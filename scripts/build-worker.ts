@@ -20,7 +20,13 @@ export interface WranglerConfig {
   name: string;
   main: string;
   compatibility_date: string;
-  assets: { directory: string; binding: string; run_worker_first: boolean; html_handling: string; not_found_handling: string };
+  assets: {
+    directory: string;
+    binding: string;
+    run_worker_first: boolean;
+    html_handling: string;
+    not_found_handling: string;
+  };
 }
 
 export async function readWranglerConfig(file = WRANGLER_CONFIG): Promise<WranglerConfig> {
@@ -53,7 +59,13 @@ export async function checkWorkerAssets(dir: string): Promise<string | null> {
   } catch {
     url = null;
   }
-  if (url === null || url.protocol !== 'https:' || typeof server !== 'string' || !server.startsWith('https://') || LOOPBACK_URL.test(server.replace(/^https/, 'http'))) {
+  if (
+    url === null ||
+    url.protocol !== 'https:' ||
+    typeof server !== 'string' ||
+    !server.startsWith('https://') ||
+    LOOPBACK_URL.test(server.replace(/^https/, 'http'))
+  ) {
     return `${dir} was built without an absolute https:// RESET_PUBLIC_BASE_URL (its OpenAPI servers URL is ${JSON.stringify(server)}); a Worker publishes it beyond this machine, so its feeds and calendars need the public URL: rebuild with RESET_PUBLIC_BASE_URL=https://your.domain`;
   }
   for (const lang of LANGS) {
@@ -83,7 +95,8 @@ export async function bundleWorker(entry = WORKER_ENTRY): Promise<string> {
     logLevel: 'silent',
   });
   const file = result.outputFiles[0];
-  if (result.outputFiles.length !== 1 || file === undefined) throw new Error('[build-worker] esbuild produced no single output file');
+  if (result.outputFiles.length !== 1 || file === undefined)
+    throw new Error('[build-worker] esbuild produced no single output file');
   return '// Built by scripts/build-worker.ts from workers/src/index.ts; do not edit.\n' + file.text;
 }
 
@@ -94,7 +107,11 @@ async function countFiles(dir: string): Promise<number> {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { assets: { type: 'string' }, out: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { assets: { type: 'string' }, out: { type: 'string' } },
+    strict: true,
+  });
   const config = await readWranglerConfig();
   const assets = path.resolve(values.assets ?? path.join(WORKER_DIR, config.assets.directory));
   const out = path.resolve(values.out ?? path.join(WORKER_DIR, config.main));
@@ -107,7 +124,9 @@ async function main(argv: readonly string[]): Promise<number> {
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, code, 'utf8');
   const rel = (p: string) => path.relative(process.cwd(), p) || p;
-  console.log(`${rel(out)}: ${Buffer.byteLength(code)} bytes; assets ${rel(assets)}: ${await countFiles(assets)} files. Deploy: npx wrangler deploy -c workers/wrangler.json`);
+  console.log(
+    `${rel(out)}: ${Buffer.byteLength(code)} bytes; assets ${rel(assets)}: ${await countFiles(assets)} files. Deploy: npx wrangler deploy -c workers/wrangler.json`,
+  );
   return 0;
 }
 

@@ -36,21 +36,55 @@ const ALLOWED_NODES = new Set<string>([
   // ES 5.1: "All ES 5.1 types are supported", "All ES 5.1 operators are supported", the ES 5.1 statements listed
   // (break, catch, continue, do-while, else, finally, for, for-in, if, label, return, switch, throw, try, var, while),
   // "All ES 5.1 function features are supported".
-  'Program', 'ExpressionStatement', 'BlockStatement', 'EmptyStatement', 'ReturnStatement', 'LabeledStatement',
-  'BreakStatement', 'ContinueStatement', 'IfStatement', 'SwitchStatement', 'SwitchCase', 'ThrowStatement',
-  'TryStatement', 'CatchClause', 'WhileStatement', 'DoWhileStatement', 'ForStatement', 'ForInStatement',
-  'FunctionDeclaration', 'VariableDeclaration', 'VariableDeclarator', 'ThisExpression', 'ArrayExpression',
-  'ObjectExpression', 'Property', 'FunctionExpression', 'UnaryExpression', 'UpdateExpression', 'BinaryExpression',
-  'AssignmentExpression', 'LogicalExpression', 'MemberExpression', 'ConditionalExpression', 'CallExpression',
-  'NewExpression', 'SequenceExpression', 'Identifier', 'Literal',
+  'Program',
+  'ExpressionStatement',
+  'BlockStatement',
+  'EmptyStatement',
+  'ReturnStatement',
+  'LabeledStatement',
+  'BreakStatement',
+  'ContinueStatement',
+  'IfStatement',
+  'SwitchStatement',
+  'SwitchCase',
+  'ThrowStatement',
+  'TryStatement',
+  'CatchClause',
+  'WhileStatement',
+  'DoWhileStatement',
+  'ForStatement',
+  'ForInStatement',
+  'FunctionDeclaration',
+  'VariableDeclaration',
+  'VariableDeclarator',
+  'ThisExpression',
+  'ArrayExpression',
+  'ObjectExpression',
+  'Property',
+  'FunctionExpression',
+  'UnaryExpression',
+  'UpdateExpression',
+  'BinaryExpression',
+  'AssignmentExpression',
+  'LogicalExpression',
+  'MemberExpression',
+  'ConditionalExpression',
+  'CallExpression',
+  'NewExpression',
+  'SequenceExpression',
+  'Identifier',
+  'Literal',
   // "ES 6 arrow functions are supported, and ES 6 rest parameter syntax is supported."
-  'ArrowFunctionExpression', 'RestElement',
+  'ArrowFunctionExpression',
+  'RestElement',
   // "ES 6 template literals are supported: multiline strings, expression interpolation, and nesting templates."
-  'TemplateLiteral', 'TemplateElement',
+  'TemplateLiteral',
+  'TemplateElement',
   // "The following ES 8 statements are supported: async, await" (where, see the async rule below).
   'AwaitExpression',
   // [kvs] "include the following statements in the first lines of the function code: import cf from 'cloudfront';"
-  'ImportDeclaration', 'ImportDefaultSpecifier',
+  'ImportDeclaration',
+  'ImportDefaultSpecifier',
 ]);
 
 /** ES 5.1 assignment operators, and none of the later compound ones (`**=`, `&&=`, `||=`, `??=`), which [runtime] does not list. */
@@ -63,7 +97,10 @@ const TIMERS = new Set(['setTimeout', 'setImmediate', 'clearTimeout']);
 const NO_SUCH_GLOBALS = new Map<string, string>([
   ['process', '"There is no process access. For example, there is no process global object"'],
   ['fetch', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
-  ['XMLHttpRequest', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
+  [
+    'XMLHttpRequest',
+    '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."',
+  ],
   ['WebSocket', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
 ]);
 /** [runtime] "Built-in modules": "You can load the module using require('querystring')" / "require('crypto')". */
@@ -72,7 +109,9 @@ const REQUIRABLE = new Set(['querystring', 'crypto']);
 type FunctionNode = acorn.FunctionDeclaration | acorn.FunctionExpression | acorn.ArrowFunctionExpression;
 
 function isFunction(node: AnyNode): node is FunctionNode {
-  return node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression';
+  return (
+    node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression'
+  );
 }
 
 /** The node's child nodes, in source order. */
@@ -82,7 +121,9 @@ function childrenOf(node: AnyNode): AnyNode[] {
     if (key === 'loc' || key === 'start' || key === 'end' || key === 'type' || key === 'range') continue;
     const value = (node as unknown as Record<string, unknown>)[key];
     if (Array.isArray(value)) {
-      for (const v of value) if (v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string') out.push(v as AnyNode);
+      for (const v of value)
+        if (v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string')
+          out.push(v as AnyNode);
     } else if (value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string') {
       out.push(value as AnyNode);
     }
@@ -101,7 +142,8 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
 
   // [quotas] "Maximum function size … 10 KB. This quota isn't adjustable."
   const bytes = Buffer.byteLength(code, 'utf8');
-  if (bytes > MAX_FUNCTION_BYTES) add('size', `${bytes} bytes, over the ${MAX_FUNCTION_BYTES}-byte (10 KB) "Maximum function size"`, null);
+  if (bytes > MAX_FUNCTION_BYTES)
+    add('size', `${bytes} bytes, over the ${MAX_FUNCTION_BYTES}-byte (10 KB) "Maximum function size"`, null);
 
   let program: acorn.Program;
   try {
@@ -110,15 +152,24 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
     program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
   } catch (err) {
     const e = err as SyntaxError & { loc?: { line: number; column: number } };
-    out.push({ rule: 'syntax', message: `does not parse as strict ECMAScript: ${e.message}`, line: e.loc?.line ?? 1, column: (e.loc?.column ?? 0) + 1 });
+    out.push({
+      rule: 'syntax',
+      message: `does not parse as strict ECMAScript: ${e.message}`,
+      line: e.loc?.line ?? 1,
+      column: (e.loc?.column ?? 0) + 1,
+    });
     return out;
   }
 
   // CloudFront calls the top-level function named `handler` ("async function handler(event)" in [runtime]'s example).
-  const handlers = program.body.filter((s): s is acorn.FunctionDeclaration => s.type === 'FunctionDeclaration' && s.id !== null && s.id.name === 'handler');
+  const handlers = program.body.filter(
+    (s): s is acorn.FunctionDeclaration => s.type === 'FunctionDeclaration' && s.id !== null && s.id.name === 'handler',
+  );
   const handler = handlers.length === 1 ? handlers[0]! : null;
-  if (handler === null) add('handler', `needs exactly one top-level \`function handler(event)\`, found ${handlers.length}`, null);
-  else if (handler.params.length !== 1 || handler.params[0]!.type !== 'Identifier') add('handler', '`handler` takes exactly one parameter, the event', handler);
+  if (handler === null)
+    add('handler', `needs exactly one top-level \`function handler(event)\`, found ${handlers.length}`, null);
+  else if (handler.params.length !== 1 || handler.params[0]!.type !== 'Identifier')
+    add('handler', '`handler` takes exactly one parameter, the event', handler);
 
   const visit = (node: AnyNode, parent: AnyNode | null, fn: FunctionNode | null): void => {
     if (!ALLOWED_NODES.has(node.type)) {
@@ -128,66 +179,125 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
       case 'ImportDeclaration':
         // [kvs] "include the following statements in the first lines of the function code: import cf from
         // 'cloudfront';": the one module the runtime provides by import, as a default import, first.
-        if (node.source.value !== 'cloudfront') add('import', `imports ${JSON.stringify(node.source.value)}; the only module a function imports is 'cloudfront'`, node);
-        else if (node.specifiers.length !== 1 || node.specifiers[0]!.type !== 'ImportDefaultSpecifier') add('import', "imports 'cloudfront' other than as `import cf from 'cloudfront'`", node);
-        if (program.body[0] !== node) add('import', "the 'cloudfront' import belongs on the first lines of the function code", node);
+        if (node.source.value !== 'cloudfront')
+          add(
+            'import',
+            `imports ${JSON.stringify(node.source.value)}; the only module a function imports is 'cloudfront'`,
+            node,
+          );
+        else if (node.specifiers.length !== 1 || node.specifiers[0]!.type !== 'ImportDefaultSpecifier')
+          add('import', "imports 'cloudfront' other than as `import cf from 'cloudfront'`", node);
+        if (program.body[0] !== node)
+          add('import', "the 'cloudfront' import belongs on the first lines of the function code", node);
         break;
       case 'ImportExpression':
         add('import', "dynamic import(): the only module a function imports is 'cloudfront', statically", node);
         break;
       case 'VariableDeclaration':
         // "The following ES 6 statements are supported: const, let" (and ES 5.1 var); nothing newer (`using`).
-        if (node.kind !== 'var' && node.kind !== 'let' && node.kind !== 'const') add('es-level', `\`${node.kind}\` declarations are not among the supported statements`, node);
+        if (node.kind !== 'var' && node.kind !== 'let' && node.kind !== 'const')
+          add('es-level', `\`${node.kind}\` declarations are not among the supported statements`, node);
         break;
       case 'Property':
         // ES 5.1 object literals: plain and get/set properties; the ES 6 shorthand, method and computed forms are not listed.
-        if (node.shorthand || node.method || node.computed) add('es-level', 'ES 6 object literal shorthand, method or computed key is not among the supported features', node);
+        if (node.shorthand || node.method || node.computed)
+          add(
+            'es-level',
+            'ES 6 object literal shorthand, method or computed key is not among the supported features',
+            node,
+          );
         break;
       case 'LogicalExpression':
-        if (node.operator === '??') add('es-level', '`??` (ES 2020) is not among the supported operators ("All ES 5.1 operators" and `**`)', node);
+        if (node.operator === '??')
+          add(
+            'es-level',
+            '`??` (ES 2020) is not among the supported operators ("All ES 5.1 operators" and `**`)',
+            node,
+          );
         break;
       case 'AssignmentExpression':
-        if (!ES5_ASSIGNMENT.has(node.operator)) add('es-level', `\`${node.operator}\` is not among the supported operators ("All ES 5.1 operators" and \`**\`)`, node);
+        if (!ES5_ASSIGNMENT.has(node.operator))
+          add(
+            'es-level',
+            `\`${node.operator}\` is not among the supported operators ("All ES 5.1 operators" and \`**\`)`,
+            node,
+          );
         break;
       case 'Literal':
-        if ('bigint' in node && node.bigint !== undefined) add('es-level', 'BigInt literals are not among the supported types ("All ES 5.1 types")', node);
-        if ('regex' in node && node.regex !== undefined && !REGEXP_FLAGS.test(node.regex.flags)) add('es-level', `regular expression flags "${node.regex.flags}" beyond the ES 5.1 ones and sticky`, node);
+        if ('bigint' in node && node.bigint !== undefined)
+          add('es-level', 'BigInt literals are not among the supported types ("All ES 5.1 types")', node);
+        if ('regex' in node && node.regex !== undefined && !REGEXP_FLAGS.test(node.regex.flags))
+          add('es-level', `regular expression flags "${node.regex.flags}" beyond the ES 5.1 ones and sticky`, node);
         break;
       case 'CatchClause':
-        if (node.param === null) add('es-level', 'optional catch binding (ES 2019) is not among the supported features', node);
+        if (node.param === null)
+          add('es-level', 'optional catch binding (ES 2019) is not among the supported features', node);
         break;
       case 'RestElement':
         // "ES 6 rest parameter syntax is supported": as a function's last parameter, not in destructuring.
-        if (parent === null || !isFunction(parent)) add('es-level', 'rest elements outside a parameter list (destructuring) are not supported', node);
+        if (parent === null || !isFunction(parent))
+          add('es-level', 'rest elements outside a parameter list (destructuring) are not supported', node);
         break;
       case 'AwaitExpression':
         // "await can be used inside async functions only. async arguments and closures are not supported." The one
         // async function is the handler, so every await sits directly in its body.
-        if (fn === null || fn !== handler) add('await', '`await` outside the body of the top-level `async function handler`: "await can be used inside async functions only. async arguments and closures are not supported."', node);
+        if (fn === null || fn !== handler)
+          add(
+            'await',
+            '`await` outside the body of the top-level `async function handler`: "await can be used inside async functions only. async arguments and closures are not supported."',
+            node,
+          );
         break;
       case 'CallExpression':
       case 'NewExpression': {
         const callee = node.callee;
         // "Dynamic code evaluation is not supported. Both eval() and Function constructors throw an error if attempted."
-        if (callee.type === 'Identifier' && (callee.name === 'eval' || callee.name === 'Function')) add('dynamic-code', `${callee.name}(): "Dynamic code evaluation is not supported."`, node);
+        if (callee.type === 'Identifier' && (callee.name === 'eval' || callee.name === 'Function'))
+          add('dynamic-code', `${callee.name}(): "Dynamic code evaluation is not supported."`, node);
         if (node.type === 'CallExpression' && callee.type === 'Identifier' && callee.name === 'require') {
           const arg = node.arguments[0];
           const name = arg !== undefined && arg.type === 'Literal' && typeof arg.value === 'string' ? arg.value : null;
-          if (node.arguments.length !== 1 || name === null || !REQUIRABLE.has(name)) add('import', `require(${name === null ? '…' : JSON.stringify(name)}): the built-in modules are querystring and crypto (no fs: "There is no file system access")`, node);
+          if (node.arguments.length !== 1 || name === null || !REQUIRABLE.has(name))
+            add(
+              'import',
+              `require(${name === null ? '…' : JSON.stringify(name)}): the built-in modules are querystring and crypto (no fs: "There is no file system access")`,
+              node,
+            );
         }
         // Console: "It only supports the log() method" and "CloudFront Functions doesn't support comma syntax, such as console.log('a', 'b')".
-        if (callee.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'console' && node.type === 'CallExpression' && node.arguments.length > 1) {
-          add('console', 'console.log with several arguments: "CloudFront Functions doesn\'t support comma syntax"', node);
+        if (
+          callee.type === 'MemberExpression' &&
+          callee.object.type === 'Identifier' &&
+          callee.object.name === 'console' &&
+          node.type === 'CallExpression' &&
+          node.arguments.length > 1
+        ) {
+          add(
+            'console',
+            'console.log with several arguments: "CloudFront Functions doesn\'t support comma syntax"',
+            node,
+          );
         }
         break;
       }
       case 'MemberExpression':
-        if (node.object.type === 'Identifier' && node.object.name === 'console' && !node.computed && node.property.type === 'Identifier' && node.property.name !== 'log') {
+        if (
+          node.object.type === 'Identifier' &&
+          node.object.name === 'console' &&
+          !node.computed &&
+          node.property.type === 'Identifier' &&
+          node.property.name !== 'log'
+        ) {
           add('console', `console.${node.property.name}: the console "only supports the log() method"`, node);
         }
         break;
       case 'Identifier':
-        if (TIMERS.has(node.name)) add('timers', `${node.name}: "The setTimeout(), setImmediate(), and clearTimeout() functions are not supported."`, node);
+        if (TIMERS.has(node.name))
+          add(
+            'timers',
+            `${node.name}: "The setTimeout(), setImmediate(), and clearTimeout() functions are not supported."`,
+            node,
+          );
         if (NO_SUCH_GLOBALS.has(node.name)) add('globals', `${node.name}: ${NO_SUCH_GLOBALS.get(node.name)}`, node);
         break;
       default:
@@ -197,7 +307,11 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
       // "await can be used inside async functions only. async arguments and closures are not supported.": the only
       // async function is the top-level handler; no async function expression, arrow, method or nested declaration.
       if (node.async && node !== handler) {
-        add('async', `an async ${node.type === 'ArrowFunctionExpression' ? 'arrow' : 'function'} other than the top-level \`handler\`: "async arguments and closures are not supported."`, node);
+        add(
+          'async',
+          `an async ${node.type === 'ArrowFunctionExpression' ? 'arrow' : 'function'} other than the top-level \`handler\`: "async arguments and closures are not supported."`,
+          node,
+        );
       }
       if (node.generator) add('es-level', 'generators are not among the supported features', node);
     }

@@ -16,7 +16,9 @@ const { values } = parseArgs({
 });
 const base = values['base-url'];
 if (!/^https:\/\/[^/?#@\s]+/.test(base)) {
-  console.error('export:resetbench: set RESET_PUBLIC_BASE_URL (or --base-url) to the public https base URL; ResetBench accepts only https sources');
+  console.error(
+    'export:resetbench: set RESET_PUBLIC_BASE_URL (or --base-url) to the public https base URL; ResetBench accepts only https sources',
+  );
   process.exit(2);
 }
 const store = createLocalStateStore(values['state-dir'], { now: () => new Date() });

@@ -12,7 +12,13 @@ const NOW = '2026-11-23T12:00:00Z';
 const summary = fixture('statuspage-incidentio-summary.json');
 const tracker = await startLoopback(
   trackerHandler(() => [
-    { id: 'rst_2026-11-23_a', reset_type: 'regular', announced_at: '2026-11-23T10:00:00Z', text: 'We reset Codex usage limits for everyone.', source: { type: 'x_post', author: 'example_dev', url: 'https://x.com/example_dev/status/2124805152568246272' } },
+    {
+      id: 'rst_2026-11-23_a',
+      reset_type: 'regular',
+      announced_at: '2026-11-23T10:00:00Z',
+      text: 'We reset Codex usage limits for everyone.',
+      source: { type: 'x_post', author: 'example_dev', url: 'https://x.com/example_dev/status/2124805152568246272' },
+    },
   ]),
 );
 const statusPage = await startLoopback((_req, res) => {
@@ -40,9 +46,16 @@ for (const lang of LANGS) {
   await writeFile(file, JSON.stringify(doc));
 }
 const preview = await startPreview({ root: build.outDir, port: 0 });
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
 try {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 1250 }, deviceScaleFactor: 0.6, timezoneId: 'America/New_York' });
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 1250 },
+    deviceScaleFactor: 0.6,
+    timezoneId: 'America/New_York',
+  });
   await context.clock.setFixedTime(new Date(NOW));
   const page = await context.newPage();
   await page.goto(`${preview.url}/en/`);

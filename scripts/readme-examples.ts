@@ -17,8 +17,28 @@ const root = path.resolve(import.meta.dirname, '..');
 async function buildDocs(names: readonly { doc: string; lang: string }[]): Promise<Map<string, string>> {
   const dir = await mkdtemp(path.join(tmpdir(), 'readme-examples-'));
   try {
-    const env = { ...process.env, RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '', RESET_UPSTREAM_STATUS_URL: '' };
-    await promisify(execFile)('node', ['--import', 'tsx', 'builder/main.ts', '--now', EXAMPLES_NOW, '--out', path.join(dir, 'out'), '--state-dir', path.join(dir, 'state')], { cwd: root, env });
+    const env = {
+      ...process.env,
+      RESET_STATUS_PAGE_URL: '',
+      RESET_UPSTREAM_URL: '',
+      RESET_SIGNAL_FEEDS: '',
+      RESET_UPSTREAM_STATUS_URL: '',
+    };
+    await promisify(execFile)(
+      'node',
+      [
+        '--import',
+        'tsx',
+        'builder/main.ts',
+        '--now',
+        EXAMPLES_NOW,
+        '--out',
+        path.join(dir, 'out'),
+        '--state-dir',
+        path.join(dir, 'state'),
+      ],
+      { cwd: root, env },
+    );
     const out = new Map<string, string>();
     for (const { doc, lang } of names) {
       const text = await readFile(path.join(dir, 'out', 'api', lang, `${doc}.json`), 'utf8');
@@ -45,7 +65,14 @@ export function exampleNames(readme: string): { doc: string; lang: string }[] {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { check: { type: 'boolean', default: false }, readme: { type: 'string', multiple: true, default: [path.join(root, 'README.md'), path.join(root, 'docs/api.md')] } },
+    options: {
+      check: { type: 'boolean', default: false },
+      readme: {
+        type: 'string',
+        multiple: true,
+        default: [path.join(root, 'README.md'), path.join(root, 'docs/api.md')],
+      },
+    },
   });
   const files = await Promise.all(values.readme.map(async (file) => ({ file, text: await readFile(file, 'utf8') })));
   const docs = await buildDocs(files.flatMap(({ text }) => exampleNames(text)));
@@ -54,7 +81,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const fresh = replaceExamples(text, docs);
     if (values.check) {
       if (fresh !== text) {
-        console.error(`${file}: the example blocks differ from a fresh build as of ${EXAMPLES_NOW}; run npm run docs:examples`);
+        console.error(
+          `${file}: the example blocks differ from a fresh build as of ${EXAMPLES_NOW}; run npm run docs:examples`,
+        );
         differs = true;
       } else console.error(`${file}: ${exampleNames(text).length} example blocks match a fresh build`);
     } else {

@@ -32,7 +32,9 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -50,7 +52,10 @@ function forecastUrl(publicBaseUrl: string): string {
  * JSON (the log keeps the forecast, not the bytes a fetch returned); snapshot_id the first 24 hex digits of the
  * SHA-256 of {forecasts, observed_at, raw_sha256, source_id, window_forecast: null} as canonical JSON.
  */
-export function renderSnapshots(log: readonly ForecastLogEntry[], opts: { sourceId?: string; publicBaseUrl: string }): string {
+export function renderSnapshots(
+  log: readonly ForecastLogEntry[],
+  opts: { sourceId?: string; publicBaseUrl: string },
+): string {
   const sourceId = opts.sourceId ?? DEFAULT_SOURCE_ID;
   const seen = new Set<string>();
   const lines: Snapshot[] = [];
@@ -65,7 +70,9 @@ export function renderSnapshots(log: readonly ForecastLogEntry[], opts: { source
     if (Object.keys(forecasts).length === 0) continue;
     seen.add(f.issued_at);
     const raw_sha256 = sha256(canonicalJson(f));
-    const snapshot_id = sha256(canonicalJson({ source_id: sourceId, observed_at: f.issued_at, raw_sha256, forecasts, window_forecast: null })).slice(0, 24);
+    const snapshot_id = sha256(
+      canonicalJson({ source_id: sourceId, observed_at: f.issued_at, raw_sha256, forecasts, window_forecast: null }),
+    ).slice(0, 24);
     lines.push({
       schema_version: SNAPSHOT_SCHEMA_VERSION,
       snapshot_id,

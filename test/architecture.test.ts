@@ -22,7 +22,11 @@ function importGraph(): Graph {
         const from = path.relative(ROOT, full).split(path.sep).join('/');
         graph.set(
           from,
-          info.importedFiles.map((f) => (f.fileName.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(from), f.fileName)) : f.fileName)),
+          info.importedFiles.map((f) =>
+            f.fileName.startsWith('.')
+              ? path.posix.normalize(path.posix.join(path.posix.dirname(from), f.fileName))
+              : f.fileName,
+          ),
         );
       }
     }
@@ -63,20 +67,30 @@ export const RULES: Rule[] = [
   {
     label: 'model/ imports only model/ and the contract (and no I/O)',
     applies: stage('model'),
-    forbids: (t, s) => (s !== null && s !== 'model' && s !== 'contract' && s !== 'errors') || IO_PACKAGES.some((p) => p.test(t)),
+    forbids: (t, s) =>
+      (s !== null && s !== 'model' && s !== 'contract' && s !== 'errors') || IO_PACKAGES.some((p) => p.test(t)),
   },
   {
     label: 'render/ imports only render/, model/ and the contract (and no I/O)',
     applies: stage('render'),
-    forbids: (t, s) => (s !== null && !['render', 'model', 'contract', 'errors'].includes(s)) || IO_PACKAGES.some((p) => p.test(t)),
+    forbids: (t, s) =>
+      (s !== null && !['render', 'model', 'contract', 'errors'].includes(s)) || IO_PACKAGES.some((p) => p.test(t)),
   },
   {
     label: 'adapters (sources, state, publish, notify) never import each other',
     applies: (f) => ADAPTERS.includes(stageOf(f) ?? ''),
     forbids: (_t, s, own) => s !== null && s !== own && ADAPTERS.includes(s),
   },
-  { label: 'sources/ imports no render/ or edge/', applies: stage('sources'), forbids: (_t, s) => s === 'render' || s === 'edge' || s === 's3' },
-  { label: 'state/ and publish/ import no edge/ or sources/', applies: (f) => ['state', 'publish'].includes(stageOf(f) ?? ''), forbids: (_t, s) => s === 'edge' || s === 'sources' },
+  {
+    label: 'sources/ imports no render/ or edge/',
+    applies: stage('sources'),
+    forbids: (_t, s) => s === 'render' || s === 'edge' || s === 's3',
+  },
+  {
+    label: 'state/ and publish/ import no edge/ or sources/',
+    applies: (f) => ['state', 'publish'].includes(stageOf(f) ?? ''),
+    forbids: (_t, s) => s === 'edge' || s === 'sources',
+  },
   {
     label: 'the shared helpers (s3/, fsutil/, net/) import only the contract and errors',
     applies: (f) => ['s3', 'fsutil', 'net'].includes(stageOf(f) ?? ''),
@@ -93,7 +107,8 @@ export const RULES: Rule[] = [
     forbids: (t) => t !== 'builder/contract.ts' && t !== 'builder/edge/route.ts',
   },
   {
-    label: 'the client package (clients/src) imports only its own files and packages: nothing of builder/ (its types are generated)',
+    label:
+      'the client package (clients/src) imports only its own files and packages: nothing of builder/ (its types are generated)',
     applies: (f) => f.startsWith('clients/src/'),
     // A target whose first segment is a folder of the repository is a file of it (relative imports are resolved).
     forbids: (t) => !t.startsWith('clients/src/') && existsSync(path.join(ROOT, t.split('/')[0]!)),
@@ -127,9 +142,13 @@ describe('import direction', () => {
   });
 
   it('keeps research out of the runtime: backtests and candidate models live in research/, not builder/', () => {
-    for (const gone of ['builder/model/backtest.ts', 'builder/model/hazard.ts']) expect(existsSync(path.join(ROOT, gone)), gone).toBe(false);
-    for (const here of ['research/backtest.ts', 'research/candidates.ts', 'research/main.ts']) expect(existsSync(path.join(ROOT, here)), here).toBe(true);
-    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.backtest).toMatch(/research\/main\.ts/);
+    for (const gone of ['builder/model/backtest.ts', 'builder/model/hazard.ts'])
+      expect(existsSync(path.join(ROOT, gone)), gone).toBe(false);
+    for (const here of ['research/backtest.ts', 'research/candidates.ts', 'research/main.ts'])
+      expect(existsSync(path.join(ROOT, here)), here).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.backtest).toMatch(
+      /research\/main\.ts/,
+    );
   });
 
   it('has no import against the direction of the house', () => {
@@ -148,7 +167,10 @@ describe('import direction', () => {
       ['builder/model/forecast.ts', ['research/candidates.ts']],
       ['builder/s3/conditional.ts', ['builder/state/store.ts']],
       ['workers/src/index.ts', ['builder/edge/route.ts', 'builder/edge/preview.ts']],
-      ['clients/src/client.ts', ['clients/src/api.d.ts', 'openapi-fetch', 'builder/contract.ts', 'locales/en/errors.json']],
+      [
+        'clients/src/client.ts',
+        ['clients/src/api.d.ts', 'openapi-fetch', 'builder/contract.ts', 'locales/en/errors.json'],
+      ],
     ]);
     const found = violations(bad);
     for (const edge of [
@@ -166,10 +188,19 @@ describe('import direction', () => {
       'clients/src/client.ts -> builder/contract.ts',
       'clients/src/client.ts -> locales/en/errors.json',
     ]) {
-      expect(found.some((v) => v.startsWith(edge)), edge).toBe(true);
+      expect(
+        found.some((v) => v.startsWith(edge)),
+        edge,
+      ).toBe(true);
     }
     expect(found.some((v) => v.startsWith('builder/publish/local-sink.ts -> builder/publish/sink.ts'))).toBe(false);
     expect(found.some((v) => v.includes('locales/en/errors.json') && !v.startsWith('clients/'))).toBe(false);
-    expect(found.some((v) => v.startsWith('clients/src/client.ts -> clients/src/api.d.ts') || v.startsWith('clients/src/client.ts -> openapi-fetch'))).toBe(false);
+    expect(
+      found.some(
+        (v) =>
+          v.startsWith('clients/src/client.ts -> clients/src/api.d.ts') ||
+          v.startsWith('clients/src/client.ts -> openapi-fetch'),
+      ),
+    ).toBe(false);
   });
 });

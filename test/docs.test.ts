@@ -43,7 +43,13 @@ export function workflowInputs(docs: ReadonlyMap<string, unknown>): Map<string, 
     }
   }
   return new Map(
-    [...found].map(([name, e]) => [name, { kind: e.vars && e.secrets ? 'secret or variable' : e.secrets ? 'secret' : 'variable', files: [...e.files].sort() }]),
+    [...found].map(([name, e]) => [
+      name,
+      {
+        kind: e.vars && e.secrets ? 'secret or variable' : e.secrets ? 'secret' : 'variable',
+        files: [...e.files].sort(),
+      },
+    ]),
   );
 }
 
@@ -57,25 +63,46 @@ export function documentedInputs(markdown: string): Map<string, Input> {
   const rows: Map<string, Input> = new Map();
   for (const line of lines.slice(2)) {
     if (!line.startsWith('|')) break;
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const name = /^`([A-Z0-9_]+)`$/.exec(cells[0] ?? '')?.[1];
-    if (name === undefined) throw new Error(`variables table: the first cell must be one \`NAME\`, got ${JSON.stringify(cells[0])}`);
+    if (name === undefined)
+      throw new Error(`variables table: the first cell must be one \`NAME\`, got ${JSON.stringify(cells[0])}`);
     if (rows.has(name)) throw new Error(`variables table: ${name} is listed twice`);
-    rows.set(name, { kind: cells[1] as Kind, files: (cells[2] ?? '').split(',').map((f) => f.trim()).sort() });
+    rows.set(name, {
+      kind: cells[1] as Kind,
+      files: (cells[2] ?? '')
+        .split(',')
+        .map((f) => f.trim())
+        .sort(),
+    });
   }
   return rows;
 }
 
 const workflowFiles = readdirSync(WORKFLOW_DIR).filter((f) => /\.ya?ml$/.test(f));
-const parsed = new Map(workflowFiles.map((f) => [f, parse(readFileSync(path.join(WORKFLOW_DIR, f), 'utf8')) as unknown]));
+const parsed = new Map(
+  workflowFiles.map((f) => [f, parse(readFileSync(path.join(WORKFLOW_DIR, f), 'utf8')) as unknown]),
+);
 
 describe('docs/deploy.md, the variables and secrets table', () => {
   const inWorkflows = workflowInputs(parsed);
   const inDocs = documentedInputs(deploy);
 
   it('reads the workflows: the inputs this project is known to need are found', () => {
-    for (const name of ['AWS_ROLE_ARN', 'RESET_S3_BUCKET', 'RESET_PUBLIC_BASE_URL', 'RESET_CONTACT_URL', 'RESET_NOTIFY_LANG', 'RESET_UPSTREAM_STATUS_URL']) {
-      expect(inWorkflows.get(name)?.kind, name).toBe(name === 'RESET_UPSTREAM_STATUS_URL' ? 'secret or variable' : 'variable');
+    for (const name of [
+      'AWS_ROLE_ARN',
+      'RESET_S3_BUCKET',
+      'RESET_PUBLIC_BASE_URL',
+      'RESET_CONTACT_URL',
+      'RESET_NOTIFY_LANG',
+      'RESET_UPSTREAM_STATUS_URL',
+    ]) {
+      expect(inWorkflows.get(name)?.kind, name).toBe(
+        name === 'RESET_UPSTREAM_STATUS_URL' ? 'secret or variable' : 'variable',
+      );
     }
     expect(inWorkflows.get('RESET_NOTIFY_WEBHOOKS')?.kind).toBe('secret');
   });
@@ -86,7 +113,9 @@ describe('docs/deploy.md, the variables and secrets table', () => {
   });
 
   it('fails on drift in either direction (the check can fail)', () => {
-    const extra = new Map(parsed).set('planted.yml', { jobs: { a: { env: { X: '${{ secrets.PLANTED_TOKEN }}', Y: '${{ vars.AWS_REGION }}' } } } });
+    const extra = new Map(parsed).set('planted.yml', {
+      jobs: { a: { env: { X: '${{ secrets.PLANTED_TOKEN }}', Y: '${{ vars.AWS_REGION }}' } } },
+    });
     const withExtra = workflowInputs(extra);
     expect(withExtra.get('PLANTED_TOKEN')).toEqual({ kind: 'secret', files: ['planted.yml'] });
     expect(withExtra.get('AWS_REGION')?.files).toContain('planted.yml');
@@ -122,7 +151,8 @@ function missingTestReferences(files: readonly string[], read: (file: string) =>
   for (const file of files) {
     for (const m of read(file).matchAll(/(?:[\w.-]+\/)*test\/[\w/.-]+\.test\.ts/g)) {
       const ref = m[0];
-      if (!existsSync(path.join(ROOT, ref)) && !existsSync(path.join(ROOT, path.dirname(file), ref))) missing.push(`${file}: ${ref}`);
+      if (!existsSync(path.join(ROOT, ref)) && !existsSync(path.join(ROOT, path.dirname(file), ref)))
+        missing.push(`${file}: ${ref}`);
     }
   }
   return missing;
@@ -131,7 +161,13 @@ function missingTestReferences(files: readonly string[], read: (file: string) =>
 describe('cited test files', () => {
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
     .split('\0')
-    .filter((f) => f !== '' && /\.(ts|js|md|json|ya?ml|sh)$/.test(f) && f !== 'package-lock.json' && existsSync(path.join(ROOT, f)))
+    .filter(
+      (f) =>
+        f !== '' &&
+        /\.(ts|js|md|json|ya?ml|sh)$/.test(f) &&
+        f !== 'package-lock.json' &&
+        existsSync(path.join(ROOT, f)),
+    )
     // This file plants missing references on purpose, below.
     .filter((f) => f !== 'test/docs.test.ts');
 
@@ -145,6 +181,9 @@ describe('cited test files', () => {
       ['builder/x.ts', '// pinned by test/no-such/thing.test.ts and test/docs.test.ts'],
       ['infra/x.md', 'see [`test/stack.test.ts`](test/stack.test.ts) and infra/test/nag.test.ts'],
     ]);
-    expect(missingTestReferences([...planted.keys()], (f) => planted.get(f)!)).toEqual(['builder/x.ts: test/no-such/thing.test.ts', 'infra/x.md: infra/test/nag.test.ts']);
+    expect(missingTestReferences([...planted.keys()], (f) => planted.get(f)!)).toEqual([
+      'builder/x.ts: test/no-such/thing.test.ts',
+      'infra/x.md: infra/test/nag.test.ts',
+    ]);
   });
 });

@@ -3,7 +3,16 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BuilderError, ConfigError, ConflictError, DataError, EXIT, SourceError, StorageError, exitCodeFor } from '../builder/errors.ts';
+import {
+  BuilderError,
+  ConfigError,
+  ConflictError,
+  DataError,
+  EXIT,
+  SourceError,
+  StorageError,
+  exitCodeFor,
+} from '../builder/errors.ts';
 import { main, runMain, type Io } from '../builder/main.ts';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
 import { run } from '../builder/run.ts';
@@ -12,7 +21,13 @@ import { createLocalStateStore } from '../builder/state/local-store.ts';
 function captureIo(): Io & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
   const errors: string[] = [];
-  return { now: () => new Date('2026-11-21T12:00:00Z'), out: (l) => lines.push(l), err: (l) => errors.push(l), lines, errors };
+  return {
+    now: () => new Date('2026-11-21T12:00:00Z'),
+    out: (l) => lines.push(l),
+    err: (l) => errors.push(l),
+    lines,
+    errors,
+  };
 }
 
 const dirs: string[] = [];
@@ -71,7 +86,16 @@ describe('build entry point', () => {
     await mkdir(path.join(root, 'data', 'verified'), { recursive: true });
     await writeFile(path.join(root, 'data', 'verified', 'bad.json'), '{"id": "x"}');
     const io = captureIo();
-    const argv = ['--data-dir', path.join(root, 'data'), '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state'), '--now', '2026-11-21T12:00:00Z'];
+    const argv = [
+      '--data-dir',
+      path.join(root, 'data'),
+      '--out',
+      path.join(root, 'dist'),
+      '--state-dir',
+      path.join(root, 'state'),
+      '--now',
+      '2026-11-21T12:00:00Z',
+    ];
     const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '' };
     expect(await main(argv, env, io)).toBe(1);
     expect(io.errors.join('\n')).toMatch(/\[sources\/archive\] invalid curated data/);
@@ -87,7 +111,12 @@ describe('build entry point', () => {
     const fetched: string[] = [];
     const deps = {
       now: () => asOf,
-      fetcher: { get: async (url: string) => (fetched.push(url), { ok: false as const, status: null, latencyMs: 0, url, detail: { code: 'timeout', params: {} }, error: 'x' }) },
+      fetcher: {
+        get: async (url: string) => (
+          fetched.push(url),
+          { ok: false as const, status: null, latencyMs: 0, url, detail: { code: 'timeout', params: {} }, error: 'x' }
+        ),
+      },
       sources: [],
       store,
       sink: createLocalSink(path.join(root, 'dist')),

@@ -14,14 +14,29 @@ describe('parsePublicUrls', () => {
   it('gives a local build the preview address when RESET_PUBLIC_BASE_URL is unset or empty, and no OpenAPI server', () => {
     expect(DEFAULT_PUBLIC_URL).toBe('http://127.0.0.1:8080');
     expect(parsePublicUrls({}, 'local')).toEqual({ ok: true, urls: { publicUrl: DEFAULT_PUBLIC_URL } });
-    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: '' }, 'local')).toEqual({ ok: true, urls: { publicUrl: DEFAULT_PUBLIC_URL } });
+    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: '' }, 'local')).toEqual({
+      ok: true,
+      urls: { publicUrl: DEFAULT_PUBLIC_URL },
+    });
   });
 
   it('accepts an http(s) base for a local build, trailing slashes dropped, and uses it as the OpenAPI server', () => {
-    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: 'http://127.0.0.1:9000/' }, 'local')).toEqual({ ok: true, urls: { publicUrl: 'http://127.0.0.1:9000', serverUrl: 'http://127.0.0.1:9000' } });
-    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: 'https://example.org/status//', RESET_CONTACT_URL: 'https://example.org/issues' }, 's3')).toEqual({
+    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: 'http://127.0.0.1:9000/' }, 'local')).toEqual({
       ok: true,
-      urls: { publicUrl: 'https://example.org/status', serverUrl: 'https://example.org/status', contactUrl: 'https://example.org/issues' },
+      urls: { publicUrl: 'http://127.0.0.1:9000', serverUrl: 'http://127.0.0.1:9000' },
+    });
+    expect(
+      parsePublicUrls(
+        { RESET_PUBLIC_BASE_URL: 'https://example.org/status//', RESET_CONTACT_URL: 'https://example.org/issues' },
+        's3',
+      ),
+    ).toEqual({
+      ok: true,
+      urls: {
+        publicUrl: 'https://example.org/status',
+        serverUrl: 'https://example.org/status',
+        contactUrl: 'https://example.org/issues',
+      },
     });
   });
 
@@ -63,8 +78,14 @@ describe('parsePublicUrls', () => {
       expect(r.ok, bad).toBe(false);
     }
     for (const target of ['local', 's3'] as const) {
-      const r = parsePublicUrls({ RESET_PUBLIC_BASE_URL: 'https://api.example.org', RESET_CONTACT_URL: 'mail me' }, target);
-      expect(r).toEqual({ ok: false, error: expect.stringMatching(/^RESET_CONTACT_URL must be an absolute http\(s\) URL/) });
+      const r = parsePublicUrls(
+        { RESET_PUBLIC_BASE_URL: 'https://api.example.org', RESET_CONTACT_URL: 'mail me' },
+        target,
+      );
+      expect(r).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^RESET_CONTACT_URL must be an absolute http\(s\) URL/),
+      });
     }
   });
 
@@ -86,7 +107,19 @@ describe('a local build', () => {
   const args = async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'rsa-public-url-'));
     dirs.push(root);
-    return { root, argv: ['--now', '2026-11-21T12:00:00Z', '--data-dir', DATA_DIR, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')] };
+    return {
+      root,
+      argv: [
+        '--now',
+        '2026-11-21T12:00:00Z',
+        '--data-dir',
+        DATA_DIR,
+        '--out',
+        path.join(root, 'dist'),
+        '--state-dir',
+        path.join(root, 'state'),
+      ],
+    };
   };
   const NO_SOURCES = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '' };
 
@@ -94,9 +127,13 @@ describe('a local build', () => {
     const { root, argv } = await args();
     expect(await main(argv, NO_SOURCES, io())).toBe(0);
     for (const name of ['feed.atom', 'feed.json', 'calendar.ics']) {
-      expect(await readFile(path.join(root, 'dist', 'api', 'de', name), 'utf8'), name).toContain(`${DEFAULT_PUBLIC_URL}/de/#event-`);
+      expect(await readFile(path.join(root, 'dist', 'api', 'de', name), 'utf8'), name).toContain(
+        `${DEFAULT_PUBLIC_URL}/de/#event-`,
+      );
     }
-    const openapi = JSON.parse(await readFile(path.join(root, 'dist', 'api', 'openapi.json'), 'utf8')) as { servers: { url: string }[] };
+    const openapi = JSON.parse(await readFile(path.join(root, 'dist', 'api', 'openapi.json'), 'utf8')) as {
+      servers: { url: string }[];
+    };
     expect(openapi.servers[0]?.url).toBe('/');
   });
 

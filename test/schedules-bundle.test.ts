@@ -35,8 +35,24 @@ async function tree(root: string, rel = ''): Promise<Map<string, Buffer>> {
 }
 
 function tick(argv: readonly string[], dir: string) {
-  const args = ['--target', 'local', '--now', NOW, '--out', path.join(dir, 'dist'), '--state-dir', path.join(dir, 'state'), '--data-dir', path.join(ROOT, 'data')];
-  return run(process.execPath, [...argv, ...args], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
+  const args = [
+    '--target',
+    'local',
+    '--now',
+    NOW,
+    '--out',
+    path.join(dir, 'dist'),
+    '--state-dir',
+    path.join(dir, 'state'),
+    '--data-dir',
+    path.join(ROOT, 'data'),
+  ];
+  return run(process.execPath, [...argv, ...args], {
+    cwd: ROOT,
+    env: OFFLINE_ENV,
+    timeout: CHILD_TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 describe('the esbuild bundles of the scheduled entry points', () => {
@@ -57,62 +73,102 @@ describe('the esbuild bundles of the scheduled entry points', () => {
 
   it('writes one ESM file with a linked source map per entry point, importing nothing but Node built-ins', async () => {
     const files = (await readdir(bundles)).sort();
-    expect(files).toEqual(Object.keys(SCHEDULE_ENTRIES).flatMap((n) => [`${n}.mjs`, `${n}.mjs.map`]).sort());
+    expect(files).toEqual(
+      Object.keys(SCHEDULE_ENTRIES)
+        .flatMap((n) => [`${n}.mjs`, `${n}.mjs.map`])
+        .sort(),
+    );
     for (const name of Object.keys(SCHEDULE_ENTRIES)) {
       const js = await readFile(path.join(bundles, `${name}.mjs`), 'utf8');
       expect(js.trimEnd().endsWith(`//# sourceMappingURL=${name}.mjs.map`), name).toBe(true);
       // Everything is inside the one file: the job that runs it has no node_modules.
-      const imports = [...js.matchAll(/(?:^|[;\s])import\s*(?:[\w$]+|\*\s*as\s+[\w$]+|\{[^}]*\})?\s*(?:from)?\s*(["'])([^"']+)\1/gm)].map((m) => m[2] ?? '');
+      const imports = [
+        ...js.matchAll(/(?:^|[;\s])import\s*(?:[\w$]+|\*\s*as\s+[\w$]+|\{[^}]*\})?\s*(?:from)?\s*(["'])([^"']+)\1/gm),
+      ].map((m) => m[2] ?? '');
       expect(imports.length, name).toBeGreaterThan(0);
-      expect(imports.filter((i) => !i.startsWith('node:')), name).toEqual([]);
+      expect(
+        imports.filter((i) => !i.startsWith('node:')),
+        name,
+      ).toEqual([]);
       const map = JSON.parse(await readFile(path.join(bundles, `${name}.mjs.map`), 'utf8')) as { sources: string[] };
-      expect(map.sources.some((s) => s.endsWith(SCHEDULE_ENTRIES[name as keyof typeof SCHEDULE_ENTRIES])), name).toBe(true);
+      expect(
+        map.sources.some((s) => s.endsWith(SCHEDULE_ENTRIES[name as keyof typeof SCHEDULE_ENTRIES])),
+        name,
+      ).toBe(true);
     }
   });
 
-  it('publishes, offline, the same dist/ byte for byte as the tsx entry point at the same --now (refresh and main)', async () => {
-    const [bundled, sources, bundledMain] = await Promise.all([
-      tick([path.join(bundles, 'refresh.mjs')], path.join(work, 'bundled')),
-      tick(['--import', 'tsx', 'schedules/refresh.ts'], path.join(work, 'tsx')),
-      tick([path.join(bundles, 'main.mjs')], path.join(work, 'bundled-main')),
-    ]);
-    // A bundle shares one import.meta.url across its modules: only the named entry runs (isEntryPoint), once.
-    for (const r of [bundled, sources, bundledMain]) expect(r.stdout.match(/^documents: /gm)?.length, r.stdout).toBe(1);
-    expect(bundled.stdout.replaceAll(path.join(work, 'bundled'), '<dir>')).toBe(sources.stdout.replaceAll(path.join(work, 'tsx'), '<dir>'));
-
-    const a = await tree(path.join(work, 'bundled', 'dist'));
-    const b = await tree(path.join(work, 'tsx', 'dist'));
-    const c = await tree(path.join(work, 'bundled-main', 'dist'));
-    expect(a.size).toBeGreaterThan(100);
-    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
-    expect([...c.keys()].sort()).toEqual([...b.keys()].sort());
-    const differing = [...b].filter(([k, v]) => !v.equals(a.get(k)!) || !v.equals(c.get(k)!)).map(([k]) => k);
-    expect(differing).toEqual([]);
-    // The page and the translated documents went through the bundled JSX and locale JSON.
-    expect([...a.keys()].some((k) => k.endsWith('.html'))).toBe(true);
-  }, CHILD_TIMEOUT_MS);
-
-  it('runs the backup CLI as the sources do: same exit code and message for a run without its bucket', async () => {
-    const fail = (argv: string[]) =>
-      run(process.execPath, [...argv, 'list'], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS }).then(
-        () => null,
-        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  it(
+    'publishes, offline, the same dist/ byte for byte as the tsx entry point at the same --now (refresh and main)',
+    async () => {
+      const [bundled, sources, bundledMain] = await Promise.all([
+        tick([path.join(bundles, 'refresh.mjs')], path.join(work, 'bundled')),
+        tick(['--import', 'tsx', 'schedules/refresh.ts'], path.join(work, 'tsx')),
+        tick([path.join(bundles, 'main.mjs')], path.join(work, 'bundled-main')),
+      ]);
+      // A bundle shares one import.meta.url across its modules: only the named entry runs (isEntryPoint), once.
+      for (const r of [bundled, sources, bundledMain])
+        expect(r.stdout.match(/^documents: /gm)?.length, r.stdout).toBe(1);
+      expect(bundled.stdout.replaceAll(path.join(work, 'bundled'), '<dir>')).toBe(
+        sources.stdout.replaceAll(path.join(work, 'tsx'), '<dir>'),
       );
-    const [bundled, sources] = await Promise.all([fail([path.join(bundles, 'backup.mjs')]), fail(['--import', 'tsx', 'schedules/backup.ts'])]);
-    expect(sources?.code).toBe(2);
-    expect(sources?.stderr).toMatch(/RESET_S3_BUCKET/);
-    expect(bundled).toEqual(sources);
-  }, CHILD_TIMEOUT_MS);
 
-  it('names the TypeScript source in a stack trace under --enable-source-maps, and keeps the entry exports', async () => {
-    // Imported (not run: argv[1] is not the bundle), the entry's exports are there; a null summary throws inside
-    // formatStepSummary, and with the flag the workflows give, the trace points into schedules/refresh.ts.
-    const probe = `const m = await import(${JSON.stringify(path.join(bundles, 'refresh.mjs'))}); m.formatStepSummary(null, 'x');`;
-    const err = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS }).then(
-      () => null,
-      (e: { code: number; stderr: string }) => e,
-    );
-    expect(err?.code).toBe(1);
-    expect(err?.stderr).toMatch(/^TypeError: Cannot read properties of null \(reading 'asOf'\)\n {4}at (?:Module\.)?formatStepSummary \(.*schedules[\\/]refresh\.ts:\d+:\d+\)/m);
-  }, CHILD_TIMEOUT_MS);
+      const a = await tree(path.join(work, 'bundled', 'dist'));
+      const b = await tree(path.join(work, 'tsx', 'dist'));
+      const c = await tree(path.join(work, 'bundled-main', 'dist'));
+      expect(a.size).toBeGreaterThan(100);
+      expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+      expect([...c.keys()].sort()).toEqual([...b.keys()].sort());
+      const differing = [...b].filter(([k, v]) => !v.equals(a.get(k)!) || !v.equals(c.get(k)!)).map(([k]) => k);
+      expect(differing).toEqual([]);
+      // The page and the translated documents went through the bundled JSX and locale JSON.
+      expect([...a.keys()].some((k) => k.endsWith('.html'))).toBe(true);
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it(
+    'runs the backup CLI as the sources do: same exit code and message for a run without its bucket',
+    async () => {
+      const fail = (argv: string[]) =>
+        run(process.execPath, [...argv, 'list'], { cwd: ROOT, env: OFFLINE_ENV, timeout: CHILD_TIMEOUT_MS }).then(
+          () => null,
+          (e: { code: number; stdout: string; stderr: string }) => ({
+            code: e.code,
+            stdout: e.stdout,
+            stderr: e.stderr,
+          }),
+        );
+      const [bundled, sources] = await Promise.all([
+        fail([path.join(bundles, 'backup.mjs')]),
+        fail(['--import', 'tsx', 'schedules/backup.ts']),
+      ]);
+      expect(sources?.code).toBe(2);
+      expect(sources?.stderr).toMatch(/RESET_S3_BUCKET/);
+      expect(bundled).toEqual(sources);
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it(
+    'names the TypeScript source in a stack trace under --enable-source-maps, and keeps the entry exports',
+    async () => {
+      // Imported (not run: argv[1] is not the bundle), the entry's exports are there; a null summary throws inside
+      // formatStepSummary, and with the flag the workflows give, the trace points into schedules/refresh.ts.
+      const probe = `const m = await import(${JSON.stringify(path.join(bundles, 'refresh.mjs'))}); m.formatStepSummary(null, 'x');`;
+      const err = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], {
+        cwd: ROOT,
+        env: OFFLINE_ENV,
+        timeout: CHILD_TIMEOUT_MS,
+      }).then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(err?.code).toBe(1);
+      expect(err?.stderr).toMatch(
+        /^TypeError: Cannot read properties of null \(reading 'asOf'\)\n {4}at (?:Module\.)?formatStepSummary \(.*schedules[\\/]refresh\.ts:\d+:\d+\)/m,
+      );
+    },
+    CHILD_TIMEOUT_MS,
+  );
 });

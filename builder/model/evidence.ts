@@ -55,11 +55,18 @@ export interface PostTimeDisagreement {
 export function timesFromPost(
   recordAt: string,
   sources: readonly { url: string }[],
-): { announced_at: string; observed_at: string | null; time_basis: Event['time_basis']; disagreement: PostTimeDisagreement | null } {
+): {
+  announced_at: string;
+  observed_at: string | null;
+  time_basis: Event['time_basis'];
+  disagreement: PostTimeDisagreement | null;
+} {
   const post = citedPost(sources);
-  if (post === null) return { announced_at: recordAt, observed_at: null, time_basis: 'announcement', disagreement: null };
+  if (post === null)
+    return { announced_at: recordAt, observed_at: null, time_basis: 'announcement', disagreement: null };
   const diff = Date.parse(recordAt) - post.ms;
-  if (Math.abs(diff) <= POST_TIME_TOLERANCE_MS) return { announced_at: post.at, observed_at: null, time_basis: 'announcement', disagreement: null };
+  if (Math.abs(diff) <= POST_TIME_TOLERANCE_MS)
+    return { announced_at: post.at, observed_at: null, time_basis: 'announcement', disagreement: null };
   return {
     announced_at: post.at,
     observed_at: recordAt,

@@ -43,7 +43,8 @@ export function computeExplanation(f: ExplanationFacts): Explanation {
   const staleAfter = Date.parse(f.stale_after);
   const expiredAt = staleAfter > generated ? staleAfter : generated + UNKNOWN_ANSWER_HOLDS_MS;
   // The build's own stale_after as written (not re-serialized), so the sentence shows the instant meta shows.
-  if (Date.parse(f.now) >= expiredAt) return { case: 'expired', params: { since: staleAfter > generated ? f.stale_after : formatInstant(expiredAt) } };
+  if (Date.parse(f.now) >= expiredAt)
+    return { case: 'expired', params: { since: staleAfter > generated ? f.stale_after : formatInstant(expiredAt) } };
   if (f.last_check_at === null) return { case: 'unchecked', params: {} };
   if (f.last_good_check_at === null) return { case: 'failed', params: { checked: f.last_check_at } };
   if (Date.parse(f.last_check_at) > Date.parse(f.last_good_check_at)) {

@@ -1,7 +1,19 @@
 // Pure: the chance of a global reset in the next 24 h and 48 h, from the global resets known at `asOf`.
 // No clock, no I/O: the caller passes `asOf`, and nothing later than `asOf` is ever read.
-import { announcementEffect, type AnnouncedReset, type AnnouncementEffect, type AnnouncementReview } from './announcement.ts';
-import { HOUR_MS, TRAILING_CLIMATOLOGY_DAYS, checkpointAtOrAfter, toIso, trailingClimatology, windowFrequency } from './climatology.ts';
+import {
+  announcementEffect,
+  type AnnouncedReset,
+  type AnnouncementEffect,
+  type AnnouncementReview,
+} from './announcement.ts';
+import {
+  HOUR_MS,
+  TRAILING_CLIMATOLOGY_DAYS,
+  checkpointAtOrAfter,
+  toIso,
+  trailingClimatology,
+  windowFrequency,
+} from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
@@ -155,19 +167,38 @@ export function computeClimatology(events: readonly Event[], asOf: Date): Climat
 }
 
 function climatologyOf(times: readonly number[], asOfMs: number): Climatology {
-  const none: Climatology = { base_rate_24h: null, base_rate_48h: null, sample_size: times.length, windows_24h: 0, windows_48h: 0 };
+  const none: Climatology = {
+    base_rate_24h: null,
+    base_rate_48h: null,
+    sample_size: times.length,
+    windows_24h: 0,
+    windows_48h: 0,
+  };
   const first = times[0];
   if (!enoughData(times, asOfMs) || first === undefined) return none;
   const w24 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 24 * HOUR_MS);
   const w48 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 48 * HOUR_MS);
   if (w24 === null || w48 === null) return none;
-  return { base_rate_24h: w24.rate, base_rate_48h: w48.rate, sample_size: times.length, windows_24h: w24.windows, windows_48h: w48.windows };
+  return {
+    base_rate_24h: w24.rate,
+    base_rate_48h: w48.rate,
+    sample_size: times.length,
+    windows_24h: w24.windows,
+    windows_48h: w48.windows,
+  };
 }
 
 const percent = (p: number) => Math.round(p * 100);
 const oneDecimal = (x: number) => Math.round(x * 10) / 10;
 
-function withheld(model: ModelVersion, times: readonly number[], lastAt: string | null, announced: AnnouncementEffect | null, coveredUntil: string | null, explanation: Detail): Forecast {
+function withheld(
+  model: ModelVersion,
+  times: readonly number[],
+  lastAt: string | null,
+  announced: AnnouncementEffect | null,
+  coveredUntil: string | null,
+  explanation: Detail,
+): Forecast {
   return {
     probability_24h: null,
     probability_48h: null,
@@ -205,7 +236,13 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const coveredUntil = opts.coveredUntil ?? null;
 
   if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) {
-    const params = { sample_size: times.length, min_sample: MIN_SAMPLE_RESETS, history_days: historyDays, min_history_days: MIN_HISTORY_DAYS, window_days: HISTORY_WINDOW_DAYS };
+    const params = {
+      sample_size: times.length,
+      min_sample: MIN_SAMPLE_RESETS,
+      history_days: historyDays,
+      min_history_days: MIN_HISTORY_DAYS,
+      window_days: HISTORY_WINDOW_DAYS,
+    };
     return withheld(model, times, lastAt, announced, coveredUntil, { code: 'insufficient_data', params });
   }
   // A data gap is not "no reset": with the sources unobserved since before the last stretch of asOf, the time since
@@ -228,7 +265,8 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const m24 = poissonProbability(times, asOfMs, 24 * HOUR_MS);
   // The chance grows with the horizon; max() guards against rounding at the clip.
   const m48 = Math.max(m24, poissonProbability(times, asOfMs, 48 * HOUR_MS));
-  const raise = (p: number, inside: boolean) => (announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p);
+  const raise = (p: number, inside: boolean) =>
+    announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p;
   const p24 = raise(m24, announced?.inside_24h ?? false);
   const p48 = Math.max(p24, raise(m48, announced?.inside_48h ?? false));
   const daysSinceLast = oneDecimal((asOfMs - times[times.length - 1]!) / DAY_MS);

@@ -51,9 +51,17 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
   return new Date(Math.max(Math.min(checkedAt + STALE_AFTER_MS, midnight.getTime()), asOf.getTime()));
 }
 
-export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): EdgeFreshness {
+export function computeEdgeFreshness(
+  asOf: Date,
+  today: { state: TodayState; last_good_check_at: string | null },
+): EdgeFreshness {
   const date = utcDate(asOf);
-  return { stale_after: formatInstant(computeStaleAfter(asOf, today)), build_date: date, next_date: nextUtcDate(date), variant_dates: unknownVariantDates(asOf) };
+  return {
+    stale_after: formatInstant(computeStaleAfter(asOf, today)),
+    build_date: date,
+    next_date: nextUtcDate(date),
+    variant_dates: unknownVariantDates(asOf),
+  };
 }
 
 /** The edge store's entries for a build: the freshness values and one key per published event id. */

@@ -33,5 +33,8 @@ export const ReviewDecisionSchema = z
     note: z.string().optional(),
   })
   .strict()
-  .refine((d) => d.decision !== 'promoted' || !!d.event_id, { path: ['event_id'], message: 'a promoted signal names the verified event it became' });
+  .refine((d) => d.decision !== 'promoted' || !!d.event_id, {
+    path: ['event_id'],
+    message: 'a promoted signal names the verified event it became',
+  });
 export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;

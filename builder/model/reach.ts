@@ -24,7 +24,16 @@ const ReachDecisionSchema = z.strictObject({
    * post (null when the words bound nothing exactly: "in a bit", "by end of day").
    */
   landing: z
-    .strictObject({ as_written: Quote, within_minutes: z.number().int().positive().max(7 * 24 * 60).nullable(), quote: Quote })
+    .strictObject({
+      as_written: Quote,
+      within_minutes: z
+        .number()
+        .int()
+        .positive()
+        .max(7 * 24 * 60)
+        .nullable(),
+      quote: Quote,
+    })
     .nullable(),
   why: z.string().min(1).max(2000),
   reviewed_by: z.string().min(1).max(80),
@@ -54,16 +63,28 @@ export const hasReach = (e: Event): boolean => e.type === 'global_reset' || e.ty
 
 /** Every quote of a decision that is not a substring of the event's evidence text (empty: all are its words). */
 export function misquotes(d: ReachDecision, evidenceText: string): string[] {
-  const quotes = [d.plans?.quote, d.products?.quote, d.models?.quote, d.cohort?.quote, d.limits?.quote, d.landing?.quote, d.landing?.as_written];
+  const quotes = [
+    d.plans?.quote,
+    d.products?.quote,
+    d.models?.quote,
+    d.cohort?.quote,
+    d.limits?.quote,
+    d.landing?.quote,
+    d.landing?.as_written,
+  ];
   return quotes.filter((q): q is string => q !== undefined && !evidenceText.includes(q));
 }
 
 /** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
 function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
   if (d === undefined) return NOT_STATED;
-  const stated = <T>(f: { value: T; quote: string } | null): Stated<T> => (f === null ? { value: null, quote: null } : { value: f.value, quote: f.quote });
+  const stated = <T>(f: { value: T; quote: string } | null): Stated<T> =>
+    f === null ? { value: null, quote: null } : { value: f.value, quote: f.quote };
   const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
-  const until = post !== null && d.landing?.within_minutes != null ? new Date(Date.parse(post) + d.landing.within_minutes * 60_000).toISOString().replace('.000Z', 'Z') : null;
+  const until =
+    post !== null && d.landing?.within_minutes != null
+      ? new Date(Date.parse(post) + d.landing.within_minutes * 60_000).toISOString().replace('.000Z', 'Z')
+      : null;
   return {
     reviewed: true,
     plans: stated(d.plans),
@@ -71,7 +92,10 @@ function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
     models: stated(d.models),
     cohort: stated(d.cohort),
     limits: stated(d.limits),
-    landing: d.landing === null ? NOT_STATED.landing : { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote },
+    landing:
+      d.landing === null
+        ? NOT_STATED.landing
+        : { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote },
   };
 }
 
@@ -79,7 +103,11 @@ function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
  * The events with their reach as a build as of `asOf` may know it: a decision applies from 00:00 UTC of its
  * `reviewed_at` date, so an as-of build before it says "not stated". Events that are not resets carry none.
  */
-export function attachReach(events: readonly Event[], decisions: Readonly<Record<string, ReachDecision>>, asOf: Date): Event[] {
+export function attachReach(
+  events: readonly Event[],
+  decisions: Readonly<Record<string, ReachDecision>>,
+  asOf: Date,
+): Event[] {
   return events.map((e) => {
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
@@ -138,7 +166,9 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
     const l = reachOf(e).landing;
     return l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until);
   };
-  const todays = events.filter((e) => e.type === 'global_reset' && ((eventMs(e) <= now && eventDate(e) === date) || landing(e)));
+  const todays = events.filter(
+    (e) => e.type === 'global_reset' && ((eventMs(e) <= now && eventDate(e) === date) || landing(e)),
+  );
   if (todays.length === 0) return null;
   const plans = Object.fromEntries(
     USER_PLANS.map((p) => {
@@ -146,7 +176,10 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
       return [p, answers.includes('yes') ? 'yes' : answers.includes('not_stated') ? 'not_stated' : 'no'];
     }),
   ) as ReachToday['plans'];
-  const ends = todays.filter(landing).map((e) => reachOf(e).landing.until!).sort();
+  const ends = todays
+    .filter(landing)
+    .map((e) => reachOf(e).landing.until!)
+    .sort();
   return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends[ends.length - 1] ?? null };
 }
 
@@ -155,7 +188,11 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
  * it. Read only from the announcement (`upcoming`, a global reset not yet recorded) or a global reset whose post's
  * landing window is still open: a statement of what was announced, never a forecast. null when neither holds.
  */
-export function bankedResetWarning(events: readonly Event[], upcoming: { type: Event['type'] | null; scheduled_for: string | null } | null, asOf: Date): { kind: 'announced' | 'landing'; at: string | null } | null {
+export function bankedResetWarning(
+  events: readonly Event[],
+  upcoming: { type: Event['type'] | null; scheduled_for: string | null } | null,
+  asOf: Date,
+): { kind: 'announced' | 'landing'; at: string | null } | null {
   const now = asOf.getTime();
   const landing = events
     .filter(countsAsGlobal)

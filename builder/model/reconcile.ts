@@ -30,11 +30,19 @@ export const TrackerReviewSchema = z
     reviewed_at: z.iso.date(),
   })
   .strict()
-  .refine((d) => d.decision !== 'type' || d.type !== undefined, { path: ['type'], message: 'a type decision names the type' })
-  .refine((d) => d.decision !== 'same_reset' || d.event_id !== undefined, { path: ['event_id'], message: 'a same_reset decision names the curated event' });
+  .refine((d) => d.decision !== 'type' || d.type !== undefined, {
+    path: ['type'],
+    message: 'a type decision names the type',
+  })
+  .refine((d) => d.decision !== 'same_reset' || d.event_id !== undefined, {
+    path: ['event_id'],
+    message: 'a same_reset decision names the curated event',
+  });
 export type TrackerReview = z.infer<typeof TrackerReviewSchema>;
 
-export const TrackerReviewFileSchema = z.object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) }).strict();
+export const TrackerReviewFileSchema = z
+  .object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) })
+  .strict();
 
 export interface Reconciled {
   /** Curated history, each event naming in `same_as` the tracker records folded into it. */
@@ -48,7 +56,13 @@ export interface Reconciled {
 const postOf = (e: Event): string | null => citedPost(e.sources)?.id ?? null;
 
 function signalBase(asOf: Date): Pick<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'> {
-  return { source: 'reset-tracker', published_at: null, first_seen_at: formatInstant(asOf), review: 'awaiting_review', promoted_to: null };
+  return {
+    source: 'reset-tracker',
+    published_at: null,
+    first_seen_at: formatInstant(asOf),
+    review: 'awaiting_review',
+    promoted_to: null,
+  };
 }
 
 const cap = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -85,14 +99,20 @@ function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
  * The tracker's events placed against curated history as of `asOf`, and the questions left for review. Decisions
  * reviewed after `asOf` are not known to that build.
  */
-export function reconcileTracker(curated: readonly Event[], tracker: readonly Event[], reviews: readonly TrackerReview[], asOf: Date): Reconciled {
+export function reconcileTracker(
+  curated: readonly Event[],
+  tracker: readonly Event[],
+  reviews: readonly TrackerReview[],
+  asOf: Date,
+): Reconciled {
   const known = reviews.filter((r) => Date.parse(`${r.reviewed_at}T00:00:00Z`) <= asOf.getTime());
   const decided = new Map(known.map((r) => [r.post_id, r]));
   const byPost = new Map<string, Event>();
-  for (const c of curated) for (const s of c.sources) {
-    const id = citedPost([s])?.id;
-    if (id !== undefined && !byPost.has(id)) byPost.set(id, c);
-  }
+  for (const c of curated)
+    for (const s of c.sources) {
+      const id = citedPost([s])?.id;
+      if (id !== undefined && !byPost.has(id)) byPost.set(id, c);
+    }
   const curatedIds = new Set(curated.map((c) => c.id));
   const signals: Signal[] = [];
   // A record folded into a curated event is no listing of the tracker's any more: its id joins that event's same_as,
@@ -117,13 +137,18 @@ export function reconcileTracker(curated: readonly Event[], tracker: readonly Ev
   }
   // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
   const curatedGlobalByDay = new Map<string, Event[]>();
-  for (const c of curated) if (c.type === 'global_reset') curatedGlobalByDay.set(eventDate(c), [...(curatedGlobalByDay.get(eventDate(c)) ?? []), c]);
+  for (const c of curated)
+    if (c.type === 'global_reset')
+      curatedGlobalByDay.set(eventDate(c), [...(curatedGlobalByDay.get(eventDate(c)) ?? []), c]);
   const absorbed = new Set(curated.flatMap((c) => c.same_as));
   for (const e of placed) {
     const post = postOf(e);
-    if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post)))) continue;
+    if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post))))
+      continue;
     // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
-    const others = (curatedGlobalByDay.get(eventDate(e)) ?? []).filter((c) => Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS);
+    const others = (curatedGlobalByDay.get(eventDate(e)) ?? []).filter(
+      (c) => Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
+    );
     if (others.length > 0) signals.push(sameDay(e, others, asOf));
   }
   const withFolded = curated.map((c) => {
@@ -146,7 +171,11 @@ export const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['typ
  * The signals with this run's open reconcile questions: those already waiting keep when they were first seen (they stay
  * in the queue while open, however long), settled ones leave it.
  */
-export function withReconcileSignals(signals: readonly Signal[], previous: readonly Signal[], open: readonly Signal[]): Signal[] {
+export function withReconcileSignals(
+  signals: readonly Signal[],
+  previous: readonly Signal[],
+  open: readonly Signal[],
+): Signal[] {
   const seen = new Map(previous.filter((s) => RECONCILE_SIGNAL_KINDS.has(s.kind)).map((s) => [s.id, s.first_seen_at]));
   const kept = signals.filter((s) => !RECONCILE_SIGNAL_KINDS.has(s.kind));
   const asked = [...open].sort((a, b) => a.id.localeCompare(b.id)).slice(0, MAX_RECONCILE_SIGNALS);

@@ -24,10 +24,18 @@ export function forecastAtCheckpoint<T extends { issued_ms: number }>(sorted: re
 }
 
 /** Null while the window (t, t + h] is still open at `nowMs`; else the resets (by id) that fell in it. */
-export function resolveCheckpoint(resets: readonly { ms: number; id: string }[], t: number, horizonHours: number, nowMs: number): { outcome: boolean; event_ids: string[] } | null {
+export function resolveCheckpoint(
+  resets: readonly { ms: number; id: string }[],
+  t: number,
+  horizonHours: number,
+  nowMs: number,
+): { outcome: boolean; event_ids: string[] } | null {
   const end = t + horizonHours * HOUR_MS;
   if (end > nowMs) return null;
-  const ids = resets.filter((r) => r.ms > t && r.ms <= end).map((r) => r.id).sort();
+  const ids = resets
+    .filter((r) => r.ms > t && r.ms <= end)
+    .map((r) => r.id)
+    .sort();
   return { outcome: ids.length > 0, event_ids: ids };
 }
 
@@ -90,7 +98,10 @@ export interface BootstrapOptions {
  * Brier skill score 1 - sum(model Brier) / sum(baseline Brier) over rows in time order, with a 95% moving-block
  * bootstrap interval (percentiles 2.5 and 97.5).
  */
-export function skillWithInterval(rows: readonly { p: number; base: number; outcome: boolean }[], opts: BootstrapOptions): SkillInterval {
+export function skillWithInterval(
+  rows: readonly { p: number; base: number; outcome: boolean }[],
+  opts: BootstrapOptions,
+): SkillInterval {
   const n = rows.length;
   const bm = rows.map((r) => brier(r.p, r.outcome));
   const bb = rows.map((r) => brier(r.base, r.outcome));
@@ -104,7 +115,7 @@ export function skillWithInterval(rows: readonly { p: number; base: number; outc
   for (let it = 0; it < opts.iterations; it++) {
     let m = 0;
     let b = 0;
-    for (let taken = 0; taken < n; ) {
+    for (let taken = 0; taken < n;) {
       const start = Math.floor(random() * (n - L + 1));
       for (let k = 0; k < L && taken < n; k++, taken++) {
         m += bm[start + k]!;

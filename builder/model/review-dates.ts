@@ -13,14 +13,25 @@ export interface ReviewDate {
 
 /** The events as a build as of `asOf` may know them: decisions reviewed after asOf are undone. */
 export function applyReviewDates(events: readonly Event[], reviews: readonly ReviewDate[], asOf: Date): Event[] {
-  const pending = new Map(reviews.filter((r) => Date.parse(`${r.reviewed_at}T00:00:00Z`) > asOf.getTime()).map((r) => [r.record_id, r]));
+  const pending = new Map(
+    reviews.filter((r) => Date.parse(`${r.reviewed_at}T00:00:00Z`) > asOf.getTime()).map((r) => [r.record_id, r]),
+  );
   if (pending.size === 0) return [...events];
   return events.map((e) => {
     const r = pending.get(e.id);
     if (r === undefined) return e;
     const { author_notes: _note, ...rest } = e;
-    const undone: Event = { ...rest, ...(r.before.type ? { type: r.before.type } : {}), ...(r.before.reason ? { reason: r.before.reason } : {}) };
-    if (r.before.effective_at_null) return { ...undone, effective_at: null, time_basis: undone.observed_at !== null ? 'observation' : 'announcement' };
+    const undone: Event = {
+      ...rest,
+      ...(r.before.type ? { type: r.before.type } : {}),
+      ...(r.before.reason ? { reason: r.before.reason } : {}),
+    };
+    if (r.before.effective_at_null)
+      return {
+        ...undone,
+        effective_at: null,
+        time_basis: undone.observed_at !== null ? 'observation' : 'announcement',
+      };
     return undone;
   });
 }

@@ -12,7 +12,9 @@ export const REASONS = ['incident', 'launch', 'milestone', 'celebration', 'banke
 export const ReasonSchema = z.enum(REASONS);
 export type Reason = z.infer<typeof ReasonSchema>;
 
-export const EventIdSchema = z.string().regex(EVENT_ID_PATTERN, 'ids are 1-80 chars of a-z 0-9 . _ - starting with a letter or digit');
+export const EventIdSchema = z
+  .string()
+  .regex(EVENT_ID_PATTERN, 'ids are 1-80 chars of a-z 0-9 . _ - starting with a letter or digit');
 
 /** Text with an English original and optional hand-written translations; a missing language falls back to `en`. */
 export const LocalizedSchema = z
@@ -51,7 +53,8 @@ export const PRODUCTS = ['codex', 'chatgpt_work'] as const;
 /** What a reset resets or credits: the 5-hour window, the weekly window, a banked reset. */
 export const LIMITS = ['five_hour', 'weekly', 'banked_reset'] as const;
 
-const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value: value.nullable(), quote: z.string().min(1).max(500).nullable() });
+const stated = <T extends z.ZodType>(value: T) =>
+  z.strictObject({ value: value.nullable(), quote: z.string().min(1).max(500).nullable() });
 
 /**
  * Whom a reset reached and when it lands, as the post states it (model/reach.ts): each field's value with the words it
@@ -110,31 +113,68 @@ export const EventSchema = z
   .strict()
   .superRefine((e, ctx) => {
     if (e.announced_at === null && e.observed_at === null && e.effective_at === null) {
-      ctx.addIssue({ code: 'custom', path: ['announced_at'], message: 'at least one of announced_at, observed_at, effective_at is required' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['announced_at'],
+        message: 'at least one of announced_at, observed_at, effective_at is required',
+      });
     }
-    const basisField = `${e.time_basis === 'announcement' ? 'announced' : e.time_basis === 'observation' ? 'observed' : 'effective'}_at` as const;
+    const basisField =
+      `${e.time_basis === 'announcement' ? 'announced' : e.time_basis === 'observation' ? 'observed' : 'effective'}_at` as const;
     if (e[basisField] === null) {
-      ctx.addIssue({ code: 'custom', path: [basisField], message: `time_basis is ${e.time_basis} but ${basisField} is null` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [basisField],
+        message: `time_basis is ${e.time_basis} but ${basisField} is null`,
+      });
     }
     for (const f of ['announced_at', 'observed_at', 'effective_at'] as const) {
       const v = e[f];
       if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v)) {
-        ctx.addIssue({ code: 'custom', path: [f], message: e.time_precision === 'day' ? 'time_precision day wants YYYY-MM-DD' : 'a full ISO 8601 UTC instant is required unless time_precision is day' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [f],
+          message:
+            e.time_precision === 'day'
+              ? 'time_precision day wants YYYY-MM-DD'
+              : 'a full ISO 8601 UTC instant is required unless time_precision is day',
+        });
       }
     }
     if (e.origin !== 'service_resets' && e.evidence_text.trim() === '') {
-      ctx.addIssue({ code: 'custom', path: ['evidence_text'], message: 'curated history quotes its evidence: evidence_text is required' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['evidence_text'],
+        message: 'curated history quotes its evidence: evidence_text is required',
+      });
     }
     if (e.status === 'verified') {
-      if (!e.verification_notes) ctx.addIssue({ code: 'custom', path: ['verification_notes'], message: 'a verified record needs verification_notes' });
-      if (!e.author_notes) ctx.addIssue({ code: 'custom', path: ['author_notes'], message: 'a verified record needs author_notes' });
-      if (e.sources.length === 0) ctx.addIssue({ code: 'custom', path: ['sources'], message: 'a verified record needs at least one evidence source' });
+      if (!e.verification_notes)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['verification_notes'],
+          message: 'a verified record needs verification_notes',
+        });
+      if (!e.author_notes)
+        ctx.addIssue({ code: 'custom', path: ['author_notes'], message: 'a verified record needs author_notes' });
+      if (e.sources.length === 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources'],
+          message: 'a verified record needs at least one evidence source',
+        });
     }
   });
 export type Event = z.infer<typeof EventSchema>;
 export type EventInput = z.input<typeof EventSchema>;
 
-export const SOURCE_KINDS = ['status_page', 'reset_tracker', 'signal_feed', 'tracker_status', 'status_incidents'] as const;
+export const SOURCE_KINDS = [
+  'status_page',
+  'reset_tracker',
+  'signal_feed',
+  'tracker_status',
+  'status_incidents',
+] as const;
 export const SourceKindSchema = z.enum(SOURCE_KINDS);
 export type SourceKind = z.infer<typeof SourceKindSchema>;
 
@@ -179,7 +219,15 @@ export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
  * `curated_type`, `tracker_type` and `event_ids`; `same_day_resets`: a tracker-only global reset on a UTC day curated
  * history already has one, with `event_ids`. Both wait until a review decision in data/tracker-review.json settles them.
  */
-export const SIGNAL_KINDS = ['feed_item', 'status_incident', 'overdue_announcement', 'source_anomaly', 'tracker_watch', 'type_disagreement', 'same_day_resets'] as const;
+export const SIGNAL_KINDS = [
+  'feed_item',
+  'status_incident',
+  'overdue_announcement',
+  'source_anomaly',
+  'tracker_watch',
+  'type_disagreement',
+  'same_day_resets',
+] as const;
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
   kind: z.enum(SIGNAL_KINDS),
@@ -251,7 +299,14 @@ export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
  * checkpoint, where that forecast was at most 6 h old: ResetBench never scores a forecast issued after its checkpoint.
  */
 function migrateLogEntry(raw: unknown): unknown {
-  if (typeof raw !== 'object' || raw === null || 'status' in raw || !('issued_at' in raw) || !('probability_24h' in raw)) return raw;
+  if (
+    typeof raw !== 'object' ||
+    raw === null ||
+    'status' in raw ||
+    !('issued_at' in raw) ||
+    !('probability_24h' in raw)
+  )
+    return raw;
   const old = raw as Record<string, unknown>;
   const issuedMs = Date.parse(String(old.issued_at));
   if (!Number.isFinite(issuedMs)) return raw;
@@ -316,7 +371,9 @@ export const MAX_WATCHES = 1_000;
 
 export const NotifyLogSchema = z.object({
   /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
-  sent: z.array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant })).default([]),
+  sent: z
+    .array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant }))
+    .default([]),
   /** Deliveries that failed and are retried until `first_failed_at` + NOTIFY_RETRY_MS. */
   failed: z
     .array(
@@ -354,7 +411,10 @@ export const StateSchema = z.object({
   tracker_watch: TrackerWatchSchema.nullable().default(null),
   watches: z.array(TrackerWatchSchema).max(MAX_WATCHES).default([]),
   /** Stretches of time the reset sources were observed (good checks at most 2 h apart; model/coverage.ts). */
-  reset_coverage: z.array(z.object({ from: isoInstant, to: isoInstant })).max(5000).default([]),
+  reset_coverage: z
+    .array(z.object({ from: isoInstant, to: isoInstant }))
+    .max(5000)
+    .default([]),
   /** What each notification channel was sent, recorded after success (notify/plan.ts). */
   notifications: NotifyLogSchema.default({ sent: [], failed: [] }),
 });

@@ -53,10 +53,22 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
   const base = { date, last_good_check_at: last === null ? null : formatInstant(last), valid_until: null };
   if (verified.length > 0) {
-    return { ...base, state: 'confirmed_today', reset: true, event_ids: verified.map((e) => e.id), explanation: { code: 'state.confirmed_today', params: { date } } };
+    return {
+      ...base,
+      state: 'confirmed_today',
+      reset: true,
+      event_ids: verified.map((e) => e.id),
+      explanation: { code: 'state.confirmed_today', params: { date } },
+    };
   }
   if (todays.length > 0) {
-    return { ...base, state: 'recorded_today', reset: true, event_ids: todays.map((e) => e.id), explanation: { code: 'state.recorded_today', params: { date } } };
+    return {
+      ...base,
+      state: 'recorded_today',
+      reset: true,
+      event_ids: todays.map((e) => e.id),
+      explanation: { code: 'state.recorded_today', params: { date } },
+    };
   }
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
   if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
@@ -71,13 +83,25 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   }
   // The build reads its own answer at once: never `expired`, one of the reasons the checks give.
   const at = asOf.toISOString();
-  const lastCheck = checks.reduce<string | null>((m, c) => (m === null || Date.parse(c.checked_at) > Date.parse(m) ? c.checked_at : m), null);
-  const why = computeExplanation({ last_check_at: lastCheck, last_good_check_at: last, generated_at: at, stale_after: at, now: at });
+  const lastCheck = checks.reduce<string | null>(
+    (m, c) => (m === null || Date.parse(c.checked_at) > Date.parse(m) ? c.checked_at : m),
+    null,
+  );
+  const why = computeExplanation({
+    last_check_at: lastCheck,
+    last_good_check_at: last,
+    generated_at: at,
+    stale_after: at,
+    now: at,
+  });
   return { ...base, state: 'unknown', reset: null, event_ids: [], explanation: explanationDetail(why) };
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
-export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'signals' | 'forecast_log' | 'forecast_resolutions' | 'upstream_status' | 'tracker_watch'> {
+export function stateAsOf(
+  state: State,
+  asOf: Date,
+): Pick<State, 'checks' | 'signals' | 'forecast_log' | 'forecast_resolutions' | 'upstream_status' | 'tracker_watch'> {
   const by = (t: string | null) => t === null || Date.parse(t) <= asOf.getTime();
   const u = state.upstream_status;
   return {
@@ -91,7 +115,12 @@ export function stateAsOf(state: State, asOf: Date): Pick<State, 'checks' | 'sig
 }
 
 /** Latest global reset that has happened by `asOf`, among all records and among verified ones. */
-export function computeLatest(events: readonly Event[], asOf: Date): { latestReset: Event | null; latestVerifiedReset: Event | null } {
-  const past = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime()).sort((a, b) => eventMs(b) - eventMs(a));
+export function computeLatest(
+  events: readonly Event[],
+  asOf: Date,
+): { latestReset: Event | null; latestVerifiedReset: Event | null } {
+  const past = events
+    .filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime())
+    .sort((a, b) => eventMs(b) - eventMs(a));
   return { latestReset: past[0] ?? null, latestVerifiedReset: past.find((e) => e.status === 'verified') ?? null };
 }

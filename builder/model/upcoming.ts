@@ -43,7 +43,8 @@ export function isFulfilled(a: Announcement, events: readonly Event[], asOf: Dat
 
 export function computeUpcoming(a: Announcement | null, events: readonly Event[], asOf: Date): UpcomingStatus {
   // An as-of build shows nothing first seen after asOf.
-  if (a === null || Date.parse(a.first_seen_at) > asOf.getTime() || isFulfilled(a, events, asOf)) return { upcoming: null, overdue: null };
+  if (a === null || Date.parse(a.first_seen_at) > asOf.getTime() || isFulfilled(a, events, asOf))
+    return { upcoming: null, overdue: null };
   if (asOf.getTime() > announcementDueMs(a) + OVERDUE_AFTER_MS) return { upcoming: null, overdue: a };
   return { upcoming: a, overdue: null };
 }

@@ -12,7 +12,12 @@ export const MIN_ATTEMPT_MS = 250;
  * Idle kept-alive sockets do not hold the process open; `close()` ends the pool.
  */
 export function createAgent(opts: { timeoutMs: number; maxBodyBytes: number }): Agent {
-  return new Agent({ connect: { timeout: opts.timeoutMs }, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, maxResponseSize: opts.maxBodyBytes });
+  return new Agent({
+    connect: { timeout: opts.timeoutMs },
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+    maxResponseSize: opts.maxBodyBytes,
+  });
 }
 
 /** What undici and node report as an error code (a happy-eyeballs connect nests it in an AggregateError). */
@@ -23,7 +28,8 @@ export function errorCode(err: unknown): string | null {
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-export const isTimeout = (err: unknown): boolean => TIMEOUT_CODES.has(errorCode(err) ?? '') || (err as { name?: string } | null)?.name === 'TimeoutError';
+export const isTimeout = (err: unknown): boolean =>
+  TIMEOUT_CODES.has(errorCode(err) ?? '') || (err as { name?: string } | null)?.name === 'TimeoutError';
 export const isBodyTooLarge = (err: unknown): boolean => errorCode(err) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
 /** `Retry-After` as milliseconds from `nowMs`: delta seconds or an HTTP date; null when absent or unreadable. */
@@ -67,13 +73,23 @@ type RetryDecision = { retry: true; waitMs: number } | { retry: false; retryAfte
  * up at once (retrying earlier would be rude, waiting past the deadline useless); otherwise exponential backoff
  * without jitter (one scheduled client per receiver: no herd to spread out).
  */
-export function retryDecision(f: Retryable, attempt: number, retries: number, remainingMs: number, backoffBaseMs: number): RetryDecision {
+export function retryDecision(
+  f: Retryable,
+  attempt: number,
+  retries: number,
+  remainingMs: number,
+  backoffBaseMs: number,
+): RetryDecision {
   if (!f.retryable || attempt >= retries) return { retry: false, retryAfterPastDeadline: false };
   if (f.retryAfterMs !== null) {
-    return f.retryAfterMs + MIN_ATTEMPT_MS <= remainingMs ? { retry: true, waitMs: f.retryAfterMs } : { retry: false, retryAfterPastDeadline: true };
+    return f.retryAfterMs + MIN_ATTEMPT_MS <= remainingMs
+      ? { retry: true, waitMs: f.retryAfterMs }
+      : { retry: false, retryAfterPastDeadline: true };
   }
   const waitMs = Math.min(backoffBaseMs * 2 ** attempt, BACKOFF_MAX_MS);
-  return waitMs + MIN_ATTEMPT_MS > remainingMs ? { retry: false, retryAfterPastDeadline: false } : { retry: true, waitMs };
+  return waitMs + MIN_ATTEMPT_MS > remainingMs
+    ? { retry: false, retryAfterPastDeadline: false }
+    : { retry: true, waitMs };
 }
 
 export type Attempt<T, F> = { ok: true; value: T } | { ok: false; failure: F };
@@ -87,7 +103,8 @@ export async function withRetries<T, F extends Retryable>(
     const a = await attempt();
     if (a.ok) return a;
     const next = retryDecision(a.failure, n, policy.retries, policy.deadlineMs - Date.now(), policy.backoffBaseMs);
-    if (!next.retry) return { ok: false, failure: { ...a.failure, retryAfterPastDeadline: next.retryAfterPastDeadline } };
+    if (!next.retry)
+      return { ok: false, failure: { ...a.failure, retryAfterPastDeadline: next.retryAfterPastDeadline } };
     await new Promise<void>((resolve) => setTimeout(resolve, next.waitMs));
   }
 }

@@ -20,13 +20,18 @@ const HEADER_SAFE = /^[\x20-\x7e]{1,256}$/;
 export function userAgentFromEnv(env: Readonly<Record<string, string | undefined>>): string {
   const explicit = env.RESET_USER_AGENT?.trim();
   if (explicit) {
-    if (!HEADER_SAFE.test(explicit)) throw new ConfigError('net/user-agent', 'RESET_USER_AGENT must be printable ASCII, at most 256 characters');
+    if (!HEADER_SAFE.test(explicit))
+      throw new ConfigError('net/user-agent', 'RESET_USER_AGENT must be printable ASCII, at most 256 characters');
     return explicit;
   }
   const parts: string[] = [];
   const user = env.RESET_REDDIT_USER?.trim();
   if (user) {
-    if (!REDDIT_USER.test(user)) throw new ConfigError('net/user-agent', 'RESET_REDDIT_USER must be a Reddit user name (3-20 letters, digits, _ or -), without /u/');
+    if (!REDDIT_USER.test(user))
+      throw new ConfigError(
+        'net/user-agent',
+        'RESET_REDDIT_USER must be a Reddit user name (3-20 letters, digits, _ or -), without /u/',
+      );
     parts.push(`by /u/${user}`);
   }
   const repo = env.GITHUB_REPOSITORY?.trim();
@@ -35,7 +40,8 @@ export function userAgentFromEnv(env: Readonly<Record<string, string | undefined
     let server = 'https://github.com';
     if (env.GITHUB_SERVER_URL) {
       const u = URL.parse(env.GITHUB_SERVER_URL);
-      if (u === null || (u.protocol !== 'https:' && u.protocol !== 'http:')) throw new ConfigError('net/user-agent', 'GITHUB_SERVER_URL must be an http(s) URL');
+      if (u === null || (u.protocol !== 'https:' && u.protocol !== 'http:'))
+        throw new ConfigError('net/user-agent', 'GITHUB_SERVER_URL must be an http(s) URL');
       server = u.origin;
     }
     parts.push(`+${server}/${repo}`);

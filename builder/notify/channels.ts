@@ -41,22 +41,37 @@ export function parseChannel(entry: string): Channel | null {
   if (kind === 'telegram') {
     const t = TELEGRAM.exec(value);
     if (!t) return null;
-    return { id: channelId(kind, value), kind, url: value, telegram: { token: t[1]!, chatId: t[2]! }, label: 'telegram (bot token and chat redacted)' };
+    return {
+      id: channelId(kind, value),
+      kind,
+      url: value,
+      telegram: { token: t[1]!, chatId: t[2]! },
+      label: 'telegram (bot token and chat redacted)',
+    };
   }
   if (!isAllowedUrl(value)) return null;
   return { id: channelId(kind, value), kind, url: value, label: `${kind} ${redactUrl(value)}` };
 }
 
 /** The configured channels, deduplicated, and a warning (by position, never by value) for each entry skipped. */
-export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>): { channels: Channel[]; warnings: string[] } {
+export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  channels: Channel[];
+  warnings: string[];
+} {
   const raw = env.RESET_NOTIFY_WEBHOOKS ?? '';
   const channels = new Map<string, Channel>();
   const warnings: string[] = [];
-  raw.split(',').map((s) => s.trim()).forEach((entry, i) => {
-    if (entry === '') return;
-    const c = parseChannel(entry);
-    if (c === null) warnings.push(`[notify/channels] RESET_NOTIFY_WEBHOOKS entry ${i + 1} is not an https URL, discord=/slack=/ntfy= URL or telegram=BOT_TOKEN:CHAT_ID; skipped`);
-    else channels.set(c.id, c);
-  });
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .forEach((entry, i) => {
+      if (entry === '') return;
+      const c = parseChannel(entry);
+      if (c === null)
+        warnings.push(
+          `[notify/channels] RESET_NOTIFY_WEBHOOKS entry ${i + 1} is not an https URL, discord=/slack=/ntfy= URL or telegram=BOT_TOKEN:CHAT_ID; skipped`,
+        );
+      else channels.set(c.id, c);
+    });
   return { channels: [...channels.values()], warnings };
 }

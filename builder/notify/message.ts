@@ -45,10 +45,23 @@ function ntfyRequest(url: string, m: NotifyMessage): { url: string; body: unknow
   const topic = parts.pop() ?? '';
   u.pathname = parts.length ? `/${parts.join('/')}/` : '/';
   u.search = '';
-  return { url: u.href, body: { topic, title: m.title, message: `${m.summary}\n${m.links.source ?? ''}`.trim(), click: m.links.api, tags: ['arrows_counterclockwise'] } };
+  return {
+    url: u.href,
+    body: {
+      topic,
+      title: m.title,
+      message: `${m.summary}\n${m.links.source ?? ''}`.trim(),
+      click: m.links.api,
+      tags: ['arrows_counterclockwise'],
+    },
+  };
 }
 
-export function buildRequest(c: Channel, m: NotifyMessage, telegramApiUrl: string = DEFAULT_TELEGRAM_API_URL): NotifyRequest {
+export function buildRequest(
+  c: Channel,
+  m: NotifyMessage,
+  telegramApiUrl: string = DEFAULT_TELEGRAM_API_URL,
+): NotifyRequest {
   const headers = { 'content-type': 'application/json', 'idempotency-key': m.idempotency_key };
   const json = (url: string, body: unknown): NotifyRequest => ({ url, headers, body: JSON.stringify(body) });
   switch (c.kind) {
@@ -58,12 +71,24 @@ export function buildRequest(c: Channel, m: NotifyMessage, telegramApiUrl: strin
       return json(c.url, { content: plainText(m).slice(0, 2000), allowed_mentions: { parse: [] } });
     case 'slack':
       // Slack renders mrkdwn; Discord and Telegram get plain text (no mentions, no parse mode), so only here is escaping needed.
-      return json(c.url, { text: [`*${slackLink(m.links.api, m.title)}*`, slackEscape(m.summary), m.links.source ? slackLink(m.links.source, hostLabel(m.links.source)) : ''].filter(Boolean).join('\n') });
+      return json(c.url, {
+        text: [
+          `*${slackLink(m.links.api, m.title)}*`,
+          slackEscape(m.summary),
+          m.links.source ? slackLink(m.links.source, hostLabel(m.links.source)) : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      });
     case 'ntfy': {
       const r = ntfyRequest(c.url, m);
       return json(r.url, r.body);
     }
     case 'telegram':
-      return json(`${telegramApiUrl.replace(/\/+$/, '')}/bot${c.telegram!.token}/sendMessage`, { chat_id: c.telegram!.chatId, text: plainText(m).slice(0, 4096), disable_web_page_preview: true });
+      return json(`${telegramApiUrl.replace(/\/+$/, '')}/bot${c.telegram!.token}/sendMessage`, {
+        chat_id: c.telegram!.chatId,
+        text: plainText(m).slice(0, 4096),
+        disable_web_page_preview: true,
+      });
   }
 }

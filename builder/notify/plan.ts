@@ -60,32 +60,34 @@ export interface PlanOptions {
 function resetMessages(events: readonly Event[], asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'>[] {
   const t = translator(o.lang);
   const now = asOf.getTime();
-  return events
-    .filter((e) => e.type === 'global_reset' && e.origin !== 'ledger' && e.time_precision !== 'day')
-    .filter((e) => eventMs(e) <= now && now - eventMs(e) <= RESET_NEWS_WINDOW_MS)
-    // Oldest first, so which ones a digest stands for is the same on every run.
-    .sort((a, b) => eventMs(a) - eventMs(b) || a.id.localeCompare(b.id))
-    .map((e) => {
-      const r = renderEvent(e, o.lang, t);
-      return {
-        keys: [e.id, ...e.same_as].map((id) => `reset:${id}`),
-        message: {
-          kind: 'reset',
-          idempotency_key: `reset-status-api:reset:${e.id}`,
-          id: e.id,
-          type: e.type,
-          lang: o.lang,
-          title: r.title,
-          // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated).
-          summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
-          occurred_at: r.occurred_at,
-          announced_at: e.announced_at,
-          scheduled_for: null,
-          date: r.occurred_at.slice(0, 10),
-          links: { api: `${o.publicUrl}/api/events/${e.id}?lang=${o.lang}`, source: e.sources[0]?.url ?? null },
-        },
-      };
-    });
+  return (
+    events
+      .filter((e) => e.type === 'global_reset' && e.origin !== 'ledger' && e.time_precision !== 'day')
+      .filter((e) => eventMs(e) <= now && now - eventMs(e) <= RESET_NEWS_WINDOW_MS)
+      // Oldest first, so which ones a digest stands for is the same on every run.
+      .sort((a, b) => eventMs(a) - eventMs(b) || a.id.localeCompare(b.id))
+      .map((e) => {
+        const r = renderEvent(e, o.lang, t);
+        return {
+          keys: [e.id, ...e.same_as].map((id) => `reset:${id}`),
+          message: {
+            kind: 'reset',
+            idempotency_key: `reset-status-api:reset:${e.id}`,
+            id: e.id,
+            type: e.type,
+            lang: o.lang,
+            title: r.title,
+            // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated).
+            summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
+            occurred_at: r.occurred_at,
+            announced_at: e.announced_at,
+            scheduled_for: null,
+            date: r.occurred_at.slice(0, 10),
+            links: { api: `${o.publicUrl}/api/events/${e.id}?lang=${o.lang}`, source: e.sources[0]?.url ?? null },
+          },
+        };
+      })
+  );
 }
 
 function announcementMessage(a: Announcement, o: PlanOptions): Omit<Delivery, 'channel'> {
@@ -98,7 +100,9 @@ function announcementMessage(a: Announcement, o: PlanOptions): Omit<Delivery, 'c
       id: a.id,
       type: a.type,
       lang: o.lang,
-      title: t('follow:feed.announcement_title', { type: a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`) }),
+      title: t('follow:feed.announcement_title', {
+        type: a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`),
+      }),
       summary: announcementSummary(a, t),
       occurred_at: null,
       announced_at: a.announced_at,
@@ -136,7 +140,10 @@ function confirmedMessage(today: TodayStatus, o: PlanOptions): Omit<Delivery, 'c
  */
 function digestMessage(covers: readonly string[], asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'> {
   const t = translator(o.lang);
-  const id = `digest-${createHash('sha256').update([...covers].sort().join('\n')).digest('hex').slice(0, 16)}`;
+  const id = `digest-${createHash('sha256')
+    .update([...covers].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 16)}`;
   return {
     keys: [`digest:${id}`],
     covers: [...covers],
@@ -158,7 +165,13 @@ function digestMessage(covers: readonly string[], asOf: Date, o: PlanOptions): O
 }
 
 /** Every message due now, before dedupe: resets (oldest first), the announcement, a confirmed day. */
-function dueMessages(events: readonly Event[], upcoming: Announcement | null, today: TodayStatus, asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'>[] {
+function dueMessages(
+  events: readonly Event[],
+  upcoming: Announcement | null,
+  today: TodayStatus,
+  asOf: Date,
+  o: PlanOptions,
+): Omit<Delivery, 'channel'>[] {
   const messages = resetMessages(events, asOf, o);
   if (upcoming) messages.push(announcementMessage(upcoming, o));
   if (today.state === 'confirmed_today') messages.push(confirmedMessage(today, o));
@@ -166,7 +179,13 @@ function dueMessages(events: readonly Event[], upcoming: Announcement | null, to
 }
 
 /** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
-export function openNotificationKeys(events: readonly Event[], upcoming: Announcement | null, today: TodayStatus, asOf: Date, o: PlanOptions): Set<string> {
+export function openNotificationKeys(
+  events: readonly Event[],
+  upcoming: Announcement | null,
+  today: TodayStatus,
+  asOf: Date,
+  o: PlanOptions,
+): Set<string> {
   return new Set(dueMessages(events, upcoming, today, asOf, o).flatMap((m) => m.keys));
 }
 
@@ -186,14 +205,26 @@ export function planNotifications(
 ): Delivery[] {
   const messages = dueMessages(events, upcoming, today, asOf, o);
   const sent = new Set(log.sent.map((s) => `${s.channel}\u0000${s.key}`));
-  const gaveUp = new Set(log.failed.filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS).map((f) => `${f.channel}\u0000${f.key}`));
+  const gaveUp = new Set(
+    log.failed
+      .filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS)
+      .map((f) => `${f.channel}\u0000${f.key}`),
+  );
   const out: Delivery[] = [];
   for (const channel of o.channels) {
     const seen = (k: string) => sent.has(`${channel}\u0000${k}`);
     // A digest that failed is retried as it was (same resets, same Idempotency-Key), never split into single messages.
-    const retry = log.failed.find((f) => f.channel === channel && f.key.startsWith('digest:') && f.covers !== undefined && !gaveUp.has(`${channel}\u0000${f.key}`));
+    const retry = log.failed.find(
+      (f) =>
+        f.channel === channel &&
+        f.key.startsWith('digest:') &&
+        f.covers !== undefined &&
+        !gaveUp.has(`${channel}\u0000${f.key}`),
+    );
     const pending = new Set(retry?.covers ?? []);
-    const due = messages.filter((m) => !m.keys.some(seen) && !pending.has(m.keys[0]!) && !gaveUp.has(`${channel}\u0000${m.keys[0]}`));
+    const due = messages.filter(
+      (m) => !m.keys.some(seen) && !pending.has(m.keys[0]!) && !gaveUp.has(`${channel}\u0000${m.keys[0]}`),
+    );
     // The announcement and a confirmed day (two at most) always go out on their own; resets fill the rest of the cap.
     const resets = due.filter((m) => m.message.kind === 'reset');
     const room = Math.max(0, NOTIFY_MAX_PER_RUN - (due.length - resets.length));
@@ -201,7 +232,15 @@ export function planNotifications(
     for (const m of due) if (m.message.kind !== 'reset' || single.has(m)) out.push({ channel, ...m });
     // One digest per run at most: a retried one first; a new overflow waits for the next run.
     if (retry) out.push({ channel, ...digestMessage(retry.covers!, asOf, o) });
-    else if (resets.length > room) out.push({ channel, ...digestMessage(resets.slice(room).map((m) => m.keys[0]!), asOf, o) });
+    else if (resets.length > room)
+      out.push({
+        channel,
+        ...digestMessage(
+          resets.slice(room).map((m) => m.keys[0]!),
+          asOf,
+          o,
+        ),
+      });
   }
   return out;
 }
@@ -220,7 +259,12 @@ export interface DeliveryOutcome {
  * The log after this run's outcomes: successes recorded (a digest's covered keys with it), failures counted from
  * their first, entries older than SENT_LOG_KEEP_MS dropped unless their key is still `open` (openNotificationKeys).
  */
-export function recordOutcomes(log: NotifyLog, outcomes: readonly DeliveryOutcome[], asOf: Date, open: ReadonlySet<string> = new Set()): NotifyLog {
+export function recordOutcomes(
+  log: NotifyLog,
+  outcomes: readonly DeliveryOutcome[],
+  asOf: Date,
+  open: ReadonlySet<string> = new Set(),
+): NotifyLog {
   const at = asOf.toISOString();
   const now = asOf.getTime();
   const k = (c: string, key: string) => `${c}\u0000${key}`;
@@ -229,9 +273,17 @@ export function recordOutcomes(log: NotifyLog, outcomes: readonly DeliveryOutcom
   const failed = new Map(log.failed.filter((f) => !done.has(k(f.channel, f.key))).map((f) => [k(f.channel, f.key), f]));
   for (const o of failedNow) {
     const prev = failed.get(k(o.channel, o.key));
-    failed.set(k(o.channel, o.key), { channel: o.channel, key: o.key, first_failed_at: prev?.first_failed_at ?? at, attempts: (prev?.attempts ?? 0) + 1, ...(o.covers ? { covers: [...o.covers] } : {}) });
+    failed.set(k(o.channel, o.key), {
+      channel: o.channel,
+      key: o.key,
+      first_failed_at: prev?.first_failed_at ?? at,
+      attempts: (prev?.attempts ?? 0) + 1,
+      ...(o.covers ? { covers: [...o.covers] } : {}),
+    });
   }
-  const fresh = outcomes.filter((o) => o.result === 'sent').flatMap((o) => [o.key, ...(o.covers ?? [])].map((key) => ({ channel: o.channel, key, at })));
+  const fresh = outcomes
+    .filter((o) => o.result === 'sent')
+    .flatMap((o) => [o.key, ...(o.covers ?? [])].map((key) => ({ channel: o.channel, key, at })));
   const sent = [...log.sent, ...fresh].filter((s) => now - Date.parse(s.at) <= SENT_LOG_KEEP_MS || open.has(s.key));
   return { sent, failed: [...failed.values()].filter((f) => now - Date.parse(f.first_failed_at) <= SENT_LOG_KEEP_MS) };
 }

@@ -4,7 +4,15 @@
 // hanging costs at most the budget and never throws: every delivery ends as an outcome (sent, failed, or skipped when
 // the budget ran out).
 import { request, type Agent } from 'undici';
-import { createAgent, errorCode, isTimeout, retryableStatus, retryAfterOf, withRetries, type Attempt } from '../net/http.ts';
+import {
+  createAgent,
+  errorCode,
+  isTimeout,
+  retryableStatus,
+  retryAfterOf,
+  withRetries,
+  type Attempt,
+} from '../net/http.ts';
 import type { Channel } from './channels.ts';
 import { buildRequest, DEFAULT_TELEGRAM_API_URL } from './message.ts';
 import { LOCAL_USER_AGENT } from '../net/user-agent.ts';
@@ -43,14 +51,32 @@ interface PostFailure {
   retryAfterMs: number | null;
 }
 
-async function post(agent: Agent, req: ReturnType<typeof buildRequest>, userAgent: string, timeoutMs: number): Promise<Attempt<string, PostFailure>> {
+async function post(
+  agent: Agent,
+  req: ReturnType<typeof buildRequest>,
+  userAgent: string,
+  timeoutMs: number,
+): Promise<Attempt<string, PostFailure>> {
   try {
     // The timeout covers connecting, the answer's head and its body alike.
-    const res = await request(req.url, { method: 'POST', headers: { ...req.headers, 'user-agent': userAgent }, body: req.body, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await request(req.url, {
+      method: 'POST',
+      headers: { ...req.headers, 'user-agent': userAgent },
+      body: req.body,
+      dispatcher: agent,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     await res.body.dump({ limit: ANSWER_MAX_BYTES }).catch(() => undefined);
     const detail = `HTTP ${res.statusCode}`;
     if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, value: detail };
-    return { ok: false, failure: { detail, retryable: retryableStatus(res.statusCode), retryAfterMs: retryAfterOf(res.statusCode, res.headers['retry-after'], Date.now()) } };
+    return {
+      ok: false,
+      failure: {
+        detail,
+        retryable: retryableStatus(res.statusCode),
+        retryAfterMs: retryAfterOf(res.statusCode, res.headers['retry-after'], Date.now()),
+      },
+    };
   } catch (err) {
     const e = err as { name?: string };
     const detail = isTimeout(err) || e.name === 'AbortError' ? 'timeout' : (errorCode(err) ?? e.name ?? 'error');
@@ -61,7 +87,10 @@ async function post(agent: Agent, req: ReturnType<typeof buildRequest>, userAgen
 export function createNotifier(channels: readonly Channel[], opts: NotifierOptions = {}): Notifier {
   const timeoutMs = opts.timeoutMs ?? NOTIFY_TIMEOUT_MS;
   const budgetMs = opts.budgetMs ?? NOTIFY_BUDGET_MS;
-  const retry = { retries: opts.retries ?? NOTIFY_RETRIES, backoffBaseMs: opts.backoffBaseMs ?? NOTIFY_BACKOFF_BASE_MS };
+  const retry = {
+    retries: opts.retries ?? NOTIFY_RETRIES,
+    backoffBaseMs: opts.backoffBaseMs ?? NOTIFY_BACKOFF_BASE_MS,
+  };
   const log = opts.log ?? (() => {});
   const userAgent = opts.userAgent ?? LOCAL_USER_AGENT;
   return {
@@ -80,10 +109,19 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
               continue;
             }
             const req = buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL);
-            const r = await withRetries(() => post(agent, req, userAgent, Math.max(1, Math.floor(Math.min(timeoutMs, deadlineMs - Date.now())))), { ...retry, deadlineMs });
+            const r = await withRetries(
+              () => post(agent, req, userAgent, Math.max(1, Math.floor(Math.min(timeoutMs, deadlineMs - Date.now())))),
+              { ...retry, deadlineMs },
+            );
             const detail = r.ok ? r.value : r.failure.detail;
             log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${r.ok ? 'sent' : 'failed'} (${detail})`);
-            out.push({ channel: c.id, key, ...(d.covers ? { covers: d.covers } : {}), result: r.ok ? 'sent' : 'failed', detail });
+            out.push({
+              channel: c.id,
+              key,
+              ...(d.covers ? { covers: d.covers } : {}),
+              result: r.ok ? 'sent' : 'failed',
+              detail,
+            });
           }
           return out;
         });

@@ -53,10 +53,15 @@ export const DATA_DIR = 'data/';
 export const BACKUP_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
 export const WHERE = 'publish/backup';
 
-export const backupIdFor = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+export const backupIdFor = (at: Date): string =>
+  at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 
 export function assertBackupId(id: string): void {
-  if (!BACKUP_ID.test(id)) throw new ConfigError(WHERE, `not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
+  if (!BACKUP_ID.test(id))
+    throw new ConfigError(WHERE, `not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
 }
 
 /** The snapshot's manifest, or why it cannot be trusted. */
@@ -67,14 +72,21 @@ export function parseManifest(bytes: Uint8Array, id: string): BackupManifest | s
   } catch (err) {
     return `not valid JSON (${(err as Error).message})`;
   }
-  if (raw.version !== 1 || raw.id !== id || !Array.isArray(raw.files) || typeof raw.state_key !== 'string' || typeof raw.created_at !== 'string') {
+  if (
+    raw.version !== 1 ||
+    raw.id !== id ||
+    !Array.isArray(raw.files) ||
+    typeof raw.state_key !== 'string' ||
+    typeof raw.created_at !== 'string'
+  ) {
     return 'missing or wrong version, id, state_key, created_at or files';
   }
   for (const f of raw.files) {
-    if (typeof f?.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.bytes !== 'number') return 'a files entry lacks path, sha256 or bytes';
+    if (typeof f?.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.bytes !== 'number')
+      return 'a files entry lacks path, sha256 or bytes';
     if (!isSafeKey(f.path)) return `unsafe file path ${JSON.stringify(f.path)}`;
   }
-  if (raw.state !== null && (typeof raw.state?.sha256 !== 'string' || typeof raw.state.bytes !== 'number')) return 'state entry lacks sha256 or bytes';
+  if (raw.state !== null && (typeof raw.state?.sha256 !== 'string' || typeof raw.state.bytes !== 'number'))
+    return 'state entry lacks sha256 or bytes';
   return raw as BackupManifest;
 }
-

@@ -45,10 +45,17 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function resolveTarget(t: BackupTarget) {
   const backupPrefix = t.backupPrefix ?? DEFAULT_BACKUP_PREFIX;
-  if (!backupPrefix.endsWith('/')) throw new ConfigError(WHERE, `backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
+  if (!backupPrefix.endsWith('/'))
+    throw new ConfigError(WHERE, `backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
   const stateKey = t.stateKey ?? DEFAULT_STATE_KEY;
   assertPrivateKey(backupPrefix, t.publicPrefix ?? '', WHERE);
-  return { client: t.client, bucket: t.bucket, backupPrefix, stateKey, limit: pLimit(t.concurrency ?? DEFAULT_CONCURRENCY) };
+  return {
+    client: t.client,
+    bucket: t.bucket,
+    backupPrefix,
+    stateKey,
+    limit: pLimit(t.concurrency ?? DEFAULT_CONCURRENCY),
+  };
 }
 
 async function listDataFiles(root: string, rel = ''): Promise<string[]> {
@@ -68,7 +75,12 @@ async function listDataFiles(root: string, rel = ''): Promise<string[]> {
   return out;
 }
 
-async function listKeys(client: S3Client, bucket: string, prefix: string, delimiter?: string): Promise<{ keys: string[]; prefixes: string[] }> {
+async function listKeys(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  delimiter?: string,
+): Promise<{ keys: string[]; prefixes: string[] }> {
   const keys: string[] = [];
   const prefixes: string[] = [];
   let token: string | undefined;
@@ -76,7 +88,12 @@ async function listKeys(client: S3Client, bucket: string, prefix: string, delimi
     let page;
     try {
       page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(delimiter ? { Delimiter: delimiter } : {}), ...(token ? { ContinuationToken: token } : {}) }),
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: prefix,
+          ...(delimiter ? { Delimiter: delimiter } : {}),
+          ...(token ? { ContinuationToken: token } : {}),
+        }),
       );
     } catch (err) {
       throw describeS3Error(WHERE, 'LIST', bucket, prefix, err);
@@ -98,7 +115,10 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
       // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
       await putIfAbsent(client, { Bucket: bucket, Key: key, Body: body, ContentType: contentType });
     } catch (err) {
-      if (isConditionFailure(err)) throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: a backup with id ${id} already exists`, { cause: err });
+      if (isConditionFailure(err))
+        throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: a backup with id ${id} already exists`, {
+          cause: err,
+        });
       throw describeS3Error(WHERE, 'PUT', bucket, key, err);
     }
   };
@@ -131,7 +151,13 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
     files: entries,
   };
   await put(base + MANIFEST, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), 'application/json');
-  return { id, location: `s3://${bucket}/${base}`, created_at: manifest.created_at, files: entries.length, state: stateBytes !== null };
+  return {
+    id,
+    location: `s3://${bucket}/${base}`,
+    created_at: manifest.created_at,
+    files: entries.length,
+    state: stateBytes !== null,
+  };
 }
 
 interface LoadedSnapshot {
@@ -163,7 +189,11 @@ async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSna
 
   const rawManifest = await get(base + MANIFEST);
   if (rawManifest === null) {
-    problems.push({ object: MANIFEST, kind: 'missing', detail: `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)` });
+    problems.push({
+      object: MANIFEST,
+      kind: 'missing',
+      detail: `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`,
+    });
     return done(null, null, 0);
   }
   const manifest = parseManifest(rawManifest.body, id);
@@ -172,14 +202,26 @@ async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSna
     return done(null, null, 0);
   }
 
-  const check = (object: string, body: Uint8Array | null, expected: { sha256: string; bytes: number }): body is Uint8Array => {
+  const check = (
+    object: string,
+    body: Uint8Array | null,
+    expected: { sha256: string; bytes: number },
+  ): body is Uint8Array => {
     if (body === null) {
-      problems.push({ object, kind: 'missing', detail: `s3://${bucket}/${base}${object} is listed in the manifest but does not exist` });
+      problems.push({
+        object,
+        kind: 'missing',
+        detail: `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`,
+      });
       return false;
     }
     const actual = sha256(body);
     if (actual !== expected.sha256 || body.byteLength !== expected.bytes) {
-      problems.push({ object, kind: 'mismatch', detail: `sha256 ${actual} (${body.byteLength} bytes), manifest says ${expected.sha256} (${expected.bytes} bytes)` });
+      problems.push({
+        object,
+        kind: 'mismatch',
+        detail: `sha256 ${actual} (${body.byteLength} bytes), manifest says ${expected.sha256} (${expected.bytes} bytes)`,
+      });
       return false;
     }
     return true;
@@ -199,10 +241,15 @@ async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSna
     ),
   );
   // A snapshot is immutable: anything added after the fact is suspect too.
-  const expected = new Set([MANIFEST, ...(manifest.state !== null ? [STATE_OBJECT] : []), ...manifest.files.map((f) => DATA_DIR + f.path)]);
+  const expected = new Set([
+    MANIFEST,
+    ...(manifest.state !== null ? [STATE_OBJECT] : []),
+    ...manifest.files.map((f) => DATA_DIR + f.path),
+  ]);
   for (const key of (await listKeys(client, bucket, base)).keys) {
     const rel = key.slice(base.length);
-    if (!expected.has(rel)) problems.push({ object: rel, kind: 'unexpected', detail: `s3://${bucket}/${key} is not in the manifest` });
+    if (!expected.has(rel))
+      problems.push({ object: rel, kind: 'unexpected', detail: `s3://${bucket}/${key} is not in the manifest` });
   }
   problems.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
   return done(manifest, state, manifest.files.length + (manifest.state !== null ? 1 : 0));
@@ -218,7 +265,11 @@ export async function verifyBackup(target: BackupTarget, id: string): Promise<Ve
  * silently overwritten; the replaced state is kept next to the backups) and every data file. Files in
  * `dataDir` that the snapshot does not have are left alone. A snapshot that fails verification is refused.
  */
-export async function restoreBackup(target: BackupTarget, id: string, opts: { dataDir: string }): Promise<RestoreResult> {
+export async function restoreBackup(
+  target: BackupTarget,
+  id: string,
+  opts: { dataDir: string },
+): Promise<RestoreResult> {
   const { client, bucket, backupPrefix, stateKey } = resolveTarget(target);
   const loaded = await loadSnapshot(target, id);
   if (!loaded.report.ok || loaded.manifest === null) return { ok: false, id, problems: loaded.report.problems };
@@ -234,18 +285,33 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
     if (current !== null) {
       replacedStateKept = `${backupPrefix}replaced-state/${id}.${current.etag || 'no-etag'}.json`;
       try {
-        await putIfAbsent(client, { Bucket: bucket, Key: replacedStateKept, Body: current.body, ContentType: 'application/json' });
+        await putIfAbsent(client, {
+          Bucket: bucket,
+          Key: replacedStateKept,
+          Body: current.body,
+          ContentType: 'application/json',
+        });
       } catch (err) {
         if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, replacedStateKept, err);
       }
     }
-    const input = { Bucket: bucket, Key: stateKey, Body: loaded.state, ContentType: 'application/json; charset=utf-8', CacheControl: 'no-store' };
+    const input = {
+      Bucket: bucket,
+      Key: stateKey,
+      Body: loaded.state,
+      ContentType: 'application/json; charset=utf-8',
+      CacheControl: 'no-store',
+    };
     try {
       if (current === null) await putIfAbsent(client, input);
       else await putIfMatch(client, input, current.etag);
     } catch (err) {
       if (isConditionFailure(err)) {
-        throw new ConflictError(WHERE, `PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`, { cause: err });
+        throw new ConflictError(
+          WHERE,
+          `PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`,
+          { cause: err },
+        );
       }
       throw describeS3Error(WHERE, 'PUT', bucket, stateKey, err);
     }

@@ -30,7 +30,10 @@ export interface EdgeStorePlan {
 }
 
 /** What turns `current` into `desired`; sorted, so a plan is the same whatever order the store listed its keys in. */
-export function planEdgeStore(current: Readonly<Record<string, string>>, desired: Readonly<Record<string, string>>): EdgeStorePlan {
+export function planEdgeStore(
+  current: Readonly<Record<string, string>>,
+  desired: Readonly<Record<string, string>>,
+): EdgeStorePlan {
   const puts: { key: string; value: string }[] = [];
   let unchanged = 0;
   for (const key of Object.keys(desired).sort()) {
@@ -38,7 +41,9 @@ export function planEdgeStore(current: Readonly<Record<string, string>>, desired
     if (Object.prototype.hasOwnProperty.call(current, key) && current[key] === value) unchanged++;
     else puts.push({ key, value });
   }
-  const deletes = Object.keys(current).filter((k) => !Object.prototype.hasOwnProperty.call(desired, k)).sort();
+  const deletes = Object.keys(current)
+    .filter((k) => !Object.prototype.hasOwnProperty.call(desired, k))
+    .sort();
   return { puts, deletes, unchanged };
 }
 
@@ -50,10 +55,12 @@ export function parseEdgeStoreFile(text: string, where: string): Record<string, 
   } catch (err) {
     throw new DataError(WHERE, `${where} is not valid JSON: ${(err as Error).message}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new DataError(WHERE, `${where} is not a JSON object`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new DataError(WHERE, `${where} is not a JSON object`);
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'string') throw new DataError(WHERE, `${where}: the value of ${JSON.stringify(k)} is not a string`);
+    if (typeof v !== 'string')
+      throw new DataError(WHERE, `${where}: the value of ${JSON.stringify(k)} is not a string`);
     out[k] = v;
   }
   return out;
@@ -77,7 +84,11 @@ export function createLocalEdgeStore(dir: string): EdgeStore {
     async write(entries) {
       const plan = planEdgeStore(await read(), entries);
       if (plan.puts.length > 0 || plan.deletes.length > 0) {
-        const sorted = Object.fromEntries(Object.keys(entries).sort().map((k) => [k, entries[k]]));
+        const sorted = Object.fromEntries(
+          Object.keys(entries)
+            .sort()
+            .map((k) => [k, entries[k]]),
+        );
         await writeFileAtomic(file, JSON.stringify(sorted, null, 2) + '\n');
       }
       return { target: file, put: plan.puts.length, deleted: plan.deletes.length, unchanged: plan.unchanged };

@@ -28,7 +28,8 @@ export interface KvsEdgeStoreOptions {
 export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
   const client = opts.client ?? new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...opts.clientConfig });
   const arn = opts.arn;
-  const fail = (what: string, err: unknown) => new StorageError(WHERE, `${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+  const fail = (what: string, err: unknown) =>
+    new StorageError(WHERE, `${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
 
   async function read(): Promise<Record<string, string>> {
     const out: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -36,11 +37,14 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
     do {
       let page;
       try {
-        page = await client.send(new ListKeysCommand({ KvsARN: arn, ...(token !== undefined ? { NextToken: token } : {}) }));
+        page = await client.send(
+          new ListKeysCommand({ KvsARN: arn, ...(token !== undefined ? { NextToken: token } : {}) }),
+        );
       } catch (err) {
         throw fail('ListKeys', err);
       }
-      for (const item of page.Items ?? []) if (item.Key !== undefined && item.Value !== undefined) out[item.Key] = item.Value;
+      for (const item of page.Items ?? [])
+        if (item.Key !== undefined && item.Value !== undefined) out[item.Key] = item.Value;
       token = page.NextToken;
     } while (token);
     return out;
@@ -49,7 +53,7 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
   async function etag(): Promise<string> {
     try {
       const d = await client.send(new DescribeKeyValueStoreCommand({ KvsARN: arn }));
-      if (d.ETag === undefined) throw new Error('no ETag in the answer');  // wrapped below
+      if (d.ETag === undefined) throw new Error('no ETag in the answer'); // wrapped below
       return d.ETag;
     } catch (err) {
       throw fail('DescribeKeyValueStore', err);
@@ -65,7 +69,14 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
       const batch = changes.slice(i, i + KVS_BATCH);
       const Puts = batch.flatMap((c) => ('put' in c && c.put ? [{ Key: c.put.key, Value: c.put.value }] : []));
       const Deletes = batch.flatMap((c) => ('del' in c && c.del !== undefined ? [{ Key: c.del }] : []));
-      const r = await client.send(new UpdateKeysCommand({ KvsARN: arn, IfMatch: tag, ...(Puts.length ? { Puts } : {}), ...(Deletes.length ? { Deletes } : {}) }));
+      const r = await client.send(
+        new UpdateKeysCommand({
+          KvsARN: arn,
+          IfMatch: tag,
+          ...(Puts.length ? { Puts } : {}),
+          ...(Deletes.length ? { Deletes } : {}),
+        }),
+      );
       if (r.ETag === undefined) throw new StorageError(WHERE, `UpdateKeys ${arn}: no ETag in the answer`);
       tag = r.ETag;
     }

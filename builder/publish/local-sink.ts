@@ -62,7 +62,12 @@ function listTree(root: string): Listing | null {
 export const WRITE_CONCURRENCY = 16;
 
 /** Carries out one planned write; says whether it wrote or found the file already as wanted. */
-async function writeOne(dir: string, w: LocalWrite, stagedTop: (top: string) => string, ensureDir: (d: string) => Promise<unknown>): Promise<'written' | 'unchanged'> {
+async function writeOne(
+  dir: string,
+  w: LocalWrite,
+  stagedTop: (top: string) => string,
+  ensureDir: (d: string) => Promise<unknown>,
+): Promise<'written' | 'unchanged'> {
   if (w.kind === 'staged') {
     const stagedFile = path.join(stagedTop(w.top), w.rest);
     await ensureDir(path.dirname(stagedFile));
@@ -89,7 +94,11 @@ async function writeOne(dir: string, w: LocalWrite, stagedTop: (top: string) => 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Runs `fn` on every item, `limit` at a time; after a failure starts no more, waits for the started ones, throws the first. */
-async function forEachLimited<T>(limit: LimitFunction, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimited<T>(
+  limit: LimitFunction,
+  items: readonly T[],
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   const errors: unknown[] = [];
   await Promise.all(
     items.map((item) =>
@@ -165,12 +174,20 @@ export interface LocalSinkOptions {
  */
 export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): Sink {
   const name = `local:${dir}`;
-  const fail: Fail = (what, err) => new StorageError('publish/local', `${name}: ${what}: ${reason(err)}`, { cause: err });
+  const fail: Fail = (what, err) =>
+    new StorageError('publish/local', `${name}: ${what}: ${reason(err)}`, { cause: err });
   const windowDocs = sinkOpts.windowDocs ?? STREAM_WINDOW_DOCS;
   return {
     name,
     async publish(docs: DocumentStream, opts: PublishOptions = {}): Promise<PublishReport> {
-      const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
+      const report: PublishReport = {
+        target: name,
+        written: 0,
+        unchanged: 0,
+        deleted: 0,
+        pendingDelete: 0,
+        requests: 0,
+      };
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
       const listing = await listOrCreate(dir, fail);
       const planner = createLocalPlanner(listing);
@@ -191,37 +208,49 @@ export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): S
         return p;
       };
       try {
-        await consumeInPhases(docs, WHERE, { windowDocs, concurrency: WRITE_CONCURRENCY }, {
-          startPhase: async (phase) => {
-            await opts.beforePhase?.(`phase ${phase}`);
-            moves = new Map();
-          },
-          accept: (d) => {
-            assertSafeKey(d.key, WHERE);
-            if (d.key.startsWith(STAGING_PREFIX)) throw new DataError(WHERE, `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`);
-            if (built.has(d.key)) throw new DataError(WHERE, `the build has two documents for ${d.key}`);
-            built.add(d.key);
-          },
-          write: async (d) => {
-            try {
-              report[await writeOne(dir, planner.place(d), stagedTop, ensureDir)]++;
-            } catch (err) {
-              throw fail(`could not write ${d.key}`, err);
-            }
-          },
-          endPhase: async () => {
-            // The phase's new directories appear whole, each with one rename, before the next phase starts.
-            for (const top of planner.endPhase()) {
+        await consumeInPhases(
+          docs,
+          WHERE,
+          { windowDocs, concurrency: WRITE_CONCURRENCY },
+          {
+            startPhase: async (phase) => {
+              await opts.beforePhase?.(`phase ${phase}`);
+              moves = new Map();
+            },
+            accept: (d) => {
+              assertSafeKey(d.key, WHERE);
+              if (d.key.startsWith(STAGING_PREFIX))
+                throw new DataError(
+                  WHERE,
+                  `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`,
+                );
+              if (built.has(d.key)) throw new DataError(WHERE, `the build has two documents for ${d.key}`);
+              built.add(d.key);
+            },
+            write: async (d) => {
               try {
-                await rename(stagedTop(top), path.join(dir, top));
+                report[await writeOne(dir, planner.place(d), stagedTop, ensureDir)]++;
               } catch (err) {
-                const code = (err as NodeJS.ErrnoException).code;
-                const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
-                throw fail(`could not move the new directory ${top} into place${hint}`, err);
+                throw fail(`could not write ${d.key}`, err);
               }
-            }
+            },
+            endPhase: async () => {
+              // The phase's new directories appear whole, each with one rename, before the next phase starts.
+              for (const top of planner.endPhase()) {
+                try {
+                  await rename(stagedTop(top), path.join(dir, top));
+                } catch (err) {
+                  const code = (err as NodeJS.ErrnoException).code;
+                  const hint =
+                    code === 'ENOTEMPTY' || code === 'EEXIST'
+                      ? ', which something else created during the publish'
+                      : '';
+                  throw fail(`could not move the new directory ${top} into place${hint}`, err);
+                }
+              }
+            },
           },
-        });
+        );
       } finally {
         if (staged > 0) await rm(staging, { recursive: true, force: true });
       }

@@ -19,7 +19,13 @@ export function rootsOf(keys: Iterable<string>): string[] {
 }
 
 /** Key → bare ETag of every object under each of `prefixes` (one request per `pageKeys` keys); `onRequest` counts them. */
-export async function listPrefixes(client: S3Client, bucket: string, prefixes: readonly string[], onRequest: () => void, pageKeys = LIST_PAGE): Promise<Map<string, string>> {
+export async function listPrefixes(
+  client: S3Client,
+  bucket: string,
+  prefixes: readonly string[],
+  onRequest: () => void,
+  pageKeys = LIST_PAGE,
+): Promise<Map<string, string>> {
   const listed = new Map<string, string>();
   for (const prefix of prefixes) {
     let token: string | undefined;
@@ -27,7 +33,14 @@ export async function listPrefixes(client: S3Client, bucket: string, prefixes: r
       onRequest();
       let page;
       try {
-        page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: pageKeys, ...(token ? { ContinuationToken: token } : {}) }));
+        page = await client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: prefix,
+            MaxKeys: pageKeys,
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        );
       } catch (err) {
         throw Object.assign(err as object, { listPrefix: prefix });
       }

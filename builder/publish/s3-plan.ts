@@ -44,16 +44,27 @@ export interface Manifest {
   recovered: boolean;
 }
 
-export const emptyManifest = (): Manifest => ({ objects: new Map(), missingSince: {}, listedAt: null, sinceListing: 0, recovered: false });
+export const emptyManifest = (): Manifest => ({
+  objects: new Map(),
+  missingSince: {},
+  listedAt: null,
+  sinceListing: 0,
+  recovered: false,
+});
 
 const isoOrNull = (v: unknown): string | null => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? v : null);
 
-function clockOf(raw: { missingSince?: unknown; listedAt?: unknown; sinceListing?: unknown }): Pick<Manifest, 'missingSince' | 'listedAt' | 'sinceListing'> {
+function clockOf(raw: {
+  missingSince?: unknown;
+  listedAt?: unknown;
+  sinceListing?: unknown;
+}): Pick<Manifest, 'missingSince' | 'listedAt' | 'sinceListing'> {
   const missingSince: Record<string, string> = {};
   if (typeof raw.missingSince === 'object' && raw.missingSince !== null) {
     for (const [k, v] of Object.entries(raw.missingSince)) if (isoOrNull(v) !== null) missingSince[k] = v as string;
   }
-  const sinceListing = Number.isInteger(raw.sinceListing) && (raw.sinceListing as number) >= 0 ? (raw.sinceListing as number) : 0;
+  const sinceListing =
+    Number.isInteger(raw.sinceListing) && (raw.sinceListing as number) >= 0 ? (raw.sinceListing as number) : 0;
   return { missingSince, listedAt: isoOrNull(raw.listedAt), sinceListing };
 }
 
@@ -65,10 +76,18 @@ export function parseManifest(text: string): Manifest | null {
   } catch {
     return null;
   }
-  if (typeof raw !== 'object' || raw === null || raw.version !== MANIFEST_VERSION || typeof raw.objects !== 'object' || raw.objects === null) return null;
+  if (
+    typeof raw !== 'object' ||
+    raw === null ||
+    raw.version !== MANIFEST_VERSION ||
+    typeof raw.objects !== 'object' ||
+    raw.objects === null
+  )
+    return null;
   const objects = new Map<string, ManifestEntry>();
   for (const [k, v] of Object.entries(raw.objects as Record<string, unknown>)) {
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') objects.set(k, { etag: v[0], fingerprint: v[1] });
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
+      objects.set(k, { etag: v[0], fingerprint: v[1] });
   }
   return { objects, ...clockOf(raw), recovered: false };
 }
@@ -77,7 +96,13 @@ export function parseManifest(text: string): Manifest | null {
 export function serializeManifest(m: Manifest): string {
   const objects: Record<string, [string, string]> = {};
   for (const [k, v] of m.objects) objects[k] = [v.etag, v.fingerprint];
-  return JSON.stringify({ version: MANIFEST_VERSION, objects, missingSince: m.missingSince, listedAt: m.listedAt, sinceListing: m.sinceListing });
+  return JSON.stringify({
+    version: MANIFEST_VERSION,
+    objects,
+    missingSince: m.missingSince,
+    listedAt: m.listedAt,
+    sinceListing: m.sinceListing,
+  });
 }
 
 /** The body's SHA-256 in base64, computed once per document: the fingerprint's core, and (as hex) the upload's. */
@@ -86,8 +111,16 @@ export const digestHex = (digestBase64: string): string => Buffer.from(digestBas
 /** Hex MD5 of the body: what S3 reports as the ETag of a single-part PUT, compared only to recover a lost manifest. */
 export const bodyMd5 = (body: string): string => hash('md5', body, 'hex');
 
-export function headersOf(d: OutputDocument): { contentType: string; contentLanguage: string | null; cacheControl: string } {
-  return { contentType: d.contentType || JSON_CONTENT_TYPE, contentLanguage: d.contentLanguage, cacheControl: d.cacheControl || CACHE_CONTROL };
+export function headersOf(d: OutputDocument): {
+  contentType: string;
+  contentLanguage: string | null;
+  cacheControl: string;
+} {
+  return {
+    contentType: d.contentType || JSON_CONTENT_TYPE,
+    contentLanguage: d.contentLanguage,
+    cacheControl: d.cacheControl || CACHE_CONTROL,
+  };
 }
 
 /** Body and headers in one value: 132 bits of the body's digest and 48 of the headers'. */
@@ -105,7 +138,11 @@ export interface ListingCadence {
 }
 
 /** Whether this publish lists the bucket: never listed, every `listEvery`-th publish, or the last listing too old. */
-export function shouldList(manifest: Pick<Manifest, 'listedAt' | 'sinceListing'>, asOf: Date, cadence: ListingCadence): boolean {
+export function shouldList(
+  manifest: Pick<Manifest, 'listedAt' | 'sinceListing'>,
+  asOf: Date,
+  cadence: ListingCadence,
+): boolean {
   if (manifest.listedAt === null) return true;
   if (manifest.sinceListing + 1 >= cadence.listEvery) return true;
   return asOf.getTime() - Date.parse(manifest.listedAt) >= cadence.listMaxAgeMs;
@@ -179,7 +216,12 @@ export interface PublishLedger {
   readonly unchanged: number;
   readonly uploaded: number;
   /** After the whole build: the deletes due, and the manifest's changes to write once they are done. */
-  finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }): DeletePlan & { update: ManifestUpdate };
+  finish(input: {
+    listing: ReadonlyMap<string, string> | null;
+    listed: boolean;
+    asOf: Date;
+    deleteAfterMs: number;
+  }): DeletePlan & { update: ManifestUpdate };
 }
 
 export function createPublishLedger(manifest: Manifest, where: string): PublishLedger {
@@ -207,7 +249,8 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
         changes.set(key, { etag, fingerprint: print });
       } else {
         const seen = key === lastKey ? lastEntry : manifest.objects.get(key);
-        if (seen === undefined || seen.fingerprint !== print || (listing !== null && listing.get(key) !== seen.etag)) return false;
+        if (seen === undefined || seen.fingerprint !== print || (listing !== null && listing.get(key) !== seen.etag))
+          return false;
       }
       unchanged++;
       return true;
@@ -243,5 +286,11 @@ export function applyUpdate(manifest: Manifest, update: ManifestUpdate): Manifes
     if (v === null) manifest.objects.delete(k);
     else manifest.objects.set(k, v);
   }
-  return { objects: manifest.objects, missingSince: update.missingSince, listedAt: update.listedAt, sinceListing: update.sinceListing, recovered: false };
+  return {
+    objects: manifest.objects,
+    missingSince: update.missingSince,
+    listedAt: update.listedAt,
+    sinceListing: update.sinceListing,
+    recovered: false,
+  };
 }

@@ -22,10 +22,30 @@ import { ConfigError, ConflictError, DataError } from '../errors.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
 import { bareEtag, getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
-import { DEFAULT_CONCURRENCY, DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DEFAULT_MANIFEST_KEY, DELETE_AFTER_MS, assertPrivateKey } from '../s3/config.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LIST_EVERY,
+  DEFAULT_LIST_MAX_AGE_MS,
+  DEFAULT_MANIFEST_KEY,
+  DELETE_AFTER_MS,
+  assertPrivateKey,
+} from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
 import { listPrefixes, rootsOf } from './s3-list.ts';
-import { applyUpdate, bodyDigest, bodyMd5, createPublishLedger, digestHex, emptyManifest, fingerprint, headersOf, parseManifest, serializeManifest, shouldList, type Manifest } from './s3-plan.ts';
+import {
+  applyUpdate,
+  bodyDigest,
+  bodyMd5,
+  createPublishLedger,
+  digestHex,
+  emptyManifest,
+  fingerprint,
+  headersOf,
+  parseManifest,
+  serializeManifest,
+  shouldList,
+  type Manifest,
+} from './s3-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from './sink.ts';
 import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
 
@@ -77,14 +97,18 @@ function phaseGates(beforePhase: PublishOptions['beforePhase']): (phase: number)
 export function createS3Sink(opts: S3SinkOptions): Sink {
   const { client, bucket, now } = opts;
   const prefix = opts.prefix ?? '';
-  if (prefix !== '' && !prefix.endsWith('/')) throw new ConfigError(WHERE, `prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
+  if (prefix !== '' && !prefix.endsWith('/'))
+    throw new ConfigError(WHERE, `prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
   if (prefix !== '') assertSafeKey(prefix.slice(0, -1), WHERE);
   const manifestKey = opts.manifestKey ?? DEFAULT_MANIFEST_KEY;
   assertPrivateKey(manifestKey, prefix, WHERE);
   /** The document key that would land on the manifest, when it lies under the prefix at all. */
   const manifestDocKey = manifestKey.startsWith(prefix) ? manifestKey.slice(prefix.length) : null;
   const deleteAfterMs = opts.deleteAfterMs ?? DELETE_AFTER_MS;
-  const cadence = { listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS };
+  const cadence = {
+    listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY,
+    listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS,
+  };
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   const limits = { windowDocs: opts.windowDocs ?? STREAM_WINDOW_DOCS, concurrency };
   const limit = pLimit(concurrency);
@@ -96,7 +120,15 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
     async publish(docs: DocumentStream, publishOpts: PublishOptions = {}): Promise<PublishReport> {
       const asOf = now();
       const steps: Record<string, number> = {};
-      const report: PublishReport = { target: name, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0, steps };
+      const report: PublishReport = {
+        target: name,
+        written: 0,
+        unchanged: 0,
+        deleted: 0,
+        pendingDelete: 0,
+        requests: 0,
+        steps,
+      };
       const count = () => report.requests++;
       const timed = stepTimer(steps);
 
@@ -111,7 +143,10 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
       listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
       /** The listing once it is in (null: this publish does not list); undefined until then. */
       let listingNow: ReadonlyMap<string, string> | null | undefined;
-      void listing.then((l) => (listingNow = l), () => {});
+      void listing.then(
+        (l) => (listingNow = l),
+        () => {},
+      );
       /** Digests of the documents `settle` found changed, for their `write` (at most the window's). */
       const digests = new Map<OutputDocument, string>();
 
@@ -121,7 +156,8 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
         consumeInPhases(docs, WHERE, limits, {
           accept: (d) => {
             assertSafeKey(d.key, WHERE);
-            if (d.key === manifestDocKey) throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
+            if (d.key === manifestDocKey)
+              throw new DataError(WHERE, `a document would overwrite the manifest ${manifestKey}`);
             ledger.admit(d.key);
           },
           // Once the listing (if any) is in, an unchanged document is settled here: hashed, compared, let go.
@@ -141,7 +177,10 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
               if (ledger.keep(d.key, fingerprint(computed, d), await listing, () => bodyMd5(d.body))) return;
             }
             await gate(d.phase);
-            ledger.landed(d.key, { etag: await putDocument(io, d, digestHex(digest), count), fingerprint: fingerprint(digest, d) });
+            ledger.landed(d.key, {
+              etag: await putDocument(io, d, digestHex(digest), count),
+              fingerprint: fingerprint(digest, d),
+            });
           },
         }),
       );
@@ -185,7 +224,11 @@ async function getBytes(io: SinkIo, key: string): Promise<{ body: Uint8Array; et
  * The manifest and the ETag of the object it came from (null: there is none). A missing or unreadable one is
  * recovered from the listing (`recovered`); the write at the end replaces it, conditional on that ETag.
  */
-async function readManifest(io: SinkIo, manifestKey: string, count: () => void): Promise<{ stored: { etag: string } | null; manifest: Manifest }> {
+async function readManifest(
+  io: SinkIo,
+  manifestKey: string,
+  count: () => void,
+): Promise<{ stored: { etag: string } | null; manifest: Manifest }> {
   count();
   const stored = await getBytes(io, manifestKey);
   const manifest = stored === null ? null : parseManifest(Buffer.from(stored.body).toString('utf8'));
@@ -193,10 +236,21 @@ async function readManifest(io: SinkIo, manifestKey: string, count: () => void):
 }
 
 /** The listing with keys relative to the prefix. */
-async function listRelative(io: SinkIo, roots: readonly string[], count: () => void, pageKeys: number | undefined): Promise<Map<string, string>> {
+async function listRelative(
+  io: SinkIo,
+  roots: readonly string[],
+  count: () => void,
+  pageKeys: number | undefined,
+): Promise<Map<string, string>> {
   let full: Map<string, string>;
   try {
-    full = await listPrefixes(io.client, io.bucket, roots.map((r) => io.prefix + r), count, pageKeys);
+    full = await listPrefixes(
+      io.client,
+      io.bucket,
+      roots.map((r) => io.prefix + r),
+      count,
+      pageKeys,
+    );
   } catch (err) {
     throw describeS3Error(WHERE, 'LIST', io.bucket, (err as { listPrefix?: string }).listPrefix ?? io.prefix, err);
   }
@@ -247,15 +301,31 @@ async function removeDue(io: SinkIo, keys: readonly string[], count: () => void)
 }
 
 /** The manifest, conditional on the one this publish read: two publishers at once must not silently overwrite each other. */
-async function writeManifest(io: SinkIo, manifestKey: string, body: string, expectedEtag: string | null, count: () => void): Promise<void> {
+async function writeManifest(
+  io: SinkIo,
+  manifestKey: string,
+  body: string,
+  expectedEtag: string | null,
+  count: () => void,
+): Promise<void> {
   count();
-  const input = { Bucket: io.bucket, Key: manifestKey, Body: body, ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
+  const input = {
+    Bucket: io.bucket,
+    Key: manifestKey,
+    Body: body,
+    ContentType: JSON_CONTENT_TYPE,
+    CacheControl: NO_STORE,
+  };
   try {
     if (expectedEtag === null) await putIfAbsent(io.client, input);
     else await putIfMatch(io.client, input, expectedEtag);
   } catch (err) {
     if (isConditionFailure(err)) {
-      throw new ConflictError(WHERE, `PUT s3://${io.bucket}/${manifestKey}: another publisher changed the manifest during this run (hold the run lock while publishing)`, { cause: err });
+      throw new ConflictError(
+        WHERE,
+        `PUT s3://${io.bucket}/${manifestKey}: another publisher changed the manifest during this run (hold the run lock while publishing)`,
+        { cause: err },
+      );
     }
     throw describeS3Error(WHERE, 'PUT', io.bucket, manifestKey, err);
   }

@@ -21,7 +21,10 @@ const SETTLED_PER_TURN = 128;
 const SETTLED_PER_TURN_IDLE = 2048;
 
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
-export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument, void, undefined> {
+export async function* inPhaseOrder(
+  docs: DocumentStream,
+  where: string,
+): AsyncGenerator<OutputDocument, void, undefined> {
   if (Array.isArray(docs)) {
     // A copy of the references: the caller's array is left as it is.
     yield* [...(docs as readonly OutputDocument[])].sort((a, b) => a.phase - b.phase);
@@ -31,7 +34,10 @@ export async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncG
   let lastKey = '';
   for await (const d of docs) {
     if (d.phase < last) {
-      throw new DataError(where, `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`);
+      throw new DataError(
+        where,
+        `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`,
+      );
     }
     last = d.phase;
     lastKey = d.key;
@@ -69,8 +75,14 @@ export interface StreamLimits {
  * stream itself) nothing more is taken or started; the writes under way are waited for, the stream is closed (its
  * `finally` blocks run) and the first failure is thrown.
  */
-export async function consumeInPhases(docs: DocumentStream, where: string, limits: StreamLimits, work: StreamWork): Promise<void> {
-  if (!(limits.windowDocs >= 1 && limits.concurrency >= 1)) throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
+export async function consumeInPhases(
+  docs: DocumentStream,
+  where: string,
+  limits: StreamLimits,
+  work: StreamWork,
+): Promise<void> {
+  if (!(limits.windowDocs >= 1 && limits.concurrency >= 1))
+    throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
   const source = inPhaseOrder(docs, where);
   /** Documents taken and not started, oldest first. */
   const queue: OutputDocument[] = [];

@@ -12,6 +12,14 @@ export const BADGE_COLORS: Record<TodayState, string> = {
 
 /** https://shields.io/badges/endpoint-badge: schemaVersion 1, label, message, color. */
 export function renderBadge(state: TodayState, t: TFunction): { json: string; svg: string } {
-  const badge = { schemaVersion: 1 as const, label: t('follow:badge.label'), message: t(`follow:badge.${state}`), color: BADGE_COLORS[state] };
-  return { json: JSON.stringify(badge), svg: makeBadge({ label: badge.label, message: badge.message, color: badge.color }) };
+  const badge = {
+    schemaVersion: 1 as const,
+    label: t('follow:badge.label'),
+    message: t(`follow:badge.${state}`),
+    color: BADGE_COLORS[state],
+  };
+  return {
+    json: JSON.stringify(badge),
+    svg: makeBadge({ label: badge.label, message: badge.message, color: badge.color }),
+  };
 }

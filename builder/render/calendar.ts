@@ -45,7 +45,9 @@ export function renderCalendar(input: CalendarInput): string {
   const { lang, t } = input;
   const cal = ical({
     name: t('follow:calendar.name'),
-    description: input.entries.some((e) => e.fromTracker) ? `${t('follow:calendar.description')} ${t('follow:credit')}` : t('follow:calendar.description'),
+    description: input.entries.some((e) => e.fromTracker)
+      ? `${t('follow:calendar.description')} ${t('follow:credit')}`
+      : t('follow:calendar.description'),
     prodId: { company: 'reset-status-api', product: 'calendar', language: lang.toUpperCase() },
     method: ICalCalendarMethod.PUBLISH,
     ttl: CALENDAR_REFRESH_SECONDS,

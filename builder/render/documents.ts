@@ -2,14 +2,40 @@
 // response schemas, and the OpenAPI document generated from them.
 import type { TFunction } from 'i18next';
 import { z } from 'zod';
-import { archivedPageCount, CACHE_CONTROL, EVENT_TYPES, formatInstant, HISTORY_PAGE_SIZE, historyByTypeKey, historyPageKey, historyPagePath, type EventType, JSON_CONTENT_TYPE, LANGS, LICENSE_KEY, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY, TEXT_CONTENT_TYPE, type Lang } from '../contract.ts';
+import {
+  archivedPageCount,
+  CACHE_CONTROL,
+  EVENT_TYPES,
+  formatInstant,
+  HISTORY_PAGE_SIZE,
+  historyByTypeKey,
+  historyPageKey,
+  historyPagePath,
+  type EventType,
+  JSON_CONTENT_TYPE,
+  LANGS,
+  LICENSE_KEY,
+  NOT_FOUND_CONTENT_LANGUAGE,
+  NOT_FOUND_KEY,
+  TEXT_CONTENT_TYPE,
+  type Lang,
+} from '../contract.ts';
 import { eventTime } from '../model/events.ts';
 import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
 import { computeStaleAfter } from '../model/freshness.ts';
 import { RESET_SOURCE_KINDS } from '../model/status.ts';
 import { PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
-import { instantToSeconds, newestAmong, renderLicense, roundDeep, roundOrNull, roundProbability, spliceLastArray, timesToSeconds } from './values.ts';
+import {
+  instantToSeconds,
+  newestAmong,
+  renderLicense,
+  roundDeep,
+  roundOrNull,
+  roundProbability,
+  spliceLastArray,
+  timesToSeconds,
+} from './values.ts';
 import { buildOpenApi, openSchema } from './openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { renderUpcoming } from './upcoming.ts';
@@ -91,15 +117,30 @@ function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: ()
   const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new Error(`[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+    throw new Error(
+      `[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
+    );
   }
   return json ? json() : JSON.stringify(doc);
 }
 
-type Add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown, json?: () => string) => void;
+type Add = (
+  name: DocumentSchemaName,
+  key: string,
+  lang: string | null,
+  phase: number,
+  doc: unknown,
+  json?: () => string,
+) => void;
 
 /** The meta fields every JSON document of the API has. */
-const commonMeta = (license: string, credits: readonly Credit[] = []) => ({ api_version: API_VERSION, docs: '/api/openapi.json', license, license_url: LICENSE_URL, credits: credits.map((c) => ({ ...c })) });
+const commonMeta = (license: string, credits: readonly Credit[] = []) => ({
+  api_version: API_VERSION,
+  docs: '/api/openapi.json',
+  license,
+  license_url: LICENSE_URL,
+  credits: credits.map((c) => ({ ...c })),
+});
 type EventDoc = ReturnType<typeof renderEvent>;
 
 /** What every language's documents share. */
@@ -138,12 +179,20 @@ function* stableEvents(input: RenderInput, license: string): Generator<OutputDoc
     for (const e of input.events) {
       const key = `api/${lang}/events/${e.id}.json`;
       const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, tEvent) };
-      yield { key, body: validate('event', key, doc), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase: PHASE.leaves };
+      yield {
+        key,
+        body: validate('event', key, doc),
+        contentType: JSON_CONTENT_TYPE,
+        contentLanguage: lang,
+        cacheControl: CACHE_CONTROL,
+        phase: PHASE.leaves,
+      };
     }
   }
 }
 
-const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) => timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license, creditsFor(events)) });
+const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) =>
+  timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license, creditsFor(events)) });
 
 /**
  * History documents of every language (phase lists): per language and per `type` (null: every type), the archived
@@ -159,13 +208,33 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
     // input.events is newest first; positions count from the oldest.
     const count = new Map<EventType | null, number>(variants.map((v) => [v, v === null ? input.events.length : 0]));
     for (const e of input.events) count.set(e.type, count.get(e.type)! + 1);
-    const state = new Map(variants.map((v) => [v, { archived: archivedPageCount(count.get(v)!), seen: 0, events: [] as Event[], json: [] as string[] }]));
-    const out = (key: string, name: 'history' | 'history-page', doc: Record<string, unknown>, events: Event[], json: string[]): OutputDocument => {
+    const state = new Map(
+      variants.map((v) => [
+        v,
+        { archived: archivedPageCount(count.get(v)!), seen: 0, events: [] as Event[], json: [] as string[] },
+      ]),
+    );
+    const out = (
+      key: string,
+      name: 'history' | 'history-page',
+      doc: Record<string, unknown>,
+      events: Event[],
+      json: string[],
+    ): OutputDocument => {
       // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
-      const body = validate(name, key, { ...doc, events: [] }, () => spliceLastArray(doc, 'events', json.slice().reverse()));
+      const body = validate(name, key, { ...doc, events: [] }, () =>
+        spliceLastArray(doc, 'events', json.slice().reverse()),
+      );
       events.length = 0;
       json.length = 0;
-      return { key, body, contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase: PHASE.lists };
+      return {
+        key,
+        body,
+        contentType: JSON_CONTENT_TYPE,
+        contentLanguage: lang,
+        cacheControl: CACHE_CONTROL,
+        phase: PHASE.lists,
+      };
     };
     for (let i = input.events.length - 1; i >= 0; i--) {
       const e = input.events[i]!;
@@ -177,7 +246,15 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
         st.seen++;
         const page = st.seen / HISTORY_PAGE_SIZE;
         if (Number.isInteger(page) && page <= st.archived) {
-          const doc = { meta: stableMetaOf(st.events, lang, license), type: v, page, page_size: HISTORY_PAGE_SIZE, first_position: (page - 1) * HISTORY_PAGE_SIZE + 1, next: page > 1 ? historyPagePath(lang, v, page - 1) : null, events: [] };
+          const doc = {
+            meta: stableMetaOf(st.events, lang, license),
+            type: v,
+            page,
+            page_size: HISTORY_PAGE_SIZE,
+            first_position: (page - 1) * HISTORY_PAGE_SIZE + 1,
+            next: page > 1 ? historyPagePath(lang, v, page - 1) : null,
+            events: [],
+          };
           yield out(historyPageKey(lang, v, page), 'history-page', doc, st.events, st.json);
         }
       }
@@ -204,7 +281,12 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
 /** The tracker's own watch while it lasts (it may name no end), clearly not our probability. */
 function renderTrackerWatch(input: RenderInput, t: TFunction) {
   const w = input.trackerWatch ?? null;
-  if (w === null || Date.parse(w.observed_at) > input.asOf.getTime() || (w.expires_at !== null && Date.parse(w.expires_at) <= input.asOf.getTime())) return null;
+  if (
+    w === null ||
+    Date.parse(w.observed_at) > input.asOf.getTime() ||
+    (w.expires_at !== null && Date.parse(w.expires_at) <= input.asOf.getTime())
+  )
+    return null;
   const { first_seen_at: _seen, ...shown } = w;
   return { ...shown, note: t('forecast:tracker_watch_note') };
 }
@@ -232,13 +314,33 @@ function forecastBody(f: RenderInput['forecast'], t: TFunction, generatedAt: str
 }
 
 /** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
-function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event) => EventDoc, shared: Shared, add: Add): void {
-  const meta = { lang, generated_at: shared.generatedAt, stale_after: shared.staleAfter, ...commonMeta(shared.license, shared.credits) };
+function renderLive(
+  input: RenderInput,
+  lang: Lang,
+  t: TFunction,
+  ev: (e: Event) => EventDoc,
+  shared: Shared,
+  add: Add,
+): void {
+  const meta = {
+    lang,
+    generated_at: shared.generatedAt,
+    stale_after: shared.staleAfter,
+    ...commonMeta(shared.license, shared.credits),
+  };
   const { lastCheckAt, current } = shared;
-  const today = timesToSeconds({ ...input.today, event_ids: [...input.today.event_ids], explanation: translateDetail(t, input.today.explanation) });
+  const today = timesToSeconds({
+    ...input.today,
+    event_ids: [...input.today.event_ids],
+    explanation: translateDetail(t, input.today.explanation),
+  });
   const todayReach = renderReachToday(shared.reachToday, input.events, input.asOf, t);
   const bankedWarning = renderBankedWarning(shared.bankedWarning, input.asOf, t);
-  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, { meta, ...forecastBody(input.forecast, t, shared.generatedAt), tracker_watch: renderTrackerWatch(input, t) });
+  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
+    meta,
+    ...forecastBody(input.forecast, t, shared.generatedAt),
+    tracker_watch: renderTrackerWatch(input, t),
+  });
   add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
     meta,
     note: t('common:signals.note'),
@@ -249,20 +351,27 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
     meta,
     note: t('common:accuracy.note'),
     window_days: input.accuracy.window_days,
-    ...timesToSeconds(roundDeep({
-      counts: input.accuracy.counts,
-      skill: Object.fromEntries(Object.entries(input.accuracy.skill).map(([k, e]) => [k, { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') }])),
-      scoring: input.accuracy.scoring,
-      summary_24h: input.accuracy.summary.h24,
-      summary_48h: input.accuracy.summary.h48,
-      reliability_24h: input.accuracy.reliability.h24,
-      reliability_48h: input.accuracy.reliability.h48,
-      // Deprecated aliases (schemas.ts), the same values under the names before the horizon rule.
-      summary: input.accuracy.summary,
-      reliability: input.accuracy.reliability,
-      forecasts: input.accuracy.forecasts,
-      missed: input.accuracy.missed,
-    })),
+    ...timesToSeconds(
+      roundDeep({
+        counts: input.accuracy.counts,
+        skill: Object.fromEntries(
+          Object.entries(input.accuracy.skill).map(([k, e]) => [
+            k,
+            { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') },
+          ]),
+        ),
+        scoring: input.accuracy.scoring,
+        summary_24h: input.accuracy.summary.h24,
+        summary_48h: input.accuracy.summary.h48,
+        reliability_24h: input.accuracy.reliability.h24,
+        reliability_48h: input.accuracy.reliability.h48,
+        // Deprecated aliases (schemas.ts), the same values under the names before the horizon rule.
+        summary: input.accuracy.summary,
+        reliability: input.accuracy.reliability,
+        forecasts: input.accuracy.forecasts,
+        missed: input.accuracy.missed,
+      }),
+    ),
   });
 
   add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
@@ -298,7 +407,15 @@ function renderLive(input: RenderInput, lang: Lang, t: TFunction, ev: (e: Event)
       affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
     })),
     upstream_status: u
-      ? timesToSeconds({ page_url: u.page_url, indicator: u.indicator, description: u.description, page_updated_at: u.updated_at, updated_at: u.updated_at, fetched_at: u.fetched_at, components: u.components.map((c) => ({ ...c })) })
+      ? timesToSeconds({
+          page_url: u.page_url,
+          indicator: u.indicator,
+          description: u.description,
+          page_updated_at: u.updated_at,
+          updated_at: u.updated_at,
+          fetched_at: u.fetched_at,
+          components: u.components.map((c) => ({ ...c })),
+        })
       : null,
     upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
   });
@@ -316,7 +433,11 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
     endpoints: [
       { path: '/api/latest', description: 'Has a global reset happened today, and the latest resets.' },
       { path: '/api/status', description: "Today's state, recent events, source checks, upstream status." },
-      { path: '/api/history', description: 'Recorded events, newest first: the newest 100 to 199 and a next link; ?page=N for older pages of 100 (from the oldest); ?type= filters by event type.' },
+      {
+        path: '/api/history',
+        description:
+          'Recorded events, newest first: the newest 100 to 199 and a next link; ?page=N for older pages of 100 (from the oldest); ?type= filters by event type.',
+      },
       { path: '/api/events/{id}', description: 'One event.' },
       { path: '/api/forecast', description: 'Probability of a global reset in the next 24h and 48h.' },
       { path: '/api/signals', description: 'Public signals awaiting review.' },
@@ -333,15 +454,36 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
     license,
   });
   const json = (key: string, value: unknown) =>
-    docs.push({ key, body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE, contentLanguage: 'en', cacheControl: CACHE_CONTROL, phase: PHASE.schemas });
+    docs.push({
+      key,
+      body: JSON.stringify(value),
+      contentType: JSON_CONTENT_TYPE,
+      contentLanguage: 'en',
+      cacheControl: CACHE_CONTROL,
+      phase: PHASE.schemas,
+    });
   json('api/openapi.json', buildOpenApi(input.openapi));
   // Published schemas are open (a field added later must not break a client that validates); the build's own check is strict.
   const published = publishedSchemas().documents;
   for (const n of schemaNames) json(`api/schemas/${n}.json`, openSchema(published[n]));
-  docs.push({ key: LICENSE_KEY, body: renderLicense(input.archives), contentType: TEXT_CONTENT_TYPE, contentLanguage: 'en', cacheControl: CACHE_CONTROL, phase: PHASE.leaves });
+  docs.push({
+    key: LICENSE_KEY,
+    body: renderLicense(input.archives),
+    contentType: TEXT_CONTENT_TYPE,
+    contentLanguage: 'en',
+    cacheControl: CACHE_CONTROL,
+    phase: PHASE.leaves,
+  });
   const messages = Object.fromEntries(LANGS.map((l) => [l, translator(l)('errors:missing_object')]));
   const notFound = { error: { status: 404, code: 'not_found', message: messages.en, messages }, meta: { lang: null } };
-  docs.push({ key: NOT_FOUND_KEY, body: validate('error', NOT_FOUND_KEY, notFound), contentType: JSON_CONTENT_TYPE, contentLanguage: NOT_FOUND_CONTENT_LANGUAGE, cacheControl: CACHE_CONTROL, phase: PHASE.leaves });
+  docs.push({
+    key: NOT_FOUND_KEY,
+    body: validate('error', NOT_FOUND_KEY, notFound),
+    contentType: JSON_CONTENT_TYPE,
+    contentLanguage: NOT_FOUND_CONTENT_LANGUAGE,
+    cacheControl: CACHE_CONTROL,
+    phase: PHASE.leaves,
+  });
 }
 
 /**
@@ -360,7 +502,14 @@ export function renderApiParts(input: RenderInput): RenderedApi {
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const docs: OutputDocument[] = [];
   const add: Add = (name, key, lang, phase, doc, json) => {
-    docs.push({ key, body: validate(name, key, doc, json), contentType: JSON_CONTENT_TYPE, contentLanguage: lang, cacheControl: CACHE_CONTROL, phase });
+    docs.push({
+      key,
+      body: validate(name, key, doc, json),
+      contentType: JSON_CONTENT_TYPE,
+      contentLanguage: lang,
+      cacheControl: CACHE_CONTROL,
+      phase,
+    });
   };
   const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
   const shared: Shared = {
@@ -369,7 +518,9 @@ export function renderApiParts(input: RenderInput): RenderedApi {
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
-    lastCheckAt: instantToSeconds(input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null)),
+    lastCheckAt: instantToSeconds(
+      input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
+    ),
     current: latestChecks(input.checks),
     reachToday: computeReachToday(input.events, asOf),
     bankedWarning: bankedResetWarning(input.events, input.upcoming ?? null, asOf),

@@ -16,7 +16,8 @@ export interface FeedInput {
 }
 
 // Characters XML 1.0 cannot carry at all (escaped or not), and lone surrogates: upstream text may hold them.
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const xmlText = (s: string): string => s.replace(NOT_XML, '');
 
 /** Escaped, so hostile text can neither add markup nor close the library's CDATA section (`]]>` → `]]&gt;`). */
@@ -43,7 +44,9 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
     id: `${TAG_PREFIX}feed`,
     title: t('follow:feed.title'),
     // codex-resets.com asks everyone who shows its data to link back to it.
-    description: entries.some((e) => e.fromTracker) ? `${t('follow:feed.subtitle')} ${t('follow:credit')}` : t('follow:feed.subtitle'),
+    description: entries.some((e) => e.fromTracker)
+      ? `${t('follow:feed.subtitle')} ${t('follow:credit')}`
+      : t('follow:feed.subtitle'),
     link: `${base}/${lang}/`,
     language: lang,
     updated: entries[0]?.updated ?? new Date(0),
@@ -61,7 +64,11 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
       published: e.updated,
       description: text(e.summary),
       content: contentHtml(e),
-      ...(e.sourceUrl ? { extensions: [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }] } : {}),
+      ...(e.sourceUrl
+        ? {
+            extensions: [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }],
+          }
+        : {}),
     });
   }
   return feed;
@@ -78,7 +85,8 @@ const ATOM_TIMES = /<(updated|published)>([^<]+)<\/\1>/g;
  */
 export function renderAtom(input: FeedInput): string {
   let xml = buildFeed(input, 'atom').atom1();
-  if (!xml.includes(ATOM_ROOT)) throw new Error('[render/feeds] the feed library no longer writes the Atom root this code extends');
+  if (!xml.includes(ATOM_ROOT))
+    throw new Error('[render/feeds] the feed library no longer writes the Atom root this code extends');
   xml = xml.replace(ATOM_ROOT, `<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="${input.lang}">`);
   xml = xml.replace(ATOM_TIMES, (_m, tag: string, at: string) => `<${tag}>${formatInstant(at)}</${tag}>`);
   // The library writes the entries in their order: each entry's link is the first after the previous one's, so one pass
@@ -88,8 +96,12 @@ export function renderAtom(input: FeedInput): string {
   for (const e of input.entries) {
     const plain = `<link href="${e.link}"/>`;
     const at = xml.indexOf(plain, from);
-    if (at === -1) throw new Error(`[render/feeds] entry ${e.id}: the feed library no longer writes its link as this code expects`);
-    parts.push(xml.slice(from, at), `<link rel="alternate" type="text/html" href="${e.link}"/>\n        <link rel="alternate" type="application/json" href="${e.json}"/>`);
+    if (at === -1)
+      throw new Error(`[render/feeds] entry ${e.id}: the feed library no longer writes its link as this code expects`);
+    parts.push(
+      xml.slice(from, at),
+      `<link rel="alternate" type="text/html" href="${e.link}"/>\n        <link rel="alternate" type="application/json" href="${e.json}"/>`,
+    );
     from = at + plain.length;
   }
   parts.push(xml.slice(from));
@@ -102,13 +114,30 @@ export function renderAtom(input: FeedInput): string {
  * `content_html`, and gain `external_url`: the entry's JSON document. Dates to the second.
  */
 export function renderJsonFeed(input: FeedInput): string {
-  const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & { items: Record<string, unknown>[] };
+  const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & {
+    items: Record<string, unknown>[];
+  };
   const byId = new Map(input.entries.map((e) => [entryId(e), e]));
   const out = items.map((item) => {
     const e = byId.get(String(item.id));
-    if (e === undefined) throw new Error(`[render/feeds] the feed library wrote an item this code did not give it: ${String(item.id)}`);
-    const dates = Object.fromEntries((['date_published', 'date_modified'] as const).filter((k) => typeof item[k] === 'string').map((k) => [k, formatInstant(item[k] as string)]));
+    if (e === undefined)
+      throw new Error(`[render/feeds] the feed library wrote an item this code did not give it: ${String(item.id)}`);
+    const dates = Object.fromEntries(
+      (['date_published', 'date_modified'] as const)
+        .filter((k) => typeof item[k] === 'string')
+        .map((k) => [k, formatInstant(item[k] as string)]),
+    );
     return { ...item, external_url: e.json, ...dates };
   });
-  return JSON.stringify({ ...doc, version: 'https://jsonfeed.org/version/1.1', language: input.lang, ...(author ? { authors: [author] } : {}), items: out }, null, 2);
+  return JSON.stringify(
+    {
+      ...doc,
+      version: 'https://jsonfeed.org/version/1.1',
+      language: input.lang,
+      ...(author ? { authors: [author] } : {}),
+      items: out,
+    },
+    null,
+    2,
+  );
 }

@@ -1,7 +1,13 @@
 // Pure: the follow-it documents of one build (Atom, JSON Feed, iCalendar, badge) in every language, and the entries
 // they share: recorded resets (global and banked) and the announced reset, newest first, with stable ids.
 import type { TFunction } from 'i18next';
-import { CACHE_CONTROL, FOLLOW_DOCUMENTS, followDocumentKey, unknownBadgeKey, type FollowDocumentName } from '../contract.ts';
+import {
+  CACHE_CONTROL,
+  FOLLOW_DOCUMENTS,
+  followDocumentKey,
+  unknownBadgeKey,
+  type FollowDocumentName,
+} from '../contract.ts';
 import { eventMs } from '../model/events.ts';
 import { LANGS, type Announcement, type Event, type Lang } from '../model/schemas.ts';
 import type { TodayStatus } from '../model/status.ts';
@@ -106,7 +112,9 @@ export function computeFollowEntries(input: FollowInput, lang: Lang, t: TFunctio
   const resets = followedEvents(input.events, max);
   const entries = resets.map((e) => resetEntry(e, lang, t, input.publicUrl));
   if (input.upcoming) entries.unshift(announcementEntry(input.upcoming, lang, t, input.publicUrl));
-  return entries.sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id)).slice(0, max + 1);
+  return entries
+    .sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id))
+    .slice(0, max + 1);
 }
 
 /** The badges the edge serves once the build's answer no longer holds: `unknown`, in every language. */
@@ -127,9 +135,19 @@ export function renderUnknownBadges(): OutputDocument[] {
 export function renderFollow(input: FollowInput): OutputDocument[] {
   const docs: OutputDocument[] = [];
   const add = (lang: Lang, name: FollowDocumentName, body: string) =>
-    docs.push({ key: followDocumentKey(lang, name), body, contentType: FOLLOW_DOCUMENTS[name], contentLanguage: lang, cacheControl: CACHE_CONTROL, phase: PHASE.lists });
+    docs.push({
+      key: followDocumentKey(lang, name),
+      body,
+      contentType: FOLLOW_DOCUMENTS[name],
+      contentLanguage: lang,
+      cacheControl: CACHE_CONTROL,
+      phase: PHASE.lists,
+    });
   const base = input.publicUrl.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(base)) throw new Error(`[render/follow] the public URL must be an absolute http(s) URL without query, got ${JSON.stringify(input.publicUrl)}`);
+  if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(base))
+    throw new Error(
+      `[render/follow] the public URL must be an absolute http(s) URL without query, got ${JSON.stringify(input.publicUrl)}`,
+    );
   const fixed = { ...input, publicUrl: base };
   for (const lang of LANGS) {
     const t = translator(lang);

@@ -67,6 +67,11 @@ export function translator(lang: Lang): TFunction {
 export function translateDetail(t: TFunction, d: Detail, ns: Namespace = 'common'): string {
   const key = d.code.includes(':') ? d.code : `${ns}:${d.code}`;
   // A time in a sentence reads as the API writes times everywhere: to the second.
-  const params = Object.fromEntries(Object.entries(d.params).map(([k, v]) => [k, typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/.test(v) ? formatInstant(v) : v]));
+  const params = Object.fromEntries(
+    Object.entries(d.params).map(([k, v]) => [
+      k,
+      typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/.test(v) ? formatInstant(v) : v,
+    ]),
+  );
   return t(key, params);
 }

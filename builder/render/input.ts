@@ -2,7 +2,15 @@
 import type { Accuracy } from '../model/accuracy.ts';
 import type { AnnouncementEffect } from '../model/announcement.ts';
 import type { TodayStatus } from '../model/status.ts';
-import type { Announcement, Detail, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from '../model/schemas.ts';
+import type {
+  Announcement,
+  Detail,
+  Event,
+  Signal,
+  SourceCheck,
+  TrackerWatch,
+  UpstreamStatus,
+} from '../model/schemas.ts';
 import type { OpenApiOptions } from './openapi.ts';
 
 export interface ForecastView {

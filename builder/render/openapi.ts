@@ -1,6 +1,14 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the build validates against. CI lints it with
 // @redocly/cli (recommended) and @stoplight/spectral-cli (spectral:oas): `npm run lint:openapi`.
-import { CACHE_CONTROL, EVENT_ID_PATTERN_SOURCE, EVENT_TYPES, EXPOSE_HEADERS, HISTORY_PAGE_SIZE, LANGS, LICENSE_KEY } from '../contract.ts';
+import {
+  CACHE_CONTROL,
+  EVENT_ID_PATTERN_SOURCE,
+  EVENT_TYPES,
+  EXPOSE_HEADERS,
+  HISTORY_PAGE_SIZE,
+  LANGS,
+  LICENSE_KEY,
+} from '../contract.ts';
 import { FOLLOW_PATHS } from './follow-openapi.ts';
 import { publishedSchemas } from './published-schemas.ts';
 import { API_VERSION } from './schemas.ts';
@@ -14,21 +22,26 @@ export interface OpenApiOptions {
 
 export const DEFAULT_SERVER_URL = '/';
 
-const ref = (kind: 'schemas' | 'headers' | 'responses' | 'parameters', id: string) => ({ $ref: `#/components/${kind}/${id}` });
+const ref = (kind: 'schemas' | 'headers' | 'responses' | 'parameters', id: string) => ({
+  $ref: `#/components/${kind}/${id}`,
+});
 
 /** A copy of a JSON Schema without `additionalProperties: false`: published schemas accept fields added later. */
 export function openSchema<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(openSchema) as T;
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) if (!(k === 'additionalProperties' && v === false)) out[k] = openSchema(v);
+  for (const [k, v] of Object.entries(schema))
+    if (!(k === 'additionalProperties' && v === false)) out[k] = openSchema(v);
   return out as T;
 }
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 
 const HEADERS = {
-  ContentLanguage: header('The language of the body (`en, de, ko, ja, zh` for the language-independent not-found document).'),
+  ContentLanguage: header(
+    'The language of the body (`en, de, ko, ja, zh` for the language-independent not-found document).',
+  ),
   CacheControl: header('Every answer may be cached for 30 seconds.', { type: 'string', const: CACHE_CONTROL }),
   AllowOrigin: header('Open to any origin.', { type: 'string', const: '*' }),
   ExposeHeaders: header('Response headers a browser script may read.', { type: 'string', const: EXPOSE_HEADERS }),
@@ -40,17 +53,45 @@ const HEADERS = {
   MaxAge: header('How long a preflight answer may be cached, in seconds.', { type: 'string', const: '86400' }),
 };
 
-const common = { 'Content-Language': ref('headers', 'ContentLanguage'), 'Cache-Control': ref('headers', 'CacheControl'), 'Access-Control-Allow-Origin': ref('headers', 'AllowOrigin'), 'Access-Control-Expose-Headers': ref('headers', 'ExposeHeaders') };
+const common = {
+  'Content-Language': ref('headers', 'ContentLanguage'),
+  'Cache-Control': ref('headers', 'CacheControl'),
+  'Access-Control-Allow-Origin': ref('headers', 'AllowOrigin'),
+  'Access-Control-Expose-Headers': ref('headers', 'ExposeHeaders'),
+};
 const okHeaders = { ...common, ETag: ref('headers', 'ETag'), 'Last-Modified': ref('headers', 'LastModified') };
 const errorBody = { 'application/json': { schema: ref('schemas', 'Error') } };
 
 const RESPONSES = {
-  BadRequest: { description: 'Unsupported `lang`, unknown `type`, a repeated parameter, malformed percent-encoding, too many parameters or an invalid path (codes `unsupported_lang`, `unknown_type`, `ambiguous_parameter`, `malformed_query`, `too_many_parameters`, `invalid_path`). `lang` errors are in English, the others in the selected language.', headers: common, content: errorBody },
-  NotFound: { description: 'No such resource (code `not_found`, also for an event id that is malformed or unknown). An unknown but well-formed path is answered by the CDN with one language-independent document whose `messages` holds every language.', headers: common, content: errorBody },
-  MethodNotAllowed: { description: 'Any method other than GET, HEAD and OPTIONS (code `method_not_allowed`, in the selected language).', headers: { ...common, Allow: ref('headers', 'Allow') }, content: errorBody },
-  UriTooLong: { description: 'A path over 512 bytes or a query string over 1024 bytes (code `request_too_long`).', headers: common, content: errorBody },
+  BadRequest: {
+    description:
+      'Unsupported `lang`, unknown `type`, a repeated parameter, malformed percent-encoding, too many parameters or an invalid path (codes `unsupported_lang`, `unknown_type`, `ambiguous_parameter`, `malformed_query`, `too_many_parameters`, `invalid_path`). `lang` errors are in English, the others in the selected language.',
+    headers: common,
+    content: errorBody,
+  },
+  NotFound: {
+    description:
+      'No such resource (code `not_found`, also for an event id that is malformed or unknown). An unknown but well-formed path is answered by the CDN with one language-independent document whose `messages` holds every language.',
+    headers: common,
+    content: errorBody,
+  },
+  MethodNotAllowed: {
+    description: 'Any method other than GET, HEAD and OPTIONS (code `method_not_allowed`, in the selected language).',
+    headers: { ...common, Allow: ref('headers', 'Allow') },
+    content: errorBody,
+  },
+  UriTooLong: {
+    description: 'A path over 512 bytes or a query string over 1024 bytes (code `request_too_long`).',
+    headers: common,
+    content: errorBody,
+  },
 };
-const errors = { '400': ref('responses', 'BadRequest'), '404': ref('responses', 'NotFound'), '405': ref('responses', 'MethodNotAllowed'), '414': ref('responses', 'UriTooLong') };
+const errors = {
+  '400': ref('responses', 'BadRequest'),
+  '404': ref('responses', 'NotFound'),
+  '405': ref('responses', 'MethodNotAllowed'),
+  '414': ref('responses', 'UriTooLong'),
+};
 
 export interface PathSpec {
   path: string;
@@ -67,21 +108,47 @@ export interface PathSpec {
 
 function operations(p: PathSpec): Record<string, unknown> {
   const inPath = (x: unknown) => (x as { in?: string }).in === 'path';
-  const parameters = [...(p.localized === false ? [] : [ref('parameters', 'lang')]), ...(p.params ?? []).filter((x) => !inPath(x))];
+  const parameters = [
+    ...(p.localized === false ? [] : [ref('parameters', 'lang')]),
+    ...(p.params ?? []).filter((x) => !inPath(x)),
+  ];
   const pathParams = (p.params ?? []).filter(inPath);
   const content = typeof p.body === 'string' ? { 'application/json': { schema: ref('schemas', p.body) } } : p.body;
   const Id = p.id[0]!.toUpperCase() + p.id.slice(1);
   return {
     ...(pathParams.length > 0 ? { parameters: pathParams } : {}),
-    get: { operationId: `get${Id}`, tags: [p.tag], summary: p.summary, description: p.description, parameters, responses: { '200': { description: 'OK', headers: okHeaders, content }, ...errors } },
-    head: { operationId: `head${Id}`, tags: [p.tag], summary: `Headers of: ${p.summary}`, description: 'As GET, without a body.', parameters, responses: { '200': { description: 'OK, no body.', headers: okHeaders }, ...errors } },
+    get: {
+      operationId: `get${Id}`,
+      tags: [p.tag],
+      summary: p.summary,
+      description: p.description,
+      parameters,
+      responses: { '200': { description: 'OK', headers: okHeaders, content }, ...errors },
+    },
+    head: {
+      operationId: `head${Id}`,
+      tags: [p.tag],
+      summary: `Headers of: ${p.summary}`,
+      description: 'As GET, without a body.',
+      parameters,
+      responses: { '200': { description: 'OK, no body.', headers: okHeaders }, ...errors },
+    },
     options: {
       operationId: `options${Id}`,
       tags: [p.tag],
       summary: 'CORS preflight',
       description: 'Answered 204 whatever the path, query and request headers.',
       responses: {
-        '204': { description: 'Preflight allowed.', headers: { 'Cache-Control': ref('headers', 'CacheControl'), 'Access-Control-Allow-Origin': ref('headers', 'AllowOrigin'), 'Access-Control-Allow-Methods': ref('headers', 'AllowMethods'), 'Access-Control-Allow-Headers': ref('headers', 'AllowHeaders'), 'Access-Control-Max-Age': ref('headers', 'MaxAge') } },
+        '204': {
+          description: 'Preflight allowed.',
+          headers: {
+            'Cache-Control': ref('headers', 'CacheControl'),
+            'Access-Control-Allow-Origin': ref('headers', 'AllowOrigin'),
+            'Access-Control-Allow-Methods': ref('headers', 'AllowMethods'),
+            'Access-Control-Allow-Headers': ref('headers', 'AllowHeaders'),
+            'Access-Control-Max-Age': ref('headers', 'MaxAge'),
+          },
+        },
         '405': ref('responses', 'MethodNotAllowed'),
         '414': ref('responses', 'UriTooLong'),
       },
@@ -90,9 +157,33 @@ function operations(p: PathSpec): Record<string, unknown> {
 }
 
 const PATHS: PathSpec[] = [
-  { path: '/api', id: 'index', tag: 'Contract', summary: 'The index', description: 'Languages, types, endpoints and where the contract lives. Language-independent and stable.', body: 'Index', localized: false },
-  { path: '/api/latest', id: 'latest', tag: 'Today', summary: "Today's answer and the latest resets", description: 'Whether a global reset happened today (`reset`: true, false, or null when unknown), the latest recorded and the latest verified global reset. Live: carries `meta.generated_at` and `meta.stale_after`.', body: 'Latest' },
-  { path: '/api/status', id: 'status', tag: 'Today', summary: "Today's state with its sources", description: "Today's state, the 10 most recent events, the latest check of every source and the official upstream status. Live.", body: 'Status' },
+  {
+    path: '/api',
+    id: 'index',
+    tag: 'Contract',
+    summary: 'The index',
+    description: 'Languages, types, endpoints and where the contract lives. Language-independent and stable.',
+    body: 'Index',
+    localized: false,
+  },
+  {
+    path: '/api/latest',
+    id: 'latest',
+    tag: 'Today',
+    summary: "Today's answer and the latest resets",
+    description:
+      'Whether a global reset happened today (`reset`: true, false, or null when unknown), the latest recorded and the latest verified global reset. Live: carries `meta.generated_at` and `meta.stale_after`.',
+    body: 'Latest',
+  },
+  {
+    path: '/api/status',
+    id: 'status',
+    tag: 'Today',
+    summary: "Today's state with its sources",
+    description:
+      "Today's state, the 10 most recent events, the latest check of every source and the official upstream status. Live.",
+    body: 'Status',
+  },
   {
     path: '/api/history',
     id: 'history',
@@ -101,7 +192,14 @@ const PATHS: PathSpec[] = [
     description: `Without \`page\`: the newest recorded events (a History: ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} of them, or every event while fewer than ${2 * HISTORY_PAGE_SIZE} are recorded), \`count\` (all recorded events) and \`next\`, the path of the next older page. With \`page=N\`: archived page N (a HistoryPage), events (N-1)*${HISTORY_PAGE_SIZE}+1 to N*${HISTORY_PAGE_SIZE} counted from the oldest, newest first, with its own \`next\`; an archived page is never rewritten when a newer event is added. Following \`next\` from the newest document to page 1 reads every event exactly once. Coverage is partial, see \`coverage\`. Stable: carries \`meta.updated_at\`, derived from its events.`,
     body: { 'application/json': { schema: { oneOf: [ref('schemas', 'History'), ref('schemas', 'HistoryPage')] } } },
     params: [
-      { name: 'type', in: 'query', required: false, description: 'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+      {
+        name: 'type',
+        in: 'query',
+        required: false,
+        description:
+          'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.',
+        schema: { type: 'string', enum: [...EVENT_TYPES] },
+      },
       {
         name: 'page',
         in: 'query',
@@ -118,12 +216,50 @@ const PATHS: PathSpec[] = [
     summary: 'One event',
     description: 'One event. A malformed or unknown id is a 404 with code `not_found`. Stable.',
     body: 'EventResponse',
-    params: [{ name: 'id', in: 'path', required: true, description: 'The event id.', schema: { type: 'string', pattern: EVENT_ID_PATTERN_SOURCE } }],
+    params: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'The event id.',
+        schema: { type: 'string', pattern: EVENT_ID_PATTERN_SOURCE },
+      },
+    ],
   },
-  { path: '/api/forecast', id: 'forecast', tag: 'Forecast', summary: 'Chance of a global reset within 24h and 48h', description: 'Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live.', body: 'Forecast' },
-  { path: '/api/accuracy', id: 'accuracy', tag: 'Forecast', summary: 'How good past forecasts were', description: 'Brier scores of the as-issued forecasts of the last 30 days next to climatology. Live.', body: 'Accuracy' },
-  { path: '/api/signals', id: 'signals', tag: 'Today', summary: 'Public signals awaiting review', description: 'Feed items and Codex incidents that may point at a reset; never counted as resets. Live.', body: 'Signals' },
-  { path: '/api/openapi.json', id: 'openApi', tag: 'Contract', summary: 'This OpenAPI document', description: 'OpenAPI 3.1, generated from the schemas the build validates against. Stable.', body: { 'application/json': { schema: { type: 'object' } } }, localized: false },
+  {
+    path: '/api/forecast',
+    id: 'forecast',
+    tag: 'Forecast',
+    summary: 'Chance of a global reset within 24h and 48h',
+    description:
+      'Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live.',
+    body: 'Forecast',
+  },
+  {
+    path: '/api/accuracy',
+    id: 'accuracy',
+    tag: 'Forecast',
+    summary: 'How good past forecasts were',
+    description: 'Brier scores of the as-issued forecasts of the last 30 days next to climatology. Live.',
+    body: 'Accuracy',
+  },
+  {
+    path: '/api/signals',
+    id: 'signals',
+    tag: 'Today',
+    summary: 'Public signals awaiting review',
+    description: 'Feed items and Codex incidents that may point at a reset; never counted as resets. Live.',
+    body: 'Signals',
+  },
+  {
+    path: '/api/openapi.json',
+    id: 'openApi',
+    tag: 'Contract',
+    summary: 'This OpenAPI document',
+    description: 'OpenAPI 3.1, generated from the schemas the build validates against. Stable.',
+    body: { 'application/json': { schema: { type: 'object' } } },
+    localized: false,
+  },
   {
     path: '/api/schemas/{name}.json',
     id: 'schema',
@@ -131,11 +267,41 @@ const PATHS: PathSpec[] = [
     summary: 'JSON Schema of one document',
     description: 'JSON Schema 2020-12 of one document. Open: it accepts fields added later. Stable.',
     body: { 'application/json': { schema: { type: 'object' } } },
-    params: [{ name: 'name', in: 'path', required: true, description: 'The document name.', schema: { type: 'string', enum: ['latest', 'history', 'history-page', 'event', 'forecast', 'status', 'signals', 'accuracy', 'error', 'index'] } }],
+    params: [
+      {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description: 'The document name.',
+        schema: {
+          type: 'string',
+          enum: [
+            'latest',
+            'history',
+            'history-page',
+            'event',
+            'forecast',
+            'status',
+            'signals',
+            'accuracy',
+            'error',
+            'index',
+          ],
+        },
+      },
+    ],
     localized: false,
   },
   ...FOLLOW_PATHS,
-  { path: `/${LICENSE_KEY}`, id: 'license', tag: 'Contract', summary: 'License texts of the third-party data', description: 'The full license text of every archive the data is derived from (`meta.license_url`). Stable.', body: { 'text/plain': { schema: { type: 'string' } } }, localized: false },
+  {
+    path: `/${LICENSE_KEY}`,
+    id: 'license',
+    tag: 'Contract',
+    summary: 'License texts of the third-party data',
+    description: 'The full license text of every archive the data is derived from (`meta.license_url`). Stable.',
+    body: { 'text/plain': { schema: { type: 'string' } } },
+    localized: false,
+  },
 ];
 
 const DESCRIPTION = [
@@ -143,7 +309,7 @@ const DESCRIPTION = [
   '',
   '**Unknown fields.** The published schemas accept added fields, and a client must ignore fields it does not know: new fields are added without a new `api_version`.',
   '',
-  '**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight; past it the CDN answers `unknown`, with `today.date` the reader\'s UTC date for 3 dates after the last build and `null` after that, when builds have stopped: it names no day rather than a wrong one; `today.explanation` says why, from the same facts `/api/status` shows). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.',
+  "**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight; past it the CDN answers `unknown`, with `today.date` the reader's UTC date for 3 dates after the last build and `null` after that, when builds have stopped: it names no day rather than a wrong one; `today.explanation` says why, from the same facts `/api/status` shows). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.",
   '',
   '**Errors** are `{"error": {"status", "code", "message", "valid_values"?, "messages"?}, "meta": {"lang"}}`; `code` is one of the `Error` schema\'s enum.',
 ].join('\n');
@@ -151,18 +317,33 @@ const DESCRIPTION = [
 export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown> {
   // Every response schema carries a `.meta({ id })`, so each is one named component (published-schemas.ts).
   const schemas = publishedSchemas().components;
-  const lang = { name: 'lang', in: 'query', required: false, description: 'Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400.', schema: { type: 'string', enum: [...LANGS], default: 'en' } };
+  const lang = {
+    name: 'lang',
+    in: 'query',
+    required: false,
+    description:
+      'Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400.',
+    schema: { type: 'string', enum: [...LANGS], default: 'en' },
+  };
   return {
     openapi: '3.1.0',
     info: {
       title: 'Reset Status API',
       version: API_VERSION,
       description: DESCRIPTION,
-      contact: { name: 'Reset Status API maintainers', ...(opts.contactUrl === undefined ? {} : { url: opts.contactUrl }) },
+      contact: {
+        name: 'Reset Status API maintainers',
+        ...(opts.contactUrl === undefined ? {} : { url: opts.contactUrl }),
+      },
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    servers: [{ url: opts.serverUrl ?? DEFAULT_SERVER_URL, description: 'The public API (configured at build time with RESET_PUBLIC_BASE_URL).' }],
+    servers: [
+      {
+        url: opts.serverUrl ?? DEFAULT_SERVER_URL,
+        description: 'The public API (configured at build time with RESET_PUBLIC_BASE_URL).',
+      },
+    ],
     security: [],
     tags: [
       { name: 'Today', description: "Today's state and what feeds it." },

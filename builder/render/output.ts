@@ -18,7 +18,10 @@ export const PHASE = { leaves: 0, lists: 1, summaries: 2, schemas: 3 } as const;
  * The documents of `eager` (any order) and `lazy` (already in phase order, produced as they are consumed) as one
  * stream in phase order; each eager document goes before the first lazy one of a higher phase.
  */
-export function* mergeInPhaseOrder(eager: readonly OutputDocument[], lazy: Iterable<OutputDocument>): Generator<OutputDocument> {
+export function* mergeInPhaseOrder(
+  eager: readonly OutputDocument[],
+  lazy: Iterable<OutputDocument>,
+): Generator<OutputDocument> {
   const sorted = eager.slice().sort((a, b) => a.phase - b.phase);
   let i = 0;
   for (const d of lazy) {

@@ -16,17 +16,28 @@ const px = (p: number) => Math.round((PAD + p * (SIZE - PAD - END)) * 10) / 10;
 const py = (p: number) => Math.round((SIZE - PAD - p * (SIZE - PAD - END)) * 10) / 10;
 
 function Point({ h, x, y }: { h: Horizon; x: number; y: number }) {
-  return h === 'h24' ? <circle class="m verified" cx={x} cy={y} r={5} /> : <rect class="m verified" x={x - 4.5} y={y - 4.5} width={9} height={9} />;
+  return h === 'h24' ? (
+    <circle class="m verified" cx={x} cy={y} r={5} />
+  ) : (
+    <rect class="m verified" x={x - 4.5} y={y - 4.5} width={9} height={9} />
+  );
 }
 
-const scored = (b: Bin): b is Bin & { mean_probability: number; observed_frequency: number } => b.count > 0 && b.mean_probability !== null && b.observed_frequency !== null;
+const scored = (b: Bin): b is Bin & { mean_probability: number; observed_frequency: number } =>
+  b.count > 0 && b.mean_probability !== null && b.observed_frequency !== null;
 
 export function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
   const { lang, t } = ctx;
-  const bins = HORIZONS.map((h) => ({ h, label: t(`page:reliability.${h}`), bins: accuracy[h === 'h24' ? 'reliability_24h' : 'reliability_48h'].filter(scored) }));
+  const bins = HORIZONS.map((h) => ({
+    h,
+    label: t(`page:reliability.${h}`),
+    bins: accuracy[h === 'h24' ? 'reliability_24h' : 'reliability_48h'].filter(scored),
+  }));
   if (bins.every((b) => b.bins.length === 0)) return null;
   const pct = (p: number) => formatPercent(lang, p);
-  const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) => t(`page:reliability.${k}`));
+  const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) =>
+    t(`page:reliability.${k}`),
+  );
   return (
     <>
       <p>{t('page:reliability.calibration')}</p>

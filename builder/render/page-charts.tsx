@@ -73,7 +73,12 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
   const x = (ms: number) => Math.round((LEFT + ((ms - from) / (to - from)) * (W - LEFT - RIGHT)) * 10) / 10;
   const months: Date[] = [];
   const start = new Date(from);
-  for (let m = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)); m.getTime() <= to; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) months.push(m);
+  for (
+    let m = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+    m.getTime() <= to;
+    m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))
+  )
+    months.push(m);
   return (
     <svg class={`timeline ${id}`} viewBox={`0 0 ${W} 130`} role="img" aria-labelledby={`${id}-title`}>
       <title id={`${id}-title`}>{summary}</title>
@@ -109,7 +114,17 @@ function ReachCell({ e, t }: { e: Event; t: Ctx['t'] }) {
   return r !== null && r.reviewed ? <td>{r.summary}</td> : null;
 }
 
-function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: readonly Point[]; rows: readonly Point[]; kindLabel: Record<EventType, string> }) {
+function TimelineTable({
+  ctx,
+  points,
+  rows,
+  kindLabel,
+}: {
+  ctx: Ctx;
+  points: readonly Point[];
+  rows: readonly Point[];
+  kindLabel: Record<EventType, string>;
+}) {
   const { lang, t } = ctx;
   // Labels once per page, not once per event.
   const verified = t('page:timeline.verified');
@@ -119,7 +134,14 @@ function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: rea
       <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
       {/* On a phone each row reads as one line (date · kind · status): labelled stacking would triple a long list. */}
       <table class="list">
-        <Head labels={[t('page:timeline.date'), t('page:timeline.kind'), t('page:timeline.status'), t('page:timeline.reach')]} />
+        <Head
+          labels={[
+            t('page:timeline.date'),
+            t('page:timeline.kind'),
+            t('page:timeline.status'),
+            t('page:timeline.reach'),
+          ]}
+        />
         <tbody>
           {rows.map((p) => (
             <tr id={eventAnchor(p.e.id)}>
@@ -137,7 +159,9 @@ function TimelineTable({ ctx, points, rows, kindLabel }: { ctx: Ctx; points: rea
       </table>
       {points.length > MAX_TIMELINE_ROWS ? (
         <p>
-          <a href={`/api/history?lang=${lang}`}>{t('page:timeline.more', { count: points.length - MAX_TIMELINE_ROWS })}</a>
+          <a href={`/api/history?lang=${lang}`}>
+            {t('page:timeline.more', { count: points.length - MAX_TIMELINE_ROWS })}
+          </a>
         </p>
       ) : null}
     </details>
@@ -148,7 +172,9 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   const { lang, t, asOf } = ctx;
   const w = timelineWindow(events, asOf, TIMELINE_DAYS);
   const recent = timelineWindow(events, asOf, RECENT_DAYS);
-  const count = (k: EventType, verified?: boolean) => w.points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified)).length;
+  const count = (k: EventType, verified?: boolean) =>
+    w.points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified))
+      .length;
   const summary = t('page:timeline.summary', {
     from: formatDate(lang, new Date(w.from).toISOString()),
     to: formatDate(lang, asOf.toISOString()),
@@ -188,7 +214,11 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
         ))}
       </ul>
       <p class="muted">{t('page:timeline.filled')}</p>
-      {w.points.length === 0 ? <p>{t('page:timeline.empty')}</p> : <TimelineTable ctx={ctx} points={w.points} rows={rows} kindLabel={kindLabel} />}
+      {w.points.length === 0 ? (
+        <p>{t('page:timeline.empty')}</p>
+      ) : (
+        <TimelineTable ctx={ctx} points={w.points} rows={rows} kindLabel={kindLabel} />
+      )}
     </section>
   );
 }
@@ -250,10 +280,22 @@ function LegendBar({ cls, label }: { cls: string; label: string }) {
 export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const a = data.accuracy;
-  const rows: ReliabilityRow[] = (['24h', '48h'] as const).map((h) => ({ label: t(`page:reliability.h${h.slice(0, 2)}`), ...a[`summary_${h}`] }));
+  const rows: ReliabilityRow[] = (['24h', '48h'] as const).map((h) => ({
+    label: t(`page:reliability.h${h.slice(0, 2)}`),
+    ...a[`summary_${h}`],
+  }));
   const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
   const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
-  const summary = rows.map((r) => t('page:reliability.summary', { horizon: r.label, forecast: num(r.brier), base: num(r.climatology_brier), count: r.sample_size })).join(' ');
+  const summary = rows
+    .map((r) =>
+      t('page:reliability.summary', {
+        horizon: r.label,
+        forecast: num(r.brier),
+        base: num(r.climatology_brier),
+        count: r.sample_size,
+      }),
+    )
+    .join(' ');
   return (
     <section id="reliability" aria-labelledby="rel-h">
       <h2 id="rel-h">{t('page:reliability.heading')}</h2>
@@ -264,7 +306,14 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
         <LegendBar cls="bar-c" label={t('page:reliability.base_rate')} />
       </ul>
       <table class="stack">
-        <Head labels={[t('page:reliability.horizon'), t('page:reliability.forecast'), t('page:reliability.base_rate'), t('page:reliability.scored')]} />
+        <Head
+          labels={[
+            t('page:reliability.horizon'),
+            t('page:reliability.forecast'),
+            t('page:reliability.base_rate'),
+            t('page:reliability.scored'),
+          ]}
+        />
         <tbody>
           {rows.map((r) => (
             <tr>

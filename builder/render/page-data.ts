@@ -68,7 +68,11 @@ function upcomingOf(raw: Record<string, unknown>): UpcomingView | null | undefin
   return r.success ? r.data : null;
 }
 
-export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf = apiDocKey): PageData {
+export function readPageData(
+  byKey: ReadonlyMap<string, OutputDocument>,
+  lang: Lang,
+  keyOf: DocKeyOf = apiDocKey,
+): PageData {
   const latest = readDoc(byKey, lang, 'latest', keyOf);
   const status = readDoc(byKey, lang, 'status', keyOf);
   return {

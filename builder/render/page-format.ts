@@ -2,7 +2,16 @@
 // the one rule for links to elsewhere (http: and https: only). The inline script formats with the same options.
 import type { Lang } from '../model/schemas.ts';
 
-const TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC', timeZoneName: 'short' };
+const TIME_OPTIONS: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: 'UTC',
+  timeZoneName: 'short',
+};
 const DATE_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' };
 const MONTH_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', timeZone: 'UTC' };
 
@@ -20,7 +29,14 @@ const otherFormatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFor
 function numberFormat(lang: Lang, digits: number, percent: boolean): Intl.NumberFormat {
   const id = `${lang}:${percent ? '%' : 'n'}${digits}`;
   let f = otherFormatters.get(id) as Intl.NumberFormat | undefined;
-  if (f === undefined) otherFormatters.set(id, (f = new Intl.NumberFormat(lang, percent ? { style: 'percent', maximumFractionDigits: digits } : { maximumFractionDigits: digits })));
+  if (f === undefined)
+    otherFormatters.set(
+      id,
+      (f = new Intl.NumberFormat(
+        lang,
+        percent ? { style: 'percent', maximumFractionDigits: digits } : { maximumFractionDigits: digits },
+      )),
+    );
   return f;
 }
 function relativeTimeFormat(lang: Lang): Intl.RelativeTimeFormat {

@@ -13,7 +13,13 @@ export interface Ctx {
 }
 
 function Time({ lang, iso, id }: { lang: Lang; iso: string | null; id?: string }) {
-  return iso === null ? <time id={id}></time> : <time id={id} datetime={iso}>{formatUtc(lang, iso)}</time>;
+  return iso === null ? (
+    <time id={id}></time>
+  ) : (
+    <time id={id} datetime={iso}>
+      {formatUtc(lang, iso)}
+    </time>
+  );
 }
 
 /** A table's column headings (visually hidden where a narrow screen stacks the rows; each cell then names its column). */
@@ -36,7 +42,9 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const reach = data.latest.today_reach;
   // Said when a post states something: a plan answered or a landing time (an unreviewed record's "not stated" is left to the API).
   const stated = reach !== null && (reach.note !== null || Object.values(reach.plans).some((a) => a !== 'not_stated'));
-  const reachLine = !stated ? '' : [reach.summary, reach.note].filter((x): x is string => x !== null && x !== '').join(' · ');
+  const reachLine = !stated
+    ? ''
+    : [reach.summary, reach.note].filter((x): x is string => x !== null && x !== '').join(' · ');
   const warning = data.latest.banked_reset_warning?.note ?? '';
   return (
     <section id="today" aria-labelledby="today-h">
@@ -54,7 +62,11 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
         {warning === '' ? null : <p id="banked-warning">{warning}</p>}
       </div>
       <p>
-        <span id="checked-rel">{last === null ? t('page:today.never_checked') : t('page:today.checked', { relative: formatRelative(lang, last, asOf) })}</span>{' '}
+        <span id="checked-rel">
+          {last === null
+            ? t('page:today.never_checked')
+            : t('page:today.checked', { relative: formatRelative(lang, last, asOf) })}
+        </span>{' '}
         <Time lang={lang} iso={last} id="checked-at" />
       </p>
       <p class="muted">
@@ -74,7 +86,13 @@ export function Upcoming({ ctx, upcoming }: { ctx: Ctx; upcoming: UpcomingView |
       <h2 id="up-h">{t('page:upcoming.heading')}</h2>
       <dl>
         <dt>{t('page:upcoming.utc')}</dt>
-        <dd class="big">{when === null ? <time id="up-utc">{t('page:upcoming.no_time')}</time> : <Time lang={lang} iso={when} id="up-utc" />}</dd>
+        <dd class="big">
+          {when === null ? (
+            <time id="up-utc">{t('page:upcoming.no_time')}</time>
+          ) : (
+            <Time lang={lang} iso={when} id="up-utc" />
+          )}
+        </dd>
         <dt>{t('page:upcoming.local')}</dt>
         <dd id="up-local">—</dd>
       </dl>
@@ -118,7 +136,8 @@ export function Forecast({ ctx, data }: { ctx: Ctx; data: PageData }) {
       </dl>
       <p id="fc-explanation">{f.explanation}</p>
       <p class="muted">
-        <span id="fc-sample">{t('page:forecast.sample', { count: f.sample_size })}</span> · <span>{t('page:forecast.model', { version: f.model_version })}</span>
+        <span id="fc-sample">{t('page:forecast.sample', { count: f.sample_size })}</span> ·{' '}
+        <span>{t('page:forecast.model', { version: f.model_version })}</span>
       </p>
       <p>{t('page:forecast.caveat')}</p>
     </section>
@@ -142,7 +161,10 @@ function ResetCard({ ctx, heading, e, id }: { ctx: Ctx; heading: string; e: Even
         <strong>
           <Time lang={lang} iso={e.occurred_at} />
         </strong>{' '}
-        · {e.status === 'verified' ? `\u2713 ${t('page:latest.verified_status')}` : `\u25CB ${t('page:latest.archived_status')}`}
+        ·{' '}
+        {e.status === 'verified'
+          ? `\u2713 ${t('page:latest.verified_status')}`
+          : `\u25CB ${t('page:latest.archived_status')}`}
       </p>
       <p>{e.title}</p>
       {e.reach?.reviewed ? <p class="reach">{e.reach.summary}</p> : null}
@@ -176,7 +198,12 @@ export function Latest({ ctx, data }: { ctx: Ctx; data: PageData }) {
     <section id="latest" aria-labelledby="latest-h">
       <h2 id="latest-h">{t('page:latest.heading')}</h2>
       <ResetCard ctx={ctx} id="latest-recorded" heading={t('page:latest.recorded')} e={data.latest.latestReset} />
-      <ResetCard ctx={ctx} id="latest-verified" heading={t('page:latest.verified')} e={data.latest.latestVerifiedReset} />
+      <ResetCard
+        ctx={ctx}
+        id="latest-verified"
+        heading={t('page:latest.verified')}
+        e={data.latest.latestVerifiedReset}
+      />
     </section>
   );
 }
@@ -185,7 +212,12 @@ export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const checks = data.status.source_checks;
   const up = data.status.upstream_status;
-  const [source, result, time, detail] = [t('page:checks.source'), t('page:checks.result'), t('page:checks.time'), t('page:checks.detail')];
+  const [source, result, time, detail] = [
+    t('page:checks.source'),
+    t('page:checks.result'),
+    t('page:checks.time'),
+    t('page:checks.detail'),
+  ];
   return (
     <section id="checks" aria-labelledby="checks-h">
       <h2 id="checks-h">{t('page:checks.heading')}</h2>
@@ -247,7 +279,13 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
             const when = s.published_at ?? s.first_seen_at;
             return (
               <li>
-                {href === null ? <span class="signal-title">{s.title}</span> : <a class="signal-title" href={href}>{s.title}</a>}{' '}
+                {href === null ? (
+                  <span class="signal-title">{s.title}</span>
+                ) : (
+                  <a class="signal-title" href={href}>
+                    {s.title}
+                  </a>
+                )}{' '}
                 <small>
                   {s.source} · <Time lang={lang} iso={when} />
                 </small>
@@ -256,7 +294,9 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
           })}
         </ul>
       )}
-      {awaiting.length > shown.length ? <p>{t('page:signals.more', { count: awaiting.length - shown.length })}</p> : null}
+      {awaiting.length > shown.length ? (
+        <p>{t('page:signals.more', { count: awaiting.length - shown.length })}</p>
+      ) : null}
     </section>
   );
 }

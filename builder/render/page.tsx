@@ -30,7 +30,12 @@ const PLACEHOLDERS = { since: '{{since}}' };
 
 /** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
 function scriptConfig(data: PageData, t: TFunction): string {
-  const state = Object.fromEntries((['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const).map((s) => [s, t(`page:state.${s}`)]));
+  const state = Object.fromEntries(
+    (['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const).map((s) => [
+      s,
+      t(`page:state.${s}`),
+    ]),
+  );
   return JSON.stringify({
     lang: data.lang,
     generated_at: data.latest.meta.generated_at,
@@ -94,10 +99,19 @@ export interface PageSections {
 
 type SectionDoc = 'forecast' | 'accuracy' | 'signals';
 /** The document each shared section reads (the timeline reads the events), by its name among the page's documents. */
-const SECTION_DOCS: Record<SharedSection, SectionDoc | null> = { forecast: 'forecast', timeline: null, reliability: 'accuracy', signals: 'signals' };
+const SECTION_DOCS: Record<SharedSection, SectionDoc | null> = {
+  forecast: 'forecast',
+  timeline: null,
+  reliability: 'accuracy',
+  signals: 'signals',
+};
 
 /** The bodies of the documents the shared sections read: the same string objects for every page of a build. */
-const sectionDocs = (byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf): Record<SectionDoc, string> => ({
+const sectionDocs = (
+  byKey: ReadonlyMap<string, OutputDocument>,
+  lang: Lang,
+  keyOf: DocKeyOf,
+): Record<SectionDoc, string> => ({
   forecast: byKey.get(keyOf(lang, 'forecast'))?.body ?? '',
   accuracy: byKey.get(keyOf(lang, 'accuracy'))?.body ?? '',
   signals: byKey.get(keyOf(lang, 'signals'))?.body ?? '',
@@ -124,7 +138,8 @@ function sharedSection(name: SharedSection, ctx: Ctx, data: PageData, events: re
 function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: readonly Event[]; slots: boolean }) {
   const { lang, t } = ctx;
   // A shared section, or the slot its HTML goes in (renderPage).
-  const part = (name: SharedSection) => (slots ? h('rsa-shared-section', { 'data-name': name }) : sharedSection(name, ctx, data, events));
+  const part = (name: SharedSection) =>
+    slots ? h('rsa-shared-section', { 'data-name': name }) : sharedSection(name, ctx, data, events);
   return (
     <html lang={lang}>
       <head>
@@ -140,7 +155,12 @@ function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: 
           <link rel="alternate" hreflang={l} href={`/${l}/`} />
         ))}
         <link rel="alternate" hreflang="x-default" href="/en/" />
-        <link rel="alternate" type="application/atom+xml" href={`/api/feed.atom?lang=${lang}`} title={t('page:links.atom')} />
+        <link
+          rel="alternate"
+          type="application/atom+xml"
+          href={`/api/feed.atom?lang=${lang}`}
+          title={t('page:links.atom')}
+        />
         <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
       </head>
       <body id="page" data-page={scriptConfig(data, t)}>
@@ -192,9 +212,15 @@ function Page({ ctx, data, events, slots }: { ctx: Ctx; data: PageData; events: 
  * document body (`shared.docs`), events and time, and is put there otherwise; the HTML is the same either way
  * (test/render/page.test.ts).
  */
-export function renderPage(data: PageData, events: readonly Event[], asOf: Date, shared?: { sections: PageSections; docs: Record<SectionDoc, string> }): string {
+export function renderPage(
+  data: PageData,
+  events: readonly Event[],
+  asOf: Date,
+  shared?: { sections: PageSections; docs: Record<SectionDoc, string> },
+): string {
   const ctx: Ctx = { lang: data.lang, t: translator(data.lang), asOf };
-  if (shared === undefined) return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} slots={false} />)}`;
+  if (shared === undefined)
+    return `<!doctype html>${renderToString(<Page ctx={ctx} data={data} events={events} slots={false} />)}`;
   const html = renderToString(<Page ctx={ctx} data={data} events={events} slots={true} />);
   // The slots stand in the page in SHARED_SECTIONS' order: one pass puts each section's HTML in its place.
   const parts = ['<!doctype html>'];
@@ -237,7 +263,12 @@ export function renderPages(input: {
   const keyOfDoc = input.docKeyOf ?? apiDocKey;
   return LANGS.map((lang) => ({
     key: keyOf(lang),
-    body: renderPage(readPageData(byKey, lang, keyOfDoc), input.events, input.asOf, input.sections ? { sections: input.sections, docs: sectionDocs(byKey, lang, keyOfDoc) } : undefined),
+    body: renderPage(
+      readPageData(byKey, lang, keyOfDoc),
+      input.events,
+      input.asOf,
+      input.sections ? { sections: input.sections, docs: sectionDocs(byKey, lang, keyOfDoc) } : undefined,
+    ),
     contentType: HTML_CONTENT_TYPE,
     contentLanguage: lang,
     cacheControl: CACHE_CONTROL,

@@ -10,9 +10,14 @@ export interface PublishedSchemas {
 
 function computePublishedSchemas(): PublishedSchemas {
   const names = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
-  const documents = Object.fromEntries(names.map((n) => [n, z.toJSONSchema(DOCUMENT_SCHEMAS[n], { target: 'draft-2020-12', io: 'output' })])) as unknown as PublishedSchemas['documents'];
+  const documents = Object.fromEntries(
+    names.map((n) => [n, z.toJSONSchema(DOCUMENT_SCHEMAS[n], { target: 'draft-2020-12', io: 'output' })]),
+  ) as unknown as PublishedSchemas['documents'];
   // Every response schema carries a `.meta({ id })`, so each becomes one named component.
-  const { schemas } = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
   for (const s of Object.values(schemas)) {
     delete (s as Record<string, unknown>).$schema;
     delete (s as Record<string, unknown>).$id;

@@ -10,8 +10,14 @@ const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).repl
 
 function labels(r: Reach, t: TFunction) {
   const notStated = t('common:reach.not_stated');
-  const list = (keys: readonly string[] | null, ns: string) => (keys === null ? notStated : keys.map((k) => t(`common:reach.${ns}.${k}`)).join(', '));
-  const landing = r.landing.until !== null ? t('common:reach.lands_by', { time: utcMinute(r.landing.until) }) : r.landing.as_written !== null ? t('common:reach.landing_unbounded') : notStated;
+  const list = (keys: readonly string[] | null, ns: string) =>
+    keys === null ? notStated : keys.map((k) => t(`common:reach.${ns}.${k}`)).join(', ');
+  const landing =
+    r.landing.until !== null
+      ? t('common:reach.lands_by', { time: utcMinute(r.landing.until) })
+      : r.landing.as_written !== null
+        ? t('common:reach.landing_unbounded')
+        : notStated;
   return {
     plans: list(r.plans.value, 'plan'),
     products: list(r.products.value, 'product'),
@@ -36,12 +42,20 @@ export function renderReach(e: Event, t: TFunction) {
     r.limits.value !== null ? l.limits : null,
     r.landing.until !== null ? l.landing : null,
   ].filter((s): s is string => s !== null);
-  const summary = !r.reviewed ? t('common:reach.unreviewed') : stated.length > 0 ? stated.join(' · ') : t('common:reach.not_stated');
+  const summary = !r.reviewed
+    ? t('common:reach.unreviewed')
+    : stated.length > 0
+      ? stated.join(' · ')
+      : t('common:reach.not_stated');
   return {
     reviewed: r.reviewed,
     summary,
     plans: { value: r.plans.value === null ? null : [...r.plans.value], label: l.plans, quote: r.plans.quote },
-    products: { value: r.products.value === null ? null : [...r.products.value], label: l.products, quote: r.products.quote },
+    products: {
+      value: r.products.value === null ? null : [...r.products.value],
+      label: l.products,
+      quote: r.products.quote,
+    },
     models: { value: r.models.value === null ? null : [...r.models.value], label: l.models, quote: r.models.quote },
     cohort: { value: r.cohort.value, label: l.cohort, quote: r.cohort.quote },
     limits: { value: r.limits.value === null ? null : [...r.limits.value], label: l.limits, quote: r.limits.quote },
@@ -56,19 +70,31 @@ export function renderReach(e: Event, t: TFunction) {
 }
 
 /** "17:30 UTC" on the build's UTC day, "2026-07-22 00:30 UTC" on another. */
-const timeOfDay = (at: string, asOf: Date): string => (at.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(at).slice(11, 16)} UTC` : utcMinute(at));
+const timeOfDay = (at: string, asOf: Date): string =>
+  at.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(at).slice(11, 16)} UTC` : utcMinute(at);
 
 /** The banked-reset warning as latest and status show it; null when no global reset is announced or landing. */
-export function renderBankedWarning(w: { kind: 'announced' | 'landing'; at: string | null } | null, asOf: Date, t: TFunction) {
+export function renderBankedWarning(
+  w: { kind: 'announced' | 'landing'; at: string | null } | null,
+  asOf: Date,
+  t: TFunction,
+) {
   if (w === null) return null;
   const key = w.kind === 'landing' ? 'banked_landing' : w.at === null ? 'banked_announced' : 'banked_announced_at';
-  return { kind: w.kind, at: w.at === null ? null : formatInstant(w.at), note: t(`common:reach.${key}`, w.at === null ? {} : { time: timeOfDay(w.at, asOf) }) };
+  return {
+    kind: w.kind,
+    at: w.at === null ? null : formatInstant(w.at),
+    note: t(`common:reach.${key}`, w.at === null ? {} : { time: timeOfDay(w.at, asOf) }),
+  };
 }
 
 /** Today's reach as /api/latest and /api/status show it; null when no reset is recorded or landing today. */
 export function renderReachToday(today: ReachToday | null, events: readonly Event[], asOf: Date, t: TFunction) {
   if (today === null) return null;
-  const summaries = today.event_ids.map((id) => events.find((e) => e.id === id)).filter((e): e is Event => e !== undefined).map((e) => renderReach(e, t)?.summary ?? '');
+  const summaries = today.event_ids
+    .map((id) => events.find((e) => e.id === id))
+    .filter((e): e is Event => e !== undefined)
+    .map((e) => renderReach(e, t)?.summary ?? '');
   const until = today.propagating_until;
   // "17:30 UTC" on the day of the build, the full date when the window ends on another day.
   const time = until === null ? null : timeOfDay(until, asOf);

@@ -2,7 +2,17 @@
 // are generated from the very same definitions.
 import { z } from 'zod';
 import { ERROR_CODES, EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS } from '../contract.ts';
-import { LIMITS, ORIGINS, PLANS, PRODUCTS, REASONS, SIGNAL_KINDS, TIME_BASES, TIME_PRECISIONS, SOURCE_KINDS } from '../model/schemas.ts';
+import {
+  LIMITS,
+  ORIGINS,
+  PLANS,
+  PRODUCTS,
+  REASONS,
+  SIGNAL_KINDS,
+  TIME_BASES,
+  TIME_PRECISIONS,
+  SOURCE_KINDS,
+} from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
 // The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
@@ -19,7 +29,9 @@ const metaCommon = {
   license_url: z.string().describe('Path of the full license texts of that data (plain text).'),
   credits: z
     .array(z.strictObject({ name: z.string(), url: z.string() }))
-    .describe('The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none.'),
+    .describe(
+      'The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none.',
+    ),
 };
 
 /** Meta of a live document (latest, status, forecast, signals, accuracy): it describes the present, so it says when. */
@@ -27,7 +39,9 @@ export const MetaSchema = z
   .strictObject({
     lang: z.enum(LANGS),
     generated_at: instant.describe('When the builder produced this document.'),
-    stale_after: instant.describe("Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself."),
+    stale_after: instant.describe(
+      "Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.",
+    ),
     ...metaCommon,
   })
   .meta({ id: 'Meta' });
@@ -41,7 +55,9 @@ export const StableMetaSchema = z
     lang: z.enum(LANGS),
     updated_at: instantOrDate
       .nullable()
-      .describe('The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.'),
+      .describe(
+        'The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.',
+      ),
     ...metaCommon,
   })
   .meta({ id: 'StableMeta' });
@@ -49,33 +65,89 @@ export const StableMetaSchema = z
 /** Meta of the index: stable and language-independent. */
 export const IndexMetaSchema = z.strictObject({ lang: z.literal('en'), ...metaCommon }).meta({ id: 'IndexMeta' });
 
-const quote = z.string().nullable().describe("The post's own words this field was read from (never translated); null when the post does not state it.");
-const label = z.string().describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
+const quote = z
+  .string()
+  .nullable()
+  .describe("The post's own words this field was read from (never translated); null when the post does not state it.");
+const label = z
+  .string()
+  .describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
 
 export const ReachDocSchema = z
   .strictObject({
-    reviewed: z.boolean().describe('Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.'),
-    summary: z.string().describe('What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").'),
+    reviewed: z
+      .boolean()
+      .describe(
+        'Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.',
+      ),
+    summary: z
+      .string()
+      .describe(
+        'What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").',
+      ),
     plans: z
-      .strictObject({ value: z.array(z.enum(PLANS)).nullable().describe('The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.'), label, quote })
+      .strictObject({
+        value: z
+          .array(z.enum(PLANS))
+          .nullable()
+          .describe(
+            'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
+          ),
+        label,
+        quote,
+      })
       .describe('The plans the reset reached.'),
-    products: z.strictObject({ value: z.array(z.enum(PRODUCTS)).nullable(), label, quote }).describe('The products whose limits it reset or credited.'),
-    models: z.strictObject({ value: z.array(z.string()).nullable().describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'), label, quote }),
-    cohort: z.strictObject({ value: z.number().int().positive().nullable().describe('How many users it reached, when the post says.'), label, quote }),
+    products: z
+      .strictObject({ value: z.array(z.enum(PRODUCTS)).nullable(), label, quote })
+      .describe('The products whose limits it reset or credited.'),
+    models: z.strictObject({
+      value: z
+        .array(z.string())
+        .nullable()
+        .describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'),
+      label,
+      quote,
+    }),
+    cohort: z.strictObject({
+      value: z.number().int().positive().nullable().describe('How many users it reached, when the post says.'),
+      label,
+      quote,
+    }),
     limits: z
-      .strictObject({ value: z.array(z.enum(LIMITS)).nullable().describe('`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.'), label, quote })
+      .strictObject({
+        value: z
+          .array(z.enum(LIMITS))
+          .nullable()
+          .describe(
+            '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
+          ),
+        label,
+        quote,
+      })
       .describe('Which limits it reset or credited.'),
     landing: z
       .strictObject({
-        from: instant.nullable().describe('When it started landing: the post\'s time.'),
-        until: instant.nullable().describe('When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise.'),
-        as_written: z.string().nullable().describe("The post's words for when it lands, never translated (\"Should land over next 30 minutes\", \"Lands end of day\")."),
+        from: instant.nullable().describe("When it started landing: the post's time."),
+        until: instant
+          .nullable()
+          .describe(
+            'When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise.',
+          ),
+        as_written: z
+          .string()
+          .nullable()
+          .describe(
+            'The post\'s words for when it lands, never translated ("Should land over next 30 minutes", "Lands end of day").',
+          ),
         label,
         quote,
       })
       .describe('The landing window, read from the post.'),
   })
-  .meta({ id: 'Reach', description: 'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).' });
+  .meta({
+    id: 'Reach',
+    description: 'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).',
+  });
 
 export const EventDocSchema = z
   .strictObject({
@@ -99,8 +171,12 @@ export const EventDocSchema = z
     effective_at: instantOrDate.nullable(),
     sources: z.array(z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() })),
     same_as: z.array(z.string()),
-    untranslated_fields: z.array(z.string()).describe('Fields shown in their original language because no translation exists yet.'),
-    reach: ReachDocSchema.nullable().describe('Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).'),
+    untranslated_fields: z
+      .array(z.string())
+      .describe('Fields shown in their original language because no translation exists yet.'),
+    reach: ReachDocSchema.nullable().describe(
+      'Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).',
+    ),
   })
   .meta({ id: 'Event' });
 
@@ -123,12 +199,18 @@ export const TodaySchema = z
 
 export const UpcomingDocSchema = z
   .strictObject({
-    id: z.string().describe('The announcement\'s id; the recorded reset usually takes the same id once applied.'),
-    type: z.enum(EVENT_TYPES).nullable().describe('null: the tracker announced a kind of reset this API does not know.'),
+    id: z.string().describe("The announcement's id; the recorded reset usually takes the same id once applied."),
+    type: z
+      .enum(EVENT_TYPES)
+      .nullable()
+      .describe('null: the tracker announced a kind of reset this API does not know.'),
     announced_at: instant,
     scheduled_for: instant.nullable().describe('When the reset is to land; null when the announcement named no time.'),
-    text: z.string().describe('The announcement\'s own words, never translated.'),
-    source_url: z.string().nullable().describe('The original post; null for an observed announcement the tracker gave no link for.'),
+    text: z.string().describe("The announcement's own words, never translated."),
+    source_url: z
+      .string()
+      .nullable()
+      .describe('The original post; null for an observed announcement the tracker gave no link for.'),
     source: z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() }).nullable(),
     summary: z.string().describe('A translated one-line summary.'),
   })
@@ -142,34 +224,70 @@ const planAnswer = z.enum(['yes', 'no', 'not_stated']);
 
 export const ReachTodaySchema = z
   .strictObject({
-    event_ids: z.array(z.string()).describe("Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset."),
+    event_ids: z
+      .array(z.string())
+      .describe(
+        "Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset.",
+      ),
     plans: z
-      .strictObject(Object.fromEntries(['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'].map((p) => [p, planAnswer])) as Record<'free' | 'go' | 'plus' | 'pro' | 'business' | 'enterprise' | 'edu', typeof planAnswer>)
-      .describe("Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it."),
-    summary: z.string().describe("What today's posts state, translated (each reset's reach summary, joined by \" / \")."),
-    propagating_until: instant.nullable().describe('While a reset is still landing: when its post says it has landed for everyone; else null.'),
-    note: z.string().nullable().describe('"propagating until 17:30 UTC", translated, while propagating_until is set; else null.'),
+      .strictObject(
+        Object.fromEntries(
+          ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'].map((p) => [p, planAnswer]),
+        ) as Record<'free' | 'go' | 'plus' | 'pro' | 'business' | 'enterprise' | 'edu', typeof planAnswer>,
+      )
+      .describe(
+        "Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it.",
+      ),
+    summary: z
+      .string()
+      .describe('What today\'s posts state, translated (each reset\'s reach summary, joined by " / ").'),
+    propagating_until: instant
+      .nullable()
+      .describe('While a reset is still landing: when its post says it has landed for everyone; else null.'),
+    note: z
+      .string()
+      .nullable()
+      .describe('"propagating until 17:30 UTC", translated, while propagating_until is set; else null.'),
   })
   .meta({ id: 'ReachToday' });
 
 export const BankedResetWarningSchema = z
   .strictObject({
-    kind: z.enum(['announced', 'landing']).describe('`announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.'),
-    at: instant.nullable().describe('When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone.'),
-    note: z.string().describe('"A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast.'),
+    kind: z
+      .enum(['announced', 'landing'])
+      .describe(
+        '`announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.',
+      ),
+    at: instant
+      .nullable()
+      .describe(
+        'When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone.',
+      ),
+    note: z
+      .string()
+      .describe(
+        '"A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast.',
+      ),
   })
   .meta({ id: 'BankedResetWarning' });
 
 export const LatestDocSchema = z
   .strictObject({
     meta: MetaSchema,
-    reset: z.boolean().nullable().describe('true: a global reset today; false: fresh checks found none; null: unknown (never false then).'),
+    reset: z
+      .boolean()
+      .nullable()
+      .describe('true: a global reset today; false: fresh checks found none; null: unknown (never false then).'),
     latestReset: EventDocSchema.nullable(),
     latestVerifiedReset: EventDocSchema.nullable(),
     last_source_check_at: instant.nullable(),
     today: TodaySchema,
-    today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
-    banked_reset_warning: BankedResetWarningSchema.nullable().describe('Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.'),
+    today_reach: ReachTodaySchema.nullable().describe(
+      "Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer).",
+    ),
+    banked_reset_warning: BankedResetWarningSchema.nullable().describe(
+      'Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.',
+    ),
     upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
   })
   .meta({ id: 'Latest' });
@@ -178,7 +296,9 @@ export const CoverageSchema = z.strictObject({
   partial: z.literal(true),
   since: z.iso.date().nullable(),
   until: z.iso.date().nullable(),
-  archives: z.array(z.strictObject({ name: z.string(), url: z.string(), records: z.number().int(), notice: z.string() })),
+  archives: z.array(
+    z.strictObject({ name: z.string(), url: z.string(), records: z.number().int(), notice: z.string() }),
+  ),
   note: z.string(),
 });
 
@@ -188,11 +308,28 @@ export const HistoryDocSchema = z
     type: z.enum(EVENT_TYPES).nullable(),
     types: z.array(z.enum(EVENT_TYPES)),
     coverage: CoverageSchema,
-    count: z.number().int().nonnegative().describe('How many events are recorded (of `type`, when given): all of them, not only those in this document.'),
+    count: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('How many events are recorded (of `type`, when given): all of them, not only those in this document.'),
     page_size: z.literal(HISTORY_PAGE_SIZE).describe('Events per archived page.'),
-    archived_pages: z.number().int().nonnegative().describe('How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`.'),
-    next: z.string().nullable().describe('The path of the next older page (the newest archived one), or null when this document lists every event.'),
-    events: z.array(EventDocSchema).describe(`The newest events, newest first: all of them when fewer than ${2 * HISTORY_PAGE_SIZE} are recorded, else the ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} not yet archived.`),
+    archived_pages: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`.'),
+    next: z
+      .string()
+      .nullable()
+      .describe(
+        'The path of the next older page (the newest archived one), or null when this document lists every event.',
+      ),
+    events: z
+      .array(EventDocSchema)
+      .describe(
+        `The newest events, newest first: all of them when fewer than ${2 * HISTORY_PAGE_SIZE} are recorded, else the ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} not yet archived.`,
+      ),
   })
   .meta({
     id: 'History',
@@ -203,7 +340,13 @@ export const HistoryPageDocSchema = z
   .strictObject({
     meta: StableMetaSchema,
     type: z.enum(EVENT_TYPES).nullable(),
-    page: z.number().int().positive().describe('This page: it holds events first_position to first_position + page_size - 1, counted from the oldest (1).'),
+    page: z
+      .number()
+      .int()
+      .positive()
+      .describe(
+        'This page: it holds events first_position to first_position + page_size - 1, counted from the oldest (1).',
+      ),
     page_size: z.literal(HISTORY_PAGE_SIZE),
     first_position: z.number().int().positive(),
     next: z.string().nullable().describe('The path of the next older page, or null on page 1.'),
@@ -211,10 +354,13 @@ export const HistoryPageDocSchema = z
   })
   .meta({
     id: 'HistoryPage',
-    description: 'An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them.',
+    description:
+      'An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them.',
   });
 
-export const EventResponseSchema = z.strictObject({ meta: StableMetaSchema, event: EventDocSchema }).meta({ id: 'EventResponse' });
+export const EventResponseSchema = z
+  .strictObject({ meta: StableMetaSchema, event: EventDocSchema })
+  .meta({ id: 'EventResponse' });
 
 export const ForecastDocSchema = z
   .strictObject({
@@ -224,26 +370,66 @@ export const ForecastDocSchema = z
     // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
     base_rate_24h: z.number().min(0).max(1).nullable(),
     base_rate_48h: z.number().min(0).max(1).nullable(),
-    trailing_base_rate_30d_24h: z.number().min(0).max(1).nullable().describe('Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.'),
+    trailing_base_rate_30d_24h: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.',
+      ),
     trailing_base_rate_30d_48h: z.number().min(0).max(1).nullable(),
-    trailing_base_rate_90d_24h: z.number().min(0).max(1).nullable().describe('The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).'),
+    trailing_base_rate_90d_24h: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).',
+      ),
     trailing_base_rate_90d_48h: z.number().min(0).max(1).nullable(),
-    compared_with: z.literal('trailing_base_rate_90d').describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
-    observed_until: instant.nullable().describe('End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).'),
+    compared_with: z
+      .literal('trailing_base_rate_90d')
+      .describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
+    observed_until: instant
+      .nullable()
+      .describe(
+        'End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).',
+      ),
     sample_size: z.number().int().nonnegative(),
-    model_version: z.string().describe('The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).'),
+    model_version: z
+      .string()
+      .describe(
+        'The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).',
+      ),
     explanation: z.string(),
     issued_at: instant,
     last_global_reset_at: instantOrDate.nullable(),
     announced: z
       .strictObject({
         id: z.string(),
-        scheduled_for: instant.nullable().describe('When the announcement says the reset lands; null when it names no time (then no probability changes).'),
+        scheduled_for: instant
+          .nullable()
+          .describe(
+            'When the announcement says the reset lands; null when it names no time (then no probability changes).',
+          ),
         announced_at: instant,
-        inside_24h: z.boolean().describe('The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.'),
+        inside_24h: z
+          .boolean()
+          .describe(
+            'The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.',
+          ),
         inside_48h: z.boolean(),
-        follow_through: z.number().min(0).max(1).describe('Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).'),
-        followed: z.number().int().nonnegative().describe('Earlier announcements in the records that were followed by the reset.'),
+        follow_through: z
+          .number()
+          .min(0)
+          .max(1)
+          .describe('Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).'),
+        followed: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('Earlier announcements in the records that were followed by the reset.'),
         sample_size: z.number().int().nonnegative().describe('Earlier announcements in the records.'),
       })
       .nullable()
@@ -251,23 +437,34 @@ export const ForecastDocSchema = z
     tracker_watch: z
       .strictObject({
         level: z.string().describe("The tracker's own level (elevated, strong, or another word it uses)."),
-        reset_chance_percent: z.number().min(0).max(100).nullable().describe("The tracker's own chance in percent; null when it gives none. Not this API's probability."),
+        reset_chance_percent: z
+          .number()
+          .min(0)
+          .max(100)
+          .nullable()
+          .describe("The tracker's own chance in percent; null when it gives none. Not this API's probability."),
         forecast_window: z.string().describe("The tracker's window, verbatim (display text, never translated)."),
         observed_at: instant,
         expires_at: instant.nullable(),
         text: z.string().describe("The tracker's words, never translated."),
         source_url: z.string().nullable().describe('null: the tracker gave no link.'),
-        note: z.string().describe('Translated: whose watch this is, and that it does not change probability_24h or probability_48h.'),
+        note: z
+          .string()
+          .describe('Translated: whose watch this is, and that it does not change probability_24h or probability_48h.'),
       })
       .nullable()
-      .describe("The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it."),
+      .describe(
+        "The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it.",
+      ),
   })
   .meta({ id: 'Forecast' });
 
 export const SourceCheckDocSchema = z.strictObject({
   source: z.string(),
   kind: z.enum(SOURCE_KINDS),
-  url: z.string().describe('Scheme and host of the source only (`https://host/…`): the rest of a configured URL may be a secret.'),
+  url: z
+    .string()
+    .describe('Scheme and host of the source only (`https://host/…`): the rest of a configured URL may be a secret.'),
   ok: z.boolean(),
   http_status: z.number().int().nullable(),
   latency_ms: z.number().nullable(),
@@ -275,25 +472,40 @@ export const SourceCheckDocSchema = z.strictObject({
   checked_at: instant,
   detail_code: z.string(),
   detail: z.string(),
-  affects_today: z.boolean().describe('Whether this source can report a reset and so keeps today\'s state fresh.'),
+  affects_today: z.boolean().describe("Whether this source can report a reset and so keeps today's state fresh."),
 });
 
 export const UpstreamStatusDocSchema = z.strictObject({
   page_url: z.string(),
   indicator: z.string(),
-  description: z.string().describe('The upstream service\'s own words, never translated.'),
+  description: z.string().describe("The upstream service's own words, never translated."),
   page_updated_at: z
     .string()
     .nullable()
-    .describe("The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules."),
-  updated_at: z
-    .string()
-    .nullable()
-    .meta({ deprecated: true, description: 'Deprecated alias of page_updated_at, the same value (the page\'s own time, never our freshness); removed in api_version 2.' }),
+    .describe(
+      "The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules.",
+    ),
+  updated_at: z.string().nullable().meta({
+    deprecated: true,
+    description:
+      "Deprecated alias of page_updated_at, the same value (the page's own time, never our freshness); removed in api_version 2.",
+  }),
   fetched_at: instant.describe('When this build read the status page.'),
   components: z
-    .array(z.strictObject({ id: z.string(), name: z.string(), status: z.string().describe("The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.") }))
-    .describe('The Codex components: those whose id is in the configured list (by default the Codex group of status.openai.com: Codex Web, Codex API, CLI, VS Code extension, Codex in ChatGPT Desktop), or, when none of those ids is on the page, those whose name mentions Codex.'),
+    .array(
+      z.strictObject({
+        id: z.string(),
+        name: z.string(),
+        status: z
+          .string()
+          .describe(
+            "The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.",
+          ),
+      }),
+    )
+    .describe(
+      'The Codex components: those whose id is in the configured list (by default the Codex group of status.openai.com: Codex Web, Codex API, CLI, VS Code extension, Codex in ChatGPT Desktop), or, when none of those ids is on the page, those whose name mentions Codex.',
+    ),
 });
 
 export const StatusDocSchema = z
@@ -301,8 +513,12 @@ export const StatusDocSchema = z
     meta: MetaSchema,
     reset: z.boolean().nullable(),
     today: TodaySchema,
-    today_reach: ReachTodaySchema.nullable().describe("Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer)."),
-    banked_reset_warning: BankedResetWarningSchema.nullable().describe('Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.'),
+    today_reach: ReachTodaySchema.nullable().describe(
+      "Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer).",
+    ),
+    banked_reset_warning: BankedResetWarningSchema.nullable().describe(
+      'Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.',
+    ),
     recent_events: z.array(EventDocSchema),
     source_checks: z.array(SourceCheckDocSchema),
     upstream_status: UpstreamStatusDocSchema.nullable(),
@@ -327,31 +543,74 @@ export const SignalDocSchema = z.strictObject({
     .nonnegative()
     .optional()
     .describe('kind source_anomaly only: how many new global resets the quarantined run of this source brought.'),
-  origin: z.string().optional().describe("kind source_anomaly only: the source's scheme and host (nothing more of its URL)."),
-  expires_at: instant.nullable().optional().describe("kind tracker_watch only: when the tracker's watch expires (null: it named no end)."),
-  curated_type: z.enum(EVENT_TYPES).optional().describe('kind type_disagreement only: the type curated history (ledger, curated, verified records) gives the post; the published event has this type.'),
-  tracker_type: z.enum(EVENT_TYPES).optional().describe('kind type_disagreement only: the type the upstream tracker gives the post.'),
-  event_ids: z.array(z.string()).optional().describe('kinds type_disagreement and same_day_resets: the events concerned, curated first.'),
+  origin: z
+    .string()
+    .optional()
+    .describe("kind source_anomaly only: the source's scheme and host (nothing more of its URL)."),
+  expires_at: instant
+    .nullable()
+    .optional()
+    .describe("kind tracker_watch only: when the tracker's watch expires (null: it named no end)."),
+  curated_type: z
+    .enum(EVENT_TYPES)
+    .optional()
+    .describe(
+      'kind type_disagreement only: the type curated history (ledger, curated, verified records) gives the post; the published event has this type.',
+    ),
+  tracker_type: z
+    .enum(EVENT_TYPES)
+    .optional()
+    .describe('kind type_disagreement only: the type the upstream tracker gives the post.'),
+  event_ids: z
+    .array(z.string())
+    .optional()
+    .describe('kinds type_disagreement and same_day_resets: the events concerned, curated first.'),
 });
 
 export const SignalsDocSchema = z
-  .strictObject({ meta: MetaSchema, note: z.string(), count: z.number().int().nonnegative(), signals: z.array(SignalDocSchema) })
+  .strictObject({
+    meta: MetaSchema,
+    note: z.string(),
+    count: z.number().int().nonnegative(),
+    signals: z.array(SignalDocSchema),
+  })
   .meta({ id: 'Signals' });
 
 const HorizonSummarySchema = z.strictObject({
-  brier: z.number().nullable().describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
-  climatology_brier: z.number().nullable().describe('Mean Brier score of the all-history base rate known at issue time.'),
-  trailing_climatology_brier: z.number().nullable().describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
+  brier: z
+    .number()
+    .nullable()
+    .describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
+  climatology_brier: z
+    .number()
+    .nullable()
+    .describe('Mean Brier score of the all-history base rate known at issue time.'),
+  trailing_climatology_brier: z
+    .number()
+    .nullable()
+    .describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
   trailing_sample_size: z.number().int().nonnegative(),
   sample_size: z.number().int().nonnegative(),
-  late: z.number().int().nonnegative().describe('Checkpoints whose live forecast was more than an hour old (runs were dropped).'),
+  late: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('Checkpoints whose live forecast was more than an hour old (runs were dropped).'),
   pending: z.number().int().nonnegative().describe('Checkpoints whose window has not been resolved yet.'),
   corrections: z.number().int().nonnegative(),
 });
 
 const SkillEntrySchema = z.strictObject({
-  skill: z.number().nullable().describe('1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.'),
-  lower: z.number().nullable().describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
+  skill: z
+    .number()
+    .nullable()
+    .describe(
+      '1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.',
+    ),
+  lower: z
+    .number()
+    .nullable()
+    .describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
   upper: z.number().nullable(),
   n: z.number().int().nonnegative(),
   reason: z.string().nullable(),
@@ -374,9 +633,17 @@ export const AccuracyDocSchema = z
       .strictObject({
         resolved_24h: z.number().int().nonnegative(),
         resolved_48h: z.number().int().nonnegative(),
-        pending_24h: z.number().int().nonnegative().describe('Window closed or open, not yet observed by the reset sources; resolves once it is.'),
+        pending_24h: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('Window closed or open, not yet observed by the reset sources; resolves once it is.'),
         pending_48h: z.number().int().nonnegative(),
-        unresolvable_24h: z.number().int().nonnegative().describe('Window never observed within 7 days of closing: excluded from every score.'),
+        unresolvable_24h: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('Window never observed within 7 days of closing: excluded from every score.'),
         unresolvable_48h: z.number().int().nonnegative(),
         missed: z.number().int().nonnegative().describe('Checkpoints with no forecast at most 6 h old.'),
       })
@@ -390,36 +657,51 @@ export const AccuracyDocSchema = z
         trailing_90d_24h: SkillEntrySchema,
         trailing_90d_48h: SkillEntrySchema,
       })
-      .describe('Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison.'),
+      .describe(
+        'Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison.',
+      ),
     scoring: z
       .strictObject({
         rules: z.string(),
         late_after_minutes: z.number(),
         resolve_after_hours: z.number(),
         trailing_climatology_days: z.number(),
-        model_version: z.string().nullable().describe('The model of the newest scored forecast in the window; null when none is scored.'),
+        model_version: z
+          .string()
+          .nullable()
+          .describe('The model of the newest scored forecast in the window; null when none is scored.'),
         model_baseline: z
           .enum(['all_history', 'trailing_30d', 'trailing_90d'])
           .nullable()
-          .describe('The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them.'),
+          .describe(
+            'The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them.',
+          ),
       })
       .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
     summary_24h: HorizonSummarySchema.describe('Scores of the 24-hour forecast.'),
     summary_48h: HorizonSummarySchema.describe('Scores of the 48-hour forecast.'),
-    reliability_24h: z.array(ReliabilityBinSchema).describe('Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed.'),
+    reliability_24h: z
+      .array(ReliabilityBinSchema)
+      .describe('Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed.'),
     reliability_48h: z.array(ReliabilityBinSchema).describe('As reliability_24h, for the 48-hour forecast.'),
     // The names before the one horizon rule (`probability_24h` style); kept for api_version 1 only.
-    summary: z
-      .strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema })
-      .meta({ deprecated: true, description: 'Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.' }),
-    reliability: z
-      .strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) })
-      .meta({ deprecated: true, description: 'Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.' }),
+    summary: z.strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }).meta({
+      deprecated: true,
+      description:
+        'Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.',
+    }),
+    reliability: z.strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) }).meta({
+      deprecated: true,
+      description:
+        'Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.',
+    }),
     forecasts: z.array(
       z.strictObject({
         checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),
         horizon_hours: z.union([z.literal(24), z.literal(48)]),
-        issued_at: instant.describe('When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.'),
+        issued_at: instant.describe(
+          'When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.',
+        ),
         age_minutes: z.number().int().nonnegative(),
         late: z.boolean(),
         model_version: z.string(),
@@ -429,12 +711,19 @@ export const AccuracyDocSchema = z
         event_ids: z.array(z.string()).describe('The global resets that decided the outcome.'),
         brier: z.number().min(0).max(1),
         correction: z
-          .strictObject({ outcome: z.boolean(), corrected_at: instant, event_ids: z.array(z.string()), brier: z.number().min(0).max(1) })
+          .strictObject({
+            outcome: z.boolean(),
+            corrected_at: instant,
+            event_ids: z.array(z.string()),
+            brier: z.number().min(0).max(1),
+          })
           .nullable()
           .describe('A later, visible correction of the outcome (records changed); the summary uses it.'),
       }),
     ),
-    missed: z.array(z.strictObject({ checkpoint: instant })).describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
+    missed: z
+      .array(z.strictObject({ checkpoint: instant }))
+      .describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
   })
   .meta({ id: 'Accuracy' });
 

@@ -22,7 +22,10 @@ export function variantSegment(v: UnknownVariant): string {
   return v.date ?? BUILDS_STOPPED_VARIANT;
 }
 
-export function renderUnknownVariants(docs: readonly OutputDocument[], variants: readonly UnknownVariant[]): OutputDocument[] {
+export function renderUnknownVariants(
+  docs: readonly OutputDocument[],
+  variants: readonly UnknownVariant[],
+): OutputDocument[] {
   const byKey = new Map(docs.map((d) => [d.key, d]));
   const out: OutputDocument[] = [];
   for (const lang of LANGS) {
@@ -38,7 +41,8 @@ export function renderUnknownVariants(docs: readonly OutputDocument[], variants:
       for (const v of variants) {
         const key = unknownVariantKey(lang, variantSegment(v), endpoint);
         // The edge serves this variant from the later of its day's start and the build's stale_after.
-        const now = Date.parse(v.served_from) > Date.parse(facts.meta.stale_after) ? v.served_from : facts.meta.stale_after;
+        const now =
+          Date.parse(v.served_from) > Date.parse(facts.meta.stale_after) ? v.served_from : facts.meta.stale_after;
         const why = computeExplanation({
           last_check_at: facts.last_source_check_at,
           last_good_check_at: facts.today.last_good_check_at,
@@ -59,7 +63,10 @@ export function renderUnknownVariants(docs: readonly OutputDocument[], variants:
         // announcement as this build read it; past its answer's time it is not repeated.
         const doc = { ...base, reset: null, today, today_reach: null, banked_reset_warning: null };
         const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc);
-        if (!r.success) throw new Error(`[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`);
+        if (!r.success)
+          throw new Error(
+            `[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`,
+          );
         out.push({ ...live, key, body: JSON.stringify(doc) });
       }
     }

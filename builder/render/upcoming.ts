@@ -12,7 +12,11 @@ export function announcementTypeName(a: Announcement, t: TFunction): string {
 export function announcementSummary(a: Announcement, t: TFunction): string {
   const type = announcementTypeName(a, t);
   if (a.scheduled_for === null) return t('follow:upcoming.unscheduled', { type });
-  return t('follow:upcoming.scheduled', { type, date: a.scheduled_for.slice(0, 10), time: a.scheduled_for.slice(11, 16) });
+  return t('follow:upcoming.scheduled', {
+    type,
+    date: a.scheduled_for.slice(0, 10),
+    time: a.scheduled_for.slice(11, 16),
+  });
 }
 
 export function renderUpcoming(a: Announcement | null, t: TFunction): z.infer<typeof UpcomingDocSchema> | null {

@@ -17,7 +17,8 @@ export const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
  * A model probability rounded to 4 decimals; one strictly between 0 and 1 stays so (0 and 1 would claim certainty),
  * while a model that says 0 or 1 still fails the schema.
  */
-export const roundProbability = (v: number | null): number | null => (v === null || v <= 0 || v >= 1 ? v : Math.min(0.9999, Math.max(0.0001, round4(v))));
+export const roundProbability = (v: number | null): number | null =>
+  v === null || v <= 0 || v >= 1 ? v : Math.min(0.9999, Math.max(0.0001, round4(v)));
 export const roundOrNull = (v: number | null): number | null => (v === null ? null : round4(v));
 /** A copy with every number rounded to 4 decimals (integers stay as they are). */
 export function roundDeep<T>(value: T): T {
@@ -42,7 +43,9 @@ export function newestAmong(events: readonly Event[]): string | null {
 /** The license texts of the archives the data comes from, one after another. */
 export function renderLicense(archives: readonly LicensedArchive[]): string {
   if (archives.length === 0) return 'This API carries no third-party data.\n';
-  return archives.map((a) => `${a.name} (${a.url})\n${a.notice}\n\n${a.license_text ?? ''}`.trimEnd() + '\n').join('\n');
+  return archives
+    .map((a) => `${a.name} (${a.url})\n${a.notice}\n\n${a.license_text ?? ''}`.trimEnd() + '\n')
+    .join('\n');
 }
 
 /**
@@ -68,7 +71,12 @@ const INSTANT_WITH_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
 export function timesToSeconds<T>(value: T): T {
   if (Array.isArray(value)) return value.map(timesToSeconds) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, TIME_FIELD.test(k) && typeof v === 'string' ? instantToSeconds(v) : timesToSeconds(v)])) as T;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      TIME_FIELD.test(k) && typeof v === 'string' ? instantToSeconds(v) : timesToSeconds(v),
+    ]),
+  ) as T;
 }
 
 /** One instant (or date) in the API's format, to the second; a date, or null, as it is. */

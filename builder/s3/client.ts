@@ -21,7 +21,10 @@ export function createS3Client(
 ): S3Client {
   return new S3Client({
     region: cfg.region,
-    requestHandler: { socketTimeout: opts.idleMs ?? S3_IDLE_TIMEOUT_MS, connectionTimeout: opts.connectMs ?? S3_CONNECT_TIMEOUT_MS },
+    requestHandler: {
+      socketTimeout: opts.idleMs ?? S3_IDLE_TIMEOUT_MS,
+      connectionTimeout: opts.connectMs ?? S3_CONNECT_TIMEOUT_MS,
+    },
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
     ...(cfg.endpoint !== null
       ? {

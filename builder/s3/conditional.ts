@@ -1,6 +1,12 @@
 // Reads and conditional writes whose outcome is always known, shared by the state store, the sink and the backups.
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  type PutObjectCommandInput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { ConflictError } from '../errors.ts';
 import { httpStatusOf, isConditionFailure, isNotFound } from './errors.ts';
 
@@ -16,7 +22,11 @@ function lost(input: PutInput, cause: unknown, why: string): ConflictError {
   return new ConflictError('s3', `PUT s3://${input.Bucket}/${input.Key}: ${why}`, { cause });
 }
 
-async function headOrNull(client: S3Client, bucket: string, key: string): Promise<{ etag: string; writeId: string | null } | null> {
+async function headOrNull(
+  client: S3Client,
+  bucket: string,
+  key: string,
+): Promise<{ etag: string; writeId: string | null } | null> {
   try {
     const h = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return { etag: bareEtag(h.ETag), writeId: h.Metadata?.[WRITE_ID_META] ?? null };
@@ -43,7 +53,9 @@ async function conditionalPut(client: S3Client, input: PutInput, expected: strin
   const writeId = randomUUID();
   const send = async (ifMatch: string | null) => {
     const condition = ifMatch === null ? { IfNoneMatch: '*' } : { IfMatch: ifMatch };
-    const r = await client.send(new PutObjectCommand({ ...input, ...condition, Metadata: { ...input.Metadata, [WRITE_ID_META]: writeId } }));
+    const r = await client.send(
+      new PutObjectCommand({ ...input, ...condition, Metadata: { ...input.Metadata, [WRITE_ID_META]: writeId } }),
+    );
     return bareEtag(r.ETag);
   };
   const bare = expected === null ? null : bareEtag(expected);
@@ -57,7 +69,14 @@ async function conditionalPut(client: S3Client, input: PutInput, expected: strin
     const current = await headOrNull(client, input.Bucket, input.Key);
     if (current !== null && current.writeId === writeId) return current.etag;
     const unchanged = bare === null ? current === null : current !== null && current.etag === bare;
-    if (!unchanged) throw lost(input, err, isConditionFailure(err) ? 'another writer changed the object' : "found another writer's object after an ambiguous answer");
+    if (!unchanged)
+      throw lost(
+        input,
+        err,
+        isConditionFailure(err)
+          ? 'another writer changed the object'
+          : "found another writer's object after an ambiguous answer",
+      );
     if (ambiguous) throw err;
     if (bare === null || quoted) throw lost(input, err, 'the condition failed');
     wantsQuotedIfMatch.set(client, true);
@@ -76,7 +95,11 @@ export function putIfAbsent(client: S3Client, input: PutInput): Promise<string> 
 }
 
 /** The object's bytes and bare ETag, or null when it does not exist. */
-export async function getObjectBytes(client: S3Client, bucket: string, key: string): Promise<{ body: Uint8Array; etag: string } | null> {
+export async function getObjectBytes(
+  client: S3Client,
+  bucket: string,
+  key: string,
+): Promise<{ body: Uint8Array; etag: string } | null> {
   try {
     const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     if (!r.Body) return { body: new Uint8Array(), etag: bareEtag(r.ETag) };

@@ -49,7 +49,8 @@ function nonNegativeInt(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new ConfigError(WHERE, `${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ConfigError(WHERE, `${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -113,9 +114,12 @@ export function requireS3Config(env: Env): S3Config {
 
 /** Why `key` may not hold private data (state, manifest, backups), or null when it is safe. */
 export function privateKeyProblem(key: string, publicPrefix: string): string | null {
-  if (key === '' || key.startsWith('/') || key.split('/').some((p) => p === '..' || p === '.')) return `unsafe key ${JSON.stringify(key)}`;
-  if (publicPrefix !== '' && key.startsWith(publicPrefix)) return `${JSON.stringify(key)} lies under the public prefix ${JSON.stringify(publicPrefix)}`;
-  if (key.startsWith(publicPrefix + PUBLIC_API_ROOT)) return `${JSON.stringify(key)} lies under the public API root ${JSON.stringify(publicPrefix + PUBLIC_API_ROOT)}`;
+  if (key === '' || key.startsWith('/') || key.split('/').some((p) => p === '..' || p === '.'))
+    return `unsafe key ${JSON.stringify(key)}`;
+  if (publicPrefix !== '' && key.startsWith(publicPrefix))
+    return `${JSON.stringify(key)} lies under the public prefix ${JSON.stringify(publicPrefix)}`;
+  if (key.startsWith(publicPrefix + PUBLIC_API_ROOT))
+    return `${JSON.stringify(key)} lies under the public API root ${JSON.stringify(publicPrefix + PUBLIC_API_ROOT)}`;
   return null;
 }
 

@@ -24,5 +24,9 @@ export function describeS3Error(where: string, verb: string, bucket: string, key
   const status = httpStatusOf(err);
   const name = (err as { name?: string } | null)?.name ?? 'Error';
   const message = (err as { message?: string } | null)?.message ?? String(err);
-  return new StorageError(where, `${verb} s3://${bucket}/${key} -> ${status ?? 'no response'} ${name}${message && message !== name ? `: ${message}` : ''}`, { cause: err });
+  return new StorageError(
+    where,
+    `${verb} s3://${bucket}/${key} -> ${status ?? 'no response'} ${name}${message && message !== name ? `: ${message}` : ''}`,
+    { cause: err },
+  );
 }

@@ -13,11 +13,16 @@ import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
 export const ArchiveFileSchema = z
   .object({
-    archive: z.object({ name: z.string().min(1), url: z.url(), commit: z.string().optional(), license: z.string().min(1), notice: z.string().min(1) }),
+    archive: z.object({
+      name: z.string().min(1),
+      url: z.url(),
+      commit: z.string().optional(),
+      license: z.string().min(1),
+      notice: z.string().min(1),
+    }),
     records: z.array(EventSchema),
   })
   .strict();
-
 
 export interface ArchiveInfo {
   name: string;
@@ -55,7 +60,11 @@ export const AnnouncementReviewFileSchema = z.strictObject({
         announced_at: z.iso.datetime(),
         classification: z.enum(['ahead', 'done_now']),
         quote: z.string().min(1).max(1000),
-        due_within_hours: z.number().positive().max(24 * 14).nullable(),
+        due_within_hours: z
+          .number()
+          .positive()
+          .max(24 * 14)
+          .nullable(),
         record_is_the_promised_reset: z.boolean(),
       }),
     )
@@ -65,14 +74,19 @@ export const AnnouncementReviewFileSchema = z.strictObject({
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
 export class DataValidationError extends DataError {
   constructor(file: string, issues: z.core.$ZodIssue[]) {
-    const lines = issues.slice(0, 10).map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+    const lines = issues
+      .slice(0, 10)
+      .map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
     super('sources/archive', `invalid curated data\n${lines.join('\n')}`);
   }
 }
 
 async function jsonFiles(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(dir, f));
+    return (await readdir(dir))
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => path.join(dir, f));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -85,7 +99,14 @@ async function parseFile<T>(file: string, schema: z.ZodType<T>, root: string, te
   try {
     raw = JSON.parse(text ?? (await readFile(file, 'utf8')));
   } catch (err) {
-    throw new DataValidationError(rel, [{ code: 'custom', path: [], message: `not valid JSON: ${(err as Error).message}`, input: undefined } as z.core.$ZodIssue]);
+    throw new DataValidationError(rel, [
+      {
+        code: 'custom',
+        path: [],
+        message: `not valid JSON: ${(err as Error).message}`,
+        input: undefined,
+      } as z.core.$ZodIssue,
+    ]);
   }
   const r = schema.safeParse(raw);
   if (!r.success) throw new DataValidationError(rel, r.error.issues);
@@ -112,13 +133,33 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   for (const file of await jsonFiles(path.join(dataDir, 'archive'))) {
     const a = await parseFile(file, ArchiveFileSchema, dataDir);
     events.push(...a.records);
-    const dates = a.records.map((r) => (r.effective_at ?? r.observed_at ?? r.announced_at ?? '').slice(0, 10)).filter(Boolean).sort();
-    const licenseText = await readFile(path.join(dataDir, `LICENSE-${a.archive.name}.txt`), 'utf8').catch(() => undefined);
-    archives.push({ name: a.archive.name, url: a.archive.url, notice: a.archive.notice, ...(licenseText === undefined ? {} : { license_text: licenseText }), records: a.records.length, since: dates[0] ?? null });
+    const dates = a.records
+      .map((r) => (r.effective_at ?? r.observed_at ?? r.announced_at ?? '').slice(0, 10))
+      .filter(Boolean)
+      .sort();
+    const licenseText = await readFile(path.join(dataDir, `LICENSE-${a.archive.name}.txt`), 'utf8').catch(
+      () => undefined,
+    );
+    archives.push({
+      name: a.archive.name,
+      url: a.archive.url,
+      notice: a.archive.notice,
+      ...(licenseText === undefined ? {} : { license_text: licenseText }),
+      records: a.records.length,
+      since: dates[0] ?? null,
+    });
   }
   for (const file of await jsonFiles(path.join(dataDir, 'verified'))) {
     const e = await parseFile(file, EventSchema, dataDir);
-    if (e.status !== 'verified') throw new DataValidationError(path.relative(path.dirname(dataDir), file), [{ code: 'custom', path: ['status'], message: 'records in data/verified must have status "verified"', input: e.status } as z.core.$ZodIssue]);
+    if (e.status !== 'verified')
+      throw new DataValidationError(path.relative(path.dirname(dataDir), file), [
+        {
+          code: 'custom',
+          path: ['status'],
+          message: 'records in data/verified must have status "verified"',
+          input: e.status,
+        } as z.core.$ZodIssue,
+      ]);
     events.push(e);
   }
   const reviews: ReviewDecision[] = [];
@@ -130,7 +171,8 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
-  const announcements = (await parseOptionalFile(dataDir, 'announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
+  const announcements =
+    (await parseOptionalFile(dataDir, 'announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
   const decisions = (await parseOptionalFile(dataDir, 'ledger-review.json', LedgerReviewSchema))?.decisions ?? [];
   const review_dates: ReviewDate[] = decisions
     .filter((d) => d.set_type !== undefined || d.effective_within_minutes !== undefined)
@@ -143,17 +185,27 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
         ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
       },
     }));
-  const tracker_reviews = (await parseOptionalFile(dataDir, 'tracker-review.json', TrackerReviewFileSchema))?.decisions ?? [];
+  const tracker_reviews =
+    (await parseOptionalFile(dataDir, 'tracker-review.json', TrackerReviewFileSchema))?.decisions ?? [];
   for (const d of tracker_reviews) {
-    if (d.event_id !== undefined && !ids.has(d.event_id)) throw new DataError('sources/archive', `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`);
+    if (d.event_id !== undefined && !ids.has(d.event_id))
+      throw new DataError(
+        'sources/archive',
+        `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`,
+      );
   }
   const reach = (await parseOptionalFile(dataDir, 'reach-review.json', ReachReviewFileSchema))?.events ?? {};
   const byId = new Map(events.map((e) => [e.id, e]));
   for (const [id, d] of Object.entries(reach)) {
     const e = byId.get(id);
-    if (e === undefined || !hasReach(e)) throw new DataError('sources/archive', `reach-review.json: event ${id} is not a reset data/ holds`);
+    if (e === undefined || !hasReach(e))
+      throw new DataError('sources/archive', `reach-review.json: event ${id} is not a reset data/ holds`);
     const wrong = misquotes(d, e.evidence_text);
-    if (wrong.length > 0) throw new DataError('sources/archive', `reach-review.json: event ${id} quotes words its post does not have: ${JSON.stringify(wrong[0])}`);
+    if (wrong.length > 0)
+      throw new DataError(
+        'sources/archive',
+        `reach-review.json: event ${id} quotes words its post does not have: ${JSON.stringify(wrong[0])}`,
+      );
   }
   return { events, archives, reviews, announcements, review_dates, tracker_reviews, reach };
 }

@@ -17,11 +17,26 @@ export interface ParseBudget {
 const KiB = 1024;
 
 /** A real summary.json is 10-100 KiB (Atlassian pages with many components reach a few hundred). */
-export const STATUS_PAGE_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
+export const STATUS_PAGE_BUDGET: ParseBudget = {
+  maxBytes: 1024 * KiB,
+  maxArrayItems: 5_000,
+  maxDepth: 16,
+  maxMs: 1_000,
+};
 /** incident.io's incident feed: the captured one is 4 KiB for 5 incidents; 100 incidents with long updates stay far below. */
-export const STATUS_INCIDENTS_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
+export const STATUS_INCIDENTS_BUDGET: ParseBudget = {
+  maxBytes: 1024 * KiB,
+  maxArrayItems: 5_000,
+  maxDepth: 16,
+  maxMs: 1_000,
+};
 /** One page of 100 tracker records is about 50 KiB; a page may hold more records than asked for, up to the cap. */
-export const TRACKER_PAGE_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
+export const TRACKER_PAGE_BUDGET: ParseBudget = {
+  maxBytes: 1024 * KiB,
+  maxArrayItems: 5_000,
+  maxDepth: 16,
+  maxMs: 1_000,
+};
 /** Real feeds (a subreddit's newest 25-100 posts) are 50-500 KiB. */
 export const FEED_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 32, maxMs: 1_000 };
 
@@ -44,7 +59,8 @@ export function checkJsonShape(text: string, budget: ParseBudget): Detail | null
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -53,7 +69,8 @@ export function checkJsonShape(text: string, budget: ParseBudget): Detail | null
     } else if (c === 0x5d || c === 0x7d) entries.pop();
     else if (c === 0x2c && entries.length > 0) {
       const n = entries.length - 1;
-      if ((entries[n] = entries[n]! + 1) > budget.maxArrayItems) return { code: 'too_many_items', params: { max: budget.maxArrayItems } };
+      if ((entries[n] = entries[n]! + 1) > budget.maxArrayItems)
+        return { code: 'too_many_items', params: { max: budget.maxArrayItems } };
     }
   }
   return null;

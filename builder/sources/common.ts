@@ -16,17 +16,38 @@ export function computeCheck(
   fields: { ok: boolean; http_status: number | null; latency_ms: number | null; items_read: number; detail: Detail },
 ): SourceCheck {
   // The configured URL may carry credentials: a check (state, /api/status) only ever holds its redacted form.
-  return { source: config.id, kind: config.kind, url: redactUrl(config.url), checked_at: formatInstant(asOf), ...fields };
+  return {
+    source: config.id,
+    kind: config.kind,
+    url: redactUrl(config.url),
+    checked_at: formatInstant(asOf),
+    ...fields,
+  };
 }
 
 /** The fetch options of a source: what it accepts, and the redirect hosts its configuration allows. */
-export function fetchOptions(config: SourceConfig, accept: string): { accept: string; redirectHosts?: readonly string[] } {
+export function fetchOptions(
+  config: SourceConfig,
+  accept: string,
+): { accept: string; redirectHosts?: readonly string[] } {
   return config.redirectHosts ? { accept, redirectHosts: config.redirectHosts } : { accept };
 }
 
 /** A source whose fetch failed: the fetcher's detail is the check's detail, and no data comes with it. */
-export function failedFetchResult(config: SourceConfig, asOf: Date, r: Extract<FetchResult, { ok: false }>): SourceResult {
-  return { check: computeCheck(config, asOf, { ok: false, http_status: r.status, latency_ms: r.latencyMs, items_read: 0, detail: r.detail }) };
+export function failedFetchResult(
+  config: SourceConfig,
+  asOf: Date,
+  r: Extract<FetchResult, { ok: false }>,
+): SourceResult {
+  return {
+    check: computeCheck(config, asOf, {
+      ok: false,
+      http_status: r.status,
+      latency_ms: r.latencyMs,
+      items_read: 0,
+      detail: r.detail,
+    }),
+  };
 }
 
 /** `['components', 3, 'status']` → `components[3].status`, the form operators read in check details. */
@@ -109,7 +130,12 @@ export function stableIdPart(raw: string, max: number): string {
  * The detail of a check that read its source: `code` as given, with the rejection counts added; a plain `ok` that
  * rejected anything becomes `ok_with_rejections`, so the rejections are named in every language.
  */
-export function readDetail(code: string, params: Record<string, string | number>, rejected: RejectCounts, noted: NoteCounts = {}): Detail {
+export function readDetail(
+  code: string,
+  params: Record<string, string | number>,
+  rejected: RejectCounts,
+  noted: NoteCounts = {},
+): Detail {
   const r = rejectionParams(rejected);
   const n = noteParams(noted);
   if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: { ...r, ...n } };

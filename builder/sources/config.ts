@@ -39,7 +39,10 @@ function parseHttpUrl(variable: string, raw: string): string {
 }
 
 /** Unset → the default; set to an empty (or blank) string → disabled; anything else → that value. */
-function setting(env: SourceEnv, variable: string): { state: 'default' } | { state: 'disabled' } | { state: 'set'; value: string } {
+function setting(
+  env: SourceEnv,
+  variable: string,
+): { state: 'default' } | { state: 'disabled' } | { state: 'set'; value: string } {
   const v = env[variable];
   if (v === undefined) return { state: 'default' };
   if (v.trim() === '') return { state: 'disabled' };
@@ -55,10 +58,17 @@ function trackerStatus(env: SourceEnv, configs: SourceConfig[], disabled: Disabl
   const off = (): void => void disabled.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', variable });
   const s = setting(env, variable);
   if (s.state === 'disabled' || (s.state === 'set' && s.value.toLowerCase() === 'none')) return off();
-  if (s.state === 'set') return void configs.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', url: parseHttpUrl(variable, s.value) });
+  if (s.state === 'set')
+    return void configs.push({
+      id: TRACKER_STATUS_SOURCE_ID,
+      kind: 'tracker_status',
+      url: parseHttpUrl(variable, s.value),
+    });
   const upstream = setting(env, 'RESET_UPSTREAM_URL');
   if (upstream.state === 'disabled') return off();
-  const base = new URL(parseHttpUrl('RESET_UPSTREAM_URL', upstream.state === 'set' ? upstream.value : DEFAULT_UPSTREAM_URL));
+  const base = new URL(
+    parseHttpUrl('RESET_UPSTREAM_URL', upstream.state === 'set' ? upstream.value : DEFAULT_UPSTREAM_URL),
+  );
   if (!/\/resets\/?$/.test(base.pathname)) return off();
   base.pathname = base.pathname.replace(/\/resets\/?$/, '/status');
   base.search = '';
@@ -75,10 +85,17 @@ function statusIncidents(env: SourceEnv, configs: SourceConfig[], disabled: Disa
   const off = (): void => void disabled.push({ id: STATUS_INCIDENTS_SOURCE_ID, kind: 'status_incidents', variable });
   const s = setting(env, variable);
   if (s.state === 'disabled') return off();
-  if (s.state === 'set') return void configs.push({ id: STATUS_INCIDENTS_SOURCE_ID, kind: 'status_incidents', url: parseHttpUrl(variable, s.value) });
+  if (s.state === 'set')
+    return void configs.push({
+      id: STATUS_INCIDENTS_SOURCE_ID,
+      kind: 'status_incidents',
+      url: parseHttpUrl(variable, s.value),
+    });
   const page = setting(env, 'RESET_STATUS_PAGE_URL');
   if (page.state === 'disabled') return off();
-  const base = new URL(parseHttpUrl('RESET_STATUS_PAGE_URL', page.state === 'set' ? page.value : DEFAULT_STATUS_PAGE_URL));
+  const base = new URL(
+    parseHttpUrl('RESET_STATUS_PAGE_URL', page.state === 'set' ? page.value : DEFAULT_STATUS_PAGE_URL),
+  );
   if (!/\/api\/v2\/summary\.json$/.test(base.pathname)) return off();
   base.pathname = base.pathname.replace(/\/api\/v2\/summary\.json$/, `/proxy/${base.hostname}/incidents`);
   base.search = '';
@@ -99,10 +116,14 @@ function codexComponentIds(env: SourceEnv): string[] | undefined {
   if (raw === undefined) return undefined;
   const entries = raw.split(',').map((s) => s.trim());
   entries.forEach((id, i) => {
-    if (id !== '' && !COMPONENT_ID.test(id)) throw configError(`${variable} entry ${i + 1} is not a component id (letters, digits, - and _, at most 100 characters)`);
+    if (id !== '' && !COMPONENT_ID.test(id))
+      throw configError(
+        `${variable} entry ${i + 1} is not a component id (letters, digits, - and _, at most 100 characters)`,
+      );
   });
   const ids = [...new Set(entries.filter((id) => id !== ''))];
-  if (ids.length > MAX_CODEX_COMPONENT_IDS) throw configError(`${variable} lists ${ids.length} ids, more than ${MAX_CODEX_COMPONENT_IDS}`);
+  if (ids.length > MAX_CODEX_COMPONENT_IDS)
+    throw configError(`${variable} lists ${ids.length} ids, more than ${MAX_CODEX_COMPONENT_IDS}`);
   return ids;
 }
 
@@ -122,14 +143,21 @@ function resolve(env: SourceEnv): Resolved {
   single('RESET_STATUS_PAGE_URL', STATUS_PAGE_SOURCE_ID, 'status_page', DEFAULT_STATUS_PAGE_URL);
   statusIncidents(env, configs, disabled);
   const codex = codexComponentIds(env);
-  if (codex) for (const c of configs) if (c.kind === 'status_page' || c.kind === 'status_incidents') c.codexComponents = codex;
+  if (codex)
+    for (const c of configs) if (c.kind === 'status_page' || c.kind === 'status_incidents') c.codexComponents = codex;
   single('RESET_UPSTREAM_URL', RESET_TRACKER_SOURCE_ID, 'reset_tracker', DEFAULT_UPSTREAM_URL);
   trackerStatus(env, configs, disabled);
 
   const feeds = setting(env, 'RESET_SIGNAL_FEEDS');
   if (feeds.state === 'disabled') disabled.push({ id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' });
   else {
-    const raw = feeds.state === 'set' ? feeds.value.split(',').map((s) => s.trim()).filter((s) => s !== '') : [...DEFAULT_SIGNAL_FEEDS];
+    const raw =
+      feeds.state === 'set'
+        ? feeds.value
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : [...DEFAULT_SIGNAL_FEEDS];
     const urls = [...new Set(raw.map((u) => parseHttpUrl('RESET_SIGNAL_FEEDS', u)))];
     // Ids follow the list order: reordering the list renames feeds, which only affects check history, since
     // signals are keyed by their link.

@@ -32,7 +32,15 @@ const ITEM_TAG = { rss: 'item', atom: 'entry' } as const;
 type Slot = keyof RawFeedItem | 'updated' | 'content';
 /** Item child elements we read, mapped to the slot they fill; the first element found for a slot wins. */
 const FIELDS = {
-  rss: { guid: 'id', title: 'title', link: 'link', pubDate: 'date', 'dc:date': 'date', description: 'excerpt', 'content:encoded': 'content' },
+  rss: {
+    guid: 'id',
+    title: 'title',
+    link: 'link',
+    pubDate: 'date',
+    'dc:date': 'date',
+    description: 'excerpt',
+    'content:encoded': 'content',
+  },
   atom: { id: 'id', title: 'title', published: 'date', updated: 'updated', summary: 'excerpt', content: 'content' },
 } as const satisfies Record<'rss' | 'atom', Record<string, Slot>>;
 
@@ -68,13 +76,16 @@ function onOpen(w: Walk, tag: SaxesTagPlain, budget: ParseBudget): void {
   if (w.item === null) {
     if (tag.name === ITEM_TAG[w.format]) w.item = { fields: {}, links: [], depth: w.depth };
     // The feed's own title: a child of <channel> (RSS, at depth 3) or of <feed> (Atom, depth 2).
-    else if (tag.name === 'title' && w.title === null && w.depth === (w.format === 'rss' ? 3 : 2)) w.capture = { field: 'feed_title', tag: tag.name, depth: w.depth, text: '' };
+    else if (tag.name === 'title' && w.title === null && w.depth === (w.format === 'rss' ? 3 : 2))
+      w.capture = { field: 'feed_title', tag: tag.name, depth: w.depth, text: '' };
     return;
   }
-  if (w.format === 'atom' && tag.name === 'link' && w.item.links.length < 20) w.item.links.push({ href: attr(tag, 'href'), rel: attr(tag, 'rel') });
+  if (w.format === 'atom' && tag.name === 'link' && w.item.links.length < 20)
+    w.item.links.push({ href: attr(tag, 'href'), rel: attr(tag, 'rel') });
   const fields: Record<string, Slot> = FIELDS[w.format];
   const field = Object.hasOwn(fields, tag.name) ? fields[tag.name] : undefined;
-  if (field !== undefined && w.item.fields[field] === undefined && !tag.isSelfClosing) w.capture = { field, tag: tag.name, depth: w.depth, text: '' };
+  if (field !== undefined && w.item.fields[field] === undefined && !tag.isSelfClosing)
+    w.capture = { field, tag: tag.name, depth: w.depth, text: '' };
 }
 
 function onText(w: Walk, text: string): void {
@@ -93,7 +104,13 @@ function onClose(w: Walk, maxItems: number): void {
       const f = w.item.fields;
       const alt = w.item.links.find((l) => l.rel === '' || l.rel === 'alternate') ?? w.item.links[0];
       const link = f.link ?? alt?.href ?? '';
-      w.items.push({ id: f.id ?? '', title: f.title ?? '', link, date: f.date ?? f.updated ?? '', excerpt: f.excerpt ?? f.content ?? '' });
+      w.items.push({
+        id: f.id ?? '',
+        title: f.title ?? '',
+        link,
+        date: f.date ?? f.updated ?? '',
+        excerpt: f.excerpt ?? f.content ?? '',
+      });
     } else w.itemsOverCap++;
     w.item = null;
   }
@@ -109,7 +126,11 @@ export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number,
   parser.on('error', () => {
     // Before the root element a parse error means "not XML at all" (an HTML page, say), which is no feed. The
     // parser's message is not passed on: it quotes the document (tag names), which is untrusted text.
-    throw new Abort(w.format === null ? { code: 'unknown_feed_format', params: {} } : { code: 'invalid_xml', params: { line: parser.line, column: parser.column } });
+    throw new Abort(
+      w.format === null
+        ? { code: 'unknown_feed_format', params: {} }
+        : { code: 'invalid_xml', params: { line: parser.line, column: parser.column } },
+    );
   });
   parser.on('opentag', (tag) => onOpen(w, tag, budget));
   parser.on('text', (t) => onText(w, t));

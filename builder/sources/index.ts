@@ -39,7 +39,12 @@ function fetchOne(config: SourceConfig, fetcher: Fetcher, asOf: Date, opts: Fetc
  * Source failures are already values. A throw here is a bug in an adapter; it is logged with its stack and recorded
  * as a failed check (`internal_error`) so one broken adapter cannot stop the other sources from updating state.
  */
-export async function fetchAllSources(configs: readonly SourceConfig[], fetcher: Fetcher, asOf: Date, opts: FetchAllOptions = {}): Promise<SourceResult[]> {
+export async function fetchAllSources(
+  configs: readonly SourceConfig[],
+  fetcher: Fetcher,
+  asOf: Date,
+  opts: FetchAllOptions = {},
+): Promise<SourceResult[]> {
   const limit = pLimit(opts.concurrency ?? MAX_CONCURRENT_SOURCES);
   const results = await Promise.all(
     configs.map((config) =>
@@ -47,10 +52,22 @@ export async function fetchAllSources(configs: readonly SourceConfig[], fetcher:
         try {
           return await fetchOne(config, fetcher, asOf, opts);
         } catch (err) {
-          const bug = new SourceError('sources/index', `${config.kind} ${config.id} (${redactUrl(config.url)}) threw: ${redactUrlsIn(messageOf(err))}`, { cause: err });
+          const bug = new SourceError(
+            'sources/index',
+            `${config.kind} ${config.id} (${redactUrl(config.url)}) threw: ${redactUrlsIn(messageOf(err))}`,
+            { cause: err },
+          );
           // A library's message or stack may quote the URL it was given.
           opts.log?.(redactUrlsIn(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message));
-          return { check: computeCheck(config, asOf, { ok: false, http_status: null, latency_ms: null, items_read: 0, detail: { code: 'internal_error', params: {} } }) };
+          return {
+            check: computeCheck(config, asOf, {
+              ok: false,
+              http_status: null,
+              latency_ms: null,
+              items_read: 0,
+              detail: { code: 'internal_error', params: {} },
+            }),
+          };
         }
       }),
     ),
@@ -67,11 +84,26 @@ const COMPLETE_READS = new Set(['ok', 'ok_with_rejections', 'ok_with_notes']);
  * been added between the two requests, or the tracker's list and count disagree.
  */
 export function compareTrackerTotal(results: SourceResult[]): SourceResult[] {
-  const resets = results.find((r) => r.check.kind === 'reset_tracker' && r.check.ok && COMPLETE_READS.has(r.check.detail.code));
+  const resets = results.find(
+    (r) => r.check.kind === 'reset_tracker' && r.check.ok && COMPLETE_READS.has(r.check.detail.code),
+  );
   if (!resets) return results;
   const listed = resets.check.items_read + Number(resets.check.detail.params.rejected ?? 0);
   return results.map((r) => {
-    if (r.check.kind !== 'tracker_status' || !r.check.ok || r.stats_total === undefined || r.stats_total === listed || r.check.detail.code !== 'ok') return r;
-    return { ...r, check: { ...r.check, detail: { code: 'ok_total_differs', params: { stats_total: r.stats_total, records_listed: listed } } } };
+    if (
+      r.check.kind !== 'tracker_status' ||
+      !r.check.ok ||
+      r.stats_total === undefined ||
+      r.stats_total === listed ||
+      r.check.detail.code !== 'ok'
+    )
+      return r;
+    return {
+      ...r,
+      check: {
+        ...r.check,
+        detail: { code: 'ok_total_differs', params: { stats_total: r.stats_total, records_listed: listed } },
+      },
+    };
   });
 }

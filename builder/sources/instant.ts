@@ -5,7 +5,6 @@
 // means (docs/sources.md "Time"): read as UTC, or refused.
 import { formatInstant } from '../contract.ts';
 
-
 /** What a value without a zone means for a source: UTC, or a value the source must not send. */
 export type ZonelessRule = 'utc' | 'reject';
 
@@ -15,11 +14,26 @@ export type InstantReading = { ok: true; iso: string } | { ok: false; reason: 'b
 const MAX_DATE_CHARS = 64;
 const MINUTE_MS = 60_000;
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const RFC2822 = /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3})\s+(\d{2}|\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?(?:\s*([+-]\d{4}|[a-z]{1,3}))?$/i;
+const RFC2822 =
+  /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3})\s+(\d{2}|\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?(?:\s*([+-]\d{4}|[a-z]{1,3}))?$/i;
 /** RFC 2822 §4.3 zone names, in minutes east of UTC. Military letters other than Z are unreliable: refused. */
-const NAMED_ZONES: Readonly<Record<string, number>> = { ut: 0, utc: 0, gmt: 0, z: 0, edt: -240, est: -300, cdt: -300, cst: -360, mdt: -360, mst: -420, pdt: -420, pst: -480 };
+const NAMED_ZONES: Readonly<Record<string, number>> = {
+  ut: 0,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  edt: -240,
+  est: -300,
+  cdt: -300,
+  cst: -360,
+  mdt: -360,
+  mst: -420,
+  pdt: -420,
+  pst: -480,
+};
 
 interface Fields {
   year: number;
@@ -52,7 +66,16 @@ function isoFields(s: string): Fields | 'bad' | null {
     if (offsetMin === null) return 'bad';
   }
   const ms = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000);
-  return { year: +m[1]!, month: +m[2]!, day: +m[3]!, hour: +(m[4] ?? 0), minute: +(m[5] ?? 0), second: +(m[6] ?? 0), ms, offsetMin };
+  return {
+    year: +m[1]!,
+    month: +m[2]!,
+    day: +m[3]!,
+    hour: +(m[4] ?? 0),
+    minute: +(m[5] ?? 0),
+    second: +(m[6] ?? 0),
+    ms,
+    offsetMin,
+  };
 }
 
 function rfc2822Fields(s: string): Fields | 'bad' | null {
@@ -85,11 +108,23 @@ export function readInstant(value: string | null | undefined, zoneless: Zoneless
   if (f === null || f === 'bad') return { ok: false, reason: 'bad_date' };
   const { year, month, day, hour, minute, second, ms } = f;
   // A leap second (:60) is read as the last moment of its minute; everything else must exist on the calendar.
-  if (year < 1970 || year > 9999 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 60) {
+  if (
+    year < 1970 ||
+    year > 9999 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysIn(year, month) ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 60
+  ) {
     return { ok: false, reason: 'bad_date' };
   }
   if (f.offsetMin === null && zoneless === 'reject') return { ok: false, reason: 'no_timezone' };
-  const t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), second === 60 ? 999 : ms) - (f.offsetMin ?? 0) * MINUTE_MS;
+  const t =
+    Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), second === 60 ? 999 : ms) -
+    (f.offsetMin ?? 0) * MINUTE_MS;
   const d = new Date(t);
   if (d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999) return { ok: false, reason: 'bad_date' };
   return { ok: true, iso: formatInstant(d) };

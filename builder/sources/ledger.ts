@@ -3,7 +3,15 @@ import { z } from 'zod';
 import { DataError } from '../errors.ts';
 import { citedPost, timesFromPost, type PostTimeDisagreement } from '../model/evidence.ts';
 import { cleanEvidence, TEXT_LIMITS } from './sanitize.ts';
-import { EventSchema, EventTypeSchema, ReasonSchema, type Event, type EventType, type Reason, REASONS } from '../model/schemas.ts';
+import {
+  EventSchema,
+  EventTypeSchema,
+  ReasonSchema,
+  type Event,
+  type EventType,
+  type Reason,
+  REASONS,
+} from '../model/schemas.ts';
 
 export const LEDGER_NAME = 'codex-reset-ledger';
 export const LEDGER_URL = 'https://github.com/kosanhu2021-source/codex-reset-ledger';
@@ -58,7 +66,10 @@ export const LedgerDecisionSchema = z
     /** The row's `date_utc` and `time_utc` as an instant (`2026-06-28T23:54:07Z`), or the date alone. */
     row: z.string().regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$/),
     /** The X post the row cites, so a decision cannot silently drift onto another row. */
-    post_id: z.string().regex(/^\d{1,20}$/).nullable(),
+    post_id: z
+      .string()
+      .regex(/^\d{1,20}$/)
+      .nullable(),
     /** What is changed (or `kept`), in one sentence; shown as the record's author note. */
     decision: z.string().min(1).max(600),
     /** The written reason. */
@@ -77,13 +88,20 @@ export const LedgerDecisionSchema = z
      * The post announces the reset for a bounded window ("in the next hour"): effective_at is the window's end,
      * the latest instant the announcement allows, and its UTC date decides "today" (docs/forecast.md).
      */
-    effective_within_minutes: z.number().int().positive().max(24 * 60).optional(),
+    effective_within_minutes: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 60)
+      .optional(),
     /** The row's `00:00:00` is a placeholder for "some time that day". */
     date_only: z.boolean().default(false),
   })
   .strict();
 export type LedgerDecision = z.infer<typeof LedgerDecisionSchema>;
-export const LedgerReviewSchema = z.object({ ledger: z.literal(LEDGER_NAME), decisions: z.array(LedgerDecisionSchema) }).strict();
+export const LedgerReviewSchema = z
+  .object({ ledger: z.literal(LEDGER_NAME), decisions: z.array(LedgerDecisionSchema) })
+  .strict();
 
 export interface LedgerImportReport {
   rows: number;
@@ -105,36 +123,57 @@ export function typeOf(ledgerType: string): { type: EventType; reason: Reason } 
   return { type: 'global_reset', reason };
 }
 
-const addMinutes = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace(/\.000Z$/, 'Z');
+const addMinutes = (iso: string, minutes: number) =>
+  new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace(/\.000Z$/, 'Z');
 
 /** One row as an event, times taken from the post it cites, with the reviewed decision (if any) applied. */
-function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerDecision | undefined, report: LedgerImportReport, problems: string[]): Event {
+function rowToEvent(
+  r: string[],
+  n: number,
+  seen: Set<string>,
+  decision: LedgerDecision | undefined,
+  report: LedgerImportReport,
+  problems: string[],
+): Event {
   const [date, time, ledgerType, description, url, platform] = r;
   const where = `row ${n + 2}`;
-  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new DataError('data/ledger', `${where}: bad date_utc ${JSON.stringify(date)}`);
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date))
+    throw new DataError('data/ledger', `${where}: bad date_utc ${JSON.stringify(date)}`);
   if (!ledgerType || !description) throw new DataError('data/ledger', `${where}: type and description are required`);
   // The columns are named UTC, so a time is read as UTC; anything else in the column (an offset, a zone name, no
   // seconds) is refused rather than dropped to a date or read in the machine's zone.
-  if (time && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(time)) throw new DataError('data/ledger', `${where}: bad time_utc ${JSON.stringify(time)} (HH:MM:SS in UTC, no zone)`);
+  if (time && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(time))
+    throw new DataError('data/ledger', `${where}: bad time_utc ${JSON.stringify(time)} (HH:MM:SS in UTC, no zone)`);
   const hasTime = !!time;
   const rowKey = hasTime ? `${date}T${time}Z` : date;
   // Ids come from the row as published, so a reviewed change of time never changes a public id.
   let id = `ledger-${date}-${hasTime ? time!.slice(0, 5).replace(':', '') : ledgerType}`;
   for (let k = 2; seen.has(id); k++) id = `${id}-${k}`;
   seen.add(id);
-  const sources = url ? [{ platform: platform || 'web', url, ...(url.includes('x.com/') ? { author: url.split('/')[3] ?? '' } : {}) }] : [];
+  const sources = url
+    ? [{ platform: platform || 'web', url, ...(url.includes('x.com/') ? { author: url.split('/')[3] ?? '' } : {}) }]
+    : [];
   const post = citedPost(sources);
-  if (decision && decision.post_id !== (post?.id ?? null)) problems.push(`${where} (${rowKey}): decision names post ${decision.post_id}, the row cites ${post?.id ?? 'none'}`);
+  if (decision && decision.post_id !== (post?.id ?? null))
+    problems.push(`${where} (${rowKey}): decision names post ${decision.post_id}, the row cites ${post?.id ?? 'none'}`);
   const dateOnly = !hasTime || decision?.date_only === true;
   // The post's creation time is the announcement; a ledger time away from it is what the ledger observed.
-  const times = dateOnly ? { announced_at: date, observed_at: null, time_basis: 'announcement' as const, disagreement: null } : timesFromPost(rowKey, sources);
+  const times = dateOnly
+    ? { announced_at: date, observed_at: null, time_basis: 'announcement' as const, disagreement: null }
+    : timesFromPost(rowKey, sources);
   if (times.disagreement) {
     const explained = decision?.explains_time_disagreement === true;
     report.disagreements.push({ ...times.disagreement, row: rowKey, explained });
-    if (!explained) problems.push(`${where} (${rowKey}): time differs from post ${times.disagreement.post_id} (${times.disagreement.post_at}) by ${times.disagreement.difference_s} s; add a reviewed decision to data/ledger-review.json`);
+    if (!explained)
+      problems.push(
+        `${where} (${rowKey}): time differs from post ${times.disagreement.post_id} (${times.disagreement.post_at}) by ${times.disagreement.difference_s} s; add a reviewed decision to data/ledger-review.json`,
+      );
   }
   const base = typeOf(ledgerType);
-  const effectiveAt = decision?.effective_within_minutes === undefined ? null : addMinutes(times.announced_at, decision.effective_within_minutes);
+  const effectiveAt =
+    decision?.effective_within_minutes === undefined
+      ? null
+      : addMinutes(times.announced_at, decision.effective_within_minutes);
   if (decision) report.decisions_applied.push({ row: rowKey, decision: decision.decision });
   return EventSchema.parse({
     id,
@@ -155,7 +194,10 @@ function rowToEvent(r: string[], n: number, seen: Set<string>, decision: LedgerD
 }
 
 /** The ledger CSV as archived events plus the import report; throws LedgerImportError on what review must settle first. */
-export function importLedger(csv: string, decisions: readonly LedgerDecision[] = []): { events: Event[]; report: LedgerImportReport } {
+export function importLedger(
+  csv: string,
+  decisions: readonly LedgerDecision[] = [],
+): { events: Event[]; report: LedgerImportReport } {
   const [header, ...rows] = parseCsv(csv);
   if (!header || HEADER.some((h, i) => header[i] !== h)) {
     throw new DataError('data/ledger', `unexpected header ${JSON.stringify(header)}; expected ${HEADER.join(',')}`);

@@ -4,10 +4,31 @@ import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart, trackerEventType } from './common.ts';
+import {
+  computeCheck,
+  failedFetchResult,
+  fetchOptions,
+  parseJsonWithin,
+  readDetail,
+  schemaMismatch,
+  stableIdPart,
+  trackerEventType,
+} from './common.ts';
 import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { cleanEvidence, cleanText, cleanUrl, countNote, countReject, judgeInstant, TEXT_LIMITS, type NoteCounts, type NoteReason, type RejectCounts, type RejectReason } from './sanitize.ts';
+import {
+  cleanEvidence,
+  cleanText,
+  cleanUrl,
+  countNote,
+  countReject,
+  judgeInstant,
+  TEXT_LIMITS,
+  type NoteCounts,
+  type NoteReason,
+  type RejectCounts,
+  type RejectReason,
+} from './sanitize.ts';
 
 export const TRACKER_PAGE_LIMIT = 100;
 /** 10 pages of 100 is far more history than the tracker holds; past that the cursor is broken, not the history long. */
@@ -29,7 +50,11 @@ export const TrackerRecordSchema = z.object({
   text: z.string(),
   // The link is checked by cleanUrl (http(s) with a host), so a bad one is counted as bad_url, not as a bad shape. An
   // `observed` source may have no url and no author (the service documents it); an `x_post` always cites its post.
-  source: z.object({ type: z.enum(['x_post', 'observed']), author: z.string().nullable().optional(), url: z.string().nullable().optional() }),
+  source: z.object({
+    type: z.enum(['x_post', 'observed']),
+    author: z.string().nullable().optional(),
+    url: z.string().nullable().optional(),
+  }),
 });
 export type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
@@ -56,7 +81,9 @@ export interface ResetTrackerOptions {
 export function computeTrackerEvent(
   r: TrackerRecord,
   asOf: Date,
-): { ok: true; event: Event | null; dropped?: RejectReason; noted: NoteReason[] } | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
+):
+  | { ok: true; event: Event | null; dropped?: RejectReason; noted: NoteReason[] }
+  | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
   const type = trackerEventType(r.reset_type);
   if (!type) return { ok: true, event: null, noted: [] };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
@@ -94,18 +121,24 @@ export function computeTrackerEvent(
     observed_at: posted ? fromPost.observed_at : basis === 'observation' ? at : null,
     effective_at: null,
     evidence_text: evidence,
-    sources: url === null ? [] : [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
+    sources:
+      url === null ? [] : [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
     same_as: [],
   });
   if (!parsed.success) return { ok: false, reason: 'invalid_record', error: parsed.error };
-  return postVerdict === 'ok' ? { ok: true, event: parsed.data, noted } : { ok: true, event: parsed.data, dropped: postVerdict, noted };
+  return postVerdict === 'ok'
+    ? { ok: true, event: parsed.data, noted }
+    : { ok: true, event: parsed.data, dropped: postVerdict, noted };
 }
 
 /**
  * A tracker source's link: an `x_post` must cite its post with a plain http(s) URL; an `observed` source may have none
  * (null: nothing is published as its link), but one it does give must be a plain http(s) URL too.
  */
-export function linkOf(source: { type?: string | undefined; url?: string | null | undefined }): { ok: true; url: string | null } | { ok: false } {
+export function linkOf(source: {
+  type?: string | undefined;
+  url?: string | null | undefined;
+}): { ok: true; url: string | null } | { ok: false } {
   const raw = source.url ?? null;
   if (raw === null || raw.trim() === '') return source.type === 'observed' ? { ok: true, url: null } : { ok: false };
   const url = cleanUrl(raw);
@@ -121,7 +154,10 @@ function pageUrl(base: string, limit: number, cursor: string | null): string {
 }
 
 /** One page's body → its validated envelope, under the tracker's parse budget; or the failed check's detail. */
-export function parseTrackerPage(body: string, opts: { budget?: ParseBudget; now?: () => number } = {}): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
+export function parseTrackerPage(
+  body: string,
+  opts: { budget?: ParseBudget; now?: () => number } = {},
+): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
   const parsed = parseJsonWithin(body, TrackerPageSchema, opts.budget ?? TRACKER_PAGE_BUDGET, opts.now);
   return parsed.ok ? { ok: true, page: parsed.value } : parsed;
 }
@@ -146,12 +182,15 @@ export function takeTrackerRecords(
       return { capped: true, valid, invalid };
     }
     const record = TrackerRecordSchema.safeParse(raw);
-    const mapped = record.success ? computeTrackerEvent(record.data, asOf) : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
+    const mapped = record.success
+      ? computeTrackerEvent(record.data, asOf)
+      : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
     if (!mapped.ok) {
       countReject(rejected, mapped.reason);
       // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
       if (invalid === null && mapped.error) invalid = schemaMismatch(mapped.error, ['data', i]);
-      else if (invalid === null && 'unreadable' in mapped && mapped.unreadable) invalid = { code: 'schema_mismatch', params: { path: `data[${i}].${mapped.unreadable} (${mapped.reason})` } };
+      else if (invalid === null && 'unreadable' in mapped && mapped.unreadable)
+        invalid = { code: 'schema_mismatch', params: { path: `data[${i}].${mapped.unreadable} (${mapped.reason})` } };
       continue;
     }
     valid++;
@@ -181,7 +220,12 @@ function addEvent(events: Map<string, Event>, e: Event): void {
  * records are all invalid, fails the whole check and returns no events: that is an unhealthy run, not a broken tail.
  * Single records that fail the sanity rules are counted per reason in the check detail.
  */
-export async function fetchResetTracker(fetcher: Fetcher, config: SourceConfig, asOf: Date, opts: ResetTrackerOptions = {}): Promise<SourceResult> {
+export async function fetchResetTracker(
+  fetcher: Fetcher,
+  config: SourceConfig,
+  asOf: Date,
+  opts: ResetTrackerOptions = {},
+): Promise<SourceResult> {
   const limit = opts.pageLimit ?? TRACKER_PAGE_LIMIT;
   const maxPages = opts.maxPages ?? TRACKER_MAX_PAGES;
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
@@ -199,10 +243,22 @@ export async function fetchResetTracker(fetcher: Fetcher, config: SourceConfig, 
     if (!r.ok) return failedFetchResult(config, asOf, { ...r, latencyMs });
     httpStatus = r.status;
     const fail = (detail: Detail): SourceResult => ({
-      check: computeCheck(config, asOf, { ok: false, http_status: httpStatus, latency_ms: latencyMs, items_read: 0, detail }),
+      check: computeCheck(config, asOf, {
+        ok: false,
+        http_status: httpStatus,
+        latency_ms: latencyMs,
+        items_read: 0,
+        detail,
+      }),
     });
     const ok = (code: string, params: Record<string, string | number>): SourceResult => ({
-      check: computeCheck(config, asOf, { ok: true, http_status: httpStatus, latency_ms: latencyMs, items_read: itemsRead, detail: readDetail(code, params, rejected, noted) }),
+      check: computeCheck(config, asOf, {
+        ok: true,
+        http_status: httpStatus,
+        latency_ms: latencyMs,
+        items_read: itemsRead,
+        detail: readDetail(code, params, rejected, noted),
+      }),
       events: [...events.values()],
     });
     const parsed = parseTrackerPage(r.body, opts.now ? { now: opts.now } : {});

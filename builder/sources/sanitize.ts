@@ -84,12 +84,30 @@ export function rejectionParams(counts: RejectCounts): Record<string, string | n
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', middot: '·', bull: '•',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  middot: '·',
+  bull: '•',
 };
 
 /** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
-export const HTML_ENTITIES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(NAMED_ENTITIES).filter(([k]) => !['amp', 'lt', 'gt', 'quot', 'apos'].includes(k)));
+export const HTML_ENTITIES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(NAMED_ENTITIES).filter(([k]) => !['amp', 'lt', 'gt', 'quot', 'apos'].includes(k)),
+);
 
 /** Decodes numeric and a small set of named character references; unknown names stay as written. */
 export function decodeEntities(s: string): string {
@@ -115,7 +133,8 @@ const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])
  */
 const FORMAT_CHARS_BUT_JOINERS = /(?![\u200C\u200D])[\p{Cf}\p{Noncharacter_Code_Point}\u{E0000}-\u{E007F}\u2065]/gu;
 /** Scripts whose spelling needs ZWNJ or ZWJ between two of their letters (Persian, Indic, Sinhala, ...). */
-const JOINING_LETTER = '[\\p{sc=Arabic}\\p{sc=Syriac}\\p{sc=Nko}\\p{sc=Mongolian}\\p{sc=Devanagari}\\p{sc=Bengali}\\p{sc=Gurmukhi}\\p{sc=Gujarati}\\p{sc=Oriya}\\p{sc=Tamil}\\p{sc=Telugu}\\p{sc=Kannada}\\p{sc=Malayalam}\\p{sc=Sinhala}\\p{sc=Tibetan}\\p{sc=Myanmar}\\p{sc=Khmer}]';
+const JOINING_LETTER =
+  '[\\p{sc=Arabic}\\p{sc=Syriac}\\p{sc=Nko}\\p{sc=Mongolian}\\p{sc=Devanagari}\\p{sc=Bengali}\\p{sc=Gurmukhi}\\p{sc=Gujarati}\\p{sc=Oriya}\\p{sc=Tamil}\\p{sc=Telugu}\\p{sc=Kannada}\\p{sc=Malayalam}\\p{sc=Sinhala}\\p{sc=Tibetan}\\p{sc=Myanmar}\\p{sc=Khmer}]';
 /**
  * A joiner where it does its job (captured, kept), or any other joiner (removed). Marks after a letter and the
  * presentation selector or skin tone after an emoji are bounded (8), so the look-behind stays cheap on hostile input.
@@ -171,7 +190,9 @@ export function cleanText(raw: string, max: number): string {
   // Invisible characters go before markup is looked for (`<\u200Bscript>` must not become a tag after it) and again
   // after entities are decoded (`&#x202E;` is one).
   s = removeInvisible(s.replace(/[\t\n\r\u2028\u2029]/g, ' '));
-  s = stripTags(removeInvisible(decodeEntities(stripTags(s)))).replace(/\s+/g, ' ').trim();
+  s = stripTags(removeInvisible(decodeEntities(stripTags(s))))
+    .replace(/\s+/g, ' ')
+    .trim();
   return capChars(s, max, true);
 }
 

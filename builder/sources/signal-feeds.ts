@@ -5,11 +5,27 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
 import { checkSize, FEED_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, toIsoInstant } from './common.ts';
+import {
+  computeCheck,
+  failedFetchResult,
+  fetchOptions,
+  parseJsonWithin,
+  readDetail,
+  schemaMismatch,
+  toIsoInstant,
+} from './common.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts, type RejectReason } from './sanitize.ts';
+import {
+  cleanText,
+  cleanUrl,
+  countReject,
+  judgeInstant,
+  TEXT_LIMITS,
+  type RejectCounts,
+  type RejectReason,
+} from './sanitize.ts';
 
 export const MAX_FEED_ITEMS = 200;
 export const TITLE_MAX_CHARS = TEXT_LIMITS.title;
@@ -47,14 +63,22 @@ export function isResetNews(item: Pick<FeedItem, 'title' | 'excerpt'>, feedTitle
 }
 
 /** A raw item → a cleaned, validated item, or the reason it was rejected (counted in the check). */
-function makeItem(raw: RawFeedItem, asOf: Date): { ok: true; item: FeedItem; linkRejected: boolean } | { ok: false; reason: RejectReason } {
+function makeItem(
+  raw: RawFeedItem,
+  asOf: Date,
+): { ok: true; item: FeedItem; linkRejected: boolean } | { ok: false; reason: RejectReason } {
   // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
   const published = toIsoInstant(raw.date, 'utc');
   if (published !== null) {
     const verdict = judgeInstant(published, asOf);
     if (verdict !== 'ok') return { ok: false, reason: verdict };
   }
-  const item = { title: cleanText(raw.title, TITLE_MAX_CHARS), link: cleanUrl(raw.link), published_at: published, excerpt: cleanText(raw.excerpt, EXCERPT_MAX_CHARS) };
+  const item = {
+    title: cleanText(raw.title, TITLE_MAX_CHARS),
+    link: cleanUrl(raw.link),
+    published_at: published,
+    excerpt: cleanText(raw.excerpt, EXCERPT_MAX_CHARS),
+  };
   if (item.title === '' && item.excerpt === '') return { ok: false, reason: 'empty_text' };
   const id = cleanText(raw.id, TEXT_LIMITS.id) || item.link || `${item.title}|${item.published_at ?? ''}`;
   const parsed = FeedItemSchema.safeParse({ ...item, id: id.slice(0, 2000) });
@@ -63,7 +87,13 @@ function makeItem(raw: RawFeedItem, asOf: Date): { ok: true; item: FeedItem; lin
   return { ok: true, item: parsed.data, linkRejected: raw.link.trim() !== '' && item.link === null };
 }
 
-function collect(format: ParsedFeed['format'], title: string, raws: readonly RawFeedItem[], overCap: number, asOf: Date): ParseFeedResult {
+function collect(
+  format: ParsedFeed['format'],
+  title: string,
+  raws: readonly RawFeedItem[],
+  overCap: number,
+  asOf: Date,
+): ParseFeedResult {
   const rejected: RejectCounts = {};
   if (overCap > 0) countReject(rejected, 'over_item_cap', overCap);
   const items: FeedItem[] = [];
@@ -117,7 +147,12 @@ function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget, now?: () =
  * A feed body in any supported format → cleaned, validated items, under the feed budget (FEED_BUDGET: size, items,
  * nesting, time). Items that fail the sanity rules (sanitize.ts) are counted per reason in `rejected`.
  */
-export function parseFeed(body: string, asOf: Date, now?: () => number, budget: ParseBudget = FEED_BUDGET): ParseFeedResult {
+export function parseFeed(
+  body: string,
+  asOf: Date,
+  now?: () => number,
+  budget: ParseBudget = FEED_BUDGET,
+): ParseFeedResult {
   const tooBig = checkSize(body, budget);
   if (tooBig) return { ok: false, detail: tooBig };
   const trimmed = body.trimStart();
@@ -129,7 +164,10 @@ export function parseFeed(body: string, asOf: Date, now?: () => number, budget: 
 
 function signalId(item: FeedItem): string {
   // Keyed by link first, so the same post seen through two feeds is one signal.
-  return `feed-item-${createHash('sha256').update(item.link ?? item.id).digest('hex').slice(0, 24)}`;
+  return `feed-item-${createHash('sha256')
+    .update(item.link ?? item.id)
+    .digest('hex')
+    .slice(0, 24)}`;
 }
 
 export function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf: Date): Signal[] {
@@ -151,13 +189,25 @@ export function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf:
 
 /** Fetches one feed. `items_read` counts every valid item in the feed, not only the ones that became signals. */
 export async function fetchSignalFeed(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  const r = await fetcher.get(config.url, fetchOptions(config, 'application/feed+json, application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.5'));
+  const r = await fetcher.get(
+    config.url,
+    fetchOptions(
+      config,
+      'application/feed+json, application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.5',
+    ),
+  );
   if (!r.ok) return failedFetchResult(config, asOf, r);
   const base = { http_status: r.status, latency_ms: r.latencyMs };
   const parsed = parseFeed(r.body, asOf);
-  if (!parsed.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
+  if (!parsed.ok)
+    return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
   return {
-    check: computeCheck(config, asOf, { ...base, ok: true, items_read: parsed.feed.items.length, detail: readDetail('ok', {}, parsed.rejected) }),
+    check: computeCheck(config, asOf, {
+      ...base,
+      ok: true,
+      items_read: parsed.feed.items.length,
+      detail: readDetail('ok', {}, parsed.rejected),
+    }),
     signals: computeFeedSignals(config, parsed.feed, asOf),
   };
 }

@@ -7,7 +7,15 @@ import { SIGNAL_WINDOW_MS } from '../model/apply.ts';
 import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { STATUS_INCIDENTS_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, parseJsonWithin, readDetail, schemaMismatch, stableIdPart } from './common.ts';
+import {
+  computeCheck,
+  failedFetchResult,
+  fetchOptions,
+  parseJsonWithin,
+  readDetail,
+  schemaMismatch,
+  stableIdPart,
+} from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
 import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
@@ -50,7 +58,10 @@ function capped<T>(list: readonly T[] | null | undefined, max: number, rejected:
 
 /** The component ids an incident names, in both of incident.io's lists. */
 function componentIds(i: FeedIncident, rejected: RejectCounts): string[] {
-  return [...capped(i.affected_components, MAX_INCIDENT_COMPONENTS, rejected), ...capped(i.component_impacts, MAX_INCIDENT_COMPONENTS, rejected)]
+  return [
+    ...capped(i.affected_components, MAX_INCIDENT_COMPONENTS, rejected),
+    ...capped(i.component_impacts, MAX_INCIDENT_COMPONENTS, rejected),
+  ]
     .map((c) => c.component_id)
     .filter((id): id is string => typeof id === 'string');
 }
@@ -69,9 +80,16 @@ function newestMessage(i: FeedIncident, rejected: RejectCounts): string | null {
 
 /** Without an update's words: the incident's state and the impacts it lists, as plain words (`resolved, impact: full_outage`). */
 function fallbackExcerpt(i: FeedIncident): string {
-  const refs = [...(i.affected_components ?? []).slice(0, MAX_INCIDENT_COMPONENTS), ...(i.component_impacts ?? []).slice(0, MAX_INCIDENT_COMPONENTS)];
-  const impacts = [...new Set(refs.map((c) => c.status).filter((s): s is string => typeof s === 'string' && PLAIN_WORD.test(s)))];
-  return [i.status ?? '', impacts.length > 0 ? `impact: ${impacts.slice(0, 5).join(' ')}` : ''].filter(Boolean).join(', ');
+  const refs = [
+    ...(i.affected_components ?? []).slice(0, MAX_INCIDENT_COMPONENTS),
+    ...(i.component_impacts ?? []).slice(0, MAX_INCIDENT_COMPONENTS),
+  ];
+  const impacts = [
+    ...new Set(refs.map((c) => c.status).filter((s): s is string => typeof s === 'string' && PLAIN_WORD.test(s))),
+  ];
+  return [i.status ?? '', impacts.length > 0 ? `impact: ${impacts.slice(0, 5).join(' ')}` : '']
+    .filter(Boolean)
+    .join(', ');
 }
 
 /**
@@ -79,7 +97,13 @@ function fallbackExcerpt(i: FeedIncident): string {
  * (the feed keeps months of history). A missing, zone-less, unreadable, far-future or pre-era `published_at` is
  * refused and counted: an undated incident could never leave the review queue.
  */
-function incidentSignal(config: SourceConfig, origin: string | null, i: FeedIncident, asOf: Date, rejected: RejectCounts): Signal | null {
+function incidentSignal(
+  config: SourceConfig,
+  origin: string | null,
+  i: FeedIncident,
+  asOf: Date,
+  rejected: RejectCounts,
+): Signal | null {
   const read = readInstant(i.published_at, 'reject');
   if (!read.ok) {
     countReject(rejected, read.reason);
@@ -116,14 +140,20 @@ function originOf(url: string): string | null {
   }
 }
 
-export type ParsedIncidentFeed = { ok: true; read: number; signals: Signal[]; rejected: RejectCounts } | { ok: false; detail: Detail };
+export type ParsedIncidentFeed =
+  { ok: true; read: number; signals: Signal[]; rejected: RejectCounts } | { ok: false; detail: Detail };
 
 /**
  * Pure: a feed body → the Codex incidents of the signal window as signals. An incident is Codex's when it affects a
  * Codex component id (the configured list) or its name mentions Codex. `read` counts the incidents of valid shape;
  * malformed ones are counted as `invalid_record`, and a feed with incidents but none readable is a `schema_mismatch`.
  */
-export function parseIncidentFeed(config: SourceConfig, body: string, asOf: Date, opts: { budget?: ParseBudget; now?: () => number } = {}): ParsedIncidentFeed {
+export function parseIncidentFeed(
+  config: SourceConfig,
+  body: string,
+  asOf: Date,
+  opts: { budget?: ParseBudget; now?: () => number } = {},
+): ParsedIncidentFeed {
   const parsed = parseJsonWithin(body, IncidentFeedSchema, opts.budget ?? STATUS_INCIDENTS_BUDGET, opts.now);
   if (!parsed.ok) return parsed;
   const rejected: RejectCounts = {};
@@ -155,9 +185,15 @@ export async function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfi
   if (!r.ok) return failedFetchResult(config, asOf, r);
   const base = { http_status: r.status, latency_ms: r.latencyMs };
   const parsed = parseIncidentFeed(config, r.body, asOf);
-  if (!parsed.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
+  if (!parsed.ok)
+    return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
   return {
-    check: computeCheck(config, asOf, { ...base, ok: true, items_read: parsed.read, detail: readDetail('ok', {}, parsed.rejected) }),
+    check: computeCheck(config, asOf, {
+      ...base,
+      ok: true,
+      items_read: parsed.read,
+      detail: readDetail('ok', {}, parsed.rejected),
+    }),
     signals: parsed.signals,
   };
 }

@@ -50,7 +50,10 @@ export function mentionsCodex(name: string): boolean {
  * The page's Codex components, in page order: those whose id is listed; when none of the listed ids is on the page
  * (another page, or components re-created under new ids), those whose name mentions Codex.
  */
-export function chooseCodexComponents<C extends { id: string; name: string }>(components: readonly C[], ids: ReadonlySet<string>): C[] {
+export function chooseCodexComponents<C extends { id: string; name: string }>(
+  components: readonly C[],
+  ids: ReadonlySet<string>,
+): C[] {
   const listed = components.filter((c) => ids.has(c.id));
   return listed.length > 0 ? listed : components.filter((c) => mentionsCodex(c.name));
 }
@@ -80,7 +83,10 @@ type Incident = z.infer<typeof IncidentSchema>;
 
 /** A summary incident that names Codex or affects one of the page's Codex components (by id or name). */
 export function isCodexIncident(i: Incident, codexIds: ReadonlySet<string>): boolean {
-  return mentionsCodex(i.name) || (i.components ?? []).some((c) => (typeof c.id === 'string' && codexIds.has(c.id)) || mentionsCodex(c.name));
+  return (
+    mentionsCodex(i.name) ||
+    (i.components ?? []).some((c) => (typeof c.id === 'string' && codexIds.has(c.id)) || mentionsCodex(c.name))
+  );
 }
 
 function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected: RejectCounts): Signal | null {
@@ -88,7 +94,12 @@ function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected:
   // never read in the machine's zone. An unreadable time leaves the incident undated, as before.
   const read = readInstant(i.started_at ?? i.created_at, 'reject');
   const published = read.ok ? read.iso : null;
-  const verdict = !read.ok && read.reason === 'no_timezone' ? 'no_timezone' : published === null ? 'ok' : judgeInstant(published, asOf);
+  const verdict =
+    !read.ok && read.reason === 'no_timezone'
+      ? 'no_timezone'
+      : published === null
+        ? 'ok'
+        : judgeInstant(published, asOf);
   if (verdict !== 'ok') {
     countReject(rejected, verdict);
     return null;
@@ -133,11 +144,16 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
  * upstream words cleaned and capped) and Codex incident signals (Statuspage lists them; incident.io does not); what
  * failed the sanity rules is counted in `rejected`. `updated_at` is the page's own time, not when we read it.
  */
-export function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date): { status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } {
+export function computeStatusPage(
+  config: SourceConfig,
+  summary: StatusSummary,
+  asOf: Date,
+): { status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } {
   const rejected: RejectCounts = {};
   const pageUrl = cleanUrl(summary.page.url);
   if (pageUrl === null) countReject(rejected, 'bad_url');
-  if (summary.components.length > MAX_COMPONENTS) countReject(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
+  if (summary.components.length > MAX_COMPONENTS)
+    countReject(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
   const incidents = summary.incidents ?? [];
   if (incidents.length > MAX_INCIDENTS) countReject(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
   const codex = chooseCodexComponents(summary.components.slice(0, MAX_COMPONENTS), codexComponentIds(config));
@@ -167,10 +183,16 @@ export function computeStatusPage(config: SourceConfig, summary: StatusSummary, 
  * Fetches and validates the summary. `items_read` counts what we kept: Codex components plus Codex incidents.
  * The page's indicator and description are the upstream's own words and are never translated.
  */
-export type ParsedStatusPage = { ok: true; status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } | { ok: false; detail: Detail };
+export type ParsedStatusPage =
+  { ok: true; status: UpstreamStatus; signals: Signal[]; rejected: RejectCounts } | { ok: false; detail: Detail };
 
 /** A summary body → our status and signals, under the status page's parse budget (size, nesting, lists, time). */
-export function parseStatusPage(config: SourceConfig, body: string, asOf: Date, opts: { budget?: ParseBudget; now?: () => number } = {}): ParsedStatusPage {
+export function parseStatusPage(
+  config: SourceConfig,
+  body: string,
+  asOf: Date,
+  opts: { budget?: ParseBudget; now?: () => number } = {},
+): ParsedStatusPage {
   const parsed = parseJsonWithin(body, StatusSummarySchema, opts.budget ?? STATUS_PAGE_BUDGET, opts.now);
   if (!parsed.ok) return parsed;
   const computed = computeStatusPage(config, parsed.value, asOf);
@@ -183,10 +205,16 @@ export async function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, as
   if (!r.ok) return failedFetchResult(config, asOf, r);
   const base = { http_status: r.status, latency_ms: r.latencyMs };
   const parsed = parseStatusPage(config, r.body, asOf);
-  if (!parsed.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
+  if (!parsed.ok)
+    return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
   const { status, signals, rejected } = parsed;
   return {
-    check: computeCheck(config, asOf, { ...base, ok: true, items_read: status.components.length + signals.length, detail: readDetail('ok', {}, rejected) }),
+    check: computeCheck(config, asOf, {
+      ...base,
+      ok: true,
+      items_read: status.components.length + signals.length,
+      detail: readDetail('ok', {}, rejected),
+    }),
     status,
     signals,
   };

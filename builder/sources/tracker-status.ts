@@ -7,9 +7,24 @@
 import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { AnnouncementSchema, TrackerWatchSchema, type Announcement, type Detail, type Event, type TrackerWatch } from '../model/schemas.ts';
+import {
+  AnnouncementSchema,
+  TrackerWatchSchema,
+  type Announcement,
+  type Detail,
+  type Event,
+  type TrackerWatch,
+} from '../model/schemas.ts';
 import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import { computeCheck, failedFetchResult, fetchOptions, formatIssuePath, parseJsonWithin, stableIdPart, trackerEventType } from './common.ts';
+import {
+  computeCheck,
+  failedFetchResult,
+  fetchOptions,
+  formatIssuePath,
+  parseJsonWithin,
+  stableIdPart,
+  trackerEventType,
+} from './common.ts';
 import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { computeTrackerEvent, linkOf, TrackerRecordSchema } from './reset-tracker.ts';
@@ -21,7 +36,11 @@ export const MAX_SCHEDULE_AHEAD_MS = 60 * 24 * 60 * 60 * 1000;
 /** A watch that claims to last longer than this is not a plausible watch (a crafted date): its end is not used. */
 export const MAX_WATCH_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 
-const TrackerSourceSchema = z.object({ type: z.string().optional(), author: z.string().nullable().optional(), url: z.string().nullable().optional() });
+const TrackerSourceSchema = z.object({
+  type: z.string().optional(),
+  author: z.string().nullable().optional(),
+  url: z.string().nullable().optional(),
+});
 
 export const ScheduledResetSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
@@ -51,10 +70,15 @@ export const TrackerStatsSchema = z.object({ total: z.number().int().nonnegative
 export const TrackerStatusSchema = z.object({ data: z.record(z.string(), z.unknown()) });
 
 /** `field`: the field that failed a date rule, named in the check. */
-type Mapped<T> = { ok: true; value: T } | { ok: false; reason: RejectReason | 'invalid_record'; field?: string; error?: z.ZodError };
+type Mapped<T> =
+  { ok: true; value: T } | { ok: false; reason: RejectReason | 'invalid_record'; field?: string; error?: z.ZodError };
 
 /** A zoned instant that passes the date rules, or why not. */
-function instantField(raw: string, asOf: Date, field: string): { ok: true; iso: string } | { ok: false; reason: RejectReason; field: string } {
+function instantField(
+  raw: string,
+  asOf: Date,
+  field: string,
+): { ok: true; iso: string } | { ok: false; reason: RejectReason; field: string } {
   const read = readInstant(raw, 'reject');
   if (!read.ok) return { ok: false, reason: read.reason, field };
   const verdict = judgeInstant(read.iso, asOf);
@@ -62,11 +86,18 @@ function instantField(raw: string, asOf: Date, field: string): { ok: true; iso: 
 }
 
 /** An optional zoned instant (null when absent) that lies no further ahead of `asOf` than `aheadMs`, or why not. */
-function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: number, field: string): { ok: true; iso: string | null } | { ok: false; reason: RejectReason; field: string } {
+function boundedInstant(
+  raw: string | null | undefined,
+  asOf: Date,
+  aheadMs: number,
+  field: string,
+): { ok: true; iso: string | null } | { ok: false; reason: RejectReason; field: string } {
   if (raw === null || raw === undefined) return { ok: true, iso: null };
   const read = readInstant(raw, 'reject');
   if (!read.ok) return { ok: false, reason: read.reason, field };
-  return judgeInstant(read.iso, new Date(asOf.getTime() + aheadMs)) === 'ok' ? { ok: true, iso: read.iso } : { ok: false, reason: 'future_date', field };
+  return judgeInstant(read.iso, new Date(asOf.getTime() + aheadMs)) === 'ok'
+    ? { ok: true, iso: read.iso }
+    : { ok: false, reason: 'future_date', field };
 }
 
 /**
@@ -74,7 +105,10 @@ function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: num
  * `scheduled`), or why it was rejected: an announcement time outside the tracked era or in the future, a scheduled
  * time more than 60 days ahead, a link that is not plain http(s) (an observed announcement may have none).
  */
-export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | null | undefined, asOf: Date): Mapped<Announcement | null> {
+export function computeAnnouncement(
+  raw: z.infer<typeof ScheduledResetSchema> | null | undefined,
+  asOf: Date,
+): Mapped<Announcement | null> {
   if (!raw || (raw.status !== undefined && raw.status !== 'scheduled')) return { ok: true, value: null };
   const announced = instantField(raw.announced_at, asOf, 'announced_at');
   if (!announced.ok) return announced;
@@ -92,10 +126,15 @@ export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | 
     announced_at: announced.iso,
     scheduled_for: scheduledFor,
     text: cleanEvidence(raw.text, TEXT_LIMITS.evidence),
-    source: link.url === null ? null : { platform: raw.source.type === 'x_post' ? 'X' : 'web', url: link.url, ...(author ? { author } : {}) },
+    source:
+      link.url === null
+        ? null
+        : { platform: raw.source.type === 'x_post' ? 'X' : 'web', url: link.url, ...(author ? { author } : {}) },
     first_seen_at: formatInstant(asOf),
   });
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: 'invalid_record', error: parsed.error };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, reason: 'invalid_record', error: parsed.error };
 }
 
 /**
@@ -103,7 +142,10 @@ export function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema> | 
  * level is a word (`elevated`, `strong`; an unknown one is kept as written if it is a plain word), the window is
  * display text kept verbatim (cleaned and capped), an expiry more than 30 days ahead is not used.
  */
-export function computeWatch(raw: z.infer<typeof ActiveWatchSchema> | null | undefined, asOf: Date): Mapped<TrackerWatch | null> {
+export function computeWatch(
+  raw: z.infer<typeof ActiveWatchSchema> | null | undefined,
+  asOf: Date,
+): Mapped<TrackerWatch | null> {
   if (!raw) return { ok: true, value: null };
   const level = cleanText(raw.level, 40).toLowerCase();
   if (!/^[a-z][a-z_-]*$/.test(level)) return { ok: false, reason: 'invalid_record', field: 'level' };
@@ -124,11 +166,16 @@ export function computeWatch(raw: z.infer<typeof ActiveWatchSchema> | null | und
     source_url: link.url,
     first_seen_at: formatInstant(asOf),
   });
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: 'invalid_record', error: parsed.error };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, reason: 'invalid_record', error: parsed.error };
 }
 
 /** The body → its validated envelope under the tracker's parse budget, or the failed check's detail. */
-export function parseTrackerStatus(body: string, opts: { budget?: ParseBudget; now?: () => number } = {}): { ok: true; value: z.infer<typeof TrackerStatusSchema> } | { ok: false; detail: Detail } {
+export function parseTrackerStatus(
+  body: string,
+  opts: { budget?: ParseBudget; now?: () => number } = {},
+): { ok: true; value: z.infer<typeof TrackerStatusSchema> } | { ok: false; detail: Detail } {
   const parsed = parseJsonWithin(body, TrackerStatusSchema, opts.budget ?? TRACKER_PAGE_BUDGET, opts.now);
   return parsed.ok ? { ok: true, value: parsed.value } : parsed;
 }
@@ -150,7 +197,11 @@ export interface TrackerStatusParts {
  */
 export function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Date): TrackerStatusParts {
   const parts: TrackerStatusParts = { unreadable: [] };
-  const read = <S extends z.ZodType, T>(name: string, schema: S, map: (v: z.output<S> | null) => Mapped<T>): T | undefined => {
+  const read = <S extends z.ZodType, T>(
+    name: string,
+    schema: S,
+    map: (v: z.output<S> | null) => Mapped<T>,
+  ): T | undefined => {
     const raw = Object.hasOwn(data, name) ? data[name] : null;
     const parsed = raw === null ? ({ success: true, data: null } as const) : schema.safeParse(raw);
     if (!parsed.success) {
@@ -159,21 +210,33 @@ export function computeTrackerStatus(data: Readonly<Record<string, unknown>>, as
     }
     const mapped = map(parsed.data as z.output<S> | null);
     if (mapped.ok) return mapped.value;
-    const path = mapped.error ? formatIssuePath([name, ...(mapped.error.issues[0]?.path ?? [])]) : `${name}${mapped.field ? `.${mapped.field}` : ''}`;
+    const path = mapped.error
+      ? formatIssuePath([name, ...(mapped.error.issues[0]?.path ?? [])])
+      : `${name}${mapped.field ? `.${mapped.field}` : ''}`;
     parts.unreadable.push(`${path} (${mapped.reason})`);
     return undefined;
   };
   const latest = read('latest_reset', TrackerRecordSchema, (r): Mapped<Event | null> => {
     if (r === null) return { ok: true, value: null };
     const m = computeTrackerEvent(r, asOf);
-    return m.ok ? { ok: true, value: m.event } : { ok: false, reason: m.reason, ...(m.error ? { error: m.error } : {}), ...(m.unreadable ? { field: m.unreadable } : {}) };
+    return m.ok
+      ? { ok: true, value: m.event }
+      : {
+          ok: false,
+          reason: m.reason,
+          ...(m.error ? { error: m.error } : {}),
+          ...(m.unreadable ? { field: m.unreadable } : {}),
+        };
   });
   if (latest !== undefined) parts.latest = latest;
   const announcement = read('scheduled_reset', ScheduledResetSchema, (r) => computeAnnouncement(r, asOf));
   if (announcement !== undefined) parts.announcement = announcement;
   const watch = read('active_watch', ActiveWatchSchema, (r) => computeWatch(r, asOf));
   if (watch !== undefined) parts.watch = watch;
-  const stats = read('stats', TrackerStatsSchema, (s): Mapped<number | null> => ({ ok: true, value: s === null ? null : s.total }));
+  const stats = read('stats', TrackerStatsSchema, (s): Mapped<number | null> => ({
+    ok: true,
+    value: s === null ? null : s.total,
+  }));
   if (stats !== undefined && stats !== null) parts.statsTotal = stats;
   return parts;
 }
@@ -187,10 +250,14 @@ export async function fetchTrackerStatus(fetcher: Fetcher, config: SourceConfig,
   if (!r.ok) return failedFetchResult(config, asOf, r);
   const base = { http_status: r.status, latency_ms: r.latencyMs };
   const parsed = parseTrackerStatus(r.body);
-  if (!parsed.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
+  if (!parsed.ok)
+    return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
   const parts = computeTrackerStatus(parsed.value.data, asOf);
   const items = [parts.latest, parts.announcement, parts.watch].filter((x) => x !== undefined && x !== null).length;
-  const detail: Detail = parts.unreadable.length > 0 ? { code: 'ok_with_unreadable_parts', params: { parts: parts.unreadable.join(', ') } } : { code: 'ok', params: {} };
+  const detail: Detail =
+    parts.unreadable.length > 0
+      ? { code: 'ok_with_unreadable_parts', params: { parts: parts.unreadable.join(', ') } }
+      : { code: 'ok', params: {} };
   return {
     check: computeCheck(config, asOf, { ...base, ok: true, items_read: items, detail }),
     ...(parts.latest ? { events: [parts.latest] } : {}),

@@ -7,7 +7,16 @@ import { ConflictError } from '../errors.ts';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
 import { emptyState, type State } from '../model/schemas.ts';
 import { classifyStored, corruptFileName, recoverState, serializeState } from './recovery.ts';
-import { lockBody, lockIsLive, nextLockRecord, parseLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type StateStore } from './store.ts';
+import {
+  lockBody,
+  lockIsLive,
+  nextLockRecord,
+  parseLockRecord,
+  releasedLockRecord,
+  type LoadedState,
+  type LockHandle,
+  type StateStore,
+} from './store.ts';
 
 export interface LocalStateStoreOptions {
   /** The clock, read only to name a corrupt file set aside. */
@@ -43,7 +52,10 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = await stat(mutex).then((st) => Date.now() - st.mtimeMs, () => 0);
+      const age = await stat(mutex).then(
+        (st) => Date.now() - st.mtimeMs,
+        () => 0,
+      );
       if (age > MUTEX_STALE_MS) await rm(mutex, { force: true });
       else await new Promise((r) => setTimeout(r, MUTEX_RETRY_MS));
     }
@@ -68,7 +80,14 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
       if (first.kind === 'ok') return { state: first.state, version: sha256(text!), warnings: [] };
       const aside = corruptFileName(file, opts.now());
       await rename(file, aside);
-      const r = recoverState({ where: 'state/local', stored: file, aside, reason: first.reason, lastGood: await readIfExists(lastGoodFile), lastGoodName: lastGoodFile });
+      const r = recoverState({
+        where: 'state/local',
+        stored: file,
+        aside,
+        reason: first.reason,
+        lastGood: await readIfExists(lastGoodFile),
+        lastGoodName: lastGoodFile,
+      });
       return { state: r.state, version: null, warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
@@ -76,7 +95,11 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
       return withMutex(dir, async () => {
         const current = await readIfExists(file);
         const currentVersion = current === null ? null : sha256(current);
-        if (currentVersion !== expectedVersion) throw new ConflictError('state/local', `${file}: state changed since it was read (conditional write refused)`);
+        if (currentVersion !== expectedVersion)
+          throw new ConflictError(
+            'state/local',
+            `${file}: state changed since it was read (conditional write refused)`,
+          );
         await writeFileAtomic(file, body);
         // Only after the state landed: the copy is never ahead of the state.
         await replaceFile(lastGoodFile, body);
@@ -99,7 +122,10 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
       await withMutex(dir, async () => {
         const text = await readIfExists(lockFile);
         if (text === null || sha256(text) !== handle.version) {
-          throw new ConflictError('state/local', `${lockFile}: the run lock is no longer this run's (run ${handle.run}): another run took it over`);
+          throw new ConflictError(
+            'state/local',
+            `${lockFile}: the run lock is no longer this run's (run ${handle.run}): another run took it over`,
+          );
         }
       });
     },
@@ -107,7 +133,8 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
       // Overwritten as released, not deleted: the record keeps the run number the next holder counts on.
       await withMutex(dir, async () => {
         const text = await readIfExists(lockFile);
-        if (text !== null && sha256(text) === handle.version) await writeFileAtomic(lockFile, lockBody(releasedLockRecord(handle)));
+        if (text !== null && sha256(text) === handle.version)
+          await writeFileAtomic(lockFile, lockBody(releasedLockRecord(handle)));
       });
     },
   };

@@ -4,7 +4,15 @@
 import { ConflictError } from '../errors.ts';
 import { emptyState, type State } from '../model/schemas.ts';
 import { classifyStored, recoverState, serializeState } from './recovery.ts';
-import { lockIsLive, nextLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type LockRecord, type StateStore } from './store.ts';
+import {
+  lockIsLive,
+  nextLockRecord,
+  releasedLockRecord,
+  type LoadedState,
+  type LockHandle,
+  type LockRecord,
+  type StateStore,
+} from './store.ts';
 
 export interface MemoryStateStorage {
   /** The stored state document as text (what a file or an object would hold); null when none. */
@@ -35,12 +43,20 @@ export function createMemoryStateStore(storage: MemoryStateStorage = createMemor
       // Kept once per revision, as the S3 store keeps one copy per ETag.
       const aside = `memory:state@${storage.revision}`;
       if (!storage.aside.includes(storage.text!)) storage.aside.push(storage.text!);
-      const r = recoverState({ where: WHERE, stored: 'memory:state', aside, reason: first.reason, lastGood: storage.lastGood, lastGoodName: 'memory:last-good' });
+      const r = recoverState({
+        where: WHERE,
+        stored: 'memory:state',
+        aside,
+        reason: first.reason,
+        lastGood: storage.lastGood,
+        lastGoodName: 'memory:last-good',
+      });
       return { state: r.state, version: version(), warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
-      if (version() !== expectedVersion) throw new ConflictError(WHERE, 'state changed since it was read (conditional write refused)');
+      if (version() !== expectedVersion)
+        throw new ConflictError(WHERE, 'state changed since it was read (conditional write refused)');
       storage.text = body;
       storage.revision++;
       storage.lastGood = body;
@@ -55,12 +71,16 @@ export function createMemoryStateStore(storage: MemoryStateStorage = createMemor
     },
     async confirmLock(handle: LockHandle): Promise<void> {
       if (storage.lock === null || String(storage.lock.revision) !== handle.version) {
-        throw new ConflictError(WHERE, `the run lock is no longer this run's (run ${handle.run}): another run took it over`);
+        throw new ConflictError(
+          WHERE,
+          `the run lock is no longer this run's (run ${handle.run}): another run took it over`,
+        );
       }
     },
     async releaseLock(handle: LockHandle): Promise<void> {
       const held = storage.lock;
-      if (held !== null && String(held.revision) === handle.version) storage.lock = { record: releasedLockRecord(handle), revision: held.revision + 1 };
+      if (held !== null && String(held.revision) === handle.version)
+        storage.lock = { record: releasedLockRecord(handle), revision: held.revision + 1 };
     },
   };
 }

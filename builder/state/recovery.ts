@@ -46,7 +46,14 @@ export interface Recovery {
  * After the unusable state was set aside: the last good copy when it parses, a clean state otherwise.
  * `where` prefixes the warning; `stored` and `aside` name the unusable object and where it was kept.
  */
-export function recoverState(opts: { where: string; stored: string; aside: string; reason: string; lastGood: string | null; lastGoodName: string }): Recovery {
+export function recoverState(opts: {
+  where: string;
+  stored: string;
+  aside: string;
+  reason: string;
+  lastGood: string | null;
+  lastGoodName: string;
+}): Recovery {
   const problem = `[${opts.where}] ${opts.stored} is unusable (${opts.reason}); kept it as ${opts.aside}`;
   const fallback = opts.lastGood === null ? null : parseStoredState(opts.lastGood);
   if (fallback?.ok) {
@@ -56,8 +63,13 @@ export function recoverState(opts: { where: string; stored: string; aside: strin
       warning: `${problem} and carried on from the last good copy ${opts.lastGoodName} (saved at ${fallback.state.updated_at ?? 'an unknown time'})`,
     };
   }
-  const why = fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
-  return { state: emptyState(), fromLastGood: false, warning: `${problem}; ${why}, so this run started from a clean state` };
+  const why =
+    fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
+  return {
+    state: emptyState(),
+    fromLastGood: false,
+    warning: `${problem}; ${why}, so this run started from a clean state`,
+  };
 }
 
 /** Where the local store keeps an unusable state file: beside it, named by the time it was found. */

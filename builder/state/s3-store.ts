@@ -12,7 +12,17 @@ import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
 import { DEFAULT_LOCK_KEY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
 import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
 import { classifyStored, corruptObjectKey, recoverState, serializeState } from './recovery.ts';
-import { lockBody, lockIsLive, nextLockRecord, parseLockRecord, releasedLockRecord, type LoadedState, type LockHandle, type LockRecord, type StateStore } from './store.ts';
+import {
+  lockBody,
+  lockIsLive,
+  nextLockRecord,
+  parseLockRecord,
+  releasedLockRecord,
+  type LoadedState,
+  type LockHandle,
+  type LockRecord,
+  type StateStore,
+} from './store.ts';
 
 export interface S3StateStoreOptions {
   client: S3Client;
@@ -47,7 +57,12 @@ async function recoverCorrupt(
 ): Promise<LoadedState> {
   const aside = corruptObjectKey(keys.corruptPrefix, keys.key, stored.etag);
   try {
-    await putIfAbsent(client, { Bucket: bucket, Key: aside, Body: stored.body, ContentType: 'application/octet-stream' });
+    await putIfAbsent(client, {
+      Bucket: bucket,
+      Key: aside,
+      Body: stored.body,
+      ContentType: 'application/octet-stream',
+    });
   } catch (err) {
     if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, aside, err);
   }
@@ -70,7 +85,8 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
   const lastGoodKey = opts.lastGoodKey ?? `${key}${LAST_GOOD_SUFFIX}`;
   const publicPrefix = opts.publicPrefix ?? '';
   for (const k of [key, lockKey, corruptPrefix, lastGoodKey]) assertPrivateKey(k, publicPrefix, WHERE);
-  if (new Set([key, lockKey, lastGoodKey]).size !== 3) throw new ConfigError(WHERE, 'the state, its last good copy and the lock need three different keys');
+  if (new Set([key, lockKey, lastGoodKey]).size !== 3)
+    throw new ConfigError(WHERE, 'the state, its last good copy and the lock need three different keys');
 
   async function get(k: string) {
     try {
@@ -82,7 +98,13 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
 
   /** Writes the lock record; its new ETag when we won, null when a condition failed (someone else got there first). */
   async function putLock(lock: LockRecord, expectedEtag: string | null): Promise<string | null> {
-    const input = { Bucket: bucket, Key: lockKey, Body: lockBody(lock), ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
+    const input = {
+      Bucket: bucket,
+      Key: lockKey,
+      Body: lockBody(lock),
+      ContentType: JSON_CONTENT_TYPE,
+      CacheControl: NO_STORE,
+    };
     try {
       return expectedEtag === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedEtag);
     } catch (err) {
@@ -108,9 +130,17 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
       const input = { Bucket: bucket, Key: key, Body: body, ContentType: JSON_CONTENT_TYPE, CacheControl: NO_STORE };
       let version: string;
       try {
-        version = expectedVersion === null ? await putIfAbsent(client, input) : await putIfMatch(client, input, expectedVersion);
+        version =
+          expectedVersion === null
+            ? await putIfAbsent(client, input)
+            : await putIfMatch(client, input, expectedVersion);
       } catch (err) {
-        if (isConditionFailure(err)) throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: state changed since it was read (conditional write refused)`, { cause: err });
+        if (isConditionFailure(err))
+          throw new ConflictError(
+            WHERE,
+            `PUT s3://${bucket}/${key}: state changed since it was read (conditional write refused)`,
+            { cause: err },
+          );
         throw describeS3Error(WHERE, 'PUT', bucket, key, err);
       }
       // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly
@@ -146,7 +176,10 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
       // The proof is a conditional PUT of the very bytes this run wrote: it lands (same ETag, nothing changes) only
       // while the lock object is still that version. A takeover or a release by anyone else changed it.
       if ((await putLock(handle, handle.version)) === null) {
-        throw new ConflictError(WHERE, `s3://${bucket}/${lockKey}: the run lock is no longer this run's (run ${handle.run}): another run took it over`);
+        throw new ConflictError(
+          WHERE,
+          `s3://${bucket}/${lockKey}: the run lock is no longer this run's (run ${handle.run}): another run took it over`,
+        );
       }
     },
 

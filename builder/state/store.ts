@@ -29,7 +29,12 @@ export interface LockHandle extends LockRecord {
 export function parseLockRecord(text: string): LockRecord | null {
   try {
     const raw = JSON.parse(text) as Partial<LockRecord>;
-    if (typeof raw.owner !== 'string' || typeof raw.expiresAt !== 'string' || !Number.isFinite(Date.parse(raw.expiresAt))) return null;
+    if (
+      typeof raw.owner !== 'string' ||
+      typeof raw.expiresAt !== 'string' ||
+      !Number.isFinite(Date.parse(raw.expiresAt))
+    )
+      return null;
     const run = typeof raw.run === 'number' && Number.isSafeInteger(raw.run) && raw.run >= 0 ? raw.run : 0;
     return { owner: raw.owner, expiresAt: raw.expiresAt, run };
   } catch {
@@ -48,10 +53,15 @@ export function nextLockRecord(held: LockRecord | null, owner: string, ttlMs: nu
 }
 
 /** A released lock: expired for everyone, its run number kept for the next holder to count on. */
-export const releasedLockRecord = (handle: LockHandle): LockRecord => ({ owner: handle.owner, expiresAt: new Date(0).toISOString(), run: handle.run });
+export const releasedLockRecord = (handle: LockHandle): LockRecord => ({
+  owner: handle.owner,
+  expiresAt: new Date(0).toISOString(),
+  run: handle.run,
+});
 
 /** The one serialisation of a lock record: a holder proves its lock by writing the very same bytes again. */
-export const lockBody = (r: LockRecord): string => JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
+export const lockBody = (r: LockRecord): string =>
+  JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
 
 export interface StateStore {
   readonly name: string;

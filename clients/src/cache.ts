@@ -1,7 +1,18 @@
 // The status line's cache on disk: one JSON file per URL in a folder only the user can write. A cache that cannot be
 // used (a folder someone else owns or may write, a file that fails its checks) only costs a request.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CacheEntry, EtagCache } from './client.ts';
@@ -23,7 +34,16 @@ const LEFTOVER_TMP_MS = 60_000;
 
 const isEntry = (e: unknown): e is CacheEntry & { url: string } => {
   const r = e as Record<string, unknown> | null;
-  return typeof r === 'object' && r !== null && typeof r.url === 'string' && typeof r.etag === 'string' && typeof r.body === 'string' && Number.isFinite(r.storedAt) && Number.isFinite(r.maxAgeMs) && (r.maxAgeMs as number) >= 0;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.url === 'string' &&
+    typeof r.etag === 'string' &&
+    typeof r.body === 'string' &&
+    Number.isFinite(r.storedAt) &&
+    Number.isFinite(r.maxAgeMs) &&
+    (r.maxAgeMs as number) >= 0
+  );
 };
 
 /**
@@ -68,7 +88,9 @@ export function openDiskCache(dir: string): { cache: EtagCache } | { refused: st
         // An entry holds one body (at most MAX_BODY_BYTES) as a JSON string: anything much larger is not one.
         if (!st.isFile() || st.size > MAX_BODY_BYTES * 2) return undefined;
         const e: unknown = JSON.parse(readFileSync(fd, 'utf8'));
-        return isEntry(e) && e.url === url ? { etag: e.etag, body: e.body, storedAt: e.storedAt, maxAgeMs: e.maxAgeMs } : undefined;
+        return isEntry(e) && e.url === url
+          ? { etag: e.etag, body: e.body, storedAt: e.storedAt, maxAgeMs: e.maxAgeMs }
+          : undefined;
       } catch {
         return undefined;
       } finally {
@@ -84,7 +106,8 @@ export function openDiskCache(dir: string): { cache: EtagCache } | { refused: st
         // Another call is writing, or something was left or planted at that name: it is never opened; one older than
         // a minute is removed (unlink removes a link, not what it names) so the next call can write.
         try {
-          if ((e as NodeJS.ErrnoException).code === 'EEXIST' && Date.now() - lstatSync(tmp).mtimeMs > LEFTOVER_TMP_MS) unlinkSync(tmp);
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST' && Date.now() - lstatSync(tmp).mtimeMs > LEFTOVER_TMP_MS)
+            unlinkSync(tmp);
         } catch {
           // a cache that cannot be written only costs a request
         }

@@ -2,9 +2,48 @@
 // (usage, network, HTTP).
 import { parseArgs } from 'node:util';
 import { cacheDir, openDiskCache } from './cache.ts';
-import { checkLatest, createResetStatusClient, isStale, planAnswer, ResetStatusError, trustedReset, type EventType, type Fresh, type Latest, type ResetStatusClient } from './client.ts';
-import { API_MAX_AGE_MS, API_URL_ENV, DEFAULT_HISTORY_LIMIT, EVENT_TYPES, MAX_HISTORY_EVENTS, LANGS, langFromLocale, PLANS, type Plan, NO_API_URL_MESSAGE, PRODUCTION_API_URL, STATUSLINE_CACHE_MS, WATCH_DEFAULT_INTERVAL_MS, WATCH_MAX_WAIT_MS, WATCH_MIN_WAIT_MS, type Lang } from './config.ts';
-import { answerKind, escapeJson, renderEvent, renderEvents, renderForecast, renderPlanToday, renderStatusline, renderToday, showLine, type Line } from './format.ts';
+import {
+  checkLatest,
+  createResetStatusClient,
+  isStale,
+  planAnswer,
+  ResetStatusError,
+  trustedReset,
+  type EventType,
+  type Fresh,
+  type Latest,
+  type ResetStatusClient,
+} from './client.ts';
+import {
+  API_MAX_AGE_MS,
+  API_URL_ENV,
+  DEFAULT_HISTORY_LIMIT,
+  EVENT_TYPES,
+  MAX_HISTORY_EVENTS,
+  LANGS,
+  langFromLocale,
+  PLANS,
+  type Plan,
+  NO_API_URL_MESSAGE,
+  PRODUCTION_API_URL,
+  STATUSLINE_CACHE_MS,
+  WATCH_DEFAULT_INTERVAL_MS,
+  WATCH_MAX_WAIT_MS,
+  WATCH_MIN_WAIT_MS,
+  type Lang,
+} from './config.ts';
+import {
+  answerKind,
+  escapeJson,
+  renderEvent,
+  renderEvents,
+  renderForecast,
+  renderPlanToday,
+  renderStatusline,
+  renderToday,
+  showLine,
+  type Line,
+} from './format.ts';
 import { runMcpServer } from './mcp.ts';
 
 export const EXIT_ANSWERED = 0;
@@ -31,21 +70,43 @@ class UsageError extends Error {}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function positiveInt(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function positiveInt(
+  name: string,
+  v: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} wants a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} wants a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return n;
 }
 
 function todayJson(l: Fresh<Latest>) {
-  return { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, stale_after: l.staleAfter, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming, banked_reset_warning: l.stale ? null : (l.data.banked_reset_warning ?? null), document: l.data };
+  return {
+    answer: answerKind(l),
+    reset: trustedReset(l),
+    stale: l.stale,
+    stale_after: l.staleAfter,
+    reason: l.data.today.explanation,
+    last_source_check_at: l.data.last_source_check_at,
+    upcoming: l.data.upcoming,
+    banked_reset_warning: l.stale ? null : (l.data.banked_reset_warning ?? null),
+    document: l.data,
+  };
 }
 
 /** `today --plan P --json`: the plan's answer first, with what today's posts state and until when one is landing. */
 function planJson(l: Fresh<Latest>, plan: Plan) {
   const reach = l.stale ? null : (l.data.today_reach ?? null);
-  return { plan, plan_answer: planAnswer(l, plan), propagating_until: reach?.propagating_until ?? null, today_reach: reach, ...todayJson(l) };
+  return {
+    plan,
+    plan_answer: planAnswer(l, plan),
+    propagating_until: reach?.propagating_until ?? null,
+    today_reach: reach,
+    ...todayJson(l),
+  };
 }
 
 /** How the CLI writes: every line passes here, so text from the API is cleaned in this one place before it is printed. */
@@ -58,10 +119,20 @@ interface Output {
   note(text: string): void;
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: string) => void, stderr: (s: string) => void, isTty: boolean): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  stdout: (s: string) => void,
+  stderr: (s: string) => void,
+  isTty: boolean,
+): Promise<number> {
   let json = false;
   const colour = isTty && !env.NO_COLOR && env.TERM !== 'dumb';
-  const o: Output = { line: (l) => stdout(showLine(l, colour)), json: (v) => stdout(escapeJson(JSON.stringify(v))), note: (t) => stderr(showLine(t, false)) };
+  const o: Output = {
+    line: (l) => stdout(showLine(l, colour)),
+    json: (v) => stdout(escapeJson(JSON.stringify(v))),
+    note: (t) => stderr(showLine(t, false)),
+  };
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -87,11 +158,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
       return EXIT_ANSWERED;
     }
     const [command = 'today', ...rest] = positionals;
-    if (values.lang !== undefined && !(LANGS as readonly string[]).includes(values.lang)) throw new UsageError(`--lang wants one of ${LANGS.join(', ')}, got ${JSON.stringify(values.lang)}`);
-    const lang: Lang = (values.lang as Lang | undefined) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
+    if (values.lang !== undefined && !(LANGS as readonly string[]).includes(values.lang))
+      throw new UsageError(`--lang wants one of ${LANGS.join(', ')}, got ${JSON.stringify(values.lang)}`);
+    const lang: Lang =
+      (values.lang as Lang | undefined) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
     const baseUrl = values['base-url'] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
     if (baseUrl === null) throw new UsageError(NO_API_URL_MESSAGE);
-    if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
+    if (!/^https?:\/\/[^/]/.test(baseUrl))
+      throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt('timeout', values.timeout, 1);
     const common = { baseUrl, lang, ...(timeoutMs ? { timeoutMs } : {}) };
     const print = (value: unknown, line: Line) => (json ? o.json(value) : o.line(line));
@@ -99,7 +173,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
     switch (command) {
       case 'today': {
         const plan = values.plan;
-        if (plan !== undefined && !(PLANS as readonly string[]).includes(plan)) throw new UsageError(`--plan wants one of ${PLANS.join(', ')}, got ${JSON.stringify(plan)}`);
+        if (plan !== undefined && !(PLANS as readonly string[]).includes(plan))
+          throw new UsageError(`--plan wants one of ${PLANS.join(', ')}, got ${JSON.stringify(plan)}`);
         const l = await createResetStatusClient(common).latest();
         if (plan !== undefined) {
           print(planJson(l, plan as Plan), renderPlanToday(l, plan as Plan, lang));
@@ -116,21 +191,32 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
       }
       case 'history': {
         const type = values.type;
-        if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type wants one of ${EVENT_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
+        if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type))
+          throw new UsageError(`--type wants one of ${EVENT_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
         const filter = type ? { type: type as EventType } : {};
         const limit = positiveInt('limit', values.limit, 1, MAX_HISTORY_EVENTS);
         const page = positiveInt('page', values.page, 1, 9_999_999);
-        if ([limit !== undefined, values.all, page !== undefined].filter(Boolean).length > 1) throw new UsageError('history takes one of --limit, --all and --page');
+        if ([limit !== undefined, values.all, page !== undefined].filter(Boolean).length > 1)
+          throw new UsageError('history takes one of --limit, --all and --page');
         const client = createResetStatusClient(common);
         if (page !== undefined) {
           const p = await client.historyPage(page, filter);
-          print({ page: p.page, first_position: p.first_position, next: p.next, events: p.events }, renderEvents(p.events, lang));
+          print(
+            { page: p.page, first_position: p.first_position, next: p.next, events: p.events },
+            renderEvents(p.events, lang),
+          );
           return EXIT_ANSWERED;
         }
-        const h = await client.history({ ...filter, limit: values.all ? MAX_HISTORY_EVENTS : (limit ?? DEFAULT_HISTORY_LIMIT) });
+        const h = await client.history({
+          ...filter,
+          limit: values.all ? MAX_HISTORY_EVENTS : (limit ?? DEFAULT_HISTORY_LIMIT),
+        });
         print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
         // Said on stderr, so stdout stays the list: more exists than was asked for by default or than --all may read.
-        if (h.truncated && limit === undefined) o.note(`reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : '--limit N or --all for more'}`);
+        if (h.truncated && limit === undefined)
+          o.note(
+            `reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : '--limit N or --all for more'}`,
+          );
         return EXIT_ANSWERED;
       }
       case 'event': {
@@ -141,7 +227,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
         return EXIT_ANSWERED;
       }
       case 'watch':
-        return await watch(createResetStatusClient(common), { lang, json, o, intervalMs: (positiveInt('interval', values.interval, 0, WATCH_MAX_WAIT_MS / 1000) ?? WATCH_DEFAULT_INTERVAL_MS / 1000) * 1000, maxPolls: positiveInt('max-polls', values['max-polls'], 1) ?? Infinity });
+        return await watch(createResetStatusClient(common), {
+          lang,
+          json,
+          o,
+          intervalMs:
+            (positiveInt('interval', values.interval, 0, WATCH_MAX_WAIT_MS / 1000) ??
+              WATCH_DEFAULT_INTERVAL_MS / 1000) * 1000,
+          maxPolls: positiveInt('max-polls', values['max-polls'], 1) ?? Infinity,
+        });
       case 'statusline':
         return await statusline(baseUrl, env, o, timeoutMs);
       case 'mcp':
@@ -153,7 +247,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
   } catch (e) {
     const usage = e instanceof UsageError;
     const code = usage ? 'usage' : e instanceof ResetStatusError ? e.code : 'error';
-    const message = e instanceof ResetStatusError && e.code === 'not_found' ? `not found: ${new URL(e.url).pathname} at ${new URL(e.url).origin}: ${e.message}` : e instanceof Error ? e.message : String(e);
+    const message =
+      e instanceof ResetStatusError && e.code === 'not_found'
+        ? `not found: ${new URL(e.url).pathname} at ${new URL(e.url).origin}: ${e.message}`
+        : e instanceof Error
+          ? e.message
+          : String(e);
     if (json) o.json({ error: { code, message, status: e instanceof ResetStatusError ? e.status : null } });
     o.note(`reset-status: ${message}${usage ? `\n\n${USAGE}` : ''}`);
     return EXIT_ERROR;
@@ -164,14 +263,24 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, stdout: (s: s
  * Polls no faster than the response may be cached (its max-age, 30 s at the API) nor than `--interval`, and prints only
  * changes. Whatever the API says, polls are at least WATCH_MIN_WAIT_MS apart and a max-age counts up to WATCH_MAX_WAIT_MS.
  */
-async function watch(client: ResetStatusClient, w: { lang: Lang; json: boolean; o: Output; intervalMs: number; maxPolls: number }): Promise<number> {
+async function watch(
+  client: ResetStatusClient,
+  w: { lang: Lang; json: boolean; o: Output; intervalMs: number; maxPolls: number },
+): Promise<number> {
   let previous = '';
   let exit = EXIT_ANSWERED;
   for (let poll = 1; poll <= w.maxPolls; poll++) {
     let maxAge = API_MAX_AGE_MS;
     try {
       const l = await client.latest();
-      const value = { answer: answerKind(l), reset: trustedReset(l), stale: l.stale, reason: l.data.today.explanation, last_source_check_at: l.data.last_source_check_at, upcoming: l.data.upcoming };
+      const value = {
+        answer: answerKind(l),
+        reset: trustedReset(l),
+        stale: l.stale,
+        reason: l.data.today.explanation,
+        last_source_check_at: l.data.last_source_check_at,
+        upcoming: l.data.upcoming,
+      };
       const line = renderToday(l, w.lang);
       const key = w.json ? JSON.stringify(value) : showLine(line, false);
       if (key !== previous && w.json) w.o.json(value);
@@ -199,18 +308,30 @@ function parseLatest(body: string): Latest | null {
 }
 
 /** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
-async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, o: Output, timeoutMs: number | undefined): Promise<number> {
+async function statusline(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv,
+  o: Output,
+  timeoutMs: number | undefined,
+): Promise<number> {
   const disk = openDiskCache(cacheDir(env));
   if ('refused' in disk) o.note(`reset-status: ${disk.refused}`);
   const cache = 'cache' in disk ? disk.cache : undefined;
-  const client = createResetStatusClient({ baseUrl, retries: 0, timeoutMs: timeoutMs ?? 3_000, ...(cache ? { cache } : {}) });
+  const client = createResetStatusClient({
+    baseUrl,
+    retries: 0,
+    timeoutMs: timeoutMs ?? 3_000,
+    ...(cache ? { cache } : {}),
+  });
   const url = `${client.baseUrl}/api/latest`;
   const hit = cache?.get(url);
   let latest: Fresh<Latest> | null;
   const age = hit ? Date.now() - hit.storedAt : -1;
   const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? parseLatest(hit.body) : null;
   try {
-    latest = cached ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after } : await client.latest();
+    latest = cached
+      ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after }
+      : await client.latest();
   } catch {
     latest = null;
   }
@@ -218,5 +339,11 @@ async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, o: Output, ti
   return latest === null ? EXIT_ERROR : answerKind(latest) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
 }
 
-const code = await main(process.argv.slice(2), process.env, (s) => process.stdout.write(s + '\n'), (s) => process.stderr.write(s + '\n'), process.stdout.isTTY === true);
+const code = await main(
+  process.argv.slice(2),
+  process.env,
+  (s) => process.stdout.write(s + '\n'),
+  (s) => process.stderr.write(s + '\n'),
+  process.stdout.isTTY === true,
+);
 if (code >= 0) process.exitCode = code;

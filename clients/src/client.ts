@@ -115,7 +115,10 @@ export type PlanAnswer = 'yes' | 'not_for_plan' | 'no_reset' | 'not_stated' | 'u
 
 export function planAnswer(latest: Fresh<Latest>, plan: Plan): PlanAnswer {
   const reach = (latest.data as { today_reach?: unknown }).today_reach;
-  const word = typeof reach === 'object' && reach !== null && typeof (reach as { plans?: unknown }).plans === 'object' ? ((reach as { plans: Record<string, unknown> | null }).plans ?? {})[plan] : undefined;
+  const word =
+    typeof reach === 'object' && reach !== null && typeof (reach as { plans?: unknown }).plans === 'object'
+      ? ((reach as { plans: Record<string, unknown> | null }).plans ?? {})[plan]
+      : undefined;
   if (latest.stale) return 'unknown';
   // A reset for some plans only is no global reset (`reset: false`) but still today's reset for those plans.
   if (word === 'yes') return 'yes';
@@ -127,7 +130,13 @@ export function planAnswer(latest: Fresh<Latest>, plan: Plan): PlanAnswer {
 
 async function readCapped(res: Response, url: string): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new ResetStatusError('invalid_response', `${url}: body of ${declared} bytes is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
+  if (declared > MAX_BODY_BYTES)
+    throw new ResetStatusError(
+      'invalid_response',
+      `${url}: body of ${declared} bytes is over the ${MAX_BODY_BYTES}-byte cap`,
+      res.status,
+      url,
+    );
   // Read chunk by chunk so a body without a length (or lying about it) stops at the cap instead of filling memory.
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -138,7 +147,12 @@ async function readCapped(res: Response, url: string): Promise<string> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new ResetStatusError('invalid_response', `${url}: body is over the ${MAX_BODY_BYTES}-byte cap`, res.status, url);
+      throw new ResetStatusError(
+        'invalid_response',
+        `${url}: body is over the ${MAX_BODY_BYTES}-byte cap`,
+        res.status,
+        url,
+      );
     }
     chunks.push(value);
   }
@@ -153,7 +167,12 @@ function errorFromBody(body: string, status: number, url: string): ResetStatusEr
   try {
     const doc = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
     if (typeof doc.error?.code === 'string' && typeof doc.error.message === 'string') {
-      return new ResetStatusError(quote(doc.error.code) as ApiErrorCode, `${quote(doc.error.message)} (${status} ${quote(doc.error.code)})`, status, url);
+      return new ResetStatusError(
+        quote(doc.error.code) as ApiErrorCode,
+        `${quote(doc.error.message)} (${status} ${quote(doc.error.code)})`,
+        status,
+        url,
+      );
     }
   } catch {
     // not the API's error document: fall through
@@ -165,7 +184,11 @@ function errorFromBody(body: string, status: number, url: string): ResetStatusEr
  * The fetch openapi-fetch calls: conditional with the cached ETag (a 304 answers with the cached body), bounded by the
  * timeout, retried with backoff on a network error, a timeout or a 5xx only; a 4xx is the answer.
  */
-function createTransport(opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retries' | 'backoffMs' | 'cache' | 'now'>> & { fetch: typeof fetch }) {
+function createTransport(
+  opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retries' | 'backoffMs' | 'cache' | 'now'>> & {
+    fetch: typeof fetch;
+  },
+) {
   return async (request: Request): Promise<Response> => {
     const url = request.url;
     for (let attempt = 0; ; attempt++) {
@@ -174,18 +197,32 @@ function createTransport(opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retri
       if (cached) headers.set('if-none-match', cached.etag);
       let failure: ResetStatusError;
       try {
-        const res = await opts.fetch(url, { method: request.method, headers, redirect: request.redirect, signal: AbortSignal.timeout(opts.timeoutMs) });
+        const res = await opts.fetch(url, {
+          method: request.method,
+          headers,
+          redirect: request.redirect,
+          signal: AbortSignal.timeout(opts.timeoutMs),
+        });
         if (res.status === 304 && cached) {
           const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get('cache-control')) };
           opts.cache.set(url, entry);
-          return new Response(cached.body, { status: 200, headers: { 'content-type': 'application/json', etag: cached.etag } });
+          return new Response(cached.body, {
+            status: 200,
+            headers: { 'content-type': 'application/json', etag: cached.etag },
+          });
         }
         const body = await readCapped(res, url);
         // A 4xx is the API's answer, final: never retried.
         if (res.status >= 400 && res.status < 500) throw errorFromBody(body, res.status, url);
         if (res.status < 500) {
           const etag = res.headers.get('etag');
-          if (res.ok && etag) opts.cache.set(url, { etag, body, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get('cache-control')) });
+          if (res.ok && etag)
+            opts.cache.set(url, {
+              etag,
+              body,
+              storedAt: opts.now(),
+              maxAgeMs: maxAgeOf(res.headers.get('cache-control')),
+            });
           return new Response(body, { status: res.status, headers: res.headers });
         }
         failure = errorFromBody(body, res.status, url);
@@ -228,9 +265,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The paging fields a history document must carry for the client to follow it; anything else is not the API. */
 function checkHistoryShape(doc: unknown): string | null {
   if (!isRecord(doc)) return 'not an object';
-  if (!Array.isArray(doc.events) || !doc.events.every((e) => isRecord(e) && typeof e.id === 'string')) return 'no list of events with ids';
+  if (!Array.isArray(doc.events) || !doc.events.every((e) => isRecord(e) && typeof e.id === 'string'))
+    return 'no list of events with ids';
   // An API from before paging has no `next`: its one document is the whole history.
-  if (doc.next !== undefined && doc.next !== null && typeof doc.next !== 'string') return '`next` is neither a path nor null';
+  if (doc.next !== undefined && doc.next !== null && typeof doc.next !== 'string')
+    return '`next` is neither a path nor null';
   return null;
 }
 
@@ -270,14 +309,30 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     const err = r.error as { error?: { code?: string; message?: string } } | undefined;
     if (typeof err?.error?.code === 'string') {
       return (() => {
-        throw new ResetStatusError(quote(err.error!.code) as ApiErrorCode, `${quote(String(err.error!.message ?? 'error'))} (${r.response.status} ${quote(err.error!.code)})`, r.response.status, url);
+        throw new ResetStatusError(
+          quote(err.error!.code) as ApiErrorCode,
+          `${quote(String(err.error!.message ?? 'error'))} (${r.response.status} ${quote(err.error!.code)})`,
+          r.response.status,
+          url,
+        );
       })();
     }
-    throw new ResetStatusError(r.response.ok ? 'invalid_response' : 'http_error', `HTTP ${r.response.status} from ${url} without the API's error document`, r.response.status, url);
+    throw new ResetStatusError(
+      r.response.ok ? 'invalid_response' : 'http_error',
+      `HTTP ${r.response.status} from ${url} without the API's error document`,
+      r.response.status,
+      url,
+    );
   }
 
   function fresh<T extends { meta: { stale_after: string } }>(data: T): Fresh<T> {
-    if (typeof data?.meta?.stale_after !== 'string') throw new ResetStatusError('invalid_response', `${baseUrl}: a live document without meta.stale_after`, 200, baseUrl);
+    if (typeof data?.meta?.stale_after !== 'string')
+      throw new ResetStatusError(
+        'invalid_response',
+        `${baseUrl}: a live document without meta.stale_after`,
+        200,
+        baseUrl,
+      );
     return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
   }
 
@@ -288,8 +343,15 @@ export function createResetStatusClient(options: ClientOptions = {}) {
    * stays on the API's origin) to `/api/history` with one `page` older than the page just read, the same `type` and
    * the same language. Anything else (another host, another path, a loop) is not followed.
    */
-  function nextPage(next: string, from: string, type: EventType | undefined, lang: string, before: number): { url: string; page: number } {
-    const refuse = (why: string) => invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
+  function nextPage(
+    next: string,
+    from: string,
+    type: EventType | undefined,
+    lang: string,
+    before: number,
+  ): { url: string; page: number } {
+    const refuse = (why: string) =>
+      invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
     // `//host/...` is a path to another host, and a backslash is a slash to a browser's URL parser.
     if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) throw refuse('not a path on the API');
     const base = new URL(`${baseUrl}/`);
@@ -305,7 +367,8 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     if (pages.length !== 1 || !HISTORY_PAGE_PATTERN.test(pages[0]!)) throw refuse('no page number');
     const page = Number(pages[0]);
     if (page >= before) throw refuse(`page ${page} is not older than page ${before}`);
-    if (url.searchParams.getAll('type').join(',') !== (type ?? '')) throw refuse(`not the events of type ${type ?? '(any)'}`);
+    if (url.searchParams.getAll('type').join(',') !== (type ?? ''))
+      throw refuse(`not the events of type ${type ?? '(any)'}`);
     const langs = url.searchParams.getAll('lang');
     if (langs.length > 1 || (langs[0] ?? 'en') !== lang) throw refuse(`not in ${lang}`);
     url.hash = '';
@@ -344,12 +407,18 @@ export function createResetStatusClient(options: ClientOptions = {}) {
    */
   async function readHistory(filter: HistoryFilter): Promise<HistoryRead> {
     const limit = filter.limit ?? DEFAULT_HISTORY_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_EVENTS) throw new RangeError(`[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`);
-    const r = await api.GET('/api/history', { params: { query: { ...query, ...(filter.type ? { type: filter.type } : {}) } } });
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_EVENTS)
+      throw new RangeError(
+        `[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`,
+      );
+    const r = await api.GET('/api/history', {
+      params: { query: { ...query, ...(filter.type ? { type: filter.type } : {}) } },
+    });
     const doc = unwrap(r);
     const docUrl = r.response.url || `${baseUrl}/api/history`;
     const bad = checkHistoryShape(doc);
-    if (bad || 'page' in doc) throw invalid(docUrl, `not the newest history document: ${bad ?? 'it is an archived page'}`);
+    if (bad || 'page' in doc)
+      throw invalid(docUrl, `not the newest history document: ${bad ?? 'it is an archived page'}`);
     const newest = doc as History;
     if (typeof newest.count !== 'number') throw invalid(docUrl, 'not the newest history document: no count');
     const events: ApiEvent[] = [];
@@ -387,12 +456,14 @@ export function createResetStatusClient(options: ClientOptions = {}) {
 
   /** Archived page `page` of /api/history (`?type=` when given): a 404 `not_found` when it is not archived. */
   async function readHistoryPage(page: number, type: EventType | undefined): Promise<HistoryPage> {
-    if (!HISTORY_PAGE_PATTERN.test(String(page))) throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
+    if (!HISTORY_PAGE_PATTERN.test(String(page)))
+      throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
     const r = await api.GET('/api/history', { params: { query: { ...query, ...(type ? { type } : {}), page } } });
     const doc = unwrap(r);
     const url = r.response.url || `${baseUrl}/api/history`;
     const bad = checkHistoryShape(doc);
-    if (bad || !('page' in doc) || doc.page !== page) throw invalid(url, `not history page ${page}: ${bad ?? 'another document'}`);
+    if (bad || !('page' in doc) || doc.page !== page)
+      throw invalid(url, `not history page ${page}: ${bad ?? 'another document'}`);
     return doc;
   }
 
@@ -406,10 +477,13 @@ export function createResetStatusClient(options: ClientOptions = {}) {
       if (bad) throw invalid(r.response.url || `${baseUrl}/api/latest`, `not a latest document: ${bad}`);
       return fresh(doc);
     },
-    forecast: async (): Promise<Fresh<Forecast>> => fresh(unwrap(await api.GET('/api/forecast', { params: { query } }))),
+    forecast: async (): Promise<Fresh<Forecast>> =>
+      fresh(unwrap(await api.GET('/api/forecast', { params: { query } }))),
     history: (filter: HistoryFilter = {}): Promise<HistoryRead> => readHistory(filter),
-    historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> => readHistoryPage(page, filter.type),
-    event: async (id: string): Promise<ApiEvent> => unwrap(await api.GET('/api/events/{id}', { params: { path: { id }, query } })).event,
+    historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> =>
+      readHistoryPage(page, filter.type),
+    event: async (id: string): Promise<ApiEvent> =>
+      unwrap(await api.GET('/api/events/{id}', { params: { path: { id }, query } })).event,
     openapi: async (): Promise<unknown> => unwrap(await api.GET('/api/openapi.json', {})),
   };
 }

@@ -6,7 +6,8 @@
  * says so (a placeholder host would only fail later with a less helpful network error).
  */
 export const PRODUCTION_API_URL: string | null = null;
-export const NO_API_URL_MESSAGE = 'no API URL configured: pass --base-url URL or set RESET_STATUS_API_URL (this build of the package names no production host)';
+export const NO_API_URL_MESSAGE =
+  'no API URL configured: pass --base-url URL or set RESET_STATUS_API_URL (this build of the package names no production host)';
 export const API_URL_ENV = 'RESET_STATUS_API_URL';
 /** Overrides the statusline's on-disk cache folder (tests point it at a temporary one); it passes the same checks. */
 export const CACHE_DIR_ENV = 'RESET_STATUS_CACHE_DIR';

@@ -21,11 +21,96 @@ interface Words {
 }
 
 const WORDS: Record<Lang, Words> = {
-  en: { yes: 'Yes: Codex usage limits were reset today', no: 'No global reset today (so far)', unknown: 'Unknown: not known whether Codex reset today', stale: 'the data is out of date', lastCheck: 'last check', never: 'never', upcoming: 'announced', forecast: 'Chance of a global reset', notAnnouncement: 'a forecast, not an announcement', noEvents: 'No events.', plan: { yes: 'Yes: today\'s reset reached {plan}', not_for_plan: 'Not for your plan: today\'s reset names plans other than {plan}', no_reset: 'No reset today (so far)', not_stated: 'Not stated: today\'s post does not say whether it reached {plan}' } },
-  de: { yes: 'Ja: Die Codex-Nutzungslimits wurden heute zurückgesetzt', no: 'Heute (bisher) kein globaler Reset', unknown: 'Unbekannt: ob Codex heute zurückgesetzt wurde, ist nicht bekannt', stale: 'die Daten sind veraltet', lastCheck: 'letzte Prüfung', never: 'nie', upcoming: 'angekündigt', forecast: 'Wahrscheinlichkeit eines globalen Resets', notAnnouncement: 'eine Prognose, keine Ankündigung', noEvents: 'Keine Ereignisse.', plan: { yes: 'Ja: Der heutige Reset hat {plan} erreicht', not_for_plan: 'Nicht für Ihren Tarif: Der heutige Reset nennt andere Tarife als {plan}', no_reset: 'Heute (bisher) kein Reset', not_stated: 'Nicht angegeben: Der heutige Beitrag sagt nicht, ob er {plan} erreichte' } },
-  ko: { yes: '예: 오늘 Codex 사용 한도가 초기화되었습니다', no: '오늘(지금까지) 전체 초기화 없음', unknown: '알 수 없음: 오늘 Codex 초기화 여부를 알 수 없습니다', stale: '데이터가 오래되었습니다', lastCheck: '마지막 확인', never: '없음', upcoming: '예고됨', forecast: '전체 초기화 확률', notAnnouncement: '예고가 아닌 예측', noEvents: '이벤트 없음.', plan: { yes: '예: 오늘의 리셋이 {plan}에 적용되었습니다', not_for_plan: '내 요금제 대상 아님: 오늘의 리셋은 {plan} 외의 요금제 대상입니다', no_reset: '오늘(지금까지) 리셋 없음', not_stated: '명시되지 않음: 오늘 게시물은 {plan} 적용 여부를 밝히지 않습니다' } },
-  ja: { yes: 'はい: 本日 Codex の利用上限がリセットされました', no: '本日（現時点で）全体リセットなし', unknown: '不明: 本日 Codex がリセットされたかは分かりません', stale: 'データが古くなっています', lastCheck: '最終確認', never: 'なし', upcoming: '予告あり', forecast: '全体リセットの確率', notAnnouncement: '予告ではなく予測', noEvents: 'イベントはありません。', plan: { yes: 'はい: 本日のリセットは {plan} に適用されました', not_for_plan: 'あなたのプラン対象外: 本日のリセットは {plan} 以外のプランが対象です', no_reset: '本日（現時点で）リセットなし', not_stated: '記載なし: 本日の投稿は {plan} が対象か述べていません' } },
-  zh: { yes: '是：Codex 使用额度今天已重置', no: '今天（目前）没有全局重置', unknown: '未知：不知道 Codex 今天是否重置', stale: '数据已过期', lastCheck: '最近检查', never: '从未', upcoming: '已预告', forecast: '全局重置的概率', notAnnouncement: '这是预测，不是公告', noEvents: '没有事件。', plan: { yes: '是：今天的重置已覆盖 {plan}', not_for_plan: '不适用于您的套餐：今天的重置针对 {plan} 以外的套餐', no_reset: '今天（目前）没有重置', not_stated: '未说明：今天的帖子没有说明是否覆盖 {plan}' } },
+  en: {
+    yes: 'Yes: Codex usage limits were reset today',
+    no: 'No global reset today (so far)',
+    unknown: 'Unknown: not known whether Codex reset today',
+    stale: 'the data is out of date',
+    lastCheck: 'last check',
+    never: 'never',
+    upcoming: 'announced',
+    forecast: 'Chance of a global reset',
+    notAnnouncement: 'a forecast, not an announcement',
+    noEvents: 'No events.',
+    plan: {
+      yes: "Yes: today's reset reached {plan}",
+      not_for_plan: "Not for your plan: today's reset names plans other than {plan}",
+      no_reset: 'No reset today (so far)',
+      not_stated: "Not stated: today's post does not say whether it reached {plan}",
+    },
+  },
+  de: {
+    yes: 'Ja: Die Codex-Nutzungslimits wurden heute zurückgesetzt',
+    no: 'Heute (bisher) kein globaler Reset',
+    unknown: 'Unbekannt: ob Codex heute zurückgesetzt wurde, ist nicht bekannt',
+    stale: 'die Daten sind veraltet',
+    lastCheck: 'letzte Prüfung',
+    never: 'nie',
+    upcoming: 'angekündigt',
+    forecast: 'Wahrscheinlichkeit eines globalen Resets',
+    notAnnouncement: 'eine Prognose, keine Ankündigung',
+    noEvents: 'Keine Ereignisse.',
+    plan: {
+      yes: 'Ja: Der heutige Reset hat {plan} erreicht',
+      not_for_plan: 'Nicht für Ihren Tarif: Der heutige Reset nennt andere Tarife als {plan}',
+      no_reset: 'Heute (bisher) kein Reset',
+      not_stated: 'Nicht angegeben: Der heutige Beitrag sagt nicht, ob er {plan} erreichte',
+    },
+  },
+  ko: {
+    yes: '예: 오늘 Codex 사용 한도가 초기화되었습니다',
+    no: '오늘(지금까지) 전체 초기화 없음',
+    unknown: '알 수 없음: 오늘 Codex 초기화 여부를 알 수 없습니다',
+    stale: '데이터가 오래되었습니다',
+    lastCheck: '마지막 확인',
+    never: '없음',
+    upcoming: '예고됨',
+    forecast: '전체 초기화 확률',
+    notAnnouncement: '예고가 아닌 예측',
+    noEvents: '이벤트 없음.',
+    plan: {
+      yes: '예: 오늘의 리셋이 {plan}에 적용되었습니다',
+      not_for_plan: '내 요금제 대상 아님: 오늘의 리셋은 {plan} 외의 요금제 대상입니다',
+      no_reset: '오늘(지금까지) 리셋 없음',
+      not_stated: '명시되지 않음: 오늘 게시물은 {plan} 적용 여부를 밝히지 않습니다',
+    },
+  },
+  ja: {
+    yes: 'はい: 本日 Codex の利用上限がリセットされました',
+    no: '本日（現時点で）全体リセットなし',
+    unknown: '不明: 本日 Codex がリセットされたかは分かりません',
+    stale: 'データが古くなっています',
+    lastCheck: '最終確認',
+    never: 'なし',
+    upcoming: '予告あり',
+    forecast: '全体リセットの確率',
+    notAnnouncement: '予告ではなく予測',
+    noEvents: 'イベントはありません。',
+    plan: {
+      yes: 'はい: 本日のリセットは {plan} に適用されました',
+      not_for_plan: 'あなたのプラン対象外: 本日のリセットは {plan} 以外のプランが対象です',
+      no_reset: '本日（現時点で）リセットなし',
+      not_stated: '記載なし: 本日の投稿は {plan} が対象か述べていません',
+    },
+  },
+  zh: {
+    yes: '是：Codex 使用额度今天已重置',
+    no: '今天（目前）没有全局重置',
+    unknown: '未知：不知道 Codex 今天是否重置',
+    stale: '数据已过期',
+    lastCheck: '最近检查',
+    never: '从未',
+    upcoming: '已预告',
+    forecast: '全局重置的概率',
+    notAnnouncement: '这是预测，不是公告',
+    noEvents: '没有事件。',
+    plan: {
+      yes: '是：今天的重置已覆盖 {plan}',
+      not_for_plan: '不适用于您的套餐：今天的重置针对 {plan} 以外的套餐',
+      no_reset: '今天（目前）没有重置',
+      not_stated: '未说明：今天的帖子没有说明是否覆盖 {plan}',
+    },
+  },
 };
 
 export type AnswerKind = 'yes' | 'no' | 'unknown';
@@ -45,7 +130,8 @@ const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u206
  * and APC strings (window title, hyperlink, clipboard...) up to BEL or ST; any other `ESC` + final byte. A string
  * stops at the next introducer, so cleaning stays linear in the text's length; what no pattern matches is left to UNSAFE.
  */
-const SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g;
+const SEQUENCE =
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g;
 
 /** Text from the network as a terminal may print it: escape sequences removed, any other unsafe character shown as U+FFFD. */
 export function terminalText(text: string): string {
@@ -69,7 +155,9 @@ const COLOURS: Record<AnswerKind, string> = { yes: '\x1b[32m', no: '\x1b[2m', un
 
 /** A line as it is written to the terminal: every text cleaned by terminalText, colour only on the CLI's own words. */
 export function showLine(line: Line, colour: boolean): string {
-  return (typeof line === 'string' ? [line] : line).map((p) => (typeof p === 'string' ? terminalText(p) : colour ? `${COLOURS[p.kind]}${p.own}\x1b[0m` : p.own)).join('');
+  return (typeof line === 'string' ? [line] : line)
+    .map((p) => (typeof p === 'string' ? terminalText(p) : colour ? `${COLOURS[p.kind]}${p.own}\x1b[0m` : p.own))
+    .join('');
 }
 
 /**
@@ -92,7 +180,13 @@ export function renderToday(latest: Fresh<Latest>, lang: Lang): Line {
   return [{ own: w[kind], kind }, ` — ${reason} · ${check}${upcoming}${bankedNote(latest)}`];
 }
 
-const PLAN_KIND: Record<PlanAnswer, AnswerKind> = { yes: 'yes', not_for_plan: 'no', no_reset: 'no', not_stated: 'unknown', unknown: 'unknown' };
+const PLAN_KIND: Record<PlanAnswer, AnswerKind> = {
+  yes: 'yes',
+  not_for_plan: 'no',
+  no_reset: 'no',
+  not_stated: 'unknown',
+  unknown: 'unknown',
+};
 
 /**
  * `today --plan P`: whether today's reset reached the plan, then what today's posts state (the API's translated
@@ -103,8 +197,15 @@ export function renderPlanToday(latest: Fresh<Latest>, plan: Plan, lang: Lang): 
   const answer = planAnswer(latest, plan);
   const own = answer === 'unknown' ? w.unknown : w.plan[answer].replace('{plan}', plan);
   const reach = latest.data.today_reach ?? null;
-  const what = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : reach !== null && answer !== 'unknown' ? [reach.summary, reach.note].filter((x): x is string => typeof x === 'string' && x !== '').join(' · ') : latest.data.today.explanation;
-  return [{ own, kind: PLAN_KIND[answer] }, ` — ${what} · ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}${bankedNote(latest)}`];
+  const what = latest.stale
+    ? `${w.stale} (stale_after ${latest.staleAfter})`
+    : reach !== null && answer !== 'unknown'
+      ? [reach.summary, reach.note].filter((x): x is string => typeof x === 'string' && x !== '').join(' · ')
+      : latest.data.today.explanation;
+  return [
+    { own, kind: PLAN_KIND[answer] },
+    ` — ${what} · ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}${bankedNote(latest)}`,
+  ];
 }
 
 /** The shortest segment for a shell prompt or a tmux status line. */

@@ -26,7 +26,9 @@ function main(argv: readonly string[]): number {
       committed = null;
     }
     if (committed !== fresh) {
-      console.error(`synth: ${rel} is ${committed === null ? 'missing' : 'stale (differs from a fresh synth of infra/)'}; run \`npm run synth\` and commit it`);
+      console.error(
+        `synth: ${rel} is ${committed === null ? 'missing' : 'stale (differs from a fresh synth of infra/)'}; run \`npm run synth\` and commit it`,
+      );
       return 1;
     }
     console.log(`synth: ${rel} is up to date`);

@@ -56,16 +56,25 @@ export class Access extends Construct {
     const objects = (...keys: string[]) => keys.map((k) => bucket.arnForObjects(k));
     // Listing without a prefix condition: with one, reading a missing key (a first run's state, a backup listing)
     // is a 403 instead of the 404 the stores expect.
-    const list = new iam.PolicyStatement({ sid: 'ListTheBucket', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] });
+    const list = new iam.PolicyStatement({
+      sid: 'ListTheBucket',
+      actions: ['s3:ListBucket'],
+      resources: [bucket.bucketArn],
+    });
 
     this.refreshRole = new iam.Role(this, 'RefreshRole', {
-      description: 'refresh.yml: publish api/, keep the state, lock and manifest, write the edge store, put the freshness metric',
+      description:
+        'refresh.yml: publish api/, keep the state, lock and manifest, write the edge store, put the freshness metric',
       assumedBy: principal,
       inlinePolicies: {
         refresh: new iam.PolicyDocument({
           statements: [
             list,
-            new iam.PolicyStatement({ sid: 'PublishTheApi', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: objects(`${API_PREFIX}*`) }),
+            new iam.PolicyStatement({
+              sid: 'PublishTheApi',
+              actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+              resources: objects(`${API_PREFIX}*`),
+            }),
             new iam.PolicyStatement({
               sid: 'StateLockAndManifest',
               actions: ['s3:GetObject', 's3:PutObject'],
@@ -74,7 +83,11 @@ export class Access extends Construct {
             new iam.PolicyStatement({
               sid: 'WriteTheEdgeStore',
               // What builder/publish/kvs-edge-store.ts calls: the ETag, the current keys, one batched update.
-              actions: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:ListKeys', 'cloudfront-keyvaluestore:UpdateKeys'],
+              actions: [
+                'cloudfront-keyvaluestore:DescribeKeyValueStore',
+                'cloudfront-keyvaluestore:ListKeys',
+                'cloudfront-keyvaluestore:UpdateKeys',
+              ],
               resources: [props.store.keyValueStoreArn],
             }),
             // PutMetricData has no resource-level permission; the namespace condition is what limits it.
@@ -90,7 +103,8 @@ export class Access extends Construct {
     });
 
     this.backupRole = new iam.Role(this, 'BackupRole', {
-      description: 'backup.yml: copy the state into a new snapshot under backups/ and read it back; never the live keys',
+      description:
+        'backup.yml: copy the state into a new snapshot under backups/ and read it back; never the live keys',
       assumedBy: principal,
       inlinePolicies: {
         backup: new iam.PolicyDocument({
@@ -98,7 +112,11 @@ export class Access extends Construct {
             list,
             new iam.PolicyStatement({ sid: 'ReadTheState', actions: ['s3:GetObject'], resources: objects(STATE_KEY) }),
             // The bucket policy refuses a PutObject here without If-None-Match: a snapshot is never replaced.
-            new iam.PolicyStatement({ sid: 'WriteAndVerifySnapshots', actions: ['s3:GetObject', 's3:PutObject'], resources: objects(`${BACKUP_PREFIX}*`) }),
+            new iam.PolicyStatement({
+              sid: 'WriteAndVerifySnapshots',
+              actions: ['s3:GetObject', 's3:PutObject'],
+              resources: objects(`${BACKUP_PREFIX}*`),
+            }),
           ],
         }),
       },
@@ -107,15 +125,28 @@ export class Access extends Construct {
     // A human operation: assumed with an administrator's own credentials (`aws sts assume-role` or a profile),
     // never by a workflow, since restoring is the one path by which a backup's bytes reach the live state.
     this.restoreRole = new iam.Role(this, 'RestoreRole', {
-      description: 'manual restore: read a snapshot and write it over the live state (the replaced state is kept under backups/)',
+      description:
+        'manual restore: read a snapshot and write it over the live state (the replaced state is kept under backups/)',
       assumedBy: new iam.AccountRootPrincipal(),
       inlinePolicies: {
         restore: new iam.PolicyDocument({
           statements: [
             list,
-            new iam.PolicyStatement({ sid: 'ReadSnapshots', actions: ['s3:GetObject'], resources: objects(`${BACKUP_PREFIX}*`) }),
-            new iam.PolicyStatement({ sid: 'ReplaceTheLiveState', actions: ['s3:GetObject', 's3:PutObject'], resources: objects(STATE_KEY) }),
-            new iam.PolicyStatement({ sid: 'KeepTheReplacedState', actions: ['s3:PutObject'], resources: objects(`${REPLACED_STATE_PREFIX}*`) }),
+            new iam.PolicyStatement({
+              sid: 'ReadSnapshots',
+              actions: ['s3:GetObject'],
+              resources: objects(`${BACKUP_PREFIX}*`),
+            }),
+            new iam.PolicyStatement({
+              sid: 'ReplaceTheLiveState',
+              actions: ['s3:GetObject', 's3:PutObject'],
+              resources: objects(STATE_KEY),
+            }),
+            new iam.PolicyStatement({
+              sid: 'KeepTheReplacedState',
+              actions: ['s3:PutObject'],
+              resources: objects(`${REPLACED_STATE_PREFIX}*`),
+            }),
           ],
         }),
       },
@@ -125,4 +156,10 @@ export class Access extends Construct {
 
 /** The ARN form of the account's GitHub OIDC provider, for `existingOidcProviderArn`. */
 export const oidcProviderArnFor = (stack: Stack): string =>
-  stack.formatArn({ service: 'iam', region: '', resource: 'oidc-provider', resourceName: GITHUB_OIDC_ISSUER, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  stack.formatArn({
+    service: 'iam',
+    region: '',
+    resource: 'oidc-provider',
+    resourceName: GITHUB_OIDC_ISSUER,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });

@@ -31,8 +31,14 @@ export class Alarms extends Construct {
     // Every successful refresh puts 1. Nine 5-minute periods that must all breach, with missing data breaching: the
     // alarm fires exactly when no success landed in the last 45 minutes, including when nothing runs at all.
     this.stale = new cloudwatch.Alarm(this, 'ApiStale', {
-      alarmDescription: 'No successful refresh for 45 minutes: the API is serving stale documents (the edge answers unknown past stale_after)',
-      metric: new cloudwatch.Metric({ namespace: METRIC_NAMESPACE, metricName: REFRESH_METRIC, statistic: 'Sum', period: STEP }),
+      alarmDescription:
+        'No successful refresh for 45 minutes: the API is serving stale documents (the edge answers unknown past stale_after)',
+      metric: new cloudwatch.Metric({
+        namespace: METRIC_NAMESPACE,
+        metricName: REFRESH_METRIC,
+        statistic: 'Sum',
+        period: STEP,
+      }),
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       threshold: 1,
       evaluationPeriods: STALE_PERIODS,
@@ -40,7 +46,8 @@ export class Alarms extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
     this.dispatchFailing = new cloudwatch.Alarm(this, 'DispatchFailing', {
-      alarmDescription: 'The scheduler could not dispatch the refresh workflow for an hour (GitHub token expired, revoked or lacking Actions: write?)',
+      alarmDescription:
+        'The scheduler could not dispatch the refresh workflow for an hour (GitHub token expired, revoked or lacking Actions: write?)',
       metric: new cloudwatch.Metric({
         namespace: 'AWS/Events',
         metricName: 'FailedInvocations',

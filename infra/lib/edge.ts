@@ -87,7 +87,10 @@ export class Edge extends Construct {
    */
   private useCustomDomain(d: CustomDomain): void {
     const cfn = this.distribution.node.defaultChild as cloudfront.CfnDistribution;
-    cfn.addPropertyOverride('DistributionConfig.Aliases', Fn.conditionIf(d.enabled.logicalId, [d.domainName], Aws.NO_VALUE));
+    cfn.addPropertyOverride(
+      'DistributionConfig.Aliases',
+      Fn.conditionIf(d.enabled.logicalId, [d.domainName], Aws.NO_VALUE),
+    );
     // One Fn::If per field, not around the whole object: CloudFormation's schema check (and the CDK's validation of
     // it) must see that exactly one of the certificate fields is present.
     const when = (yes: unknown, no: unknown = Aws.NO_VALUE) => Fn.conditionIf(d.enabled.logicalId, yes, no);

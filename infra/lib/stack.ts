@@ -33,7 +33,8 @@ export class ResetStatusApiStack extends Stack {
     }).valueAsString;
     const tokenSecretName = new CfnParameter(this, 'DispatchAuthName', {
       type: 'String',
-      description: 'Secrets Manager secret holding "Bearer <token>" for GitHub workflow_dispatch (create it before deploying)',
+      description:
+        'Secrets Manager secret holding "Bearer <token>" for GitHub workflow_dispatch (create it before deploying)',
       default: DEFAULT_TOKEN_SECRET_NAME,
     }).valueAsString;
     const alarmEmail = new CfnParameter(this, 'AlarmEmail', {
@@ -56,16 +57,22 @@ export class ResetStatusApiStack extends Stack {
       description: 'ARN of an issued ACM certificate in us-east-1 covering DomainName; empty when DomainName is empty',
       default: '',
       allowedPattern: CERTIFICATE_ARN_PATTERN,
-      constraintDescription: 'an ACM certificate ARN in us-east-1 (arn:aws:acm:us-east-1:ACCOUNT:certificate/ID), or empty',
+      constraintDescription:
+        'an ACM certificate ARN in us-east-1 (arn:aws:acm:us-east-1:ACCOUNT:certificate/ID), or empty',
     }).valueAsString;
-    const hasDomain = new CfnCondition(this, 'HasCustomDomain', { expression: Fn.conditionNot(Fn.conditionEquals(domainName, '')) });
+    const hasDomain = new CfnCondition(this, 'HasCustomDomain', {
+      expression: Fn.conditionNot(Fn.conditionEquals(domainName, '')),
+    });
     // Refused before any resource changes: a domain without its certificate (or the reverse) cannot work.
     new CfnRule(this, 'CustomDomainNeedsCertificate', {
       assertions: [
         {
           assert: Fn.conditionOr(
             Fn.conditionAnd(Fn.conditionEquals(domainName, ''), Fn.conditionEquals(certificateArn, '')),
-            Fn.conditionAnd(Fn.conditionNot(Fn.conditionEquals(domainName, '')), Fn.conditionNot(Fn.conditionEquals(certificateArn, ''))),
+            Fn.conditionAnd(
+              Fn.conditionNot(Fn.conditionEquals(domainName, '')),
+              Fn.conditionNot(Fn.conditionEquals(certificateArn, '')),
+            ),
           ),
           assertDescription: 'DomainName and CertificateArn are set together (both empty for no custom domain)',
         },
@@ -85,21 +92,39 @@ export class ResetStatusApiStack extends Stack {
       repository,
       ...(props.useExistingOidcProvider === true ? { existingOidcProviderArn: oidcProviderArnFor(this) } : {}),
     });
-    const trigger = new Trigger(this, 'Trigger', { repository, ref: TRUSTED_REF.replace('refs/heads/', ''), tokenSecretName });
+    const trigger = new Trigger(this, 'Trigger', {
+      repository,
+      ref: TRUSTED_REF.replace('refs/heads/', ''),
+      tokenSecretName,
+    });
     const alarms = new Alarms(this, 'Alarms', { dispatchRuleName: DISPATCH_RULE_NAME, bus: trigger.bus });
     const subscription = new sns.CfnSubscription(this, 'AlarmEmailSubscription', {
       topicArn: alarms.topic.topicArn,
       protocol: 'email',
       endpoint: alarmEmail,
     });
-    subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', { expression: Fn.conditionNot(Fn.conditionEquals(alarmEmail, '')) });
+    subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', {
+      expression: Fn.conditionNot(Fn.conditionEquals(alarmEmail, '')),
+    });
 
     acknowledgeFindings(this, { storage, edge, access });
 
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out('BucketName', storage.bucket.bucketName, 'repository variable RESET_S3_BUCKET');
-    out('ApiUrl', Fn.conditionIf(hasDomain.logicalId, `https://${domainName}`, `https://${edge.distribution.distributionDomainName}`).toString(), 'repository variable RESET_PUBLIC_BASE_URL: the public API (append /api/latest)');
-    out('DistributionDomainName', edge.distribution.distributionDomainName, 'target of the custom domain\'s alias (Route 53) or CNAME record');
+    out(
+      'ApiUrl',
+      Fn.conditionIf(
+        hasDomain.logicalId,
+        `https://${domainName}`,
+        `https://${edge.distribution.distributionDomainName}`,
+      ).toString(),
+      'repository variable RESET_PUBLIC_BASE_URL: the public API (append /api/latest)',
+    );
+    out(
+      'DistributionDomainName',
+      edge.distribution.distributionDomainName,
+      "target of the custom domain's alias (Route 53) or CNAME record",
+    );
     out('DistributionId', edge.distribution.distributionId, 'for cache invalidations');
     out('KeyValueStoreArn', edge.store.keyValueStoreArn, 'repository variable RESET_EDGE_STORE_ARN');
     out('RefreshRoleArn', access.refreshRole.roleArn, 'repository variable AWS_ROLE_ARN (refresh.yml)');

@@ -26,7 +26,11 @@ export class Storage extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        { id: 'expire-old-versions', noncurrentVersionExpiration: Duration.days(NONCURRENT_VERSION_DAYS), expiredObjectDeleteMarker: true },
+        {
+          id: 'expire-old-versions',
+          noncurrentVersionExpiration: Duration.days(NONCURRENT_VERSION_DAYS),
+          expiredObjectDeleteMarker: true,
+        },
         { id: 'expire-backups', prefix: BACKUP_PREFIX, expiration: Duration.days(BACKUP_RETENTION_DAYS) },
       ],
     });

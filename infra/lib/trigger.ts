@@ -38,13 +38,17 @@ export class Trigger extends Construct {
 
   constructor(scope: Construct, id: string, props: TriggerProps) {
     super(scope, id);
-    const bus = (this.bus = new events.EventBus(this, 'Bus', { description: 'Reset Status API: refresh triggers from the scheduler' }));
+    const bus = (this.bus = new events.EventBus(this, 'Bus', {
+      description: 'Reset Status API: refresh triggers from the scheduler',
+    }));
     const connection = new events.Connection(this, 'GitHub', {
       // A fixed name, so rotating the token is one documented command (docs/deploy.md).
       connectionName: CONNECTION_NAME,
       description: 'GitHub REST API with the dispatch token from Secrets Manager',
       authorization: events.Authorization.apiKey('Authorization', SecretValue.secretsManager(props.tokenSecretName)),
-      headerParameters: Object.fromEntries(Object.entries(GITHUB_API_HEADERS).map(([k, v]) => [k, events.HttpParameter.fromString(v)])),
+      headerParameters: Object.fromEntries(
+        Object.entries(GITHUB_API_HEADERS).map(([k, v]) => [k, events.HttpParameter.fromString(v)]),
+      ),
     });
     this.destination = new events.ApiDestination(this, 'Dispatch', {
       description: `POST workflow_dispatch for ${REFRESH_WORKFLOW_FILE}`,
@@ -73,16 +77,19 @@ export class Trigger extends Construct {
       description: 'Trigger the refresh workflow',
       schedule: scheduler.ScheduleExpression.cron({ minute: SCHEDULE_MINUTES, hour: '*' }),
       timeWindow: scheduler.TimeWindow.off(),
-      target: new schedulerTargets.EventBridgePutEvents({
-        eventBus: bus,
-        source: TRIGGER_SOURCE,
-        detailType: TRIGGER_DETAIL_TYPE,
-        detail: scheduler.ScheduleTargetInput.fromObject({ workflow: REFRESH_WORKFLOW_FILE }),
-      }, {
-        // A tick that could not be delivered within minutes is replaced by the next one.
-        maxEventAge: Duration.minutes(5),
-        retryAttempts: 2,
-      }),
+      target: new schedulerTargets.EventBridgePutEvents(
+        {
+          eventBus: bus,
+          source: TRIGGER_SOURCE,
+          detailType: TRIGGER_DETAIL_TYPE,
+          detail: scheduler.ScheduleTargetInput.fromObject({ workflow: REFRESH_WORKFLOW_FILE }),
+        },
+        {
+          // A tick that could not be delivered within minutes is replaced by the next one.
+          maxEventAge: Duration.minutes(5),
+          retryAttempts: 2,
+        },
+      ),
     });
   }
 }

@@ -44,11 +44,14 @@ const GITHUB_TRUST = [
 ];
 
 describe('GitHub OIDC', () => {
-  it('trusts GitHub\'s token issuer for the STS audience', () => {
-    expect(provider.props).toEqual({ Url: 'https://token.actions.githubusercontent.com', ClientIdList: ['sts.amazonaws.com'] });
+  it("trusts GitHub's token issuer for the STS audience", () => {
+    expect(provider.props).toEqual({
+      Url: 'https://token.actions.githubusercontent.com',
+      ClientIdList: ['sts.amazonaws.com'],
+    });
   });
 
-  it('lets only this repository\'s main-branch workflows assume the refresh and backup roles (sub pinned exactly, no wildcard)', () => {
+  it("lets only this repository's main-branch workflows assume the refresh and backup roles (sub pinned exactly, no wildcard)", () => {
     expect(refresh.trust).toEqual(GITHUB_TRUST);
     expect(backup.trust).toEqual(GITHUB_TRUST);
   });
@@ -56,8 +59,12 @@ describe('GitHub OIDC', () => {
   it('reuses an existing provider of the account when told to, instead of creating a second one', () => {
     const { template: reused } = synthStack({ useExistingOidcProvider: true });
     expect(Object.keys(reused.findResources('AWS::IAM::OIDCProvider'))).toEqual([]);
-    const trust = render(only(reused, 'AWS::IAM::Role', 'AccessRefreshRole').props.AssumeRolePolicyDocument) as { Statement: Statement[] };
-    expect(trust.Statement[0]?.Principal).toEqual({ Federated: 'arn:${AWS::Partition}:iam::${AWS::AccountId}:oidc-provider/token.actions.githubusercontent.com' });
+    const trust = render(only(reused, 'AWS::IAM::Role', 'AccessRefreshRole').props.AssumeRolePolicyDocument) as {
+      Statement: Statement[];
+    };
+    expect(trust.Statement[0]?.Principal).toEqual({
+      Federated: 'arn:${AWS::Partition}:iam::${AWS::AccountId}:oidc-provider/token.actions.githubusercontent.com',
+    });
   });
 
   it('no role carries a managed policy', () => {
@@ -67,8 +74,16 @@ describe('GitHub OIDC', () => {
 
 describe('refresh role', () => {
   it('publishes api/, keeps its state, lock and manifest keys, lists the bucket without a prefix condition, writes the edge store and puts one metric', () => {
-    const edgeStore = ['DescribeKeyValueStore', 'ListKeys', 'UpdateKeys'].map((a) => `cloudfront-keyvaluestore:${a} on ${store.id}.Arn`);
-    const state = ['state/state.json', 'state/state.json.last-good', 'state/run.lock', 'state/publish-manifest.json', 'state/corrupt/*'];
+    const edgeStore = ['DescribeKeyValueStore', 'ListKeys', 'UpdateKeys'].map(
+      (a) => `cloudfront-keyvaluestore:${a} on ${store.id}.Arn`,
+    );
+    const state = [
+      'state/state.json',
+      'state/state.json.last-good',
+      'state/run.lock',
+      'state/publish-manifest.json',
+      'state/corrupt/*',
+    ];
     expect(grants(refresh.statements)).toEqual(
       [
         `s3:ListBucket on ${B}`,
@@ -85,7 +100,7 @@ describe('refresh role', () => {
     expect(listing?.Condition).toBeUndefined();
   });
 
-  it('may put metrics only in the API\'s namespace', () => {
+  it("may put metrics only in the API's namespace", () => {
     const metric = refresh.statements.find((s) => s.Action === 'cloudwatch:PutMetricData');
     expect(metric?.Condition).toEqual({ StringEquals: { 'cloudwatch:namespace': 'ResetStatusApi' } });
   });
@@ -98,14 +113,25 @@ describe('refresh role', () => {
 describe('backup role', () => {
   it('reads the live state and writes and reads snapshots; it can neither write the state nor touch api/', () => {
     expect(grants(backup.statements)).toEqual(
-      [`s3:ListBucket on ${B}`, `s3:GetObject on ${B}/state/state.json`, `s3:GetObject on ${B}/backups/*`, `s3:PutObject on ${B}/backups/*`].sort(),
+      [
+        `s3:ListBucket on ${B}`,
+        `s3:GetObject on ${B}/state/state.json`,
+        `s3:GetObject on ${B}/backups/*`,
+        `s3:PutObject on ${B}/backups/*`,
+      ].sort(),
     );
   });
 });
 
 describe('restore role', () => {
-  it('is assumed by the account\'s own administrators, never by a workflow token', () => {
-    expect(restore.trust).toEqual([{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { AWS: 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } }]);
+  it("is assumed by the account's own administrators, never by a workflow token", () => {
+    expect(restore.trust).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { AWS: 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' },
+      },
+    ]);
   });
 
   it('reads snapshots and writes the live state, keeping the replaced state under backups/', () => {
@@ -123,7 +149,9 @@ describe('restore role', () => {
   it('is the only role that can both read a backup and write the live state', () => {
     for (const r of [refresh, backup, restore]) {
       const g = grants(r.statements);
-      const both = g.includes(`s3:GetObject on ${B}/backups/*`) && g.some((x) => x.startsWith('s3:PutObject') && (x.includes('/state/') || x.includes('/api/')));
+      const both =
+        g.includes(`s3:GetObject on ${B}/backups/*`) &&
+        g.some((x) => x.startsWith('s3:PutObject') && (x.includes('/state/') || x.includes('/api/')));
       expect(both).toBe(r === restore);
     }
   });

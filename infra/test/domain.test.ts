@@ -48,7 +48,11 @@ function evaluate(value: unknown, params: Params): unknown {
     case 'Fn::Or':
       return (arg as unknown[]).some((x) => evaluate(x, params) === true);
     default:
-      return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, evaluate(v, params)]).filter(([, v]) => v !== NO_VALUE));
+      return Object.fromEntries(
+        Object.entries(o)
+          .map(([k, v]) => [k, evaluate(v, params)])
+          .filter(([, v]) => v !== NO_VALUE),
+      );
   }
 }
 
@@ -80,7 +84,11 @@ describe('custom domain', () => {
     expect(accepts(params)).toBe(true);
     const c = config(params);
     expect(c.Aliases).toEqual(['api.example.org']);
-    expect(c.ViewerCertificate).toEqual({ AcmCertificateArn: CERT, SslSupportMethod: 'sni-only', MinimumProtocolVersion: CUSTOM_DOMAIN_TLS_POLICY });
+    expect(c.ViewerCertificate).toEqual({
+      AcmCertificateArn: CERT,
+      SslSupportMethod: 'sni-only',
+      MinimumProtocolVersion: CUSTOM_DOMAIN_TLS_POLICY,
+    });
     expect(CUSTOM_DOMAIN_TLS_POLICY).toBe('TLSv1.2_2021');
     expect(evaluate(json.Outputs.ApiUrl!.Value, params)).toEqual({ 'Fn::Join': ['', ['https://', 'api.example.org']] });
     // The alias or CNAME record points here.
@@ -90,9 +98,15 @@ describe('custom domain', () => {
   it.each([
     [{ DomainName: 'api.example.org', CertificateArn: '' }, 'a domain without a certificate'],
     [{ DomainName: '', CertificateArn: CERT }, 'a certificate without a domain'],
-    [{ DomainName: 'api.example.org', CertificateArn: CERT.replace('us-east-1', 'eu-central-1') }, 'a certificate outside us-east-1, which CloudFront cannot use'],
+    [
+      { DomainName: 'api.example.org', CertificateArn: CERT.replace('us-east-1', 'eu-central-1') },
+      'a certificate outside us-east-1, which CloudFront cannot use',
+    ],
     [{ DomainName: 'https://api.example.org', CertificateArn: CERT }, 'a URL instead of a domain name'],
-    [{ DomainName: 'API.example.org', CertificateArn: CERT }, 'an uppercase name (CloudFront stores aliases in lowercase)'],
+    [
+      { DomainName: 'API.example.org', CertificateArn: CERT },
+      'an uppercase name (CloudFront stores aliases in lowercase)',
+    ],
   ])('refuses %j at deploy time: %s', (params) => {
     expect(accepts(params)).toBe(false);
   });

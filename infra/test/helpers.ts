@@ -41,9 +41,14 @@ export interface Statement {
 export const list = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** The one resource of `type` whose logical id starts with `prefix`. */
-export function only(template: Template, type: string, prefix: string): { id: string; props: Record<string, unknown>; raw: Record<string, unknown> } {
+export function only(
+  template: Template,
+  type: string,
+  prefix: string,
+): { id: string; props: Record<string, unknown>; raw: Record<string, unknown> } {
   const found = Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(prefix));
-  if (found.length !== 1) throw new Error(`expected one ${type} named ${prefix}*, found ${found.map(([id]) => id).join(', ') || 'none'}`);
+  if (found.length !== 1)
+    throw new Error(`expected one ${type} named ${prefix}*, found ${found.map(([id]) => id).join(', ') || 'none'}`);
   const [id, raw] = found[0] as [string, Record<string, unknown>];
   return { id, props: (raw.Properties ?? {}) as Record<string, unknown>, raw };
 }

@@ -8,7 +8,13 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { NOT_FOUND_KEY } from '../../builder/contract.ts';
-import { DEFAULT_BACKUP_PREFIX, DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY, PUBLIC_API_ROOT } from '../../builder/s3/config.ts';
+import {
+  DEFAULT_BACKUP_PREFIX,
+  DEFAULT_LOCK_KEY,
+  DEFAULT_MANIFEST_KEY,
+  DEFAULT_STATE_KEY,
+  PUBLIC_API_ROOT,
+} from '../../builder/s3/config.ts';
 import { DEFAULT_CORRUPT_PREFIX, LAST_GOOD_SUFFIX } from '../../builder/state/s3-store.ts';
 import { REPO_ROOT, buildApp, synthTemplate } from '../lib/app.ts';
 import * as layout from '../lib/layout.ts';
@@ -38,7 +44,9 @@ describe('cdk-nag AwsSolutions', () => {
   it('reports no finding that is not acknowledged', () => {
     const { app, stack } = synthStack();
     const report = new AwsSolutionsChecks(app).validateScope(stack);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(
+      report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
     expect(report.success).toBe(true);
   });
 
@@ -48,7 +56,8 @@ describe('cdk-nag AwsSolutions', () => {
     for (const c of stack.node.findAll()) {
       for (const m of c.node.metadata) {
         if (m.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
-        for (const [id, reason] of Object.entries(m.data as Record<string, unknown>)) reasons.push([id, typeof reason === 'string' ? reason : JSON.stringify(reason)]);
+        for (const [id, reason] of Object.entries(m.data as Record<string, unknown>))
+          reasons.push([id, typeof reason === 'string' ? reason : JSON.stringify(reason)]);
       }
     }
     expect(reasons.length).toBeGreaterThan(0);
@@ -69,6 +78,8 @@ describe('cdk-nag AwsSolutions', () => {
     new Bucket(stack, 'Unacknowledged', { enforceSSL: true });
     const report = new AwsSolutionsChecks(app).validateScope(stack);
     expect(report.violations.map((v) => v.ruleName)).toEqual(['AwsSolutions-S1']);
-    expect(report.violations[0]?.violatingResources.map((r) => r.constructPath)).toEqual(['ResetStatusApi/Unacknowledged/Resource']);
+    expect(report.violations[0]?.violatingResources.map((r) => r.constructPath)).toEqual([
+      'ResetStatusApi/Unacknowledged/Resource',
+    ]);
   });
 });

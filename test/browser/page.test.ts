@@ -14,7 +14,16 @@ import { fixture } from '../sources/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // --no-sandbox: CI runs as root in a container; --disable-dev-shm-usage: a container's /dev/shm is 64 MB.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -39,16 +48,20 @@ const ALLOWED_SCROLLERS: readonly string[] = [];
 async function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate((allowed) => {
     const problems: string[] = [];
-    const name = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.classList.length ? `.${Array.from(el.classList).join('.')}` : ''}`;
+    const name = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.classList.length ? `.${Array.from(el.classList).join('.')}` : ''}`;
     const root = document.scrollingElement!;
-    if (root.scrollWidth > window.innerWidth) problems.push(`the page is ${root.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    if (root.scrollWidth > window.innerWidth)
+      problems.push(`the page is ${root.scrollWidth} px wide in a ${window.innerWidth} px window`);
     for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      if (el.getClientRects().length === 0 || el.closest('svg') !== null && el.tagName.toLowerCase() !== 'svg') continue;
+      if (el.getClientRects().length === 0 || (el.closest('svg') !== null && el.tagName.toLowerCase() !== 'svg'))
+        continue;
       // Visually hidden on purpose (a stacked table's header row, the skip link until focused).
       const hidden = el.closest('thead');
       if (hidden !== null && getComputedStyle(hidden).clipPath !== 'none') continue;
       if (allowed.some((sel) => el.matches(sel))) continue;
-      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) problems.push(`${name(el)}: content ${el.scrollWidth} px in a ${el.clientWidth} px box`);
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+        problems.push(`${name(el)}: content ${el.scrollWidth} px in a ${el.clientWidth} px box`);
     }
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     const range = document.createRange();
@@ -59,7 +72,11 @@ async function layoutProblems(page: Page): Promise<string[]> {
       for (const m of n.textContent!.matchAll(ident ? /\S+/g : /[A-Za-z\u00C0-\u024F0-9]+|[\uAC00-\uD7A3]+/g)) {
         range.setStart(n, m.index!);
         range.setEnd(n, m.index! + m[0].length);
-        const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
+        const lines = new Set(
+          Array.from(range.getClientRects())
+            .filter((r) => r.width > 0)
+            .map((r) => Math.round(r.bottom)),
+        );
         if (lines.size > 1) problems.push(`${name(parent)}: "${m[0]}" is broken across ${lines.size} lines`);
       }
     }
@@ -116,7 +133,13 @@ function describeBrowser(name: string, fn: () => void): void {
 async function setUp(): Promise<void> {
   tracker = await startLoopback(
     trackerHandler(() => [
-      { id: 'rst_2026-11-23_a', reset_type: 'regular', announced_at: '2026-11-23T10:00:00Z', text: XSS_TEXT, source: { type: 'x_post', author: XSS_AUTHOR, url: 'https://x.com/example_dev/status/2124805152568246272' } },
+      {
+        id: 'rst_2026-11-23_a',
+        reset_type: 'regular',
+        announced_at: '2026-11-23T10:00:00Z',
+        text: XSS_TEXT,
+        source: { type: 'x_post', author: XSS_AUTHOR, url: 'https://x.com/example_dev/status/2124805152568246272' },
+      },
     ]),
   );
   const summary = fixture('statuspage-incidentio-summary.json');
@@ -152,7 +175,10 @@ async function api<T>(endpoint: string, lang: Lang): Promise<T> {
 }
 
 /** Opens a language's page in a fresh context and waits until its script has loaded the API (or given up). */
-async function open(lang: Lang, options: BrowserContextOptions = {}): Promise<{ page: Page; requests: string[]; errors: string[]; close: () => Promise<void> }> {
+async function open(
+  lang: Lang,
+  options: BrowserContextOptions = {},
+): Promise<{ page: Page; requests: string[]; errors: string[]; close: () => Promise<void> }> {
   const context = await browser.newContext({ timezoneId: ZONE, ...options });
   const requests: string[] = [];
   const errors: string[] = [];
@@ -187,7 +213,10 @@ describeBrowser('the page in Chromium', () => {
         expect(await page.getAttribute('#up-utc', 'datetime')).toBe('2026-11-23T17:00:00Z');
         expect(await page.textContent('#up-utc')).toMatch(/17:00/);
         expect(await page.textContent('#up-local')).toMatch(/12:00/);
-        for (const [id, p] of [['#p24', forecast.probability_24h], ['#p48', forecast.probability_48h]] as const) {
+        for (const [id, p] of [
+          ['#p24', forecast.probability_24h],
+          ['#p48', forecast.probability_48h],
+        ] as const) {
           const shown = (await page.textContent(id))!.trim();
           if (p === null) expect(shown).toBe(t('page:forecast.none'));
           else expect(Number(shown.replace(/[^\d.,]/g, '').replace(',', '.'))).toBeCloseTo(p * 100, 0);
@@ -213,7 +242,12 @@ describeBrowser('the page in Chromium', () => {
           await page.setViewportSize({ width, height: 900 });
           await page.screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}.png`), fullPage: true });
           // The parts a phone reader looks at, as images of their own (the whole page is too long to read at a glance).
-          for (const [part, sel] of [['today', '#today'], ['checks', '#checks'], ['timeline', '#timeline .charts']]) await page.locator(sel!).screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}-${part}.png`) });
+          for (const [part, sel] of [
+            ['today', '#today'],
+            ['checks', '#checks'],
+            ['timeline', '#timeline .charts'],
+          ])
+            await page.locator(sel!).screenshot({ path: path.join(SCREENSHOTS, `${lang}-${width}-${part}.png`) });
           expect(await layoutProblems(page), `${lang} at ${width} px`).toEqual([]);
           const charts = await page.evaluate(() => {
             const box = (sel: string) => {
@@ -221,7 +255,12 @@ describeBrowser('the page in Chromium', () => {
               const r = el?.getBoundingClientRect();
               return r && r.width > 0 ? { left: Math.round(r.left), right: Math.round(r.right) } : null;
             };
-            return { recent: box('svg.tl-recent'), year: box('svg.tl-year'), section: box('#timeline'), recentMarks: document.querySelectorAll('svg.tl-recent .m > *').length };
+            return {
+              recent: box('svg.tl-recent'),
+              year: box('svg.tl-year'),
+              section: box('#timeline'),
+              recentMarks: document.querySelectorAll('svg.tl-recent .m > *').length,
+            };
           });
           if (width < 640) {
             expect(charts.year, 'the year chart gives way to the recent one').toBeNull();
@@ -276,7 +315,14 @@ describeBrowser('the page in Chromium', () => {
       // Record text and author from the tracker are stripped of markup before they reach state (issue #12,
       // builder/sources/sanitize.ts): the page shows what is left. The announcement, written into the built
       // documents, still carries its markup, so the page's own escaping is exercised there.
-      expect(found).toEqual({ imgs: 0, scripts: 1, xss: null, evidence: 'Limits reset', author: null, upcoming: XSS_UPCOMING });
+      expect(found).toEqual({
+        imgs: 0,
+        scripts: 1,
+        xss: null,
+        evidence: 'Limits reset',
+        author: null,
+        upcoming: XSS_UPCOMING,
+      });
       // Control: in this context markup that did become an element would run.
       await page.evaluate(() => {
         const s = document.createElement('script');
@@ -292,7 +338,10 @@ describeBrowser('the page in Chromium', () => {
   it('shows unknown itself when the API cannot be reached and the copy is past stale_after, and keeps the copy before that', async () => {
     const latest = await api<{ meta: { stale_after: string }; today: { explanation: string } }>('latest', 'de');
     const t = translator('de');
-    for (const [at, want] of [[Date.parse(latest.meta.stale_after) + 60_000, 'stale'], [Date.parse(NOW) + 5 * 60_000, 'offline']] as const) {
+    for (const [at, want] of [
+      [Date.parse(latest.meta.stale_after) + 60_000, 'stale'],
+      [Date.parse(NOW) + 5 * 60_000, 'offline'],
+    ] as const) {
       const context = await browser.newContext({ timezoneId: ZONE });
       try {
         await context.clock.setFixedTime(new Date(at));
@@ -328,11 +377,24 @@ describeBrowser('the page in Chromium', () => {
           await page.addScriptTag({ content: axe });
           const violations = await page.evaluate(async () => {
             type Result = { id: string; impact: string | null; nodes: { target: string[] }[] };
-            const r = await (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: Result[]; passes: Result[] }> } }).axe.run(document, { resultTypes: ['violations'] });
-            return { passes: r.passes.length, list: r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })) };
+            const r = await (
+              window as unknown as {
+                axe: { run: (ctx: Document, o: object) => Promise<{ violations: Result[]; passes: Result[] }> };
+              }
+            ).axe.run(document, { resultTypes: ['violations'] });
+            return {
+              passes: r.passes.length,
+              list: r.violations.map((v) => ({
+                id: v.id,
+                impact: v.impact,
+                targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3),
+              })),
+            };
           });
           expect(violations.passes, 'axe ran its rules').toBeGreaterThan(10);
-          for (const v of violations.list) if (v.impact === 'serious' || v.impact === 'critical') found.push(`${lang}/${colorScheme}: ${v.id} (${v.impact}) at ${v.targets.join(', ')}`);
+          for (const v of violations.list)
+            if (v.impact === 'serious' || v.impact === 'critical')
+              found.push(`${lang}/${colorScheme}: ${v.id} (${v.impact}) at ${v.targets.join(', ')}`);
         } finally {
           await close();
         }

@@ -152,7 +152,11 @@ describe('a cache folder or entry that is not safely the user’s is refused, an
     const now = Date.now();
     const tampered = [
       { ...good, storedAt: now, body: '{"reset":false}' }, // not a latest document
-      { ...good, storedAt: now, body: '{"reset":"no","meta":{"stale_after":"2999-01-01T00:00:00Z"},"today":{"explanation":""}}' },
+      {
+        ...good,
+        storedAt: now,
+        body: '{"reset":"no","meta":{"stale_after":"2999-01-01T00:00:00Z"},"today":{"explanation":""}}',
+      },
       { ...good, storedAt: 'now' },
       { ...good, storedAt: now, url: 'http://elsewhere/api/latest' }, // another URL's entry
     ].map((e) => JSON.stringify(e));

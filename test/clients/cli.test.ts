@@ -19,7 +19,12 @@ afterAll(async () => api?.close());
 
 describe('reset-status today', () => {
   it('prints the answer in one line with the reason and the last check, exit 0', async () => {
-    const latest = (await (await fetch(`${api.fresh.url}/api/latest`)).json()) as { reset: boolean; today: { explanation: string }; last_source_check_at: string; upcoming: { summary: string; scheduled_for: string } };
+    const latest = (await (await fetch(`${api.fresh.url}/api/latest`)).json()) as {
+      reset: boolean;
+      today: { explanation: string };
+      last_source_check_at: string;
+      upcoming: { summary: string; scheduled_for: string };
+    };
     expect(latest.reset).toBe(true);
     expect(latest.upcoming.scheduled_for).toBeTruthy();
     for (const args of [[], ['today']]) {
@@ -37,8 +42,16 @@ describe('reset-status today', () => {
   it('--json gives the trusted answer and the document', async () => {
     const r = await runCli(['--json'], env);
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout) as Record<string, unknown> & { document: { reset: boolean; meta: { stale_after: string } } };
-    expect(j).toMatchObject({ answer: 'yes', reset: true, stale: false, upcoming: { id: 'sr-cli-next' }, stale_after: j.document.meta.stale_after });
+    const j = JSON.parse(r.stdout) as Record<string, unknown> & {
+      document: { reset: boolean; meta: { stale_after: string } };
+    };
+    expect(j).toMatchObject({
+      answer: 'yes',
+      reset: true,
+      stale: false,
+      upcoming: { id: 'sr-cli-next' },
+      stale_after: j.document.meta.stale_after,
+    });
     expect(typeof j.reason).toBe('string');
     expect(typeof j.last_source_check_at).toBe('string');
   });
@@ -56,7 +69,20 @@ describe('reset-status today', () => {
     // `script` gives the bin a pseudo-terminal as stdout.
     const tty = (extra: Record<string, string>) =>
       new Promise<string>((resolve) => {
-        execFile('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm', LANG: 'C', RESET_STATUS_API_URL: api.fresh.url, ...extra } }, (_e, stdout) => resolve(stdout));
+        execFile(
+          'script',
+          ['-qec', `${process.execPath} ${BIN}`, '/dev/null'],
+          {
+            env: {
+              PATH: process.env.PATH ?? '',
+              TERM: 'xterm',
+              LANG: 'C',
+              RESET_STATUS_API_URL: api.fresh.url,
+              ...extra,
+            },
+          },
+          (_e, stdout) => resolve(stdout),
+        );
       });
     expect(await tty({})).toContain('\x1b[32mYes: ');
     const plain = await tty({ NO_COLOR: '1' });
@@ -71,7 +97,10 @@ describe('reset-status today', () => {
   });
 
   it('a document past its stale_after by the client’s own clock is unknown, never trusted: exit 2', async () => {
-    const doc = (await (await fetch(`${api.clientStale.url}/api/latest`)).json()) as { reset: boolean | null; meta: { stale_after: string } };
+    const doc = (await (await fetch(`${api.clientStale.url}/api/latest`)).json()) as {
+      reset: boolean | null;
+      meta: { stale_after: string };
+    };
     expect(doc.reset).toBe(false); // the edge still serves it as an answer
     expect(Date.parse(doc.meta.stale_after)).toBeLessThan(Date.now());
     const r = await runCli(['--json'], { ...env, RESET_STATUS_API_URL: api.clientStale.url });
@@ -94,8 +123,13 @@ describe('reset-status forecast, history, event', () => {
   it('forecast: probabilities, said to be a forecast; --json; stale → exit 2', async () => {
     const r = await runCli(['forecast'], env);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Chance of a global reset: 24h (\d+\.\d%|—), 48h (\d+\.\d%|—) \(a forecast, not an announcement\)/);
-    const j = JSON.parse((await runCli(['forecast', '--json'], env)).stdout) as { stale: boolean; document: { probability_24h: unknown } };
+    expect(r.stdout).toMatch(
+      /^Chance of a global reset: 24h (\d+\.\d%|—), 48h (\d+\.\d%|—) \(a forecast, not an announcement\)/,
+    );
+    const j = JSON.parse((await runCli(['forecast', '--json'], env)).stdout) as {
+      stale: boolean;
+      document: { probability_24h: unknown };
+    };
     expect(j.stale).toBe(false);
     expect(j.document).toHaveProperty('probability_24h');
     expect((await runCli(['forecast'], { ...env, RESET_STATUS_API_URL: api.clientStale.url })).code).toBe(2);
@@ -113,7 +147,9 @@ describe('reset-status forecast, history, event', () => {
     const e = await runCli(['event', 'sr-cli-reset'], env);
     expect(e.code).toBe(0);
     expect(e.stdout).toContain('global_reset  sr-cli-reset');
-    expect(JSON.parse((await runCli(['event', 'sr-cli-reset', '--json'], env)).stdout)).toMatchObject({ event: { id: 'sr-cli-reset' } });
+    expect(JSON.parse((await runCli(['event', 'sr-cli-reset', '--json'], env)).stdout)).toMatchObject({
+      event: { id: 'sr-cli-reset' },
+    });
   });
 
   it('an unknown event is a 404 with a clear message and the API code, exit 1', async () => {
@@ -159,9 +195,17 @@ describe('reset-status statusline', () => {
   });
 
   it('prints ? when unknown (exit 2) or unreachable (exit 1)', async () => {
-    const stale = await runCli(['statusline'], { ...env, RESET_STATUS_API_URL: api.edgeStale.url, RESET_STATUS_CACHE_DIR: await tmpCache() });
+    const stale = await runCli(['statusline'], {
+      ...env,
+      RESET_STATUS_API_URL: api.edgeStale.url,
+      RESET_STATUS_CACHE_DIR: await tmpCache(),
+    });
     expect([stale.stdout, stale.code]).toEqual(['?\n', 2]);
-    const down = await runCli(['statusline'], { ...env, RESET_STATUS_API_URL: await downUrl(), RESET_STATUS_CACHE_DIR: await tmpCache() });
+    const down = await runCli(['statusline'], {
+      ...env,
+      RESET_STATUS_API_URL: await downUrl(),
+      RESET_STATUS_CACHE_DIR: await tmpCache(),
+    });
     expect([down.stdout, down.code]).toEqual(['?\n', 1]);
   });
 });
@@ -172,12 +216,18 @@ describe('reset-status watch', () => {
     proxy.maxAge = 1; // the API says 30 s; a 1 s max-age lets the test run 3 polls quickly
     try {
       const started = Date.now();
-      const poll = runCli(['watch', '--interval', '0', '--max-polls', '4', '--json'], { ...env, RESET_STATUS_API_URL: proxy.url });
+      const poll = runCli(['watch', '--interval', '0', '--max-polls', '4', '--json'], {
+        ...env,
+        RESET_STATUS_API_URL: proxy.url,
+      });
       // After the second poll the answer changes: the same API past its stale_after.
       await new Promise((r) => setTimeout(r, 1_500));
       proxy.target = api.edgeStale.url;
       const r = await poll;
-      const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { answer: string });
+      const lines = r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { answer: string });
       expect(lines.map((l) => l.answer)).toEqual(['yes', 'unknown']);
       expect(proxy.requests).toHaveLength(4);
       expect(Date.now() - started).toBeGreaterThanOrEqual(3_000); // three waits of the max-age

@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(async () => api?.close());
 
-async function scripted(statuses: number[], body: (status: number) => string): Promise<LoopbackServer & { hits: () => number }> {
+async function scripted(
+  statuses: number[],
+  body: (status: number) => string,
+): Promise<LoopbackServer & { hits: () => number }> {
   let hits = 0;
   const server = await startLoopback((_req: IncomingMessage, res: ServerResponse) => {
     const status = statuses[Math.min(hits++, statuses.length - 1)]!;
@@ -22,7 +25,11 @@ async function scripted(statuses: number[], body: (status: number) => string): P
   return Object.assign(server, { hits: () => hits });
 }
 
-const ERROR_DOC = (status: number) => JSON.stringify({ error: { status, code: 'not_found', message: 'The requested resource does not exist.' }, meta: { lang: 'en' } });
+const ERROR_DOC = (status: number) =>
+  JSON.stringify({
+    error: { status, code: 'not_found', message: 'The requested resource does not exist.' },
+    meta: { lang: 'en' },
+  });
 
 describe('the client transport', () => {
   it('retries a 5xx with backoff and then answers', async () => {
@@ -40,7 +47,9 @@ describe('the client transport', () => {
   it('gives up after the retries with the status, and never retries a 4xx (the API’s code kept)', async () => {
     const s = await scripted([500], () => 'down');
     try {
-      const err = await createResetStatusClient({ baseUrl: s.url, retries: 2, backoffMs: 10 }).latest().catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 2, backoffMs: 10 })
+        .latest()
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ResetStatusError);
       expect(err).toMatchObject({ code: 'http_error', status: 500 });
       expect(s.hits()).toBe(3);
@@ -49,7 +58,9 @@ describe('the client transport', () => {
     }
     const nf = await scripted([404], ERROR_DOC);
     try {
-      const err = await createResetStatusClient({ baseUrl: nf.url, retries: 3, backoffMs: 10 }).event('x').catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: nf.url, retries: 3, backoffMs: 10 })
+        .event('x')
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ name: 'ResetStatusError', code: 'not_found', status: 404 });
       expect(nf.hits()).toBe(1);
     } finally {
@@ -60,7 +71,9 @@ describe('the client transport', () => {
   it('times out a server that never answers', async () => {
     const s = await startLoopback(() => undefined);
     try {
-      const err = await createResetStatusClient({ baseUrl: s.url, retries: 1, backoffMs: 10, timeoutMs: 200 }).latest().catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 1, backoffMs: 10, timeoutMs: 200 })
+        .latest()
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'timeout', status: null });
     } finally {
       await s.close();
@@ -115,7 +128,9 @@ describe('the client’s bounds', () => {
       push();
     });
     try {
-      const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 }).latest().catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 })
+        .latest()
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'invalid_response' });
       expect((err as Error).message).toContain('byte cap');
     } finally {

@@ -17,9 +17,14 @@ export interface Run {
 /** The built bin as a child process, as `npx reset-status` runs it. */
 export function runCli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', LANG: 'C', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', LANG: 'C', ...env }, timeout: 20_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,7 +48,8 @@ export async function startProxy(target: string): Promise<Proxy> {
       .then(async (r) => {
         const out: Record<string, string> = {};
         r.headers.forEach((v, k) => {
-          if (k !== 'content-length' && k !== 'content-encoding' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
+          if (k !== 'content-length' && k !== 'content-encoding' && k !== 'transfer-encoding' && k !== 'connection')
+            out[k] = v;
         });
         if (state.maxAge !== null) out['cache-control'] = `public, max-age=${state.maxAge}`;
         res.writeHead(r.status, out);
@@ -72,12 +78,34 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function startApi(): Promise<Api> {
   const now = Date.now();
-  const records = trackerHandler(() => [{ id: 'cli-reset', reset_type: 'regular', announced_at: iso(now - 60_000), text: 'Codex limits reset for everyone.', source: { type: 'observed', url: 'https://tracker.example/claims/cli-reset' } }]);
+  const records = trackerHandler(() => [
+    {
+      id: 'cli-reset',
+      reset_type: 'regular',
+      announced_at: iso(now - 60_000),
+      text: 'Codex limits reset for everyone.',
+      source: { type: 'observed', url: 'https://tracker.example/claims/cli-reset' },
+    },
+  ]);
   // The tracker's status names an announced reset two hours ahead: the API's `upcoming`.
   const tracker = await startLoopback((req, res) => {
     if (!req.url?.includes('/status')) return records(req, res);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ data: { scheduled_reset: { id: 'cli-next', status: 'scheduled', reset_type: 'regular', announced_at: iso(now - 30_000), scheduled_for: iso(now + 2 * 3600_000), text: 'Another reset in two hours.', source: { type: 'x_post', url: 'https://x.com/a/status/42' } } } }));
+    res.end(
+      JSON.stringify({
+        data: {
+          scheduled_reset: {
+            id: 'cli-next',
+            status: 'scheduled',
+            reset_type: 'regular',
+            announced_at: iso(now - 30_000),
+            scheduled_for: iso(now + 2 * 3600_000),
+            text: 'Another reset in two hours.',
+            source: { type: 'x_post', url: 'https://x.com/a/status/42' },
+          },
+        },
+      }),
+    );
   });
   const sources = [
     { id: 'reset-tracker', kind: 'reset_tracker' as const, url: `${tracker.url}/api/v1/resets` },
@@ -88,7 +116,9 @@ export async function startApi(): Promise<Api> {
   const old = await createTempBuild({ edgeStore: true });
   const oldAt = now - 2 * 3600_000;
   const empty = await startLoopback(trackerHandler(() => []));
-  await old.build(iso(oldAt), [{ id: 'reset-tracker', kind: 'reset_tracker' as const, url: `${empty.url}/api/v1/resets` }]);
+  await old.build(iso(oldAt), [
+    { id: 'reset-tracker', kind: 'reset_tracker' as const, url: `${empty.url}/api/v1/resets` },
+  ]);
   await empty.close();
   const fresh = await startPreview({ root: current.outDir, port: 0 });
   const edgeStale = await startPreview({ root: current.outDir, port: 0, now: () => now + 3 * 86_400_000 });

@@ -12,8 +12,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { createResetStatusClient, ResetStatusError } from '../../clients/src/client.ts';
-import { HISTORY_PAGE_PATTERN as CONTRACT_PAGE_PATTERN, HISTORY_PAGE_SIZE as CONTRACT_PAGE_SIZE } from '../../builder/contract.ts';
-import { HISTORY_PAGE_PATTERN, HISTORY_PAGE_SIZE, MAX_HISTORY_EVENTS, MAX_HISTORY_PAGES } from '../../clients/src/config.ts';
+import {
+  HISTORY_PAGE_PATTERN as CONTRACT_PAGE_PATTERN,
+  HISTORY_PAGE_SIZE as CONTRACT_PAGE_SIZE,
+} from '../../builder/contract.ts';
+import {
+  HISTORY_PAGE_PATTERN,
+  HISTORY_PAGE_SIZE,
+  MAX_HISTORY_EVENTS,
+  MAX_HISTORY_PAGES,
+} from '../../clients/src/config.ts';
 import { createTempBuild, startLoopback, type LoopbackServer } from '../helpers/build.ts';
 import { BIN, runCli, startProxy } from './fixture.ts';
 
@@ -32,8 +40,14 @@ interface Rec {
 /** Global resets every 10 days back from yesterday, banked grants between them: distinct times, a known order. */
 function records(): Rec[] {
   const out: Rec[] = [];
-  for (let i = 0; i < GLOBALS; i++) out.push({ id: `pg-g-${String(i).padStart(3, '0')}`, type: 'global_reset', at: NOW - DAY_MS - i * 10 * DAY_MS });
-  for (let i = 0; i < BANKED; i++) out.push({ id: `pg-b-${String(i).padStart(3, '0')}`, type: 'banked_grant', at: NOW - 6 * DAY_MS - i * 10 * DAY_MS });
+  for (let i = 0; i < GLOBALS; i++)
+    out.push({ id: `pg-g-${String(i).padStart(3, '0')}`, type: 'global_reset', at: NOW - DAY_MS - i * 10 * DAY_MS });
+  for (let i = 0; i < BANKED; i++)
+    out.push({
+      id: `pg-b-${String(i).padStart(3, '0')}`,
+      type: 'banked_grant',
+      at: NOW - 6 * DAY_MS - i * 10 * DAY_MS,
+    });
   return out;
 }
 
@@ -42,7 +56,12 @@ async function dataDir(list: readonly Rec[]): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rs-paging-data-'));
   await mkdir(path.join(dir, 'archive'));
   const archive = {
-    archive: { name: 'paging-test', url: 'https://example.invalid/paging', license: 'CC0-1.0', notice: 'Test records for paged history.' },
+    archive: {
+      name: 'paging-test',
+      url: 'https://example.invalid/paging',
+      license: 'CC0-1.0',
+      notice: 'Test records for paged history.',
+    },
     records: list.map((r) => ({
       id: r.id,
       type: r.type,
@@ -62,7 +81,11 @@ async function dataDir(list: readonly Rec[]): Promise<string> {
   return dir;
 }
 
-const newestFirst = (list: readonly Rec[], type?: Rec['type']) => list.filter((r) => !type || r.type === type).sort((a, b) => b.at - a.at).map((r) => r.id);
+const newestFirst = (list: readonly Rec[], type?: Rec['type']) =>
+  list
+    .filter((r) => !type || r.type === type)
+    .sort((a, b) => b.at - a.at)
+    .map((r) => r.id);
 
 const BASE = records();
 /** One more global reset, newer than every other: published between two requests of a reader. */
@@ -89,7 +112,12 @@ const ids = (events: readonly { id: string }[]) => events.map((e) => e.id);
 
 describe('the typed client reads history across pages', () => {
   it('the build under test is paged as the contract says: 339 events, 2 archived pages, the newest 139 in the newest document', async () => {
-    const doc = (await (await fetch(`${a.url}/api/history`)).json()) as { count: number; archived_pages: number; next: string; events: unknown[] };
+    const doc = (await (await fetch(`${a.url}/api/history`)).json()) as {
+      count: number;
+      archived_pages: number;
+      next: string;
+      events: unknown[];
+    };
     expect(doc).toMatchObject({ count: GLOBALS + BANKED, archived_pages: 2, next: '/api/history?lang=en&page=2' });
     expect(doc.events).toHaveLength(139);
   });
@@ -116,10 +144,16 @@ describe('the typed client reads history across pages', () => {
   it('keeps the type and the language along the chain', async () => {
     const proxy = await startProxy(a.url);
     try {
-      const h = await createResetStatusClient({ baseUrl: proxy.url, lang: 'de' }).history({ type: 'global_reset', limit: 250 });
+      const h = await createResetStatusClient({ baseUrl: proxy.url, lang: 'de' }).history({
+        type: 'global_reset',
+        limit: 250,
+      });
       expect(ids(h.events)).toEqual(GLOBAL.slice(0, 250));
       expect(h.events.every((e) => e.type === 'global_reset')).toBe(true);
-      expect(proxy.requests).toEqual(['/api/history?lang=de&type=global_reset', '/api/history?lang=de&type=global_reset&page=1']);
+      expect(proxy.requests).toEqual([
+        '/api/history?lang=de&type=global_reset',
+        '/api/history?lang=de&type=global_reset&page=1',
+      ]);
     } finally {
       await proxy.close();
     }
@@ -145,7 +179,10 @@ describe('the typed client reads history across pages', () => {
 
   it('an event published between two requests (archiving a new page) is neither lost nor repeated', async () => {
     // Build B is build A plus a newer global reset: its 300 global resets archive page 2, A's 299 only page 1.
-    const headB = (await (await fetch(`${b.url}/api/history?type=global_reset`)).json()) as { archived_pages: number; events: { id: string }[] };
+    const headB = (await (await fetch(`${b.url}/api/history?type=global_reset`)).json()) as {
+      archived_pages: number;
+      events: { id: string }[];
+    };
     expect(headB.archived_pages).toBe(2);
     expect(headB.events[0]!.id).toBe(NEWER.id);
     const proxy = await startProxy(a.url);
@@ -160,7 +197,10 @@ describe('the typed client reads history across pages', () => {
         },
       });
       const h = await c.history({ type: 'global_reset', limit: MAX_HISTORY_EVENTS });
-      expect(proxy.requests).toEqual(['/api/history?type=global_reset', '/api/history?lang=en&type=global_reset&page=1']);
+      expect(proxy.requests).toEqual([
+        '/api/history?type=global_reset',
+        '/api/history?lang=en&type=global_reset&page=1',
+      ]);
       expect(ids(h.events)).toEqual(GLOBAL);
       expect(h.truncated).toBe(false);
       // The next read sees the new event first, and every older one once.
@@ -181,7 +221,8 @@ describe('the typed client reads history across pages', () => {
         res.writeHead(503).end('busy');
         return;
       }
-      const headers: Record<string, string> = typeof req.headers['if-none-match'] === 'string' ? { 'if-none-match': req.headers['if-none-match'] } : {};
+      const headers: Record<string, string> =
+        typeof req.headers['if-none-match'] === 'string' ? { 'if-none-match': req.headers['if-none-match'] } : {};
       fetch(`${a.url}${req.url ?? '/'}`, { headers })
         .then(async (r) => {
           const out: Record<string, string> = {};
@@ -224,7 +265,10 @@ describe('the typed client reads history across pages', () => {
 });
 
 /** Serves doctored history documents at /api/history (by `page`), and passes everything else to `target`. */
-async function doctor(target: string, docs: (page: string | null) => unknown): Promise<LoopbackServer & { requests: string[] }> {
+async function doctor(
+  target: string,
+  docs: (page: string | null) => unknown,
+): Promise<LoopbackServer & { requests: string[] }> {
   const requests: string[] = [];
   const server = await startLoopback((req: IncomingMessage, res: ServerResponse) => {
     requests.push(req.url ?? '/');
@@ -275,7 +319,9 @@ describe('the client follows only a next it should', () => {
       for (const next of cases) {
         const s = await doctor(a.url, () => ({ ...newest, next }));
         try {
-          const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 }).history({ limit: 300 }).catch((e: unknown) => e);
+          const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 })
+            .history({ limit: 300 })
+            .catch((e: unknown) => e);
           expect(err, next).toBeInstanceOf(ResetStatusError);
           expect(err, next).toMatchObject({ code: 'invalid_response' });
           expect((err as Error).message, next).toContain('refusing to follow next');
@@ -302,7 +348,9 @@ describe('the client follows only a next it should', () => {
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(newest));
     });
     try {
-      const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 }).history({ limit: 250 }).catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 0 })
+        .history({ limit: 250 })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ResetStatusError);
       expect(err).toMatchObject({ code: 'network' });
       expect(trapped).toBe(0);
@@ -314,9 +362,13 @@ describe('the client follows only a next it should', () => {
   it('refuses a page whose next does not go older (a loop), after reading it once', async () => {
     const newest = (await (await fetch(`${a.url}/api/history`)).json()) as Record<string, unknown>;
     const page2 = (await (await fetch(`${a.url}/api/history?lang=en&page=2`)).json()) as Record<string, unknown>;
-    const s = await doctor(a.url, (page) => (page === '2' ? { ...page2, next: '/api/history?lang=en&page=2' } : newest));
+    const s = await doctor(a.url, (page) =>
+      page === '2' ? { ...page2, next: '/api/history?lang=en&page=2' } : newest,
+    );
     try {
-      const err = await createResetStatusClient({ baseUrl: s.url }).history({ limit: 300 }).catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: s.url })
+        .history({ limit: 300 })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'invalid_response' });
       expect((err as Error).message).toContain('page 2 is not older than page 2');
       expect(s.requests).toEqual(['/api/history', '/api/history?lang=en&page=2']);
@@ -327,9 +379,13 @@ describe('the client follows only a next it should', () => {
 
   it('a next to a page that is not archived is the API’s 404 with its code', async () => {
     const newest = (await (await fetch(`${a.url}/api/history`)).json()) as Record<string, unknown>;
-    const s = await doctor(a.url, (page) => (page === null ? { ...newest, next: '/api/history?lang=en&page=7' } : undefined));
+    const s = await doctor(a.url, (page) =>
+      page === null ? { ...newest, next: '/api/history?lang=en&page=7' } : undefined,
+    );
     try {
-      const err = await createResetStatusClient({ baseUrl: s.url, retries: 2, backoffMs: 10 }).history({ limit: 300 }).catch((e: unknown) => e);
+      const err = await createResetStatusClient({ baseUrl: s.url, retries: 2, backoffMs: 10 })
+        .history({ limit: 300 })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ name: 'ResetStatusError', code: 'not_found', status: 404 });
       expect(s.requests).toEqual(['/api/history', '/api/history?lang=en&page=7']); // a 4xx is final: no retry
     } finally {
@@ -339,8 +395,24 @@ describe('the client follows only a next it should', () => {
 
   it('reads no more pages than the limit can need, and never more than the cap, however small the pages', async () => {
     // A hostile API: one event a page and a chain of ten million pages.
-    const page = (n: number) => ({ meta: { lang: 'en' }, type: null, page: n, page_size: 100, first_position: n, next: n > 1 ? `/api/history?lang=en&page=${n - 1}` : null, events: [{ id: `e${n}` }] });
-    const newest = { meta: { lang: 'en' }, type: null, count: 9_999_999, page_size: 100, archived_pages: 9_999_998, next: '/api/history?lang=en&page=9999998', events: [{ id: 'e-newest' }] };
+    const page = (n: number) => ({
+      meta: { lang: 'en' },
+      type: null,
+      page: n,
+      page_size: 100,
+      first_position: n,
+      next: n > 1 ? `/api/history?lang=en&page=${n - 1}` : null,
+      events: [{ id: `e${n}` }],
+    });
+    const newest = {
+      meta: { lang: 'en' },
+      type: null,
+      count: 9_999_999,
+      page_size: 100,
+      archived_pages: 9_999_998,
+      next: '/api/history?lang=en&page=9999998',
+      events: [{ id: 'e-newest' }],
+    };
     const s = await doctor(a.url, (p) => (p === null ? newest : page(Number(p))));
     try {
       const small = await createResetStatusClient({ baseUrl: s.url }).history({ limit: 150 });
@@ -356,10 +428,18 @@ describe('the client follows only a next it should', () => {
   });
 
   it('drops an event a page repeats', async () => {
-    const newest = (await (await fetch(`${a.url}/api/history`)).json()) as { events: { id: string }[] } & Record<string, unknown>;
-    const page2 = (await (await fetch(`${a.url}/api/history?lang=en&page=2`)).json()) as { events: unknown[] } & Record<string, unknown>;
+    const newest = (await (await fetch(`${a.url}/api/history`)).json()) as { events: { id: string }[] } & Record<
+      string,
+      unknown
+    >;
+    const page2 = (await (await fetch(`${a.url}/api/history?lang=en&page=2`)).json()) as { events: unknown[] } & Record<
+      string,
+      unknown
+    >;
     // As if an archived event were corrected between two requests and moved across the page boundary.
-    const s = await doctor(a.url, (page) => (page === '2' ? { ...page2, events: [newest.events.at(-1), ...page2.events] } : page === null ? newest : undefined));
+    const s = await doctor(a.url, (page) =>
+      page === '2' ? { ...page2, events: [newest.events.at(-1), ...page2.events] } : page === null ? newest : undefined,
+    );
     try {
       const h = await createResetStatusClient({ baseUrl: s.url }).history({ limit: 250 });
       expect(ids(h.events)).toEqual(ALL.slice(0, 250));
@@ -378,7 +458,11 @@ describe('reset-status history (the bin)', () => {
       const h = JSON.parse(r.stdout) as { count: number; truncated: boolean; events: { id: string }[] };
       expect(ids(h.events)).toEqual(ALL.slice(0, 250));
       expect(h).toMatchObject({ count: GLOBALS + BANKED, truncated: true });
-      expect(proxy.requests).toEqual(['/api/history?lang=en', '/api/history?lang=en&page=2', '/api/history?lang=en&page=1']);
+      expect(proxy.requests).toEqual([
+        '/api/history?lang=en',
+        '/api/history?lang=en&page=2',
+        '/api/history?lang=en&page=1',
+      ]);
     } finally {
       await proxy.close();
     }
@@ -421,18 +505,33 @@ describe('reset-status history (the bin)', () => {
 describe('reset-status mcp: reset_history', () => {
   it('reads across pages up to limit, and one archived page with page', async () => {
     const client = new Client({ name: 'reset-status-test', version: '0.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { PATH: process.env.PATH ?? '', RESET_STATUS_API_URL: a.url, LANG: 'C' }, stderr: 'pipe' }));
-    const payload = (r: unknown) => JSON.parse((r as { content: { text: string }[] }).content[0]!.text.split('\n\nRules:')[0]!) as Record<string, unknown> & { events: { id: string }[] };
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp'],
+        env: { PATH: process.env.PATH ?? '', RESET_STATUS_API_URL: a.url, LANG: 'C' },
+        stderr: 'pipe',
+      }),
+    );
+    const payload = (r: unknown) =>
+      JSON.parse((r as { content: { text: string }[] }).content[0]!.text.split('\n\nRules:')[0]!) as Record<
+        string,
+        unknown
+      > & { events: { id: string }[] };
     try {
       const h = payload(await client.callTool({ name: 'reset_history', arguments: { limit: 250 } }));
       expect(ids(h.events)).toEqual(ALL.slice(0, 250));
       expect(h).toMatchObject({ count: GLOBALS + BANKED, truncated: true });
-      const p = payload(await client.callTool({ name: 'reset_history', arguments: { type: 'global_reset', page: 1, limit: 3 } }));
+      const p = payload(
+        await client.callTool({ name: 'reset_history', arguments: { type: 'global_reset', page: 1, limit: 3 } }),
+      );
       expect(p).toMatchObject({ page: 1, first_position: 1, next: null });
       expect(ids(p.events)).toEqual(GLOBAL.slice(-100).slice(0, 3));
       const missing = await client.callTool({ name: 'reset_history', arguments: { page: 9 } });
       expect(missing.isError).toBe(true);
-      expect((missing as { content: { text: string }[] }).content[0]!.text).toContain('reset-status error not_found (HTTP 404)');
+      expect((missing as { content: { text: string }[] }).content[0]!.text).toContain(
+        'reset-status error not_found (HTTP 404)',
+      );
     } finally {
       await client.close();
     }

@@ -9,7 +9,14 @@ let api: Api;
 
 async function connect(baseUrl: string): Promise<Client> {
   const client = new Client({ name: 'reset-status-test', version: '0.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { PATH: process.env.PATH ?? '', RESET_STATUS_API_URL: baseUrl, LANG: 'C' }, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', RESET_STATUS_API_URL: baseUrl, LANG: 'C' },
+      stderr: 'pipe',
+    }),
+  );
   return client;
 }
 
@@ -29,8 +36,14 @@ describe('reset-status mcp', () => {
     try {
       expect(client.getServerVersion()?.name).toBe('reset-status');
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['reset_event', 'reset_forecast', 'reset_history', 'reset_today']);
-      const schema = (name: string) => tools.find((t) => t.name === name)!.inputSchema as { properties: Record<string, { enum?: string[] }> };
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'reset_event',
+        'reset_forecast',
+        'reset_history',
+        'reset_today',
+      ]);
+      const schema = (name: string) =>
+        tools.find((t) => t.name === name)!.inputSchema as { properties: Record<string, { enum?: string[] }> };
       expect(schema('reset_history').properties.type!.enum).toEqual(['global_reset', 'banked_grant', 'policy_change']);
       expect(Object.keys(schema('reset_event').properties).sort()).toEqual(['id', 'lang']);
       expect(schema('reset_today').properties.lang!.enum).toEqual(['en', 'de', 'ko', 'ja', 'zh']);

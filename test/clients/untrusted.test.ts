@@ -25,7 +25,9 @@ function expectInert(out: string, json = false) {
   const bytes = Buffer.from(out, 'utf8');
   expect(bytes.includes(0x1b), 'ESC').toBe(false);
   expect(bytes.includes(0x07), 'BEL').toBe(false);
-  for (let i = 0; i < bytes.length - 1; i++) if (bytes[i] === 0xc2 && bytes[i + 1]! >= 0x80 && bytes[i + 1]! <= 0x9f) expect.fail(`C1 control U+00${bytes[i + 1]!.toString(16)} at byte ${i}`);
+  for (let i = 0; i < bytes.length - 1; i++)
+    if (bytes[i] === 0xc2 && bytes[i + 1]! >= 0x80 && bytes[i + 1]! <= 0x9f)
+      expect.fail(`C1 control U+00${bytes[i + 1]!.toString(16)} at byte ${i}`);
   expect(out).not.toMatch(UNSAFE_CHARS);
   if (json) return;
   // The payloads of the sequences are gone with them, not left to be read as text.
@@ -44,7 +46,8 @@ describe('text from a hostile API never reaches the terminal as control sequence
     const out = ok(await runCli(['today'], env));
     expectInert(out);
     // What is text in those fields is still shown, and the line is one line.
-    for (const name of ['explanation', 'last_check', 'upcoming_summary', 'scheduled_for']) expect(out).toContain(`${name}[`);
+    for (const name of ['explanation', 'last_check', 'upcoming_summary', 'scheduled_for'])
+      expect(out).toContain(`${name}[`);
     expect(out).toContain('click'); // the hyperlink's text, without the link
     expect(out).toContain('RTL');
     expect(out.trimEnd().split('\n')).toHaveLength(1);
@@ -54,7 +57,11 @@ describe('text from a hostile API never reaches the terminal as control sequence
   it('--json keeps every string as sent, escaped: valid JSON, no raw control or bidi character', async () => {
     const out = ok(await runCli(['today', '--json'], env));
     expectInert(out, true);
-    const j = JSON.parse(out) as { reason: string; upcoming: { summary: string }; document: { last_source_check_at: string } };
+    const j = JSON.parse(out) as {
+      reason: string;
+      upcoming: { summary: string };
+      document: { last_source_check_at: string };
+    };
     expect(j.reason).toBe(`${tainted('explanation')} v0`);
     expect(j.upcoming.summary).toBe(tainted('upcoming_summary'));
     expect(j.document.last_source_check_at).toBe(tainted('last_check'));
@@ -124,7 +131,12 @@ describe('text from a hostile API never reaches the terminal as control sequence
       api.version++;
       const r = await text;
       expectInert(r.stdout);
-      expect(r.stdout.trimEnd().split('\n').map((l) => / v\d+ /.exec(l)?.[0])).toEqual([` v${api.version - 1} `, ` v${api.version} `]);
+      expect(
+        r.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => / v\d+ /.exec(l)?.[0]),
+      ).toEqual([` v${api.version - 1} `, ` v${api.version} `]);
       const json = await runCli(['watch', '--interval', '0', '--max-polls', '1', '--json'], env);
       expectInert(json.stdout, true);
       expect((JSON.parse(json.stdout) as { reason: string }).reason).toBe(`${tainted('explanation')} v${api.version}`);
@@ -135,7 +147,12 @@ describe('text from a hostile API never reaches the terminal as control sequence
 
   it('on a TTY the only escape sequences are the CLI’s own colour around its own words', async () => {
     const out = await new Promise<string>((resolve) => {
-      execFile('script', ['-qec', `${process.execPath} ${BIN}`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm', LANG: 'C.UTF-8', RESET_STATUS_API_URL: api.url } }, (_e, stdout) => resolve(stdout));
+      execFile(
+        'script',
+        ['-qec', `${process.execPath} ${BIN}`, '/dev/null'],
+        { env: { PATH: process.env.PATH ?? '', TERM: 'xterm', LANG: 'C.UTF-8', RESET_STATUS_API_URL: api.url } },
+        (_e, stdout) => resolve(stdout),
+      );
     });
     expect(out).toContain('\x1b[32mYes: Codex usage limits were reset today\x1b[0m — explanation[');
     // The pseudo-terminal turns \n into \r\n; with that and the CLI's two sequences taken out, nothing is left.
@@ -200,7 +217,9 @@ describe('a hostile API cannot hang or exhaust the CLI', () => {
   it('watch with an absurd max-age waits (capped), without spinning or overflowing the timer', async () => {
     api.maxAge = 99_999_999_999; // over 2^31 ms: a timer given it would fire at once
     const before = api.requests.length;
-    const child = spawn(process.execPath, [BIN, 'watch', '--interval', '0', '--max-polls', '5'], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', LANG: 'C', ...env } });
+    const child = spawn(process.execPath, [BIN, 'watch', '--interval', '0', '--max-polls', '5'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', LANG: 'C', ...env },
+    });
     try {
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -7,12 +7,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, LANGS } from '../../builder/model/schemas.ts';
 import { MAX_QUERY_LENGTH, MAX_URI_LENGTH } from '../../builder/edge/route.ts';
 import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
-import { DATA_DIR, createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
+import {
+  DATA_DIR,
+  createTempBuild,
+  startLoopback,
+  trackerHandler,
+  type LoopbackServer,
+  type TempBuild,
+} from '../helpers/build.ts';
 import { TARGETS, startTarget, type ServedApi } from '../helpers/targets.ts';
 
 const NOW = '2026-11-21T12:00:00Z';
 const ENDPOINTS = ['latest', 'history', 'forecast', 'status', 'signals', 'accuracy'] as const;
-const SCHEMA_OF = { latest: 'latest', history: 'history', forecast: 'forecast', status: 'status', signals: 'signals', accuracy: 'accuracy' } as const;
+const SCHEMA_OF = {
+  latest: 'latest',
+  history: 'history',
+  forecast: 'forecast',
+  status: 'status',
+  signals: 'signals',
+  accuracy: 'accuracy',
+} as const;
 
 let b: TempBuild;
 let tracker: LoopbackServer;
@@ -28,7 +42,9 @@ beforeAll(async () => {
     trackerHandler(() => [])(req, res);
   });
   b = await createTempBuild();
-  const summary = await b.build(NOW, [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }]);
+  const summary = await b.build(NOW, [
+    { id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` },
+  ]);
   expect(summary.today).toBe('no_verified_reset');
 });
 afterAll(async () => {
@@ -98,7 +114,21 @@ describe.each(TARGETS)('through the %s', (target) => {
         expect(other.count).toBe(en.count);
         en.events.forEach((e: any, i: number) => {
           const o = other.events[i];
-          for (const k of ['id', 'type', 'status', 'reason', 'origin', 'time_precision', 'time_basis', 'occurred_at', 'announced_at', 'effective_at', 'evidence_text', 'sources', 'same_as']) {
+          for (const k of [
+            'id',
+            'type',
+            'status',
+            'reason',
+            'origin',
+            'time_precision',
+            'time_basis',
+            'occurred_at',
+            'announced_at',
+            'effective_at',
+            'evidence_text',
+            'sources',
+            'same_as',
+          ]) {
             expect(o[k], `${lang} ${e.id} ${k}`).toEqual(e[k]);
           }
           for (const k of ['title', 'summary', 'scope']) expect(o[k], `${lang} ${e.id} ${k}`).not.toBe(e[k]);
@@ -110,12 +140,15 @@ describe.each(TARGETS)('through the %s', (target) => {
       for (const lang of LANGS.filter((l) => l !== 'en')) {
         const f = (await getJson(`/api/forecast?lang=${lang}`)).body;
         expect(f.explanation).not.toBe(fEn.explanation);
-        for (const k of ['probability_24h', 'probability_48h', 'sample_size', 'model_version', 'issued_at']) expect(f[k]).toEqual(fEn[k]);
+        for (const k of ['probability_24h', 'probability_48h', 'sample_size', 'model_version', 'issued_at'])
+          expect(f[k]).toEqual(fEn[k]);
         const s = (await getJson(`/api/status?lang=${lang}`)).body;
         const sEn = (await getJson('/api/status?lang=en')).body;
         expect(s.today.explanation).not.toBe(sEn.today.explanation);
         expect(s.today.state).toBe(sEn.today.state);
-        expect(s.source_checks.map((c: any) => c.detail_code)).toEqual(sEn.source_checks.map((c: any) => c.detail_code));
+        expect(s.source_checks.map((c: any) => c.detail_code)).toEqual(
+          sEn.source_checks.map((c: any) => c.detail_code),
+        );
       }
     });
   });
@@ -200,7 +233,13 @@ describe.each(TARGETS)('through the %s', (target) => {
       const { port } = new URL(api.url);
       const raw = await new Promise<string>((resolve, reject) => {
         const sock = connect(Number(port), '127.0.0.1', () => {
-          sock.write(Buffer.concat([Buffer.from('GET /api/'), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+          sock.write(
+            Buffer.concat([
+              Buffer.from('GET /api/'),
+              Buffer.from([0xc3, 0xa9]),
+              Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+            ]),
+          );
         });
         let out = '';
         sock.on('data', (d) => (out += d.toString('utf8')));
@@ -225,7 +264,9 @@ describe.each(TARGETS)('through the %s', (target) => {
       trackerUp = false;
       const other = await createTempBuild();
       await cp(b.stateDir, other.stateDir, { recursive: true });
-      await other.build('2026-11-21T12:31:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }]);
+      await other.build('2026-11-21T12:31:00.000Z', [
+        { id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` },
+      ]);
       trackerUp = true;
       const stalePreview = await startTarget(target, other.outDir);
       try {
@@ -274,7 +315,17 @@ describe.each(TARGETS)('through the %s', (target) => {
       const { res, body } = await getJson('/api/openapi.json');
       expect(res.status).toBe(200);
       expect(body.openapi).toBe('3.1.0');
-      expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/api/latest', '/api/history', '/api/events/{id}', '/api/forecast', '/api/status', '/api/signals', '/api/accuracy']));
+      expect(Object.keys(body.paths)).toEqual(
+        expect.arrayContaining([
+          '/api/latest',
+          '/api/history',
+          '/api/events/{id}',
+          '/api/forecast',
+          '/api/status',
+          '/api/signals',
+          '/api/accuracy',
+        ]),
+      );
       expect(body.components.schemas.Latest).toBeDefined();
       const schema = await getJson('/api/schemas/latest.json');
       expect(schema.res.status).toBe(200);

@@ -5,7 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, INSTANT_PATTERN } from '../../builder/contract.ts';
 import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
-import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
+import {
+  createTempBuild,
+  startLoopback,
+  trackerHandler,
+  type LoopbackServer,
+  type TempBuild,
+} from '../helpers/build.ts';
 import { TARGETS, startTarget, type ServedApi } from '../helpers/targets.ts';
 
 // With milliseconds, as a real clock reads: the documents must still say seconds.
@@ -17,7 +23,11 @@ let failed: TempBuild;
 const get = async (p: ServedApi, path: string, init?: RequestInit) => {
   const res = await fetch(p.url + path, init);
   const text = await res.text();
-  return { res, text, body: res.headers.get('content-type')?.startsWith('application/json') && text ? (JSON.parse(text) as any) : null };
+  return {
+    res,
+    text,
+    body: res.headers.get('content-type')?.startsWith('application/json') && text ? (JSON.parse(text) as any) : null,
+  };
 };
 
 beforeAll(async () => {
@@ -98,8 +108,11 @@ describe.each(TARGETS)('through the %s', (target) => {
       ] as const) {
         const res = await fetch(up.url + path, { method });
         expect(res.status, path).toBe(status);
-        const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
-        for (const h of ['etag', 'date', 'last-modified', 'content-language']) expect(exposed, `${method} ${path}`).toContain(h);
+        const exposed = (res.headers.get('access-control-expose-headers') ?? '')
+          .split(',')
+          .map((h) => h.trim().toLowerCase());
+        for (const h of ['etag', 'date', 'last-modified', 'content-language'])
+          expect(exposed, `${method} ${path}`).toContain(h);
       }
     });
 
@@ -113,7 +126,12 @@ describe.each(TARGETS)('through the %s', (target) => {
   describe('documents', () => {
     it('gives /api a meta block and a license pointer a client can follow to the full license text', async () => {
       const index = (await get(up, '/api')).body;
-      expect(index.meta).toMatchObject({ lang: 'en', api_version: '1', docs: '/api/openapi.json', license_url: '/api/license.txt' });
+      expect(index.meta).toMatchObject({
+        lang: 'en',
+        api_version: '1',
+        docs: '/api/openapi.json',
+        license_url: '/api/license.txt',
+      });
       const latest = (await get(up, '/api/latest?lang=zh')).body;
       const license = await get(up, latest.meta.license_url);
       expect(license.res.status).toBe(200);
@@ -166,7 +184,9 @@ describe.each(TARGETS)('through the %s', (target) => {
     const ANY_INSTANT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})/g;
 
     it('writes every instant in every JSON document, feed and page config as YYYY-MM-DDTHH:MM:SSZ, meta included', async () => {
-      const files = (await readdir(path.join(ok.outDir, 'api'), { recursive: true })).filter((f) => /\.(json|atom)$/.test(f) && !f.startsWith('schemas') && f !== 'openapi.json');
+      const files = (await readdir(path.join(ok.outDir, 'api'), { recursive: true })).filter(
+        (f) => /\.(json|atom)$/.test(f) && !f.startsWith('schemas') && f !== 'openapi.json',
+      );
       expect(files.length).toBeGreaterThan(50);
       let seen = 0;
       for (const f of files) {
@@ -179,7 +199,8 @@ describe.each(TARGETS)('through the %s', (target) => {
       }
       expect(seen).toBeGreaterThan(100);
       const latest = (await get(up, '/api/latest?lang=de')).body;
-      for (const v of [latest.meta.generated_at, latest.meta.stale_after, latest.last_source_check_at]) expect(v).toMatch(INSTANT_PATTERN);
+      for (const v of [latest.meta.generated_at, latest.meta.stale_after, latest.last_source_check_at])
+        expect(v).toMatch(INSTANT_PATTERN);
       const checks = (await get(up, '/api/status?lang=ko')).body.source_checks as { checked_at: string }[];
       for (const c of checks) expect(c.checked_at).toMatch(INSTANT_PATTERN);
       expect((await get(up, '/api/forecast?lang=ja')).body.issued_at).toMatch(INSTANT_PATTERN);

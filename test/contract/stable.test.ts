@@ -10,13 +10,26 @@ const NOW = '2026-11-21T12:00:00Z';
 const LATER = '2026-11-21T12:15:00Z';
 /** The present-tense documents, the human page made from them (issue #15), and the unknown variants of latest, status
  * and the page, which the edge serves once they go stale (issue #13). */
-const LIVE = /^api\/[a-z]{2}\/(unknown\/(\d{4}-\d{2}-\d{2}|stopped)\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
+const LIVE =
+  /^api\/[a-z]{2}\/(unknown\/(\d{4}-\d{2}-\d{2}|stopped)\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
 /** Per language: 5 documents and the page, and latest, status and the page unknown for today and 3 more dates, and dateless. */
 const LIVE_COUNT = 5 * 6 + 5 * 3 * (4 + 1);
 // The post ids are snowflakes of the announcement times (the tracker's times are checked against them).
 const RECORDS = [
-  { id: 'rst_b', reset_type: 'regular', announced_at: '2026-11-21T11:00:00Z', text: 'Reset for everyone.', source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2124095476331446277' } },
-  { id: 'rst_a', reset_type: 'regular', announced_at: '2026-11-20T18:02:11Z', text: 'Reset again.', source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2123839334380470277' } },
+  {
+    id: 'rst_b',
+    reset_type: 'regular',
+    announced_at: '2026-11-21T11:00:00Z',
+    text: 'Reset for everyone.',
+    source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2124095476331446277' },
+  },
+  {
+    id: 'rst_a',
+    reset_type: 'regular',
+    announced_at: '2026-11-20T18:02:11Z',
+    text: 'Reset again.',
+    source: { type: 'x_post', author: 'dev', url: 'https://x.com/dev/status/2123839334380470277' },
+  },
 ];
 
 let tracker: LoopbackServer;
@@ -36,7 +49,9 @@ async function files(root: string): Promise<Map<string, string>> {
 }
 
 const times = (e: { announced_at: string | null; observed_at: string | null; effective_at: string | null }) =>
-  [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null).map((t) => Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t));
+  [e.announced_at, e.observed_at, e.effective_at]
+    .filter((t): t is string => t !== null)
+    .map((t) => Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t));
 
 beforeAll(async () => {
   tracker = await startLoopback(trackerHandler(() => RECORDS));
@@ -86,10 +101,17 @@ describe('an idle tick', () => {
     const history = JSON.parse((await files(b.outDir)).get('api/de/history.json')!) as { meta: { updated_at: string } };
     // The newest time among its events: the tracker's record of 11:00 today.
     expect(history.meta.updated_at).toBe('2026-11-21T11:00:00Z');
-    const banked = JSON.parse((await files(b.outDir)).get('api/en/history/policy_change.json')!) as { meta: { updated_at: string | null }; events: unknown[] };
+    const banked = JSON.parse((await files(b.outDir)).get('api/en/history/policy_change.json')!) as {
+      meta: { updated_at: string | null };
+      events: unknown[];
+    };
     expect(banked.events.length).toBeGreaterThan(0);
     const newest = Math.max(...banked.events.flatMap((e) => times(e as Parameters<typeof times>[0])));
-    expect(Date.parse(banked.meta.updated_at!.length === 10 ? `${banked.meta.updated_at}T00:00:00Z` : banked.meta.updated_at!)).toBe(newest);
+    expect(
+      Date.parse(
+        banked.meta.updated_at!.length === 10 ? `${banked.meta.updated_at}T00:00:00Z` : banked.meta.updated_at!,
+      ),
+    ).toBe(newest);
   });
 });
 
@@ -114,7 +136,10 @@ describe('an as-of build', () => {
         events++;
         expect(Math.min(...times(e)), `${k} ${e.id}`).toBeLessThanOrEqual(pastMs);
       }
-      if (doc.meta.updated_at !== null) expect(Date.parse(doc.meta.updated_at.length === 10 ? `${doc.meta.updated_at}T00:00:00Z` : doc.meta.updated_at)).toBeLessThanOrEqual(pastMs);
+      if (doc.meta.updated_at !== null)
+        expect(
+          Date.parse(doc.meta.updated_at.length === 10 ? `${doc.meta.updated_at}T00:00:00Z` : doc.meta.updated_at),
+        ).toBeLessThanOrEqual(pastMs);
     }
     expect(events).toBeGreaterThan(0);
     expect([...out.keys()].some((k) => k.includes('ledger-2026-09-12'))).toBe(false);
@@ -128,8 +153,10 @@ describe('an as-of build', () => {
       const forecast = json(`api/${lang}/forecast.json`);
       expect(forecast.issued_at).toBe(PAST);
       expect(Date.parse(forecast.last_global_reset_at)).toBeLessThanOrEqual(pastMs);
-      for (const f of json(`api/${lang}/accuracy.json`).forecasts) expect(Date.parse(f.issued_at)).toBeLessThanOrEqual(pastMs);
-      for (const s of json(`api/${lang}/signals.json`).signals) expect(Date.parse(s.first_seen_at)).toBeLessThanOrEqual(pastMs);
+      for (const f of json(`api/${lang}/accuracy.json`).forecasts)
+        expect(Date.parse(f.issued_at)).toBeLessThanOrEqual(pastMs);
+      for (const s of json(`api/${lang}/signals.json`).signals)
+        expect(Date.parse(s.first_seen_at)).toBeLessThanOrEqual(pastMs);
     }
     // The same sources at the present show the newer events again.
     const present = await files(now.outDir);

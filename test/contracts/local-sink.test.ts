@@ -29,7 +29,12 @@ async function tree(root: string): Promise<string[]> {
 
 sinkContract('local directory', async () => {
   const dir = await tmp();
-  return { sink: createLocalSink(dir), read: async (key) => readFile(path.join(dir, key), 'utf8').catch(() => null), advance: () => {}, deleteAfterMs: 0 };
+  return {
+    sink: createLocalSink(dir),
+    read: async (key) => readFile(path.join(dir, key), 'utf8').catch(() => null),
+    advance: () => {},
+    deleteAfterMs: 0,
+  };
 });
 
 const OLD = new Date('2020-01-01T00:00:00Z');
@@ -76,8 +81,14 @@ describe('local sink', () => {
   it('never shows a reader a new directory half-filled, nor a later phase before an earlier one is complete', async () => {
     const dir = await tmp();
     const n = 400;
-    const leaves = Array.from({ length: n }, (_, i) => doc(`api/en/events/e-${i}.json`, { id: i, pad: 'x'.repeat(2000) }, PHASE.leaves));
-    const build = [...leaves, doc('api/en/history.json', { count: n }, PHASE.lists), doc('api/index.json', { ok: true }, PHASE.summaries)];
+    const leaves = Array.from({ length: n }, (_, i) =>
+      doc(`api/en/events/e-${i}.json`, { id: i, pad: 'x'.repeat(2000) }, PHASE.leaves),
+    );
+    const build = [
+      ...leaves,
+      doc('api/en/history.json', { count: n }, PHASE.lists),
+      doc('api/index.json', { ok: true }, PHASE.summaries),
+    ];
     let done = false;
     const publishing = createLocalSink(dir)
       .publish(build)
@@ -110,7 +121,9 @@ describe('local sink', () => {
       doc('api/en/history.json/all.json', { items: [] }, PHASE.lists),
       doc('api/en/latest.json', { rev: 1 }, PHASE.summaries),
     ];
-    await expect(createLocalSink(dir).publish(build)).rejects.toThrow(/api\/en\/history\.json.*(ENOTDIR|EEXIST|not a directory)/);
+    await expect(createLocalSink(dir).publish(build)).rejects.toThrow(
+      /api\/en\/history\.json.*(ENOTDIR|EEXIST|not a directory)/,
+    );
     expect(await tree(dir)).toEqual(['api/en/events/r-1.json', 'api/en/history.json']);
     expect((await readdir(dir)).filter((e) => e.startsWith(STAGING_PREFIX))).toEqual([]);
   });
@@ -131,7 +144,8 @@ describe('local sink', () => {
     const W = 64;
     const EVENTS = 5_000;
     /** Files under the directory, the staging area's included: each finished document is one, ahead of the sink's count. */
-    const onDisk = async () => (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
+    const onDisk = async () =>
+      (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
     let maxAhead = 0;
     let phase0InPlace: number | null = null;
     async function* build() {
@@ -139,17 +153,22 @@ describe('local sink', () => {
       const ahead = async () => {
         const files = await onDisk();
         maxAhead = Math.max(maxAhead, i - files);
-        if (i - files >= W) throw new Error(`the sink took ${i} documents with ${files} written: more than ${W} held at once`);
+        if (i - files >= W)
+          throw new Error(`the sink took ${i} documents with ${files} written: more than ${W} held at once`);
       };
       for (let e = 0; e < EVENTS; e++, i++) {
         if (i % 50 === 0) await ahead();
         const lang = ['en', 'de', 'ko', 'ja', 'zh'][e % 5]!;
         // A fresh 1 MiB string each time: the sink holds it only until it is written.
-        const body = e % 1_250 === 7 ? String(e).padEnd(1 << 20, 'x') : JSON.stringify({ id: e, text: 'y'.repeat(200) });
+        const body =
+          e % 1_250 === 7 ? String(e).padEnd(1 << 20, 'x') : JSON.stringify({ id: e, text: 'y'.repeat(200) });
         yield { ...doc(`api/${lang}/events/e-${e}.json`, null, PHASE.leaves), body };
       }
       for (let p = 0; p < 20; p++, i++) {
-        if (p === 1) phase0InPlace = (await readdir(path.join(dir, 'api'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
+        if (p === 1)
+          phase0InPlace = (await readdir(path.join(dir, 'api'), { recursive: true, withFileTypes: true })).filter((e) =>
+            e.isFile(),
+          ).length;
         await ahead();
         yield doc(`api/en/history/p-${p}.json`, { page: p }, PHASE.lists);
       }

@@ -35,7 +35,8 @@ export function sampleBuild(rev: number, opts: { latestRev?: number } = {}): Out
 }
 
 /** The documents in phase order (stable), as a stream must come. */
-export const byPhase = (docs: readonly OutputDocument[]): OutputDocument[] => [...docs].sort((a, b) => a.phase - b.phase);
+export const byPhase = (docs: readonly OutputDocument[]): OutputDocument[] =>
+  [...docs].sort((a, b) => a.phase - b.phase);
 
 /** The documents as an async stream, each yielded on a later turn of the event loop. */
 export async function* stream(docs: Iterable<OutputDocument>): AsyncGenerator<OutputDocument> {
@@ -116,10 +117,17 @@ export function sinkContract(label: string, setup: () => Promise<SinkHarness>): 
       await h.sink.publish(sampleBuild(1));
       const next = sampleBuild(2);
       const refused = new Error('lock lost');
-      await expect(h.sink.publish(next, { beforePhase: async (step) => { if (step === 'phase 1') throw refused; } })).rejects.toBe(refused);
+      await expect(
+        h.sink.publish(next, {
+          beforePhase: async (step) => {
+            if (step === 'phase 1') throw refused;
+          },
+        }),
+      ).rejects.toBe(refused);
       // Phase 0 (the new event) is in; the history and the summaries still show the old build.
       expect(await h.read('api/en/events/r-3.json')).toBe(next.find((d) => d.key === 'api/en/events/r-3.json')!.body);
-      for (const d of sampleBuild(1).filter((x) => x.phase >= PHASE.lists)) expect(await h.read(d.key), d.key).toBe(d.body);
+      for (const d of sampleBuild(1).filter((x) => x.phase >= PHASE.lists))
+        expect(await h.read(d.key), d.key).toBe(d.body);
     });
 
     it('publishes a stream (sync or async generator) in phase order as it publishes the array', async () => {
@@ -137,7 +145,9 @@ export function sinkContract(label: string, setup: () => Promise<SinkHarness>): 
       const h = await setup();
       const steps: string[] = [];
       const build = [...sampleBuild(1)].reverse();
-      expect(await h.sink.publish(build, { beforePhase: async (step) => void steps.push(step) })).toMatchObject({ written: build.length });
+      expect(await h.sink.publish(build, { beforePhase: async (step) => void steps.push(step) })).toMatchObject({
+        written: build.length,
+      });
       expect(steps).toEqual(['phase 0', 'phase 1', 'phase 2', 'phase 3', 'deletes']);
       for (const d of build) expect(await h.read(d.key)).toBe(d.body);
     });
@@ -146,9 +156,13 @@ export function sinkContract(label: string, setup: () => Promise<SinkHarness>): 
       const h = await setup();
       const [leaf, , , history, latest, , schema] = sampleBuild(1);
       const steps: string[] = [];
-      const publishing = h.sink.publish(stream([leaf!, latest!, history!, schema!]), { beforePhase: async (step) => void steps.push(step) });
+      const publishing = h.sink.publish(stream([leaf!, latest!, history!, schema!]), {
+        beforePhase: async (step) => void steps.push(step),
+      });
       await expect(publishing).rejects.toThrow(DataError);
-      await expect(publishing).rejects.toThrow(/api\/en\/history\.json.* phase 1 came after .*api\/en\/latest\.json.* phase 2/);
+      await expect(publishing).rejects.toThrow(
+        /api\/en\/history\.json.* phase 1 came after .*api\/en\/latest\.json.* phase 2/,
+      );
       expect(await h.read(leaf!.key)).toBe(leaf!.body);
       expect(await h.read(history!.key)).toBeNull();
       expect(await h.read(schema!.key)).toBeNull();
@@ -159,7 +173,9 @@ export function sinkContract(label: string, setup: () => Promise<SinkHarness>): 
       const h = await setup();
       const [a, b] = sampleBuild(1);
       const again = { ...a!, body: JSON.stringify({ second: true }) };
-      await expect(h.sink.publish(stream([a!, b!, again]))).rejects.toThrow(/two documents for api\/en\/events\/r-1\.json/);
+      await expect(h.sink.publish(stream([a!, b!, again]))).rejects.toThrow(
+        /two documents for api\/en\/events\/r-1\.json/,
+      );
       expect(await h.read(a!.key)).not.toBe(again.body);
     });
 
@@ -212,9 +228,12 @@ export function sinkContract(label: string, setup: () => Promise<SinkHarness>): 
       expect(await h.read(dropped)).toBeNull();
     });
 
-    it.each(['../escape.json', '/abs.json', 'api/../../escape.json', 'api//x.json', 'api/x y.json'])('refuses the unsafe key %s', async (key) => {
-      const h = await setup();
-      await expect(h.sink.publish([doc(key, {}, PHASE.leaves)])).rejects.toThrow(/unsafe object key/);
-    });
+    it.each(['../escape.json', '/abs.json', 'api/../../escape.json', 'api//x.json', 'api/x y.json'])(
+      'refuses the unsafe key %s',
+      async (key) => {
+        const h = await setup();
+        await expect(h.sink.publish([doc(key, {}, PHASE.leaves)])).rejects.toThrow(/unsafe object key/);
+      },
+    );
   });
 }

@@ -133,7 +133,9 @@ export function stateStoreContract(label: string, setup: () => Promise<StateStor
       await h.writeRaw('{"signals": not json');
       const loaded = await h.store.load();
       expect(loaded.state.signals.map((s) => s.id)).toEqual(['a', 'b']);
-      expect(loaded.warnings.join('\n')).toMatch(/unusable \(not valid JSON.*kept it as .*carried on from the last good copy .*saved at 2026-11-21T00:00:00\.000Z/);
+      expect(loaded.warnings.join('\n')).toMatch(
+        /unusable \(not valid JSON.*kept it as .*carried on from the last good copy .*saved at 2026-11-21T00:00:00\.000Z/,
+      );
       expect(await h.keptAside()).toContain('{"signals": not json');
       const version = await h.store.save(withSignal(loaded.state, 'c'), loaded.version);
       expect(await h.store.load()).toMatchObject({ version, warnings: [] });
@@ -146,7 +148,9 @@ export function stateStoreContract(label: string, setup: () => Promise<StateStor
       await h.writeRawCopy('[]');
       const loaded = await h.store.load();
       expect(loaded.state).toEqual(emptyState());
-      expect(loaded.warnings.join('\n')).toMatch(/unusable.*not valid JSON.*the last good copy is unusable too \(schema mismatch.*started from a clean state/);
+      expect(loaded.warnings.join('\n')).toMatch(
+        /unusable.*not valid JSON.*the last good copy is unusable too \(schema mismatch.*started from a clean state/,
+      );
       expect(await h.keptAside()).toContain('{"signals": not json');
       const version = await h.store.save(withSignal(loaded.state, 'fresh'), loaded.version);
       expect(await h.store.load()).toMatchObject({ version, warnings: [] });

@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const check = (readme: string) =>
-  promisify(execFile)('node', ['--import', 'tsx', 'scripts/readme-examples.ts', '--check', '--readme', readme], { cwd: root }).then(
+  promisify(execFile)('node', ['--import', 'tsx', 'scripts/readme-examples.ts', '--check', '--readme', readme], {
+    cwd: root,
+  }).then(
     () => 0,
     (err: { code?: number }) => err.code ?? -1,
   );
@@ -34,7 +36,10 @@ describe('README and docs/api.md examples (npm run docs:examples)', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'readme-check-'));
     const copy = path.join(dir, 'README.md');
     const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-    await writeFile(copy, readme.replace('"compared_with": "trailing_base_rate_90d"', '"compared_with": "something_else"'));
+    await writeFile(
+      copy,
+      readme.replace('"compared_with": "trailing_base_rate_90d"', '"compared_with": "something_else"'),
+    );
     expect(await check(copy)).toBe(1);
   }, 120_000);
 });

@@ -30,11 +30,15 @@ async function snapshot(client: S3Client, bucket: string): Promise<{ objects: Re
   const objects: Record<string, string> = {};
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) if (o.Key && o.Key !== DEFAULT_LOCK_KEY) objects[o.Key] = o.ETag ?? '';
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  const state = await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: DEFAULT_STATE_KEY }))).Body!.transformToString('utf8');
+  const state = await (
+    await client.send(new GetObjectCommand({ Bucket: bucket, Key: DEFAULT_STATE_KEY }))
+  ).Body!.transformToString('utf8');
   return { objects, state };
 }
 
@@ -53,14 +57,24 @@ describeS3('fencing: an overtaken run never writes', () => {
 
   beforeAll(async () => {
     // The production client finds credentials through the SDK's default chain, i.e. these variables.
-    for (const [k, v] of Object.entries({ AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_REGION: REGION })) {
+    for (const [k, v] of Object.entries({
+      AWS_ACCESS_KEY_ID: ACCESS_KEY,
+      AWS_SECRET_ACCESS_KEY: SECRET_KEY,
+      AWS_REGION: REGION,
+    })) {
       savedEnv[k] = process.env[k];
       process.env[k] = v;
     }
     dataDir = await mkdtemp(path.join(tmpdir(), 'rsa-fencing-'));
-    const ledger = JSON.parse(await readFile(path.join(DATA_DIR, 'archive', 'codex-reset-ledger.json'), 'utf8')) as { archive: unknown; records: unknown[] };
+    const ledger = JSON.parse(await readFile(path.join(DATA_DIR, 'archive', 'codex-reset-ledger.json'), 'utf8')) as {
+      archive: unknown;
+      records: unknown[];
+    };
     for (const d of ['archive', 'verified', 'reviews']) await mkdir(path.join(dataDir, d), { recursive: true });
-    await writeFile(path.join(dataDir, 'archive', 'codex-reset-ledger.json'), JSON.stringify({ archive: ledger.archive, records: ledger.records.slice(-4) }));
+    await writeFile(
+      path.join(dataDir, 'archive', 'codex-reset-ledger.json'),
+      JSON.stringify({ archive: ledger.archive, records: ledger.records.slice(-4) }),
+    );
     admin = createTestClient();
     bucket = await createTestBucket(admin, 'fencing');
     proxy = await startS3Proxy(S3_ENDPOINT);
@@ -91,8 +105,18 @@ describeS3('fencing: an overtaken run never writes', () => {
   /** One run with the production S3 wiring at `atMs`, straight to radosgw or through the proxy. */
   function runAt(atMs: number, endpoint = S3_ENDPOINT): Promise<RunSummary> {
     const now = () => new Date(atMs);
-    const { store, sink } = createS3Targets({ RESET_S3_BUCKET: bucket, RESET_S3_ENDPOINT: endpoint, AWS_REGION: REGION }, now);
-    return run({ now, fetcher: createHttpFetcher({ timeoutMs: 60_000, retries: 0, deadline: Date.now() + 120_000 }), sources, store, sink, dataDir });
+    const { store, sink } = createS3Targets(
+      { RESET_S3_BUCKET: bucket, RESET_S3_ENDPOINT: endpoint, AWS_REGION: REGION },
+      now,
+    );
+    return run({
+      now,
+      fetcher: createHttpFetcher({ timeoutMs: 60_000, retries: 0, deadline: Date.now() + 120_000 }),
+      sources,
+      store,
+      sink,
+      dataDir,
+    });
   }
 
   it('a run stalled in its fetch past its lease, overtaken by a newer run, exits with ConflictError before saving state', async () => {
@@ -111,7 +135,10 @@ describeS3('fencing: an overtaken run never writes', () => {
     const before = await snapshot(admin, bucket);
     expect(JSON.parse(before.state).updated_at).toBe(new Date(T0_MS + 30 * MINUTE_MS).toISOString());
     release();
-    const err = await stalled.then(() => null, (e: unknown) => e);
+    const err = await stalled.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConflictError);
     expect((err as Error).message).toMatch(/lost the run lock \(run \d+\) before saving state/);
     expect(await snapshot(admin, bucket)).toEqual(before);
@@ -131,12 +158,17 @@ describeS3('fencing: an overtaken run never writes', () => {
     const stalled = runAt(T0_MS + 45 * MINUTE_MS, proxy.url);
     stalled.catch(() => undefined);
     await isFrozen;
-    expect(JSON.parse((await snapshot(admin, bucket)).state).updated_at).toBe(new Date(T0_MS + 45 * MINUTE_MS).toISOString());
+    expect(JSON.parse((await snapshot(admin, bucket)).state).updated_at).toBe(
+      new Date(T0_MS + 45 * MINUTE_MS).toISOString(),
+    );
     // D, at +60 min, takes the lock over, saves newer state and publishes.
     expect((await runAt(T0_MS + 60 * MINUTE_MS)).skipped).toBe(false);
     const before = await snapshot(admin, bucket);
     proxy.thaw();
-    const err = await stalled.then(() => null, (e: unknown) => e);
+    const err = await stalled.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConflictError);
     expect((err as Error).message).toMatch(/lost the run lock \(run \d+\) before publish (phase \d|deletes)/);
     expect(await snapshot(admin, bucket)).toEqual(before);
@@ -144,7 +176,10 @@ describeS3('fencing: an overtaken run never writes', () => {
 
   it('a run older (by as-of time) than the stored state refuses to build on it, with the lock free', async () => {
     const before = await snapshot(admin, bucket);
-    const err = await runAt(T0_MS + 50 * MINUTE_MS).then(() => null, (e: unknown) => e);
+    const err = await runAt(T0_MS + 50 * MINUTE_MS).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConflictError);
     expect((err as Error).message).toMatch(/newer than this run/);
     expect(await snapshot(admin, bucket)).toEqual(before);

@@ -18,7 +18,14 @@ const AS_OF = '2026-11-21T12:00:00Z';
 const MiB = 1024 * 1024;
 const BUILD_LIMIT_MS = 120_000;
 /** Distinctive, so a search for them cannot hit anything else. */
-const SECRETS = { user: 'usrSECRETa1b2', pass: 'pwSECRETc3d4', token: 'tokSECRETe5f6', apiKey: 'keySECRETg7h8', sig: 'sigSECRETi9j0', redirectToken: 'redirSECRETk1' };
+const SECRETS = {
+  user: 'usrSECRETa1b2',
+  pass: 'pwSECRETc3d4',
+  token: 'tokSECRETe5f6',
+  apiKey: 'keySECRETg7h8',
+  sig: 'sigSECRETi9j0',
+  redirectToken: 'redirSECRETk1',
+};
 
 function trackerPage(page: number): string {
   const data = Array.from({ length: 5_000 }, (_, i) => {
@@ -26,21 +33,46 @@ function trackerPage(page: number): string {
     // Newest first: a few far-future records on top (where a sort key would pin them forever), then a flood. One an
     // hour, all older than a day: a first run may read in that much history (a day's worth of new resets would be
     // quarantined by the anomaly rule, test/sources/anomaly.test.ts), so the record cap and the cleaning must act.
-    const at = n < 20 ? '9999-12-31T00:00:00Z' : n < 30 ? '2001-01-01T00:00:00Z' : new Date(Date.parse(AS_OF) - n * 3_600_000).toISOString();
+    const at =
+      n < 20
+        ? '9999-12-31T00:00:00Z'
+        : n < 30
+          ? '2001-01-01T00:00:00Z'
+          : new Date(Date.parse(AS_OF) - n * 3_600_000).toISOString();
     const url = n % 7 === 0 ? 'javascript:alert(document.cookie)' : `https://x.test/${n}`;
     // Well-formed and small: 5,000 of them fit under the tracker's 1 MiB page cap, so the record cap must act.
     const text = n % 10 === 0 ? `<script>steal()</script><b>Reset</b> \u0007 ${n}` : `Reset ${n}`;
-    return { id: `f${n}`, reset_type: 'regular', announced_at: at, text, source: { type: 'x_post', author: n % 10 === 0 ? `<i>b</i>${'x'.repeat(100)}` : 'b', url } };
+    return {
+      id: `f${n}`,
+      reset_type: 'regular',
+      announced_at: at,
+      text,
+      source: { type: 'x_post', author: n % 10 === 0 ? `<i>b</i>${'x'.repeat(100)}` : 'b', url },
+    };
   });
-  return JSON.stringify({ data, pagination: { has_more: page < 3, next_cursor: page < 3 ? `p${page + 1}` : null }, meta: { api_version: '1', generated_at: AS_OF } });
+  return JSON.stringify({
+    data,
+    pagination: { has_more: page < 3, next_cursor: page < 3 ? `p${page + 1}` : null },
+    meta: { api_version: '1', generated_at: AS_OF },
+  });
 }
 
 function statusPage(): string {
   return JSON.stringify({
     page: { id: 'p', name: 'Evil', url: 'javascript:alert(1)', updated_at: AS_OF },
     status: { indicator: 'major<script>', description: `<img src=x onerror=alert(1)>Down ${'very '.repeat(20_000)}` },
-    components: Array.from({ length: 4_000 }, (_, i) => ({ id: `c${i}`, name: `Codex ${'<b>x</b>'.repeat(5)} ${i}`, status: 'major_outage' })),
-    incidents: Array.from({ length: 300 }, (_, i) => ({ id: `inc-${i}`, name: `Codex incident ${i} ${'!'.repeat(800)}`, status: 'investigating', shortlink: 'javascript:alert(2)', started_at: i % 2 ? '9999-01-01T00:00:00Z' : AS_OF })),
+    components: Array.from({ length: 4_000 }, (_, i) => ({
+      id: `c${i}`,
+      name: `Codex ${'<b>x</b>'.repeat(5)} ${i}`,
+      status: 'major_outage',
+    })),
+    incidents: Array.from({ length: 300 }, (_, i) => ({
+      id: `inc-${i}`,
+      name: `Codex incident ${i} ${'!'.repeat(800)}`,
+      status: 'investigating',
+      shortlink: 'javascript:alert(2)',
+      started_at: i % 2 ? '9999-01-01T00:00:00Z' : AS_OF,
+    })),
   });
 }
 
@@ -48,12 +80,16 @@ const attrRunFeed = (() => {
   const head = '<rss version="2.0"><channel><title>codex</title><item><title>codex reset</title><link';
   return head + ' a="b'.repeat(Math.floor((2 * MiB - 4096 - head.length) / 5));
 })();
-const lol = '<!DOCTYPE lolz [<!ENTITY lol "lol">' + Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('') + ']>';
+const lol =
+  '<!DOCTYPE lolz [<!ENTITY lol "lol">' +
+  Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('') +
+  ']>';
 const bombFeed = `<?xml version="1.0"?>${lol}<rss version="2.0"><channel><title>codex</title><item><title>Codex reset ${'&lol9;'.repeat(100_000)}</title></item></channel></rss>`;
 const deepFeed = `<rss version="2.0"><channel>${'<x>'.repeat(200_000)}`;
 const markupFeed = `<rss version="2.0"><channel><title>codex</title>${Array.from(
   { length: 400 },
-  (_, i) => `<item><title>&lt;script&gt;x()&lt;/script&gt;Codex reset ${i}</title><link>${i % 2 ? 'javascript:alert(3)' : `https://forum.example.test/${i}`}</link><pubDate>${i % 3 ? 'Sat, 21 Nov 2026 11:00:00 GMT' : 'Fri, 31 Dec 9999 00:00:00 GMT'}</pubDate><description><![CDATA[<a href="javascript:alert(4)">click</a>]]></description></item>`,
+  (_, i) =>
+    `<item><title>&lt;script&gt;x()&lt;/script&gt;Codex reset ${i}</title><link>${i % 2 ? 'javascript:alert(3)' : `https://forum.example.test/${i}`}</link><pubDate>${i % 3 ? 'Sat, 21 Nov 2026 11:00:00 GMT' : 'Fri, 31 Dec 9999 00:00:00 GMT'}</pubDate><description><![CDATA[<a href="javascript:alert(4)">click</a>]]></description></item>`,
 ).join('')}</channel></rss>`;
 
 describe('a build against hostile sources', () => {
@@ -65,7 +101,10 @@ describe('a build against hostile sources', () => {
   const elsewhereHits: string[] = [];
 
   beforeAll(async () => {
-    const bodies: [string, string][] = [['tracker page', trackerPage(0)], ['status page', statusPage()]];
+    const bodies: [string, string][] = [
+      ['tracker page', trackerPage(0)],
+      ['status page', statusPage()],
+    ];
     for (const [name, body] of bodies) expect(body.length, name).toBeLessThan(MiB);
     root = await mkdtemp(path.join(tmpdir(), 'rsa-hostile-'));
     elsewhere = await startLoopback((req, res) => {
@@ -83,7 +122,9 @@ describe('a build against hostile sources', () => {
       switch (u.pathname) {
         case '/status': {
           authSeen.push(req.headers.authorization ?? '');
-          if (req.headers.authorization !== `Basic ${Buffer.from(`${SECRETS.user}:${SECRETS.pass}`).toString('base64')}`) {
+          if (
+            req.headers.authorization !== `Basic ${Buffer.from(`${SECRETS.user}:${SECRETS.pass}`).toString('base64')}`
+          ) {
             res.writeHead(401);
             return void res.end();
           }
@@ -109,12 +150,17 @@ describe('a build against hostile sources', () => {
     });
     const base = sources.url;
     const withCreds = base.replace('http://', `http://${SECRETS.user}:${SECRETS.pass}@`);
-    const feeds = ['attr-run', 'bomb', 'deep', 'markup', 'away'].map((f, i) => `${base}/feed/${f}?sig=${SECRETS.sig}&n=${i}`);
-    result = await runMain(['--now', AS_OF, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')], {
-      RESET_STATUS_PAGE_URL: `${withCreds}/status?token=${SECRETS.token}`,
-      RESET_UPSTREAM_URL: `${base}/tracker?api_key=${SECRETS.apiKey}`,
-      RESET_SIGNAL_FEEDS: feeds.join(','),
-    });
+    const feeds = ['attr-run', 'bomb', 'deep', 'markup', 'away'].map(
+      (f, i) => `${base}/feed/${f}?sig=${SECRETS.sig}&n=${i}`,
+    );
+    result = await runMain(
+      ['--now', AS_OF, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')],
+      {
+        RESET_STATUS_PAGE_URL: `${withCreds}/status?token=${SECRETS.token}`,
+        RESET_UPSTREAM_URL: `${base}/tracker?api_key=${SECRETS.apiKey}`,
+        RESET_SIGNAL_FEEDS: feeds.join(','),
+      },
+    );
   }, BUILD_LIMIT_MS + 30_000);
 
   afterAll(async () => {
@@ -132,7 +178,9 @@ describe('a build against hostile sources', () => {
   });
 
   it('names every refusal in the source checks', async () => {
-    const status = JSON.parse(await readFile(path.join(root, 'dist/api/en/status.json'), 'utf8')) as { source_checks: { source: string; ok: boolean; detail_code: string; url: string }[] };
+    const status = JSON.parse(await readFile(path.join(root, 'dist/api/en/status.json'), 'utf8')) as {
+      source_checks: { source: string; ok: boolean; detail_code: string; url: string }[];
+    };
     const by = Object.fromEntries(status.source_checks.map((c) => [c.source, c]));
     expect(by['reset-tracker']).toMatchObject({ ok: true, detail_code: 'record_cap_reached' });
     expect(by['status-page']).toMatchObject({ ok: true, detail_code: 'ok_with_rejections' });
@@ -151,9 +199,14 @@ describe('a build against hostile sources', () => {
     expect(tracker.length).toBeGreaterThan(0);
     expect(tracker.length).toBeLessThanOrEqual(1_000);
     const limit = Date.parse(AS_OF) + FUTURE_SKEW_MS;
-    const history = JSON.parse(await readFile(path.join(root, 'dist/api/en/history.json'), 'utf8')) as { events: { announced_at: string | null; observed_at: string | null; effective_at: string | null }[] };
-    for (const e of history.events) for (const t of [e.announced_at, e.observed_at, e.effective_at]) if (t) expect(Date.parse(t), t).toBeLessThanOrEqual(limit);
-    for (const f of files.filter((x) => /^api\/[a-z]{2}\/status\.json$/.test(x))) expect((await stat(path.join(root, 'dist', f))).size, f).toBeLessThan(200 * 1024);
+    const history = JSON.parse(await readFile(path.join(root, 'dist/api/en/history.json'), 'utf8')) as {
+      events: { announced_at: string | null; observed_at: string | null; effective_at: string | null }[];
+    };
+    for (const e of history.events)
+      for (const t of [e.announced_at, e.observed_at, e.effective_at])
+        if (t) expect(Date.parse(t), t).toBeLessThanOrEqual(limit);
+    for (const f of files.filter((x) => /^api\/[a-z]{2}\/status\.json$/.test(x)))
+      expect((await stat(path.join(root, 'dist', f))).size, f).toBeLessThan(200 * 1024);
   });
 
   it('leaves no secret and no javascript: URL in any output: dist, state, stdout, stderr', async () => {
@@ -163,7 +216,8 @@ describe('a build against hostile sources', () => {
       for (const secret of Object.values(SECRETS)) expect(text.includes(secret), `${secret} in ${name}`).toBe(false);
       expect(/javascript:/i.test(text), `javascript: in ${name}`).toBe(false);
       // The injected payloads, wherever they might land (the HTML pages carry a script of their own).
-      for (const payload of ['steal()', 'onerror=', 'alert(']) expect(text.includes(payload), `${payload} in ${name}`).toBe(false);
+      for (const payload of ['steal()', 'onerror=', 'alert('])
+        expect(text.includes(payload), `${payload} in ${name}`).toBe(false);
       if (!name.endsWith('.html')) expect(/<script/i.test(text), `<script in ${name}`).toBe(false);
     }
   });

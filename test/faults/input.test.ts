@@ -21,8 +21,50 @@ function prng(seed: number): () => number {
   };
 }
 
-const PIECES = ['api', 'latest', 'history', 'events', 'schemas', 'status', '..', '.', '', '%2e%2e', '%2F', '%00', 'index.json', 'x'.repeat(90), '~', 'ä', '%', 'openapi.json', 'errors', 'not-found.json', 'ledger-2026-09-12-0320', '\\', ';', 'a b'];
-const QUERIES = ['lang=en', 'lang=DE', 'lang=fr', 'lang=', 'lang', 'lang=en&lang=de', 'type=global_reset', 'type=nope', 'type=', '%zz', 'lang=%E0%A4%A', '&&&', 'a=' + 'b'.repeat(1100), 'x=1&'.repeat(25), 'lang=<script>', 'type=global_reset&type=banked_grant'];
+const PIECES = [
+  'api',
+  'latest',
+  'history',
+  'events',
+  'schemas',
+  'status',
+  '..',
+  '.',
+  '',
+  '%2e%2e',
+  '%2F',
+  '%00',
+  'index.json',
+  'x'.repeat(90),
+  '~',
+  'ä',
+  '%',
+  'openapi.json',
+  'errors',
+  'not-found.json',
+  'ledger-2026-09-12-0320',
+  '\\',
+  ';',
+  'a b',
+];
+const QUERIES = [
+  'lang=en',
+  'lang=DE',
+  'lang=fr',
+  'lang=',
+  'lang',
+  'lang=en&lang=de',
+  'type=global_reset',
+  'type=nope',
+  'type=',
+  '%zz',
+  'lang=%E0%A4%A',
+  '&&&',
+  'a=' + 'b'.repeat(1100),
+  'x=1&'.repeat(25),
+  'lang=<script>',
+  'type=global_reset&type=banked_grant',
+];
 const METHODS = ['GET', 'GET', 'GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH', 'TRACE'];
 
 function hostile(rnd: () => number): RouteRequest {
@@ -57,7 +99,10 @@ describe('hostile input', () => {
       const r = route(req);
       if (r.kind === 'object') {
         expect(r.key.startsWith('api/'), JSON.stringify(req)).toBe(true);
-        expect(r.key.split('/').some((p) => p === '..' || p === '.' || p === ''), r.key).toBe(false);
+        expect(
+          r.key.split('/').some((p) => p === '..' || p === '.' || p === ''),
+          r.key,
+        ).toBe(false);
         tally.set('object', (tally.get('object') ?? 0) + 1);
       } else {
         expect(r.status, JSON.stringify(req)).toBeLessThan(500);
@@ -69,7 +114,12 @@ describe('hostile input', () => {
         }
       }
     }
-    console.log(`router fuzz: ${ROUTER_CASES} hostile requests (seed ${SEED}) in ${Date.now() - started} ms; results: ${[...tally].sort().map(([k, v]) => `${k}=${v}`).join(', ')}; 5xx=0`);
+    console.log(
+      `router fuzz: ${ROUTER_CASES} hostile requests (seed ${SEED}) in ${Date.now() - started} ms; results: ${[...tally]
+        .sort()
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}; 5xx=0`,
+    );
     expect([...tally.keys()].some((k) => k.startsWith('5'))).toBe(false);
   });
 
@@ -83,23 +133,43 @@ describe('hostile input', () => {
       // Bytes a real client would percent-encode are encoded: a raw one is refused by Node's HTTP parser before
       // any of our code runs, which is not what this test is about.
       const target = (req.uri.startsWith('/') ? req.uri : '/' + req.uri) + (req.query ? `?${req.query}` : '');
-      const res = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-        const r = request({ host: u.hostname, port: u.port, method: req.method, path: target.replace(/[^\x21-\x7e]|\\/g, (c) => encodeURIComponent(c)) }, (m) => {
-          let body = '';
-          m.setEncoding('utf8');
-          m.on('data', (c: string) => (body += c));
-          m.on('end', () => resolve({ status: m.statusCode ?? 0, headers: m.headers, body }));
-        });
+      const res = await new Promise<{
+        status: number;
+        headers: Record<string, string | string[] | undefined>;
+        body: string;
+      }>((resolve, reject) => {
+        const r = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            method: req.method,
+            path: target.replace(/[^\x21-\x7e]|\\/g, (c) => encodeURIComponent(c)),
+          },
+          (m) => {
+            let body = '';
+            m.setEncoding('utf8');
+            m.on('data', (c: string) => (body += c));
+            m.on('end', () => resolve({ status: m.statusCode ?? 0, headers: m.headers, body }));
+          },
+        );
         r.on('error', reject);
         r.end();
       });
       tally.set(res.status, (tally.get(res.status) ?? 0) + 1);
       expect(res.status, `${req.method} ${target}`).toBeLessThan(500);
       if (res.status >= 400) {
-        if (req.method !== 'HEAD') expect(() => JSON.parse(res.body), `${req.method} ${target}: ${res.body.slice(0, 100)}`).not.toThrow();
+        if (req.method !== 'HEAD')
+          expect(() => JSON.parse(res.body), `${req.method} ${target}: ${res.body.slice(0, 100)}`).not.toThrow();
         for (const h of REQUIRED_HEADERS) expect(res.headers[h], `${h} on ${req.method} ${target}`).toBeTruthy();
       }
     }
-    console.log(`preview fuzz: ${PREVIEW_CASES} hostile HTTP requests (seed ${SEED + 1}) in ${Date.now() - started} ms; statuses: ${[...tally].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}=${v}`).join(', ')}; 5xx=0`);
+    console.log(
+      `preview fuzz: ${PREVIEW_CASES} hostile HTTP requests (seed ${SEED + 1}) in ${Date.now() - started} ms; statuses: ${[
+        ...tally,
+      ]
+        .sort((a, b) => a[0] - b[0])
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}; 5xx=0`,
+    );
   });
 });

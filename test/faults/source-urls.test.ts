@@ -51,11 +51,15 @@ describe('source URLs in a build: scheme and host only', () => {
         res.end(body);
       };
       if (p.includes(S.statusSegment)) return send(fixture('statuspage-v2-summary.json'), 'application/json');
-      if (p.includes(`${S.trackerSegment}/api/v1/resets`)) return send(fixture('tracker-page-2.json'), 'application/json');
-      if (p.includes(`${S.trackerSegment}/api/v1/status`)) return send(JSON.stringify({ data: { scheduled_reset: null } }), 'application/json');
+      if (p.includes(`${S.trackerSegment}/api/v1/resets`))
+        return send(fixture('tracker-page-2.json'), 'application/json');
+      if (p.includes(`${S.trackerSegment}/api/v1/status`))
+        return send(JSON.stringify({ data: { scheduled_reset: null } }), 'application/json');
       if (p.includes(`${S.feedSegment}/ok`)) return send(fixture('feed-rss.xml'), 'application/rss+xml');
       if (p.includes(S.redirectSegment)) {
-        res.writeHead(302, { location: `${elsewhere.url}/${S.redirectSegment}/x;jsessionid=${S.statusSession}?${S.queryName}=${S.queryValue}` });
+        res.writeHead(302, {
+          location: `${elsewhere.url}/${S.redirectSegment}/x;jsessionid=${S.statusSession}?${S.queryName}=${S.queryValue}`,
+        });
         return void res.end();
       }
       res.writeHead(404);
@@ -70,12 +74,15 @@ describe('source URLs in a build: scheme and host only', () => {
       `${base}/${S.redirectSegment}?${query}`,
       `${refused}/${S.refusedSegment};jsessionid=${S.trackerStatusSession}?${query}`,
     ];
-    result = await runMain(['--now', AS_OF, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')], {
-      RESET_STATUS_PAGE_URL: `${withCreds}/${S.statusSegment}/summary.json;jsessionid=${S.statusSession}?${query}`,
-      RESET_UPSTREAM_URL: `${base}/${S.trackerSegment}/api/v1/resets?${query}`,
-      RESET_UPSTREAM_STATUS_URL: `${withCreds}/${S.trackerSegment}/api/v1/status;jsessionid=${S.trackerStatusSession}?${query}`,
-      RESET_SIGNAL_FEEDS: feeds.join(','),
-    });
+    result = await runMain(
+      ['--now', AS_OF, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')],
+      {
+        RESET_STATUS_PAGE_URL: `${withCreds}/${S.statusSegment}/summary.json;jsessionid=${S.statusSession}?${query}`,
+        RESET_UPSTREAM_URL: `${base}/${S.trackerSegment}/api/v1/resets?${query}`,
+        RESET_UPSTREAM_STATUS_URL: `${withCreds}/${S.trackerSegment}/api/v1/status;jsessionid=${S.trackerStatusSession}?${query}`,
+        RESET_SIGNAL_FEEDS: feeds.join(','),
+      },
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -86,16 +93,34 @@ describe('source URLs in a build: scheme and host only', () => {
   it('builds, having read each source at its full configured address', () => {
     expect(result.code, result.stderr + result.stdout).toBe(0);
     // The secrets were used, not dropped on the way in: each source was asked at its secret path and query.
-    for (const part of [S.statusSegment, S.trackerSegment, `${S.feedSegment}/ok;jsessionid=${S.statusSession}?${S.queryName}=${S.queryValue}`]) {
-      expect(served.some((p) => p.includes(part)), part).toBe(true);
+    for (const part of [
+      S.statusSegment,
+      S.trackerSegment,
+      `${S.feedSegment}/ok;jsessionid=${S.statusSession}?${S.queryName}=${S.queryValue}`,
+    ]) {
+      expect(
+        served.some((p) => p.includes(part)),
+        part,
+      ).toBe(true);
     }
   });
 
   it('shows every source check as scheme, host and port only', async () => {
-    const status = JSON.parse(await readFile(path.join(root, 'dist/api/en/status.json'), 'utf8')) as { source_checks: { source: string; ok: boolean; detail_code: string; detail: string; url: string }[] };
+    const status = JSON.parse(await readFile(path.join(root, 'dist/api/en/status.json'), 'utf8')) as {
+      source_checks: { source: string; ok: boolean; detail_code: string; detail: string; url: string }[];
+    };
     const by = Object.fromEntries(status.source_checks.map((c) => [c.source, c]));
-    expect(Object.keys(by).sort()).toEqual(['feed-1', 'feed-2', 'feed-3', 'feed-4', 'reset-tracker', 'status-page', 'tracker-status']);
-    for (const id of ['status-page', 'reset-tracker', 'tracker-status', 'feed-1', 'feed-2', 'feed-3']) expect(by[id]!.url, id).toBe(`${sources.url}/…`);
+    expect(Object.keys(by).sort()).toEqual([
+      'feed-1',
+      'feed-2',
+      'feed-3',
+      'feed-4',
+      'reset-tracker',
+      'status-page',
+      'tracker-status',
+    ]);
+    for (const id of ['status-page', 'reset-tracker', 'tracker-status', 'feed-1', 'feed-2', 'feed-3'])
+      expect(by[id]!.url, id).toBe(`${sources.url}/…`);
     expect(by['feed-4']!.url).toBe(`${refused}/…`);
     expect(by['feed-1']).toMatchObject({ ok: true });
     expect(by['feed-2']).toMatchObject({ ok: false, detail_code: 'http_status' });
@@ -109,7 +134,8 @@ describe('source URLs in a build: scheme and host only', () => {
     expect(outputs.filter(([n]) => n.startsWith('state/')).length).toBeGreaterThan(0);
     expect(outputs.length).toBeGreaterThan(100);
     for (const [name, text] of outputs) {
-      for (const secret of [...Object.values(S), ...SHAPES]) expect(text.includes(secret), `${secret} in ${name}`).toBe(false);
+      for (const secret of [...Object.values(S), ...SHAPES])
+        expect(text.includes(secret), `${secret} in ${name}`).toBe(false);
     }
   });
 });

@@ -22,14 +22,29 @@ const MINUTE_MS = 60_000;
 const TIMEOUT_MS = 300;
 const MAX_BODY_BYTES = 64 * 1024;
 
-type Fault = 'good' | 'refused' | 'timeout' | 'slow_body' | 'http_500' | 'rate_limited' | 'invalid_json' | 'wrong_shape' | 'oversize' | 'redirect_loop' | 'endless_cursor';
+type Fault =
+  | 'good'
+  | 'refused'
+  | 'timeout'
+  | 'slow_body'
+  | 'http_500'
+  | 'rate_limited'
+  | 'invalid_json'
+  | 'wrong_shape'
+  | 'oversize'
+  | 'redirect_loop'
+  | 'endless_cursor';
 
 /** Per run: minute offset, then the fault of each source (tracker, status page, feed 1, 2, 3) and the expected today. */
 const PLAN: { minute: number; faults: [Fault, Fault, Fault, Fault, Fault]; today: string }[] = [
   { minute: 0, faults: ['good', 'good', 'good', 'good', 'good'], today: 'no_verified_reset' },
   // A tracker whose cursor never ends is still a good (partial) read: it refreshes today's state.
   { minute: 15, faults: ['endless_cursor', 'http_500', 'refused', 'timeout', 'slow_body'], today: 'no_verified_reset' },
-  { minute: 30, faults: ['rate_limited', 'invalid_json', 'wrong_shape', 'oversize', 'redirect_loop'], today: 'no_verified_reset' },
+  {
+    minute: 30,
+    faults: ['rate_limited', 'invalid_json', 'wrong_shape', 'oversize', 'redirect_loop'],
+    today: 'no_verified_reset',
+  },
   // 29 minutes after the last good read it holds; from 30 minutes on it is unknown (as the edge reads stale_after).
   { minute: 44, faults: ['http_500', 'timeout', 'oversize', 'wrong_shape', 'refused'], today: 'no_verified_reset' },
   { minute: 45, faults: ['invalid_json', 'refused', 'rate_limited', 'slow_body', 'redirect_loop'], today: 'unknown' },
@@ -42,12 +57,20 @@ function schemaFor(key: string): DocumentSchemaName | null {
   if (key === 'api/openapi.json' || key.startsWith('api/schemas/')) return null;
   // Follow-it documents are checked with their own parsers in test/follow; the badge's unknown variant in
   // test/edge/freshness.test.ts.
-  if (/^api\/[a-z]{2}\/(feed\.atom|feed\.json|calendar\.ics|badge\.json|badge\.svg|unknown\/badge\.json|unknown\/badge\.svg)$/.test(key)) return null;
+  if (
+    /^api\/[a-z]{2}\/(feed\.atom|feed\.json|calendar\.ics|badge\.json|badge\.svg|unknown\/badge\.json|unknown\/badge\.svg)$/.test(
+      key,
+    )
+  )
+    return null;
   if (/^api\/[a-z]{2}\/events\//.test(key)) return 'event';
   if (/^api\/[a-z]{2}\/history(\/|\.json)/.test(key)) return 'history';
   // The live documents, and the unknown variants of latest and status the edge serves once they go stale (dated, and
   // the dateless one once builds have stopped for days).
-  const m = /^api\/[a-z]{2}\/(?:unknown\/(?:\d{4}-\d{2}-\d{2}|stopped)\/)?(latest|status|forecast|signals|accuracy)\.json$/.exec(key);
+  const m =
+    /^api\/[a-z]{2}\/(?:unknown\/(?:\d{4}-\d{2}-\d{2}|stopped)\/)?(latest|status|forecast|signals|accuracy)\.json$/.exec(
+      key,
+    );
   if (m) return m[1] as DocumentSchemaName;
   throw new Error(`unexpected file in the API: ${key}`);
 }
@@ -128,14 +151,21 @@ describe('sources under every fault at once, run after run', () => {
       ];
       const summary: RunSummary = await run({
         now: () => new Date(T0_MS + step.minute * MINUTE_MS),
-        fetcher: createHttpFetcher({ timeoutMs: TIMEOUT_MS, retries: 1, backoffBaseMs: 10, maxBodyBytes: MAX_BODY_BYTES, deadline: Date.now() + 5_000 }),
+        fetcher: createHttpFetcher({
+          timeoutMs: TIMEOUT_MS,
+          retries: 1,
+          backoffBaseMs: 10,
+          maxBodyBytes: MAX_BODY_BYTES,
+          deadline: Date.now() + 5_000,
+        }),
         sources,
         store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
         dataDir: DATA_DIR,
       });
       todays.push(String(summary.today));
-      for (const [j, s] of summary.sources.entries()) results.push({ run: i, source: s.id, fault: step.faults[j]!, ok: s.ok, detail: s.detail });
+      for (const [j, s] of summary.sources.entries())
+        results.push({ run: i, source: s.id, fault: step.faults[j]!, ok: s.ok, detail: s.detail });
 
       const state = JSON.parse(await readFile(path.join(stateDir, 'state.json'), 'utf8')) as State;
       if (i === 0) {
@@ -158,8 +188,19 @@ describe('sources under every fault at once, run after run', () => {
     }
 
     const injected = results.filter((r) => r.fault !== 'good');
-    console.log(`sources fault injection: ${injected.length} faults injected over ${PLAN.length} runs (${new Set(injected.map((r) => r.fault)).size} kinds)`);
-    console.table(injected.map((r) => ({ run: r.run, minute: PLAN[r.run]!.minute, source: r.source, fault: r.fault, check_ok: r.ok, detail: r.detail })));
+    console.log(
+      `sources fault injection: ${injected.length} faults injected over ${PLAN.length} runs (${new Set(injected.map((r) => r.fault)).size} kinds)`,
+    );
+    console.table(
+      injected.map((r) => ({
+        run: r.run,
+        minute: PLAN[r.run]!.minute,
+        source: r.source,
+        fault: r.fault,
+        check_ok: r.ok,
+        detail: r.detail,
+      })),
+    );
     console.log(`today by run: ${PLAN.map((p, i) => `+${p.minute}m ${todays[i]}`).join(', ')}`);
 
     expect(todays).toEqual(PLAN.map((p) => p.today));

@@ -49,7 +49,9 @@ async function readAll(client: S3Client, bucket: string): Promise<Map<string, Ob
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) if (o.Key && o.Key !== DEFAULT_LOCK_KEY) keys.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -57,7 +59,10 @@ async function readAll(client: S3Client, bucket: string): Promise<Map<string, Ob
     keys.map((key) =>
       limit(async () => {
         const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-        return [key, { body: (await r.Body?.transformToString('utf8')) ?? '', etag: r.ETag ?? '', sha256: r.Metadata?.sha256 }] as const;
+        return [
+          key,
+          { body: (await r.Body?.transformToString('utf8')) ?? '', etag: r.ETag ?? '', sha256: r.Metadata?.sha256 },
+        ] as const;
       }),
     ),
   );
@@ -89,21 +94,42 @@ describeS3('storage properties', () => {
   const savedEnv: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
-    for (const [k, v] of Object.entries({ AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_REGION: REGION })) {
+    for (const [k, v] of Object.entries({
+      AWS_ACCESS_KEY_ID: ACCESS_KEY,
+      AWS_SECRET_ACCESS_KEY: SECRET_KEY,
+      AWS_REGION: REGION,
+    })) {
       savedEnv[k] = process.env[k];
       process.env[k] = v;
     }
     dataDir = await mkdtemp(path.join(tmpdir(), 'rsa-storage-props-'));
-    const ledger = JSON.parse(await readFile(path.join(DATA_DIR, 'archive', 'codex-reset-ledger.json'), 'utf8')) as { archive: unknown; records: unknown[] };
+    const ledger = JSON.parse(await readFile(path.join(DATA_DIR, 'archive', 'codex-reset-ledger.json'), 'utf8')) as {
+      archive: unknown;
+      records: unknown[];
+    };
     for (const d of ['archive', 'verified', 'reviews']) await mkdir(path.join(dataDir, d), { recursive: true });
-    await writeFile(path.join(dataDir, 'archive', 'codex-reset-ledger.json'), JSON.stringify({ archive: ledger.archive, records: ledger.records.slice(-4) }));
+    await writeFile(
+      path.join(dataDir, 'archive', 'codex-reset-ledger.json'),
+      JSON.stringify({ archive: ledger.archive, records: ledger.records.slice(-4) }),
+    );
     admin = createTestClient();
     proxy = await startS3Proxy(S3_ENDPOINT);
     const page = JSON.parse(fixture('tracker-page-1.json')) as { data: Record<string, unknown>[] };
-    const fresh = { id: NEW_RESET_ID, reset_type: 'regular', announced_at: new Date(T0_MS + 5 * 60_000).toISOString(), text: 'We reset Codex usage limits for everyone.', source: { type: 'x_post', author: 'example_dev', url: 'https://x.com/example_dev/status/1990000000000000077' } };
+    const fresh = {
+      id: NEW_RESET_ID,
+      reset_type: 'regular',
+      announced_at: new Date(T0_MS + 5 * 60_000).toISOString(),
+      text: 'We reset Codex usage limits for everyone.',
+      source: { type: 'x_post', author: 'example_dev', url: 'https://x.com/example_dev/status/1990000000000000077' },
+    };
     upstream = await startLoopback((_req: IncomingMessage, res: ServerResponse) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: withNewReset ? [fresh, ...page.data] : page.data, pagination: { has_more: false, next_cursor: null } }));
+      res.end(
+        JSON.stringify({
+          data: withNewReset ? [fresh, ...page.data] : page.data,
+          pagination: { has_more: false, next_cursor: null },
+        }),
+      );
     });
     sources = [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${upstream.url}/tracker` }];
   });
@@ -127,7 +153,10 @@ describeS3('storage properties', () => {
 
   function runAt(bucket: string, tick: number, endpoint = S3_ENDPOINT): Promise<RunSummary> {
     const now = () => new Date(T0_MS + tick * TICK_MS);
-    const { store, sink } = createS3Targets({ RESET_S3_BUCKET: bucket, RESET_S3_ENDPOINT: endpoint, AWS_REGION: REGION, RESET_S3_LIST_EVERY: '1' }, now);
+    const { store, sink } = createS3Targets(
+      { RESET_S3_BUCKET: bucket, RESET_S3_ENDPOINT: endpoint, AWS_REGION: REGION, RESET_S3_LIST_EVERY: '1' },
+      now,
+    );
     return run({ now, fetcher: createHttpFetcher({ timeoutMs: 5_000, retries: 0 }), sources, store, sink, dataDir });
   }
 
@@ -139,7 +168,10 @@ describeS3('storage properties', () => {
     const before = await readAll(admin, bucket);
     withNewReset = true;
     proxy.arm({ label, fault: 'slow_down', match: fail, times: PERSISTENT });
-    const err = await runAt(bucket, 1, proxy.url).then(() => null, (e: unknown) => e);
+    const err = await runAt(bucket, 1, proxy.url).then(
+      () => null,
+      (e: unknown) => e,
+    );
     proxy.disarm();
     expect(err).toBeInstanceOf(StorageError);
     return { bucket, before, after: await readAll(admin, bucket) };
@@ -151,7 +183,8 @@ describeS3('storage properties', () => {
       const { before, after } = await failedPublish('props-order', isNewEventPut);
       expect(danglingLinks(after)).toEqual([]);
       for (const [key, o] of before) {
-        if (/^api\/[a-z]{2}\/(latest|status|history|forecast|signals|accuracy)\.json$/.test(key)) expect(after.get(key)?.etag, key).toBe(o.etag);
+        if (/^api\/[a-z]{2}\/(latest|status|history|forecast|signals|accuracy)\.json$/.test(key))
+          expect(after.get(key)?.etag, key).toBe(o.etag);
       }
     }, 120_000);
   });
@@ -162,11 +195,16 @@ describeS3('storage properties', () => {
       withNewReset = false;
       expect((await runAt(bucket, 2)).skipped).toBe(false);
       const before = await readAll(admin, bucket);
-      const err = await runAt(bucket, 1).then(() => null, (e: unknown) => e);
+      const err = await runAt(bucket, 1).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ConflictError);
       const after = await readAll(admin, bucket);
       expect(after.get(DEFAULT_STATE_KEY)?.etag).toBe(before.get(DEFAULT_STATE_KEY)?.etag);
-      expect(JSON.parse(after.get(DEFAULT_STATE_KEY)!.body).updated_at).toBe(new Date(T0_MS + 2 * TICK_MS).toISOString());
+      expect(JSON.parse(after.get(DEFAULT_STATE_KEY)!.body).updated_at).toBe(
+        new Date(T0_MS + 2 * TICK_MS).toISOString(),
+      );
     }, 120_000);
   });
 

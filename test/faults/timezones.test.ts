@@ -18,21 +18,57 @@ import { runMain, type MainResult } from '../helpers/main-process.ts';
 const AS_OF = '2026-11-21T23:30:00Z';
 const ZONES = ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati'] as const;
 
-const post = (id: string) => ({ type: 'observed', author: 'example_dev', url: `https://forum.example.test/post/${id}` });
+const post = (id: string) => ({
+  type: 'observed',
+  author: 'example_dev',
+  url: `https://forum.example.test/post/${id}`,
+});
 const tracker = {
   data: [
-    { id: 'zoned-z', reset_type: 'regular', announced_at: '2026-11-21T10:00:00Z', text: 'Codex limits reset for everyone.', source: post('a') },
-    { id: 'zoned-offset', reset_type: 'banked', announced_at: '2026-11-21T09:00:00-08:00', text: 'A banked reset for Plus.', source: post('b') },
+    {
+      id: 'zoned-z',
+      reset_type: 'regular',
+      announced_at: '2026-11-21T10:00:00Z',
+      text: 'Codex limits reset for everyone.',
+      source: post('a'),
+    },
+    {
+      id: 'zoned-offset',
+      reset_type: 'banked',
+      announced_at: '2026-11-21T09:00:00-08:00',
+      text: 'A banked reset for Plus.',
+      source: post('b'),
+    },
     // Zone-less: refused (no_timezone), never read in the machine's zone.
-    { id: 'zoneless', reset_type: 'regular', announced_at: '2026-11-21T20:00:00', text: 'Zone-less record.', source: post('c') },
-    { id: 'zoneless-date', reset_type: 'regular', announced_at: '2026-11-20', text: 'Date-only record.', source: post('d') },
+    {
+      id: 'zoneless',
+      reset_type: 'regular',
+      announced_at: '2026-11-21T20:00:00',
+      text: 'Zone-less record.',
+      source: post('c'),
+    },
+    {
+      id: 'zoneless-date',
+      reset_type: 'regular',
+      announced_at: '2026-11-20',
+      text: 'Date-only record.',
+      source: post('d'),
+    },
   ],
   pagination: { has_more: false, next_cursor: null },
   meta: { api_version: '1', generated_at: AS_OF },
 };
 const trackerStatus = {
   data: {
-    scheduled_reset: { id: 'next', status: 'scheduled', reset_type: 'regular', announced_at: '2026-11-21T21:00:00+09:00', scheduled_for: '2026-11-22T02:00:00-05:00', text: 'Resetting at 2am ET.', source: { type: 'x_post', url: 'https://forum.example.test/post/e' } },
+    scheduled_reset: {
+      id: 'next',
+      status: 'scheduled',
+      reset_type: 'regular',
+      announced_at: '2026-11-21T21:00:00+09:00',
+      scheduled_for: '2026-11-22T02:00:00-05:00',
+      text: 'Resetting at 2am ET.',
+      source: { type: 'x_post', url: 'https://forum.example.test/post/e' },
+    },
   },
 };
 const statusPage = {
@@ -40,10 +76,34 @@ const statusPage = {
   status: { indicator: 'minor', description: 'Degraded' },
   components: [{ id: 'c1', name: 'Codex Web', status: 'degraded_performance' }],
   incidents: [
-    { id: 'inc-zoneless', name: 'Codex errors (zone-less)', status: 'investigating', created_at: '2026-11-21T21:00:00', components: [] },
-    { id: 'inc-offset', name: 'Codex slow (offset)', status: 'monitoring', started_at: '2026-11-22T08:00:00+14:00', components: [] },
-    { id: 'inc-far', name: 'Codex from the far future', status: 'investigating', started_at: '9999-12-31', components: [] },
-    { id: 'inc-far-z', name: 'Codex from the far future, zoned', status: 'investigating', started_at: '9999-12-31T23:59:59Z', components: [] },
+    {
+      id: 'inc-zoneless',
+      name: 'Codex errors (zone-less)',
+      status: 'investigating',
+      created_at: '2026-11-21T21:00:00',
+      components: [],
+    },
+    {
+      id: 'inc-offset',
+      name: 'Codex slow (offset)',
+      status: 'monitoring',
+      started_at: '2026-11-22T08:00:00+14:00',
+      components: [],
+    },
+    {
+      id: 'inc-far',
+      name: 'Codex from the far future',
+      status: 'investigating',
+      started_at: '9999-12-31',
+      components: [],
+    },
+    {
+      id: 'inc-far-z',
+      name: 'Codex from the far future, zoned',
+      status: 'investigating',
+      started_at: '9999-12-31T23:59:59Z',
+      components: [],
+    },
   ],
 };
 const rss = `<?xml version="1.0"?><rss version="2.0"><channel><title>codex news</title>
@@ -58,8 +118,20 @@ const jsonFeed = {
   version: 'https://jsonfeed.org/version/1.1',
   title: 'codex blog',
   items: [
-    { id: 'j1', url: 'https://forum.example.test/json/1', title: 'Codex reset (JSON Feed, zone-less)', content_text: 'x', date_published: '2026-11-21 22:50:00' },
-    { id: 'j2', url: 'https://forum.example.test/json/2', title: 'Codex reset (JSON Feed, +05:30)', content_text: 'x', date_published: '2026-11-22T04:25:00+05:30' },
+    {
+      id: 'j1',
+      url: 'https://forum.example.test/json/1',
+      title: 'Codex reset (JSON Feed, zone-less)',
+      content_text: 'x',
+      date_published: '2026-11-21 22:50:00',
+    },
+    {
+      id: 'j2',
+      url: 'https://forum.example.test/json/2',
+      title: 'Codex reset (JSON Feed, +05:30)',
+      content_text: 'x',
+      date_published: '2026-11-22T04:25:00+05:30',
+    },
   ],
 };
 
@@ -69,7 +141,11 @@ const jsonFeed = {
  * every other byte must match.
  */
 const MEASURED = [/"latency_ms":\s*\d+/g, /"owner":\s*"run-[0-9a-f-]+"/g];
-const masked = (b: Buffer): Buffer => Buffer.from(MEASURED.reduce((s, re) => s.replace(re, '<measured>'), b.toString('latin1')), 'latin1');
+const masked = (b: Buffer): Buffer =>
+  Buffer.from(
+    MEASURED.reduce((s, re) => s.replace(re, '<measured>'), b.toString('latin1')),
+    'latin1',
+  );
 
 interface Signal {
   title: string;
@@ -121,7 +197,14 @@ describe('the build under three machine time zones', () => {
   it('builds under each zone, and the zones really differ on this machine', () => {
     for (const tz of ZONES) expect(runs.get(tz)!.code, `${tz}: ${runs.get(tz)!.stderr}`).toBe(0);
     // What each zone's machine would call the date and hour of AS_OF, had anything asked it.
-    const local = ZONES.map((tz) => new Intl.DateTimeFormat('en-CA', { timeZone: tz, dateStyle: 'short', timeStyle: 'short', hourCycle: 'h23' }).format(new Date(AS_OF)));
+    const local = ZONES.map((tz) =>
+      new Intl.DateTimeFormat('en-CA', {
+        timeZone: tz,
+        dateStyle: 'short',
+        timeStyle: 'short',
+        hourCycle: 'h23',
+      }).format(new Date(AS_OF)),
+    );
     expect(new Set(local).size).toBe(3);
     expect(new Set(local.map((l) => l.slice(0, 10))).size).toBe(2);
   });
@@ -133,7 +216,8 @@ describe('the build under three machine time zones', () => {
       for (const list of lists.slice(1)) expect(list.sort()).toEqual(lists[0]!.sort());
       for (const f of lists[0]!) {
         const [a, ...others] = await Promise.all(ZONES.map((tz) => read(tz, `${dir}/${f}`)));
-        for (const [i, b] of others.entries()) expect(masked(b!).equals(masked(a!)), `${dir}/${f} under ${ZONES[i + 1]} differs from UTC`).toBe(true);
+        for (const [i, b] of others.entries())
+          expect(masked(b!).equals(masked(a!)), `${dir}/${f} under ${ZONES[i + 1]} differs from UTC`).toBe(true);
       }
     }
     // stdout names the build's time and its output directory (one per zone here); the same in every zone otherwise.
@@ -141,7 +225,8 @@ describe('the build under three machine time zones', () => {
   });
 
   it('reads zone-less feed dates as UTC and refuses zone-less tracker and status-page times, naming why', async () => {
-    const signals = (JSON.parse((await read('UTC', 'dist/api/en/signals.json')).toString()) as { signals: Signal[] }).signals;
+    const signals = (JSON.parse((await read('UTC', 'dist/api/en/signals.json')).toString()) as { signals: Signal[] })
+      .signals;
     const at = Object.fromEntries(signals.map((s) => [s.title, s.published_at]));
     expect(at).toMatchObject({
       'Codex reset (RSS, zone-less)': '2026-11-21T22:10:00Z',
@@ -170,9 +255,14 @@ describe('the build under three machine time zones', () => {
     expect(by['status-page']!.detail).toContain('no_timezone 3');
     expect(by['status-page']!.detail).toContain('future_date 1');
     expect(status.upstream_status.page_updated_at).toBeNull();
-    expect(status.upcoming).toMatchObject({ announced_at: '2026-11-21T12:00:00Z', scheduled_for: '2026-11-22T07:00:00Z' });
+    expect(status.upcoming).toMatchObject({
+      announced_at: '2026-11-21T12:00:00Z',
+      scheduled_for: '2026-11-22T07:00:00Z',
+    });
 
-    const history = JSON.parse((await read('UTC', 'dist/api/en/history.json')).toString()) as { events: { id: string; occurred_at: string }[] };
+    const history = JSON.parse((await read('UTC', 'dist/api/en/history.json')).toString()) as {
+      events: { id: string; occurred_at: string }[];
+    };
     const tracked = history.events.filter((e) => e.id.startsWith('sr-')).map((e) => [e.id, e.occurred_at]);
     expect(tracked).toEqual([
       ['sr-zoned-offset', '2026-11-21T17:00:00Z'],

@@ -15,15 +15,46 @@ import type { SourceConfig } from '../../builder/sources/fetcher.ts';
 import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { DATA_DIR, startLoopback, type LoopbackServer } from '../helpers/build.ts';
-import { icsLineViolations, JsonFeed11Schema, parseAtom, parseCalendar, parseSvg, ShieldsEndpointSchema } from '../helpers/follow.ts';
+import {
+  icsLineViolations,
+  JsonFeed11Schema,
+  parseAtom,
+  parseCalendar,
+  parseSvg,
+  ShieldsEndpointSchema,
+} from '../helpers/follow.ts';
 
 const NOW = '2026-11-21T12:00:00.000Z';
 const post = (n: number) => `https://x.com/example_dev/status/${n}`;
 const RESETS = [
-  { id: 'rst_today', reset_type: 'regular', announced_at: '2026-11-21T08:00:00Z', text: 'Limits are reset for everyone.', source: { type: 'observed', url: 'https://codex-resets.example/r/today' } },
-  { id: 'rst_prev', reset_type: 'regular', announced_at: '2026-11-20T06:00:00Z', text: 'Another reset, 30 hours ago.', source: { type: 'x_post', author: 'example_dev', url: post(2) } },
-  { id: 'rst_old', reset_type: 'regular', announced_at: '2026-11-02T15:00:00Z', text: 'An older reset.', source: { type: 'x_post', author: 'example_dev', url: post(3) } },
-  { id: 'rst_banked', reset_type: 'banked', announced_at: '2026-11-18T09:00:00Z', text: 'Banked resets granted.', source: { type: 'x_post', url: post(4) } },
+  {
+    id: 'rst_today',
+    reset_type: 'regular',
+    announced_at: '2026-11-21T08:00:00Z',
+    text: 'Limits are reset for everyone.',
+    source: { type: 'observed', url: 'https://codex-resets.example/r/today' },
+  },
+  {
+    id: 'rst_prev',
+    reset_type: 'regular',
+    announced_at: '2026-11-20T06:00:00Z',
+    text: 'Another reset, 30 hours ago.',
+    source: { type: 'x_post', author: 'example_dev', url: post(2) },
+  },
+  {
+    id: 'rst_old',
+    reset_type: 'regular',
+    announced_at: '2026-11-02T15:00:00Z',
+    text: 'An older reset.',
+    source: { type: 'x_post', author: 'example_dev', url: post(3) },
+  },
+  {
+    id: 'rst_banked',
+    reset_type: 'banked',
+    announced_at: '2026-11-18T09:00:00Z',
+    text: 'Banked resets granted.',
+    source: { type: 'x_post', url: post(4) },
+  },
 ];
 const SCHEDULED = {
   id: 'rst_pm',
@@ -66,9 +97,20 @@ beforeAll(async () => {
   tracker = await startLoopback((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (req.url?.startsWith('/api/v1/status')) {
-      res.end(JSON.stringify({ data: { latest_reset: RESETS[0], scheduled_reset: SCHEDULED, stats: { total: 4 } }, meta: { api_version: '1', generated_at: NOW } }));
+      res.end(
+        JSON.stringify({
+          data: { latest_reset: RESETS[0], scheduled_reset: SCHEDULED, stats: { total: 4 } },
+          meta: { api_version: '1', generated_at: NOW },
+        }),
+      );
     } else {
-      res.end(JSON.stringify({ data: RESETS, pagination: { has_more: false, next_cursor: null }, meta: { api_version: '1', generated_at: NOW } }));
+      res.end(
+        JSON.stringify({
+          data: RESETS,
+          pagination: { has_more: false, next_cursor: null },
+          meta: { api_version: '1', generated_at: NOW },
+        }),
+      );
     }
   });
   receiver = await startLoopback((req, res) => {
@@ -97,17 +139,28 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
       for (const name of ['latest', 'status'] as const) {
         const doc = JSON.parse(await read(`api/${lang}/${name}.json`));
         expect(DOCUMENT_SCHEMAS[name].parse(doc)).toBeTruthy();
-        expect(doc.upcoming).toMatchObject({ id: 'sr-rst_pm', type: 'global_reset', announced_at: '2026-11-21T10:00:00Z', scheduled_for: '2026-11-21T17:00:00Z', text: SCHEDULED.text, source_url: post(5) });
+        expect(doc.upcoming).toMatchObject({
+          id: 'sr-rst_pm',
+          type: 'global_reset',
+          announced_at: '2026-11-21T10:00:00Z',
+          scheduled_for: '2026-11-21T17:00:00Z',
+          text: SCHEDULED.text,
+          source_url: post(5),
+        });
         expect(doc.upcoming.summary).toContain('17:00');
       }
     }
     // The forecast reads the same announcement (model/announcement.ts).
-    expect(JSON.parse(await read('api/en/forecast.json')).announced).toMatchObject({ id: 'sr-rst_pm', scheduled_for: '2026-11-21T17:00:00Z', inside_24h: true });
+    expect(JSON.parse(await read('api/en/forecast.json')).announced).toMatchObject({
+      id: 'sr-rst_pm',
+      scheduled_for: '2026-11-21T17:00:00Z',
+      inside_24h: true,
+    });
     const en = JSON.parse(await read('api/en/latest.json')).upcoming.summary;
     expect(JSON.parse(await read('api/de/latest.json')).upcoming.summary).not.toBe(en);
   });
 
-  it('the Atom feed parses as Atom in every language, with id, updated and title on every entry, and has today\'s reset', async () => {
+  it("the Atom feed parses as Atom in every language, with id, updated and title on every entry, and has today's reset", async () => {
     const ids = new Set<string>();
     for (const lang of LANGS) {
       const { feed, entries } = parseAtom(await read(`api/${lang}/feed.atom`));
@@ -149,7 +202,9 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
         expect(ev.getFirstPropertyValue('dtstamp')).toBeTruthy();
       }
       const pm = events.find((e) => e.getFirstPropertyValue('uid') === 'sr-rst_pm@reset-status-api')!;
-      expect((pm.getFirstPropertyValue('dtstart') as unknown as { toJSDate(): Date }).toJSDate().toISOString()).toBe('2026-11-21T17:00:00.000Z');
+      expect((pm.getFirstPropertyValue('dtstart') as unknown as { toJSDate(): Date }).toJSDate().toISOString()).toBe(
+        '2026-11-21T17:00:00.000Z',
+      );
       const these = events.map((e) => String(e.getFirstPropertyValue('uid'))).sort();
       expect(these).toContain('sr-rst_pm@reset-status-api');
       expect(these).toContain('sr-rst_today@reset-status-api');
@@ -169,7 +224,7 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
     }
   });
 
-  it('sends one notification for today\'s reset and one for the announcement, none for older history', () => {
+  it("sends one notification for today's reset and one for the announcement, none for older history", () => {
     expect(first.notifications).toEqual({ sent: 2, failed: 0, skipped: 0 });
     expect(received.map((r) => [r.body.kind, r.body.id])).toEqual([
       ['reset', 'sr-rst_today'],
@@ -180,7 +235,11 @@ describe('a build with a reset today and one announced for 17:00 UTC', () => {
       expect(r.body.lang).toBe('de');
       expect(r.body.links.api).toMatch(/^https:\/\/api\.example\.test\/api\//);
     }
-    expect(received[1]!.body).toMatchObject({ scheduled_for: '2026-11-21T17:00:00Z', announced_at: '2026-11-21T10:00:00Z', links: { source: post(5) } });
+    expect(received[1]!.body).toMatchObject({
+      scheduled_for: '2026-11-21T17:00:00Z',
+      announced_at: '2026-11-21T10:00:00Z',
+      links: { source: post(5) },
+    });
   });
 
   it('the next run with the same sources sends none, and the stable documents keep their bytes', async () => {

@@ -23,7 +23,9 @@ describe('golden build', () => {
   it('builds with every source failing as connection_refused', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('sources: 0 ok, 5 failed (status-page: connection_refused, status-incidents: connection_refused, reset-tracker: connection_refused, tracker-status: connection_refused, feed-1: connection_refused)');
+    expect(result.stdout).toContain(
+      'sources: 0 ok, 5 failed (status-page: connection_refused, status-incidents: connection_refused, reset-tracker: connection_refused, tracker-status: connection_refused, feed-1: connection_refused)',
+    );
   });
 
   it('leaves every file of dist/ and the state exactly as the committed listing says', async () => {

@@ -22,7 +22,8 @@ export async function assertClosedPort(): Promise<void> {
     socket.once('connect', () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
-  if (open) throw new Error(`something listens on ${CLOSED.host}:${CLOSED.port}; the golden build needs that port closed`);
+  if (open)
+    throw new Error(`something listens on ${CLOSED.host}:${CLOSED.port}; the golden build needs that port closed`);
 }
 
 /** Runs the real build into `root`/dist and `root`/state with a minimal environment (no operator variables leak in). */
@@ -36,7 +37,17 @@ export function buildGolden(root: string): Promise<{ code: number | null; stdout
     RESET_UPSTREAM_URL: `${base}/api/v1/resets`,
     RESET_SIGNAL_FEEDS: `${base}/feed.rss`,
   };
-  const args = ['--import', 'tsx', 'builder/main.ts', '--now', GOLDEN_NOW, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')];
+  const args = [
+    '--import',
+    'tsx',
+    'builder/main.ts',
+    '--now',
+    GOLDEN_NOW,
+    '--out',
+    path.join(root, 'dist'),
+    '--state-dir',
+    path.join(root, 'state'),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env });
     let stdout = '';
@@ -67,7 +78,9 @@ export async function hashListing(root: string): Promise<string[]> {
   for (const dir of ['dist', 'state']) {
     for (const f of await listFiles(path.join(root, dir))) {
       const rel = `${dir}/${f}`;
-      const hash = createHash('sha256').update(normalize(rel, await readFile(path.join(root, rel)))).digest('hex');
+      const hash = createHash('sha256')
+        .update(normalize(rel, await readFile(path.join(root, rel))))
+        .digest('hex');
       lines.push(`${rel} ${hash}`);
     }
   }
@@ -85,7 +98,10 @@ export function parseListing(text: string): Map<string, string> {
 }
 
 /** The files that changed, appeared or disappeared between the committed listing and a fresh one. */
-export function compareListings(expected: Map<string, string>, actual: Map<string, string>): { differ: string[]; added: string[]; missing: string[] } {
+export function compareListings(
+  expected: Map<string, string>,
+  actual: Map<string, string>,
+): { differ: string[]; added: string[]; missing: string[] } {
   const differ: string[] = [];
   const added: string[] = [];
   const missing: string[] = [];

@@ -17,7 +17,12 @@ export interface TempBuild {
   outDir: string;
   stateDir: string;
   /** `rebuildPast`: build as of a `now` older than the stored state (`--rebuild-past`) instead of refusing. */
-  build(now: string, sources?: readonly SourceConfig[], dataDir?: string, opts?: { rebuildPast?: boolean }): Promise<RunSummary>;
+  build(
+    now: string,
+    sources?: readonly SourceConfig[],
+    dataDir?: string,
+    opts?: { rebuildPast?: boolean },
+  ): Promise<RunSummary>;
 }
 
 /**
@@ -39,7 +44,9 @@ export async function createTempBuild(options: { edgeStore?: boolean; publicUrl?
         store: createLocalStateStore(stateDir, { now: () => new Date() }),
         sink: createLocalSink(outDir),
         ...(options.edgeStore ? { edgeStore: createLocalEdgeStore(outDir) } : {}),
-        ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl, openapi: { serverUrl: options.publicUrl } } : {}),
+        ...(options.publicUrl !== undefined
+          ? { publicUrl: options.publicUrl, openapi: { serverUrl: options.publicUrl } }
+          : {}),
         dataDir,
         allowOlderState: opts.rebuildPast ?? false,
       }),
@@ -52,7 +59,9 @@ export interface LoopbackServer {
 }
 
 /** A real HTTP server on 127.0.0.1 with a free port. */
-export async function startLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<LoopbackServer> {
+export async function startLoopback(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<LoopbackServer> {
   const server: Server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -70,6 +79,12 @@ export async function startLoopback(handler: (req: IncomingMessage, res: ServerR
 export function trackerHandler(records: () => unknown[]) {
   return (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ data: records(), pagination: { has_more: false, next_cursor: null }, meta: { api_version: '1', generated_at: new Date(0).toISOString() } }));
+    res.end(
+      JSON.stringify({
+        data: records(),
+        pagination: { has_more: false, next_cursor: null },
+        meta: { api_version: '1', generated_at: new Date(0).toISOString() },
+      }),
+    );
   };
 }

@@ -44,7 +44,10 @@ function parseResponse(all: Buffer, method: string, ended: boolean): RawResponse
     }
   }
   const length = headers['content-length'];
-  if (length !== undefined) return raw.length >= Number(length) ? { status, headers, body: raw.subarray(0, Number(length)).toString('utf8') } : null;
+  if (length !== undefined)
+    return raw.length >= Number(length)
+      ? { status, headers, body: raw.subarray(0, Number(length)).toString('utf8') }
+      : null;
   return ended ? { status, headers, body: raw.toString('utf8') } : null;
 }
 
@@ -58,7 +61,9 @@ export function rawRequest(port: number, method: string, target: string): Promis
     const chunks: Buffer[] = [];
     socket.on('connect', () => {
       const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
-      socket.write(`${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${hasBody ? 'Content-Length: 0\r\n' : ''}\r\n`);
+      socket.write(
+        `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${hasBody ? 'Content-Length: 0\r\n' : ''}\r\n`,
+      );
     });
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
@@ -235,4 +240,3 @@ export function cases(eventId: string): Case[] {
     { method: 'PATCH', target: '/api/events/x', want: 405 },
   ];
 }
-

@@ -6,7 +6,11 @@ import { z } from 'zod';
 export const ATOM_NS = 'http://www.w3.org/2005/Atom';
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => name === 'entry' || name === 'link' });
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  isArray: (name) => name === 'entry' || name === 'link',
+});
 
 /** Parses an Atom document; throws unless its root is `feed` in the Atom namespace. */
 export function parseAtom(text: string): { feed: Record<string, unknown>; entries: Record<string, any>[] } {
@@ -17,7 +21,10 @@ export function parseAtom(text: string): { feed: Record<string, unknown>; entrie
 }
 
 export function parseSvg(text: string): Record<string, any> {
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_' }).parse(text, true) as Record<string, any>;
+  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_' }).parse(text, true) as Record<
+    string,
+    any
+  >;
   if (!doc.svg || doc.svg['@_xmlns'] !== SVG_NS) throw new Error('not an SVG document');
   return doc.svg as Record<string, any>;
 }
@@ -42,7 +49,10 @@ export const JsonFeed11Schema = z.looseObject({
         date_published: z.iso.datetime().optional(),
         date_modified: z.iso.datetime().optional(),
       })
-      .refine((i) => i.content_html !== undefined || i.content_text !== undefined, 'an item needs content_html or content_text'),
+      .refine(
+        (i) => i.content_html !== undefined || i.content_text !== undefined,
+        'an item needs content_html or content_text',
+      ),
   ),
 });
 
@@ -74,6 +84,7 @@ export function icsLineViolations(text: string): string[] {
   const bad: string[] = [];
   if (!text.endsWith('\r\n')) bad.push('the last line does not end in CRLF');
   if (/[^\r]\n/.test(text)) bad.push('bare LF');
-  for (const line of text.slice(0, -2).split('\r\n')) if (Buffer.byteLength(line, 'utf8') > 75) bad.push(`over 75 octets: ${line.slice(0, 30)}`);
+  for (const line of text.slice(0, -2).split('\r\n'))
+    if (Buffer.byteLength(line, 'utf8') > 75) bad.push(`over 75 octets: ${line.slice(0, 30)}`);
   return bad;
 }

@@ -18,7 +18,9 @@ export interface KvsServer {
 
 const PAGE = 10;
 
-export async function startKvsServer(arn = 'arn:aws:cloudfront::123456789012:key-value-store/3f6c7f2a-0b9e-4d2c-9d51-6b1c5f0a8e11'): Promise<KvsServer> {
+export async function startKvsServer(
+  arn = 'arn:aws:cloudfront::123456789012:key-value-store/3f6c7f2a-0b9e-4d2c-9d51-6b1c5f0a8e11',
+): Promise<KvsServer> {
   const data = new Map<string, string>();
   const calls: string[] = [];
   let version = 1;
@@ -37,11 +39,18 @@ export async function startKvsServer(arn = 'arn:aws:cloudfront::123456789012:key
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://x');
     calls.push(`${req.method} ${url.pathname}`);
-    if (!/^AWS4-ECDSA-P256-SHA256 /.test(String(req.headers.authorization ?? ''))) return error(res, 403, 'AccessDeniedException', 'not SigV4A-signed');
+    if (!/^AWS4-ECDSA-P256-SHA256 /.test(String(req.headers.authorization ?? '')))
+      return error(res, 403, 'AccessDeniedException', 'not SigV4A-signed');
     const base = `/key-value-stores/${encodeURIComponent(arn)}`;
-    if (url.pathname !== base && url.pathname !== `${base}/keys`) return error(res, 404, 'ResourceNotFoundException', `no store at ${url.pathname}`);
+    if (url.pathname !== base && url.pathname !== `${base}/keys`)
+      return error(res, 404, 'ResourceNotFoundException', `no store at ${url.pathname}`);
     if (req.method === 'GET' && url.pathname === base) {
-      return send(res, 200, { ItemCount: data.size, TotalSizeInBytes: size(), KvsARN: arn, Created: 1_763_000_000 }, { etag: etag() });
+      return send(
+        res,
+        200,
+        { ItemCount: data.size, TotalSizeInBytes: size(), KvsARN: arn, Created: 1_763_000_000 },
+        { etag: etag() },
+      );
     }
     if (req.method === 'GET') {
       const keys = [...data.keys()].sort();
@@ -56,8 +65,12 @@ export async function startKvsServer(arn = 'arn:aws:cloudfront::123456789012:key
       pendingHook = null;
       hook?.();
       if (req.headers['if-match'] !== etag()) return error(res, 409, 'ConflictException', 'the ETag does not match');
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { Puts?: { Key: string; Value: string }[]; Deletes?: { Key: string }[] };
-      if ((body.Puts?.length ?? 0) + (body.Deletes?.length ?? 0) > 50) return error(res, 400, 'ValidationException', 'too many keys in one call');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        Puts?: { Key: string; Value: string }[];
+        Deletes?: { Key: string }[];
+      };
+      if ((body.Puts?.length ?? 0) + (body.Deletes?.length ?? 0) > 50)
+        return error(res, 400, 'ValidationException', 'too many keys in one call');
       for (const p of body.Puts ?? []) data.set(p.Key, p.Value);
       for (const d of body.Deletes ?? []) data.delete(d.Key);
       version++;
@@ -66,7 +79,9 @@ export async function startKvsServer(arn = 'arn:aws:cloudfront::123456789012:key
     return error(res, 405, 'ValidationException', 'method');
   }
 
-  const server: Server = createServer((req, res) => void handle(req, res).catch((err: Error) => error(res, 500, 'InternalServerException', err.message)));
+  const server: Server = createServer(
+    (req, res) => void handle(req, res).catch((err: Error) => error(res, 500, 'InternalServerException', err.message)),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -86,7 +101,10 @@ export async function startKvsServer(arn = 'arn:aws:cloudfront::123456789012:key
 
 /** Loopback resolves every name to 127.0.0.1: the SDK puts the account id in front of the endpoint's host. */
 const toLoopback: LookupFunction = (_host, options, callback) => {
-  if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+  if ((options as { all?: boolean }).all)
+    (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+      { address: '127.0.0.1', family: 4 },
+    ]);
   else callback(null, '127.0.0.1', 4);
 };
 

@@ -18,7 +18,10 @@ export interface MainResult {
 export function runMain(args: readonly string[], env: Readonly<Record<string, string>>): Promise<MainResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'builder/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env, RESET_TARGET: 'local' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'builder/main.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, RESET_TARGET: 'local' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -35,7 +38,8 @@ export async function buildOutputs(root: string, result: MainResult): Promise<[s
     ['stderr', result.stderr],
   ];
   for (const dir of ['dist', 'state']) {
-    for (const f of await listFiles(path.join(root, dir))) outputs.push([`${dir}/${f}`, await readFile(path.join(root, dir, f), 'utf8')]);
+    for (const f of await listFiles(path.join(root, dir)))
+      outputs.push([`${dir}/${f}`, await readFile(path.join(root, dir, f), 'utf8')]);
   }
   return outputs;
 }

@@ -2,7 +2,15 @@
 // (s3-plan.ts) with the stored map as its listing, so dropped objects stay for the delay as they do on S3. It takes the
 // build as a stream like the others, writing each document as it comes (keeping bodies is its job).
 import { assertSafeKey } from '../../builder/fsutil/safe-key.ts';
-import { applyUpdate, bodyDigest, bodyMd5, createPublishLedger, emptyManifest, fingerprint, headersOf } from '../../builder/publish/s3-plan.ts';
+import {
+  applyUpdate,
+  bodyDigest,
+  bodyMd5,
+  createPublishLedger,
+  emptyManifest,
+  fingerprint,
+  headersOf,
+} from '../../builder/publish/s3-plan.ts';
 import type { DocumentStream, PublishOptions, PublishReport, Sink } from '../../builder/publish/sink.ts';
 import { inPhaseOrder } from '../../builder/publish/stream.ts';
 
@@ -49,14 +57,26 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
         etagOf.set(doc.key, `m${++etags}`);
         ledger.landed(doc.key, { etag: etagOf.get(doc.key)!, fingerprint: print });
       }
-      const { remove, pending, update } = ledger.finish({ listing, listed: true, asOf, deleteAfterMs: opts.deleteAfterMs ?? 0 });
+      const { remove, pending, update } = ledger.finish({
+        listing,
+        listed: true,
+        asOf,
+        deleteAfterMs: opts.deleteAfterMs ?? 0,
+      });
       await publishOpts.beforePhase?.('deletes');
       for (const key of remove) {
         objects.delete(key);
         etagOf.delete(key);
       }
       manifest = applyUpdate(manifest, update);
-      return { target: 'memory', written: ledger.uploaded, unchanged: ledger.unchanged, deleted: remove.length, pendingDelete: Object.keys(pending).length, requests: 0 };
+      return {
+        target: 'memory',
+        written: ledger.uploaded,
+        unchanged: ledger.unchanged,
+        deleted: remove.length,
+        pendingDelete: Object.keys(pending).length,
+        requests: 0,
+      };
     },
   };
 }

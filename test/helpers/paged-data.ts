@@ -35,7 +35,11 @@ export function pagedEvents(counts: Readonly<Record<EventType, number>>, end: st
 
 /** One archived event of `type` at `at` (test/helpers/events.ts), named `id` and citing a post of its own. */
 export function pagedEvent(id: string, type: EventType, at: string): EventInput {
-  return { ...testEvent(at, type), id, sources: [{ platform: 'X', url: `https://x.com/example/status/${id}`, author: 'example' }] };
+  return {
+    ...testEvent(at, type),
+    id,
+    sources: [{ platform: 'X', url: `https://x.com/example/status/${id}`, author: 'example' }],
+  };
 }
 
 /**
@@ -45,7 +49,15 @@ export function pagedEvent(id: string, type: EventType, at: string): EventInput 
 export async function writePagedData(dir: string, events: readonly EventInput[], withCurated = false): Promise<string> {
   if (withCurated) await cp(DATA_DIR, dir, { recursive: true });
   await mkdir(path.join(dir, 'archive'), { recursive: true });
-  const archive = { archive: { name: 'paged', url: 'https://example.invalid/paged', license: 'CC0-1.0', notice: 'Test data for paged history.' }, records: events };
+  const archive = {
+    archive: {
+      name: 'paged',
+      url: 'https://example.invalid/paged',
+      license: 'CC0-1.0',
+      notice: 'Test data for paged history.',
+    },
+    records: events,
+  };
   await writeFile(path.join(dir, 'archive', 'paged.json'), JSON.stringify(archive));
   return dir;
 }
@@ -55,5 +67,9 @@ export async function writePagedData(dir: string, events: readonly EventInput[],
  * before it (a page archived for every type, five for the full list), too old to touch today's state or the forecast.
  */
 export function writeEdgeTableData(dir: string): Promise<string> {
-  return writePagedData(dir, pagedEvents({ global_reset: 200, banked_grant: 200, policy_change: 200 }, '2020-01-01T00:00:00Z'), true);
+  return writePagedData(
+    dir,
+    pagedEvents({ global_reset: 200, banked_grant: 200, policy_change: 200 }, '2020-01-01T00:00:00Z'),
+    true,
+  );
 }

@@ -3,11 +3,16 @@
 // charge its own CPU (every request and byte piped through it) to the sink alone.
 import { startS3Proxy } from './s3-proxy.ts';
 
-export type ProxyChildMessage = { type: 'counts'; id: number } | { type: 'reset'; id: number } | { type: 'close'; id: number };
-export type ProxyChildReply = { type: 'ready'; url: string } | { type: 'counts'; id: number; counts: [string, number][]; singlePuts: number } | { type: 'done'; id: number };
+export type ProxyChildMessage =
+  { type: 'counts'; id: number } | { type: 'reset'; id: number } | { type: 'close'; id: number };
+export type ProxyChildReply =
+  | { type: 'ready'; url: string }
+  | { type: 'counts'; id: number; counts: [string, number][]; singlePuts: number }
+  | { type: 'done'; id: number };
 
 const target = process.argv[2];
-if (target === undefined || process.send === undefined) throw new Error('s3-proxy-child: usage: fork with IPC, argv[2] = S3 endpoint');
+if (target === undefined || process.send === undefined)
+  throw new Error('s3-proxy-child: usage: fork with IPC, argv[2] = S3 endpoint');
 const send = (m: ProxyChildReply) => process.send!(m);
 const proxy = await startS3Proxy(target);
 /** PUTs without a query string: whole-object uploads (a multipart upload's parts carry `?partNumber=`). */

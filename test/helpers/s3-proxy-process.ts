@@ -16,7 +16,10 @@ const CHILD = fileURLToPath(new URL('./s3-proxy-child.ts', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 export async function startS3ProxyProcess(target: string): Promise<S3ProxyProcess> {
-  const child = fork(CHILD, [target], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(CHILD, [target], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const waiting = new Map<number, (r: ProxyChildReply) => void>();
   let nextId = 0;
   const url = await new Promise<string>((resolve, reject) => {
@@ -35,7 +38,8 @@ export async function startS3ProxyProcess(target: string): Promise<S3ProxyProces
   const ask = (type: ProxyChildMessage['type']) =>
     new Promise<ProxyChildReply>((resolve, reject) => {
       const id = nextId++;
-      if (child.exitCode !== null) return reject(new Error(`s3-proxy-process: the proxy has exited (${child.exitCode})`));
+      if (child.exitCode !== null)
+        return reject(new Error(`s3-proxy-process: the proxy has exited (${child.exitCode})`));
       waiting.set(id, (r) => {
         waiting.delete(id);
         resolve(r);

@@ -66,7 +66,11 @@ export interface S3Proxy {
 }
 
 const ERROR_TEXT: Record<'internal_error' | 'slow_down', { status: number; code: string; message: string }> = {
-  internal_error: { status: 500, code: 'InternalError', message: 'We encountered an internal error. Please try again.' },
+  internal_error: {
+    status: 500,
+    code: 'InternalError',
+    message: 'We encountered an internal error. Please try again.',
+  },
   slow_down: { status: 503, code: 'SlowDown', message: 'Please reduce your request rate.' },
 };
 
@@ -121,7 +125,10 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
   };
 
   function forward(req: IncomingMessage, onResponse: (up: IncomingMessage) => void, onError: () => void): void {
-    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, onResponse);
+    const up = httpRequest(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers },
+      onResponse,
+    );
     up.on('error', onError);
     req.pipe(up);
   }

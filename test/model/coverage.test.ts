@@ -1,6 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeAccuracy, recordForecast, UNRESOLVABLE_AFTER_MS, type ForecastRecord } from '../../builder/model/accuracy.ts';
-import { archiveCoverage, COVERAGE_MAX_GAP_MS, coveredUntil, extendCoverage, windowObserved, type CoverageSpan } from '../../builder/model/coverage.ts';
+import {
+  computeAccuracy,
+  recordForecast,
+  UNRESOLVABLE_AFTER_MS,
+  type ForecastRecord,
+} from '../../builder/model/accuracy.ts';
+import {
+  archiveCoverage,
+  COVERAGE_MAX_GAP_MS,
+  coveredUntil,
+  extendCoverage,
+  windowObserved,
+  type CoverageSpan,
+} from '../../builder/model/coverage.ts';
 import { mergeEvents } from '../../builder/model/events.ts';
 import { MAX_UNOBSERVED_MS, computeForecast } from '../../builder/model/forecast.ts';
 import type { Event, SourceCheck } from '../../builder/model/schemas.ts';
@@ -10,7 +22,15 @@ import { testEvent } from '../helpers/events.ts';
 const H = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const check = (at: number, ok: boolean, kind: SourceCheck['kind'] = 'reset_tracker'): SourceCheck => ({
-  source: kind, kind, url: 'https://tracker.test', ok, http_status: ok ? 200 : 503, latency_ms: 10, items_read: ok ? 1 : 0, checked_at: iso(at), detail: { code: ok ? 'ok' : 'http_error', params: {} },
+  source: kind,
+  kind,
+  url: 'https://tracker.test',
+  ok,
+  http_status: ok ? 200 : 503,
+  latency_ms: 10,
+  items_read: ok ? 1 : 0,
+  checked_at: iso(at),
+  detail: { code: ok ? 'ok' : 'http_error', params: {} },
 });
 /** One check every 15 minutes from `from` to `to`, each ok or not. */
 const checks = (from: number, to: number, ok: (t: number) => boolean, kind: SourceCheck['kind'] = 'reset_tracker') => {
@@ -19,7 +39,8 @@ const checks = (from: number, to: number, ok: (t: number) => boolean, kind: Sour
   return out;
 };
 /** Coverage built the way the run builds it: one run every 15 minutes, each extending the stored stretches. */
-const coverageFrom = (cs: readonly SourceCheck[]) => cs.reduce<CoverageSpan[]>((cov, c) => extendCoverage(cov, [c], new Date(c.checked_at)), []);
+const coverageFrom = (cs: readonly SourceCheck[]) =>
+  cs.reduce<CoverageSpan[]>((cov, c) => extendCoverage(cov, [c], new Date(c.checked_at)), []);
 
 describe('coverage: when the reset sources were observed', () => {
   const t0 = Date.parse('2026-10-01T00:00:00Z');
@@ -33,7 +54,9 @@ describe('coverage: when the reset sources were observed', () => {
     expect(windowObserved(cov, t0, t0 + 2 * H)).toBe(true);
     expect(windowObserved(cov, t0, t0 + 8 * H)).toBe(false);
     // A gap of exactly 2 h is still one stretch; the rule is "no gap over 2 h".
-    expect(coverageFrom([check(t0, true), check(t0 + COVERAGE_MAX_GAP_MS, true)])).toEqual([{ from: iso(t0), to: iso(t0 + 2 * H) }]);
+    expect(coverageFrom([check(t0, true), check(t0 + COVERAGE_MAX_GAP_MS, true)])).toEqual([
+      { from: iso(t0), to: iso(t0 + 2 * H) },
+    ]);
   });
 
   it('only reset sources count: a status page that answers does not observe resets', () => {
@@ -41,7 +64,11 @@ describe('coverage: when the reset sources were observed', () => {
   });
 
   it('stays bounded: stretches past the retention are dropped', () => {
-    const cov = extendCoverage([{ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }], [check(t0, true)], new Date(t0));
+    const cov = extendCoverage(
+      [{ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }],
+      [check(t0, true)],
+      new Date(t0),
+    );
     expect(cov).toEqual([{ from: iso(t0), to: iso(t0) }]);
   });
 });
@@ -49,15 +76,34 @@ describe('coverage: when the reset sources were observed', () => {
 describe('resolve only what was observed', () => {
   const day = Date.parse('2026-10-10T00:00:00Z');
   const f = {
-    probability_24h: 0.3, probability_48h: 0.4, base_rate_24h: 0.2, base_rate_48h: 0.3, trailing_base_rate_24h: 0.2, trailing_base_rate_48h: 0.3,
-    trailing_90d_base_rate_24h: 0.2, trailing_90d_base_rate_48h: 0.3, covered_until: null, sample_size: 30, model_version: 'poisson-v1',
-    explanation: { code: 'probability_poisson', params: {} }, last_global_reset_at: null, window_days: 365, announced: null,
+    probability_24h: 0.3,
+    probability_48h: 0.4,
+    base_rate_24h: 0.2,
+    base_rate_48h: 0.3,
+    trailing_base_rate_24h: 0.2,
+    trailing_base_rate_48h: 0.3,
+    trailing_90d_base_rate_24h: 0.2,
+    trailing_90d_base_rate_48h: 0.3,
+    covered_until: null,
+    sample_size: 30,
+    model_version: 'poisson-v1',
+    explanation: { code: 'probability_poisson', params: {} },
+    last_global_reset_at: null,
+    window_days: 365,
+    announced: null,
   };
   const empty: ForecastRecord = { forecast_log: [], forecast_resolutions: [], last_forecast: null };
   /** Runs every hour from `from` to `to` with the given coverage (no resets recorded at all). */
-  const runHourly = (from: number, to: number, coverage: (t: number) => CoverageSpan[], events: Event[] = [], model = f.model_version) => {
+  const runHourly = (
+    from: number,
+    to: number,
+    coverage: (t: number) => CoverageSpan[],
+    events: Event[] = [],
+    model = f.model_version,
+  ) => {
     let rec = empty;
-    for (let t = from; t <= to; t += H) rec = recordForecast(rec, { ...f, model_version: model }, events, new Date(t), coverage(t));
+    for (let t = from; t <= to; t += H)
+      rec = recordForecast(rec, { ...f, model_version: model }, events, new Date(t), coverage(t));
     return rec;
   };
 
@@ -80,7 +126,12 @@ describe('resolve only what was observed', () => {
     const coverage = (t: number) => coverageFrom(cs.filter((c) => Date.parse(c.checked_at) <= t));
     const rec = runHourly(day - 2 * H, day + 72 * H, coverage);
     const at = iso(day + 6 * H);
-    expect(rec.forecast_resolutions.filter((r) => r.checkpoint === at).map((r) => [r.horizon_hours, r.outcome])).toEqual([[24, false], [48, false]]);
+    expect(
+      rec.forecast_resolutions.filter((r) => r.checkpoint === at).map((r) => [r.horizon_hours, r.outcome]),
+    ).toEqual([
+      [24, false],
+      [48, false],
+    ]);
   });
 
   it('a reviewed archive that spans the window resolves it without checks', () => {
@@ -95,7 +146,10 @@ describe('resolve only what was observed', () => {
     const short = runHourly(day - 2 * H, day + 5 * 24 * H, () => all, resets);
     const few = computeAccuracy(short.forecast_log, short.forecast_resolutions, new Date(day + 5 * 24 * H));
     expect(few.skill.trailing_90d_24h).toMatchObject({ skill: null, lower: null, upper: null });
-    expect(few.skill.trailing_90d_24h.reason).toEqual({ code: 'skill.too_few', params: { n: few.skill.trailing_90d_24h.n, min: 28 } });
+    expect(few.skill.trailing_90d_24h.reason).toEqual({
+      code: 'skill.too_few',
+      params: { n: few.skill.trailing_90d_24h.n, min: 28 },
+    });
     expect(few.skill.trailing_90d_24h.n).toBeLessThan(28);
     const long = runHourly(day - 2 * H, day + 16 * 24 * H, () => all, resets);
     const acc = computeAccuracy(long.forecast_log, long.forecast_resolutions, new Date(day + 16 * 24 * H));
@@ -108,7 +162,10 @@ describe('resolve only what was observed', () => {
     // By hand: p = 0.3 against the logged 90-day base rate 0.2 on the same outcomes.
     const rows = acc.forecasts.filter((x) => x.horizon_hours === 24);
     const sum = (f: (o: boolean) => number) => rows.reduce((t, x) => t + f(x.correction?.outcome ?? x.outcome), 0);
-    expect(acc.skill.trailing_90d_24h.skill).toBeCloseTo(1 - sum((o) => (0.3 - (o ? 1 : 0)) ** 2) / sum((o) => (0.2 - (o ? 1 : 0)) ** 2), 12);
+    expect(acc.skill.trailing_90d_24h.skill).toBeCloseTo(
+      1 - sum((o) => (0.3 - (o ? 1 : 0)) ** 2) / sum((o) => (0.2 - (o ? 1 : 0)) ** 2),
+      12,
+    );
     expect(acc.skill.trailing_90d_24h.n).toBe(rows.length);
     // poisson-v1 is none of the baselines: every comparison is scored and no baseline is named as the model's own.
     expect(acc.scoring).toMatchObject({ model_version: 'poisson-v1', model_baseline: null });
@@ -122,7 +179,10 @@ describe('resolve only what was observed', () => {
     expect(acc.scoring).toMatchObject({ model_version: 'climatology-30d', model_baseline: 'trailing_30d' });
     const left = acc.forecasts.filter((x) => x.horizon_hours === 24).length;
     expect(acc.skill.trailing_30d_24h).toMatchObject({ skill: null, n: 0 });
-    expect(acc.skill.trailing_30d_24h.reason).toEqual({ code: 'skill.same_as_model', params: { n: 0, min: 28, model_version: 'climatology-30d', left_out: left } });
+    expect(acc.skill.trailing_30d_24h.reason).toEqual({
+      code: 'skill.same_as_model',
+      params: { n: 0, min: 28, model_version: 'climatology-30d', left_out: left },
+    });
     // The other baselines are not the model: scored as usual.
     expect(acc.skill.trailing_90d_24h.reason).toBeNull();
     expect(acc.skill.all_history_48h.reason).toBeNull();
@@ -156,7 +216,11 @@ describe('a data gap is not "no reset"', () => {
     expect(f.probability_24h).toBeNull();
     expect(f.probability_48h).toBeNull();
     expect(f.explanation.code).toBe('coverage_gap');
-    expect(f.explanation.params).toMatchObject({ observed_until: '2026-09-12T03:20:36Z', gap_days: 70.4, last_global_reset_at: '2026-09-12T03:20:36Z' });
+    expect(f.explanation.params).toMatchObject({
+      observed_until: '2026-09-12T03:20:36Z',
+      gap_days: 70.4,
+      last_global_reset_at: '2026-09-12T03:20:36Z',
+    });
     // sample_size stays the count of resets actually known, not a made-up one.
     expect(f.sample_size).toBe(computeForecast(events, asOf).sample_size);
   });

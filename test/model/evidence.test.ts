@@ -29,15 +29,24 @@ describe('X post times (snowflake ids)', () => {
       expect(Math.abs(Date.parse(e.announced_at!) - post.ms), `${e.id} vs post ${post.id}`).toBeLessThanOrEqual(60_000);
     }
     const byPost = (id: string) => events.find((e) => citedPost(e.sources)?.id === id)!;
-    expect(byPost('2092311059197808936')).toMatchObject({ announced_at: '2026-08-25T18:00:04Z', observed_at: '2026-08-25T14:30:00Z' });
-    expect(byPost('2097174560412246215')).toMatchObject({ announced_at: '2026-09-08T04:05:53Z', observed_at: '2026-09-08T01:56:57Z' });
+    expect(byPost('2092311059197808936')).toMatchObject({
+      announced_at: '2026-08-25T18:00:04Z',
+      observed_at: '2026-08-25T14:30:00Z',
+    });
+    expect(byPost('2097174560412246215')).toMatchObject({
+      announced_at: '2026-09-08T04:05:53Z',
+      observed_at: '2026-09-08T01:56:57Z',
+    });
     expect(byPost('2071381664853319742')).toMatchObject({ announced_at: '2026-06-28T23:54:07Z', type: 'global_reset' });
   });
 
   it('the 2026-06-29 reset announced for the next hour belongs to 2026-06-30, its window end', async () => {
     const events = mergeEvents((await loadCuratedData(DATA)).events);
     expect(events.find((e) => e.id === 'ledger-2026-06-29-2339')).toMatchObject({
-      type: 'global_reset', time_basis: 'effective', announced_at: '2026-06-29T23:39:41Z', effective_at: '2026-06-30T00:39:41Z',
+      type: 'global_reset',
+      time_basis: 'effective',
+      announced_at: '2026-06-29T23:39:41Z',
+      effective_at: '2026-06-30T00:39:41Z',
     });
   });
 });

@@ -17,7 +17,9 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 /** `n` global resets `everyDays` apart, the last at `lastAt`. */
 function regular(n: number, everyDays: number, lastAt: string, reason: Reason = 'other'): Event[] {
   const last = Date.parse(lastAt);
-  return Array.from({ length: n }, (_, i) => ev(iso(last - (n - 1 - i) * everyDays * 86_400_000), 'global_reset', reason));
+  return Array.from({ length: n }, (_, i) =>
+    ev(iso(last - (n - 1 - i) * everyDays * 86_400_000), 'global_reset', reason),
+  );
 }
 
 const asOf = new Date('2026-06-01T06:00:00Z');
@@ -42,7 +44,12 @@ describe('computeForecast', () => {
 
   it('returns null with no events at all', () => {
     const f = computeForecast([], asOf);
-    expect(f).toMatchObject({ probability_24h: null, probability_48h: null, sample_size: 0, last_global_reset_at: null });
+    expect(f).toMatchObject({
+      probability_24h: null,
+      probability_48h: null,
+      sample_size: 0,
+      last_global_reset_at: null,
+    });
   });
 
   it('publishes probabilities once the minimum sample is reached', () => {
@@ -52,12 +59,21 @@ describe('computeForecast', () => {
     expect(f.model_version).toBe(MODEL_VERSION);
     expect(f.model_version).toBe('poisson-v1');
     expect(f.explanation.code).toBe('probability_poisson');
-    expect(f.explanation.params).toMatchObject({ sample_size: MIN_SAMPLE_RESETS, days_since_last: 1.8, trailing_days: 90, probability_24h: Math.round(f.probability_24h! * 100) });
+    expect(f.explanation.params).toMatchObject({
+      sample_size: MIN_SAMPLE_RESETS,
+      days_since_last: 1.8,
+      trailing_days: 90,
+      probability_24h: Math.round(f.probability_24h! * 100),
+    });
   });
 
   it('ignores banked grants and policy notes entirely', () => {
     const resets = regular(12, 4, '2026-05-29T00:00:00Z');
-    const noise = [ev('2026-05-31T23:00:00Z', 'banked_grant'), ev('2026-06-01T05:00:00Z', 'policy_change'), ev('2026-05-20T10:00:00Z', 'banked_grant')];
+    const noise = [
+      ev('2026-05-31T23:00:00Z', 'banked_grant'),
+      ev('2026-06-01T05:00:00Z', 'policy_change'),
+      ev('2026-05-20T10:00:00Z', 'banked_grant'),
+    ];
     const a = computeForecast(resets, asOf);
     const b = computeForecast([...resets, ...noise], asOf);
     expect(b).toEqual(a);
@@ -67,7 +83,10 @@ describe('computeForecast', () => {
   it('does not look ahead: events after asOf change nothing', () => {
     const resets = regular(12, 4, '2026-05-29T00:00:00Z');
     const a = computeForecast(resets, asOf);
-    const b = computeForecast([...resets, ev('2026-06-01T06:00:01Z'), ev('2026-06-02T00:00:00Z', 'global_reset', 'incident')], asOf);
+    const b = computeForecast(
+      [...resets, ev('2026-06-01T06:00:01Z'), ev('2026-06-02T00:00:00Z', 'global_reset', 'incident')],
+      asOf,
+    );
     expect(b).toEqual(a);
     // An event exactly at asOf is known.
     expect(computeForecast([...resets, ev('2026-06-01T06:00:00Z')], asOf).sample_size).toBe(13);
@@ -101,7 +120,11 @@ describe('computeForecast', () => {
   });
 
   it('has no incident stratum: the reason of a reset changes nothing', () => {
-    const history = [...regular(8, 6, '2026-05-20T00:00:00Z'), ...regular(4, 0.5, '2026-03-02T00:00:00Z', 'incident'), ev('2026-03-20T00:00:00Z')];
+    const history = [
+      ...regular(8, 6, '2026-05-20T00:00:00Z'),
+      ...regular(4, 0.5, '2026-03-02T00:00:00Z', 'incident'),
+      ev('2026-03-20T00:00:00Z'),
+    ];
     const afterIncident = computeForecast([...history, ev('2026-06-01T00:00:00Z', 'global_reset', 'incident')], asOf);
     const afterOther = computeForecast([...history, ev('2026-06-01T00:00:00Z', 'global_reset', 'launch')], asOf);
     expect(afterIncident.probability_24h).toBe(afterOther.probability_24h);
@@ -148,11 +171,22 @@ describe('checkpointAtOrBefore', () => {
 describe('computeForecast with an announced upcoming reset', () => {
   const quiet = regular(12, 10, '2026-01-15T00:00:00Z');
   // Two past announcements ("in the next hour") that were followed by their reset.
-  const announcedBefore = (at: string) => ({ ...ev(at), id: `a-${at}`, time_basis: 'effective' as const, effective_at: iso(Date.parse(at) + 3_600_000) });
+  const announcedBefore = (at: string) => ({
+    ...ev(at),
+    id: `a-${at}`,
+    time_basis: 'effective' as const,
+    effective_at: iso(Date.parse(at) + 3_600_000),
+  });
   const history = [...quiet, announcedBefore('2025-12-01T10:00:00Z'), announcedBefore('2025-12-20T10:00:00Z')];
   const today17 = { id: 'sr-upcoming', scheduled_for: '2026-06-01T17:00:00Z', announced_at: '2026-06-01T05:30:00Z' };
   const reviewed = (at: string, classification: 'ahead' | 'done_now' = 'ahead') => ({
-    post_id: '1', record_id: `a-${at}`, announced_at: at, classification, quote: 'will be reset in the next hour', due_within_hours: 1, record_is_the_promised_reset: true,
+    post_id: '1',
+    record_id: `a-${at}`,
+    announced_at: at,
+    classification,
+    quote: 'will be reset in the next hour',
+    due_within_hours: 1,
+    record_is_the_promised_reset: true,
   });
   const announcementReview = [reviewed('2025-12-01T10:00:00Z'), reviewed('2025-12-20T10:00:00Z')];
 
@@ -165,13 +199,22 @@ describe('computeForecast with an announced upcoming reset', () => {
     expect(f.probability_24h).toBeCloseTo(0.75, 12);
     expect(f.probability_48h!).toBeGreaterThanOrEqual(f.probability_24h!);
     expect(f.explanation.code).toBe('probability_announced');
-    expect(f.explanation.params).toMatchObject({ scheduled_for: '2026-06-01T17:00:00Z', follow_through: 75, announcements_followed: 2, announcements_sample: 2, probability_24h: 75 });
+    expect(f.explanation.params).toMatchObject({
+      scheduled_for: '2026-06-01T17:00:00Z',
+      follow_through: 75,
+      announcements_followed: 2,
+      announcements_sample: 2,
+      probability_24h: 75,
+    });
     expect(f.announced).toMatchObject({ id: 'sr-upcoming', inside_24h: true, inside_48h: true, sample_size: 2 });
   });
 
   it('a time inside 48 h but not 24 h raises only the 48 h probability', () => {
     const plain = computeForecast(history, asOf);
-    const f = computeForecast(history, asOf, { announced: { ...today17, scheduled_for: '2026-06-02T18:00:00Z' }, announcementReview });
+    const f = computeForecast(history, asOf, {
+      announced: { ...today17, scheduled_for: '2026-06-02T18:00:00Z' },
+      announcementReview,
+    });
     expect(f.probability_24h).toBe(plain.probability_24h);
     expect(f.probability_48h).toBeCloseTo(0.75, 12);
   });

@@ -4,7 +4,11 @@ import type { Event } from '../../builder/model/schemas.ts';
 import { testEvent } from '../helpers/events.ts';
 
 const rec = (id: string, at: string, origin: Event['origin'], over: Partial<Event> = {}): Event => ({
-  ...testEvent(at), id, origin, sources: [{ platform: 'web', url: `https://example.org/${id}` }], ...over,
+  ...testEvent(at),
+  id,
+  origin,
+  sources: [{ platform: 'web', url: `https://example.org/${id}` }],
+  ...over,
 });
 
 describe('mergeEvents rules', () => {
@@ -15,14 +19,22 @@ describe('mergeEvents rules', () => {
   });
 
   it('same source post URL (x.com and twitter.com alike): one event', () => {
-    const a = rec('a', '2026-07-01T10:00:00Z', 'ledger', { sources: [{ platform: 'X', url: 'https://x.com/u/status/5' }] });
-    const b = rec('b', '2026-07-03T10:00:00Z', 'ledger', { sources: [{ platform: 'X', url: 'https://twitter.com/u/status/5/' }] });
+    const a = rec('a', '2026-07-01T10:00:00Z', 'ledger', {
+      sources: [{ platform: 'X', url: 'https://x.com/u/status/5' }],
+    });
+    const b = rec('b', '2026-07-03T10:00:00Z', 'ledger', {
+      sources: [{ platform: 'X', url: 'https://twitter.com/u/status/5/' }],
+    });
     expect(mergeEvents([a, b])).toHaveLength(1);
   });
 
   it('proximity: different origins, same type, within the window: one event, the better record wins and absorbs the other', () => {
     const a = rec('ledger-a', '2026-07-01T10:00:00Z', 'ledger');
-    const b = rec('sr-b', '2026-07-01T12:30:00Z', 'service_resets', { time_basis: 'observation', announced_at: null, observed_at: '2026-07-01T12:30:00Z' });
+    const b = rec('sr-b', '2026-07-01T12:30:00Z', 'service_resets', {
+      time_basis: 'observation',
+      announced_at: null,
+      observed_at: '2026-07-01T12:30:00Z',
+    });
     const merged = mergeEvents([a], [b]);
     expect(merged).toHaveLength(1);
     expect(merged[0]).toMatchObject({ id: 'ledger-a', same_as: ['sr-b'] });
@@ -32,12 +44,18 @@ describe('mergeEvents rules', () => {
 
   it('proximity: just outside the window stays two events', () => {
     const a = rec('a', '2026-07-01T10:00:00Z', 'ledger');
-    const b = rec('b', new Date(Date.parse('2026-07-01T10:00:00Z') + MERGE_WINDOW_MS + 1000).toISOString(), 'service_resets');
+    const b = rec(
+      'b',
+      new Date(Date.parse('2026-07-01T10:00:00Z') + MERGE_WINDOW_MS + 1000).toISOString(),
+      'service_resets',
+    );
     expect(mergeEvents([a, b])).toHaveLength(2);
   });
 
   it('proximity never joins records of the same origin (one source listing two resets an hour apart)', () => {
-    expect(mergeEvents([rec('a', '2026-07-01T10:00:00Z', 'ledger'), rec('b', '2026-07-01T11:00:00Z', 'ledger')])).toHaveLength(2);
+    expect(
+      mergeEvents([rec('a', '2026-07-01T10:00:00Z', 'ledger'), rec('b', '2026-07-01T11:00:00Z', 'ledger')]),
+    ).toHaveLength(2);
   });
 
   it('proximity never joins different kinds (a banked grant beside a global reset)', () => {

@@ -2,20 +2,40 @@
 // same-day resets wait for a reviewer, and a review decision settles them from its own date on.
 import { describe, expect, it } from 'vitest';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { MAX_RECONCILE_SIGNALS, reconcileTracker, TrackerReviewSchema, withReconcileSignals, type TrackerReview } from '../../builder/model/reconcile.ts';
+import {
+  MAX_RECONCILE_SIGNALS,
+  reconcileTracker,
+  TrackerReviewSchema,
+  withReconcileSignals,
+  type TrackerReview,
+} from '../../builder/model/reconcile.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { testEvent } from '../helpers/events.ts';
 
 const POST = '2076418567143408112';
 const url = (id: string) => `https://x.com/someone/status/${id}`;
-const curated = (at: string, type: Event['type'], post: string): Event => ({ ...testEvent(at, type), id: `ledger-${post}`, sources: [{ platform: 'X', url: url(post) }] });
+const curated = (at: string, type: Event['type'], post: string): Event => ({
+  ...testEvent(at, type),
+  id: `ledger-${post}`,
+  sources: [{ platform: 'X', url: url(post) }],
+});
 const tracker = (at: string, type: Event['type'], post: string | null, id = `sr-${post}`): Event => ({
   ...testEvent(at, type),
   id,
   origin: 'service_resets',
   sources: post === null ? [] : [{ platform: 'X', url: url(post) }],
 });
-const review = (r: Partial<TrackerReview>): TrackerReview => TrackerReviewSchema.parse({ post_id: POST, decision: 'type', type: 'banked_grant', why: 'w', evidence: ['"quoted"'], reviewed_by: 'r', reviewed_at: '2026-11-27', ...r });
+const review = (r: Partial<TrackerReview>): TrackerReview =>
+  TrackerReviewSchema.parse({
+    post_id: POST,
+    decision: 'type',
+    type: 'banked_grant',
+    why: 'w',
+    evidence: ['"quoted"'],
+    reviewed_by: 'r',
+    reviewed_at: '2026-11-27',
+    ...r,
+  });
 const asOf = new Date('2026-11-28T00:00:00Z');
 
 describe('reconcileTracker', () => {
@@ -25,7 +45,15 @@ describe('reconcileTracker', () => {
     const r = reconcileTracker([c], [t], [], asOf);
     expect(r.tracker).toEqual([]);
     expect(r.curated[0]!.same_as).toEqual([t.id]);
-    expect(r.signals).toEqual([expect.objectContaining({ id: `type-disagreement-${POST}`, kind: 'type_disagreement', curated_type: 'banked_grant', tracker_type: 'global_reset', event_ids: [c.id, t.id] })]);
+    expect(r.signals).toEqual([
+      expect.objectContaining({
+        id: `type-disagreement-${POST}`,
+        kind: 'type_disagreement',
+        curated_type: 'banked_grant',
+        tracker_type: 'global_reset',
+        event_ids: [c.id, t.id],
+      }),
+    ]);
     expect(mergeEvents(r.curated, r.tracker).map((e) => [e.id, e.type])).toEqual([[c.id, 'banked_grant']]);
   });
 
@@ -52,19 +80,40 @@ describe('reconcileTracker', () => {
     const later = tracker('2026-09-12T08:09:17Z', 'global_reset', '2098685367058612394');
     const near = tracker('2026-09-12T04:00:00Z', 'global_reset', null, 'sr-near');
     const r = reconcileTracker([c], [later, near], [], asOf);
-    expect(r.signals).toEqual([expect.objectContaining({ kind: 'same_day_resets', id: 'same-day-resets-2026-09-12-2098685367058612394', event_ids: [c.id, later.id] })]);
+    expect(r.signals).toEqual([
+      expect.objectContaining({
+        kind: 'same_day_resets',
+        id: 'same-day-resets-2026-09-12-2098685367058612394',
+        event_ids: [c.id, later.id],
+      }),
+    ]);
     // same_reset folds it into the curated event; distinct keeps it as a reset of its own; both settle the question.
-    const folded = reconcileTracker([c], [later], [review({ post_id: '2098685367058612394', decision: 'same_reset', event_id: c.id })], asOf);
+    const folded = reconcileTracker(
+      [c],
+      [later],
+      [review({ post_id: '2098685367058612394', decision: 'same_reset', event_id: c.id })],
+      asOf,
+    );
     expect(folded).toMatchObject({ tracker: [], signals: [] });
     expect(folded.curated[0]!.same_as).toEqual([later.id]);
-    const distinct = reconcileTracker([c], [later], [review({ post_id: '2098685367058612394', decision: 'distinct' })], asOf);
+    const distinct = reconcileTracker(
+      [c],
+      [later],
+      [review({ post_id: '2098685367058612394', decision: 'distinct' })],
+      asOf,
+    );
     expect(distinct).toMatchObject({ tracker: [later], signals: [] });
   });
 
   it('asks at most MAX_RECONCILE_SIGNALS questions at once, however many records a tracker mislabels', () => {
     const posts = Array.from({ length: 150 }, (_, i) => String(2076418567143408112n + BigInt(i) * 4194304n));
-    const curatedEvents = posts.map((p, i) => ({ ...curated(`2026-07-12T${String(i % 24).padStart(2, '0')}:00:00Z`, 'banked_grant', p), id: `ledger-${i}` }));
-    const trackerEvents = posts.map((p, i) => tracker(`2026-07-12T${String(i % 24).padStart(2, '0')}:00:00Z`, 'global_reset', p));
+    const curatedEvents = posts.map((p, i) => ({
+      ...curated(`2026-07-12T${String(i % 24).padStart(2, '0')}:00:00Z`, 'banked_grant', p),
+      id: `ledger-${i}`,
+    }));
+    const trackerEvents = posts.map((p, i) =>
+      tracker(`2026-07-12T${String(i % 24).padStart(2, '0')}:00:00Z`, 'global_reset', p),
+    );
     const open = reconcileTracker(curatedEvents, trackerEvents, [], asOf).signals;
     expect(open).toHaveLength(150);
     expect(withReconcileSignals([], [], open)).toHaveLength(MAX_RECONCILE_SIGNALS);

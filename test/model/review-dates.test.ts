@@ -21,7 +21,10 @@ describe('review decisions apply only in builds as of their own date or later', 
     // 2026-06-29: the announced window (effective 2026-06-30T00:39:41Z) was re-reviewed on 2026-11-24.
     expect(byId(after, 'ledger-2026-06-29-2339')).toMatchObject({ effective_at: null, time_basis: 'announcement' });
     const later = applyReviewDates(curated.events, reviews, new Date('2026-11-24T00:00:00Z'));
-    expect(byId(later, 'ledger-2026-06-29-2339')).toMatchObject({ effective_at: '2026-06-30T00:39:41Z', time_basis: 'effective' });
+    expect(byId(later, 'ledger-2026-06-29-2339')).toMatchObject({
+      effective_at: '2026-06-30T00:39:41Z',
+      time_basis: 'effective',
+    });
     expect(later).toEqual(curated.events);
   });
 });

@@ -21,7 +21,14 @@ const base: EventInput = {
   evidence_text: 'We reset Codex usage limits for everyone.',
   sources: [{ platform: 'X', url: 'https://x.com/dev/status/1' }],
 };
-const verifiedInput: EventInput = { ...base, id: 'v', status: 'verified', origin: 'curated', author_notes: { en: 'seen' }, verification_notes: { en: 'checked the post' } };
+const verifiedInput: EventInput = {
+  ...base,
+  id: 'v',
+  status: 'verified',
+  origin: 'curated',
+  author_notes: { en: 'seen' },
+  verification_notes: { en: 'checked the post' },
+};
 const check = (checked_at: string, ok: boolean): SourceCheck => ({
   source: 'reset-tracker',
   kind: 'reset_tracker',
@@ -77,12 +84,23 @@ describe('the effective time decides, before the observed one', () => {
   });
 
   it("makes it the 21st's reset, not the 20th's", () => {
-    expect(computeToday([e], [], asOf)).toMatchObject({ date: '2026-11-21', state: 'recorded_today', event_ids: ['e'] });
-    expect(computeToday([e], [check('2026-11-20T23:50:00.000Z', true)], new Date('2026-11-20T23:55:00Z')).state).toBe('no_verified_reset');
+    expect(computeToday([e], [], asOf)).toMatchObject({
+      date: '2026-11-21',
+      state: 'recorded_today',
+      event_ids: ['e'],
+    });
+    expect(computeToday([e], [check('2026-11-20T23:50:00.000Z', true)], new Date('2026-11-20T23:55:00Z')).state).toBe(
+      'no_verified_reset',
+    );
   });
 
   it('an observation without an effective time still beats the announcement', () => {
-    const o = EventSchema.parse({ ...base, time_basis: 'observation', announced_at: '2026-11-20T22:00:00Z', observed_at: '2026-11-21T01:00:00Z' });
+    const o = EventSchema.parse({
+      ...base,
+      time_basis: 'observation',
+      announced_at: '2026-11-20T22:00:00Z',
+      observed_at: '2026-11-21T01:00:00Z',
+    });
     expect(eventTime(o)).toEqual({ at: '2026-11-21T01:00:00Z', basis: 'observation' });
   });
 });
@@ -90,10 +108,25 @@ describe('the effective time decides, before the observed one', () => {
 describe('why today is unknown', () => {
   it('never checked, checked and every check failed (ever, or since the last good one), or the last good check too old', () => {
     expect(computeToday([], [], asOf).explanation).toEqual({ code: 'state.unknown_unchecked', params: {} });
-    const failed = computeToday([], [check('2026-11-21T11:45:00.000Z', false), check('2026-11-21T11:59:00.000Z', false)], asOf);
-    expect(failed).toMatchObject({ state: 'unknown', reset: null, explanation: { code: 'state.unknown_failed', params: { checked: '2026-11-21T11:59:00.000Z' } } });
-    const stale = computeToday([], [check('2026-11-21T10:00:00.000Z', true), check('2026-11-21T11:59:00.000Z', false)], asOf);
-    expect(stale.explanation).toEqual({ code: 'state.unknown_failed_since', params: { since: '2026-11-21T10:00:00.000Z', checked: '2026-11-21T11:59:00.000Z' } });
+    const failed = computeToday(
+      [],
+      [check('2026-11-21T11:45:00.000Z', false), check('2026-11-21T11:59:00.000Z', false)],
+      asOf,
+    );
+    expect(failed).toMatchObject({
+      state: 'unknown',
+      reset: null,
+      explanation: { code: 'state.unknown_failed', params: { checked: '2026-11-21T11:59:00.000Z' } },
+    });
+    const stale = computeToday(
+      [],
+      [check('2026-11-21T10:00:00.000Z', true), check('2026-11-21T11:59:00.000Z', false)],
+      asOf,
+    );
+    expect(stale.explanation).toEqual({
+      code: 'state.unknown_failed_since',
+      params: { since: '2026-11-21T10:00:00.000Z', checked: '2026-11-21T11:59:00.000Z' },
+    });
     // Nothing checked after the last good check (an as-of build, a skipped tick): it is just too old.
     const old = computeToday([], [check('2026-11-21T10:00:00.000Z', true)], asOf);
     expect(old.explanation).toEqual({ code: 'state.unknown_stale', params: { last: '2026-11-21T10:00:00.000Z' } });
@@ -104,7 +137,12 @@ describe('why today is unknown', () => {
 describe('as of an instant', () => {
   it('an event is known from its earliest recorded time; state after the instant is hidden', () => {
     const later = EventSchema.parse({ ...base, announced_at: '2026-11-21T12:00:01Z' });
-    const scheduled = EventSchema.parse({ ...base, time_basis: 'effective', announced_at: '2026-11-21T11:00:00Z', effective_at: '2026-11-22T00:00:00Z' });
+    const scheduled = EventSchema.parse({
+      ...base,
+      time_basis: 'effective',
+      announced_at: '2026-11-21T11:00:00Z',
+      effective_at: '2026-11-22T00:00:00Z',
+    });
     expect(knownBy(later, asOf)).toBe(false);
     expect(knownBy(scheduled, asOf)).toBe(true);
     expect(knownBy(EventSchema.parse({ ...base, time_precision: 'day', announced_at: '2026-11-21' }), asOf)).toBe(true);

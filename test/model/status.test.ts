@@ -54,7 +54,13 @@ describe('computeToday staleness', () => {
   });
 
   it('does not let sources that cannot report a reset keep the state fresh', () => {
-    expect(computeToday([], [check(minus(now, 60_000), true, 'status_page'), check(minus(now, 60_000), true, 'signal_feed')], at(now)).state).toBe('unknown');
+    expect(
+      computeToday(
+        [],
+        [check(minus(now, 60_000), true, 'status_page'), check(minus(now, 60_000), true, 'signal_feed')],
+        at(now),
+      ).state,
+    ).toBe('unknown');
   });
 
   it('says until when a no_verified_reset answer holds', () => {
@@ -69,18 +75,35 @@ describe('computeToday UTC day boundaries', () => {
     const late = ev({ id: 'late', announced_at: '2026-11-20T23:59:59Z' });
     const early = ev({ id: 'early', announced_at: '2026-11-21T00:00:00Z' });
     expect(computeToday([late], [], at('2026-11-20T23:59:59Z')).state).toBe('recorded_today');
-    expect(computeToday([late], [check('2026-11-21T00:00:00.000Z')], at('2026-11-21T00:00:00Z')).state).toBe('no_verified_reset');
-    expect(computeToday([early], [], at('2026-11-21T00:00:00Z'))).toMatchObject({ state: 'recorded_today', reset: true, event_ids: ['early'] });
-    expect(computeToday([early], [check('2026-11-20T23:59:00.000Z')], at('2026-11-20T23:59:59Z')).state).toBe('no_verified_reset');
+    expect(computeToday([late], [check('2026-11-21T00:00:00.000Z')], at('2026-11-21T00:00:00Z')).state).toBe(
+      'no_verified_reset',
+    );
+    expect(computeToday([early], [], at('2026-11-21T00:00:00Z'))).toMatchObject({
+      state: 'recorded_today',
+      reset: true,
+      event_ids: ['early'],
+    });
+    expect(computeToday([early], [check('2026-11-20T23:59:00.000Z')], at('2026-11-20T23:59:59Z')).state).toBe(
+      'no_verified_reset',
+    );
   });
 
   it('decides the day on the effective time when an announcement precedes it across midnight', () => {
-    const e = ev({ id: 'across', announced_at: '2026-11-20T23:30:00Z', effective_at: '2026-11-21T00:30:00Z', time_basis: 'effective' });
+    const e = ev({
+      id: 'across',
+      announced_at: '2026-11-20T23:30:00Z',
+      effective_at: '2026-11-21T00:30:00Z',
+      time_basis: 'effective',
+    });
     expect(eventDate(e)).toBe('2026-11-21');
     // Announced on the 20th but not yet applied: not a reset of the 20th.
-    expect(computeToday([e], [check('2026-11-20T23:45:00.000Z')], at('2026-11-20T23:50:00Z')).state).toBe('no_verified_reset');
+    expect(computeToday([e], [check('2026-11-20T23:45:00.000Z')], at('2026-11-20T23:50:00Z')).state).toBe(
+      'no_verified_reset',
+    );
     // Before it takes effect on the 21st it is not today's reset yet; after, it is.
-    expect(computeToday([e], [check('2026-11-21T00:10:00.000Z')], at('2026-11-21T00:15:00Z')).state).toBe('no_verified_reset');
+    expect(computeToday([e], [check('2026-11-21T00:10:00.000Z')], at('2026-11-21T00:15:00Z')).state).toBe(
+      'no_verified_reset',
+    );
     expect(computeToday([e], [], at('2026-11-21T00:31:00Z')).state).toBe('recorded_today');
   });
 
@@ -93,7 +116,11 @@ describe('computeToday UTC day boundaries', () => {
 });
 
 describe('verified records', () => {
-  const archived = ev({ id: 'ledger-a', announced_at: '2026-11-21T08:00:00Z', sources: [{ platform: 'X', url: 'https://x.com/thsottiaux/status/42' }] });
+  const archived = ev({
+    id: 'ledger-a',
+    announced_at: '2026-11-21T08:00:00Z',
+    sources: [{ platform: 'X', url: 'https://x.com/thsottiaux/status/42' }],
+  });
   const verified = ev({
     id: 'verified-a',
     status: 'verified',

@@ -1,7 +1,13 @@
 // The decisions about an answer, without a server: the fetcher's status and error classification, the shared retry
 // policy's delays and Retry-After.
 import { describe, expect, it } from 'vitest';
-import { BACKOFF_MAX_MS, MIN_ATTEMPT_MS, parseRetryAfterMs, retryDecision, type Retryable } from '../../builder/net/http.ts';
+import {
+  BACKOFF_MAX_MS,
+  MIN_ATTEMPT_MS,
+  parseRetryAfterMs,
+  retryDecision,
+  type Retryable,
+} from '../../builder/net/http.ts';
 import { classifyNetworkError, classifyStatus } from '../../builder/sources/http-fetcher.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -12,9 +18,17 @@ describe('classifyStatus', () => {
   });
 
   it('retries 5xx and 429, not 4xx, and reads Retry-After only on 429 and 503', () => {
-    expect(classifyStatus(500, '5', NOW)).toMatchObject({ retryable: true, retryAfterMs: null, detail: { code: 'http_status', params: { status: 500 } } });
+    expect(classifyStatus(500, '5', NOW)).toMatchObject({
+      retryable: true,
+      retryAfterMs: null,
+      detail: { code: 'http_status', params: { status: 500 } },
+    });
     expect(classifyStatus(503, '5', NOW)).toMatchObject({ retryable: true, retryAfterMs: 5000 });
-    expect(classifyStatus(429, 'Sat, 21 Nov 2026 12:00:30 GMT', NOW)).toMatchObject({ retryable: true, retryAfterMs: 30_000, detail: { code: 'rate_limited' } });
+    expect(classifyStatus(429, 'Sat, 21 Nov 2026 12:00:30 GMT', NOW)).toMatchObject({
+      retryable: true,
+      retryAfterMs: 30_000,
+      detail: { code: 'rate_limited' },
+    });
     expect(classifyStatus(404, '5', NOW)).toMatchObject({ retryable: false, retryAfterMs: null, why: '404' });
     expect(classifyStatus(199, undefined, NOW)).toMatchObject({ retryable: false });
   });
@@ -22,10 +36,23 @@ describe('classifyStatus', () => {
 
 describe('classifyNetworkError', () => {
   it('tells refused, DNS and other network errors apart, retrying only what may pass', () => {
-    expect(classifyNetworkError('ECONNREFUSED', 'h', '')).toMatchObject({ retryable: true, detail: { code: 'connection_refused' } });
-    expect(classifyNetworkError('ENOTFOUND', 'example.test', '')).toMatchObject({ retryable: false, detail: { code: 'dns_error', params: { host: 'example.test' } } });
-    expect(classifyNetworkError('EAI_AGAIN', 'h', '')).toMatchObject({ retryable: true, detail: { code: 'dns_error' } });
-    expect(classifyNetworkError(null, 'h', 'socket hang up')).toMatchObject({ retryable: true, detail: { code: 'network_error', params: { code: 'unknown' } }, why: 'network error: socket hang up' });
+    expect(classifyNetworkError('ECONNREFUSED', 'h', '')).toMatchObject({
+      retryable: true,
+      detail: { code: 'connection_refused' },
+    });
+    expect(classifyNetworkError('ENOTFOUND', 'example.test', '')).toMatchObject({
+      retryable: false,
+      detail: { code: 'dns_error', params: { host: 'example.test' } },
+    });
+    expect(classifyNetworkError('EAI_AGAIN', 'h', '')).toMatchObject({
+      retryable: true,
+      detail: { code: 'dns_error' },
+    });
+    expect(classifyNetworkError(null, 'h', 'socket hang up')).toMatchObject({
+      retryable: true,
+      detail: { code: 'network_error', params: { code: 'unknown' } },
+      why: 'network error: socket hang up',
+    });
   });
 });
 
@@ -47,8 +74,14 @@ describe('retryDecision', () => {
 
   it('waits exactly what Retry-After asks, or gives up at once saying so when that passes the deadline', () => {
     expect(retryDecision(f({ retryAfterMs: 2000 }), 0, 2, 10_000, 500)).toEqual({ retry: true, waitMs: 2000 });
-    expect(retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500)).toEqual({ retry: false, retryAfterPastDeadline: true });
-    expect(retryDecision(f({ retryAfterMs: 120_000 }), 2, 2, 10_000, 500)).toEqual({ retry: false, retryAfterPastDeadline: false });
+    expect(retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500)).toEqual({
+      retry: false,
+      retryAfterPastDeadline: true,
+    });
+    expect(retryDecision(f({ retryAfterMs: 120_000 }), 2, 2, 10_000, 500)).toEqual({
+      retry: false,
+      retryAfterPastDeadline: false,
+    });
   });
 });
 

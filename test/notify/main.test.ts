@@ -17,7 +17,21 @@ beforeAll(async () => {
     paths.push(req.url ?? '');
     res.writeHead(200, { 'content-type': 'application/json' });
     if (req.url?.startsWith('/v1/status')) {
-      res.end(JSON.stringify({ data: { scheduled_reset: { id: 'soon', status: 'scheduled', reset_type: 'regular', announced_at: '2026-11-21T11:00:00Z', scheduled_for: null, text: 'Soon.', source: { type: 'x_post', url: 'https://x.com/a/status/9' } } } }));
+      res.end(
+        JSON.stringify({
+          data: {
+            scheduled_reset: {
+              id: 'soon',
+              status: 'scheduled',
+              reset_type: 'regular',
+              announced_at: '2026-11-21T11:00:00Z',
+              scheduled_for: null,
+              text: 'Soon.',
+              source: { type: 'x_post', url: 'https://x.com/a/status/9' },
+            },
+          },
+        }),
+      );
     } else {
       res.end(JSON.stringify({ data: [], pagination: { has_more: false, next_cursor: null } }));
     }
@@ -42,10 +56,21 @@ describe('runBuild', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'rsa-main-'));
     const logged: string[] = [];
     // io.now is the wall clock (it sets the fetch deadline); the run's instant is opts.now.
-    const io = { now: () => new Date(), out: (l: string) => void logged.push(l), err: (l: string) => void logged.push(l) };
+    const io = {
+      now: () => new Date(),
+      out: (l: string) => void logged.push(l),
+      err: (l: string) => void logged.push(l),
+    };
     {
       const summary = await runBuild(
-        { now: new Date('2026-11-21T12:00:00Z'), outDir: path.join(root, 'dist'), stateDir: path.join(root, 'state'), dataDir: DATA_DIR, target: 'local', rebuildPast: false },
+        {
+          now: new Date('2026-11-21T12:00:00Z'),
+          outDir: path.join(root, 'dist'),
+          stateDir: path.join(root, 'state'),
+          dataDir: DATA_DIR,
+          target: 'local',
+          rebuildPast: false,
+        },
         {
           RESET_STATUS_PAGE_URL: '',
           RESET_SIGNAL_FEEDS: '',
@@ -60,7 +85,14 @@ describe('runBuild', () => {
       expect(summary.notifications).toEqual({ sent: 1, failed: 0, skipped: 0 });
     }
     expect(paths.some((p) => p.startsWith('/v1/status'))).toBe(true);
-    expect(bodies).toEqual([expect.objectContaining({ kind: 'announcement', id: 'sr-soon', lang: 'ko', links: { api: 'https://api.example.test/api/latest?lang=ko', source: 'https://x.com/a/status/9' } })]);
+    expect(bodies).toEqual([
+      expect.objectContaining({
+        kind: 'announcement',
+        id: 'sr-soon',
+        lang: 'ko',
+        links: { api: 'https://api.example.test/api/latest?lang=ko', source: 'https://x.com/a/status/9' },
+      }),
+    ]);
     const latest = JSON.parse(await readFile(path.join(root, 'dist', 'api', 'ko', 'latest.json'), 'utf8'));
     expect(latest.upcoming).toMatchObject({ id: 'sr-soon', scheduled_for: null });
     expect(logged.join('\n')).toContain('notifications: 1 sent');

@@ -18,7 +18,17 @@ let hookUp = false;
 let delivered = 0;
 
 beforeAll(async () => {
-  tracker = await startLoopback(trackerHandler(() => [{ id: 'r1', reset_type: 'regular', announced_at: '2026-11-21T08:00:00Z', text: 'Reset.', source: { type: 'observed', url: 'https://t.example/r1' } }]));
+  tracker = await startLoopback(
+    trackerHandler(() => [
+      {
+        id: 'r1',
+        reset_type: 'regular',
+        announced_at: '2026-11-21T08:00:00Z',
+        text: 'Reset.',
+        source: { type: 'observed', url: 'https://t.example/r1' },
+      },
+    ]),
+  );
   hook = await startLoopback((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -52,7 +62,9 @@ describe('notifications in a run', () => {
     expect(down.published?.written).toBeGreaterThan(0);
     expect(formatSummary(down)).toContain('notifications: 0 sent, 1 failed');
     const state = JSON.parse(await readFile(path.join(root, 'state', 'state.json'), 'utf8'));
-    expect(state.notifications.failed).toEqual([{ channel: channel.id, key: 'reset:sr-r1', first_failed_at: '2026-11-21T12:00:00.000Z', attempts: 1 }]);
+    expect(state.notifications.failed).toEqual([
+      { channel: channel.id, key: 'reset:sr-r1', first_failed_at: '2026-11-21T12:00:00.000Z', attempts: 1 },
+    ]);
     hookUp = true;
     expect((await build('2026-11-21T12:15:00Z')).notifications).toEqual({ sent: 1, failed: 0, skipped: 0 });
     expect((await build('2026-11-21T12:30:00Z')).notifications).toEqual({ sent: 0, failed: 0, skipped: 0 });

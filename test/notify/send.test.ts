@@ -52,7 +52,8 @@ const message = (id: string): NotifyMessage => ({
   date: '2026-11-21',
   links: { api: `https://api.example.test/api/events/${id}?lang=en`, source: 'https://x.com/a/status/1' },
 });
-const deliveriesFor = (channel: string, ids: string[]): Delivery[] => ids.map((id) => ({ channel, keys: [`reset:${id}`], message: message(id) }));
+const deliveriesFor = (channel: string, ids: string[]): Delivery[] =>
+  ids.map((id) => ({ channel, keys: [`reset:${id}`], message: message(id) }));
 
 describe('createNotifier', () => {
   it('retries a 503 within the run with the same Idempotency-Key; with no retries left it is a failed outcome, sent on a later run', async () => {
@@ -61,10 +62,16 @@ describe('createNotifier', () => {
       res.end();
     });
     const c = parseChannel(`${r.url}/hook`)!;
-    expect(await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
+    expect(
+      await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['e1'])),
+    ).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
     const once = createNotifier([c], { timeoutMs: 1_000, retries: 0 });
-    expect(await once.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'failed', detail: 'HTTP 503' }]);
-    expect(await once.send(deliveriesFor(c.id, ['e1']))).toEqual([{ channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' }]);
+    expect(await once.send(deliveriesFor(c.id, ['e1']))).toEqual([
+      { channel: c.id, key: 'reset:e1', result: 'failed', detail: 'HTTP 503' },
+    ]);
+    expect(await once.send(deliveriesFor(c.id, ['e1']))).toEqual([
+      { channel: c.id, key: 'reset:e1', result: 'sent', detail: 'HTTP 200' },
+    ]);
     expect(r.seen.map((s) => s.headers['idempotency-key'])).toEqual(Array(4).fill('reset-status-api:reset:e1'));
     expect(r.seen[1]!.body).toEqual(message('e1'));
     expect(r.seen[1]!.headers['content-type']).toBe('application/json');
@@ -78,10 +85,16 @@ describe('createNotifier', () => {
       res.end();
     });
     const c = parseChannel(`${r.url}/hook`)!;
-    expect(await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['a']))).toMatchObject([{ result: 'sent' }]);
+    expect(
+      await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['a'])),
+    ).toMatchObject([{ result: 'sent' }]);
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(950);
     const t0 = Date.now();
-    expect(await createNotifier([c], { timeoutMs: 1_000, budgetMs: 5_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['b']))).toMatchObject([{ result: 'failed', detail: 'HTTP 429' }]);
+    expect(
+      await createNotifier([c], { timeoutMs: 1_000, budgetMs: 5_000, backoffBaseMs: 20 }).send(
+        deliveriesFor(c.id, ['b']),
+      ),
+    ).toMatchObject([{ result: 'failed', detail: 'HTTP 429' }]);
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect(r.seen).toHaveLength(3);
   });
@@ -92,7 +105,9 @@ describe('createNotifier', () => {
       res.end();
     });
     const c = parseChannel(`${r.url}/hook`)!;
-    expect(await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['a']))).toMatchObject([{ result: 'failed', detail: 'HTTP 404' }]);
+    expect(
+      await createNotifier([c], { timeoutMs: 1_000, backoffBaseMs: 20 }).send(deliveriesFor(c.id, ['a'])),
+    ).toMatchObject([{ result: 'failed', detail: 'HTTP 404' }]);
     expect(r.seen).toHaveLength(1);
   });
 
@@ -105,7 +120,9 @@ describe('createNotifier', () => {
     const out = await n.send([...deliveriesFor(h.id, ['a', 'b', 'c', 'd']), ...deliveriesFor(g.id, ['a'])]);
     const ms = performance.now() - t0;
     expect(ms).toBeLessThan(2_500);
-    expect(out.filter((o) => o.channel === g.id)).toEqual([{ channel: g.id, key: 'reset:a', result: 'sent', detail: 'HTTP 200' }]);
+    expect(out.filter((o) => o.channel === g.id)).toEqual([
+      { channel: g.id, key: 'reset:a', result: 'sent', detail: 'HTTP 200' },
+    ]);
     const hung = out.filter((o) => o.channel === h.id);
     expect(hung.slice(0, 2).map((o) => o.detail)).toEqual(['timeout', 'timeout']);
     expect(hung.at(-1)).toMatchObject({ result: 'skipped', detail: 'budget' });
@@ -122,7 +139,14 @@ describe('createNotifier', () => {
 
   it('adapts the message to discord, slack, ntfy and telegram', async () => {
     const r = await receiver(ok);
-    const env = { RESET_NOTIFY_WEBHOOKS: [`discord=${r.url}/api/webhooks/1/secret`, `slack=${r.url}/services/T/B/secret`, `ntfy=${r.url}/codex-resets`, 'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234'].join(',') };
+    const env = {
+      RESET_NOTIFY_WEBHOOKS: [
+        `discord=${r.url}/api/webhooks/1/secret`,
+        `slack=${r.url}/services/T/B/secret`,
+        `ntfy=${r.url}/codex-resets`,
+        'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234',
+      ].join(','),
+    };
     const { channels, warnings } = channelsFromEnv(env);
     expect(warnings).toEqual([]);
     const userAgent = 'node:reset-status-api:v0.1.0 (+https://github.com/octo/r)';
@@ -130,10 +154,22 @@ describe('createNotifier', () => {
     const out = await n.send(channels.map((c) => ({ channel: c.id, keys: ['reset:e'], message: message('e') })));
     expect(out.every((o) => o.result === 'sent')).toBe(true);
     const by = (p: string) => r.seen.find((s) => s.path.startsWith(p))!;
-    expect(by('/api/webhooks').body).toEqual({ content: expect.stringContaining('Codex usage limits reset for everyone <now> & then\nOpenAI reset'), allowed_mentions: { parse: [] } });
-    expect(by('/services').body.text).toBe('*<https://api.example.test/api/events/e?lang=en|Codex usage limits reset for everyone &lt;now&gt; &amp; then>*\nOpenAI reset Codex usage limits.\n<https://x.com/a/status/1|x.com>');
-    expect(r.seen.find((s) => s.path === '/')!.body).toMatchObject({ topic: 'codex-resets', title: message('e').title, click: message('e').links.api });
-    expect(by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage').body).toMatchObject({ chat_id: '-1001234', text: expect.stringContaining('OpenAI reset') });
+    expect(by('/api/webhooks').body).toEqual({
+      content: expect.stringContaining('Codex usage limits reset for everyone <now> & then\nOpenAI reset'),
+      allowed_mentions: { parse: [] },
+    });
+    expect(by('/services').body.text).toBe(
+      '*<https://api.example.test/api/events/e?lang=en|Codex usage limits reset for everyone &lt;now&gt; &amp; then>*\nOpenAI reset Codex usage limits.\n<https://x.com/a/status/1|x.com>',
+    );
+    expect(r.seen.find((s) => s.path === '/')!.body).toMatchObject({
+      topic: 'codex-resets',
+      title: message('e').title,
+      click: message('e').links.api,
+    });
+    expect(by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage').body).toMatchObject({
+      chat_id: '-1001234',
+      text: expect.stringContaining('OpenAI reset'),
+    });
     for (const s of r.seen) {
       expect(s.headers['idempotency-key']).toBe('reset-status-api:reset:e');
       // The run's one User-Agent, the sources' own.
@@ -146,15 +182,26 @@ describe('createNotifier', () => {
 
   it('sends hostile text safely to each renderer: Slack links and text escaped, no Discord mentions, no Telegram parse mode', async () => {
     const r = await receiver(ok);
-    const env = { RESET_NOTIFY_WEBHOOKS: [`discord=${r.url}/api/webhooks/1/secret`, `slack=${r.url}/services/T/B/secret`, 'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234'].join(',') };
+    const env = {
+      RESET_NOTIFY_WEBHOOKS: [
+        `discord=${r.url}/api/webhooks/1/secret`,
+        `slack=${r.url}/services/T/B/secret`,
+        'telegram=123456:ABCDEFGHIJKLMNOP_qr-st:-1001234',
+      ].join(','),
+    };
     const { channels } = channelsFromEnv(env);
     const hostile: NotifyMessage = {
       ...message('h'),
       title: 'Reset <!channel> @everyone | *now* <https://evil.test|click>',
       summary: 'a & b <@U123> c',
-      links: { api: 'https://api.example.test/api/events/h?lang=en&x=|y', source: 'https://evil.test/a|b>c<!here>&z=1' },
+      links: {
+        api: 'https://api.example.test/api/events/h?lang=en&x=|y',
+        source: 'https://evil.test/a|b>c<!here>&z=1',
+      },
     };
-    await createNotifier(channels, { timeoutMs: 1_000, telegramApiUrl: r.url }).send(channels.map((c) => ({ channel: c.id, keys: ['reset:h'], message: hostile })));
+    await createNotifier(channels, { timeoutMs: 1_000, telegramApiUrl: r.url }).send(
+      channels.map((c) => ({ channel: c.id, keys: ['reset:h'], message: hostile })),
+    );
     const by = (p: string) => r.seen.find((s) => s.path.startsWith(p))!.body;
     const slack = by('/services').text as string;
     expect(slack).toBe(
@@ -167,7 +214,10 @@ describe('createNotifier', () => {
     // Exactly the two links this message makes are Slack control sequences; nothing from the source opens another.
     expect(slack.match(/</g)).toHaveLength(2);
     expect(slack.match(/>/g)).toHaveLength(2);
-    expect(by('/api/webhooks')).toEqual({ content: expect.stringContaining('Reset <!channel> @everyone'), allowed_mentions: { parse: [] } });
+    expect(by('/api/webhooks')).toEqual({
+      content: expect.stringContaining('Reset <!channel> @everyone'),
+      allowed_mentions: { parse: [] },
+    });
     const telegram = by('/bot123456:ABCDEFGHIJKLMNOP_qr-st/sendMessage');
     expect(telegram).not.toHaveProperty('parse_mode');
     expect(Object.keys(telegram).sort()).toEqual(['chat_id', 'disable_web_page_preview', 'text']);
@@ -176,15 +226,21 @@ describe('createNotifier', () => {
   it('never logs a secret: labels, warnings and send logs show scheme and host only', async () => {
     const r = await receiver(ok);
     const secret = 'T0KEN-s3cret';
-    const { channels, warnings } = channelsFromEnv({ RESET_NOTIFY_WEBHOOKS: `slack=${r.url}/services/${secret}, ftp://x/${secret}, telegram=nope${secret}, telegram=123456:${secret}ABCDEFG:42` });
+    const { channels, warnings } = channelsFromEnv({
+      RESET_NOTIFY_WEBHOOKS: `slack=${r.url}/services/${secret}, ftp://x/${secret}, telegram=nope${secret}, telegram=123456:${secret}ABCDEFG:42`,
+    });
     const lines: string[] = [...warnings, ...channels.map((c) => c.label)];
-    await createNotifier(channels, { timeoutMs: 300, telegramApiUrl: r.url, log: (l) => lines.push(l) }).send(channels.map((c) => ({ channel: c.id, keys: ['reset:e'], message: message('e') })));
+    await createNotifier(channels, { timeoutMs: 300, telegramApiUrl: r.url, log: (l) => lines.push(l) }).send(
+      channels.map((c) => ({ channel: c.id, keys: ['reset:e'], message: message('e') })),
+    );
     expect(channels.map((c) => c.kind)).toEqual(['slack', 'telegram']);
     expect(warnings).toHaveLength(2);
     expect(lines.length).toBeGreaterThanOrEqual(6);
     for (const l of lines) expect(l).not.toContain(secret);
     for (const c of channels) expect(c.id).not.toContain(secret);
-    expect(redactUrl(`https://user:pw@hooks.example.test/x/${secret}?k=${secret}`)).toBe('https://hooks.example.test/…');
+    expect(redactUrl(`https://user:pw@hooks.example.test/x/${secret}?k=${secret}`)).toBe(
+      'https://hooks.example.test/…',
+    );
     expect(redactUrl('not a url')).toBe('(redacted)');
   });
 

@@ -86,7 +86,9 @@ describe('notifications under a burst of resets', () => {
     expect(received.at(-1)!.title).toBe('More resets recorded: 3');
     const digestKey = received.at(-1)!.key;
     // Oldest first: the five oldest resets went one by one.
-    expect(received.slice(0, NOTIFY_MAX_PER_RUN).map((r) => r.key)).toEqual([7, 6, 5, 4, 3].map((k) => `reset-status-api:reset:sr-burst-${k}`));
+    expect(received.slice(0, NOTIFY_MAX_PER_RUN).map((r) => r.key)).toEqual(
+      [7, 6, 5, 4, 3].map((k) => `reset-status-api:reset:sr-burst-${k}`),
+    );
     // Run 2: only the digest again, with the same Idempotency-Key (a retry, not a new message).
     expect((await build(15)).notifications).toEqual({ sent: 1, failed: 0, skipped: 0 });
     expect(received.at(-1)).toMatchObject({ kind: 'digest', key: digestKey });
@@ -104,7 +106,10 @@ describe('the sent log', () => {
   const entry = (i: number, at: Date) => ({ channel: 'c', key: `reset:k${i}`, at: at.toISOString() });
 
   it('is never cut by a count: thousands of keys sent within their window are all remembered', () => {
-    const log: NotifyLog = { sent: Array.from({ length: 5_000 }, (_, i) => entry(i, new Date(T0 - 60 * MIN))), failed: [] };
+    const log: NotifyLog = {
+      sent: Array.from({ length: 5_000 }, (_, i) => entry(i, new Date(T0 - 60 * MIN))),
+      failed: [],
+    };
     const next = recordOutcomes(log, [{ channel: 'c', key: 'reset:new', result: 'sent', detail: '' }], NOW);
     expect(next.sent).toHaveLength(5_001);
   });
@@ -112,12 +117,21 @@ describe('the sent log', () => {
   it('drops a key only once its window has closed: an old entry whose message is still due stays', () => {
     const old = new Date(T0 - SENT_LOG_KEEP_MS - MIN);
     const log: NotifyLog = { sent: [entry(1, old), entry(2, old)], failed: [] };
-    const next = recordOutcomes(log, [{ channel: 'c', key: 'reset:new', result: 'sent', detail: '' }], NOW, new Set(['reset:k1']));
+    const next = recordOutcomes(
+      log,
+      [{ channel: 'c', key: 'reset:new', result: 'sent', detail: '' }],
+      NOW,
+      new Set(['reset:k1']),
+    );
     expect(next.sent.map((s) => s.key)).toEqual(['reset:k1', 'reset:new']);
   });
 
   it("records a digest's covered keys with it", () => {
-    const next = recordOutcomes({ sent: [], failed: [] }, [{ channel: 'c', key: 'digest:d', covers: ['reset:a', 'reset:b'], result: 'sent', detail: '' }], NOW);
+    const next = recordOutcomes(
+      { sent: [], failed: [] },
+      [{ channel: 'c', key: 'digest:d', covers: ['reset:a', 'reset:b'], result: 'sent', detail: '' }],
+      NOW,
+    );
     expect(next.sent.map((s) => s.key)).toEqual(['digest:d', 'reset:a', 'reset:b']);
   });
 });
@@ -126,12 +140,53 @@ describe('the per-run cap', () => {
   it('always sends the announcement and a confirmed day on their own; resets fill the rest, the digest the remainder', () => {
     const now = new Date(T0);
     const events = Array.from({ length: 8 }, (_, k) =>
-      EventSchema.parse({ id: `r${k}`, type: 'global_reset', status: 'archived', reason: 'other', origin: 'service_resets', time_precision: 'second', time_basis: 'observation', announced_at: null, observed_at: new Date(T0 - (k + 1) * 60 * MIN).toISOString(), effective_at: null, evidence_text: 'x', sources: [{ platform: 'web', url: `https://t.example/${k}` }] }),
+      EventSchema.parse({
+        id: `r${k}`,
+        type: 'global_reset',
+        status: 'archived',
+        reason: 'other',
+        origin: 'service_resets',
+        time_precision: 'second',
+        time_basis: 'observation',
+        announced_at: null,
+        observed_at: new Date(T0 - (k + 1) * 60 * MIN).toISOString(),
+        effective_at: null,
+        evidence_text: 'x',
+        sources: [{ platform: 'web', url: `https://t.example/${k}` }],
+      }),
     );
-    const ann: Announcement = { id: 'sr-pm', upstream_id: 'pm', type: 'global_reset', announced_at: '2026-11-21T10:00:00Z', scheduled_for: '2026-11-21T17:00:00Z', text: 'At 9am PT.', source: { platform: 'X', url: 'https://x.com/a/status/5' }, first_seen_at: '2026-11-21T10:00:00Z' };
-    const today: TodayStatus = { date: '2026-11-21', state: 'confirmed_today', reset: true, event_ids: ['v1'], last_good_check_at: null, valid_until: null, explanation: { code: 'x', params: {} } };
-    const plan = planNotifications({ sent: [], failed: [] }, events, ann, today, now, { channels: ['c'], lang: 'en', publicUrl: 'https://api.example.test' });
-    expect(plan.map((d) => d.message.kind)).toEqual(['reset', 'reset', 'reset', 'announcement', 'confirmed_today', 'digest']);
+    const ann: Announcement = {
+      id: 'sr-pm',
+      upstream_id: 'pm',
+      type: 'global_reset',
+      announced_at: '2026-11-21T10:00:00Z',
+      scheduled_for: '2026-11-21T17:00:00Z',
+      text: 'At 9am PT.',
+      source: { platform: 'X', url: 'https://x.com/a/status/5' },
+      first_seen_at: '2026-11-21T10:00:00Z',
+    };
+    const today: TodayStatus = {
+      date: '2026-11-21',
+      state: 'confirmed_today',
+      reset: true,
+      event_ids: ['v1'],
+      last_good_check_at: null,
+      valid_until: null,
+      explanation: { code: 'x', params: {} },
+    };
+    const plan = planNotifications({ sent: [], failed: [] }, events, ann, today, now, {
+      channels: ['c'],
+      lang: 'en',
+      publicUrl: 'https://api.example.test',
+    });
+    expect(plan.map((d) => d.message.kind)).toEqual([
+      'reset',
+      'reset',
+      'reset',
+      'announcement',
+      'confirmed_today',
+      'digest',
+    ]);
     expect(plan.map((d) => d.keys[0]).slice(0, 3)).toEqual(['reset:r7', 'reset:r6', 'reset:r5']);
     expect(plan.at(-1)!.covers).toEqual(['reset:r4', 'reset:r3', 'reset:r2', 'reset:r1', 'reset:r0']);
   });

@@ -11,8 +11,14 @@ import { createLocalEdgeStore, planEdgeStore, type EdgeStore } from '../../build
 import { KVS_BATCH, createKvsEdgeStore } from '../../builder/publish/kvs-edge-store.ts';
 import { startKvsServer, type KvsServer } from '../helpers/kvs-server.ts';
 
-const FRESH = { stale_after: '2026-11-21T12:30:00.000Z', build_date: '2026-11-21', next_date: '2026-11-22', variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'] };
-const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `2026-11-${String((i + from) % 28 + 1).padStart(2, '0')}-reset-${i + from}`);
+const FRESH = {
+  stale_after: '2026-11-21T12:30:00.000Z',
+  build_date: '2026-11-21',
+  next_date: '2026-11-22',
+  variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],
+};
+const ids = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => `2026-11-${String(((i + from) % 28) + 1).padStart(2, '0')}-reset-${i + from}`);
 
 let kvs: KvsServer;
 beforeAll(async () => {
@@ -95,7 +101,9 @@ describe('KeyValueStore writer', () => {
       arn: kvs.arn.replace(/[0-9a-f-]{36}$/, '00000000-0000-0000-0000-000000000000'),
       clientConfig: kvsClientConfig(kvs),
     });
-    await expect(s.write({ a: '1' })).rejects.toThrow(/\[publish\/kvs-edge-store\] DescribeKeyValueStore arn:aws:cloudfront::123456789012:key-value-store\/0{8}-.*ResourceNotFoundException/);
+    await expect(s.write({ a: '1' })).rejects.toThrow(
+      /\[publish\/kvs-edge-store\] DescribeKeyValueStore arn:aws:cloudfront::123456789012:key-value-store\/0{8}-.*ResourceNotFoundException/,
+    );
   });
 });
 
@@ -111,6 +119,13 @@ describe('local edge store file', () => {
 
 describe('planEdgeStore', () => {
   it('is independent of the order the store listed its keys in', () => {
-    expect(planEdgeStore({ c: '1', a: '0' }, { a: '1', b: '1' })).toEqual({ puts: [{ key: 'a', value: '1' }, { key: 'b', value: '1' }], deletes: ['c'], unchanged: 0 });
+    expect(planEdgeStore({ c: '1', a: '0' }, { a: '1', b: '1' })).toEqual({
+      puts: [
+        { key: 'a', value: '1' },
+        { key: 'b', value: '1' },
+      ],
+      deletes: ['c'],
+      unchanged: 0,
+    });
   });
 });

@@ -24,6 +24,9 @@ sinkContract('memory', async () => harness());
 it('keeps the contract headers of every document', async () => {
   const h = harness();
   await h.sink.publish(sampleBuild(1));
-  expect(h.sink.objects.get('api/de/latest.json')).toMatchObject({ contentLanguage: 'de', cacheControl: 'public, max-age=30' });
+  expect(h.sink.objects.get('api/de/latest.json')).toMatchObject({
+    contentLanguage: 'de',
+    cacheControl: 'public, max-age=30',
+  });
   expect(h.sink.objects.get('api/openapi.json')?.contentLanguage).toBeNull();
 });

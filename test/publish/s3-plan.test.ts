@@ -24,8 +24,20 @@ interface Desired {
   fingerprint: string;
 }
 
-function desired(key: string, body: string, phase: number = PHASE.leaves, contentLanguage: string | null = 'en'): Desired {
-  const doc: OutputDocument = { key, body, contentType: 'application/json; charset=utf-8', contentLanguage, cacheControl: 'public, max-age=30', phase };
+function desired(
+  key: string,
+  body: string,
+  phase: number = PHASE.leaves,
+  contentLanguage: string | null = 'en',
+): Desired {
+  const doc: OutputDocument = {
+    key,
+    body,
+    contentType: 'application/json; charset=utf-8',
+    contentLanguage,
+    cacheControl: 'public, max-age=30',
+    phase,
+  };
   const digest = bodyDigest(body);
   return { doc, fingerprint: fingerprint(digest, doc) };
 }
@@ -36,7 +48,13 @@ function recorded(docs: Desired[], extra: Partial<Manifest> = {}): Manifest {
 }
 
 /** One publish through the ledger, as a sink streams it: what it uploads (landing as `new-<key>`), keeps, deletes. */
-function publish(docs: Desired[], manifest: Manifest, listing: Map<string, string> | null, asOf = T0, landed: (key: string) => boolean = () => true) {
+function publish(
+  docs: Desired[],
+  manifest: Manifest,
+  listing: Map<string, string> | null,
+  asOf = T0,
+  landed: (key: string) => boolean = () => true,
+) {
   const ledger = createPublishLedger(manifest, 'test');
   const upload: string[] = [];
   const unchanged: string[] = [];
@@ -49,7 +67,10 @@ function publish(docs: Desired[], manifest: Manifest, listing: Map<string, strin
     }
   }
   const { remove, pending, update } = ledger.finish({ listing, listed: listing !== null, asOf, deleteAfterMs: HOUR });
-  expect({ uploaded: ledger.uploaded, unchanged: ledger.unchanged }).toEqual({ uploaded: upload.filter(landed).length, unchanged: unchanged.length });
+  expect({ uploaded: ledger.uploaded, unchanged: ledger.unchanged }).toEqual({
+    uploaded: upload.filter(landed).length,
+    unchanged: unchanged.length,
+  });
   // On a copy: a test may publish from the same manifest twice.
   const next = applyUpdate({ ...manifest, objects: new Map(manifest.objects) }, update);
   return { upload, unchanged, remove, pending, update, next };
@@ -67,7 +88,9 @@ describe('the publish ledger', () => {
     const ledger = createPublishLedger(emptyManifest(), 'publish/test');
     ledger.admit('api/en/a.json');
     expect(() => ledger.admit('api/en/a.json')).toThrow(DataError);
-    expect(() => ledger.admit('api/en/a.json')).toThrow(/\[publish\/test\] the build has two documents for api\/en\/a\.json/);
+    expect(() => ledger.admit('api/en/a.json')).toThrow(
+      /\[publish\/test\] the build has two documents for api\/en\/a\.json/,
+    );
   });
 
   it('keeps what the manifest says is in place, trusting it when there is no listing', () => {
@@ -82,11 +105,17 @@ describe('the publish ledger', () => {
   it('uploads a document whose body or headers changed', () => {
     const changedBody = desired('api/en/a.json', '{"a":2}');
     const changedLang = desired('api/en/b.json', '{"b":1}', PHASE.summaries, 'de');
-    expect(publish([changedBody, changedLang], recorded([a, b]), null).upload).toEqual(['api/en/a.json', 'api/en/b.json']);
+    expect(publish([changedBody, changedLang], recorded([a, b]), null).upload).toEqual([
+      'api/en/a.json',
+      'api/en/b.json',
+    ]);
   });
 
   it('on a listing tick, uploads an object changed or deleted behind its back', () => {
-    expect(publish([a, b], recorded([a, b]), new Map([['api/en/a.json', 'tampered']])).upload).toEqual(['api/en/a.json', 'api/en/b.json']);
+    expect(publish([a, b], recorded([a, b]), new Map([['api/en/a.json', 'tampered']])).upload).toEqual([
+      'api/en/a.json',
+      'api/en/b.json',
+    ]);
   });
 
   it('keeps a dropped object for the delay, then deletes it; forgets one the listing shows gone', () => {
@@ -113,9 +142,15 @@ describe('the publish ledger', () => {
   it('writes the new ETags into the next manifest, carries the rest, and keeps the listing clock', () => {
     const prev = recorded([a], { sinceListing: 2 });
     const trusted = publish([a, b], prev, null, at(HOUR)).next;
-    expect(Object.fromEntries(trusted.objects)).toEqual({ 'api/en/a.json': { etag: 'e0', fingerprint: a.fingerprint }, 'api/en/b.json': { etag: 'new-api/en/b.json', fingerprint: b.fingerprint } });
+    expect(Object.fromEntries(trusted.objects)).toEqual({
+      'api/en/a.json': { etag: 'e0', fingerprint: a.fingerprint },
+      'api/en/b.json': { etag: 'new-api/en/b.json', fingerprint: b.fingerprint },
+    });
     expect(trusted).toMatchObject({ listedAt: T0.toISOString(), sinceListing: 3 });
-    expect(publish([a, b], prev, new Map([['api/en/a.json', 'e0']]), at(HOUR)).next).toMatchObject({ listedAt: at(HOUR).toISOString(), sinceListing: 0 });
+    expect(publish([a, b], prev, new Map([['api/en/a.json', 'e0']]), at(HOUR)).next).toMatchObject({
+      listedAt: at(HOUR).toISOString(),
+      sinceListing: 0,
+    });
   });
 
   it('leaves out of the next manifest an upload that did not land', () => {
@@ -205,7 +240,19 @@ describe('the stored manifest (one object)', () => {
   });
 
   it('drops what it cannot trust inside a readable one: malformed entries and dates', () => {
-    const text = JSON.stringify({ version: 3, objects: { a: ['e', 'f'], b: { etag: 'e' }, c: ['e', 7] }, missingSince: { a: 'never', b: T0.toISOString() }, listedAt: 'soon', sinceListing: -1 });
-    expect(parseManifest(text)).toEqual({ objects: new Map([['a', { etag: 'e', fingerprint: 'f' }]]), missingSince: { b: T0.toISOString() }, listedAt: null, sinceListing: 0, recovered: false });
+    const text = JSON.stringify({
+      version: 3,
+      objects: { a: ['e', 'f'], b: { etag: 'e' }, c: ['e', 7] },
+      missingSince: { a: 'never', b: T0.toISOString() },
+      listedAt: 'soon',
+      sinceListing: -1,
+    });
+    expect(parseManifest(text)).toEqual({
+      objects: new Map([['a', { etag: 'e', fingerprint: 'f' }]]),
+      missingSince: { b: T0.toISOString() },
+      listedAt: null,
+      sinceListing: 0,
+      recovered: false,
+    });
   });
 });

@@ -4,7 +4,14 @@ import { DataError } from '../../builder/errors.ts';
 import { consumeInPhases, inPhaseOrder, type StreamWork } from '../../builder/publish/stream.ts';
 import type { OutputDocument } from '../../builder/render/output.ts';
 
-const doc = (key: string, phase = 0): OutputDocument => ({ key, body: key, contentType: 'x', contentLanguage: null, cacheControl: 'c', phase });
+const doc = (key: string, phase = 0): OutputDocument => ({
+  key,
+  body: key,
+  contentType: 'x',
+  contentLanguage: null,
+  cacheControl: 'c',
+  phase,
+});
 const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
 };
@@ -87,8 +94,28 @@ describe('consumeInPhases', () => {
 
   it('finishes a phase and awaits endPhase before starting the next, learning of the end from the next document', async () => {
     const { log, work } = recorder((d) => (d.key === 'a1' ? 20 : 1));
-    await consumeInPhases([doc('b1', 1), doc('a1'), doc('a2'), doc('c1', 3)], 'test', { windowDocs: 8, concurrency: 4 }, work);
-    expect(log).toEqual(['start 0', 'write a1', 'write a2', 'done a2', 'done a1', 'end 0', 'start 1', 'write b1', 'done b1', 'end 1', 'start 3', 'write c1', 'done c1', 'end 3']);
+    await consumeInPhases(
+      [doc('b1', 1), doc('a1'), doc('a2'), doc('c1', 3)],
+      'test',
+      { windowDocs: 8, concurrency: 4 },
+      work,
+    );
+    expect(log).toEqual([
+      'start 0',
+      'write a1',
+      'write a2',
+      'done a2',
+      'done a1',
+      'end 0',
+      'start 1',
+      'write b1',
+      'done b1',
+      'end 1',
+      'start 3',
+      'write c1',
+      'done c1',
+      'end 3',
+    ]);
   });
 
   it('after a failed write takes and starts nothing more, waits for the writes under way, closes the stream and throws the first failure', async () => {
@@ -124,7 +151,9 @@ describe('consumeInPhases', () => {
     work.accept = (d) => {
       if (d.key === 'bad') throw new DataError('test', 'refused');
     };
-    await expect(consumeInPhases([doc('a'), doc('bad'), doc('c')], 'test', { windowDocs: 8, concurrency: 4 }, work)).rejects.toThrow('refused');
+    await expect(
+      consumeInPhases([doc('a'), doc('bad'), doc('c')], 'test', { windowDocs: 8, concurrency: 4 }, work),
+    ).rejects.toThrow('refused');
     expect(log).toEqual(['start 0', 'write a', 'done a']);
 
     const again = recorder();
@@ -133,7 +162,9 @@ describe('consumeInPhases', () => {
       yield doc('a');
       throw broken;
     }
-    await expect(consumeInPhases(failing(), 'test', { windowDocs: 8, concurrency: 4 }, again.work)).rejects.toBe(broken);
+    await expect(consumeInPhases(failing(), 'test', { windowDocs: 8, concurrency: 4 }, again.work)).rejects.toBe(
+      broken,
+    );
     expect(again.log).toEqual(['start 0', 'write a', 'done a']);
   });
 

@@ -17,7 +17,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../builder/main.ts';
-import { captureJson, issuesWithCodex, SCENARIOS, startReplay, type FeedIncident, type Replay, type Scenario } from './replay.ts';
+import {
+  captureJson,
+  issuesWithCodex,
+  SCENARIOS,
+  startReplay,
+  type FeedIncident,
+  type Replay,
+  type Scenario,
+} from './replay.ts';
 
 const REPO = 'example-org/reset-status-api';
 
@@ -46,9 +54,13 @@ async function build(scenario: Scenario, now: string, env: Record<string, string
   const out: string[] = [];
   // The wall clock bounds the run's network budget; `--now` is the instant the build is as of.
   const io = { now: () => new Date(), out: (l: string) => void out.push(l), err: (l: string) => void out.push(l) };
-  const code = await main(['--now', now, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')], { ...replay.env, GITHUB_REPOSITORY: REPO, ...env }, io);
+  const code = await main(
+    ['--now', now, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')],
+    { ...replay.env, GITHUB_REPOSITORY: REPO, ...env },
+    io,
+  );
   const text = (rel: string) => readFile(path.join(root, 'dist', rel), 'utf8');
-  return { code, out, root, replay, text, doc: async <T,>(rel: string) => JSON.parse(await text(rel)) as T };
+  return { code, out, root, replay, text, doc: async <T>(rel: string) => JSON.parse(await text(rel)) as T };
 }
 
 interface EventDoc {
@@ -102,7 +114,14 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
     }
     const open = await signals(b);
     for (const id of ['2076418567143408112', '2076735790567338203']) {
-      expect(open).toContainEqual(expect.objectContaining({ kind: 'type_disagreement', url: post(id), curated_type: 'banked_grant', tracker_type: 'global_reset' }));
+      expect(open).toContainEqual(
+        expect.objectContaining({
+          kind: 'type_disagreement',
+          url: post(id),
+          curated_type: 'banked_grant',
+          tracker_type: 'global_reset',
+        }),
+      );
     }
     // No global reset on 2026-07-12 or 2026-07-13: the only records of those days are the banked grants.
     expect(events.filter((e) => e.type === 'global_reset' && /^2026-07-1[23]/.test(e.occurred_at))).toEqual([]);
@@ -110,9 +129,12 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
 
   it('asks whether 2026-09-12 had one reset or two until the review of 2026-11-27 says one', async () => {
     const before = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
-    const on12 = (events: EventDoc[]) => events.filter((e) => e.type === 'global_reset' && e.occurred_at.startsWith('2026-09-12'));
+    const on12 = (events: EventDoc[]) =>
+      events.filter((e) => e.type === 'global_reset' && e.occurred_at.startsWith('2026-09-12'));
     expect(on12(await history(before))).toHaveLength(2);
-    expect(await signals(before)).toContainEqual(expect.objectContaining({ kind: 'same_day_resets', url: post('2098685367058612394') }));
+    expect(await signals(before)).toContainEqual(
+      expect.objectContaining({ kind: 'same_day_resets', url: post('2098685367058612394') }),
+    );
     const after = await build(SCENARIOS['2026-09-29'], '2026-11-27T12:00:00Z');
     const one = on12(await history(after));
     expect(one).toHaveLength(1);
@@ -125,21 +147,42 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
   it('reads all 55 records, the latest reset of 2026-09-26, and the tracker status part by part', async () => {
     const b = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
     const all = await checks(b);
-    expect(all.find((c) => c.kind === 'reset_tracker')).toMatchObject({ ok: true, http_status: 200, items_read: 55, detail_code: 'ok' });
+    expect(all.find((c) => c.kind === 'reset_tracker')).toMatchObject({
+      ok: true,
+      http_status: 200,
+      items_read: 55,
+      detail_code: 'ok',
+    });
     // stats.total is 55, as many as /resets listed: nothing to say about it.
-    expect(all.find((c) => c.kind === 'tracker_status')).toMatchObject({ ok: true, http_status: 200, detail_code: 'ok' });
-    const latest = await b.doc<{ reset: boolean | null; today: { state: string }; latestReset: EventDoc }>('api/en/latest.json');
-    expect(latest.latestReset).toMatchObject({ id: 'sr-2103911959544610829', type: 'global_reset', occurred_at: '2026-09-26T18:17:54Z' });
+    expect(all.find((c) => c.kind === 'tracker_status')).toMatchObject({
+      ok: true,
+      http_status: 200,
+      detail_code: 'ok',
+    });
+    const latest = await b.doc<{ reset: boolean | null; today: { state: string }; latestReset: EventDoc }>(
+      'api/en/latest.json',
+    );
+    expect(latest.latestReset).toMatchObject({
+      id: 'sr-2103911959544610829',
+      type: 'global_reset',
+      occurred_at: '2026-09-26T18:17:54Z',
+    });
     expect(latest.today.state).toBe('no_verified_reset');
     expect(latest.reset).toBe(false);
     // The observed record has no author; it cites post 2097174560412246215, which the ledger holds: one event.
     const events = await history(b);
-    expect(events.filter((e) => cites(e, '2097174560412246215') || e.same_as.includes('sr-observed-2097043464538264003'))).toHaveLength(1);
+    expect(
+      events.filter((e) => cites(e, '2097174560412246215') || e.same_as.includes('sr-observed-2097043464538264003')),
+    ).toHaveLength(1);
   });
 
   it("shows the tracker's watch as the tracker's, with its words, no link, and no effect on our probability", async () => {
     const withWatch = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
-    const f = await withWatch.doc<{ probability_24h: number | null; probability_48h: number | null; tracker_watch: Record<string, unknown> | null }>('api/en/forecast.json');
+    const f = await withWatch.doc<{
+      probability_24h: number | null;
+      probability_48h: number | null;
+      tracker_watch: Record<string, unknown> | null;
+    }>('api/en/forecast.json');
     expect(f.tracker_watch).toMatchObject({
       level: 'strong',
       reset_chance_percent: null,
@@ -150,7 +193,10 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
     });
     expect(await signals(withWatch)).toContainEqual(expect.objectContaining({ kind: 'tracker_watch', url: null }));
     const status = captureJson<{ data: Record<string, unknown> }>('codex-resets/v1-status.2026-09-29.captured.json');
-    const noWatch = await build({ ...SCENARIOS['2026-09-29'], status: { body: { ...status, data: { ...status.data, active_watch: null } } } }, '2026-09-29T16:45:00Z');
+    const noWatch = await build(
+      { ...SCENARIOS['2026-09-29'], status: { body: { ...status, data: { ...status.data, active_watch: null } } } },
+      '2026-09-29T16:45:00Z',
+    );
     const g = await noWatch.doc<typeof f>('api/en/forecast.json');
     expect(g.tracker_watch).toBeNull();
     expect([g.probability_24h, g.probability_48h]).toEqual([f.probability_24h, f.probability_48h]);
@@ -162,11 +208,18 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
   it('credits codex-resets.com with a link wherever its data is shown, and sends one User-Agent naming the repository', async () => {
     const b = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
     const credit = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
-    for (const rel of ['api/en/latest.json', 'api/de/forecast.json', 'api/ja/history.json', 'api/en/events/sr-2103911959544610829.json']) {
+    for (const rel of [
+      'api/en/latest.json',
+      'api/de/forecast.json',
+      'api/ja/history.json',
+      'api/en/events/sr-2103911959544610829.json',
+    ]) {
       expect((await b.doc<{ meta: { credits: unknown[] } }>(rel)).meta.credits).toEqual([credit]);
     }
     // A ledger event shows the ledger's data only; its MIT notice stays.
-    const ledgerEvent = await b.doc<{ meta: { credits: unknown[]; license: string } }>('api/en/events/ledger-2025-09-17-0402.json');
+    const ledgerEvent = await b.doc<{ meta: { credits: unknown[]; license: string } }>(
+      'api/en/events/ledger-2025-09-17-0402.json',
+    );
     expect(ledgerEvent.meta.credits).toEqual([]);
     expect(ledgerEvent.meta.license).toContain('MIT License');
     expect(await b.text('api/en/index.html')).toContain('<a href="https://codex-resets.com/">codex-resets.com</a>');
@@ -178,8 +231,11 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
 });
 
 describe('the tracker counting otherwise than it lists', () => {
-  it("names both numbers when stats.total (53, a status of 2026-09-17) differs from the 55 records /resets lists", async () => {
-    const b = await build({ ...SCENARIOS['2026-09-29'], status: 'codex-resets/v1-status.2026-09-17.captured.json' }, '2026-09-29T16:45:00Z');
+  it('names both numbers when stats.total (53, a status of 2026-09-17) differs from the 55 records /resets lists', async () => {
+    const b = await build(
+      { ...SCENARIOS['2026-09-29'], status: 'codex-resets/v1-status.2026-09-17.captured.json' },
+      '2026-09-29T16:45:00Z',
+    );
     const status = (await checks(b)).find((c) => c.kind === 'tracker_status')!;
     expect(status).toMatchObject({ ok: true, detail_code: 'ok_total_differs' });
     expect(status.detail).toBe('OK; the tracker counts 53 resets, its list held 55');
@@ -190,11 +246,16 @@ describe('2026-09-29 over two pages', () => {
   it('follows the cursor and reads the same 55 records as one page', async () => {
     const one = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
     const two = await build(SCENARIOS['2026-09-29-paged'], '2026-09-29T16:45:00Z');
-    expect(two.replay.requests.filter((r) => r.path.startsWith('/api/v1/resets')).map((r) => new URL(r.path, 'http://x').searchParams.get('cursor'))).toEqual([
-      null,
-      'eyJhIjoiMjAyNi0wNi0yOFQyMzo1NDowNy4wMDBaIn0',
-    ]);
-    expect((await checks(two)).find((c) => c.kind === 'reset_tracker')).toMatchObject({ ok: true, items_read: 55, detail_code: 'ok' });
+    expect(
+      two.replay.requests
+        .filter((r) => r.path.startsWith('/api/v1/resets'))
+        .map((r) => new URL(r.path, 'http://x').searchParams.get('cursor')),
+    ).toEqual([null, 'eyJhIjoiMjAyNi0wNi0yOFQyMzo1NDowNy4wMDBaIn0']);
+    expect((await checks(two)).find((c) => c.kind === 'reset_tracker')).toMatchObject({
+      ok: true,
+      items_read: 55,
+      detail_code: 'ok',
+    });
     expect((await history(two)).map((e) => e.id)).toEqual((await history(one)).map((e) => e.id));
   });
 });
@@ -238,17 +299,32 @@ describe('2026-09-25: the full Codex outage, Reddit rate limiting', () => {
     status: 'codex-resets/v1-status.2026-09-17.captured.json',
     summary: 'openai-status/summary.codex-full-outage.2026-09-25.reconstructed.json',
     // The captured feed with the outage's incident added, reconstructed in its shape from the README's facts.
-    incidents: { body: { incidents: [issuesWithCodex(), ...captureJson<{ incidents: FeedIncident[] }>('openai-status/proxy-status.openai.com.incidents.captured.json').incidents] } },
+    incidents: {
+      body: {
+        incidents: [
+          issuesWithCodex(),
+          ...captureJson<{ incidents: FeedIncident[] }>('openai-status/proxy-status.openai.com.incidents.captured.json')
+            .incidents,
+        ],
+      },
+    },
     reddit: 429,
   };
 
   it('shows every Codex component as the page says it, CLI and VS Code extension included', async () => {
     const b = await build(outage, '2026-09-25T23:15:00Z');
-    const status = await b.doc<{ upstream_status: { components: { name: string; status: string }[] } | null }>('api/en/status.json');
-    const down = status.upstream_status!.components.filter((c) => c.status === 'full_outage').map((c) => c.name).sort();
+    const status = await b.doc<{ upstream_status: { components: { name: string; status: string }[] } | null }>(
+      'api/en/status.json',
+    );
+    const down = status
+      .upstream_status!.components.filter((c) => c.status === 'full_outage')
+      .map((c) => c.name)
+      .sort();
     expect(down).toEqual(['CLI', 'Codex API', 'Codex Web', 'VS Code extension']);
     // The incident is a signal in the same tick; the summary's own timestamp is the page's, never our freshness.
-    expect(await signals(b)).toContainEqual(expect.objectContaining({ kind: 'status_incident', title: 'Issues with Codex' }));
+    expect(await signals(b)).toContainEqual(
+      expect.objectContaining({ kind: 'status_incident', title: 'Issues with Codex' }),
+    );
     expect((await checks(b)).find((c) => c.kind === 'status_incidents')).toMatchObject({ ok: true, http_status: 200 });
   });
 

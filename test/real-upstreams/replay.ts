@@ -21,7 +21,6 @@ export const VS_CODE = '01KMP3KP5M8X0EBTVW6KN327EE';
 export const DESKTOP = '01KMKFAMWKQ81YWSE1Z18R6VHR';
 export const SORA = '01K9G527YRPY1EFRMHTKB5BKT5';
 
-
 export interface FeedIncident {
   id: string;
   name: string;
@@ -47,12 +46,28 @@ export function issuesWithCodex(): FeedIncident {
     name: 'Issues with Codex',
     status: 'investigating',
     published_at: at,
-    affected_components: down.map((component_id) => ({ component_id, status: 'full_outage', current_status: 'full_outage' })),
-    component_impacts: down.map((component_id, n) => ({ id: `01M5X0RECNSTRVCTED1MPACT0${n}`, component_id, status: 'full_outage', start_at: at, end_at: null })),
-    updates: [{ id: '01M5X0RECNSTRVCTEDVPDATE00', to_status: 'investigating', message_string: 'We are investigating the issue for the listed services.', published_at: at }],
+    affected_components: down.map((component_id) => ({
+      component_id,
+      status: 'full_outage',
+      current_status: 'full_outage',
+    })),
+    component_impacts: down.map((component_id, n) => ({
+      id: `01M5X0RECNSTRVCTED1MPACT0${n}`,
+      component_id,
+      status: 'full_outage',
+      start_at: at,
+      end_at: null,
+    })),
+    updates: [
+      {
+        id: '01M5X0RECNSTRVCTEDVPDATE00',
+        to_status: 'investigating',
+        message_string: 'We are investigating the issue for the listed services.',
+        published_at: at,
+      },
+    ],
   };
 }
-
 
 /** What the tracker's `/resets` serves: one capture, or the two-page capture joined by its cursor. */
 export type ResetsReplay = { file: string } | { pages: readonly [string, string] };
@@ -113,7 +128,12 @@ function etagOf(body: string): string {
 
 function sendJson(req: IncomingMessage, res: ServerResponse, body: string, cacheControl: string): void {
   const etag = etagOf(body);
-  const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': cacheControl, etag, 'access-control-allow-origin': '*' };
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': cacheControl,
+    etag,
+    'access-control-allow-origin': '*',
+  };
   if (req.headers['if-none-match'] === etag) {
     res.writeHead(304, headers);
     res.end();
@@ -135,7 +155,11 @@ export async function startReplay(scenario: Scenario): Promise<Replay> {
   const requests: Replay['requests'] = [];
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    requests.push({ path: `${url.pathname}${url.search}`, userAgent: req.headers['user-agent'], ifNoneMatch: req.headers['if-none-match'] });
+    requests.push({
+      path: `${url.pathname}${url.search}`,
+      userAgent: req.headers['user-agent'],
+      ifNoneMatch: req.headers['if-none-match'],
+    });
     if (url.pathname === '/api/v1/resets') {
       const r = scenario.resets;
       if ('file' in r) return sendJson(req, res, capture(r.file), RESETS_CACHE);
@@ -152,11 +176,16 @@ export async function startReplay(scenario: Scenario): Promise<Replay> {
       if (scenario.incidents === 404) return sendHtml(res, 404, 'openai-status/incidents-unresolved.404.html');
       return sendJson(req, res, bodyOf(scenario.incidents), 'max-age=30');
     }
-    if (url.pathname === '/api/v2/incidents/unresolved.json') return sendHtml(res, 404, 'openai-status/incidents-unresolved.404.html');
+    if (url.pathname === '/api/v2/incidents/unresolved.json')
+      return sendHtml(res, 404, 'openai-status/incidents-unresolved.404.html');
     if (url.pathname === '/r/codex/new/.rss') {
       if (scenario.reddit === 403) return sendHtml(res, 403, 'reddit/blocked-403.html');
-      if (scenario.reddit === 429) return sendHtml(res, 429, 'reddit/too-many-requests-429.html', { 'retry-after': '60' });
-      res.writeHead(200, { 'content-type': 'application/atom+xml; charset=UTF-8', 'cache-control': 'private, max-age=0' });
+      if (scenario.reddit === 429)
+        return sendHtml(res, 429, 'reddit/too-many-requests-429.html', { 'retry-after': '60' });
+      res.writeHead(200, {
+        'content-type': 'application/atom+xml; charset=UTF-8',
+        'cache-control': 'private, max-age=0',
+      });
       return void res.end(capture('reddit/r-codex-new.atom.reconstructed.xml'));
     }
     res.writeHead(404, { 'content-type': 'text/plain' });

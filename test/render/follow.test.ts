@@ -22,15 +22,52 @@ const event: Event = EventSchema.parse({
   evidence_text: HOSTILE,
   sources: [{ platform: 'web', url: 'https://example.com/a?x=1&y=2' }],
 });
-const dayEvent: Event = EventSchema.parse({ ...event, id: 'ledger-day', origin: 'ledger', time_precision: 'day', observed_at: '2026-11-01', title: undefined, evidence_text: 'Day record.' });
-const today = (state: TodayStatus['state']): TodayStatus => ({ date: '2026-11-21', state, reset: null, event_ids: [], last_good_check_at: null, valid_until: null, explanation: { code: 'x', params: {} } });
-const unscheduled: Announcement = { id: 'sr-soon', upstream_id: 'soon', type: null, announced_at: '2026-11-21T11:00:00Z', scheduled_for: null, text: 'Something soon.', source: { platform: 'X', url: 'https://x.com/a/status/1' }, first_seen_at: '2026-11-21T11:00:00Z' };
+const dayEvent: Event = EventSchema.parse({
+  ...event,
+  id: 'ledger-day',
+  origin: 'ledger',
+  time_precision: 'day',
+  observed_at: '2026-11-01',
+  title: undefined,
+  evidence_text: 'Day record.',
+});
+const today = (state: TodayStatus['state']): TodayStatus => ({
+  date: '2026-11-21',
+  state,
+  reset: null,
+  event_ids: [],
+  last_good_check_at: null,
+  valid_until: null,
+  explanation: { code: 'x', params: {} },
+});
+const unscheduled: Announcement = {
+  id: 'sr-soon',
+  upstream_id: 'soon',
+  type: null,
+  announced_at: '2026-11-21T11:00:00Z',
+  scheduled_for: null,
+  text: 'Something soon.',
+  source: { platform: 'X', url: 'https://x.com/a/status/1' },
+  first_seen_at: '2026-11-21T11:00:00Z',
+};
 
 const scheduled: Announcement = { ...unscheduled, scheduled_for: '2026-11-21T17:00:00Z' };
 
 const render = (state: TodayStatus['state'] = 'recorded_today', upcoming: Announcement | null = unscheduled) =>
-  new Map(renderFollow({ events: [event, dayEvent], upcoming, today: today(state), publicUrl: 'https://api.example.test/' }).map((d) => [d.key, d]));
-const decodeHtml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  new Map(
+    renderFollow({
+      events: [event, dayEvent],
+      upcoming,
+      today: today(state),
+      publicUrl: 'https://api.example.test/',
+    }).map((d) => [d.key, d]),
+  );
+const decodeHtml = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 
 describe('renderFollow', () => {
   it('keeps hostile text inside its element: Atom parses and the title reads back as written', () => {
@@ -56,7 +93,10 @@ describe('renderFollow', () => {
   it('a day-precision record is an all-day event; an announcement without a time is in the feeds but not the calendar', () => {
     const docs = render();
     const { events } = parseCalendar(docs.get('api/de/calendar.ics')!.body);
-    expect(events.map((e) => e.getFirstPropertyValue('uid')).sort()).toEqual(['ledger-day@reset-status-api', 'sr-hostile@reset-status-api']);
+    expect(events.map((e) => e.getFirstPropertyValue('uid')).sort()).toEqual([
+      'ledger-day@reset-status-api',
+      'sr-hostile@reset-status-api',
+    ]);
     const day = events.find((e) => e.getFirstPropertyValue('uid') === 'ledger-day@reset-status-api')!;
     expect(String(day.getFirstPropertyValue('dtstart'))).toBe('2026-11-01');
     const { entries } = parseAtom(docs.get('api/de/feed.atom')!.body);
@@ -84,7 +124,10 @@ describe('renderFollow', () => {
         ['alternate', 'application/json', `https://api.example.test/api/events/sr-hostile?lang=${lang}`],
       ]);
       const announcement = entries.find((x) => x.id.endsWith('/sr-soon'))!;
-      expect((announcement.link as Record<string, string>[]).map((l) => l['@_href'])).toEqual([`https://api.example.test/${lang}/#upcoming`, `https://api.example.test/api/latest?lang=${lang}`]);
+      expect((announcement.link as Record<string, string>[]).map((l) => l['@_href'])).toEqual([
+        `https://api.example.test/${lang}/#upcoming`,
+        `https://api.example.test/api/latest?lang=${lang}`,
+      ]);
     }
   });
 
@@ -99,7 +142,9 @@ describe('renderFollow', () => {
     expect(item.url).toBe('https://api.example.test/de/#event-sr-hostile');
     expect(item['external_url']).toBe('https://api.example.test/api/events/sr-hostile?lang=de');
     expect(item.date_modified).toBe('2026-11-21T08:00:00Z');
-    for (const i of feed.items) for (const k of ['date_published', 'date_modified'] as const) if (i[k] !== undefined) expect(i[k]).toMatch(INSTANT_PATTERN);
+    for (const i of feed.items)
+      for (const k of ['date_published', 'date_modified'] as const)
+        if (i[k] !== undefined) expect(i[k]).toMatch(INSTANT_PATTERN);
   });
 
   it('iCalendar to the letter: DTSTAMP is the calendar content time (the newest entry), not each event time and not the clock; REFRESH-INTERVAL and X-PUBLISHED-TTL of 15 minutes', () => {
@@ -110,7 +155,9 @@ describe('renderFollow', () => {
     expect(String(cal.getFirstPropertyValue('x-published-ttl'))).toBe('PT15M');
     expect(cal.getFirstPropertyValue('method')).toBe('PUBLISH');
     // The announcement (news at 11:00) is the newest content; the reset happened at 08:00, the day record on Nov 1.
-    const stamps = events.map((e) => (e.getFirstPropertyValue('dtstamp') as { toJSDate(): Date }).toJSDate().toISOString());
+    const stamps = events.map((e) =>
+      (e.getFirstPropertyValue('dtstamp') as { toJSDate(): Date }).toJSDate().toISOString(),
+    );
     expect(stamps).toEqual(events.map(() => '2026-11-21T11:00:00.000Z'));
     const starts = events.map((e) => String(e.getFirstPropertyValue('dtstart')));
     expect(starts).toContain('2026-11-21T08:00:00Z');
@@ -118,22 +165,34 @@ describe('renderFollow', () => {
     expect(render('recorded_today', scheduled).get('api/en/calendar.ics')!.body).toBe(body);
     // Content changes (no announcement): the stamp follows the content, back to the newest remaining entry.
     const { events: without } = parseCalendar(render('recorded_today', null).get('api/en/calendar.ics')!.body);
-    expect((without[0]!.getFirstPropertyValue('dtstamp') as { toJSDate(): Date }).toJSDate().toISOString()).toBe('2026-11-21T08:00:00.000Z');
+    expect((without[0]!.getFirstPropertyValue('dtstamp') as { toJSDate(): Date }).toJSDate().toISOString()).toBe(
+      '2026-11-21T08:00:00.000Z',
+    );
   });
 
   it('the badge says each state in the language with its colour, in the shields schema and as an SVG', () => {
-    const colours = { confirmed_today: 'brightgreen', recorded_today: 'green', no_verified_reset: 'blue', unknown: 'lightgrey' } as const;
+    const colours = {
+      confirmed_today: 'brightgreen',
+      recorded_today: 'green',
+      no_verified_reset: 'blue',
+      unknown: 'lightgrey',
+    } as const;
     for (const [state, colour] of Object.entries(colours) as [TodayStatus['state'], string][]) {
       const docs = render(state);
       const en = ShieldsEndpointSchema.parse(JSON.parse(docs.get('api/en/badge.json')!.body));
       const ko = ShieldsEndpointSchema.parse(JSON.parse(docs.get('api/ko/badge.json')!.body));
       expect(en.color).toBe(colour);
       expect(ko.message).not.toBe(en.message);
-      expect(parseSvg(docs.get('api/ko/badge.svg')!.body)['@_aria-label'] ?? JSON.stringify(parseSvg(docs.get('api/ko/badge.svg')!.body))).toContain(ko.message);
+      expect(
+        parseSvg(docs.get('api/ko/badge.svg')!.body)['@_aria-label'] ??
+          JSON.stringify(parseSvg(docs.get('api/ko/badge.svg')!.body)),
+      ).toContain(ko.message);
     }
   });
 
   it('refuses a public URL that is not absolute http(s)', () => {
-    expect(() => renderFollow({ events: [], upcoming: null, today: today('unknown'), publicUrl: 'api.example.test' })).toThrow(/\[render\/follow\] the public URL/);
+    expect(() =>
+      renderFollow({ events: [], upcoming: null, today: today('unknown'), publicUrl: 'api.example.test' }),
+    ).toThrow(/\[render\/follow\] the public URL/);
   });
 });

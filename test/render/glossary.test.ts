@@ -8,17 +8,24 @@ import { NAMESPACES, RESOURCES } from '../../builder/render/i18n.ts';
 
 const GlossarySchema = z.strictObject({
   _about: z.string(),
-  concepts: z.record(z.string(), z.strictObject({ term: z.string().min(1), forbidden: z.array(z.string().min(1)).min(1) })),
+  concepts: z.record(
+    z.string(),
+    z.strictObject({ term: z.string().min(1), forbidden: z.array(z.string().min(1)).min(1) }),
+  ),
 });
 
-const glossary = (lang: string) => GlossarySchema.parse(JSON.parse(readFileSync(new URL(`../../locales/${lang}/glossary.json`, import.meta.url), 'utf8')));
+const glossary = (lang: string) =>
+  GlossarySchema.parse(
+    JSON.parse(readFileSync(new URL(`../../locales/${lang}/glossary.json`, import.meta.url), 'utf8')),
+  );
 
 /** Every string of a language, keyed `ns.json key`. */
 function strings(lang: (typeof LANGS)[number]): [string, string][] {
   const out: [string, string][] = [];
   const walk = (ns: string, v: unknown, key: string): void => {
     if (typeof v === 'string') out.push([`${lang}/${ns}.json ${key}`, v]);
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(ns, x, key ? `${key}.${k}` : k);
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) walk(ns, x, key ? `${key}.${k}` : k);
   };
   for (const ns of NAMESPACES) walk(ns, RESOURCES[lang][ns], '');
   return out;
@@ -37,7 +44,10 @@ describe('the glossary', () => {
       expect(all.length).toBeGreaterThan(50);
       const found: string[] = [];
       for (const [concept, { term, forbidden }] of Object.entries(glossary(lang).concepts)) {
-        expect(all.some(([, s]) => s.toLowerCase().includes(term.toLowerCase())), `${lang}: the term "${term}" (${concept}) is used somewhere`).toBe(true);
+        expect(
+          all.some(([, s]) => s.toLowerCase().includes(term.toLowerCase())),
+          `${lang}: the term "${term}" (${concept}) is used somewhere`,
+        ).toBe(true);
         for (const f of forbidden) {
           const re = new RegExp(f, 'iu');
           for (const [where, s] of all) {

@@ -20,7 +20,9 @@ describe('locales', () => {
   it('every namespace file on disk is loaded for every language', () => {
     for (const lang of LANGS) {
       // glossary.json is the terms the strings use (glossary.test.ts), not an i18next namespace.
-      const files = readdirSync(new URL(`../../locales/${lang}/`, import.meta.url)).filter((f) => f.endsWith('.json') && f !== 'glossary.json').map((f) => f.replace(/\.json$/, ''));
+      const files = readdirSync(new URL(`../../locales/${lang}/`, import.meta.url))
+        .filter((f) => f.endsWith('.json') && f !== 'glossary.json')
+        .map((f) => f.replace(/\.json$/, ''));
       expect(files.sort()).toEqual([...NAMESPACES].sort());
     }
   });
@@ -45,13 +47,20 @@ describe('locales', () => {
       for (const lang of LANGS.filter((l) => l !== 'en')) {
         const other = flatten(RESOURCES[lang][ns] as Tree);
         for (const [k, v] of Object.entries(en)) {
-          if (other[k] === v) expect(v.replace(/\{\{\w+\}\}/g, ''), `${lang}/${ns}.json ${k} is still English`).toMatch(SAME_AS_ENGLISH_OK);
+          if (other[k] === v)
+            expect(v.replace(/\{\{\w+\}\}/g, ''), `${lang}/${ns}.json ${k} is still English`).toMatch(
+              SAME_AS_ENGLISH_OK,
+            );
         }
       }
     });
   }
 
   it('locale files are plain JSON objects (no BOM, parseable)', () => {
-    for (const lang of LANGS) for (const ns of NAMESPACES) expect(() => JSON.parse(readFileSync(new URL(`../../locales/${lang}/${ns}.json`, import.meta.url), 'utf8'))).not.toThrow();
+    for (const lang of LANGS)
+      for (const ns of NAMESPACES)
+        expect(() =>
+          JSON.parse(readFileSync(new URL(`../../locales/${lang}/${ns}.json`, import.meta.url), 'utf8')),
+        ).not.toThrow();
   });
 });

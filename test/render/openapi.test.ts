@@ -12,14 +12,28 @@ const doc = buildOpenApi() as any;
 describe('the OpenAPI document', () => {
   it('takes its servers URL from the build, with a documented default', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: DEFAULT_SERVER_URL })]);
-    expect((buildOpenApi({ serverUrl: 'https://api.example.test' }) as any).servers[0].url).toBe('https://api.example.test');
+    expect((buildOpenApi({ serverUrl: 'https://api.example.test' }) as any).servers[0].url).toBe(
+      'https://api.example.test',
+    );
     expect(doc.security).toEqual([]);
     expect(doc.info.license.name).toBe('MIT');
     expect(doc.info.contact.name).toBeTruthy();
   });
 
   it('has every path the router serves, each with GET, HEAD and OPTIONS, unique operationIds, tags and descriptions', () => {
-    for (const p of ['/api', '/api/latest', '/api/status', '/api/history', '/api/events/{id}', '/api/forecast', '/api/signals', '/api/accuracy', '/api/openapi.json', '/api/schemas/{name}.json', '/api/license.txt']) {
+    for (const p of [
+      '/api',
+      '/api/latest',
+      '/api/status',
+      '/api/history',
+      '/api/events/{id}',
+      '/api/forecast',
+      '/api/signals',
+      '/api/accuracy',
+      '/api/openapi.json',
+      '/api/schemas/{name}.json',
+      '/api/license.txt',
+    ]) {
       expect(Object.keys(doc.paths[p] ?? {}), p).toEqual(expect.arrayContaining(['get', 'head', 'options']));
     }
     const ids = new Set<string>();
@@ -31,7 +45,8 @@ describe('the OpenAPI document', () => {
         ids.add(op.operationId);
         expect(op.description.length, `${m} ${p}`).toBeGreaterThan(0);
         for (const t of op.tags) expect(tags.has(t)).toBe(true);
-        if (m !== 'options') expect(Object.keys(op.responses).sort(), `${m} ${p}`).toEqual(['200', '400', '404', '405', '414']);
+        if (m !== 'options')
+          expect(Object.keys(op.responses).sort(), `${m} ${p}`).toEqual(['200', '400', '404', '405', '414']);
         else expect(Object.keys(op.responses).sort()).toEqual(['204', '405', '414']);
       }
     }
@@ -77,10 +92,17 @@ describe('the OpenAPI document', () => {
       expect(acc.properties[k].deprecated, k).toBe(true);
       expect(acc.properties[k].description, k).toMatch(/api_version 2/);
     }
-    type Props = { properties?: Record<string, { deprecated?: boolean }>; $defs?: Record<string, { properties: Record<string, { deprecated?: boolean }> }> };
+    type Props = {
+      properties?: Record<string, { deprecated?: boolean }>;
+      $defs?: Record<string, { properties: Record<string, { deprecated?: boolean }> }>;
+    };
     const published = z.toJSONSchema(DOCUMENT_SCHEMAS.accuracy, { target: 'draft-2020-12', io: 'output' }) as Props;
     const props = published.properties ?? published.$defs!['Accuracy']!.properties;
-    expect([props.summary!.deprecated, props.reliability!.deprecated, props.summary_24h!.deprecated]).toEqual([true, true, undefined]);
+    expect([props.summary!.deprecated, props.reliability!.deprecated, props.summary_24h!.deprecated]).toEqual([
+      true,
+      true,
+      undefined,
+    ]);
     // No other horizon spelled h24/h48 in any document's field names, deprecated aliases aside.
     const names = new Set<string>();
     const walk = (v: unknown, deprecated: boolean): void => {

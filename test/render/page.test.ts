@@ -18,10 +18,35 @@ const XSS_TEXT = '<img src=x onerror="window.__xss=1"> and </blockquote><script>
 const XSS_AUTHOR = '<script>window.__xss=3</script>';
 
 function input(over: Partial<RenderInput> = {}): RenderInput {
-  const hostile = { ...testEvent('2026-11-20T10:00:00Z'), evidence_text: XSS_TEXT, sources: [{ platform: 'X', url: 'https://x.com/a/status/1', author: XSS_AUTHOR }] };
+  const hostile = {
+    ...testEvent('2026-11-20T10:00:00Z'),
+    evidence_text: XSS_TEXT,
+    sources: [{ platform: 'X', url: 'https://x.com/a/status/1', author: XSS_AUTHOR }],
+  };
   const events = [hostile, testEvent('2026-06-19T10:00:00Z', 'banked_grant')];
-  const check: SourceCheck = { source: 'reset-tracker', kind: 'reset_tracker', url: 'http://127.0.0.1/', ok: true, http_status: 200, latency_ms: 3, items_read: 2, checked_at: '2026-11-21T11:56:00Z', detail: { code: 'ok', params: {} } };
-  const signal: Signal = { id: 's1', kind: 'feed_item', source: 'feed', title: '<b onmouseover=alert(1)>reset?</b>', excerpt: 'x', url: 'javascript:alert(1)', published_at: null, first_seen_at: '2026-11-21T11:00:00Z', review: 'awaiting_review', promoted_to: null };
+  const check: SourceCheck = {
+    source: 'reset-tracker',
+    kind: 'reset_tracker',
+    url: 'http://127.0.0.1/',
+    ok: true,
+    http_status: 200,
+    latency_ms: 3,
+    items_read: 2,
+    checked_at: '2026-11-21T11:56:00Z',
+    detail: { code: 'ok', params: {} },
+  };
+  const signal: Signal = {
+    id: 's1',
+    kind: 'feed_item',
+    source: 'feed',
+    title: '<b onmouseover=alert(1)>reset?</b>',
+    excerpt: 'x',
+    url: 'javascript:alert(1)',
+    published_at: null,
+    first_seen_at: '2026-11-21T11:00:00Z',
+    review: 'awaiting_review',
+    promoted_to: null,
+  };
   return {
     asOf,
     events,
@@ -29,9 +54,25 @@ function input(over: Partial<RenderInput> = {}): RenderInput {
     latestReset: hostile,
     latestVerifiedReset: null,
     checks: [check],
-    upstreamStatus: { page_url: 'https://status.example/', indicator: 'none', description: '<i>All good</i>', updated_at: null, components: [], fetched_at: '2026-11-21T11:56:00Z' },
+    upstreamStatus: {
+      page_url: 'https://status.example/',
+      indicator: 'none',
+      description: '<i>All good</i>',
+      updated_at: null,
+      components: [],
+      fetched_at: '2026-11-21T11:56:00Z',
+    },
     signals: [signal],
-    forecast: { probability_24h: null, probability_48h: 0.25, base_rate_24h: null, base_rate_48h: null, sample_size: 3, model_version: 'hazard-v2', explanation: { code: 'insufficient_data', params: {} }, last_global_reset_at: null },
+    forecast: {
+      probability_24h: null,
+      probability_48h: 0.25,
+      base_rate_24h: null,
+      base_rate_48h: null,
+      sample_size: 3,
+      model_version: 'hazard-v2',
+      explanation: { code: 'insufficient_data', params: {} },
+      last_global_reset_at: null,
+    },
     accuracy: accuracy({ brier: 0.12, climatology_brier: 0.2, sample_size: 10 }),
     archives: [],
     ...over,
@@ -48,10 +89,13 @@ function accuracy(h24: Partial<HorizonSummary>, h48: Partial<HorizonSummary> = {
 
 /** The API documents with `upcoming` added to every latest document, as the reach work publishes it. */
 function withUpcoming(docs: OutputDocument[], upcoming: unknown): OutputDocument[] {
-  return docs.map((d) => (/^api\/\w\w\/latest\.json$/.test(d.key) ? { ...d, body: JSON.stringify({ ...JSON.parse(d.body), upcoming }) } : d));
+  return docs.map((d) =>
+    /^api\/\w\w\/latest\.json$/.test(d.key) ? { ...d, body: JSON.stringify({ ...JSON.parse(d.body), upcoming }) } : d,
+  );
 }
 
-const pages = (docs: OutputDocument[], events = input().events) => new Map(renderPages({ asOf, docs, events }).map((d) => [d.key, d]));
+const pages = (docs: OutputDocument[], events = input().events) =>
+  new Map(renderPages({ asOf, docs, events }).map((d) => [d.key, d]));
 
 describe('renderPages', () => {
   const docs = renderApi(input());
@@ -71,7 +115,9 @@ describe('renderPages', () => {
 
   it("shows today's explanation exactly as /api/latest gives it, in every language", () => {
     for (const lang of LANGS) {
-      const latest = JSON.parse(docs.find((d) => d.key === `api/${lang}/latest.json`)!.body) as { today: { explanation: string } };
+      const latest = JSON.parse(docs.find((d) => d.key === `api/${lang}/latest.json`)!.body) as {
+        today: { explanation: string };
+      };
       expect(all.get(pageKey(lang))!.body).toContain(`<p id="explanation">${latest.today.explanation}</p>`);
     }
   });
@@ -111,7 +157,15 @@ describe('renderPages', () => {
   });
 
   it('shows an announced reset in UTC with its post when latest carries `upcoming`, escaped, and hides the section when null', () => {
-    const upcoming = { id: 'up-1', type: 'global_reset', announced_at: '2026-11-21T10:00:00Z', scheduled_for: '2026-11-21T17:00:00Z', text: '<script>window.__xss=4</script> at 9am PT', summary: 'A global reset is announced.', source: { platform: 'X', url: 'https://x.com/b/status/2' } };
+    const upcoming = {
+      id: 'up-1',
+      type: 'global_reset',
+      announced_at: '2026-11-21T10:00:00Z',
+      scheduled_for: '2026-11-21T17:00:00Z',
+      text: '<script>window.__xss=4</script> at 9am PT',
+      summary: 'A global reset is announced.',
+      source: { platform: 'X', url: 'https://x.com/b/status/2' },
+    };
     const withIt = pages(withUpcoming(docs, upcoming));
     const en = withIt.get(pageKey('en'))!.body;
     expect(en).toContain('<section id="upcoming" aria-labelledby="up-h">');
@@ -131,7 +185,7 @@ describe('renderPages', () => {
     expect(body).toContain('global resets 1 (verified 0), banked grants 1, policy changes 0');
   });
 
-  it('renders a variant of the present-tense documents (the edge\'s unknown ones) into pages at the variant\'s keys', () => {
+  it("renders a variant of the present-tense documents (the edge's unknown ones) into pages at the variant's keys", () => {
     const variant = docs.flatMap((d) => {
       const m = /^api\/(\w\w)\/(latest|status|forecast|accuracy|signals)\.json$/.exec(d.key);
       if (!m) return [];
@@ -139,7 +193,13 @@ describe('renderPages', () => {
       if (doc.today) doc.today = { ...doc.today, state: 'unknown', explanation: `unknown in ${m[1]}` };
       return [{ ...d, key: `variant/${m[1]}/${m[2]}.json`, body: JSON.stringify(doc) }];
     });
-    const out = renderPages({ asOf, docs: variant, events: input().events, docKeyOf: (l, n) => `variant/${l}/${n}.json`, pageKeyOf: (l) => `variant/${l}/index.html` });
+    const out = renderPages({
+      asOf,
+      docs: variant,
+      events: input().events,
+      docKeyOf: (l, n) => `variant/${l}/${n}.json`,
+      pageKeyOf: (l) => `variant/${l}/index.html`,
+    });
     expect(out.map((p) => p.key)).toEqual(LANGS.map((l) => `variant/${l}/index.html`));
     const ja = out.find((p) => p.key === 'variant/ja/index.html')!.body;
     expect(ja).toContain('<p id="state-box" class="state state-unknown"><span id="state">不明</span></p>');
@@ -148,7 +208,9 @@ describe('renderPages', () => {
 
   it('draws forecast reliability only from scored horizons, and writes every value in its table', () => {
     const body = all.get(pageKey('en'))!.body;
-    expect(body).toContain('<svg viewBox="0 0 360 100" role="img" aria-labelledby="rel-title"><title id="rel-title">24 hours: forecast 0.12, base rate 0.2, 10 scored. 48 hours: forecast not scored yet, base rate not scored yet, 0 scored.</title>');
+    expect(body).toContain(
+      '<svg viewBox="0 0 360 100" role="img" aria-labelledby="rel-title"><title id="rel-title">24 hours: forecast 0.12, base rate 0.2, 10 scored. 48 hours: forecast not scored yet, base rate not scored yet, 0 scored.</title>',
+    );
     expect(body.match(/<rect class="bar-f" x="100"/g)).toHaveLength(1);
     expect(body.match(/<rect class="bar-c" x="100"/g)).toHaveLength(1);
     // Column labels (data-label, for the stacked rows on a phone) aside, the table's cells read as written.
@@ -160,7 +222,13 @@ describe('renderPages', () => {
 
   it('draws the calibration diagram from the scored bins only, with each bin in its table', () => {
     const a = accuracy({ brier: 0.1, climatology_brier: 0.2, sample_size: 30 });
-    const bin = (lower: number, count: number, mean: number | null, observed: number | null) => ({ lower, upper: lower + 0.1, count, mean_probability: mean, observed_frequency: observed });
+    const bin = (lower: number, count: number, mean: number | null, observed: number | null) => ({
+      lower,
+      upper: lower + 0.1,
+      count,
+      mean_probability: mean,
+      observed_frequency: observed,
+    });
     a.reliability = { h24: [bin(0, 20, 0.04, 0.05), bin(0.1, 0, null, null)], h48: [bin(0.2, 10, 0.25, 0.3)] };
     const body = unlabelled(pages(renderApi(input({ accuracy: a }))).get(pageKey('de'))!.body);
     const start = body.indexOf('<svg class="calibration"');
@@ -169,15 +237,25 @@ describe('renderPages', () => {
     expect(chart.match(/<circle class="m verified"/g)).toHaveLength(1);
     expect(chart.match(/<rect class="m verified"/g)).toHaveLength(1);
     const pct = (n: number) => `${n}\u00a0%`; // German writes a no-break space before the sign
-    expect(body).toContain(`<th scope="row">24 Stunden</th><td>${pct(0)}–${pct(10)}</td><td>${pct(4)}</td><td>${pct(5)}</td><td>20</td>`);
-    expect(body).toContain(`<th scope="row">48 Stunden</th><td>${pct(20)}–${pct(30)}</td><td>${pct(25)}</td><td>${pct(30)}</td><td>10</td>`);
+    expect(body).toContain(
+      `<th scope="row">24 Stunden</th><td>${pct(0)}–${pct(10)}</td><td>${pct(4)}</td><td>${pct(5)}</td><td>20</td>`,
+    );
+    expect(body).toContain(
+      `<th scope="row">48 Stunden</th><td>${pct(20)}–${pct(30)}</td><td>${pct(25)}</td><td>${pct(30)}</td><td>10</td>`,
+    );
     expect(body).not.toContain(`${pct(10)}–${pct(20)}`);
   });
 
   it('keeps a year of daily events and a fully scored calibration under the size budget', () => {
-    const events = Array.from({ length: 365 }, (_, i) => testEvent(new Date(asOf.getTime() - i * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')));
-    const full = accuracy({ brier: 0.1, climatology_brier: 0.2, sample_size: 120 }, { brier: 0.2, climatology_brier: 0.25, sample_size: 120 });
-    const fill = (bins: typeof full.reliability.h24) => bins.map((b) => ({ ...b, count: 12, mean_probability: b.lower + 0.05, observed_frequency: b.lower + 0.03 }));
+    const events = Array.from({ length: 365 }, (_, i) =>
+      testEvent(new Date(asOf.getTime() - i * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')),
+    );
+    const full = accuracy(
+      { brier: 0.1, climatology_brier: 0.2, sample_size: 120 },
+      { brier: 0.2, climatology_brier: 0.25, sample_size: 120 },
+    );
+    const fill = (bins: typeof full.reliability.h24) =>
+      bins.map((b) => ({ ...b, count: 12, mean_probability: b.lower + 0.05, observed_frequency: b.lower + 0.03 }));
     full.reliability = { h24: fill(full.reliability.h24), h48: fill(full.reliability.h48) };
     const big = pages(renderApi(input({ events, latestReset: events[0]!, accuracy: full })), events);
     for (const lang of LANGS) expect(Buffer.byteLength(big.get(pageKey(lang))!.body)).toBeLessThan(PAGE_MAX_BYTES);
@@ -189,7 +267,18 @@ describe('safeHref', () => {
   it('lets through only absolute http and https URLs', () => {
     expect(safeHref('https://x.com/a')).toBe('https://x.com/a');
     expect(safeHref('http://example.org/')).toBe('http://example.org/');
-    for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,x', '/relative', '//host/x', 'vbscript:x', ' java\tscript:x', null, undefined]) expect(safeHref(bad)).toBeNull();
+    for (const bad of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:text/html,x',
+      '/relative',
+      '//host/x',
+      'vbscript:x',
+      ' java\tscript:x',
+      null,
+      undefined,
+    ])
+      expect(safeHref(bad)).toBeNull();
   });
 });
 
@@ -205,17 +294,27 @@ describe('renderPages with shared sections', () => {
       change(m[2]!, doc);
       return [{ ...d, key: `variant/${m[1]}/${m[2]}.json`, body: JSON.stringify(doc) }];
     });
-  const asVariant = { docKeyOf: (l: string, n: string) => `variant/${l}/${n}.json`, pageKeyOf: (l: string) => `variant/${l}/index.html` };
+  const asVariant = {
+    docKeyOf: (l: string, n: string) => `variant/${l}/${n}.json`,
+    pageKeyOf: (l: string) => `variant/${l}/index.html`,
+  };
   const unknownToday = (name: string, doc: Record<string, unknown>) => {
-    if (name === 'latest' || name === 'status') doc.today = { ...(doc.today as object), state: 'unknown', explanation: 'unknown now' };
+    if (name === 'latest' || name === 'status')
+      doc.today = { ...(doc.today as object), state: 'unknown', explanation: 'unknown now' };
   };
 
   it('writes every page byte for byte as without them, the variants (other today, same forecast) included', () => {
     const events = input().events;
     const variant = variantOf(docs, unknownToday);
     const sections = createPageSections();
-    const shared = [...renderPages({ asOf, docs, events, sections }), ...renderPages({ asOf, docs: variant, events, ...asVariant, sections })];
-    const alone = [...renderPages({ asOf, docs, events }), ...renderPages({ asOf, docs: variant, events, ...asVariant })];
+    const shared = [
+      ...renderPages({ asOf, docs, events, sections }),
+      ...renderPages({ asOf, docs: variant, events, ...asVariant, sections }),
+    ];
+    const alone = [
+      ...renderPages({ asOf, docs, events }),
+      ...renderPages({ asOf, docs: variant, events, ...asVariant }),
+    ];
     expect(shared.map((p) => p.key)).toEqual(alone.map((p) => p.key));
     shared.forEach((p, i) => expect(p.body, p.key).toBe(alone[i]!.body));
     expect(sections.html.size).toBe(LANGS.length * 4);
@@ -231,12 +330,18 @@ describe('renderPages with shared sections', () => {
     });
     const later = new Date(asOf.getTime() + 40 * 86_400_000);
     const fewer = events.slice(0, 1);
-    for (const [d, e, at] of [[changed, events, asOf], [changed, fewer, asOf], [changed, fewer, later]] as const) {
+    for (const [d, e, at] of [
+      [changed, events, asOf],
+      [changed, fewer, asOf],
+      [changed, fewer, later],
+    ] as const) {
       const shared = renderPages({ asOf: at, docs: d, events: e, ...asVariant, sections });
       const alone = renderPages({ asOf: at, docs: d, events: e, ...asVariant });
       shared.forEach((p, i) => expect(p.body, p.key).toBe(alone[i]!.body));
     }
-    const en = renderPages({ asOf, docs: changed, events, ...asVariant, sections }).find((p) => p.key === 'variant/en/index.html')!.body;
+    const en = renderPages({ asOf, docs: changed, events, ...asVariant, sections }).find(
+      (p) => p.key === 'variant/en/index.html',
+    )!.body;
     expect(en).toContain('<p id="fc-explanation">another forecast</p>');
   });
 });

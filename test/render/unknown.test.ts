@@ -17,21 +17,36 @@ describe('renderUnknownVariants', () => {
     for (const lang of LANGS) {
       for (const endpoint of ['latest', 'status']) {
         const key = `api/${lang}/${endpoint}.json`;
-        docs.push({ key, body: await readFile(path.join(b.outDir, key), 'utf8'), contentType: 'application/json; charset=utf-8', contentLanguage: lang, cacheControl: 'public, max-age=30', phase: 2 });
+        docs.push({
+          key,
+          body: await readFile(path.join(b.outDir, key), 'utf8'),
+          contentType: 'application/json; charset=utf-8',
+          contentLanguage: lang,
+          cacheControl: 'public, max-age=30',
+          phase: 2,
+        });
       }
     }
     const dates = unknownVariantDates(new Date('2026-11-21T12:00:00Z'));
     expect(dates).toEqual(['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24']);
     const variants = renderUnknownVariants(docs, unknownVariants(new Date('2026-11-21T12:00:00Z')));
     expect(variants.map((v) => v.key).sort()).toEqual(
-      LANGS.flatMap((l) => [...dates, 'stopped'].flatMap((d) => (['latest', 'status'] as const).map((e) => unknownVariantKey(l, d, e)))).sort(),
+      LANGS.flatMap((l) =>
+        [...dates, 'stopped'].flatMap((d) => (['latest', 'status'] as const).map((e) => unknownVariantKey(l, d, e))),
+      ).sort(),
     );
     const stopped = JSON.parse(variants.find((v) => v.key === 'api/en/unknown/stopped/status.json')!.body);
     expect(stopped.today).toMatchObject({ date: null, state: 'unknown', reset: null });
     const de = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-22/latest.json')!.body);
     const live = JSON.parse(docs.find((d) => d.key === 'api/de/latest.json')!.body);
     expect(de.reset).toBeNull();
-    expect(de.today).toMatchObject({ date: '2026-11-22', state: 'unknown', reset: null, event_ids: [], last_good_check_at: live.today.last_good_check_at });
+    expect(de.today).toMatchObject({
+      date: '2026-11-22',
+      state: 'unknown',
+      reset: null,
+      event_ids: [],
+      last_good_check_at: live.today.last_good_check_at,
+    });
     expect(de.today.explanation).not.toBe(live.today.explanation);
     // This build (no reset source configured) was unknown already: its own date's variant gives the build's own reason,
     // and the next day's, first served at midnight, says the answer is out of date since 30 minutes after the build.
@@ -39,7 +54,9 @@ describe('renderUnknownVariants', () => {
     expect(live.meta.stale_after).toBe(live.meta.generated_at);
     const same = JSON.parse(variants.find((v) => v.key === 'api/de/unknown/2026-11-21/latest.json')!.body);
     expect(same.today.explanation).toBe(live.today.explanation);
-    expect(de.today.explanation).toBe(translator('de')('common:state.unknown_expired', { since: '2026-11-21T12:30:00Z' }));
+    expect(de.today.explanation).toBe(
+      translator('de')('common:state.unknown_expired', { since: '2026-11-21T12:30:00Z' }),
+    );
     expect(de.meta).toEqual(live.meta);
     expect(de.latestReset).toEqual(live.latestReset);
     expect(variants.find((v) => v.key.startsWith('api/ja/'))?.contentLanguage).toBe('ja');

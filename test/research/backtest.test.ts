@@ -4,7 +4,13 @@ import { mergeEvents } from '../../builder/model/events.ts';
 import { MODEL_VERSION } from '../../builder/model/forecast.ts';
 import { computeBacktest, planRows, type BacktestResult } from '../../research/backtest.ts';
 import { CANDIDATES, SHIPPED_PARAMS, family } from '../../research/candidates.ts';
-import { brier, forecastAtCheckpoint, reliabilityTable, resolveCheckpoint, skillWithInterval } from '../../builder/model/resetbench.ts';
+import {
+  brier,
+  forecastAtCheckpoint,
+  reliabilityTable,
+  resolveCheckpoint,
+  skillWithInterval,
+} from '../../builder/model/resetbench.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
 
@@ -32,9 +38,25 @@ describe('ResetBench scoring rules, on hand-computed cases', () => {
   it('the outcome is a global reset in (t, t + h]: one at t is excluded, one at t + h included', () => {
     const now = T + 100 * H;
     expect(resolveCheckpoint([{ ms: T, id: 'at-t' }], T, 24, now)).toEqual({ outcome: false, event_ids: [] });
-    expect(resolveCheckpoint([{ ms: T + 24 * H, id: 'at-end' }], T, 24, now)).toEqual({ outcome: true, event_ids: ['at-end'] });
-    expect(resolveCheckpoint([{ ms: T + 24 * H + 1, id: 'after' }], T, 24, now)).toEqual({ outcome: false, event_ids: [] });
-    expect(resolveCheckpoint([{ ms: T + 30 * H, id: 'b' }, { ms: T + 1, id: 'a' }], T, 48, now)).toEqual({ outcome: true, event_ids: ['a', 'b'] });
+    expect(resolveCheckpoint([{ ms: T + 24 * H, id: 'at-end' }], T, 24, now)).toEqual({
+      outcome: true,
+      event_ids: ['at-end'],
+    });
+    expect(resolveCheckpoint([{ ms: T + 24 * H + 1, id: 'after' }], T, 24, now)).toEqual({
+      outcome: false,
+      event_ids: [],
+    });
+    expect(
+      resolveCheckpoint(
+        [
+          { ms: T + 30 * H, id: 'b' },
+          { ms: T + 1, id: 'a' },
+        ],
+        T,
+        48,
+        now,
+      ),
+    ).toEqual({ outcome: true, event_ids: ['a', 'b'] });
   });
 
   it('a checkpoint resolves only after its window closed', () => {
@@ -48,7 +70,13 @@ describe('ResetBench scoring rules, on hand-computed cases', () => {
     // model: (0.2-0)^2 = 0.04, (0.6-1)^2 = 0.16 -> sum 0.20; baseline 0.5: 0.25 each -> 0.50; skill = 1 - 0.2/0.5 = 0.6.
     expect(brier(0.2, false)).toBeCloseTo(0.04, 12);
     expect(brier(0.6, true)).toBeCloseTo(0.16, 12);
-    const s = skillWithInterval([{ p: 0.2, base: 0.5, outcome: false }, { p: 0.6, base: 0.5, outcome: true }], { blockLength: 1, iterations: 200, seed: 1 });
+    const s = skillWithInterval(
+      [
+        { p: 0.2, base: 0.5, outcome: false },
+        { p: 0.6, base: 0.5, outcome: true },
+      ],
+      { blockLength: 1, iterations: 200, seed: 1 },
+    );
     expect(s.skill).toBeCloseTo(0.6, 12);
     expect(s.lower!).toBeLessThanOrEqual(s.skill!);
     expect(s.upper!).toBeGreaterThanOrEqual(s.skill!);
@@ -58,11 +86,21 @@ describe('ResetBench scoring rules, on hand-computed cases', () => {
     const rows = Array.from({ length: 100 }, (_, i) => ({ p: 0.2 + (i % 7) / 20, base: 0.3, outcome: i % 3 === 0 }));
     const opts = { blockLength: 10, iterations: 500, seed: 42 };
     expect(skillWithInterval(rows, opts)).toEqual(skillWithInterval(rows, opts));
-    expect(skillWithInterval(rows.map((r) => ({ ...r, p: r.base })), opts)).toEqual({ skill: 0, lower: 0, upper: 0 });
+    expect(
+      skillWithInterval(
+        rows.map((r) => ({ ...r, p: r.base })),
+        opts,
+      ),
+    ).toEqual({ skill: 0, lower: 0, upper: 0 });
   });
 
   it('reliability bins count forecasts and compare mean probability with observed frequency', () => {
-    const bins = reliabilityTable([{ p: 0.12, outcome: true }, { p: 0.18, outcome: false }, { p: 0.95, outcome: true }, { p: 1, outcome: true }]);
+    const bins = reliabilityTable([
+      { p: 0.12, outcome: true },
+      { p: 0.18, outcome: false },
+      { p: 0.95, outcome: true },
+      { p: 1, outcome: true },
+    ]);
     expect(bins[1]).toMatchObject({ count: 2, observed_frequency: 0.5 });
     expect(bins[1]!.mean_probability).toBeCloseTo(0.15, 12);
     expect(bins[9]).toMatchObject({ count: 2, observed_frequency: 1 });
@@ -115,8 +153,13 @@ describe('computeBacktest on the bundled history', () => {
     // 07-11 05:54:25 (effective 06:24:25), 08-25 (observed 14:30, post 18:00:04); 12-02, 07-09 and 07-21 cross no
     // checkpoint. A flip needs a checkpoint between the two times and no other reset in the window.
     expect(result.resetbench_time.flips.map((f) => `${f.checkpoint} ${f.horizon_hours}`).sort()).toEqual([
-      '2026-06-29T00:00:00Z 24', '2026-06-30T00:00:00Z 24', '2026-06-30T00:00:00Z 48', '2026-07-11T06:00:00Z 24', '2026-07-11T06:00:00Z 48',
-      '2026-08-24T18:00:00Z 24', '2026-08-25T18:00:00Z 24',
+      '2026-06-29T00:00:00Z 24',
+      '2026-06-30T00:00:00Z 24',
+      '2026-06-30T00:00:00Z 48',
+      '2026-07-11T06:00:00Z 24',
+      '2026-07-11T06:00:00Z 48',
+      '2026-08-24T18:00:00Z 24',
+      '2026-08-25T18:00:00Z 24',
     ]);
   });
 
@@ -126,7 +169,11 @@ describe('computeBacktest on the bundled history', () => {
     expect(rows.every((r) => r.at + r.h * H <= to.getTime())).toBe(true);
     const later = events.filter((e) => Date.parse(e.announced_at ?? e.effective_at ?? '') > to.getTime());
     expect(later.length).toBeGreaterThan(0);
-    const without = planRows(events.filter((e) => !later.includes(e)), Date.parse('2026-06-01T00:00:00Z'), to.getTime()).rows;
+    const without = planRows(
+      events.filter((e) => !later.includes(e)),
+      Date.parse('2026-06-01T00:00:00Z'),
+      to.getTime(),
+    ).rows;
     expect(without).toEqual(rows);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { selfExcitingProbability } from '../../research/hazard.ts';
-import { LEADERBOARD, PEER_MEDIAN, issuedFor, median, scoreLeaderboardWindow } from '../../research/resetbench-window.ts';
+import {
+  LEADERBOARD,
+  PEER_MEDIAN,
+  issuedFor,
+  median,
+  scoreLeaderboardWindow,
+} from '../../research/resetbench-window.ts';
 import { testEvent } from '../helpers/events.ts';
 
 const H = 3_600_000;
@@ -32,8 +38,15 @@ describe("ResetBench's leaderboard window, by its documented rules", () => {
 
   it('dates a reset by its announcement, not by its effective time, and imputes nothing for a null forecast', () => {
     // Announced 2026-08-15T05:50, effective 06:20: by announcement it falls in the 24h windows from 08-14T06 .. 08-15T00.
-    const reset = { ...testEvent('2026-08-15T06:20:00Z'), announced_at: '2026-08-15T05:50:00Z', effective_at: '2026-08-15T06:20:00Z', time_basis: 'effective' as const };
-    const [s24] = scoreLeaderboardWindow([reset], (at) => (at < Date.parse(LEADERBOARD.first_checkpoint) + 19 * H ? 0.8 : null));
+    const reset = {
+      ...testEvent('2026-08-15T06:20:00Z'),
+      announced_at: '2026-08-15T05:50:00Z',
+      effective_at: '2026-08-15T06:20:00Z',
+      time_basis: 'effective' as const,
+    };
+    const [s24] = scoreLeaderboardWindow([reset], (at) =>
+      at < Date.parse(LEADERBOARD.first_checkpoint) + 19 * H ? 0.8 : null,
+    );
     // Forecasts issued before 08-15T07:00 serve the checkpoints 08-14T12, 18, 08-15T00 and 06. The first three windows
     // hold the announcement (05:50); the one from 06:00 does not, although the effective time (06:20) is inside it.
     expect(s24).toMatchObject({ n: 4, observed_frequency: 0.75 });

@@ -3,8 +3,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createBackup, listBackups, restoreBackup, verifyBackup, type BackupTarget } from '../../builder/publish/backup.ts';
-import { createTestBucket, createTestClient, describeS3, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
+import {
+  createBackup,
+  listBackups,
+  restoreBackup,
+  verifyBackup,
+  type BackupTarget,
+} from '../../builder/publish/backup.ts';
+import {
+  createTestBucket,
+  createTestClient,
+  describeS3,
+  listAllKeys,
+  readText,
+  removeTestBucket,
+  writeText,
+} from './helpers.ts';
 
 describeS3('backups (radosgw)', () => {
   let client: S3Client;
@@ -42,7 +56,10 @@ describeS3('backups (radosgw)', () => {
     expect(await verifyBackup(target, b.id)).toEqual({ id: b.id, ok: true, checked: 3, problems: [] });
     expect(await listBackups(target)).toContain(b.id);
     const manifest = JSON.parse((await readText(client, bucket, `backups/${b.id}/manifest.json`))!);
-    expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(['README.md', 'verified/2026-11-20-reset.json']);
+    expect(manifest.files.map((f: { path: string }) => f.path)).toEqual([
+      'README.md',
+      'verified/2026-11-20-reset.json',
+    ]);
     expect(manifest.files[0].sha256).toMatch(/^[0-9a-f]{64}$/);
 
     // Damage both sides, then restore.
@@ -53,7 +70,9 @@ describeS3('backups (radosgw)', () => {
     expect(restored).toMatchObject({ ok: true, stateRestored: true, files: 2 });
     expect(await readText(client, bucket, 'state/state.json')).toBe('{"schema_version":1,"marker":"before"}');
     expect(await readFile(path.join(data, 'README.md'), 'utf8')).toBe('# curated data\n');
-    expect(await readFile(path.join(data, 'verified', '2026-11-20-reset.json'), 'utf8')).toBe('{"id":"2026-11-20-reset"}\n');
+    expect(await readFile(path.join(data, 'verified', '2026-11-20-reset.json'), 'utf8')).toBe(
+      '{"id":"2026-11-20-reset"}\n',
+    );
     // The state it replaced is kept, not lost.
     const kept = restored.ok ? restored.replacedStateKept : null;
     expect(kept).not.toBeNull();
@@ -65,7 +84,12 @@ describeS3('backups (radosgw)', () => {
     await writeText(client, bucket, 'state/state.json', '{"schema_version":1,"marker":"current"}');
     const b = await createBackup(target, { dataDir: data, now: at() });
     await writeText(client, bucket, `backups/${b.id}/data/README.md`, '# tampered\n');
-    await client.send(new (await import('@aws-sdk/client-s3')).DeleteObjectCommand({ Bucket: bucket, Key: `backups/${b.id}/state.json` }));
+    await client.send(
+      new (await import('@aws-sdk/client-s3')).DeleteObjectCommand({
+        Bucket: bucket,
+        Key: `backups/${b.id}/state.json`,
+      }),
+    );
     await writeText(client, bucket, `backups/${b.id}/data/extra.json`, '{}');
 
     const report = await verifyBackup(target, b.id);
@@ -83,7 +107,10 @@ describeS3('backups (radosgw)', () => {
   });
 
   it('reports a backup that does not exist, and never overwrites an existing snapshot', async () => {
-    expect(await verifyBackup(target, '2001-01-01T00-00-00Z')).toMatchObject({ ok: false, problems: [{ kind: 'missing', object: 'manifest.json' }] });
+    expect(await verifyBackup(target, '2001-01-01T00-00-00Z')).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'missing', object: 'manifest.json' }],
+    });
     const data = await dataDir();
     const now = at();
     await createBackup(target, { dataDir: data, now });
@@ -93,8 +120,12 @@ describeS3('backups (radosgw)', () => {
 
   it('refuses a backup prefix under the public API', async () => {
     const data = await dataDir();
-    await expect(createBackup({ ...target, backupPrefix: 'api/backups/' }, { dataDir: data, now: at() })).rejects.toThrow(/public API root/);
-    await expect(createBackup({ ...target, publicPrefix: 'site/', backupPrefix: 'site/b/' }, { dataDir: data, now: at() })).rejects.toThrow(/public prefix/);
+    await expect(
+      createBackup({ ...target, backupPrefix: 'api/backups/' }, { dataDir: data, now: at() }),
+    ).rejects.toThrow(/public API root/);
+    await expect(
+      createBackup({ ...target, publicPrefix: 'site/', backupPrefix: 'site/b/' }, { dataDir: data, now: at() }),
+    ).rejects.toThrow(/public prefix/);
     expect((await listAllKeys(client, bucket)).some((k) => k.startsWith('api/') || k.startsWith('site/'))).toBe(false);
   });
 });

@@ -27,7 +27,12 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const put = new PutObjectCommand({ Bucket: 'bucket', Key: 'site/api/en/latest.json', Body: '{"ok":true}', ContentType: 'application/json; charset=utf-8' });
+const put = new PutObjectCommand({
+  Bucket: 'bucket',
+  Key: 'site/api/en/latest.json',
+  Body: '{"ok":true}',
+  ContentType: 'application/json; charset=utf-8',
+});
 
 const s3Error = (res: ServerResponse, status: number, code: string) => {
   res.writeHead(status, { 'content-type': 'application/xml' });
@@ -55,13 +60,17 @@ describe('createS3Client', () => {
       requests++;
       s3Error(res, 403, 'AccessDenied');
     });
-    const err = await createS3Client({ region: 'us-east-1', endpoint }, { credentials }).send(put).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const err = await createS3Client({ region: 'us-east-1', endpoint }, { credentials })
+      .send(put)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(requests).toBe(1);
     expect(err).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
-    expect(describeS3Error('publish/s3', 'PUT', 'bucket', 'site/api/en/latest.json', err).message).toBe('[publish/s3] PUT s3://bucket/site/api/en/latest.json -> 403 AccessDenied: AccessDenied here');
+    expect(describeS3Error('publish/s3', 'PUT', 'bucket', 'site/api/en/latest.json', err).message).toBe(
+      '[publish/s3] PUT s3://bucket/site/api/en/latest.json -> 403 AccessDenied: AccessDenied here',
+    );
   });
 
   it('gives up on a server that takes the request in and never answers, after its attempts, instead of hanging', async () => {
@@ -70,10 +79,12 @@ describe('createS3Client', () => {
       requests++; // and never answers
     });
     const t0 = performance.now();
-    const err = await createS3Client({ region: 'us-east-1', endpoint }, { credentials, idleMs: 300 }).send(put).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const err = await createS3Client({ region: 'us-east-1', endpoint }, { credentials, idleMs: 300 })
+      .send(put)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ name: 'TimeoutError' });
     expect(requests).toBe(3);
     expect(performance.now() - t0).toBeLessThan(10_000);

@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '../../builder/s3/client.ts';
 import { getObjectBytes } from '../../builder/s3/conditional.ts';
-import { DEFAULT_LIST_EVERY, DEFAULT_LIST_MAX_AGE_MS, DELETE_AFTER_MS, s3ConfigFromEnv } from '../../builder/s3/config.ts';
+import {
+  DEFAULT_LIST_EVERY,
+  DEFAULT_LIST_MAX_AGE_MS,
+  DELETE_AFTER_MS,
+  s3ConfigFromEnv,
+} from '../../builder/s3/config.ts';
 import { describeS3Error } from '../../builder/s3/errors.ts';
 
 describe('s3ConfigFromEnv', () => {
@@ -28,16 +33,30 @@ describe('s3ConfigFromEnv', () => {
   });
 
   it('normalises prefixes and accepts a custom endpoint without a region', () => {
-    const r = s3ConfigFromEnv({ RESET_S3_BUCKET: 'b', RESET_S3_PREFIX: 'v1', RESET_S3_BACKUP_PREFIX: 'bk', RESET_S3_ENDPOINT: 'http://127.0.0.1:7480' });
-    expect(r).toMatchObject({ ok: true, config: { prefix: 'v1/', backupPrefix: 'bk/', region: 'us-east-1', endpoint: 'http://127.0.0.1:7480' } });
+    const r = s3ConfigFromEnv({
+      RESET_S3_BUCKET: 'b',
+      RESET_S3_PREFIX: 'v1',
+      RESET_S3_BACKUP_PREFIX: 'bk',
+      RESET_S3_ENDPOINT: 'http://127.0.0.1:7480',
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      config: { prefix: 'v1/', backupPrefix: 'bk/', region: 'us-east-1', endpoint: 'http://127.0.0.1:7480' },
+    });
   });
 
   it.each([
     [{}, /RESET_S3_BUCKET is not set/],
     [{ RESET_S3_BUCKET: 'b' }, /AWS_REGION is not set/],
     [{ RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_ENDPOINT: 'ftp://x' }, /RESET_S3_ENDPOINT must be an http/],
-    [{ RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_PREFIX: 'site/', RESET_S3_STATE_KEY: 'site/state.json' }, /RESET_S3_STATE_KEY.*public prefix/],
-    [{ RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_BACKUP_PREFIX: 'api/backups/' }, /RESET_S3_BACKUP_PREFIX.*public API root/],
+    [
+      { RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_PREFIX: 'site/', RESET_S3_STATE_KEY: 'site/state.json' },
+      /RESET_S3_STATE_KEY.*public prefix/,
+    ],
+    [
+      { RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_BACKUP_PREFIX: 'api/backups/' },
+      /RESET_S3_BACKUP_PREFIX.*public API root/,
+    ],
     [{ RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_DELETE_AFTER_MS: 'soon' }, /RESET_S3_DELETE_AFTER_MS must be/],
   ])('refuses %j', (env, message) => {
     const r = s3ConfigFromEnv(env);
@@ -46,7 +65,12 @@ describe('s3ConfigFromEnv', () => {
   });
 
   it('never reads credentials itself', () => {
-    const r = s3ConfigFromEnv({ RESET_S3_BUCKET: 'b', AWS_REGION: 'r', AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+    const r = s3ConfigFromEnv({
+      RESET_S3_BUCKET: 'b',
+      AWS_REGION: 'r',
+      AWS_ACCESS_KEY_ID: 'k',
+      AWS_SECRET_ACCESS_KEY: 's',
+    });
     expect(JSON.stringify(r)).not.toMatch(/"k"|"s"/);
   });
 });
@@ -61,7 +85,10 @@ describe('createS3Client timeouts', () => {
     process.env.AWS_SECRET_ACCESS_KEY = 'loopback-secret';
   });
   afterAll(async () => {
-    for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+    for (const [k, v] of [
+      ['AWS_ACCESS_KEY_ID', saved.id],
+      ['AWS_SECRET_ACCESS_KEY', saved.secret],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

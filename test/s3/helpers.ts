@@ -16,7 +16,8 @@ import { describe, it } from 'vitest';
 
 export const S3_ENDPOINT = process.env.RESET_TEST_S3_ENDPOINT ?? '';
 const IN_CI = Boolean(process.env.CI);
-export const S3_SKIP_REASON = 'RESET_TEST_S3_ENDPOINT is not set (install radosgw: apt-get install -y radosgw ceph-mon ceph-osd ceph-mgr; start it: bash scripts/rgw.sh start .rgw 7480 && set -a && source .rgw/env && set +a)';
+export const S3_SKIP_REASON =
+  'RESET_TEST_S3_ENDPOINT is not set (install radosgw: apt-get install -y radosgw ceph-mon ceph-osd ceph-mgr; start it: bash scripts/rgw.sh start .rgw 7480 && set -a && source .rgw/env && set +a)';
 
 /** `describe` for suites that need the real S3: skipped with the reason locally, failing under CI. */
 export function describeS3(name: string, fn: () => void): void {
@@ -64,7 +65,10 @@ export function createTestClient(hooks: ClientHooks = {}): S3Client {
       const command = String(context.commandName ?? '');
       hooks.onSend?.(command, args.input as Record<string, unknown>);
       if (command === 'PutObjectCommand' && hooks.failPutsAfter !== undefined && ++puts > hooks.failPutsAfter) {
-        throw Object.assign(new Error('injected failure: S3 unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } });
+        throw Object.assign(new Error('injected failure: S3 unavailable'), {
+          name: 'ServiceUnavailable',
+          $metadata: { httpStatusCode: 503 },
+        });
       }
       const result = await next(args);
       hooks.onDone?.(command, args.input as Record<string, unknown>);
@@ -85,7 +89,9 @@ export async function listAllKeys(client: S3Client, bucket: string, prefix = '')
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -96,7 +102,12 @@ export async function removeTestBucket(client: S3Client, bucket: string): Promis
   const keys = await listAllKeys(client, bucket);
   // A thousand keys per request: a bucket of a few thousand objects is gone in seconds, not a minute.
   for (let i = 0; i < keys.length; i += 1000) {
-    await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+    await client.send(
+      new DeleteObjectsCommand({
+        Bucket: bucket,
+        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+      }),
+    );
   }
   await client.send(new DeleteBucketCommand({ Bucket: bucket }));
 }

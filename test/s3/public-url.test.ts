@@ -10,7 +10,15 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LANGS } from '../../builder/contract.ts';
-import { S3_ENDPOINT, createTestBucket, createTestClient, describeS3, listAllKeys, readText, removeTestBucket } from './helpers.ts';
+import {
+  S3_ENDPOINT,
+  createTestBucket,
+  createTestClient,
+  describeS3,
+  listAllKeys,
+  readText,
+  removeTestBucket,
+} from './helpers.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const NOW = '2026-11-21T12:00:00Z';
@@ -32,20 +40,27 @@ interface Exit {
 
 /** A process with exactly `env` (and PATH): nothing of this test's own environment leaks into it. */
 function runChild(command: string, args: string[], env: Record<string, string>): Promise<Exit> {
-  const child = spawn(command, args, { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
 }
 
-const build = (args: string[], env: Record<string, string>) => runChild(process.execPath, ['--import', 'tsx', 'builder/main.ts', '--now', NOW, ...args], env);
+const build = (args: string[], env: Record<string, string>) =>
+  runChild(process.execPath, ['--import', 'tsx', 'builder/main.ts', '--now', NOW, ...args], env);
 
 interface Step {
   run?: string;
   env?: Record<string, string>;
 }
-const workflow = parse(readFileSync(path.join(REPO_ROOT, '.github/workflows/refresh.yml'), 'utf8')) as { jobs: Record<string, { steps?: Step[] }> };
+const workflow = parse(readFileSync(path.join(REPO_ROOT, '.github/workflows/refresh.yml'), 'utf8')) as {
+  jobs: Record<string, { steps?: Step[] }>;
+};
 const workflowSteps = Object.values(workflow.jobs).flatMap((j) => j.steps ?? []);
 const publishStep = workflowSteps.find((s) => (s.run ?? '').includes('build/refresh.mjs'));
 /** The step that bundles the builder before the publish (scripts/build-schedules.ts writes build/refresh.mjs). */
@@ -55,7 +70,11 @@ const bundleStep = workflowSteps.find((s) => (s.run ?? '').includes('scripts/bui
  * The step's env as GitHub evaluates it for these repository variables and secrets: an undefined one is ''. Only the
  * two forms the workflow uses are understood; anything else fails the test rather than being guessed.
  */
-function evaluateEnv(step: Step, vars: Record<string, string>, secrets: Record<string, string> = {}): Record<string, string> {
+function evaluateEnv(
+  step: Step,
+  vars: Record<string, string>,
+  secrets: Record<string, string> = {},
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(step.env ?? {})) {
     const v = String(value);
@@ -77,7 +96,11 @@ function runWorkflowStep(vars: Record<string, string>): Promise<Exit> {
   // What configure-aws-credentials provides in the workflow, and the endpoint of this S3 instead of AWS's.
   const env = { ...evaluateEnv(publishStep, vars), ...CREDENTIALS, RESET_S3_ENDPOINT: S3_ENDPOINT };
   // The scheduled job runs as of the wall clock; the run's --now is appended to the same command line.
-  return runChild('bash', ['-euo', 'pipefail', '-c', publishStep.run.replace('build/refresh.mjs', `build/refresh.mjs --now ${NOW}`)], env);
+  return runChild(
+    'bash',
+    ['-euo', 'pipefail', '-c', publishStep.run.replace('build/refresh.mjs', `build/refresh.mjs --now ${NOW}`)],
+    env,
+  );
 }
 
 describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)', () => {
@@ -98,37 +121,61 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
     for (const b of buckets) await removeTestBucket(client, b);
   });
 
-  const s3Env = (bucket: string) => ({ ...CREDENTIALS, ...NO_SOURCES, RESET_S3_BUCKET: bucket, RESET_S3_ENDPOINT: S3_ENDPOINT });
+  const s3Env = (bucket: string) => ({
+    ...CREDENTIALS,
+    ...NO_SOURCES,
+    RESET_S3_BUCKET: bucket,
+    RESET_S3_ENDPOINT: S3_ENDPOINT,
+  });
 
   it.each([
     ['unset', undefined, /RESET_PUBLIC_BASE_URL must be the absolute https:\/\/ URL .*; it is not set/],
     ['empty', '', /RESET_PUBLIC_BASE_URL .*; it is empty/],
-    ['http', 'http://api.example.test', /RESET_PUBLIC_BASE_URL .*; got "http:\/\/api.example.test", which is not https/],
+    [
+      'http',
+      'http://api.example.test',
+      /RESET_PUBLIC_BASE_URL .*; got "http:\/\/api.example.test", which is not https/,
+    ],
     ['relative', '/status', /RESET_PUBLIC_BASE_URL .*; got "\/status"/],
     ['a host without a scheme', 'api.example.test', /RESET_PUBLIC_BASE_URL .*; got "api.example.test"/],
     ['the loopback over https', 'https://127.0.0.1:8080', /RESET_PUBLIC_BASE_URL .*a loopback address/],
-  ])('--target s3 with the public URL %s exits 2 naming the variable and writes nothing', async (_label, value, message) => {
-    const env: Record<string, string> = s3Env(refused);
-    if (value !== undefined) env.RESET_PUBLIC_BASE_URL = value;
-    const r = await build(['--target', 's3'], env);
-    expect(r.code, r.output).toBe(2);
-    expect(r.output).toMatch(message);
-    expect(r.output).not.toMatch(/failed: no valid API/);
-    // No document, no state, no lock, no manifest: the bucket is as the test created it.
-    expect(await listAllKeys(client, refused)).toEqual([]);
-  });
+  ])(
+    '--target s3 with the public URL %s exits 2 naming the variable and writes nothing',
+    async (_label, value, message) => {
+      const env: Record<string, string> = s3Env(refused);
+      if (value !== undefined) env.RESET_PUBLIC_BASE_URL = value;
+      const r = await build(['--target', 's3'], env);
+      expect(r.code, r.output).toBe(2);
+      expect(r.output).toMatch(message);
+      expect(r.output).not.toMatch(/failed: no valid API/);
+      // No document, no state, no lock, no manifest: the bucket is as the test created it.
+      expect(await listAllKeys(client, refused)).toEqual([]);
+    },
+  );
 
   it('RESET_TARGET=s3 is held to the same rule', async () => {
-    const r = await build([], { ...s3Env(refused), RESET_TARGET: 's3', RESET_PUBLIC_BASE_URL: 'http://api.example.test' });
+    const r = await build([], {
+      ...s3Env(refused),
+      RESET_TARGET: 's3',
+      RESET_PUBLIC_BASE_URL: 'http://api.example.test',
+    });
     expect(r.code, r.output).toBe(2);
     expect(r.output).toMatch(/RESET_PUBLIC_BASE_URL .* for --target s3/);
     expect(await listAllKeys(client, refused)).toEqual([]);
   });
 
   it('refresh.yml with RESET_PUBLIC_BASE_URL undefined in the repository: the step fails with exit 2 and the clear error, and publishes nothing', async () => {
-    const r = await runWorkflowStep({ RESET_S3_BUCKET: refused, RESET_STATUS_PAGE_URL: 'none', RESET_UPSTREAM_URL: 'none', RESET_SIGNAL_FEEDS: 'none', RESET_UPSTREAM_STATUS_URL: 'none' });
+    const r = await runWorkflowStep({
+      RESET_S3_BUCKET: refused,
+      RESET_STATUS_PAGE_URL: 'none',
+      RESET_UPSTREAM_URL: 'none',
+      RESET_SIGNAL_FEEDS: 'none',
+      RESET_UPSTREAM_STATUS_URL: 'none',
+    });
     expect(r.code, r.output).toBe(2);
-    expect(r.output).toMatch(/^refresh: \[config\/public-url\] RESET_PUBLIC_BASE_URL must be the absolute https:\/\/ URL .*; it is empty$/m);
+    expect(r.output).toMatch(
+      /^refresh: \[config\/public-url\] RESET_PUBLIC_BASE_URL must be the absolute https:\/\/ URL .*; it is empty$/m,
+    );
     expect(await listAllKeys(client, refused)).toEqual([]);
   });
 
@@ -156,7 +203,10 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
           expect(body, `api/${lang}/${name}`).not.toMatch(/127\.0\.0\.1|localhost|\/\/api\.example\.test\/\//);
         }
       }
-      const openapi = JSON.parse((await readText(client, bucket, 'api/openapi.json')) ?? 'null') as { servers: { url: string }[]; info: { contact: { url?: string } } };
+      const openapi = JSON.parse((await readText(client, bucket, 'api/openapi.json')) ?? 'null') as {
+        servers: { url: string }[];
+        info: { contact: { url?: string } };
+      };
       expect(openapi.servers[0]?.url).toBe(PUBLIC);
       // RESET_CONTACT_URL reaches the build only if refresh.yml passes it.
       expect(openapi.info.contact.url).toBe('https://example.test/contact');

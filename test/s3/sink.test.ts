@@ -6,7 +6,18 @@ import { createS3Sink } from '../../builder/publish/s3-sink.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 import { byPhase, doc, sampleBuild, sinkContract, stream } from '../contracts/sink.ts';
 import { startS3Proxy, type S3Proxy, type S3Request } from '../helpers/s3-proxy.ts';
-import { createTestBucket, createTestClient, describeS3, head, listAllKeys, readText, removeTestBucket, S3_ENDPOINT, writeText, type ClientHooks } from './helpers.ts';
+import {
+  createTestBucket,
+  createTestClient,
+  describeS3,
+  head,
+  listAllKeys,
+  readText,
+  removeTestBucket,
+  S3_ENDPOINT,
+  writeText,
+  type ClientHooks,
+} from './helpers.ts';
 
 const DELETE_AFTER_MS = 60 * 60 * 1000;
 const T0 = Date.parse('2026-11-21T00:00:00.000Z');
@@ -40,11 +51,33 @@ describeS3('S3 sink (radosgw)', () => {
    * A sink on its own prefix and manifest, with a clock the test moves. Lists the bucket on every publish unless
    * `listEvery` says otherwise, so drift is caught at once.
    */
-  function s3Harness(opts: { client?: S3Client; prefix?: string; listPageKeys?: number; listEvery?: number; listMaxAgeMs?: number; windowDocs?: number; concurrency?: number } = {}) {
+  function s3Harness(
+    opts: {
+      client?: S3Client;
+      prefix?: string;
+      listPageKeys?: number;
+      listEvery?: number;
+      listMaxAgeMs?: number;
+      windowDocs?: number;
+      concurrency?: number;
+    } = {},
+  ) {
     const prefix = opts.prefix ?? `site-${++n}/`;
     const clock = { ms: T0 };
     const make = (c: S3Client) =>
-      createS3Sink({ client: c, bucket, prefix, manifestKey: `private/${prefix}manifest.json`, deleteAfterMs: DELETE_AFTER_MS, concurrency: opts.concurrency ?? 4, listEvery: opts.listEvery ?? 1, ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}), now: () => new Date(clock.ms), ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}), ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}) });
+      createS3Sink({
+        client: c,
+        bucket,
+        prefix,
+        manifestKey: `private/${prefix}manifest.json`,
+        deleteAfterMs: DELETE_AFTER_MS,
+        concurrency: opts.concurrency ?? 4,
+        listEvery: opts.listEvery ?? 1,
+        ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}),
+        now: () => new Date(clock.ms),
+        ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}),
+        ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}),
+      });
     return {
       prefix,
       clock,
@@ -69,7 +102,11 @@ describeS3('S3 sink (radosgw)', () => {
     racing.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as { Key?: string };
-        if (context.commandName === 'PutObjectCommand' && input.Key === `private/${h.prefix}manifest.json` && rivalDone === null) {
+        if (
+          context.commandName === 'PutObjectCommand' &&
+          input.Key === `private/${h.prefix}manifest.json` &&
+          rivalDone === null
+        ) {
           rivalDone = rival.publish(build);
           await rivalDone;
         }
@@ -117,7 +154,10 @@ describeS3('S3 sink (radosgw)', () => {
     // Only the manifest is downloaded; published objects are compared by listing.
     expect(o.objectGets().map((r) => r.key)).toEqual([`private/${h.prefix}manifest.json`]);
     expect(o.log.filter((r) => r.method === 'HEAD')).toHaveLength(0);
-    expect(o.log.filter((r) => r.method === 'PUT').map((r) => r.key)).toEqual([`${h.prefix}api/en/history.json`, `private/${h.prefix}manifest.json`]);
+    expect(o.log.filter((r) => r.method === 'PUT').map((r) => r.key)).toEqual([
+      `${h.prefix}api/en/history.json`,
+      `private/${h.prefix}manifest.json`,
+    ]);
     expect(report.requests).toBe(o.log.length);
   });
 
@@ -142,7 +182,8 @@ describeS3('S3 sink (radosgw)', () => {
     const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listPageKeys: 2 });
     await h.sink.publish(sampleBuild(1));
     // Foreign objects make the listing longer; then two of ours change behind its back.
-    for (const k of ['api/de/m-foreign-1.json', 'api/de/m-foreign-2.json', 'api/de/m-foreign-3.json']) await writeText(client, bucket, h.prefix + k, 'theirs');
+    for (const k of ['api/de/m-foreign-1.json', 'api/de/m-foreign-2.json', 'api/de/m-foreign-3.json'])
+      await writeText(client, bucket, h.prefix + k, 'theirs');
     await writeText(client, bucket, `${h.prefix}api/en/events/r-2.json`, 'tampered');
     await writeText(client, bucket, `${h.prefix}api/openapi.json`, 'tampered');
     sent.length = 0;
@@ -194,26 +235,44 @@ describeS3('S3 sink (radosgw)', () => {
     expect(await readText(client, bucket, `${h.prefix}api/hand-made.json`)).toBe('x');
     expect(await readText(client, bucket, 'state/state.json')).toBe('{}');
     const keys = await listAllKeys(client, bucket, h.prefix);
-    expect(keys).toEqual([`${h.prefix}api/de/events/r-1.json`, `${h.prefix}api/en/events/r-1.json`, `${h.prefix}api/hand-made.json`]);
+    expect(keys).toEqual([
+      `${h.prefix}api/de/events/r-1.json`,
+      `${h.prefix}api/en/events/r-1.json`,
+      `${h.prefix}api/hand-made.json`,
+    ]);
   });
 
   it('refuses a manifest key under the public prefix', () => {
-    expect(() => createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json', now: () => new Date(T0) })).toThrow(/public prefix/);
-    expect(() => createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json', now: () => new Date(T0) })).toThrow(/public API root/);
+    expect(() =>
+      createS3Sink({ client, bucket, prefix: 'site/', manifestKey: 'site/manifest.json', now: () => new Date(T0) }),
+    ).toThrow(/public prefix/);
+    expect(() =>
+      createS3Sink({ client, bucket, prefix: '', manifestKey: 'api/manifest.json', now: () => new Date(T0) }),
+    ).toThrow(/public API root/);
   });
 
   it('leaves the previous API fully readable when a publish breaks halfway, and the next publish completes it', async () => {
     const h = s3Harness();
     const before = sampleBuild(1);
     await h.sink.publish(before);
-    const after = [...sampleBuild(5), ...Array.from({ length: 6 }, (_, i) => doc(`api/en/events/n-${i}.json`, { i }, PHASE.leaves))];
+    const after = [
+      ...sampleBuild(5),
+      ...Array.from({ length: 6 }, (_, i) => doc(`api/en/events/n-${i}.json`, { i }, PHASE.leaves)),
+    ];
 
     // Every upload after the third gets a 503 (the test client makes one attempt), as if the S3 went away.
     const o = await observed();
     let puts = 0;
-    o.proxy.arm({ label: 'S3 gone after three uploads', fault: 'slow_down', match: (r) => r.method === 'PUT' && r.key.startsWith(h.prefix) && ++puts > 3, times: Number.MAX_SAFE_INTEGER });
+    o.proxy.arm({
+      label: 'S3 gone after three uploads',
+      fault: 'slow_down',
+      match: (r) => r.method === 'PUT' && r.key.startsWith(h.prefix) && ++puts > 3,
+      times: Number.MAX_SAFE_INTEGER,
+    });
     const broken = h.make(o.client);
-    await expect(broken.publish(after)).rejects.toThrow(/\[publish\/s3\] PUT s3:\/\/reset-sink-[0-9a-f]+\/site-\d+\/api\/.* -> 503 SlowDown/);
+    await expect(broken.publish(after)).rejects.toThrow(
+      /\[publish\/s3\] PUT s3:\/\/reset-sink-[0-9a-f]+\/site-\d+\/api\/.* -> 503 SlowDown/,
+    );
     o.proxy.disarm();
     for (const d of before) expect(await h.read(d.key)).not.toBeNull();
     // Summaries still describe the old build: nothing of a higher phase was written after the failure.
@@ -248,31 +307,44 @@ describeS3('S3 sink (radosgw)', () => {
     });
 
     it.each([
-      ['missing', async (key: string) => void (await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))],
+      [
+        'missing',
+        async (key: string) => void (await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))),
+      ],
       ['overwritten with garbage', (key: string) => writeText(client, bucket, key, 'not json')],
-      ['of an older format', (key: string) => writeText(client, bucket, key, JSON.stringify({ version: 2, base: null, journal: {}, missingSince: {} }))],
-    ])('when %s, is recovered from a listing: only what differs from the listed objects is uploaded, nothing deleted', async (_, spoil) => {
-      const o = await observed();
-      const h = s3Harness({ client: o.client, listEvery: 100 });
-      await writeText(client, bucket, `${h.prefix}api/en/hand-made.json`, 'theirs');
-      await h.sink.publish(sampleBuild(1));
-      await spoil(manifestKey(h));
-      await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
-      h.advance(2 * DELETE_AFTER_MS);
-      o.log.length = 0;
-      const build = sampleBuild(1).filter((d) => d.key !== 'api/en/events/r-2.json');
-      expect(await h.sink.publish(build)).toMatchObject({ written: 1, unchanged: build.length - 1, deleted: 0 });
-      expect(o.log.filter((r) => r.key === '' && r.method === 'GET')).toHaveLength(1);
-      expect(o.log.filter((r) => r.method === 'PUT').map((r) => r.key)).toEqual([`${h.prefix}api/en/history.json`, manifestKey(h)]);
-      for (const d of build) expect(await h.read(d.key)).toBe(d.body);
-      // What the lost manifest knew is lost: the dropped object stays, as does the one it never published.
-      expect(await h.read('api/en/events/r-2.json')).not.toBeNull();
-      expect(await h.read('api/en/hand-made.json')).toBe('theirs');
-      // The recovered manifest holds again: the next publish trusts it (no listing) and finds everything in place.
-      o.log.length = 0;
-      expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
-      expect(o.log.map((r) => `${r.method} ${r.key}`)).toEqual([`GET ${manifestKey(h)}`, `PUT ${manifestKey(h)}`]);
-    });
+      [
+        'of an older format',
+        (key: string) =>
+          writeText(client, bucket, key, JSON.stringify({ version: 2, base: null, journal: {}, missingSince: {} })),
+      ],
+    ])(
+      'when %s, is recovered from a listing: only what differs from the listed objects is uploaded, nothing deleted',
+      async (_, spoil) => {
+        const o = await observed();
+        const h = s3Harness({ client: o.client, listEvery: 100 });
+        await writeText(client, bucket, `${h.prefix}api/en/hand-made.json`, 'theirs');
+        await h.sink.publish(sampleBuild(1));
+        await spoil(manifestKey(h));
+        await writeText(client, bucket, `${h.prefix}api/en/history.json`, 'tampered');
+        h.advance(2 * DELETE_AFTER_MS);
+        o.log.length = 0;
+        const build = sampleBuild(1).filter((d) => d.key !== 'api/en/events/r-2.json');
+        expect(await h.sink.publish(build)).toMatchObject({ written: 1, unchanged: build.length - 1, deleted: 0 });
+        expect(o.log.filter((r) => r.key === '' && r.method === 'GET')).toHaveLength(1);
+        expect(o.log.filter((r) => r.method === 'PUT').map((r) => r.key)).toEqual([
+          `${h.prefix}api/en/history.json`,
+          manifestKey(h),
+        ]);
+        for (const d of build) expect(await h.read(d.key)).toBe(d.body);
+        // What the lost manifest knew is lost: the dropped object stays, as does the one it never published.
+        expect(await h.read('api/en/events/r-2.json')).not.toBeNull();
+        expect(await h.read('api/en/hand-made.json')).toBe('theirs');
+        // The recovered manifest holds again: the next publish trusts it (no listing) and finds everything in place.
+        o.log.length = 0;
+        expect(await h.sink.publish(build)).toMatchObject({ written: 0, unchanged: build.length });
+        expect(o.log.map((r) => `${r.method} ${r.key}`)).toEqual([`GET ${manifestKey(h)}`, `PUT ${manifestKey(h)}`]);
+      },
+    );
 
     it('refuses a concurrent publisher that wrote the manifest after this publish read it, and the next publish repairs whatever the race left', async () => {
       const h = s3Harness({ listEvery: 100 });
@@ -289,7 +361,9 @@ describeS3('S3 sink (radosgw)', () => {
     it('writes a new manifest only if none exists (If-None-Match), so a rival that created one first wins', async () => {
       const h = s3Harness();
       const race = racedBy(h, sampleBuild(2));
-      await expect(h.make(race.client).publish(sampleBuild(1))).rejects.toThrow(/another publisher changed the manifest/);
+      await expect(h.make(race.client).publish(sampleBuild(1))).rejects.toThrow(
+        /another publisher changed the manifest/,
+      );
       expect(race.rivalDone()).not.toBeNull();
       expect(await h.sink.publish(sampleBuild(2))).toMatchObject({ written: 0 });
     });
@@ -320,7 +394,11 @@ describeS3('S3 sink (radosgw)', () => {
 
   it('lists when the last listing is older than listMaxAgeMs, whatever the tick count', async () => {
     const sent: string[] = [];
-    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listEvery: 100, listMaxAgeMs: 60 * 60 * 1000 });
+    const h = s3Harness({
+      client: createTestClient({ onSend: (c) => sent.push(c) }),
+      listEvery: 100,
+      listMaxAgeMs: 60 * 60 * 1000,
+    });
     await h.sink.publish(sampleBuild(1));
     sent.length = 0;
     h.advance(59 * 60 * 1000);
@@ -348,7 +426,8 @@ describeS3('S3 sink (radosgw)', () => {
       const ahead = () => {
         // Asked for document i, the sink holds i - (PUTs answered) documents besides it, at most.
         maxAhead = Math.max(maxAhead, i - landed);
-        if (i - landed >= W) throw new Error(`the sink took ${i} documents with ${landed} uploaded: more than ${W} held at once`);
+        if (i - landed >= W)
+          throw new Error(`the sink took ${i} documents with ${landed} uploaded: more than ${W} held at once`);
       };
       for (let e = 0; e < EVENTS; e++, i++) {
         ahead();
@@ -356,7 +435,10 @@ describeS3('S3 sink (radosgw)', () => {
         yield { ...doc(`api/${['en', 'de', 'ko', 'ja', 'zh'][e % 5]!}/events/e-${e}.json`, null, PHASE.leaves), body };
       }
       for (let p = 0; p < 10; p++, i++) {
-        if (p === 1) phase0InPlace = (await listAllKeys(client, bucket, `${h.prefix}api/`)).filter((k) => k.includes('/events/')).length;
+        if (p === 1)
+          phase0InPlace = (await listAllKeys(client, bucket, `${h.prefix}api/`)).filter((k) =>
+            k.includes('/events/'),
+          ).length;
         ahead();
         yield doc(`api/en/history/p-${p}.json`, { page: p }, PHASE.lists);
       }
@@ -379,40 +461,73 @@ describeS3('S3 sink (radosgw)', () => {
   }
 
   it.each([
-    ['a stream that throws', { bad: (): OutputDocument => { throw new Error('render failed'); }, error: /render failed/ }],
+    [
+      'a stream that throws',
+      {
+        bad: (): OutputDocument => {
+          throw new Error('render failed');
+        },
+        error: /render failed/,
+      },
+    ],
     ['an unsafe key', { bad: () => doc('api/../escape.json', {}, PHASE.lists), error: /unsafe object key/ }],
-    ['a second document for a key', { bad: () => doc('api/en/events/r-1.json', { again: true }, PHASE.lists), error: /two documents for root-\d+\/api\/en\/events\/r-1\.json/ }],
-    ['the manifest key', { bad: () => doc('private/root-manifest.json', {}, PHASE.lists), error: /would overwrite the manifest private\/root-manifest\.json/ }],
-  ])('stops at %s mid-stream: the publish fails, that document and the rest unwritten, the previous manifest intact, and the next publish repairs', async (_, { bad, error }) => {
-    // Prefix '' so that a document key can name the manifest, which lies outside the API root.
-    const root = `root-${++n}/`;
-    const make = () => createS3Sink({ client, bucket, prefix: '', manifestKey: 'private/root-manifest.json', deleteAfterMs: 0, listEvery: 1, now: () => new Date(T0) });
-    // Keys under their own root, as if the prefix were `root`, so runs of this test do not meet.
-    const under = (d: OutputDocument) => ({ ...d, key: root + d.key });
-    const read = (key: string) => readText(client, bucket, root + key);
-    const manifestBefore = async () => readText(client, bucket, 'private/root-manifest.json');
-    await make().publish(sampleBuild(1).map(under));
-    const before = await manifestBefore();
-    const rooted = async function* () {
-      for await (const d of interrupted(bad)) yield d.key === 'private/root-manifest.json' ? d : under(d);
-    };
-    await expect(make().publish(rooted())).rejects.toThrow(error);
-    expect(await manifestBefore()).toBe(before);
-    // Phase 0 (the new event) is in, nothing of phase 1 or later; r-2, dropped by build 2, is not deleted.
-    expect(await read('api/en/events/r-3.json')).not.toBeNull();
-    expect(await read('api/en/events/r-1.json')).toBe(sampleBuild(1)[0]!.body);
-    for (const d of sampleBuild(1).filter((x) => x.phase >= PHASE.lists)) expect(await read(d.key)).toBe(d.body);
-    expect(await read('api/en/events/r-2.json')).not.toBeNull();
-    const repaired = await make().publish(byPhase(sampleBuild(2)).map(under));
-    expect(repaired.written).toBeGreaterThan(0);
-    for (const d of sampleBuild(2)) expect(await read(d.key)).toBe(d.body);
-    expect(await read('api/en/events/r-2.json')).toBeNull();
-    expect(await manifestBefore()).not.toBe(before);
-    await removeRoot(root);
-  });
+    [
+      'a second document for a key',
+      {
+        bad: () => doc('api/en/events/r-1.json', { again: true }, PHASE.lists),
+        error: /two documents for root-\d+\/api\/en\/events\/r-1\.json/,
+      },
+    ],
+    [
+      'the manifest key',
+      {
+        bad: () => doc('private/root-manifest.json', {}, PHASE.lists),
+        error: /would overwrite the manifest private\/root-manifest\.json/,
+      },
+    ],
+  ])(
+    'stops at %s mid-stream: the publish fails, that document and the rest unwritten, the previous manifest intact, and the next publish repairs',
+    async (_, { bad, error }) => {
+      // Prefix '' so that a document key can name the manifest, which lies outside the API root.
+      const root = `root-${++n}/`;
+      const make = () =>
+        createS3Sink({
+          client,
+          bucket,
+          prefix: '',
+          manifestKey: 'private/root-manifest.json',
+          deleteAfterMs: 0,
+          listEvery: 1,
+          now: () => new Date(T0),
+        });
+      // Keys under their own root, as if the prefix were `root`, so runs of this test do not meet.
+      const under = (d: OutputDocument) => ({ ...d, key: root + d.key });
+      const read = (key: string) => readText(client, bucket, root + key);
+      const manifestBefore = async () => readText(client, bucket, 'private/root-manifest.json');
+      await make().publish(sampleBuild(1).map(under));
+      const before = await manifestBefore();
+      const rooted = async function* () {
+        for await (const d of interrupted(bad)) yield d.key === 'private/root-manifest.json' ? d : under(d);
+      };
+      await expect(make().publish(rooted())).rejects.toThrow(error);
+      expect(await manifestBefore()).toBe(before);
+      // Phase 0 (the new event) is in, nothing of phase 1 or later; r-2, dropped by build 2, is not deleted.
+      expect(await read('api/en/events/r-3.json')).not.toBeNull();
+      expect(await read('api/en/events/r-1.json')).toBe(sampleBuild(1)[0]!.body);
+      for (const d of sampleBuild(1).filter((x) => x.phase >= PHASE.lists)) expect(await read(d.key)).toBe(d.body);
+      expect(await read('api/en/events/r-2.json')).not.toBeNull();
+      const repaired = await make().publish(byPhase(sampleBuild(2)).map(under));
+      expect(repaired.written).toBeGreaterThan(0);
+      for (const d of sampleBuild(2)) expect(await read(d.key)).toBe(d.body);
+      expect(await read('api/en/events/r-2.json')).toBeNull();
+      expect(await manifestBefore()).not.toBe(before);
+      await removeRoot(root);
+    },
+  );
 
   async function removeRoot(root: string) {
-    for (const key of await listAllKeys(client, bucket, root)) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    for (const key of await listAllKeys(client, bucket, root))
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'private/root-manifest.json' }));
   }
 });

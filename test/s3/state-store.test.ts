@@ -5,7 +5,15 @@ import { emptyState } from '../../builder/model/schemas.ts';
 import { createS3StateStore } from '../../builder/state/s3-store.ts';
 import { ConflictError } from '../../builder/errors.ts';
 import { stateStoreContract } from '../contracts/state-store.ts';
-import { createTestBucket, createTestClient, describeS3, listAllKeys, readText, removeTestBucket, writeText } from './helpers.ts';
+import {
+  createTestBucket,
+  createTestClient,
+  describeS3,
+  listAllKeys,
+  readText,
+  removeTestBucket,
+  writeText,
+} from './helpers.ts';
 
 const tmpDirs: string[] = [];
 afterAll(async () => {
@@ -27,14 +35,26 @@ describeS3('S3 state store (radosgw)', () => {
 
   function harness() {
     const base = `t${++n}/`;
-    const make = () => createS3StateStore({ client, bucket, key: `${base}state.json`, lockKey: `${base}run.lock`, backupPrefix: `${base}corrupt/` });
+    const make = () =>
+      createS3StateStore({
+        client,
+        bucket,
+        key: `${base}state.json`,
+        lockKey: `${base}run.lock`,
+        backupPrefix: `${base}corrupt/`,
+      });
     return {
       base,
       store: make(),
       another: make,
       writeRaw: (text: string) => writeText(client, bucket, `${base}state.json`, text),
       writeRawCopy: (text: string) => writeText(client, bucket, `${base}state.json.last-good`, text),
-      keptAside: async () => Promise.all((await listAllKeys(client, bucket, `${base}corrupt/`)).map(async (k) => (await readText(client, bucket, k)) ?? '')),
+      keptAside: async () =>
+        Promise.all(
+          (await listAllKeys(client, bucket, `${base}corrupt/`)).map(
+            async (k) => (await readText(client, bucket, k)) ?? '',
+          ),
+        ),
     };
   }
 
@@ -52,7 +72,9 @@ describeS3('S3 state store (radosgw)', () => {
     const h = harness();
     const v1 = await h.store.save(emptyState(), null);
     const results = await Promise.allSettled(
-      ['2026-11-21T00:00:01.000Z', '2026-11-21T00:00:02.000Z', '2026-11-21T00:00:03.000Z'].map((t) => h.another().save({ ...emptyState(), updated_at: t }, v1)),
+      ['2026-11-21T00:00:01.000Z', '2026-11-21T00:00:02.000Z', '2026-11-21T00:00:03.000Z'].map((t) =>
+        h.another().save({ ...emptyState(), updated_at: t }, v1),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConflictError);
@@ -60,7 +82,9 @@ describeS3('S3 state store (radosgw)', () => {
 
   it('keeps the state and lock outside the public prefix', () => {
     expect(() => createS3StateStore({ client, bucket, key: 'api/state.json' })).toThrow(/public API root/);
-    expect(() => createS3StateStore({ client, bucket, key: 'site/state.json', publicPrefix: 'site/' })).toThrow(/public prefix/);
+    expect(() => createS3StateStore({ client, bucket, key: 'site/state.json', publicPrefix: 'site/' })).toThrow(
+      /public prefix/,
+    );
   });
 
   it('keeps one copy of a corrupt object however often it is loaded', async () => {

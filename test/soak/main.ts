@@ -4,7 +4,16 @@
 import { parseArgs } from 'node:util';
 import { formatSoakReport, runSoak } from './soak.ts';
 
-const { values } = parseArgs({ options: { ticks: { type: 'string', default: '1000' }, seed: { type: 'string', default: '20' }, 'stop-after': { type: 'string' }, ledger: { type: 'string' }, 'max-seconds': { type: 'string' }, quiet: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    ticks: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '20' },
+    'stop-after': { type: 'string' },
+    ledger: { type: 'string' },
+    'max-seconds': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  },
+});
 const ticks = Number(values.ticks);
 const seed = Number(values.seed);
 const endpoint = process.env.RESET_TEST_S3_ENDPOINT ?? '';
@@ -13,9 +22,19 @@ if (!Number.isInteger(ticks) || ticks < 1 || !Number.isInteger(seed)) {
   process.exit(2);
 }
 if (endpoint === '') {
-  console.error('soak: RESET_TEST_S3_ENDPOINT is not set (start radosgw: bash scripts/rgw.sh start .rgw 7480 && set -a && source .rgw/env && set +a)');
+  console.error(
+    'soak: RESET_TEST_S3_ENDPOINT is not set (start radosgw: bash scripts/rgw.sh start .rgw 7480 && set -a && source .rgw/env && set +a)',
+  );
   process.exit(2);
 }
-const report = await runSoak({ ticks, seed, ...(values['max-seconds'] ? { maxSeconds: Number(values['max-seconds']) } : {}), ...(values.ledger ? { ledgerRecords: Number(values.ledger) } : {}), ...(values['stop-after'] ? { stopAfter: Number(values['stop-after']) } : {}), s3Endpoint: endpoint, ...(values.quiet ? {} : { log: (l: string) => console.log(l) }) });
+const report = await runSoak({
+  ticks,
+  seed,
+  ...(values['max-seconds'] ? { maxSeconds: Number(values['max-seconds']) } : {}),
+  ...(values.ledger ? { ledgerRecords: Number(values.ledger) } : {}),
+  ...(values['stop-after'] ? { stopAfter: Number(values['stop-after']) } : {}),
+  s3Endpoint: endpoint,
+  ...(values.quiet ? {} : { log: (l: string) => console.log(l) }),
+});
 console.log(`\n${formatSoakReport(report)}`);
 process.exitCode = report.violationsTotal > 0 || report.aborted !== null ? 1 : 0;

@@ -28,7 +28,15 @@ import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { DATA_DIR } from '../helpers/build.ts';
 import { startS3Proxy, type FaultRule, type S3Proxy, type S3Request } from '../helpers/s3-proxy.ts';
 import { createTestBucket, createTestClient, listAllKeys, readText, removeTestBucket } from '../s3/helpers.ts';
-import { computeWorldResets, startReceiver, startSourceWorld, type Receiver, type ReceiverMode, type SourceModes, type SourceWorld } from './world.ts';
+import {
+  computeWorldResets,
+  startReceiver,
+  startSourceWorld,
+  type Receiver,
+  type ReceiverMode,
+  type SourceModes,
+  type SourceWorld,
+} from './world.ts';
 
 export const SOAK_T0 = '2026-11-21T00:00:00Z';
 export const TICK_MS = 15 * 60_000;
@@ -44,7 +52,8 @@ const CURATED_EVENTS_ALLOWANCE = 100;
 /** Objects that are not one event in one language: live, stable and follow documents, pages, unknown variants, schemas. */
 const FIXED_OBJECTS_ALLOWANCE = 1_000;
 /** Everything under `api/` in the bucket, objects dropped from a build included until they are deleted (1 hour). */
-export const MAX_DIST_OBJECTS = LANGS.length * (MAX_TRACKER_EVENTS + CURATED_EVENTS_ALLOWANCE) + FIXED_OBJECTS_ALLOWANCE;
+export const MAX_DIST_OBJECTS =
+  LANGS.length * (MAX_TRACKER_EVENTS + CURATED_EVENTS_ALLOWANCE) + FIXED_OBJECTS_ALLOWANCE;
 /** About 39 KiB per event over its five event documents and the histories that list it (bench/scale.ts). */
 export const MAX_DIST_BYTES = 128 * 1024 * 1024;
 /** Messages one run may send to one channel (the product's own constant), and the one digest past them. */
@@ -82,7 +91,15 @@ export const INVARIANTS = [
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
-export type StorageFault = 'none' | 's3_5xx' | 's3_5xx_persistent' | 's3_dropped_connection' | 's3_timeout' | 's3_timeout_persistent' | 'kill_mid_publish' | 'overlapping_run';
+export type StorageFault =
+  | 'none'
+  | 's3_5xx'
+  | 's3_5xx_persistent'
+  | 's3_dropped_connection'
+  | 's3_timeout'
+  | 's3_timeout_persistent'
+  | 'kill_mid_publish'
+  | 'overlapping_run';
 
 export interface TickPlan {
   sources: SourceModes;
@@ -147,16 +164,54 @@ export function computeSchedule(ticks: number, seed: number): TickPlan[] {
   const plans: TickPlan[] = [];
   for (let t = 0; t < ticks; t++) {
     // A flapping tracker stays down for a few ticks at a time.
-    let tracker: SourceModes['tracker'] = downStreak > 0 ? 'down' : pick([['down', 0.05], ['stall', 0.04], ['flood', 0.04], ['lie', 0.1]], 'ok');
+    let tracker: SourceModes['tracker'] =
+      downStreak > 0
+        ? 'down'
+        : pick(
+            [
+              ['down', 0.05],
+              ['stall', 0.04],
+              ['flood', 0.04],
+              ['lie', 0.1],
+            ],
+            'ok',
+          );
     if (tracker === 'down' && downStreak === 0) downStreak = 1 + Math.floor(rand() * 4);
     if (downStreak > 0) downStreak--;
     if (inStorm(t)) tracker = 'flood';
     const sources: SourceModes = {
       tracker,
-      trackerStatus: pick([['down', 0.06], ['stall', 0.03]], 'ok'),
-      status: pick([['down', 0.06], ['stall', 0.03], ['lie', 0.1]], 'ok'),
-      feedA: pick([['down', 0.06], ['stall', 0.03]], 'ok'),
-      feedB: inStorm(t) ? 'flood' : pick([['flood', 0.15], ['down', 0.05]], 'ok'),
+      trackerStatus: pick(
+        [
+          ['down', 0.06],
+          ['stall', 0.03],
+        ],
+        'ok',
+      ),
+      status: pick(
+        [
+          ['down', 0.06],
+          ['stall', 0.03],
+          ['lie', 0.1],
+        ],
+        'ok',
+      ),
+      feedA: pick(
+        [
+          ['down', 0.06],
+          ['stall', 0.03],
+        ],
+        'ok',
+      ),
+      feedB: inStorm(t)
+        ? 'flood'
+        : pick(
+            [
+              ['flood', 0.15],
+              ['down', 0.05],
+            ],
+            'ok',
+          ),
     };
     let storage: StorageFault = pick(
       [
@@ -171,7 +226,12 @@ export function computeSchedule(ticks: number, seed: number): TickPlan[] {
     // Child-process runs: one killed mid-publish and one overlapping run in every hundred ticks (in every soak,
     // however short). Their sources are healthy, since a child waits the production fetcher timeouts.
     const period = Math.min(100, ticks);
-    const child = t % period === Math.floor(period / 2) ? 'kill_mid_publish' : t % period === Math.floor((3 * period) / 4) ? 'overlapping_run' : null;
+    const child =
+      t % period === Math.floor(period / 2)
+        ? 'kill_mid_publish'
+        : t % period === Math.floor((3 * period) / 4)
+          ? 'overlapping_run'
+          : null;
     if (child !== null && t > 0) storage = child;
     if (t === 0) storage = 'none';
     const healthy = child !== null || t === 0;
@@ -183,7 +243,13 @@ export function computeSchedule(ticks: number, seed: number): TickPlan[] {
   }
   // A short soak still meets every fault: a kind the dice never chose goes to an early quiet tick.
   const quiet = (t: number) => t > 0 && plans[t]!.storage === 'none' && plans[t]!.sources.tracker === 'ok';
-  for (const kind of ['s3_5xx', 's3_5xx_persistent', 's3_dropped_connection', 's3_timeout', 's3_timeout_persistent'] as const) {
+  for (const kind of [
+    's3_5xx',
+    's3_5xx_persistent',
+    's3_dropped_connection',
+    's3_timeout',
+    's3_timeout_persistent',
+  ] as const) {
     const t = plans.some((p) => p.storage === kind) ? -1 : plans.findIndex((_, i) => quiet(i));
     if (t > 0) plans[t]!.storage = kind;
   }
@@ -201,7 +267,12 @@ const isStatePut = (r: S3Request) => r.method === 'PUT' && r.key === DEFAULT_STA
 const isStateGet = (r: S3Request) => r.method === 'GET' && r.key === DEFAULT_STATE_KEY;
 const isManifestGet = (r: S3Request) => r.method === 'GET' && r.key === DEFAULT_MANIFEST_KEY;
 const isLockPut = (r: S3Request) => r.method === 'PUT' && r.key === DEFAULT_LOCK_KEY;
-const rule = (label: string, fault: FaultRule['fault'], match: (r: S3Request) => boolean, times = 1): FaultRule => ({ label, fault, match, times });
+const rule = (label: string, fault: FaultRule['fault'], match: (r: S3Request) => boolean, times = 1): FaultRule => ({
+  label,
+  fault,
+  match,
+  times,
+});
 
 /** The proxy rules of an in-process storage fault; the SDK's 3 attempts absorb single faults, persistent ones fail the run. */
 function storageRules(fault: StorageFault, rand: () => number): FaultRule[] {
@@ -215,7 +286,11 @@ function storageRules(fault: StorageFault, rand: () => number): FaultRule[] {
     case 's3_5xx_persistent':
       return [rule('503 SlowDown on every public PUT', 'slow_down', isPublicPut, PERSISTENT)];
     case 's3_dropped_connection':
-      return [rule('connection dropped before a public PUT landed', 'drop_request', isPublicPut), rule('connection dropped after a public PUT landed', 'drop_response', isPublicPut), rule('manifest GET cut off', 'drop_response', isManifestGet)].filter(() => rand() < 0.7);
+      return [
+        rule('connection dropped before a public PUT landed', 'drop_request', isPublicPut),
+        rule('connection dropped after a public PUT landed', 'drop_response', isPublicPut),
+        rule('manifest GET cut off', 'drop_response', isManifestGet),
+      ].filter(() => rand() < 0.7);
     case 's3_timeout':
       return [rule('public PUT left unanswered', 'hang', isPublicPut)];
     case 's3_timeout_persistent':
@@ -235,7 +310,9 @@ async function listApi(client: S3Client, bucket: string): Promise<Listing> {
   let bytes = 0;
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'api/', ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: 'api/', ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) {
       if (!o.Key) continue;
       objects.set(o.Key, { etag: o.ETag ?? '', size: o.Size ?? 0 });
@@ -270,7 +347,11 @@ function docInfo(etag: string, body: unknown): DocInfo {
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
   };
   walk(body);
-  const b = body as { meta?: { generated_at?: string; updated_at?: string | null }; reset?: boolean | null; today?: { last_good_check_at?: string | null } };
+  const b = body as {
+    meta?: { generated_at?: string; updated_at?: string | null };
+    reset?: boolean | null;
+    today?: { last_good_check_at?: string | null };
+  };
   const t = b.meta?.generated_at ?? b.meta?.updated_at ?? null;
   const info: DocInfo = { etag, timeMs: t === null ? null : Date.parse(t), eventKeys: [...eventKeys] };
   if (b.today !== undefined && 'reset' in b) {
@@ -290,9 +371,15 @@ async function emptyAndRemove(client: S3Client, bucket: string): Promise<void> {
 
 /** A copy of data/ with only the newest `n` ledger records, as the storage fault suite builds it. */
 async function writeLedgerSlice(dir: string, n: number): Promise<string> {
-  const ledger = JSON.parse(await readFile(path.join(DATA_DIR, 'archive', 'codex-reset-ledger.json'), 'utf8')) as { archive: unknown; records: unknown[] };
+  const ledger = JSON.parse(await readFile(path.join(DATA_DIR, 'archive', 'codex-reset-ledger.json'), 'utf8')) as {
+    archive: unknown;
+    records: unknown[];
+  };
   for (const d of ['archive', 'verified', 'reviews']) await mkdir(path.join(dir, d), { recursive: true });
-  await writeFile(path.join(dir, 'archive', 'codex-reset-ledger.json'), JSON.stringify({ archive: ledger.archive, records: ledger.records.slice(-n) }));
+  await writeFile(
+    path.join(dir, 'archive', 'codex-reset-ledger.json'),
+    JSON.stringify({ archive: ledger.archive, records: ledger.records.slice(-n) }),
+  );
   return dir;
 }
 
@@ -311,7 +398,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const rand = seededRandom(seed + 1);
   const resets = computeWorldResets(t0Ms, opts.ticks * TICK_MS, seededRandom(seed + 2));
   const work = await mkdtemp(path.join(tmpdir(), 'rsa-soak-'));
-  const dataDir = opts.ledgerRecords === undefined ? DATA_DIR : await writeLedgerSlice(path.join(work, 'data'), opts.ledgerRecords);
+  const dataDir =
+    opts.ledgerRecords === undefined ? DATA_DIR : await writeLedgerSlice(path.join(work, 'data'), opts.ledgerRecords);
 
   const admin = createTestClient();
   const bucket = await createTestBucket(admin, 'soak');
@@ -357,12 +445,23 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const edgeStore = createLocalEdgeStore(edgeDir);
     const sources = sourceConfigsFromEnv(world.env);
     const notifier = createNotifier(channels, { timeoutMs: 1_000, budgetMs: 5_000 });
-    const childEnv = { PATH: process.env.PATH ?? '', ...s3Env, ...world.env, RESET_NOTIFY_WEBHOOKS: entries.join(','), RESET_PUBLIC_BASE_URL: PUBLIC_URL };
+    const childEnv = {
+      PATH: process.env.PATH ?? '',
+      ...s3Env,
+      ...world.env,
+      RESET_NOTIFY_WEBHOOKS: entries.join(','),
+      RESET_PUBLIC_BASE_URL: PUBLIC_URL,
+    };
 
     const inProcess = (): Promise<RunSummary> =>
       run({
         now,
-        fetcher: createHttpFetcher({ timeoutMs: SOURCE_TIMEOUT_MS, retries: 1, backoffBaseMs: 10, deadline: Date.now() + 5_000 }),
+        fetcher: createHttpFetcher({
+          timeoutMs: SOURCE_TIMEOUT_MS,
+          retries: 1,
+          backoffBaseMs: 10,
+          deadline: Date.now() + 5_000,
+        }),
         sources,
         store,
         sink,
@@ -375,11 +474,15 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
     /** A production run as its own process; `killAtPublicPut`: SIGKILLed when it sends that many public PUTs. */
     const child = (killAtPublicPut: number | null, onLock?: () => void) => {
-      const p = spawn(process.execPath, ['--import', 'tsx', 'builder/main.ts', '--target', 's3', '--now', now().toISOString(), '--data-dir', dataDir], {
-        cwd: REPO_ROOT,
-        env: childEnv,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const p = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'builder/main.ts', '--target', 's3', '--now', now().toISOString(), '--data-dir', dataDir],
+        {
+          cwd: REPO_ROOT,
+          env: childEnv,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       p.stdout.on('data', (c: Buffer) => (output += c.toString()));
       p.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -445,12 +548,20 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         const m = await (mine as Promise<RunSummary | Error> | null);
         if (m instanceof Error) {
           runs.failed++;
-          violate('run_failed_without_storage_fault', tick, `the in-process run overlapping a child failed: ${m.message.split('\n')[0]}`);
+          violate(
+            'run_failed_without_storage_fault',
+            tick,
+            `the in-process run overlapping a child failed: ${m.message.split('\n')[0]}`,
+          );
         }
         const childSkipped = /skipped, another run holds the lock/.test(c.output);
         if (c.code !== 0) {
           runs.failed++;
-          violate('run_failed_without_storage_fault', tick, `overlapping child exited ${c.code}: ${c.output.slice(-300)}`);
+          violate(
+            'run_failed_without_storage_fault',
+            tick,
+            `overlapping child exited ${c.code}: ${c.output.slice(-300)}`,
+          );
         } else runs[childSkipped ? 'skipped' : 'ok']++;
         if (m === null) outcome = 'no overlap happened';
         else if (m instanceof Error) outcome = `overlap: child exit ${c.code}, in-process failed`;
@@ -464,7 +575,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         try {
           const s = await inProcess();
           runs[s.skipped ? 'skipped' : 'ok']++;
-          outcome = s.skipped ? 'skipped' : `${s.today} (reset ${s.reset}), ${s.published!.written} written, notifications ${s.notifications?.sent ?? 0} sent`;
+          outcome = s.skipped
+            ? 'skipped'
+            : `${s.today} (reset ${s.reset}), ${s.published!.written} written, notifications ${s.notifications?.sent ?? 0} sent`;
         } catch (err) {
           runs.failed++;
           outcome = `failed: ${(err as Error).message.split('\n')[0]!.slice(0, 160)}`;
@@ -491,7 +604,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       }
       for (const [c, n] of perChannel) {
         maxMessages = Math.max(maxMessages, n);
-        if (n > MESSAGES_PER_RUN_CAP + DIGESTS_PER_RUN) violate('messages_over_cap', tick, `${c} got ${n} messages in one run (cap ${MESSAGES_PER_RUN_CAP} + ${DIGESTS_PER_RUN} digest)`);
+        if (n > MESSAGES_PER_RUN_CAP + DIGESTS_PER_RUN)
+          violate(
+            'messages_over_cap',
+            tick,
+            `${c} got ${n} messages in one run (cap ${MESSAGES_PER_RUN_CAP} + ${DIGESTS_PER_RUN} digest)`,
+          );
       }
 
       // Sizes of the state and of everything published.
@@ -503,7 +621,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         try {
           const updated = (JSON.parse(stateText) as { updated_at?: string | null }).updated_at;
           const ms = updated ? Date.parse(updated) : -Infinity;
-          if (ms < lastStateMs) violate('state_older_than_replaced', tick, `state updated_at ${updated} after ${new Date(lastStateMs).toISOString()}`);
+          if (ms < lastStateMs)
+            violate(
+              'state_older_than_replaced',
+              tick,
+              `state updated_at ${updated} after ${new Date(lastStateMs).toISOString()}`,
+            );
           lastStateMs = Math.max(lastStateMs, ms);
         } catch {
           // A corrupt state object is the store's to recover from (it keeps a last good copy); not a published document.
@@ -513,12 +636,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       maxDist = Math.max(maxDist, listing.bytes);
       maxObjects = Math.max(maxObjects, listing.objects.size);
       if (listing.bytes > MAX_DIST_BYTES || listing.objects.size > MAX_DIST_OBJECTS) {
-        violate('dist_over_bound', tick, `${listing.objects.size} objects, ${listing.bytes} bytes (bounds ${MAX_DIST_OBJECTS}, ${MAX_DIST_BYTES})`);
+        violate(
+          'dist_over_bound',
+          tick,
+          `${listing.objects.size} objects, ${listing.bytes} bytes (bounds ${MAX_DIST_OBJECTS}, ${MAX_DIST_BYTES})`,
+        );
       }
 
       // Every changed JSON document: valid, and not older than the one it replaced. New event documents replace
       // nothing and link nowhere, so they are not read (a flood publishes thousands).
-      const toRead = [...listing.objects].filter(([key, o]) => key.endsWith('.json') && docs.get(key)?.etag !== o.etag && (docs.has(key) || !/\/events\//.test(key)));
+      const toRead = [...listing.objects].filter(
+        ([key, o]) =>
+          key.endsWith('.json') && docs.get(key)?.etag !== o.etag && (docs.has(key) || !/\/events\//.test(key)),
+      );
       for (let i = 0; i < toRead.length; i += 16) {
         await Promise.all(
           toRead.slice(i, i + 16).map(async ([key, o]) => {
@@ -533,7 +663,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             }
             const prev = docs.get(key);
             if (prev && prev.timeMs !== null && info.timeMs !== null && info.timeMs < prev.timeMs) {
-              violate('document_older_than_replaced', tick, `${key}: ${new Date(info.timeMs).toISOString()} replaced ${new Date(prev.timeMs).toISOString()}`);
+              violate(
+                'document_older_than_replaced',
+                tick,
+                `${key}: ${new Date(info.timeMs).toISOString()} replaced ${new Date(prev.timeMs).toISOString()}`,
+              );
             }
             docs.set(key, info);
           }),
@@ -543,9 +677,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
       // The published set is complete: every event a present document lists is an object.
       const missing: string[] = [];
-      for (const [key, info] of docs) for (const ek of info.eventKeys) if (!listing.objects.has(ek)) missing.push(`${key} lists ${ek}`);
+      for (const [key, info] of docs)
+        for (const ek of info.eventKeys) if (!listing.objects.has(ek)) missing.push(`${key} lists ${ek}`);
       // One violation per tick, however many links dangle.
-      if (missing.length > 0) violate('published_set_incomplete', tick, `${missing.length} links to unpublished events, e.g. ${missing[0]}`);
+      if (missing.length > 0)
+        violate('published_set_incomplete', tick, `${missing.length} links to unpublished events, e.g. ${missing[0]}`);
 
       // `reset: false` only with a fresh good check, in what the edge serves now and just before the next tick.
       const edge = await edgeStore.read();
@@ -553,12 +689,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       for (const at of [nowMs, nowMs + TICK_MS - 1]) {
         for (const lang of LANGS) {
           for (const endpoint of ['latest', 'status']) {
-            const r = route({ method: 'GET', uri: `/api/${endpoint}`, query: `lang=${lang}` }, { now: at, freshness, eventKnown: null });
+            const r = route(
+              { method: 'GET', uri: `/api/${endpoint}`, query: `lang=${lang}` },
+              { now: at, freshness, eventKnown: null },
+            );
             if (r.kind !== 'object') continue;
             const d = docs.get(r.key);
             if (d === undefined || d.reset !== false) continue;
             if (d.lastGoodMs === null || d.lastGoodMs === undefined || at - d.lastGoodMs > FRESH_CHECK_MS) {
-              violate('reset_false_without_fresh_check', tick, `${r.key} says reset false at ${new Date(at).toISOString()}, last good check ${d.lastGoodMs ? new Date(d.lastGoodMs).toISOString() : 'none'}`);
+              violate(
+                'reset_false_without_fresh_check',
+                tick,
+                `${r.key} says reset false at ${new Date(at).toISOString()}, last good check ${d.lastGoodMs ? new Date(d.lastGoodMs).toISOString() : 'none'}`,
+              );
             }
           }
         }
@@ -569,7 +712,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       log(
         `tick ${tick} ${new Date(nowMs).toISOString()} ${(tickMs[tick]! / 1000).toFixed(2)} s · sources ${Object.values(plan.sources).join('/')} · receiver ${plan.receiver} · storage ${plan.storage}${injected.length ? ` (${injected.length} injected)` : ''} · ${outcome} · ${fresh.length} deliveries · state ${stateText?.length ?? 0} B · api ${listing.objects.size} objects ${(listing.bytes / 1024 / 1024).toFixed(1)} MiB`,
       );
-      if (opts.maxSeconds !== undefined && (performance.now() - started) / 1000 > opts.maxSeconds && tick + 1 < opts.ticks) {
+      if (
+        opts.maxSeconds !== undefined &&
+        (performance.now() - started) / 1000 > opts.maxSeconds &&
+        tick + 1 < opts.ticks
+      ) {
         aborted = `stopped after tick ${tick}: the wall-time budget of ${opts.maxSeconds} s is spent`;
         log(aborted);
         break;
@@ -623,13 +770,28 @@ export function formatSoakReport(r: SoakReport): string {
   const lines = [
     `soak: ${r.ticks} of ${r.ticksPlanned} ticks of 15 simulated minutes in ${r.seconds.toFixed(0)} s${r.aborted ? ` (ABORTED: ${r.aborted})` : ''}`,
     `runs: ${r.runs.ok} ok, ${r.runs.failed} failed (storage faults), ${r.runs.skipped} skipped (lock held), ${r.runs.killed} killed`,
-    `deliveries: ${r.deliveries} (${Object.entries(r.deliveriesByChannel).map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}); most in one run to one channel: ${r.maxMessagesInOneRun}; reset posts delivered under several keys: ${r.postsDeliveredUnderSeveralKeys}`,
+    `deliveries: ${r.deliveries} (${
+      Object.entries(r.deliveriesByChannel)
+        .map(([c, n]) => `${c} ${n}`)
+        .join(', ') || 'none'
+    }); most in one run to one channel: ${r.maxMessagesInOneRun}; reset posts delivered under several keys: ${r.postsDeliveredUnderSeveralKeys}`,
     `max state: ${r.maxStateBytes} bytes (${mib(r.maxStateBytes)}; bound ${mib(MAX_STATE_BYTES)})`,
     `max published: ${r.maxDistBytes} bytes (${mib(r.maxDistBytes)}; bound ${mib(MAX_DIST_BYTES)}) in at most ${r.maxDistObjects} objects (bound ${MAX_DIST_OBJECTS})`,
     `tick time: p50 ${(r.tickMs.p50 / 1000).toFixed(2)} s, p99 ${(r.tickMs.p99 / 1000).toFixed(2)} s, max ${(r.tickMs.max / 1000).toFixed(2)} s`,
-    `stages (median of in-process runs): ${Object.entries(r.stageMs).map(([k, ms]) => `${k} ${ms.toFixed(0)} ms`).join(', ')}`,
-    `faults injected: ${Object.entries(r.faults).map(([k, n]) => `${k} ${n}`).join(', ')}`,
-    `invariants violated: ${r.violationsTotal}${r.violationsTotal ? ` (${Object.entries(r.violations).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}`,
+    `stages (median of in-process runs): ${Object.entries(r.stageMs)
+      .map(([k, ms]) => `${k} ${ms.toFixed(0)} ms`)
+      .join(', ')}`,
+    `faults injected: ${Object.entries(r.faults)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+    `invariants violated: ${r.violationsTotal}${
+      r.violationsTotal
+        ? ` (${Object.entries(r.violations)
+            .filter(([, n]) => n > 0)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')})`
+        : ''
+    }`,
     ...r.examples.map((e) => `  ${e}`),
   ];
   return lines.join('\n');

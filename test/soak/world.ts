@@ -59,7 +59,10 @@ function honestRecords(resets: readonly WorldReset[], nowMs: number): TrackerRec
       id: `rst_${r.n}`,
       reset_type: r.type,
       announced_at: iso(r.atMs),
-      text: r.type === 'regular' ? `We reset Codex usage limits for everyone (#${r.n}).` : `Banked reset granted to affected accounts (#${r.n}).`,
+      text:
+        r.type === 'regular'
+          ? `We reset Codex usage limits for everyone (#${r.n}).`
+          : `Banked reset granted to affected accounts (#${r.n}).`,
       source: { type: 'observed', url: `https://tracker.example.test/resets/${r.n}` },
     }));
 }
@@ -69,15 +72,36 @@ function lie(records: TrackerRecord[], nowMs: number, tick: number, rand: () => 
   const out: TrackerRecord[] = [];
   for (const r of records) {
     const roll = rand();
-    if (roll < 0.25) out.push(r, { ...r }); // repeated
-    else if (roll < 0.45) out.push({ ...r, id: `${r.id}${tick}` }); // renumbered: same post, a new id
-    else if (roll < 0.65) out.push({ ...r, id: r.id.toUpperCase() }); // another case
-    else if (roll < 0.85) out.push({ ...r, announced_at: iso(Math.min(nowMs, Date.parse(r.announced_at) + (rand() < 0.5 ? -1 : 1) * Math.floor(rand() * 6 * HOUR_MS))) }); // moved
+    if (roll < 0.25)
+      out.push(r, { ...r }); // repeated
+    else if (roll < 0.45)
+      out.push({ ...r, id: `${r.id}${tick}` }); // renumbered: same post, a new id
+    else if (roll < 0.65)
+      out.push({ ...r, id: r.id.toUpperCase() }); // another case
+    else if (roll < 0.85)
+      out.push({
+        ...r,
+        announced_at: iso(
+          Math.min(nowMs, Date.parse(r.announced_at) + (rand() < 0.5 ? -1 : 1) * Math.floor(rand() * 6 * HOUR_MS)),
+        ),
+      }); // moved
     else out.push(r);
   }
   out.push(
-    { id: `far_${tick}`, reset_type: 'regular', announced_at: '9999-12-31T00:00:00Z', text: 'Codex usage limits reset for everyone.', source: { type: 'observed', url: `https://tracker.example.test/far/${tick}` } },
-    { id: `ahead_${tick}`, reset_type: 'regular', announced_at: iso(nowMs + DAY_MS), text: 'Codex usage limits reset for everyone.', source: { type: 'observed', url: `https://tracker.example.test/ahead/${tick}` } },
+    {
+      id: `far_${tick}`,
+      reset_type: 'regular',
+      announced_at: '9999-12-31T00:00:00Z',
+      text: 'Codex usage limits reset for everyone.',
+      source: { type: 'observed', url: `https://tracker.example.test/far/${tick}` },
+    },
+    {
+      id: `ahead_${tick}`,
+      reset_type: 'regular',
+      announced_at: iso(nowMs + DAY_MS),
+      text: 'Codex usage limits reset for everyone.',
+      source: { type: 'observed', url: `https://tracker.example.test/ahead/${tick}` },
+    },
   );
   // Out of order too.
   return out.sort(() => rand() - 0.5);
@@ -95,10 +119,20 @@ function flood(nowMs: number, tick: number): TrackerRecord[] {
 
 function statusPage(nowMs: number, mode: StatusMode, rand: () => number): unknown {
   const lying = mode === 'lie';
-  const codex = lying ? ['major_outage', 'degraded_performance', 'melting', 'operational'][Math.floor(rand() * 4)] : 'operational';
+  const codex = lying
+    ? ['major_outage', 'degraded_performance', 'melting', 'operational'][Math.floor(rand() * 4)]
+    : 'operational';
   return {
-    page: { id: 'soak', name: 'Example AI', url: 'https://status.example.test', updated_at: lying ? '9999-12-31T23:59:59Z' : iso(nowMs - 60_000) },
-    status: { indicator: lying ? 'critical' : 'none', description: lying ? 'Everything is fine' : 'All Systems Operational' },
+    page: {
+      id: 'soak',
+      name: 'Example AI',
+      url: 'https://status.example.test',
+      updated_at: lying ? '9999-12-31T23:59:59Z' : iso(nowMs - 60_000),
+    },
+    status: {
+      indicator: lying ? 'critical' : 'none',
+      description: lying ? 'Everything is fine' : 'All Systems Operational',
+    },
     components: [
       { id: 'c1', name: 'Codex Web', status: codex },
       { id: 'c2', name: 'Codex API', status: 'operational' },
@@ -111,8 +145,20 @@ function feedA(resets: readonly WorldReset[], nowMs: number): unknown {
   const items = resets
     .filter((r) => r.atMs <= nowMs && nowMs - r.atMs < 3 * DAY_MS)
     .flatMap((r) => [
-      { id: `post-${r.n}`, title: `Did Codex limits just reset? (${r.n})`, url: `https://forum.example.test/p/${r.n}`, date_published: iso(r.atMs + 20 * 60_000), content_text: 'My codex usage reset.' },
-      { id: `chat-${r.n}`, title: `New editor theme ${r.n}`, url: `https://forum.example.test/c/${r.n}`, date_published: iso(r.atMs + 30 * 60_000), content_text: 'Nothing about limits.' },
+      {
+        id: `post-${r.n}`,
+        title: `Did Codex limits just reset? (${r.n})`,
+        url: `https://forum.example.test/p/${r.n}`,
+        date_published: iso(r.atMs + 20 * 60_000),
+        content_text: 'My codex usage reset.',
+      },
+      {
+        id: `chat-${r.n}`,
+        title: `New editor theme ${r.n}`,
+        url: `https://forum.example.test/c/${r.n}`,
+        date_published: iso(r.atMs + 30 * 60_000),
+        content_text: 'Nothing about limits.',
+      },
     ])
     .filter((i) => Date.parse(i.date_published) <= nowMs);
   return { version: 'https://jsonfeed.org/version/1.1', title: 'r/codex', items };
@@ -172,16 +218,30 @@ export async function startSourceWorld(resets: readonly WorldReset[], rand: () =
       let data = honestRecords(resets, nowMs);
       if (modes.tracker === 'flood') data = [...flood(nowMs, tick), ...data];
       if (modes.tracker === 'lie') data = lie(data, nowMs, tick, rand);
-      return json(res, { data, pagination: { has_more: false, next_cursor: null }, meta: { api_version: '1', generated_at: iso(nowMs) } });
+      return json(res, {
+        data,
+        pagination: { has_more: false, next_cursor: null },
+        meta: { api_version: '1', generated_at: iso(nowMs) },
+      });
     }
     if (path === '/tracker/api/v1/status') {
       if (faulted(req, res, modes.trackerStatus)) return;
       // The next real reset is announced two hours ahead.
       const next = resets.find((r) => r.atMs > nowMs && r.atMs - nowMs <= 2 * HOUR_MS && r.type === 'regular');
       const scheduled = next
-        ? { id: `rst_${next.n}`, status: 'scheduled', reset_type: 'regular', announced_at: iso(next.atMs - 2 * HOUR_MS), scheduled_for: iso(next.atMs), text: 'Limits reset in two hours.', source: { type: 'observed', url: `https://tracker.example.test/announced/${next.n}` } }
+        ? {
+            id: `rst_${next.n}`,
+            status: 'scheduled',
+            reset_type: 'regular',
+            announced_at: iso(next.atMs - 2 * HOUR_MS),
+            scheduled_for: iso(next.atMs),
+            text: 'Limits reset in two hours.',
+            source: { type: 'observed', url: `https://tracker.example.test/announced/${next.n}` },
+          }
         : null;
-      return json(res, { data: { latest_reset: null, scheduled_reset: scheduled, active_watch: false, stats: { total: resets.length } } });
+      return json(res, {
+        data: { latest_reset: null, scheduled_reset: scheduled, active_watch: false, stats: { total: resets.length } },
+      });
     }
     if (path === '/status/api/v2/summary.json') {
       if (faulted(req, res, modes.status)) return;
@@ -193,7 +253,12 @@ export async function startSourceWorld(resets: readonly WorldReset[], rand: () =
     }
     if (path === '/feeds/b.json') {
       if (faulted(req, res, modes.feedB)) return;
-      return json(res, modes.feedB === 'flood' ? feedFlood(nowMs, tick) : { version: 'https://jsonfeed.org/version/1.1', title: 'Codex news', items: [] });
+      return json(
+        res,
+        modes.feedB === 'flood'
+          ? feedFlood(nowMs, tick)
+          : { version: 'https://jsonfeed.org/version/1.1', title: 'Codex news', items: [] },
+      );
     }
     res.writeHead(404);
     res.end();
@@ -263,7 +328,10 @@ export async function startReceiver(): Promise<Receiver> {
       let source: string | null = null;
       if (channel === '/hook') {
         try {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind?: string; links?: { source?: string | null } };
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            kind?: string;
+            links?: { source?: string | null };
+          };
           if (body.kind === 'reset') source = body.links?.source ?? null;
         } catch {
           // A digest or another shape: no post to attribute.

@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGS } from '../../builder/contract.ts';
-import { ANOMALY_MAX_NEW_RESETS, applySourceResults, MAX_SIGNALS, MAX_SIGNALS_PER_SOURCE, MAX_TRACKER_EVENTS } from '../../builder/model/apply.ts';
+import {
+  ANOMALY_MAX_NEW_RESETS,
+  applySourceResults,
+  MAX_SIGNALS,
+  MAX_SIGNALS_PER_SOURCE,
+  MAX_TRACKER_EVENTS,
+} from '../../builder/model/apply.ts';
 import { emptyState, EventSchema, type Event, type Signal, type SourceCheck } from '../../builder/model/schemas.ts';
 import { parseChannel } from '../../builder/notify/channels.ts';
 import { createNotifier } from '../../builder/notify/send.ts';
@@ -19,10 +25,17 @@ import { DATA_DIR, startLoopback, trackerHandler, type LoopbackServer } from '..
 
 const T0 = Date.parse('2026-11-21T12:00:00Z');
 const MIN = 60_000;
-const record = (id: string, at: number) => ({ id, reset_type: 'regular', announced_at: new Date(at).toISOString(), text: `Reset ${id}.`, source: { type: 'observed', url: `https://tracker.example/r/${id}` } });
+const record = (id: string, at: number) => ({
+  id,
+  reset_type: 'regular',
+  announced_at: new Date(at).toISOString(),
+  text: `Reset ${id}.`,
+  source: { type: 'observed', url: `https://tracker.example/r/${id}` },
+});
 const CALM = [record('calm-1', T0 - 120 * MIN), record('calm-2', T0 - 30 * 60 * MIN)];
 /** 1,001 new records within the last 24 hours, different on every run. */
-const flood = (run: number, asOf: number) => Array.from({ length: 1_001 }, (_, k) => record(`flood-${run}-${k}`, asOf - MIN - k * 60_000));
+const flood = (run: number, asOf: number) =>
+  Array.from({ length: 1_001 }, (_, k) => record(`flood-${run}-${k}`, asOf - MIN - k * 60_000));
 
 let tracker: LoopbackServer;
 let hook: LoopbackServer;
@@ -79,15 +92,27 @@ describe('a flooding tracker is quarantined', () => {
     expect(state.upstream_events).toEqual(calm.upstream_events);
     const anomalies = state.signals.filter((x) => x.kind === 'source_anomaly');
     expect(anomalies).toHaveLength(1);
-    expect(anomalies[0]).toMatchObject({ id: 'source-anomaly-reset-tracker-2026-11-21', source: 'reset-tracker', count: 1_000, origin: tracker.url, review: 'awaiting_review' });
+    expect(anomalies[0]).toMatchObject({
+      id: 'source-anomaly-reset-tracker-2026-11-21',
+      source: 'reset-tracker',
+      count: 1_000,
+      origin: tracker.url,
+      review: 'awaiting_review',
+    });
 
     const signals = await readFile(path.join(dist, 'api', 'en', 'signals.json'), 'utf8');
-    expect(JSON.parse(signals).signals).toContainEqual(expect.objectContaining({ kind: 'source_anomaly', count: 1_000, origin: tracker.url }));
+    expect(JSON.parse(signals).signals).toContainEqual(
+      expect.objectContaining({ kind: 'source_anomaly', count: 1_000, origin: tracker.url }),
+    );
     for (const secret of ['secret-path', 'jsessionid', 's3cret', '/api/v1']) expect(signals).not.toContain(secret);
-    const history = JSON.parse(await readFile(path.join(dist, 'api', 'en', 'history.json'), 'utf8')) as { events: { id: string }[] };
+    const history = JSON.parse(await readFile(path.join(dist, 'api', 'en', 'history.json'), 'utf8')) as {
+      events: { id: string }[];
+    };
     expect(history.events.some((e) => e.id.startsWith('sr-flood'))).toBe(false);
     for (const lang of LANGS) {
-      const status = JSON.parse(await readFile(path.join(dist, 'api', lang, 'status.json'), 'utf8')) as { source_checks: { source: string; detail_code: string; detail: string }[] };
+      const status = JSON.parse(await readFile(path.join(dist, 'api', lang, 'status.json'), 'utf8')) as {
+        source_checks: { source: string; detail_code: string; detail: string }[];
+      };
       const c = status.source_checks.find((x) => x.source === 'reset-tracker')!;
       expect(c.detail_code).toBe('source_anomaly');
       expect(c.detail).toContain('1000');
@@ -97,16 +122,41 @@ describe('a flooding tracker is quarantined', () => {
 });
 
 const AS_OF = new Date(T0);
-const trackerCheck = (code = 'ok'): SourceCheck => ({ source: 'reset-tracker', kind: 'reset_tracker', url: 'https://t.example/', ok: true, http_status: 200, latency_ms: 1, items_read: 1, checked_at: AS_OF.toISOString(), detail: { code, params: {} } });
+const trackerCheck = (code = 'ok'): SourceCheck => ({
+  source: 'reset-tracker',
+  kind: 'reset_tracker',
+  url: 'https://t.example/',
+  ok: true,
+  http_status: 200,
+  latency_ms: 1,
+  items_read: 1,
+  checked_at: AS_OF.toISOString(),
+  detail: { code, params: {} },
+});
 const ev = (id: string, at: number, type: Event['type'] = 'global_reset'): Event =>
-  EventSchema.parse({ id, type, status: 'archived', reason: type === 'banked_grant' ? 'banked' : 'other', origin: 'service_resets', time_precision: 'second', time_basis: 'observation', announced_at: null, observed_at: new Date(at).toISOString().replace('.000Z', 'Z'), effective_at: null, evidence_text: 'x', sources: [{ platform: 'web', url: `https://t.example/${id}` }] });
+  EventSchema.parse({
+    id,
+    type,
+    status: 'archived',
+    reason: type === 'banked_grant' ? 'banked' : 'other',
+    origin: 'service_resets',
+    time_precision: 'second',
+    time_basis: 'observation',
+    announced_at: null,
+    observed_at: new Date(at).toISOString().replace('.000Z', 'Z'),
+    effective_at: null,
+    evidence_text: 'x',
+    sources: [{ platform: 'web', url: `https://t.example/${id}` }],
+  });
 
 describe('caps in state', () => {
   it(`keeps at most MAX_TRACKER_EVENTS (${MAX_TRACKER_EVENTS}) tracker events, the newest`, () => {
     // Old banked grants, a few hundred a run, under the anomaly rule: state stops growing at the cap.
     let state = { ...emptyState(), upstream_events: [ev('seed', T0 - 400 * 86_400_000)] };
     for (let r = 0; r < 6; r++) {
-      const events = Array.from({ length: 400 }, (_, k) => ev(`b-${r}-${k}`, T0 - (r * 400 + k + 1) * 3_600_000, 'banked_grant'));
+      const events = Array.from({ length: 400 }, (_, k) =>
+        ev(`b-${r}-${k}`, T0 - (r * 400 + k + 1) * 3_600_000, 'banked_grant'),
+      );
       state = applySourceResults(state, [{ check: trackerCheck('record_cap_reached'), events }], [], AS_OF);
     }
     expect(state.upstream_events).toHaveLength(MAX_TRACKER_EVENTS);
@@ -116,11 +166,17 @@ describe('caps in state', () => {
   it('lets a first run bring the whole history, but not more than a few resets of the last day', () => {
     const history = Array.from({ length: 300 }, (_, k) => ev(`h-${k}`, T0 - (k + 2) * 86_400_000));
     const recent = Array.from({ length: ANOMALY_MAX_NEW_RESETS }, (_, k) => ev(`r-${k}`, T0 - (k + 1) * 3_600_000));
-    expect(applySourceResults(emptyState(), [{ check: trackerCheck(), events: [...recent, ...history] }], [], AS_OF).upstream_events).toHaveLength(310);
+    expect(
+      applySourceResults(emptyState(), [{ check: trackerCheck(), events: [...recent, ...history] }], [], AS_OF)
+        .upstream_events,
+    ).toHaveLength(310);
     const one = [...recent, ev('r-extra', T0 - 1_800_000), ...history];
     const next = applySourceResults(emptyState(), [{ check: trackerCheck(), events: one }], [], AS_OF);
     expect(next.upstream_events).toEqual([]);
-    expect(next.checks.at(-1)).toMatchObject({ ok: false, detail: { code: 'source_anomaly', params: { count: ANOMALY_MAX_NEW_RESETS + 1, max: ANOMALY_MAX_NEW_RESETS } } });
+    expect(next.checks.at(-1)).toMatchObject({
+      ok: false,
+      detail: { code: 'source_anomaly', params: { count: ANOMALY_MAX_NEW_RESETS + 1, max: ANOMALY_MAX_NEW_RESETS } },
+    });
   });
 
   it('never quarantines for good: a backlog older than a day is read in, and a flood stops counting once a day old', () => {
@@ -135,17 +191,41 @@ describe('caps in state', () => {
     const held = applySourceResults(stored, [{ check: trackerCheck(), events: flood }], [], AS_OF);
     expect(held.checks.at(-1)).toMatchObject({ ok: false, detail: { code: 'source_anomaly' } });
     const dayLater = new Date(T0 + 86_400_000 + 3_600_000);
-    const later = applySourceResults(held, [{ check: { ...trackerCheck(), checked_at: dayLater.toISOString() }, events: flood }], [], dayLater);
+    const later = applySourceResults(
+      held,
+      [{ check: { ...trackerCheck(), checked_at: dayLater.toISOString() }, events: flood }],
+      [],
+      dayLater,
+    );
     expect(later.checks.at(-1)).toMatchObject({ ok: true });
     expect(later.upstream_events.map((e) => e.id)).toContain('f-0');
   });
 
   it('gives every source its share of the review queue: 500 signals of one feed do not push out another source', () => {
-    const sig = (source: string, i: number, at: number): Signal => ({ id: `${source}-${i}`, kind: 'feed_item', source, title: 't', excerpt: '', url: `https://${source}.example/${i}`, published_at: new Date(at).toISOString(), first_seen_at: AS_OF.toISOString(), review: 'awaiting_review', promoted_to: null });
+    const sig = (source: string, i: number, at: number): Signal => ({
+      id: `${source}-${i}`,
+      kind: 'feed_item',
+      source,
+      title: 't',
+      excerpt: '',
+      url: `https://${source}.example/${i}`,
+      published_at: new Date(at).toISOString(),
+      first_seen_at: AS_OF.toISOString(),
+      review: 'awaiting_review',
+      promoted_to: null,
+    });
     const quiet = sig('quiet', 0, T0 - 2 * 86_400_000);
     const flood = Array.from({ length: MAX_SIGNALS }, (_, i) => sig('flood', i, T0 - i * 60_000));
     const feedCheck = (source: string): SourceCheck => ({ ...trackerCheck(), source, kind: 'signal_feed' });
-    const next = applySourceResults(emptyState(), [{ check: feedCheck('quiet'), signals: [quiet] }, { check: feedCheck('flood'), signals: flood }], [], AS_OF);
+    const next = applySourceResults(
+      emptyState(),
+      [
+        { check: feedCheck('quiet'), signals: [quiet] },
+        { check: feedCheck('flood'), signals: flood },
+      ],
+      [],
+      AS_OF,
+    );
     expect(next.signals.filter((s) => s.source === 'flood')).toHaveLength(MAX_SIGNALS_PER_SOURCE);
     expect(next.signals.map((s) => s.id)).toContain('quiet-0');
   });

@@ -1,7 +1,14 @@
 // Tests for builder/model/apply.ts (kept beside the source tests whose results it folds into state).
 import { describe, expect, it } from 'vitest';
 import { applySourceResults, CHECK_HISTORY_PER_SOURCE } from '../../builder/model/apply.ts';
-import { emptyState, StateSchema, type Signal, type SourceCheck, type State, type UpstreamStatus } from '../../builder/model/schemas.ts';
+import {
+  emptyState,
+  StateSchema,
+  type Signal,
+  type SourceCheck,
+  type State,
+  type UpstreamStatus,
+} from '../../builder/model/schemas.ts';
 import type { SourceResult } from '../../builder/model/inputs.ts';
 
 const AS_OF = new Date('2026-11-21T12:00:00Z');
@@ -9,18 +16,53 @@ const minutesAgo = (m: number) => new Date(AS_OF.getTime() - m * 60_000).toISOSt
 
 function check(source: string, ok: boolean, checked_at: string, code = ok ? 'ok' : 'timeout'): SourceCheck {
   const kind = source === 'status-page' ? 'status_page' : source === 'reset-tracker' ? 'reset_tracker' : 'signal_feed';
-  return { source, kind, url: `https://${source}.example.test/`, ok, http_status: ok ? 200 : null, latency_ms: 12, items_read: ok ? 1 : 0, checked_at, detail: { code, params: {} } };
+  return {
+    source,
+    kind,
+    url: `https://${source}.example.test/`,
+    ok,
+    http_status: ok ? 200 : null,
+    latency_ms: 12,
+    items_read: ok ? 1 : 0,
+    checked_at,
+    detail: { code, params: {} },
+  };
 }
 
-function signal(id: string, url: string | null, published_at: string | null, first_seen_at = AS_OF.toISOString()): Signal {
-  return { id, kind: 'feed_item', source: 'feed-1', title: `title ${id}`, excerpt: '', url, published_at, first_seen_at, review: 'awaiting_review', promoted_to: null };
+function signal(
+  id: string,
+  url: string | null,
+  published_at: string | null,
+  first_seen_at = AS_OF.toISOString(),
+): Signal {
+  return {
+    id,
+    kind: 'feed_item',
+    source: 'feed-1',
+    title: `title ${id}`,
+    excerpt: '',
+    url,
+    published_at,
+    first_seen_at,
+    review: 'awaiting_review',
+    promoted_to: null,
+  };
 }
 
-const status = (indicator: string): UpstreamStatus => ({ page_url: 'https://status.example.test', indicator, description: indicator, updated_at: null, components: [], fetched_at: AS_OF.toISOString() });
+const status = (indicator: string): UpstreamStatus => ({
+  page_url: 'https://status.example.test',
+  indicator,
+  description: indicator,
+  updated_at: null,
+  components: [],
+  fetched_at: AS_OF.toISOString(),
+});
 
 describe('applySourceResults', () => {
   it('appends checks and caps the history per source, newest last', () => {
-    const old = Array.from({ length: CHECK_HISTORY_PER_SOURCE }, (_, i) => check('reset-tracker', true, minutesAgo(15 * (CHECK_HISTORY_PER_SOURCE - i))));
+    const old = Array.from({ length: CHECK_HISTORY_PER_SOURCE }, (_, i) =>
+      check('reset-tracker', true, minutesAgo(15 * (CHECK_HISTORY_PER_SOURCE - i))),
+    );
     const state: State = { ...emptyState(), checks: [...old, check('feed-1', true, minutesAgo(15))] };
     const next = applySourceResults(state, [{ check: check('reset-tracker', false, AS_OF.toISOString()) }], [], AS_OF);
     const tracker = next.checks.filter((c) => c.source === 'reset-tracker');
@@ -31,10 +73,12 @@ describe('applySourceResults', () => {
     expect(StateSchema.parse(next)).toEqual(next);
   });
 
-
   it('treats a run repeated for the same instant as one check per source, the later result winning', () => {
     const earlier = check('reset-tracker', true, minutesAgo(15));
-    const failed = [{ check: check('reset-tracker', false, AS_OF.toISOString()) }, { check: check('feed-1', true, AS_OF.toISOString()) }];
+    const failed = [
+      { check: check('reset-tracker', false, AS_OF.toISOString()) },
+      { check: check('feed-1', true, AS_OF.toISOString()) },
+    ];
     const once = applySourceResults({ ...emptyState(), checks: [earlier] }, failed, [], AS_OF);
     const retried = applySourceResults(once, [{ check: check('reset-tracker', true, AS_OF.toISOString()) }], [], AS_OF);
     expect(retried.checks.map((c) => [c.source, c.checked_at, c.ok])).toEqual([
@@ -49,22 +93,60 @@ describe('applySourceResults', () => {
     const failed: SourceResult = { check: check('status-page', false, AS_OF.toISOString()) };
     expect(applySourceResults(state, [failed], [], AS_OF).upstream_status).toEqual(status('none'));
     // A failed check that still carried data (it should not) is ignored too.
-    expect(applySourceResults(state, [{ ...failed, status: status('major') }], [], AS_OF).upstream_status).toEqual(status('none'));
-    expect(applySourceResults(state, [{ check: check('status-page', true, AS_OF.toISOString()), status: status('minor') }], [], AS_OF).upstream_status).toEqual(status('minor'));
+    expect(applySourceResults(state, [{ ...failed, status: status('major') }], [], AS_OF).upstream_status).toEqual(
+      status('none'),
+    );
+    expect(
+      applySourceResults(
+        state,
+        [{ check: check('status-page', true, AS_OF.toISOString()), status: status('minor') }],
+        [],
+        AS_OF,
+      ).upstream_status,
+    ).toEqual(status('minor'));
   });
 
   it('merges signals by link, keeping the first sighting and the stored id', () => {
-    const state: State = { ...emptyState(), signals: [signal('feed-item-old', 'https://www.forum.example.test/p/1/', minutesAgo(300), minutesAgo(290))] };
-    const fresh = { ...signal('feed-item-new', 'https://forum.example.test/p/1', minutesAgo(300)), title: 'edited title' };
-    const next = applySourceResults(state, [{ check: check('feed-1', true, AS_OF.toISOString()), signals: [fresh, signal('feed-item-2', 'https://forum.example.test/p/2', null)] }], [], AS_OF);
+    const state: State = {
+      ...emptyState(),
+      signals: [signal('feed-item-old', 'https://www.forum.example.test/p/1/', minutesAgo(300), minutesAgo(290))],
+    };
+    const fresh = {
+      ...signal('feed-item-new', 'https://forum.example.test/p/1', minutesAgo(300)),
+      title: 'edited title',
+    };
+    const next = applySourceResults(
+      state,
+      [
+        {
+          check: check('feed-1', true, AS_OF.toISOString()),
+          signals: [fresh, signal('feed-item-2', 'https://forum.example.test/p/2', null)],
+        },
+      ],
+      [],
+      AS_OF,
+    );
     expect(next.signals).toHaveLength(2);
-    expect(next.signals.find((s) => s.title === 'edited title')).toMatchObject({ id: 'feed-item-old', first_seen_at: minutesAgo(290) });
+    expect(next.signals.find((s) => s.title === 'edited title')).toMatchObject({
+      id: 'feed-item-old',
+      first_seen_at: minutesAgo(290),
+    });
   });
 
   it('dedupes signals without a link by id', () => {
     const a = { ...signal('status-incident-1', null, null, minutesAgo(60)), kind: 'status_incident' as const };
     const state: State = { ...emptyState(), signals: [a] };
-    const next = applySourceResults(state, [{ check: check('status-page', true, AS_OF.toISOString()), signals: [{ ...a, first_seen_at: AS_OF.toISOString() }] }], [], AS_OF);
+    const next = applySourceResults(
+      state,
+      [
+        {
+          check: check('status-page', true, AS_OF.toISOString()),
+          signals: [{ ...a, first_seen_at: AS_OF.toISOString() }],
+        },
+      ],
+      [],
+      AS_OF,
+    );
     expect(next.signals).toEqual([a]);
   });
 
@@ -82,7 +164,14 @@ describe('applySourceResults', () => {
   });
 
   it('applies review decisions from data/reviews, and a removed decision puts the signal back in the queue', () => {
-    const state: State = { ...emptyState(), signals: [signal('s1', 'https://a.example.test/1', minutesAgo(10)), { ...signal('s2', 'https://a.example.test/2', minutesAgo(20)), review: 'dismissed' }, signal('s3', null, minutesAgo(30))] };
+    const state: State = {
+      ...emptyState(),
+      signals: [
+        signal('s1', 'https://a.example.test/1', minutesAgo(10)),
+        { ...signal('s2', 'https://a.example.test/2', minutesAgo(20)), review: 'dismissed' },
+        signal('s3', null, minutesAgo(30)),
+      ],
+    };
     const next = applySourceResults(
       state,
       [],
@@ -97,14 +186,30 @@ describe('applySourceResults', () => {
       ['s2', 'awaiting_review', null],
       ['s3', 'dismissed', null],
     ]);
-    expect(() => applySourceResults(state, [], [{ signal_id: 's1', decision: 'promoted', event_id: 'Not An Id', reviewed_by: 'x' }], AS_OF)).toThrow(/\[model\/apply\] review of signal s1/);
+    expect(() =>
+      applySourceResults(
+        state,
+        [],
+        [{ signal_id: 's1', decision: 'promoted', event_id: 'Not An Id', reviewed_by: 'x' }],
+        AS_OF,
+      ),
+    ).toThrow(/\[model\/apply\] review of signal s1/);
   });
 
   it('does not modify the state it was given', () => {
     const state: State = { ...emptyState(), signals: [signal('s1', 'https://a.example.test/1', minutesAgo(10))] };
     const copy = structuredClone(state);
-    applySourceResults(state, [{ check: check('feed-1', true, AS_OF.toISOString()), signals: [signal('s9', 'https://a.example.test/9', null)] }], [], AS_OF);
+    applySourceResults(
+      state,
+      [
+        {
+          check: check('feed-1', true, AS_OF.toISOString()),
+          signals: [signal('s9', 'https://a.example.test/9', null)],
+        },
+      ],
+      [],
+      AS_OF,
+    );
     expect(state).toEqual(copy);
   });
 });
-

@@ -32,7 +32,8 @@ describe('curated archive', () => {
     const { events } = await loadCuratedData(DATA);
     const review = LedgerReviewSchema.parse(JSON.parse(await readFile(path.join(DATA, 'ledger-review.json'), 'utf8')));
     const ledger = events.filter((e) => e.origin === 'ledger');
-    const expectedType = (reason: string) => (reason === 'banked' ? 'banked_grant' : reason === 'policy' ? 'policy_change' : 'global_reset');
+    const expectedType = (reason: string) =>
+      reason === 'banked' ? 'banked_grant' : reason === 'policy' ? 'policy_change' : 'global_reset';
     let reviewed = 0;
     for (const e of ledger) {
       expect(e.id).toMatch(/^ledger-\d{4}-\d{2}-\d{2}-[a-z0-9]+(-\d+)?$/);
@@ -66,8 +67,15 @@ describe('curated archive', () => {
   });
 
   it('maps the ledger types to event types: banked is a grant, policy a policy change, the rest global resets', () => {
-    const row = (type: string, n: number) => `2026-01-0${n},10:00:0${n},${type},text ${type},https://example.com/${n},web`;
-    const csv = ['date_utc,time_utc,type,description,source_url,source_platform', row('banked', 1), row('policy', 2), row('incident', 3), row('mystery', 4)].join('\n');
+    const row = (type: string, n: number) =>
+      `2026-01-0${n},10:00:0${n},${type},text ${type},https://example.com/${n},web`;
+    const csv = [
+      'date_utc,time_utc,type,description,source_url,source_platform',
+      row('banked', 1),
+      row('policy', 2),
+      row('incident', 3),
+      row('mystery', 4),
+    ].join('\n');
     expect(ledgerRowsToEvents(csv).map((e) => [e.type, e.reason])).toEqual([
       ['banked_grant', 'banked'],
       ['policy_change', 'policy'],
@@ -77,7 +85,10 @@ describe('curated archive', () => {
   });
 
   it('parses quoted CSV fields with commas, quotes and newlines', () => {
-    expect(parseCsv('a,b\n"x, ""y""\nz",2\r\n')).toEqual([['a', 'b'], ['x, "y"\nz', '2']]);
+    expect(parseCsv('a,b\n"x, ""y""\nz",2\r\n')).toEqual([
+      ['a', 'b'],
+      ['x, "y"\nz', '2'],
+    ]);
   });
 
   it('fails with the file and field named when a record is broken', async () => {
@@ -95,8 +106,18 @@ describe('curated archive', () => {
     await writeFile(
       path.join(dir, 'verified', 'bad.json'),
       JSON.stringify({
-        id: 'verified-bad', type: 'global_reset', status: 'verified', reason: 'incident', origin: 'curated', time_precision: 'minute', time_basis: 'effective',
-        announced_at: null, observed_at: null, effective_at: '2026-11-20T10:00:00Z', evidence_text: 'x', sources: [{ platform: 'X', url: 'https://x.com/a/status/1' }],
+        id: 'verified-bad',
+        type: 'global_reset',
+        status: 'verified',
+        reason: 'incident',
+        origin: 'curated',
+        time_precision: 'minute',
+        time_basis: 'effective',
+        announced_at: null,
+        observed_at: null,
+        effective_at: '2026-11-20T10:00:00Z',
+        evidence_text: 'x',
+        sources: [{ platform: 'X', url: 'https://x.com/a/status/1' }],
         author_notes: { en: 'a' },
       }),
     );
@@ -109,9 +130,21 @@ describe('curated archive', () => {
     await writeFile(
       path.join(dir, 'verified', 'good.json'),
       JSON.stringify({
-        id: 'verified-good', type: 'global_reset', status: 'verified', reason: 'incident', origin: 'curated', time_precision: 'minute', time_basis: 'effective',
-        announced_at: '2026-09-12T10:00:00Z', observed_at: null, effective_at: '2026-09-12T10:05:00Z', evidence_text: 'We reset limits.', sources: [{ platform: 'X', url: 'https://x.com/a/status/1' }],
-        author_notes: { en: 'Seen on two accounts.', de: 'Auf zwei Konten gesehen.' }, verification_notes: { en: 'Confirmed.' }, same_as: ['ledger-2026-09-12-0000'],
+        id: 'verified-good',
+        type: 'global_reset',
+        status: 'verified',
+        reason: 'incident',
+        origin: 'curated',
+        time_precision: 'minute',
+        time_basis: 'effective',
+        announced_at: '2026-09-12T10:00:00Z',
+        observed_at: null,
+        effective_at: '2026-09-12T10:05:00Z',
+        evidence_text: 'We reset limits.',
+        sources: [{ platform: 'X', url: 'https://x.com/a/status/1' }],
+        author_notes: { en: 'Seen on two accounts.', de: 'Auf zwei Konten gesehen.' },
+        verification_notes: { en: 'Confirmed.' },
+        same_as: ['ledger-2026-09-12-0000'],
       }),
     );
     const { events } = await loadCuratedData(dir);

@@ -3,16 +3,32 @@ import { describe, expect, it } from 'vitest';
 import { LANGS } from '../../builder/model/schemas.ts';
 
 const root = new URL('../../', import.meta.url);
-const load = (lang: string) => JSON.parse(readFileSync(new URL(`locales/${lang}/checks.json`, root), 'utf8')) as Record<string, string>;
+const load = (lang: string) =>
+  JSON.parse(readFileSync(new URL(`locales/${lang}/checks.json`, root), 'utf8')) as Record<string, string>;
 const placeholders = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 
 /** Every detail code the sources and fetcher can emit, read from their source text. */
 function emittedCodes(): string[] {
   const codes = new Set<string>();
-  const mine = ['budget.ts', 'feed-xml.ts', 'sanitize.ts', 'common.ts', 'config.ts', 'http-fetcher.ts', 'index.ts', 'reset-tracker.ts', 'signal-feeds.ts', 'status-page.ts', 'status-incidents.ts'];
+  const mine = [
+    'budget.ts',
+    'feed-xml.ts',
+    'sanitize.ts',
+    'common.ts',
+    'config.ts',
+    'http-fetcher.ts',
+    'index.ts',
+    'reset-tracker.ts',
+    'signal-feeds.ts',
+    'status-page.ts',
+    'status-incidents.ts',
+  ];
   for (const f of readdirSync(new URL('builder/sources/', root)).filter((f) => mine.includes(f))) {
     const text = readFileSync(new URL(`builder/sources/${f}`, root), 'utf8');
-    for (const m of text.matchAll(/code: '([a-z_]+)'|fail(?:ure)?\((?:url, )?[^,]+, '([a-z_]+)'|ok\('([a-z_]+)'|code: 'invalid_json' \| '([a-z_]+)'/g)) codes.add((m[1] ?? m[2] ?? m[3] ?? m[4])!);
+    for (const m of text.matchAll(
+      /code: '([a-z_]+)'|fail(?:ure)?\((?:url, )?[^,]+, '([a-z_]+)'|ok\('([a-z_]+)'|code: 'invalid_json' \| '([a-z_]+)'/g,
+    ))
+      codes.add((m[1] ?? m[2] ?? m[3] ?? m[4])!);
   }
   return [...codes].sort();
 }
@@ -30,7 +46,9 @@ describe('locales/*/checks.json', () => {
 
   it('has a message for every detail code the sources emit', () => {
     const codes = emittedCodes();
-    expect(codes).toEqual(expect.arrayContaining(['ok', 'timeout', 'schema_mismatch', 'page_cap_reached', 'connection_refused']));
+    expect(codes).toEqual(
+      expect.arrayContaining(['ok', 'timeout', 'schema_mismatch', 'page_cap_reached', 'connection_refused']),
+    );
     for (const code of codes) expect(en, code).toHaveProperty(code);
     for (const code of ['not_checked', 'disabled']) expect(en).toHaveProperty(code);
   });

@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SIGNAL_FEEDS, DEFAULT_STATUS_PAGE_URL, DEFAULT_UPSTREAM_URL, disabledSourcesFromEnv, sourceConfigsFromEnv } from '../../builder/sources/config.ts';
+import {
+  DEFAULT_SIGNAL_FEEDS,
+  DEFAULT_STATUS_PAGE_URL,
+  DEFAULT_UPSTREAM_URL,
+  disabledSourcesFromEnv,
+  sourceConfigsFromEnv,
+} from '../../builder/sources/config.ts';
 
 describe('sourceConfigsFromEnv', () => {
   it('uses the documented defaults when nothing is set', () => {
     expect(sourceConfigsFromEnv({})).toEqual([
       { id: 'status-page', kind: 'status_page', url: DEFAULT_STATUS_PAGE_URL },
       // incident.io's own incident feed of the same page.
-      { id: 'status-incidents', kind: 'status_incidents', url: 'https://status.openai.com/proxy/status.openai.com/incidents' },
+      {
+        id: 'status-incidents',
+        kind: 'status_incidents',
+        url: 'https://status.openai.com/proxy/status.openai.com/incidents',
+      },
       { id: 'reset-tracker', kind: 'reset_tracker', url: DEFAULT_UPSTREAM_URL },
       { id: 'tracker-status', kind: 'tracker_status', url: 'https://codex-resets.com/api/v1/status' },
       { id: 'feed-1', kind: 'signal_feed', url: DEFAULT_SIGNAL_FEEDS[0] },
@@ -29,7 +39,8 @@ describe('sourceConfigsFromEnv', () => {
   it('reads a comma-separated feed list, ignoring blanks and duplicates', () => {
     const configs = sourceConfigsFromEnv({
       RESET_STATUS_PAGE_URL: 'http://127.0.0.1:8080/summary.json',
-      RESET_SIGNAL_FEEDS: ' https://a.example.test/feed.xml , ,https://b.example.test/feed.json,https://a.example.test/feed.xml',
+      RESET_SIGNAL_FEEDS:
+        ' https://a.example.test/feed.xml , ,https://b.example.test/feed.json,https://a.example.test/feed.xml',
     });
     expect(configs).toEqual([
       { id: 'status-page', kind: 'status_page', url: 'http://127.0.0.1:8080/summary.json' },
@@ -41,36 +52,73 @@ describe('sourceConfigsFromEnv', () => {
   });
 
   it('rejects non-http(s) and malformed URLs, naming the variable', () => {
-    expect(() => sourceConfigsFromEnv({ RESET_UPSTREAM_URL: 'file:///etc/passwd' })).toThrow(/\[sources\/config\] RESET_UPSTREAM_URL must be an http\(s\) URL/);
-    expect(() => sourceConfigsFromEnv({ RESET_STATUS_PAGE_URL: 'status.example.test' })).toThrow(/RESET_STATUS_PAGE_URL is not a valid URL/);
-    expect(() => sourceConfigsFromEnv({ RESET_SIGNAL_FEEDS: 'https://ok.example.test/, ftp://x.example.test/' })).toThrow(/RESET_SIGNAL_FEEDS must be an http\(s\) URL/);
+    expect(() => sourceConfigsFromEnv({ RESET_UPSTREAM_URL: 'file:///etc/passwd' })).toThrow(
+      /\[sources\/config\] RESET_UPSTREAM_URL must be an http\(s\) URL/,
+    );
+    expect(() => sourceConfigsFromEnv({ RESET_STATUS_PAGE_URL: 'status.example.test' })).toThrow(
+      /RESET_STATUS_PAGE_URL is not a valid URL/,
+    );
+    expect(() =>
+      sourceConfigsFromEnv({ RESET_SIGNAL_FEEDS: 'https://ok.example.test/, ftp://x.example.test/' }),
+    ).toThrow(/RESET_SIGNAL_FEEDS must be an http\(s\) URL/);
   });
 
   it('derives the incident feed from the status page address, or takes its own; empty disables it', () => {
-    const incidents = (env: Record<string, string>) => sourceConfigsFromEnv(env).find((c) => c.kind === 'status_incidents');
+    const incidents = (env: Record<string, string>) =>
+      sourceConfigsFromEnv(env).find((c) => c.kind === 'status_incidents');
     // incident.io serves the feed at /proxy/<the page's host name>/incidents beside the summary's path.
-    expect(incidents({ RESET_STATUS_PAGE_URL: 'http://127.0.0.1:8080/mirror/api/v2/summary.json?x=1' })).toEqual({ id: 'status-incidents', kind: 'status_incidents', url: 'http://127.0.0.1:8080/mirror/proxy/127.0.0.1/incidents' });
+    expect(incidents({ RESET_STATUS_PAGE_URL: 'http://127.0.0.1:8080/mirror/api/v2/summary.json?x=1' })).toEqual({
+      id: 'status-incidents',
+      kind: 'status_incidents',
+      url: 'http://127.0.0.1:8080/mirror/proxy/127.0.0.1/incidents',
+    });
     // A page address without the Statuspage summary path names no feed: off, and said so.
     expect(incidents({ RESET_STATUS_PAGE_URL: 'http://127.0.0.1:8080/summary.json' })).toBeUndefined();
-    expect(disabledSourcesFromEnv({ RESET_STATUS_PAGE_URL: 'http://127.0.0.1:8080/summary.json' }).map((d) => d.id)).toEqual(['status-incidents']);
-    expect(incidents({ RESET_STATUS_INCIDENTS_URL: 'https://status.example.test/feed' })).toEqual({ id: 'status-incidents', kind: 'status_incidents', url: 'https://status.example.test/feed' });
+    expect(
+      disabledSourcesFromEnv({ RESET_STATUS_PAGE_URL: 'http://127.0.0.1:8080/summary.json' }).map((d) => d.id),
+    ).toEqual(['status-incidents']);
+    expect(incidents({ RESET_STATUS_INCIDENTS_URL: 'https://status.example.test/feed' })).toEqual({
+      id: 'status-incidents',
+      kind: 'status_incidents',
+      url: 'https://status.example.test/feed',
+    });
     expect(incidents({ RESET_STATUS_INCIDENTS_URL: '' })).toBeUndefined();
-    expect(disabledSourcesFromEnv({ RESET_STATUS_INCIDENTS_URL: ' ' })).toEqual([{ id: 'status-incidents', kind: 'status_incidents', variable: 'RESET_STATUS_INCIDENTS_URL' }]);
+    expect(disabledSourcesFromEnv({ RESET_STATUS_INCIDENTS_URL: ' ' })).toEqual([
+      { id: 'status-incidents', kind: 'status_incidents', variable: 'RESET_STATUS_INCIDENTS_URL' },
+    ]);
     // The feed alone stays when the page is off only if it is configured itself.
-    expect(incidents({ RESET_STATUS_PAGE_URL: '', RESET_STATUS_INCIDENTS_URL: 'https://status.example.test/feed' })?.url).toBe('https://status.example.test/feed');
-    expect(() => sourceConfigsFromEnv({ RESET_STATUS_INCIDENTS_URL: 'javascript:alert(1)' })).toThrow(/RESET_STATUS_INCIDENTS_URL must be an http\(s\) URL/);
+    expect(
+      incidents({ RESET_STATUS_PAGE_URL: '', RESET_STATUS_INCIDENTS_URL: 'https://status.example.test/feed' })?.url,
+    ).toBe('https://status.example.test/feed');
+    expect(() => sourceConfigsFromEnv({ RESET_STATUS_INCIDENTS_URL: 'javascript:alert(1)' })).toThrow(
+      /RESET_STATUS_INCIDENTS_URL must be an http\(s\) URL/,
+    );
   });
 
   it('reads RESET_STATUS_CODEX_COMPONENTS into both status sources, and refuses what is not a list of ids', () => {
-    const status = (env: Record<string, string>) => sourceConfigsFromEnv(env).filter((c) => c.kind === 'status_page' || c.kind === 'status_incidents');
+    const status = (env: Record<string, string>) =>
+      sourceConfigsFromEnv(env).filter((c) => c.kind === 'status_page' || c.kind === 'status_incidents');
     // Unset: the adapter's documented default list applies (nothing is added to the config).
     expect(status({}).map((c) => c.codexComponents)).toEqual([undefined, undefined]);
-    expect(status({ RESET_STATUS_CODEX_COMPONENTS: ' 01AAA , ,01BBB,01AAA' }).map((c) => c.codexComponents)).toEqual([['01AAA', '01BBB'], ['01AAA', '01BBB']]);
+    expect(status({ RESET_STATUS_CODEX_COMPONENTS: ' 01AAA , ,01BBB,01AAA' }).map((c) => c.codexComponents)).toEqual([
+      ['01AAA', '01BBB'],
+      ['01AAA', '01BBB'],
+    ]);
     // Empty: no ids, the name match alone.
     expect(status({ RESET_STATUS_CODEX_COMPONENTS: '' }).map((c) => c.codexComponents)).toEqual([[], []]);
-    expect(sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: '01AAA' }).filter((c) => c.codexComponents !== undefined).map((c) => c.id)).toEqual(['status-page', 'status-incidents']);
-    expect(() => sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: '01AAA, Codex Web' })).toThrow(/\[sources\/config\] RESET_STATUS_CODEX_COMPONENTS entry 2 is not a component id/);
-    expect(() => sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: 'https://x.test/?token=s3cret' })).toThrow(/^(?!.*s3cret).*RESET_STATUS_CODEX_COMPONENTS entry 1/);
-    expect(() => sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: Array.from({ length: 101 }, (_, i) => `c${i}`).join(',') })).toThrow(/RESET_STATUS_CODEX_COMPONENTS lists 101 ids, more than 100/);
+    expect(
+      sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: '01AAA' })
+        .filter((c) => c.codexComponents !== undefined)
+        .map((c) => c.id),
+    ).toEqual(['status-page', 'status-incidents']);
+    expect(() => sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: '01AAA, Codex Web' })).toThrow(
+      /\[sources\/config\] RESET_STATUS_CODEX_COMPONENTS entry 2 is not a component id/,
+    );
+    expect(() => sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: 'https://x.test/?token=s3cret' })).toThrow(
+      /^(?!.*s3cret).*RESET_STATUS_CODEX_COMPONENTS entry 1/,
+    );
+    expect(() =>
+      sourceConfigsFromEnv({ RESET_STATUS_CODEX_COMPONENTS: Array.from({ length: 101 }, (_, i) => `c${i}`).join(',') }),
+    ).toThrow(/RESET_STATUS_CODEX_COMPONENTS lists 101 ids, more than 100/);
   });
 });

@@ -11,7 +11,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<TestServer> {
+export async function startServer(
+  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<TestServer> {
   const requests: TestServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ path: req.url ?? '', headers: req.headers, at: Date.now() });
@@ -41,7 +43,12 @@ export function fixture(name: string): string {
   return readFileSync(new URL(`../fixtures/sources/${name}`, import.meta.url), 'utf8');
 }
 
-export function sendJson(res: ServerResponse, body: string | object, status = 200, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  body: string | object,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(text);

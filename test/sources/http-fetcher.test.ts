@@ -94,7 +94,10 @@ describe('createHttpFetcher', () => {
       res.statusCode = 404;
       res.end();
     });
-    expect(failure(await testFetcher().get(server.url)).detail).toEqual({ code: 'http_status', params: { status: 404 } });
+    expect(failure(await testFetcher().get(server.url)).detail).toEqual({
+      code: 'http_status',
+      params: { status: 404 },
+    });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -190,7 +193,10 @@ describe('createHttpFetcher', () => {
       pumpEndless(res, sent);
     });
     // A timeout long enough for all 64 MiB to flow: only the read limit keeps the fetcher from taking it.
-    expect(await testFetcher({ timeoutMs: 5_000 }).get(`${server.url}/endless`)).toMatchObject({ ok: true, body: 'arrived' });
+    expect(await testFetcher({ timeoutMs: 5_000 }).get(`${server.url}/endless`)).toMatchObject({
+      ok: true,
+      body: 'arrived',
+    });
     // What the server pushed before the fetcher let go: the 128 KiB read plus socket buffers, far from the 64 MiB.
     expect(sent.bytes).toBeLessThan(16 * 1024 * 1024);
   });

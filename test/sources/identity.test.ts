@@ -28,7 +28,9 @@ describe('tracker ids are a function of the upstream id alone', () => {
     const b = await createTempBuild();
     const sources = [{ id: 'reset-tracker', kind: 'reset_tracker' as const, url: `${tracker.url}/api/v1/resets` }];
     const idsOf = async () => {
-      const state = JSON.parse(await readFile(path.join(b.stateDir, 'state.json'), 'utf8')) as { upstream_events: { id: string; evidence_text: string }[] };
+      const state = JSON.parse(await readFile(path.join(b.stateDir, 'state.json'), 'utf8')) as {
+        upstream_events: { id: string; evidence_text: string }[];
+      };
       return Object.fromEntries(state.upstream_events.map((e) => [e.evidence_text, e.id]));
     };
     order = 'forward';

@@ -40,7 +40,16 @@ describe('fetchAllSources', () => {
     const broken: Fetcher = {
       get: () => Promise.reject(new Error('bug')),
     };
-    const [r] = await fetchAllSources([{ id: 'status-page', kind: 'status_page', url: 'http://127.0.0.1:1/' }], broken, AS_OF);
-    expect(r!.check).toMatchObject({ ok: false, http_status: null, latency_ms: null, detail: { code: 'internal_error' } });
+    const [r] = await fetchAllSources(
+      [{ id: 'status-page', kind: 'status_page', url: 'http://127.0.0.1:1/' }],
+      broken,
+      AS_OF,
+    );
+    expect(r!.check).toMatchObject({
+      ok: false,
+      http_status: null,
+      latency_ms: null,
+      detail: { code: 'internal_error' },
+    });
   });
 });

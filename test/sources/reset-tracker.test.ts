@@ -12,7 +12,11 @@ afterEach(async () => {
   server = null;
 });
 
-const config = (base: string): SourceConfig => ({ id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` });
+const config = (base: string): SourceConfig => ({
+  id: 'reset-tracker',
+  kind: 'reset_tracker',
+  url: `${base}/api/v1/resets`,
+});
 
 async function serveTwoPages(): Promise<SourceConfig> {
   server = await startServer((req, res) => {
@@ -49,11 +53,21 @@ describe('fetchResetTracker', () => {
     expect(r.check.latency_ms).not.toBeNull();
     const events = r.events!;
     // The `boost` record is a type the API does not define: skipped, not a failure.
-    expect(events.map((e) => e.id)).toEqual(['sr-rst_2026-11-20_a', 'sr-rst-2026-11-18-banked-c385b3af', 'sr-rst_2026-11-02']);
+    expect(events.map((e) => e.id)).toEqual([
+      'sr-rst_2026-11-20_a',
+      'sr-rst-2026-11-18-banked-c385b3af',
+      'sr-rst_2026-11-02',
+    ]);
     for (const e of events) {
       expect(EventSchema.parse(e)).toEqual(e);
       expect(e.id).toMatch(EVENT_ID_PATTERN);
-      expect(e).toMatchObject({ status: 'archived', origin: 'service_resets', reason: 'other', effective_at: null, same_as: [] });
+      expect(e).toMatchObject({
+        status: 'archived',
+        origin: 'service_resets',
+        reason: 'other',
+        effective_at: null,
+        same_as: [],
+      });
       expect(e.title).toBeUndefined();
       expect(e.summary).toBeUndefined();
     }
@@ -63,10 +77,15 @@ describe('fetchResetTracker', () => {
       time_precision: 'second',
       announced_at: '2026-11-20T18:02:11Z',
       observed_at: null,
-      evidence_text: "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
+      evidence_text:
+        "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
       sources: [{ platform: 'X', url: 'https://x.com/example_dev/status/2123839334380470273', author: 'example_dev' }],
     });
-    expect(events[1]).toMatchObject({ type: 'banked_grant', announced_at: '2026-11-18T08:15:00Z', sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/2122966789125046274' }] });
+    expect(events[1]).toMatchObject({
+      type: 'banked_grant',
+      announced_at: '2026-11-18T08:15:00Z',
+      sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/2122966789125046274' }],
+    });
     expect(events[1]!.sources[0]).not.toHaveProperty('author');
     expect(events[2]).toMatchObject({
       type: 'global_reset',
@@ -81,7 +100,12 @@ describe('fetchResetTracker', () => {
     const r = await fetchResetTracker(testFetcher(), await serveTwoPages(), AS_OF, { pageLimit: 2 });
     const next = applySourceResults(stateWithOldEvent(), [r], [], AS_OF);
     // `RST 2026/11/18 banked` is not in our id alphabet: sanitised, plus a hash of the exact id (stableIdPart).
-    expect(next.upstream_events.map((e) => e.id)).toEqual(['sr-rst_2026-11-20_a', 'sr-rst-2026-11-18-banked-c385b3af', 'sr-rst_2026-11-02', 'sr-rst_2026-01-05']);
+    expect(next.upstream_events.map((e) => e.id)).toEqual([
+      'sr-rst_2026-11-20_a',
+      'sr-rst-2026-11-18-banked-c385b3af',
+      'sr-rst_2026-11-02',
+      'sr-rst_2026-01-05',
+    ]);
   });
 
   it('stops a cursor that never ends at the page cap: ok with partial data, merged into what was stored', async () => {
@@ -94,12 +118,22 @@ describe('fetchResetTracker', () => {
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF, { maxPages: 3 });
     expect(server.requests).toHaveLength(3);
-    expect(r.check).toMatchObject({ ok: true, http_status: 200, items_read: 3, detail: { code: 'page_cap_reached', params: { pages: 3 } } });
+    expect(r.check).toMatchObject({
+      ok: true,
+      http_status: 200,
+      items_read: 3,
+      detail: { code: 'page_cap_reached', params: { pages: 3 } },
+    });
     expect(r.check.latency_ms).not.toBeNull();
     // Distinct records on every page: all kept (same post url is fine for the tracker itself).
     expect(r.events!.map((e) => e.id)).toEqual(['sr-rst-page-0', 'sr-rst-page-1', 'sr-rst-page-2']);
     const next = applySourceResults(stateWithOldEvent(), [r], [], AS_OF);
-    expect(next.upstream_events.map((e) => e.id).sort()).toEqual(['sr-rst-page-0', 'sr-rst-page-1', 'sr-rst-page-2', 'sr-rst_2026-01-05']);
+    expect(next.upstream_events.map((e) => e.id).sort()).toEqual([
+      'sr-rst-page-0',
+      'sr-rst-page-1',
+      'sr-rst-page-2',
+      'sr-rst_2026-01-05',
+    ]);
   });
 
   it('stops when the cursor repeats', async () => {
@@ -110,7 +144,11 @@ describe('fetchResetTracker', () => {
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
     expect(server.requests).toHaveLength(2);
-    expect(r.check).toMatchObject({ ok: true, items_read: 4, detail: { code: 'cursor_repeated', params: { pages: 2 } } });
+    expect(r.check).toMatchObject({
+      ok: true,
+      items_read: 4,
+      detail: { code: 'cursor_repeated', params: { pages: 2 } },
+    });
     expect(r.events).toHaveLength(2);
   });
 
@@ -120,7 +158,12 @@ describe('fetchResetTracker', () => {
       else sendJson(res, fixture('tracker-page-1.json'));
     });
     const r = await fetchResetTracker(testFetcher({ retries: 1 }), config(server.url), AS_OF);
-    expect(r.check).toMatchObject({ ok: false, http_status: 500, items_read: 0, detail: { code: 'http_status', params: { status: 500 } } });
+    expect(r.check).toMatchObject({
+      ok: false,
+      http_status: 500,
+      items_read: 0,
+      detail: { code: 'http_status', params: { status: 500 } },
+    });
     expect(r.events).toBeUndefined();
     expect(server.requests).toHaveLength(3);
     expect(applySourceResults(stateWithOldEvent(), [r], [], AS_OF).upstream_events).toEqual([oldEvent]);
@@ -138,7 +181,11 @@ describe('fetchResetTracker', () => {
     const bad = await fetchResetTracker(testFetcher(), { ...config(server.url), url: `${server.url}/bad-json` }, AS_OF);
     expect(bad.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'invalid_json', params: {} } });
     const shape = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(shape.check).toMatchObject({ ok: false, http_status: 200, detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at (bad_date)' } } });
+    expect(shape.check).toMatchObject({
+      ok: false,
+      http_status: 200,
+      detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at (bad_date)' } },
+    });
     expect(shape.check.latency_ms).not.toBeNull();
     const next = applySourceResults(stateWithOldEvent(), [bad, shape], [], AS_OF);
     expect(next.upstream_events).toEqual([oldEvent]);
@@ -149,21 +196,38 @@ describe('fetchResetTracker', () => {
     server = await startServer((req, res) => {
       const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[] };
       const base = page.data[0]!;
-      const zoneless = [{ ...base, id: 'no-zone', announced_at: '2026-11-21T08:00:00' }, { ...base, id: 'date-only', announced_at: '2026-11-20' }];
+      const zoneless = [
+        { ...base, id: 'no-zone', announced_at: '2026-11-21T08:00:00' },
+        { ...base, id: 'date-only', announced_at: '2026-11-20' },
+      ];
       page.data = req.url?.includes('only') ? zoneless : [{ ...base, id: 'ok-1' }, ...zoneless];
       sendJson(res, page);
     });
     const mixed = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(mixed.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'no_timezone 2' } } });
+    expect(mixed.check).toMatchObject({
+      ok: true,
+      items_read: 1,
+      detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'no_timezone 2' } },
+    });
     expect(mixed.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
-    const only = await fetchResetTracker(testFetcher(), { ...config(server.url), url: `${server.url}/only/api/v1/resets` }, AS_OF);
-    expect(only.check).toMatchObject({ ok: false, detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at (no_timezone)' } } });
+    const only = await fetchResetTracker(
+      testFetcher(),
+      { ...config(server.url), url: `${server.url}/only/api/v1/resets` },
+      AS_OF,
+    );
+    expect(only.check).toMatchObject({
+      ok: false,
+      detail: { code: 'schema_mismatch', params: { path: 'data[0].announced_at (no_timezone)' } },
+    });
     expect(only.events).toBeUndefined();
   });
 
   it('rejects single bad records (shape, link, date) and counts each reason in the check', async () => {
     server = await startServer((_req, res) => {
-      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[]; pagination: object };
+      const page = JSON.parse(fixture('tracker-page-2.json')) as {
+        data: Record<string, unknown>[];
+        pagination: object;
+      };
       const base = page.data[0]!;
       const rec = (id: string, patch: Record<string, unknown>) => ({ ...base, id, ...patch });
       page.data = [
@@ -180,25 +244,50 @@ describe('fetchResetTracker', () => {
       sendJson(res, page);
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 3, detail: { code: 'ok_with_rejections', params: { rejected: 5, reasons: 'bad_url 2, bad_date 1, future_date 1, before_era 1' } } });
+    expect(r.check).toMatchObject({
+      ok: true,
+      items_read: 3,
+      detail: {
+        code: 'ok_with_rejections',
+        params: { rejected: 5, reasons: 'bad_url 2, bad_date 1, future_date 1, before_era 1' },
+      },
+    });
     expect(r.events!.map((e) => e.id)).toEqual(['sr-ok-1']);
   });
 
   it('never takes a far-future time from a crafted X post id: the record keeps its own time, the post time is counted', async () => {
     server = await startServer((_req, res) => {
       const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[] };
-      page.data = [{ ...page.data[0]!, id: 'crafted', announced_at: '2026-11-21T09:00:00Z', source: { type: 'x_post', url: 'https://x.com/a/status/99999999999999999999' } }];
+      page.data = [
+        {
+          ...page.data[0]!,
+          id: 'crafted',
+          announced_at: '2026-11-21T09:00:00Z',
+          source: { type: 'x_post', url: 'https://x.com/a/status/99999999999999999999' },
+        },
+      ];
       sendJson(res, page);
     });
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'future_date 1' } } });
-    expect(r.events![0]).toMatchObject({ announced_at: '2026-11-21T09:00:00Z', observed_at: null, time_basis: 'announcement' });
+    expect(r.check).toMatchObject({
+      ok: true,
+      items_read: 1,
+      detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'future_date 1' } },
+    });
+    expect(r.events![0]).toMatchObject({
+      announced_at: '2026-11-21T09:00:00Z',
+      observed_at: null,
+      time_basis: 'announcement',
+    });
   });
 
   it('takes at most the record cap per run, newest first, counting the rest: a partial read', async () => {
     server = await startServer((req, res) => {
       const cursor = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') ?? 0);
-      const page = JSON.parse(fixture('tracker-page-2.json')) as { data: Record<string, unknown>[]; pagination: object };
+      const page = JSON.parse(fixture('tracker-page-2.json')) as {
+        data: Record<string, unknown>[];
+        pagination: object;
+      };
       page.data = Array.from({ length: 30 }, (_, i) => ({ ...page.data[0]!, id: `p${cursor}-r${i}` }));
       page.pagination = { has_more: true, next_cursor: String(cursor + 1) };
       sendJson(res, page);
@@ -206,7 +295,10 @@ describe('fetchResetTracker', () => {
     const r = await fetchResetTracker(testFetcher(), config(server.url), AS_OF, { maxRecords: 50 });
     expect(server.requests).toHaveLength(2);
     expect(r.events).toHaveLength(50);
-    expect(r.check).toMatchObject({ ok: true, detail: { code: 'record_cap_reached', params: { max: 50, rejected: 10, reasons: 'over_record_cap 10' } } });
+    expect(r.check).toMatchObject({
+      ok: true,
+      detail: { code: 'record_cap_reached', params: { max: 50, rejected: 10, reasons: 'over_record_cap 10' } },
+    });
   });
 
   it('keeps the upstream words (markup tags and control characters removed), truncating only to the schema maximum', async () => {
@@ -234,7 +326,9 @@ describe('tracker records merged with the curated archive', () => {
     observed_at: null,
     effective_at: null,
     evidence_text: "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
-    sources: [{ platform: 'X', url: 'https://twitter.com/example_dev/status/2123839334380470273/', author: 'example_dev' }],
+    sources: [
+      { platform: 'X', url: 'https://twitter.com/example_dev/status/2123839334380470273/', author: 'example_dev' },
+    ],
   });
   const verified: Event = EventSchema.parse({
     id: 'reset-2026-11-20',
@@ -247,7 +341,11 @@ describe('tracker records merged with the curated archive', () => {
     announced_at: '2026-11-20T18:02:00Z',
     observed_at: null,
     effective_at: '2026-11-20T18:10:00Z',
-    title: { en: 'Global reset after the slowdown', de: 'Globaler Reset nach der Verlangsamung', ja: '速度低下後のグローバルリセット' },
+    title: {
+      en: 'Global reset after the slowdown',
+      de: 'Globaler Reset nach der Verlangsamung',
+      ja: '速度低下後のグローバルリセット',
+    },
     author_notes: { en: 'Announced by a staff engineer.' },
     verification_notes: { en: 'Checked on two accounts.', de: 'An zwei Konten geprüft.' },
     evidence_text: "We just reset Codex rate limits for everyone. Thanks for bearing with us during today's slowdown!",
@@ -260,7 +358,11 @@ describe('tracker records merged with the curated archive', () => {
     const merged = mergeEvents([ledger], r.events!);
     const sameDay = merged.filter((e) => e.announced_at?.startsWith('2026-11-20'));
     expect(sameDay).toHaveLength(1);
-    expect(sameDay[0]).toMatchObject({ id: 'ledger-2026-11-20-1802', origin: 'ledger', same_as: ['sr-rst_2026-11-20_a'] });
+    expect(sameDay[0]).toMatchObject({
+      id: 'ledger-2026-11-20-1802',
+      origin: 'ledger',
+      same_as: ['sr-rst_2026-11-20_a'],
+    });
     expect(merged).toHaveLength(3);
   });
 
@@ -273,6 +375,8 @@ describe('tracker records merged with the curated archive', () => {
     expect(winner.title).toEqual(verified.title);
     expect(winner.verification_notes).toEqual(verified.verification_notes);
     expect(winner.same_as).toEqual(['ledger-2026-11-20-1802', 'sr-rst_2026-11-20_a']);
-    expect(merged.filter((e) => e.id.startsWith('sr-rst_2026-11-20') || e.id.startsWith('ledger-2026-11-20'))).toEqual([]);
+    expect(merged.filter((e) => e.id.startsWith('sr-rst_2026-11-20') || e.id.startsWith('ledger-2026-11-20'))).toEqual(
+      [],
+    );
   });
 });

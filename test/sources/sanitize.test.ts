@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl, redactUrlsIn } from '../../builder/redact.ts';
-import { cleanEvidence, cleanText, cleanUrl, judgeInstant, rejectionParams, TRACKED_ERA_START } from '../../builder/sources/sanitize.ts';
+import {
+  cleanEvidence,
+  cleanText,
+  cleanUrl,
+  judgeInstant,
+  rejectionParams,
+  TRACKED_ERA_START,
+} from '../../builder/sources/sanitize.ts';
 
 const AS_OF = new Date('2026-11-21T12:00:00Z');
 
 describe('redactUrl: the one way a source URL is shown', () => {
   it('keeps the scheme and the host (port included) and nothing else: no userinfo, path, path parameter, query or fragment', () => {
-    expect(redactUrl('https://user:pass@feeds.example.test:8443/r/codex/.rss?token=abc&limit=100#sig=x')).toBe('https://feeds.example.test:8443/…');
+    expect(redactUrl('https://user:pass@feeds.example.test:8443/r/codex/.rss?token=abc&limit=100#sig=x')).toBe(
+      'https://feeds.example.test:8443/…',
+    );
     expect(redactUrl('http://127.0.0.1:9/api?api_key=k1&sig=s2&sig=s3')).toBe('http://127.0.0.1:9/…');
     expect(redactUrl('https://only-user@h.test/')).toBe('https://h.test/…');
     expect(redactUrl('https://h.test/private-feed-8f2a/rss;jsessionid=ABC123?secretName=v')).toBe('https://h.test/…');
@@ -22,14 +31,25 @@ describe('redactUrl: the one way a source URL is shown', () => {
   });
 
   it('redacts every http(s) URL inside a message, leaving the rest of it', () => {
-    expect(redactUrlsIn('connect failed: https://h.test/s3cret;jsessionid=x?k=v (at file:///work/a.ts:1:2)')).toBe('connect failed: https://h.test/… (at file:///work/a.ts:1:2)');
+    expect(redactUrlsIn('connect failed: https://h.test/s3cret;jsessionid=x?k=v (at file:///work/a.ts:1:2)')).toBe(
+      'connect failed: https://h.test/… (at file:///work/a.ts:1:2)',
+    );
   });
 });
 
 describe('sanity rules', () => {
   it('passes only http(s) URLs with a host and no credentials', () => {
     expect(cleanUrl(' https://a.test/x?y=1 ')).toBe('https://a.test/x?y=1');
-    for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'https:', 'ftp://a.test/', 'https://u:p@a.test/', `https://a.test/${'x'.repeat(2100)}`, '', null]) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'https:',
+      'ftp://a.test/',
+      'https://u:p@a.test/',
+      `https://a.test/${'x'.repeat(2100)}`,
+      '',
+      null,
+    ]) {
       expect(cleanUrl(bad), String(bad)).toBeNull();
     }
   });
@@ -51,7 +71,9 @@ describe('sanity rules', () => {
 
   it('strips a tag that never closes without eating the text after it', () => {
     expect(cleanText('a <b unclosed and more text', 300)).toBe('a unclosed and more text');
-    expect(cleanText('keep <i>this</i> and <script unclosed, then this', 300)).toBe('keep this and unclosed, then this');
+    expect(cleanText('keep <i>this</i> and <script unclosed, then this', 300)).toBe(
+      'keep this and unclosed, then this',
+    );
     expect(cleanText('x </b and y', 300)).toBe('x and y');
     expect(cleanText('before <!-- never closed and after', 300)).toBe('before never closed and after');
     expect(cleanText('a &lt;b unclosed escaped and more', 300)).toBe('a unclosed escaped and more');
@@ -70,31 +92,55 @@ describe('sanity rules', () => {
       if (/[\p{Cf}\p{Noncharacter_Code_Point}]/u.test(c) || (cp >= 0xe0000 && cp <= 0xe007f)) removed.push(cp);
     }
     expect(removed.length).toBeGreaterThan(200);
-    for (const cp of [0x200b, 0x200e, 0x202e, 0x2066, 0x061c, 0xfeff, 0x00ad, 0x2060, 0xe0001, 0xe0041, 0xe007f, 0xfffe, 0xffff, 0xfdd0, 0x1fffe, 0x10ffff]) expect(removed).toContain(cp);
+    for (const cp of [
+      0x200b, 0x200e, 0x202e, 0x2066, 0x061c, 0xfeff, 0x00ad, 0x2060, 0xe0001, 0xe0041, 0xe007f, 0xfffe, 0xffff, 0xfdd0,
+      0x1fffe, 0x10ffff,
+    ])
+      expect(removed).toContain(cp);
     for (const cp of removed) {
       const c = String.fromCodePoint(cp);
       expect(cleanText(`re${c}set`, 300), cp.toString(16)).toBe('reset');
       expect(cleanEvidence(`re${c}set`, 4000), cp.toString(16)).toBe('reset');
     }
     // Text smuggled in tag characters (invisible "hi") is gone, not decoded.
-    expect(cleanText(`ok${[...'hi'].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join('')}`, 300)).toBe('ok');
+    expect(
+      cleanText(`ok${[...'hi'].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join('')}`, 300),
+    ).toBe('ok');
     expect(cleanText('a&#x202E;b&#8203;c', 300)).toBe('abc');
     expect(cleanText('one\u2028two\u2029three', 300)).toBe('one two three');
     expect(cleanEvidence('one\u2028two\u2029three', 4000)).toBe('one\ntwo\nthree');
   });
 
   it('keeps ZWJ inside emoji sequences and ZWJ/ZWNJ between letters of scripts that need them, nowhere else', () => {
-    for (const kept of ['👩\u200D💻', '👨🏽\u200D🚀', '❤\uFE0F\u200D🔥', '👩\u200D👩\u200D👧', 'می\u200Cخواهم', 'क्\u200Dष', 'ক্\u200Cষ']) {
+    for (const kept of [
+      '👩\u200D💻',
+      '👨🏽\u200D🚀',
+      '❤\uFE0F\u200D🔥',
+      '👩\u200D👩\u200D👧',
+      'می\u200Cخواهم',
+      'क्\u200Dष',
+      'ক্\u200Cষ',
+    ]) {
       expect(cleanText(kept, 300), kept).toBe(kept);
       expect(cleanEvidence(kept, 4000), kept).toBe(kept);
     }
-    for (const [raw, clean] of [['a\u200Db', 'ab'], ['a\u200Cb', 'ab'], ['👩\u200Da', '👩a'], ['a\u200D💻', 'a💻'], ['\u200D💻', '💻'], ['می\u200C a', 'می a']] as const) {
+    for (const [raw, clean] of [
+      ['a\u200Db', 'ab'],
+      ['a\u200Cb', 'ab'],
+      ['👩\u200Da', '👩a'],
+      ['a\u200D💻', 'a💻'],
+      ['\u200D💻', '💻'],
+      ['می\u200C a', 'می a'],
+    ] as const) {
       expect(cleanText(raw, 300), raw).toBe(clean);
     }
   });
 
   it('names every rejection reason with its count', () => {
     expect(rejectionParams({})).toEqual({});
-    expect(rejectionParams({ future_date: 2, bad_url: 1 })).toEqual({ rejected: 3, reasons: 'bad_url 1, future_date 2' });
+    expect(rejectionParams({ future_date: 2, bad_url: 1 })).toEqual({
+      rejected: 3,
+      reasons: 'bad_url 1, future_date 2',
+    });
   });
 });

@@ -33,7 +33,15 @@ async function goodState(): Promise<State> {
 describe('fetchStatusPage', () => {
   it('reads an Atlassian Statuspage v2 summary: Codex components, upstream words, Codex incidents as signals', async () => {
     const r = await fetchStatusPage(testFetcher(), await serve(fixture('statuspage-v2-summary.json')), AS_OF);
-    expect(r.check).toMatchObject({ source: 'status-page', kind: 'status_page', ok: true, http_status: 200, items_read: 5, detail: { code: 'ok', params: {} }, checked_at: formatInstant(AS_OF) });
+    expect(r.check).toMatchObject({
+      source: 'status-page',
+      kind: 'status_page',
+      ok: true,
+      http_status: 200,
+      items_read: 5,
+      detail: { code: 'ok', params: {} },
+      checked_at: formatInstant(AS_OF),
+    });
     expect(r.check.latency_ms).not.toBeNull();
     expect(UpstreamStatusSchema.parse(r.status)).toEqual({
       page_url: 'https://status.example.test/',
@@ -61,13 +69,21 @@ describe('fetchStatusPage', () => {
       promoted_to: null,
     });
     // Named generically, but it affects a Codex component.
-    expect(signals[1]).toMatchObject({ title: 'Degraded performance', url: null, excerpt: 'identified, impact: major' });
+    expect(signals[1]).toMatchObject({
+      title: 'Degraded performance',
+      url: null,
+      excerpt: 'identified, impact: major',
+    });
   });
 
   it('reads the incident.io variant without incident lists and keeps unknown component statuses', async () => {
     const r = await fetchStatusPage(testFetcher(), await serve(fixture('statuspage-incidentio-summary.json')), AS_OF);
     expect(r.check).toMatchObject({ ok: true, items_read: 2, detail: { code: 'ok' } });
-    expect(r.status).toMatchObject({ indicator: 'none', description: 'All Systems Operational', updated_at: '2026-11-21T11:58:40Z' });
+    expect(r.status).toMatchObject({
+      indicator: 'none',
+      description: 'All Systems Operational',
+      updated_at: '2026-11-21T11:58:40Z',
+    });
     expect(r.status!.components).toEqual([
       { id: '01HCOMPCODEXWEB', name: 'Codex Web', status: 'operational' },
       { id: '01HCOMPCODEXVS', name: 'Codex VS Code extension', status: 'full_outage_experimental' },
@@ -75,15 +91,22 @@ describe('fetchStatusPage', () => {
     expect(r.signals!.map((x) => x.title)).not.toContain('Elevated errors for Codex tasks');
   });
 
-  it('chooses Codex components by the configured ids, and counts a Statuspage incident on one of them as Codex\'s', async () => {
+  it("chooses Codex components by the configured ids, and counts a Statuspage incident on one of them as Codex's", async () => {
     const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
     summary.components.push({ id: 'cmp-cli', name: 'CLI', status: 'major_outage' });
     summary.incidents[1].components = [{ id: 'cmp-cli', name: 'CLI' }];
     const s = await serve(JSON.stringify(summary));
     const r = await fetchStatusPage(testFetcher(), { ...s, codexComponents: ['cmp-codex-web', 'cmp-cli'] }, AS_OF);
-    expect(r.status!.components.map((c) => `${c.name}: ${c.status}`)).toEqual(['Codex Web: degraded_performance', 'CLI: major_outage']);
+    expect(r.status!.components.map((c) => `${c.name}: ${c.status}`)).toEqual([
+      'Codex Web: degraded_performance',
+      'CLI: major_outage',
+    ]);
     // "Slow image uploads" now affects CLI, a Codex component by id though not by name.
-    expect(r.signals!.map((x) => x.title)).toEqual(['Elevated errors for Codex tasks', 'Slow image uploads', 'Degraded performance']);
+    expect(r.signals!.map((x) => x.title)).toEqual([
+      'Elevated errors for Codex tasks',
+      'Slow image uploads',
+      'Degraded performance',
+    ]);
     // With the default list (none of its ids on this page), the names decide: CLI is not known to be Codex's.
     const byName = await fetchStatusPage(testFetcher(), s, AS_OF);
     expect(byName.status!.components.map((c) => c.name)).toEqual(['Codex Web', 'Codex API', 'Codex CLI']);
@@ -93,7 +116,12 @@ describe('fetchStatusPage', () => {
   it('reports invalid JSON and keeps the last good status', async () => {
     const state = await goodState();
     const r = await fetchStatusPage(testFetcher(), await serve('{"page": '), AS_OF);
-    expect(r.check).toMatchObject({ ok: false, http_status: 200, items_read: 0, detail: { code: 'invalid_json', params: {} } });
+    expect(r.check).toMatchObject({
+      ok: false,
+      http_status: 200,
+      items_read: 0,
+      detail: { code: 'invalid_json', params: {} },
+    });
     expect(r.check.latency_ms).not.toBeNull();
     expect(r.status).toBeUndefined();
     const next = applySourceResults(state, [r], [], AS_OF);
@@ -106,14 +134,24 @@ describe('fetchStatusPage', () => {
     const body = JSON.parse(fixture('statuspage-incidentio-summary.json')) as { components: { status: unknown }[] };
     body.components[1]!.status = 3;
     const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(body)), AS_OF);
-    expect(r.check).toMatchObject({ ok: false, http_status: 200, items_read: 0, detail: { code: 'schema_mismatch', params: { path: 'components[1].status' } } });
+    expect(r.check).toMatchObject({
+      ok: false,
+      http_status: 200,
+      items_read: 0,
+      detail: { code: 'schema_mismatch', params: { path: 'components[1].status' } },
+    });
     expect(applySourceResults(state, [r], [], AS_OF).upstream_status).toEqual(state.upstream_status);
   });
 
   it('reports an HTTP failure and keeps the last good status', async () => {
     const state = await goodState();
     const r = await fetchStatusPage(testFetcher({ retries: 1 }), await serve('{"error":"down"}', 503), AS_OF);
-    expect(r.check).toMatchObject({ ok: false, http_status: 503, items_read: 0, detail: { code: 'http_status', params: { status: 503 } } });
+    expect(r.check).toMatchObject({
+      ok: false,
+      http_status: 503,
+      items_read: 0,
+      detail: { code: 'http_status', params: { status: 503 } },
+    });
     expect(server!.requests).toHaveLength(2);
     const next = applySourceResults(state, [r], [], AS_OF);
     expect(next.upstream_status).toEqual(state.upstream_status);
@@ -132,7 +170,10 @@ describe('fetchStatusPage', () => {
       summary.page.updated_at = updated;
       const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
       expect(r.status!.updated_at, updated).toBeNull();
-      expect(r.check.detail, updated).toEqual({ code: 'ok_with_rejections', params: { rejected: 1, reasons: `${reason} 1` } });
+      expect(r.check.detail, updated).toEqual({
+        code: 'ok_with_rejections',
+        params: { rejected: 1, reasons: `${reason} 1` },
+      });
     }
     const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;
     summary.incidents[0].started_at = '2026-11-21T10:00:00';
@@ -154,7 +195,10 @@ describe('fetchStatusPage', () => {
     summary.components[1].name = `Codex Web <img src=x onerror=alert(1)>${'!'.repeat(500)}`;
     summary.incidents[0].started_at = '9999-12-31T00:00:00Z';
     const r = await fetchStatusPage(testFetcher(), await serve(JSON.stringify(summary)), AS_OF);
-    expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'bad_url 1, future_date 1' } } });
+    expect(r.check).toMatchObject({
+      ok: true,
+      detail: { code: 'ok_with_rejections', params: { rejected: 2, reasons: 'bad_url 1, future_date 1' } },
+    });
     expect(r.status!.updated_at).toBe('2026-11-21T11:52:03Z');
     expect(r.status!.page_url).toBe('');
     expect(r.status!.description.startsWith('Degraded very')).toBe(true);
@@ -165,7 +209,11 @@ describe('fetchStatusPage', () => {
   });
 
   it('refuses a body nested too deep or with too long a list, as a failed check', async () => {
-    const deep = await fetchStatusPage(testFetcher(), await serve(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), AS_OF);
+    const deep = await fetchStatusPage(
+      testFetcher(),
+      await serve(`${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+      AS_OF,
+    );
     expect(deep.check).toMatchObject({ ok: false, detail: { code: 'too_deeply_nested', params: { max: 16 } } });
     await server!.close();
     const summary = JSON.parse(fixture('statuspage-v2-summary.json')) as Record<string, any>;

@@ -18,7 +18,11 @@ afterEach(async () => {
   server = null;
 });
 
-const page = (data: unknown[]) => ({ data, pagination: { has_more: false, next_cursor: null }, meta: { api_version: 'v1', generated_at: '2026-11-21T11:59:00Z' } });
+const page = (data: unknown[]) => ({
+  data,
+  pagination: { has_more: false, next_cursor: null },
+  meta: { api_version: 'v1', generated_at: '2026-11-21T11:59:00Z' },
+});
 const record = (id: string, patch: Record<string, unknown> = {}) => ({
   id,
   reset_type: 'regular',
@@ -40,15 +44,43 @@ async function serve(routes: Record<string, unknown>): Promise<string> {
 describe('tracker records as the service documents them', () => {
   it('keeps an observed record without url or author, publishing no link, and counts it', async () => {
     const base = await serve({ '/api/v1/resets': page([record('observed-1', { source: { type: 'observed' } })]) });
-    const r = await fetchResetTracker(testFetcher(), { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` }, AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_notes', params: { noted: 'no_link 1' } } });
-    expect(r.events).toEqual([expect.objectContaining({ id: 'sr-observed-1', sources: [], time_basis: 'observation', observed_at: '2026-11-21T10:00:00Z' })]);
+    const r = await fetchResetTracker(
+      testFetcher(),
+      { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` },
+      AS_OF,
+    );
+    expect(r.check).toMatchObject({
+      ok: true,
+      items_read: 1,
+      detail: { code: 'ok_with_notes', params: { noted: 'no_link 1' } },
+    });
+    expect(r.events).toEqual([
+      expect.objectContaining({
+        id: 'sr-observed-1',
+        sources: [],
+        time_basis: 'observation',
+        observed_at: '2026-11-21T10:00:00Z',
+      }),
+    ]);
   });
 
   it('keeps a record with empty text and counts it; refuses an x_post without its link', async () => {
-    const base = await serve({ '/api/v1/resets': page([record('empty', { text: '' }), record('no-link', { source: { type: 'x_post', author: 'a' } })]) });
-    const r = await fetchResetTracker(testFetcher(), { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` }, AS_OF);
-    expect(r.check).toMatchObject({ ok: true, items_read: 1, detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'bad_url 1', noted: 'empty_text 1' } } });
+    const base = await serve({
+      '/api/v1/resets': page([
+        record('empty', { text: '' }),
+        record('no-link', { source: { type: 'x_post', author: 'a' } }),
+      ]),
+    });
+    const r = await fetchResetTracker(
+      testFetcher(),
+      { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` },
+      AS_OF,
+    );
+    expect(r.check).toMatchObject({
+      ok: true,
+      items_read: 1,
+      detail: { code: 'ok_with_rejections', params: { rejected: 1, reasons: 'bad_url 1', noted: 'empty_text 1' } },
+    });
     expect(r.events).toEqual([expect.objectContaining({ id: 'sr-empty', evidence_text: '' })]);
   });
 });
@@ -59,14 +91,36 @@ describe('/api/v1/status, part by part', () => {
       '/api/v1/status': {
         data: {
           latest_reset: record('newest'),
-          scheduled_reset: { id: 'x', status: 'scheduled', announced_at: 'soon', text: 'x', source: { type: 'observed' } },
-          active_watch: { level: 'strong', observed_at: '2026-11-21T09:00:00Z', expires_at: '2026-11-22T00:00:00Z', forecast_window: 'this weekend', source: { type: 'observed' } },
+          scheduled_reset: {
+            id: 'x',
+            status: 'scheduled',
+            announced_at: 'soon',
+            text: 'x',
+            source: { type: 'observed' },
+          },
+          active_watch: {
+            level: 'strong',
+            observed_at: '2026-11-21T09:00:00Z',
+            expires_at: '2026-11-22T00:00:00Z',
+            forecast_window: 'this weekend',
+            source: { type: 'observed' },
+          },
           stats: { total: 'many' },
         },
       },
     });
-    const r = await fetchTrackerStatus(testFetcher(), { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` }, AS_OF);
-    expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: 'scheduled_reset.announced_at (bad_date), stats.total (invalid_record)' } } });
+    const r = await fetchTrackerStatus(
+      testFetcher(),
+      { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` },
+      AS_OF,
+    );
+    expect(r.check).toMatchObject({
+      ok: true,
+      detail: {
+        code: 'ok_with_unreadable_parts',
+        params: { parts: 'scheduled_reset.announced_at (bad_date), stats.total (invalid_record)' },
+      },
+    });
     expect(r.events).toEqual([expect.objectContaining({ id: 'sr-newest' })]);
     expect(r.announcement).toBeUndefined();
     expect(r.watch).toMatchObject({ level: 'strong', forecast_window: 'this weekend', source_url: null });
@@ -74,14 +128,27 @@ describe('/api/v1/status, part by part', () => {
   });
 
   it('refuses a watch that claims to outlast a month or carries a bad link, naming it', async () => {
-    const watch = { level: 'elevated', observed_at: '2026-11-21T09:00:00Z', expires_at: '2027-11-22T00:00:00Z', forecast_window: 'w', source: { type: 'observed' } };
+    const watch = {
+      level: 'elevated',
+      observed_at: '2026-11-21T09:00:00Z',
+      expires_at: '2027-11-22T00:00:00Z',
+      forecast_window: 'w',
+      source: { type: 'observed' },
+    };
     const base = await serve({ '/api/v1/status': { data: { active_watch: watch } } });
-    const r = await fetchTrackerStatus(testFetcher(), { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` }, AS_OF);
-    expect(r.check.detail).toEqual({ code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.expires_at (future_date)' } });
+    const r = await fetchTrackerStatus(
+      testFetcher(),
+      { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` },
+      AS_OF,
+    );
+    expect(r.check.detail).toEqual({
+      code: 'ok_with_unreadable_parts',
+      params: { parts: 'active_watch.expires_at (future_date)' },
+    });
     expect(r.watch).toBeUndefined();
   });
 
-  it('cleans and caps the watch\'s words as every upstream text, and refuses a level that is not a plain word', async () => {
+  it("cleans and caps the watch's words as every upstream text, and refuses a level that is not a plain word", async () => {
     const hostile = {
       level: 'Strong',
       reset_chance_percent: 40,
@@ -95,10 +162,15 @@ describe('/api/v1/status, part by part', () => {
     const cfg: SourceConfig = { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` };
     const r = await fetchTrackerStatus(testFetcher(), cfg, AS_OF);
     // A link with credentials is no link of a record: the watch is refused, named.
-    expect(r.check.detail).toEqual({ code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.source.url (bad_url)' } });
+    expect(r.check.detail).toEqual({
+      code: 'ok_with_unreadable_parts',
+      params: { parts: 'active_watch.source.url (bad_url)' },
+    });
     await server!.close();
     server = null;
-    const base2 = await serve({ '/api/v1/status': { data: { active_watch: { ...hostile, source: { type: 'observed' } } } } });
+    const base2 = await serve({
+      '/api/v1/status': { data: { active_watch: { ...hostile, source: { type: 'observed' } } } },
+    });
     const w = (await fetchTrackerStatus(testFetcher(), { ...cfg, url: `${base2}/api/v1/status` }, AS_OF)).watch!;
     expect(w.level).toBe('strong');
     expect(w.forecast_window.length).toBeLessThanOrEqual(300);
@@ -108,12 +180,25 @@ describe('/api/v1/status, part by part', () => {
     server = null;
     const base3 = await serve({ '/api/v1/status': { data: { active_watch: { ...hostile, level: 'strong; DROP' } } } });
     const bad = await fetchTrackerStatus(testFetcher(), { ...cfg, url: `${base3}/api/v1/status` }, AS_OF);
-    expect(bad.check.detail).toEqual({ code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.level (invalid_record)' } });
+    expect(bad.check.detail).toEqual({
+      code: 'ok_with_unreadable_parts',
+      params: { parts: 'active_watch.level (invalid_record)' },
+    });
   });
 
-  it("shows a reset from latest_reset in the same run, before /resets lists it, and keeps every watch seen", async () => {
-    const watch = { level: 'strong', observed_at: '2026-11-21T09:00:00Z', expires_at: null, forecast_window: 'today', text: 'Expect one.', source: { type: 'observed' } };
-    const base = await serve({ '/api/v1/resets': page([record('older', { announced_at: '2026-11-20T10:00:00Z' })]), '/api/v1/status': { data: { latest_reset: record('newest'), active_watch: watch, stats: { total: 1 } } } });
+  it('shows a reset from latest_reset in the same run, before /resets lists it, and keeps every watch seen', async () => {
+    const watch = {
+      level: 'strong',
+      observed_at: '2026-11-21T09:00:00Z',
+      expires_at: null,
+      forecast_window: 'today',
+      text: 'Expect one.',
+      source: { type: 'observed' },
+    };
+    const base = await serve({
+      '/api/v1/resets': page([record('older', { announced_at: '2026-11-20T10:00:00Z' })]),
+      '/api/v1/status': { data: { latest_reset: record('newest'), active_watch: watch, stats: { total: 1 } } },
+    });
     const configs: SourceConfig[] = [
       { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` },
       { id: 'tracker-status', kind: 'tracker_status', url: `${base}/api/v1/status` },
@@ -122,7 +207,9 @@ describe('/api/v1/status, part by part', () => {
     const state = applySourceResults(emptyState(), results, [], AS_OF);
     expect(state.upstream_events.map((e) => e.id).sort()).toEqual(['sr-newest', 'sr-older']);
     expect(state.tracker_watch).toMatchObject({ level: 'strong', forecast_window: 'today' });
-    expect(state.signals).toContainEqual(expect.objectContaining({ kind: 'tracker_watch', title: 'strong watch: today', url: null }));
+    expect(state.signals).toContainEqual(
+      expect.objectContaining({ kind: 'tracker_watch', title: 'strong watch: today', url: null }),
+    );
     const later = new Date(AS_OF.getTime() + 15 * 60_000);
     const next = applySourceResults(state, [{ ...results[1]!, watch: null }], [], later);
     expect(next.tracker_watch).toBeNull();
@@ -141,22 +228,44 @@ describe('/api/v1/status, part by part', () => {
       checked_at: '2026-11-21T12:00:00Z',
       detail: { code, params: {} },
     });
-    const differ = compareTrackerTotal([{ check: check('reset_tracker', 53) }, { check: check('tracker_status', 1), stats_total: 55 }]);
-    expect(differ[1]!.check.detail).toEqual({ code: 'ok_total_differs', params: { stats_total: 55, records_listed: 53 } });
-    const same = compareTrackerTotal([{ check: check('reset_tracker', 55) }, { check: check('tracker_status', 1), stats_total: 55 }]);
+    const differ = compareTrackerTotal([
+      { check: check('reset_tracker', 53) },
+      { check: check('tracker_status', 1), stats_total: 55 },
+    ]);
+    expect(differ[1]!.check.detail).toEqual({
+      code: 'ok_total_differs',
+      params: { stats_total: 55, records_listed: 53 },
+    });
+    const same = compareTrackerTotal([
+      { check: check('reset_tracker', 55) },
+      { check: check('tracker_status', 1), stats_total: 55 },
+    ]);
     expect(same[1]!.check.detail.code).toBe('ok');
     // A partial read (a page cap) cannot be compared.
-    const partial = compareTrackerTotal([{ check: check('reset_tracker', 53, 'page_cap_reached') }, { check: check('tracker_status', 1), stats_total: 55 }]);
+    const partial = compareTrackerTotal([
+      { check: check('reset_tracker', 53, 'page_cap_reached') },
+      { check: check('tracker_status', 1), stats_total: 55 },
+    ]);
     expect(partial[1]!.check.detail.code).toBe('ok');
   });
 });
 
 describe('the User-Agent', () => {
   it("is Reddit's form, naming the repository the workflow runs in, or a local build; never a placeholder", () => {
-    expect(userAgentFromEnv({ GITHUB_REPOSITORY: 'octo/reset-status-api' })).toBe('node:reset-status-api:v0.1.0 (+https://github.com/octo/reset-status-api)');
-    expect(userAgentFromEnv({ GITHUB_REPOSITORY: 'octo/r', GITHUB_SERVER_URL: 'https://git.example.com/', RESET_REDDIT_USER: 'resetbot' })).toBe('node:reset-status-api:v0.1.0 (by /u/resetbot; +https://git.example.com/octo/r)');
+    expect(userAgentFromEnv({ GITHUB_REPOSITORY: 'octo/reset-status-api' })).toBe(
+      'node:reset-status-api:v0.1.0 (+https://github.com/octo/reset-status-api)',
+    );
+    expect(
+      userAgentFromEnv({
+        GITHUB_REPOSITORY: 'octo/r',
+        GITHUB_SERVER_URL: 'https://git.example.com/',
+        RESET_REDDIT_USER: 'resetbot',
+      }),
+    ).toBe('node:reset-status-api:v0.1.0 (by /u/resetbot; +https://git.example.com/octo/r)');
     expect(userAgentFromEnv({})).toBe('node:reset-status-api:v0.1.0 (local build)');
-    expect(userAgentFromEnv({ RESET_USER_AGENT: 'my-mirror/1.0 (ops@example.com)' })).toBe('my-mirror/1.0 (ops@example.com)');
+    expect(userAgentFromEnv({ RESET_USER_AGENT: 'my-mirror/1.0 (ops@example.com)' })).toBe(
+      'my-mirror/1.0 (ops@example.com)',
+    );
   });
 
   it('refuses a value that cannot be a header or is not what its variable names', () => {
@@ -169,7 +278,11 @@ describe('the User-Agent', () => {
     const base = await serve({ '/api/v1/resets': page([]) });
     const { createHttpFetcher } = await import('../../builder/sources/http-fetcher.ts');
     const agent = userAgentFromEnv({ GITHUB_REPOSITORY: 'octo/r' });
-    await fetchResetTracker(createHttpFetcher({ userAgent: agent, retries: 0 }), { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` }, AS_OF);
+    await fetchResetTracker(
+      createHttpFetcher({ userAgent: agent, retries: 0 }),
+      { id: 'reset-tracker', kind: 'reset_tracker', url: `${base}/api/v1/resets` },
+      AS_OF,
+    );
     expect(server!.requests[0]!.headers['user-agent']).toBe(agent);
   });
 });

@@ -29,7 +29,14 @@ async function serve(body: unknown, status = 200): Promise<SourceConfig> {
 
 describe('fetchTrackerStatus', () => {
   it('maps data.scheduled_reset to a cleaned announcement with the id the applied record will get', async () => {
-    const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { latest_reset: null, scheduled_reset: scheduled, active_watch: null, stats: { total: 3 } }, meta: { api_version: '1' } }), AS_OF);
+    const r = await fetchTrackerStatus(
+      testFetcher(),
+      await serve({
+        data: { latest_reset: null, scheduled_reset: scheduled, active_watch: null, stats: { total: 3 } },
+        meta: { api_version: '1' },
+      }),
+      AS_OF,
+    );
     expect(r.check).toMatchObject({ ok: true, kind: 'tracker_status', items_read: 1, detail: { code: 'ok' } });
     expect(r.announcement).toEqual({
       id: 'sr-rst_2026-11-21_pm',
@@ -53,19 +60,37 @@ describe('fetchTrackerStatus', () => {
       await server!.close();
       server = null;
     }
-    const broken = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: scheduled, active_watch: { since: 'x' }, stats: 'weird' } }), AS_OF);
-    expect(broken.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: 'active_watch.level (invalid_record), stats (invalid_record)' } } });
+    const broken = await fetchTrackerStatus(
+      testFetcher(),
+      await serve({ data: { scheduled_reset: scheduled, active_watch: { since: 'x' }, stats: 'weird' } }),
+      AS_OF,
+    );
+    expect(broken.check).toMatchObject({
+      ok: true,
+      detail: {
+        code: 'ok_with_unreadable_parts',
+        params: { parts: 'active_watch.level (invalid_record), stats (invalid_record)' },
+      },
+    });
     expect(broken.announcement).toMatchObject({ id: 'sr-rst_2026-11-21_pm' });
     expect(broken.watch).toBeUndefined();
     await server!.close();
     server = null;
-    const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, reset_type: 'mega_boost', scheduled_for: null } } }), AS_OF);
+    const r = await fetchTrackerStatus(
+      testFetcher(),
+      await serve({ data: { scheduled_reset: { ...scheduled, reset_type: 'mega_boost', scheduled_for: null } } }),
+      AS_OF,
+    );
     expect(r.announcement).toMatchObject({ type: null, scheduled_for: null });
     // A type named like an Object property is no type of ours either (it failed the announcement's schema).
     for (const reset_type of ['constructor', '__proto__', 'toString']) {
       await server!.close();
       server = null;
-      const odd = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, reset_type } } }), AS_OF);
+      const odd = await fetchTrackerStatus(
+        testFetcher(),
+        await serve({ data: { scheduled_reset: { ...scheduled, reset_type } } }),
+        AS_OF,
+      );
       expect(odd.check.ok).toBe(true);
       expect(odd.announcement).toMatchObject({ type: null });
     }
@@ -88,8 +113,15 @@ describe('fetchTrackerStatus', () => {
       [{ announced_at: '2019-01-01T00:00:00Z' }, 'scheduled_reset.announced_at (before_era)'],
       [{ scheduled_for: '2027-06-01T00:00:00Z' }, 'scheduled_reset.scheduled_for (future_date)'],
     ] as const) {
-      const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }), AS_OF);
-      expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: path } } });
+      const r = await fetchTrackerStatus(
+        testFetcher(),
+        await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }),
+        AS_OF,
+      );
+      expect(r.check).toMatchObject({
+        ok: true,
+        detail: { code: 'ok_with_unreadable_parts', params: { parts: path } },
+      });
       expect(r.announcement).toBeUndefined();
       await server!.close();
       server = null;
@@ -104,8 +136,15 @@ describe('fetchTrackerStatus', () => {
       [{ scheduled_for: '2026-11-21 17:00' }, 'scheduled_reset.scheduled_for (no_timezone)'],
       [{ scheduled_for: 'Sat, 21 Nov 2026 17:00:00' }, 'scheduled_reset.scheduled_for (no_timezone)'],
     ] as const) {
-      const r = await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }), AS_OF);
-      expect(r.check).toMatchObject({ ok: true, detail: { code: 'ok_with_unreadable_parts', params: { parts: path } } });
+      const r = await fetchTrackerStatus(
+        testFetcher(),
+        await serve({ data: { scheduled_reset: { ...scheduled, ...patch } } }),
+        AS_OF,
+      );
+      expect(r.check).toMatchObject({
+        ok: true,
+        detail: { code: 'ok_with_unreadable_parts', params: { parts: path } },
+      });
       expect(r.announcement).toBeUndefined();
       await server!.close();
       server = null;
@@ -121,13 +160,34 @@ describe('fetchTrackerStatus', () => {
     expect(again.announcement?.first_seen_at).toBe('2026-11-21T12:00:00Z');
     await server!.close();
     server = null;
-    const failed = applySourceResults(again, [await fetchTrackerStatus(testFetcher({ retries: 0 }), cfg, later)], [], later);
+    const failed = applySourceResults(
+      again,
+      [await fetchTrackerStatus(testFetcher({ retries: 0 }), cfg, later)],
+      [],
+      later,
+    );
     expect(failed.announcement).toEqual(again.announcement);
-    const unreadable = applySourceResults(again, [await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: { ...scheduled, announced_at: 'soon' } } }), later)], [], later);
+    const unreadable = applySourceResults(
+      again,
+      [
+        await fetchTrackerStatus(
+          testFetcher(),
+          await serve({ data: { scheduled_reset: { ...scheduled, announced_at: 'soon' } } }),
+          later,
+        ),
+      ],
+      [],
+      later,
+    );
     expect(unreadable.announcement).toEqual(again.announcement);
     await server!.close();
     server = null;
-    const none = applySourceResults(again, [await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: null } }), later)], [], later);
+    const none = applySourceResults(
+      again,
+      [await fetchTrackerStatus(testFetcher(), await serve({ data: { scheduled_reset: null } }), later)],
+      [],
+      later,
+    );
     expect(none.announcement).toBeNull();
   });
 });
@@ -136,11 +196,18 @@ describe('RESET_UPSTREAM_STATUS_URL', () => {
   const status = (env: Record<string, string>) => sourceConfigsFromEnv(env).find((c) => c.kind === 'tracker_status');
   it('defaults to the tracker URL with its final /resets replaced by /status', () => {
     expect(status({})?.url).toBe('https://codex-resets.com/api/v1/status');
-    expect(status({ RESET_UPSTREAM_URL: 'http://127.0.0.1:9/x/resets/resets?limit=5' })?.url).toBe('http://127.0.0.1:9/x/resets/status');
+    expect(status({ RESET_UPSTREAM_URL: 'http://127.0.0.1:9/x/resets/resets?limit=5' })?.url).toBe(
+      'http://127.0.0.1:9/x/resets/status',
+    );
   });
   it('takes an explicit URL; none, empty, a disabled tracker or a tracker URL without /resets disable it', () => {
     expect(status({ RESET_UPSTREAM_STATUS_URL: 'https://t.example/s' })?.url).toBe('https://t.example/s');
-    for (const env of [{ RESET_UPSTREAM_STATUS_URL: 'none' }, { RESET_UPSTREAM_STATUS_URL: '' }, { RESET_UPSTREAM_URL: '' }, { RESET_UPSTREAM_URL: 'https://t.example/feed' }]) {
+    for (const env of [
+      { RESET_UPSTREAM_STATUS_URL: 'none' },
+      { RESET_UPSTREAM_STATUS_URL: '' },
+      { RESET_UPSTREAM_URL: '' },
+      { RESET_UPSTREAM_URL: 'https://t.example/feed' },
+    ]) {
       expect(status(env)).toBeUndefined();
       expect(disabledSourcesFromEnv(env).map((d) => d.id)).toContain('tracker-status');
     }

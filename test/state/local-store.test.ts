@@ -20,7 +20,11 @@ stateStoreContract('local directory', async () => {
     writeRaw: (text) => writeFile(path.join(dir, 'state.json'), text),
     writeRawCopy: (text) => writeFile(path.join(dir, 'state.last-good.json'), text),
     keptAside: async () =>
-      Promise.all((await readdir(dir)).filter((f) => f.startsWith('state.json.corrupt-')).map((f) => readFile(path.join(dir, f), 'utf8'))),
+      Promise.all(
+        (await readdir(dir))
+          .filter((f) => f.startsWith('state.json.corrupt-'))
+          .map((f) => readFile(path.join(dir, f), 'utf8')),
+      ),
   };
 });
 
@@ -69,7 +73,9 @@ describe('local state store', () => {
     let v: string | null = null;
     for (let i = 0; i < 5; i++) v = await store.save({ ...emptyState(), updated_at: `2026-11-21T0${i}:00:00.000Z` }, v);
     expect((await readdir(dir)).sort()).toEqual(['state.json', 'state.last-good.json']);
-    expect(await readFile(path.join(dir, 'state.last-good.json'), 'utf8')).toBe(await readFile(path.join(dir, 'state.json'), 'utf8'));
+    expect(await readFile(path.join(dir, 'state.last-good.json'), 'utf8')).toBe(
+      await readFile(path.join(dir, 'state.json'), 'utf8'),
+    );
   });
 
   it('updateState retries a lost race from a fresh read so no update is lost', async () => {
@@ -78,8 +84,22 @@ describe('local state store', () => {
     const other = createLocalStateStore(dir, { now: () => new Date() });
     await store.save(emptyState(), null);
     const entry = {
-      checkpoint: '2026-11-21T00:00:00.000Z', status: 'issued' as const, logged_at: '2026-11-21T00:05:00.000Z',
-      forecast: { issued_at: '2026-11-20T23:50:00.000Z', model_version: 'm', probability_24h: 0.2, probability_48h: 0.3, base_rate_24h: 0.1, base_rate_48h: 0.2, trailing_base_rate_24h: null, trailing_base_rate_48h: null, trailing_90d_base_rate_24h: null, trailing_90d_base_rate_48h: null, sample_size: 12 },
+      checkpoint: '2026-11-21T00:00:00.000Z',
+      status: 'issued' as const,
+      logged_at: '2026-11-21T00:05:00.000Z',
+      forecast: {
+        issued_at: '2026-11-20T23:50:00.000Z',
+        model_version: 'm',
+        probability_24h: 0.2,
+        probability_48h: 0.3,
+        base_rate_24h: 0.1,
+        base_rate_48h: 0.2,
+        trailing_base_rate_24h: null,
+        trailing_base_rate_48h: null,
+        trailing_90d_base_rate_24h: null,
+        trailing_90d_base_rate_48h: null,
+        sample_size: 12,
+      },
     };
     let raced = false;
     // Another run writes between our read and our write, once.

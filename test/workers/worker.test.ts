@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, EVENT_TYPES } from '../../builder/contract.ts';
 import { WORKER_ENTRY, checkWorkerAssets, readWranglerConfig } from '../../scripts/build-worker.ts';
-import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
+import {
+  createTempBuild,
+  startLoopback,
+  trackerHandler,
+  type LoopbackServer,
+  type TempBuild,
+} from '../helpers/build.ts';
 import { cases, rawRequest } from '../helpers/edge-cases.ts';
 import { writeEdgeTableData } from '../helpers/paged-data.ts';
 import { startTarget, type ServedApi } from '../helpers/targets.ts';
@@ -44,7 +50,10 @@ afterAll(async () => {
 });
 
 const buildWorker = (assets: string, out: string) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-worker.ts', '--assets', assets, '--out', out], { cwd: ROOT, encoding: 'utf8' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-worker.ts', '--assets', assets, '--out', out], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
 
 describe('npm run build:worker', () => {
   it('refuses a dist/ built without an https RESET_PUBLIC_BASE_URL: configuration error, exit 2, nothing written', async () => {
@@ -78,7 +87,13 @@ describe('npm run build:worker', () => {
   it('deploys with the settings the tests run: assets first through the Worker, no HTML or 404 rewriting', async () => {
     const config = await readWranglerConfig();
     expect(config.main).toBe('dist/worker.js');
-    expect(config.assets).toEqual({ directory: '../dist', binding: 'ASSETS', run_worker_first: true, html_handling: 'none', not_found_handling: 'none' });
+    expect(config.assets).toEqual({
+      directory: '../dist',
+      binding: 'ASSETS',
+      run_worker_first: true,
+      html_handling: 'none',
+      not_found_handling: 'none',
+    });
     expect(JSON.stringify(config)).not.toContain('FIXED_NOW');
   });
 });
@@ -96,7 +111,10 @@ describe('the production Worker in workerd', () => {
     const body = (await res.json()) as { today: { state: string }; meta: { lang: string } };
     expect(body.meta.lang).toBe('ja');
     expect(body.today.state).toBe('no_verified_reset');
-    const store = JSON.parse(await readFile(path.join(published.outDir, EDGE_STORE_FILE), 'utf8')) as Record<string, string>;
+    const store = JSON.parse(await readFile(path.join(published.outDir, EDGE_STORE_FILE), 'utf8')) as Record<
+      string,
+      string
+    >;
     expect(Date.parse(JSON.parse(store[EDGE_FRESHNESS_KEY] ?? '{}').stale_after)).toBeGreaterThan(Date.now());
   });
 
@@ -135,7 +153,11 @@ describe('the Worker and the preview answer alike', () => {
     calm = await createTempBuild({ edgeStore: true, publicUrl: PUBLIC });
     // With archived history pages for every type, so the table's page requests reach pages that exist.
     const data = await writeEdgeTableData(path.join(tmp, 'table-data'));
-    await calm.build('2026-11-21T12:00:00.000Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }], data);
+    await calm.build(
+      '2026-11-21T12:00:00.000Z',
+      [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` }],
+      data,
+    );
     const store = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8')) as Record<string, string>;
     eventId = (Object.keys(store).find((k) => k.startsWith('e:')) ?? '').slice(2);
     worker = await startTarget('worker', calm.outDir, FRESH);
@@ -146,7 +168,8 @@ describe('the Worker and the preview answer alike', () => {
   it('on every request of the edge table: status, contract headers and body', async () => {
     expect(eventId).not.toBe('');
     // The table's page requests reach archived pages that exist, of every type (and the full list's second).
-    for (const key of ['api/de/history/pages/2.json', ...EVENT_TYPES.map((t) => `api/en/history/${t}/pages/1.json`)]) expect(existsSync(path.join(calm.outDir, key)), key).toBe(true);
+    for (const key of ['api/de/history/pages/2.json', ...EVENT_TYPES.map((t) => `api/en/history/${t}/pages/1.json`)])
+      expect(existsSync(path.join(calm.outDir, key)), key).toBe(true);
     const pick = (h: Record<string, string>) => ({
       'content-type': h['content-type'],
       'content-language': h['content-language'],

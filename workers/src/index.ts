@@ -2,7 +2,12 @@
 // preview. The built dist/ is uploaded as the Worker's static assets (wrangler.json), edge-store.json among them; the
 // Worker runs first on every request (`run_worker_first`), routes it, and answers from the ASSETS binding exactly as
 // the CDN answers from S3. Imports only the contract and the router; scripts/build-worker.ts bundles it.
-import { EDGE_STORE_FILE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_FALLBACK, NOT_FOUND_KEY } from '../../builder/contract.ts';
+import {
+  EDGE_STORE_FILE,
+  NOT_FOUND_CONTENT_LANGUAGE,
+  NOT_FOUND_FALLBACK,
+  NOT_FOUND_KEY,
+} from '../../builder/contract.ts';
 import { baseHeaders, edgeContextFrom, route } from '../../builder/edge/route.ts';
 
 /** The static-assets binding (`assets.binding` in wrangler.json), as much of it as the Worker uses. */
@@ -56,7 +61,7 @@ async function readStore(env: WorkerEnv, origin: string): Promise<Readonly<Recor
 function targetOf(url: string): { origin: string; uri: string; query: string } {
   const start = url.indexOf('/', url.indexOf('://') + 3);
   const origin = start === -1 ? url : url.slice(0, start);
-  const rest = start === -1 ? '/' : url.slice(start).split('#')[0] ?? '/';
+  const rest = start === -1 ? '/' : (url.slice(start).split('#')[0] ?? '/');
   const qi = rest.indexOf('?');
   return { origin, uri: qi === -1 ? rest : rest.slice(0, qi), query: qi === -1 ? '' : rest.slice(qi + 1) };
 }
@@ -71,14 +76,17 @@ export async function handleRequest(request: Request, env: WorkerEnv, now: numbe
   const { origin, uri, query } = targetOf(request.url);
   const store = await readStore(env, origin);
   const result = route({ method: request.method, uri, query }, edgeContextFrom(store, uri, now));
-  if (result.kind === 'response') return answer(request.method, result.status, result.headers, result.body === '' ? null : result.body);
+  if (result.kind === 'response')
+    return answer(request.method, result.status, result.headers, result.body === '' ? null : result.body);
 
   const headers = new Headers();
   for (const name of CONDITIONAL_HEADERS) {
     const v = request.headers.get(name);
     if (v !== null) headers.set(name, v);
   }
-  const asset = await env.ASSETS.fetch(new Request(origin + '/' + result.key, { method: request.method === 'HEAD' ? 'HEAD' : 'GET', headers }));
+  const asset = await env.ASSETS.fetch(
+    new Request(origin + '/' + result.key, { method: request.method === 'HEAD' ? 'HEAD' : 'GET', headers }),
+  );
   if (asset.status === 404) {
     // As at the CDN (its custom error response): the stored not-found document, status 404.
     await asset.body?.cancel();
