@@ -2,6 +2,7 @@
 // markup and capped; URLs must be http(s) with a host; instants must fall inside the tracked era and not after
 // `asOf` (plus a small skew). What fails is not dropped silently: callers count it per reason (RejectCounts) and the
 // source check names the reasons. No clock, no I/O: `asOf` comes in.
+import { readInstant } from './instant.ts';
 
 /** Length caps, in UTF-16 code units, for every kind of upstream text we keep. */
 export const TEXT_LIMITS = {
@@ -224,7 +225,7 @@ export function cleanUrl(raw: string | null | undefined): string | null {
   return u.href.length > URL_MAX_CHARS ? null : u.href;
 }
 
-export type DateVerdict = 'ok' | 'future_date' | 'before_era' | 'bad_date';
+type DateVerdict = 'ok' | 'future_date' | 'before_era' | 'bad_date';
 
 /** Whether an instant may enter state: parseable, not before the tracked era, not after `asOf` + FUTURE_SKEW_MS. */
 export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVerdict {
@@ -234,4 +235,15 @@ export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVe
   if (ms > asOf.getTime() + FUTURE_SKEW_MS) return 'future_date';
   if (ms < TRACKED_ERA_START_MS) return 'before_era';
   return 'ok';
+}
+
+/** A source's zoned instant (instant.ts, a zone required) that passes the date rules, or the reason it does not. */
+export function judgedInstant(
+  raw: string | null | undefined,
+  asOf: Date,
+): { ok: true; iso: string } | { ok: false; reason: RejectReason } {
+  const read = readInstant(raw, 'reject');
+  if (!read.ok) return read;
+  const verdict = judgeInstant(read.iso, asOf);
+  return verdict === 'ok' ? read : { ok: false, reason: verdict };
 }
