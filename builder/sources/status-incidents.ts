@@ -2,17 +2,16 @@
 // Statuspage-compatible summary lists no incidents; they are at `/proxy/<page host>/incidents`. A separate check, so
 // the feed can fail (a 404 page, a timeout, a new shape) without failing the summary, and the other way round.
 import { z } from 'zod';
-import { formatInstant } from '../contract.ts';
 import { SIGNAL_WINDOW_MS } from '../model/apply.ts';
 import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { urlOrigin } from '../redact.ts';
 import { parseJsonWithin, schemaMismatch } from './budget.ts';
-import { readDetail, readSource, stableIdPart, type SourceRead } from './common.ts';
+import { readDetail, readSource, type SourceRead } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
-import { cleanText, cleanUrl, countReject, judgedInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
-import { codexComponentIds, mentionsCodex } from './status-page.ts';
+import { cleanUrl, countReject, judgedInstant, type RejectCounts } from './sanitize.ts';
+import { codexComponentIds, incidentSignalOf, mentionsCodex } from './status-page.ts';
 
 /** Incidents read from one answer (the feed lists recent ones; the capture holds 5); more are counted, not read. */
 export const MAX_FEED_INCIDENTS = 100;
@@ -98,18 +97,7 @@ function incidentSignal(
   if (Date.parse(at.iso) < asOf.getTime() - SIGNAL_WINDOW_MS) return null;
   // The page's own page of the incident, on the feed's scheme and host (never more of the configured URL).
   const url = origin !== null && LINKABLE_ID.test(i.id) ? cleanUrl(`${origin}/incidents/${i.id}`) : null;
-  return {
-    id: `status-incident-${stableIdPart(i.id, 100)}`,
-    kind: 'status_incident',
-    source: config.id,
-    title: cleanText(i.name, TEXT_LIMITS.title),
-    excerpt: cleanText(newestMessage(i, rejected) ?? fallbackExcerpt(i), TEXT_LIMITS.excerpt),
-    url,
-    published_at: at.iso,
-    first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
-  };
+  return incidentSignalOf(config, asOf, i, newestMessage(i, rejected) ?? fallbackExcerpt(i), url, at.iso);
 }
 
 /**

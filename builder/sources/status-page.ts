@@ -74,14 +74,26 @@ function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected:
   if (i.shortlink && url === null) countReject(rejected, 'bad_url');
   const update = i.incident_updates?.find((u) => u.body);
   const fallback = [i.status, i.impact ? `impact: ${i.impact}` : ''].filter(Boolean).join(', ');
+  return incidentSignalOf(config, asOf, i, update?.body ?? fallback, url, at.ok ? at.iso : null);
+}
+
+/** A status incident (of the summary or of incident.io's feed) as a signal awaiting review, its words cleaned. */
+export function incidentSignalOf(
+  config: SourceConfig,
+  asOf: Date,
+  i: { id: string; name: string },
+  excerpt: string,
+  url: string | null,
+  published: string | null,
+): Signal {
   return {
     id: `status-incident-${stableIdPart(i.id, 100)}`,
     kind: 'status_incident',
     source: config.id,
     title: cleanText(i.name, TEXT_LIMITS.title),
-    excerpt: cleanText(update?.body ?? fallback, TEXT_LIMITS.excerpt),
+    excerpt: cleanText(excerpt, TEXT_LIMITS.excerpt),
     url,
-    published_at: at.ok ? at.iso : null,
+    published_at: published,
     first_seen_at: formatInstant(asOf),
     review: 'awaiting_review',
     promoted_to: null,
