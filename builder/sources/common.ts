@@ -1,11 +1,10 @@
-// Helpers shared by the source adapters: reading a source into its check, ids, check details.
+// Helpers shared by the source adapters: reading a source into its check, and ids.
 import { createHash } from 'node:crypto';
 import { formatInstant } from '../contract.ts';
 import type { Detail, SourceCheck } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { redactUrl } from '../redact.ts';
-import { noteParams, rejectionParams, type NoteCounts, type RejectCounts } from './sanitize.ts';
 
 export function computeCheck(
   config: SourceConfig,
@@ -71,21 +70,4 @@ export function stableIdPart(raw: string, max: number): string {
   const hash = createHash('sha256').update(raw).digest('hex').slice(0, ID_HASH_HEX_CHARS);
   const head = sanitizeIdPart(raw, max - ID_HASH_HEX_CHARS - 1).replace(/[-._]+$/, '');
   return head === '' ? hash : `${head}-${hash}`;
-}
-
-/**
- * The detail of a check that read its source: `code` as given, with the rejection counts added; a plain `ok` that
- * rejected anything becomes `ok_with_rejections`, so the rejections are named in every language.
- */
-export function readDetail(
-  code: string,
-  params: Record<string, string | number>,
-  rejected: RejectCounts,
-  noted: NoteCounts = {},
-): Detail {
-  const r = rejectionParams(rejected);
-  const n = noteParams(noted);
-  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: { ...r, ...n } };
-  if (code === 'ok' && Object.keys(n).length > 0) return { code: 'ok_with_notes', params: n };
-  return { code, params: { ...params, ...r, ...n } };
 }

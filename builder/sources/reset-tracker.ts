@@ -4,16 +4,16 @@ import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event, type EventType } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { formatIssuePath, JSON_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
-import { computeCheck, readDetail, stableIdPart } from './common.ts';
+import { computeCheck, stableIdPart } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import {
   cleanEvidence,
   cleanText,
   cleanUrl,
-  countNote,
-  countReject,
+  count,
   judgedInstant,
   judgeInstant,
+  readDetail,
   TEXT_LIMITS,
   type NoteCounts,
   type NoteReason,
@@ -159,7 +159,7 @@ export function takeTrackerRecords(
   let valid = 0;
   for (const [i, raw] of records.entries()) {
     if (events.size >= maxRecords) {
-      countReject(counts.rejected, 'over_record_cap', records.length - i);
+      count(counts.rejected, 'over_record_cap', records.length - i);
       return { capped: true, valid, invalid };
     }
     const record = TrackerRecordSchema.safeParse(raw);
@@ -167,7 +167,7 @@ export function takeTrackerRecords(
       ? computeTrackerEvent(record.data, asOf)
       : { ok: false, reason: 'invalid_record', error: record.error };
     if (!mapped.ok) {
-      countReject(counts.rejected, mapped.reason);
+      count(counts.rejected, mapped.reason);
       // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
       if (invalid === null && mapped.error) invalid = schemaMismatch(mapped.error, ['data', i]);
       else if (invalid === null && mapped.unreadable) {
@@ -177,8 +177,8 @@ export function takeTrackerRecords(
       continue;
     }
     valid++;
-    if (mapped.dropped) countReject(counts.rejected, mapped.dropped);
-    for (const n of mapped.noted) countNote(counts.noted, n);
+    if (mapped.dropped) count(counts.rejected, mapped.dropped);
+    for (const n of mapped.noted) count(counts.noted, n);
     if (mapped.event && !events.has(mapped.event.id)) events.set(mapped.event.id, mapped.event);
   }
   return { capped: false, valid, invalid };

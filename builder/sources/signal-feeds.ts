@@ -6,11 +6,11 @@ import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
-import { readDetail, readSource } from './common.ts';
+import { readSource } from './common.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
-import { cleanText, cleanUrl, countReject, judgeInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+import { cleanText, cleanUrl, count, judgeInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
 
 export const MAX_FEED_ITEMS = 200;
 
@@ -53,7 +53,7 @@ function collect(
   asOf: Date,
 ): ParseFeedResult {
   const rejected: RejectCounts = {};
-  if (overCap > 0) countReject(rejected, 'over_item_cap', overCap);
+  if (overCap > 0) count(rejected, 'over_item_cap', overCap);
   const items: FeedItem[] = [];
   for (const raw of raws) {
     // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
@@ -61,7 +61,7 @@ function collect(
     const published = read.ok ? read.iso : null;
     const verdict = published === null ? 'ok' : judgeInstant(published, asOf);
     if (verdict !== 'ok') {
-      countReject(rejected, verdict);
+      count(rejected, verdict);
       continue;
     }
     const item = {
@@ -71,18 +71,18 @@ function collect(
       excerpt: cleanText(raw.excerpt, TEXT_LIMITS.excerpt),
     };
     if (item.title === '' && item.excerpt === '') {
-      countReject(rejected, 'empty_text');
+      count(rejected, 'empty_text');
       continue;
     }
     const id = cleanText(raw.id, TEXT_LIMITS.id) || item.link || `${item.title}|${item.published_at ?? ''}`;
     const parsed = FeedItemSchema.safeParse({ ...item, id: id.slice(0, 2000) });
     if (!parsed.success) {
-      countReject(rejected, 'invalid_record');
+      count(rejected, 'invalid_record');
       continue;
     }
     items.push(parsed.data);
     // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
-    if (raw.link.trim() !== '' && item.link === null) countReject(rejected, 'bad_url');
+    if (raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
   }
   return { ok: true, feed: { format, title: cleanText(title, TEXT_LIMITS.title), items }, rejected };
 }

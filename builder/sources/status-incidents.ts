@@ -7,10 +7,10 @@ import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { urlOrigin } from '../redact.ts';
 import { parseJsonWithin, schemaMismatch } from './budget.ts';
-import { readDetail, readSource, type SourceRead } from './common.ts';
+import { readSource, type SourceRead } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
-import { cleanUrl, countReject, judgedInstant, type RejectCounts } from './sanitize.ts';
+import { cleanUrl, count, judgedInstant, readDetail, type RejectCounts } from './sanitize.ts';
 import { codexComponentIds, incidentSignalOf, mentionsCodex } from './status-page.ts';
 
 /** Incidents read from one answer (the feed lists recent ones; the capture holds 5); more are counted, not read. */
@@ -44,7 +44,7 @@ const PLAIN_WORD = /^[a-z_]{1,40}$/;
 
 function capped<T>(list: readonly T[] | null | undefined, max: number, rejected: RejectCounts): readonly T[] {
   if (!list) return [];
-  if (list.length > max) countReject(rejected, 'over_item_cap', list.length - max);
+  if (list.length > max) count(rejected, 'over_item_cap', list.length - max);
   return list.slice(0, max);
 }
 
@@ -91,7 +91,7 @@ function incidentSignal(
 ): Signal | null {
   const at = judgedInstant(i.published_at, asOf);
   if (!at.ok) {
-    countReject(rejected, at.reason);
+    count(rejected, at.reason);
     return null;
   }
   if (Date.parse(at.iso) < asOf.getTime() - SIGNAL_WINDOW_MS) return null;
@@ -116,7 +116,7 @@ function parseIncidentFeed(config: SourceConfig, body: string, asOf: Date): Sour
     const r = FeedIncidentSchema.safeParse(raw);
     if (r.success) incidents.push(r.data);
     else {
-      countReject(rejected, 'invalid_record');
+      count(rejected, 'invalid_record');
       firstProblem ??= schemaMismatch(r.error, ['incidents', n]);
     }
   }

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { ComponentStatusSchema, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { JSON_BUDGET, parseJsonWithin, type ParseBudget } from './budget.ts';
-import { readDetail, readSource, stableIdPart, type SourceRead } from './common.ts';
+import { readSource, stableIdPart, type SourceRead } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { cleanText, cleanUrl, countReject, judgedInstant, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+import { cleanText, cleanUrl, count, judgedInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
 
 /** More components than any real page has; the rest are counted (over_item_cap), not read. */
 const MAX_COMPONENTS = 500;
@@ -67,11 +67,11 @@ function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected:
   // never read in the machine's zone. An unreadable time leaves the incident undated.
   const at = judgedInstant(i.started_at ?? i.created_at, asOf);
   if (!at.ok && at.reason !== 'bad_date') {
-    countReject(rejected, at.reason);
+    count(rejected, at.reason);
     return null;
   }
   const url = i.shortlink ? cleanUrl(i.shortlink) : null;
-  if (i.shortlink && url === null) countReject(rejected, 'bad_url');
+  if (i.shortlink && url === null) count(rejected, 'bad_url');
   const update = i.incident_updates?.find((u) => u.body);
   const fallback = [i.status, i.impact ? `impact: ${i.impact}` : ''].filter(Boolean).join(', ');
   return incidentSignalOf(config, asOf, i, update?.body ?? fallback, url, at.ok ? at.iso : null);
@@ -108,7 +108,7 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
   if (raw === null || raw === undefined || raw.trim() === '') return null;
   const at = judgedInstant(raw, asOf);
   if (at.ok) return at.iso;
-  countReject(rejected, at.reason);
+  count(rejected, at.reason);
   return null;
 }
 
@@ -119,11 +119,11 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
  */
 function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date, rejected: RejectCounts) {
   const pageUrl = cleanUrl(summary.page.url);
-  if (pageUrl === null) countReject(rejected, 'bad_url');
+  if (pageUrl === null) count(rejected, 'bad_url');
   if (summary.components.length > MAX_COMPONENTS)
-    countReject(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
+    count(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
   const incidents = summary.incidents ?? [];
-  if (incidents.length > MAX_INCIDENTS) countReject(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
+  if (incidents.length > MAX_INCIDENTS) count(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
   const components = summary.components.slice(0, MAX_COMPONENTS);
   const ids = codexComponentIds(config);
   const listed = components.filter((c) => ids.has(c.id));
