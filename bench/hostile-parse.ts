@@ -5,7 +5,7 @@
 //
 //   npx tsx bench/hostile-parse.ts [--quick]
 import { pathToFileURL } from 'node:url';
-import { FEED_BUDGET, STATUS_PAGE_BUDGET, TRACKER_PAGE_BUDGET, type ParseBudget } from '../builder/sources/budget.ts';
+import { FEED_BUDGET, JSON_BUDGET, type ParseBudget } from '../builder/sources/budget.ts';
 import type { SourceConfig } from '../builder/sources/fetcher.ts';
 import { parseTrackerPage, takeTrackerRecords } from '../builder/sources/reset-tracker.ts';
 import { parseFeed } from '../builder/sources/signal-feeds.ts';
@@ -118,19 +118,19 @@ const STATUS_CONFIG: SourceConfig = {
 
 function parsers(): { name: string; cases: [string, string][]; run: (body: string, lift: boolean) => string }[] {
   const feed = (body: string, lift: boolean) => {
-    const r = parseFeed(body, AS_OF, undefined, lift ? lifted(FEED_BUDGET) : FEED_BUDGET);
+    const r = parseFeed(body, AS_OF, lift ? lifted(FEED_BUDGET) : FEED_BUDGET);
     return outcomeOf(r, r.ok ? ` (${r.feed.items.length} items)` : '');
   };
   const statusPage = (body: string, lift: boolean) => {
-    const r = parseStatusPage(STATUS_CONFIG, body, AS_OF, lift ? { budget: lifted(STATUS_PAGE_BUDGET) } : {});
-    return outcomeOf(r, r.ok ? ` (${r.status.components.length} components)` : '');
+    const r = parseStatusPage(STATUS_CONFIG, body, AS_OF, lift ? lifted(JSON_BUDGET) : JSON_BUDGET);
+    return outcomeOf(r, r.ok ? ` (${r.data.status?.components.length} components)` : '');
   };
   const tracker = (body: string, lift: boolean) => {
-    const r = parseTrackerPage(body, lift ? { budget: lifted(TRACKER_PAGE_BUDGET) } : {});
+    const r = parseTrackerPage(body, lift ? lifted(JSON_BUDGET) : JSON_BUDGET);
     if (!r.ok) return outcomeOf(r);
     const events = new Map<string, Event>();
     const rejected: RejectCounts = {};
-    const taken = takeTrackerRecords(r.page.data, AS_OF, events, rejected, 1_000);
+    const taken = takeTrackerRecords(r.value.data, AS_OF, events, { rejected, noted: {} }, 1_000);
     return `parsed (${events.size} events, ${totalRejected(rejected)} rejected${taken.capped ? ', record cap' : ''})`;
   };
   const summary = (components: string) => [

@@ -4,20 +4,19 @@
 // (`;jsessionid=`), query names and values (`?token=`), the fragment; so can the userinfo. Only the scheme and the
 // host (with a non-default port, which names no secret and tells two local sources apart) are ever shown.
 
-const REDACTED = '(redacted)';
+/** `https://user:pass@host:8443/p?token=abc` → `https://host:8443`; null for anything but an http(s) URL with a host. */
+export function urlOrigin(raw: string): string | null {
+  const u = URL.parse(raw);
+  // Not even the scheme of another kind of URL: `token:abc` parses as a scheme and a path.
+  if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '') return null;
+  return `${u.protocol}//${u.host}`;
+}
 
 /** `https://user:pass@host:8443/p;jsessionid=x?token=abc#f` → `https://host:8443/…`; anything else → `(redacted)`. */
 export function redactUrl(raw: string): string {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    // Nothing of an unparseable value is shown: it may be the secret itself, mistyped.
-    return REDACTED;
-  }
-  // Not even the scheme of another kind of URL: `token:abc` parses as a scheme and a path.
-  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '') return REDACTED;
-  return `${u.protocol}//${u.host}/…`;
+  // Nothing of an unparseable value is shown: it may be the secret itself, mistyped.
+  const origin = urlOrigin(raw);
+  return origin === null ? '(redacted)' : `${origin}/…`;
 }
 
 /** `text` with every http(s) URL in it redacted (a stack's `file:` paths stay): for messages from libraries that may quote a URL. */

@@ -1,5 +1,6 @@
 // Pure: folds one run's source results and the review decisions into the stored state.
 import { DataError } from '../errors.ts';
+import { urlOrigin } from '../redact.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { DAY_MS, eventMs, newestTime, normalizeUrl } from './events.ts';
 import {
@@ -107,16 +108,6 @@ function computeUpstreamEvents(previous: readonly Event[], results: readonly Sou
   return capTrackerEvents([...byId.values()]);
 }
 
-/** Scheme and host of a source URL (the check holds it redacted already): all an anomaly signal says of the source. */
-function sourceOrigin(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return '(unknown)';
-  }
-}
-
 /**
  * How many of a good tracker result's global resets are new to state and dated within the last day, by the anomaly
  * rule's count. Only recent ones count, on every run: a quarantined run's records never enter state, so counting older
@@ -146,7 +137,8 @@ function quarantineAnomalies(
     if (!r.check.ok || r.check.kind !== 'reset_tracker' || r.events === undefined) return r;
     const count = newGlobalResets(stored, r, asOf.getTime());
     if (count <= ANOMALY_MAX_NEW_RESETS) return r;
-    const origin = sourceOrigin(r.check.url);
+    // Scheme and host of the source (the check holds its URL redacted already): all the signal says of it.
+    const origin = urlOrigin(r.check.url) ?? '(unknown)';
     const at = asOf.toISOString().replace('.000Z', 'Z');
     signals.push({
       id: `source-anomaly-${r.check.source

@@ -11,7 +11,7 @@ import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.
 import { hasReach, misquotes, ReachReviewFileSchema, type ReachDecision } from '../model/reach.ts';
 import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
-export const ArchiveFileSchema = z
+const ArchiveFileSchema = z
   .object({
     archive: z.object({
       name: z.string().min(1),
@@ -48,7 +48,7 @@ export interface CuratedData {
   reach?: Record<string, ReachDecision>;
 }
 
-export const AnnouncementReviewFileSchema = z.strictObject({
+const AnnouncementReviewFileSchema = z.strictObject({
   rule: z.string().min(1),
   reviewed_by: z.string().min(1),
   reviewed_at: z.iso.date(),
@@ -72,8 +72,8 @@ export const AnnouncementReviewFileSchema = z.strictObject({
 });
 
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
-export class DataValidationError extends DataError {
-  constructor(file: string, issues: z.core.$ZodIssue[]) {
+class DataValidationError extends DataError {
+  constructor(file: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
     const lines = issues
       .slice(0, 10)
       .map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
@@ -93,42 +93,26 @@ async function jsonFiles(dir: string): Promise<string[]> {
   }
 }
 
-async function parseFile<T>(file: string, schema: z.ZodType<T>, root: string, text?: string): Promise<T> {
-  const rel = path.relative(path.dirname(root), file);
+/** A file of data/ read and validated; with `optional`, null when it is absent. */
+async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string, optional: true): Promise<T | null>;
+async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string): Promise<T>;
+async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string, optional = false) {
+  const rel = path.relative(path.dirname(dataDir), file);
   let raw: unknown;
   try {
-    raw = JSON.parse(text ?? (await readFile(file, 'utf8')));
+    raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new DataValidationError(rel, [
-      {
-        code: 'custom',
-        path: [],
-        message: `not valid JSON: ${(err as Error).message}`,
-        input: undefined,
-      } as z.core.$ZodIssue,
-    ]);
+    if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (!(err instanceof SyntaxError)) throw err;
+    throw new DataValidationError(rel, [{ path: [], message: `not valid JSON: ${err.message}` }]);
   }
   const r = schema.safeParse(raw);
   if (!r.success) throw new DataValidationError(rel, r.error.issues);
   return r.data;
 }
 
-/** A review file of data/ that may be absent: null when it is, else read once and validated like every file. */
-async function parseOptionalFile<T>(dataDir: string, name: string, schema: z.ZodType<T>): Promise<T | null> {
-  const file = path.join(dataDir, name);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-  return parseFile(file, schema, dataDir, text);
-}
-
-/** Reads and validates data/: archive/*.json (imported archives), verified/*.json (one verified event each), reviews/*.json. */
-export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
-  const events: Event[] = [];
+/** data/archive/*.json: imported archives, their records and what /api/status says of each. */
+async function loadArchives(dataDir: string, events: Event[]): Promise<ArchiveInfo[]> {
   const archives: ArchiveInfo[] = [];
   for (const file of await jsonFiles(path.join(dataDir, 'archive'))) {
     const a = await parseFile(file, ArchiveFileSchema, dataDir);
@@ -149,53 +133,19 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
       since: dates[0] ?? null,
     });
   }
-  for (const file of await jsonFiles(path.join(dataDir, 'verified'))) {
-    const e = await parseFile(file, EventSchema, dataDir);
-    if (e.status !== 'verified')
-      throw new DataValidationError(path.relative(path.dirname(dataDir), file), [
-        {
-          code: 'custom',
-          path: ['status'],
-          message: 'records in data/verified must have status "verified"',
-          input: e.status,
-        } as z.core.$ZodIssue,
-      ]);
-    events.push(e);
-  }
-  const reviews: ReviewDecision[] = [];
-  for (const file of await jsonFiles(path.join(dataDir, 'reviews'))) {
-    reviews.push(...(await parseFile(file, z.array(ReviewDecisionSchema), dataDir)));
-  }
-  const ids = new Set<string>();
-  for (const e of events) {
-    if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
-    ids.add(e.id);
-  }
-  const announcements =
-    (await parseOptionalFile(dataDir, 'announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
-  const decisions = (await parseOptionalFile(dataDir, 'ledger-review.json', LedgerReviewSchema))?.decisions ?? [];
-  const review_dates: ReviewDate[] = decisions
-    .filter((d) => d.set_type !== undefined || d.effective_within_minutes !== undefined)
-    .map((d) => ({
-      // The import's id rule (ledger.ts): ledger-DATE-HHMM from the row as published.
-      record_id: `ledger-${d.row.slice(0, 10)}-${d.row.slice(11, 16).replace(':', '')}`,
-      reviewed_at: d.reviewed_at,
-      before: {
-        ...(d.set_type !== undefined && d.ledger_type !== undefined ? typeOf(d.ledger_type) : {}),
-        ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
-      },
-    }));
-  const tracker_reviews =
-    (await parseOptionalFile(dataDir, 'tracker-review.json', TrackerReviewFileSchema))?.decisions ?? [];
-  for (const d of tracker_reviews) {
-    if (d.event_id !== undefined && !ids.has(d.event_id))
+  return archives;
+}
+
+/** data/tracker-review.json and data/reach-review.json may only name events data/ holds (reach: quoting their posts). */
+function checkReviews(events: readonly Event[], trackerReviews: TrackerReview[], reach: Record<string, ReachDecision>) {
+  const byId = new Map(events.map((e) => [e.id, e]));
+  for (const d of trackerReviews) {
+    if (d.event_id !== undefined && !byId.has(d.event_id))
       throw new DataError(
         'sources/archive',
         `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`,
       );
   }
-  const reach = (await parseOptionalFile(dataDir, 'reach-review.json', ReachReviewFileSchema))?.events ?? {};
-  const byId = new Map(events.map((e) => [e.id, e]));
   for (const [id, d] of Object.entries(reach)) {
     const e = byId.get(id);
     if (e === undefined || !hasReach(e))
@@ -207,5 +157,48 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
         `reach-review.json: event ${id} quotes words its post does not have: ${JSON.stringify(wrong[0])}`,
       );
   }
+}
+
+/**
+ * Reads and validates data/: archive/*.json (imported archives), verified/*.json (one verified event each),
+ * reviews/*.json, and the review files that may be absent.
+ */
+export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
+  const events: Event[] = [];
+  const archives = await loadArchives(dataDir, events);
+  for (const file of await jsonFiles(path.join(dataDir, 'verified'))) {
+    const e = await parseFile(file, EventSchema, dataDir);
+    if (e.status !== 'verified')
+      throw new DataValidationError(path.relative(path.dirname(dataDir), file), [
+        { path: ['status'], message: 'records in data/verified must have status "verified"' },
+      ]);
+    events.push(e);
+  }
+  const reviews: ReviewDecision[] = [];
+  for (const file of await jsonFiles(path.join(dataDir, 'reviews')))
+    reviews.push(...(await parseFile(file, z.array(ReviewDecisionSchema), dataDir)));
+  const ids = new Set<string>();
+  for (const e of events) {
+    if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
+    ids.add(e.id);
+  }
+  const optional = <T>(name: string, schema: z.ZodType<T>) =>
+    parseFile(path.join(dataDir, name), schema, dataDir, true);
+  const announcements = (await optional('announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
+  const decisions = (await optional('ledger-review.json', LedgerReviewSchema))?.decisions ?? [];
+  const review_dates: ReviewDate[] = decisions
+    .filter((d) => d.set_type !== undefined || d.effective_within_minutes !== undefined)
+    .map((d) => ({
+      // The import's id rule (ledger.ts): ledger-DATE-HHMM from the row as published.
+      record_id: `ledger-${d.row.slice(0, 10)}-${d.row.slice(11, 16).replace(':', '')}`,
+      reviewed_at: d.reviewed_at,
+      before: {
+        ...(d.set_type !== undefined && d.ledger_type !== undefined ? typeOf(d.ledger_type) : {}),
+        ...(d.effective_within_minutes !== undefined ? { effective_at_null: true } : {}),
+      },
+    }));
+  const tracker_reviews = (await optional('tracker-review.json', TrackerReviewFileSchema))?.decisions ?? [];
+  const reach = (await optional('reach-review.json', ReachReviewFileSchema))?.events ?? {};
+  checkReviews(events, tracker_reviews, reach);
   return { events, archives, reviews, announcements, review_dates, tracker_reviews, reach };
 }

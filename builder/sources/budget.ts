@@ -1,12 +1,13 @@
 // Every source parse runs under a budget: a size cap, an item cap, a nesting cap and a time check. Exceeding one is
-// a failed check with its own detail code, never a stalled or crashed build. The caps are per source kind and are
-// listed (with the reasons) in docs/sources.md.
+// a failed check with its own detail code, never a stalled or crashed build. The caps are listed (with the reasons)
+// in docs/sources.md.
+import type { z } from 'zod';
 import type { Detail } from '../model/schemas.ts';
 
 export interface ParseBudget {
   /** Largest body accepted, in bytes (the fetcher's transport cap is larger: this is the source's own). */
   maxBytes: number;
-  /** Longest array (or most keys of an object) accepted anywhere in a JSON body; items past the source's own item cap are counted, not kept. */
+  /** Longest array (or most keys of an object) accepted anywhere in a JSON body. */
   maxArrayItems: number;
   /** Deepest nesting accepted (JSON arrays/objects, XML elements). */
   maxDepth: number;
@@ -16,29 +17,13 @@ export interface ParseBudget {
 
 const KiB = 1024;
 
-/** A real summary.json is 10-100 KiB (Atlassian pages with many components reach a few hundred). */
-export const STATUS_PAGE_BUDGET: ParseBudget = {
-  maxBytes: 1024 * KiB,
-  maxArrayItems: 5_000,
-  maxDepth: 16,
-  maxMs: 1_000,
-};
-/** incident.io's incident feed: the captured one is 4 KiB for 5 incidents; 100 incidents with long updates stay far below. */
-export const STATUS_INCIDENTS_BUDGET: ParseBudget = {
-  maxBytes: 1024 * KiB,
-  maxArrayItems: 5_000,
-  maxDepth: 16,
-  maxMs: 1_000,
-};
-/** One page of 100 tracker records is about 50 KiB; a page may hold more records than asked for, up to the cap. */
-export const TRACKER_PAGE_BUDGET: ParseBudget = {
-  maxBytes: 1024 * KiB,
-  maxArrayItems: 5_000,
-  maxDepth: 16,
-  maxMs: 1_000,
-};
+/**
+ * The JSON sources: a real summary.json is 10-100 KiB (pages with many components reach a few hundred), a page of
+ * 100 tracker records about 50 KiB, the incident feed 4 KiB for 5 incidents.
+ */
+export const JSON_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 16, maxMs: 1_000 };
 /** Real feeds (a subreddit's newest 25-100 posts) are 50-500 KiB. */
-export const FEED_BUDGET: ParseBudget = { maxBytes: 1024 * KiB, maxArrayItems: 5_000, maxDepth: 32, maxMs: 1_000 };
+export const FEED_BUDGET: ParseBudget = { ...JSON_BUDGET, maxDepth: 32 };
 
 export function checkSize(body: string, budget: ParseBudget): Detail | null {
   // A UTF-8 body's string is never longer than its bytes, so the cheap length test rules most bodies in.
@@ -52,7 +37,7 @@ export function checkSize(body: string, budget: ParseBudget): Detail | null {
  * million nested arrays, or an object of 180,000 keys, costs most of a second before any later check could refuse it.
  * It is a bound, not a parser: JSON.parse still decides whether the text is JSON.
  */
-export function checkJsonShape(text: string, budget: ParseBudget): Detail | null {
+function checkJsonShape(text: string, budget: ParseBudget): Detail | null {
   // Entries so far of each open container, innermost last; never more than maxDepth of them.
   const entries: number[] = [];
   let inString = false;
@@ -76,15 +61,44 @@ export function checkJsonShape(text: string, budget: ParseBudget): Detail | null
   return null;
 }
 
-/** A started time budget: `over()` is the failed-check detail once `maxMs` has passed, else null. */
-export interface BudgetClock {
-  /** The failed check's detail once the budget's time is spent, else null. */
-  over(): Detail | null;
+/** Starts a budget's clock: the returned function gives the failed check's detail once `maxMs` has passed, else null. */
+export function budgetClock(budget: ParseBudget): () => Detail | null {
+  const started = performance.now();
+  return () =>
+    performance.now() - started > budget.maxMs ? { code: 'parse_time_exceeded', params: { ms: budget.maxMs } } : null;
 }
 
-export function startBudgetClock(budget: ParseBudget, now: () => number = () => performance.now()): BudgetClock {
-  const started = now();
-  return {
-    over: () => (now() - started > budget.maxMs ? { code: 'parse_time_exceeded', params: { ms: budget.maxMs } } : null),
-  };
+/** `['components', 3, 'status']` → `components[3].status`, the form operators read in check details. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out === '' ? '' : '.'}${String(p)}`;
+  return out === '' ? '(root)' : out;
+}
+
+export function schemaMismatch(error: z.ZodError, prefix: readonly PropertyKey[] = []): Detail {
+  return { code: 'schema_mismatch', params: { path: formatIssuePath([...prefix, ...(error.issues[0]?.path ?? [])]) } };
+}
+
+/**
+ * JSON text → a value of `schema`, under `budget`: size, then shape (nesting, list lengths) before `JSON.parse`, then
+ * the time check. The running clock comes back so a caller can check it again after its own mapping.
+ */
+export function parseJsonWithin<S extends z.ZodType>(
+  body: string,
+  schema: S,
+  budget: ParseBudget = JSON_BUDGET,
+): { ok: true; value: z.output<S>; over: () => Detail | null } | { ok: false; detail: Detail } {
+  const over = budgetClock(budget);
+  const problem = checkSize(body, budget) ?? checkJsonShape(body, budget);
+  if (problem) return { ok: false, detail: problem };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, detail: { code: 'invalid_json', params: {} } };
+  }
+  const slow = over();
+  if (slow) return { ok: false, detail: slow };
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { ok: true, value: parsed.data, over } : { ok: false, detail: schemaMismatch(parsed.error) };
 }

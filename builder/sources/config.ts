@@ -7,12 +7,7 @@ export const DEFAULT_STATUS_PAGE_URL = 'https://status.openai.com/api/v2/summary
 export const DEFAULT_UPSTREAM_URL = 'https://codex-resets.com/api/v1/resets';
 export const DEFAULT_SIGNAL_FEEDS = ['https://www.reddit.com/r/codex/new/.rss'] as const;
 
-export const STATUS_PAGE_SOURCE_ID = 'status-page';
-export const RESET_TRACKER_SOURCE_ID = 'reset-tracker';
-export const TRACKER_STATUS_SOURCE_ID = 'tracker-status';
-export const STATUS_INCIDENTS_SOURCE_ID = 'status-incidents';
-
-export type SourceEnv = Readonly<Record<string, string | undefined>>;
+type SourceEnv = Readonly<Record<string, string | undefined>>;
 
 export interface DisabledSource {
   id: string;
@@ -49,61 +44,39 @@ function setting(
   return { state: 'set', value: v.trim() };
 }
 
-/**
- * RESET_UPSTREAM_STATUS_URL: unset → RESET_UPSTREAM_URL's address with its final `/resets` replaced by `/status`
- * (disabled with it, and when that address does not end in `/resets`); `none` or empty → disabled.
- */
-function trackerStatus(env: SourceEnv, configs: SourceConfig[], disabled: DisabledSource[]): void {
-  const variable = 'RESET_UPSTREAM_STATUS_URL';
-  const off = (): void => void disabled.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', variable });
-  const s = setting(env, variable);
-  if (s.state === 'disabled' || (s.state === 'set' && s.value.toLowerCase() === 'none')) return off();
-  if (s.state === 'set')
-    return void configs.push({
-      id: TRACKER_STATUS_SOURCE_ID,
-      kind: 'tracker_status',
-      url: parseHttpUrl(variable, s.value),
-    });
-  const upstream = setting(env, 'RESET_UPSTREAM_URL');
-  if (upstream.state === 'disabled') return off();
-  const base = new URL(
-    parseHttpUrl('RESET_UPSTREAM_URL', upstream.state === 'set' ? upstream.value : DEFAULT_UPSTREAM_URL),
-  );
-  if (!/\/resets\/?$/.test(base.pathname)) return off();
-  base.pathname = base.pathname.replace(/\/resets\/?$/, '/status');
-  base.search = '';
-  configs.push({ id: TRACKER_STATUS_SOURCE_ID, kind: 'tracker_status', url: base.href });
+interface Resolved {
+  configs: SourceConfig[];
+  disabled: DisabledSource[];
 }
 
 /**
- * RESET_STATUS_INCIDENTS_URL: unset → RESET_STATUS_PAGE_URL's address with its final `/api/v2/summary.json` replaced
- * by incident.io's feed `/proxy/<page host name>/incidents` (disabled with the status page, and when that address does
- * not end in `/api/v2/summary.json`); empty → disabled.
+ * A source whose address follows from another's: `variable` unset → the address of `from` (or its default) with its
+ * final `pattern` replaced (disabled with `from`, and when that address does not match `pattern`); set to a URL →
+ * that URL; empty (or `none`, where `none` is allowed) → disabled.
  */
-function statusIncidents(env: SourceEnv, configs: SourceConfig[], disabled: DisabledSource[]): void {
-  const variable = 'RESET_STATUS_INCIDENTS_URL';
-  const off = (): void => void disabled.push({ id: STATUS_INCIDENTS_SOURCE_ID, kind: 'status_incidents', variable });
-  const s = setting(env, variable);
-  if (s.state === 'disabled') return off();
+function derived(
+  env: SourceEnv,
+  out: Resolved,
+  o: { variable: string; id: string; kind: SourceKind; none: boolean; from: string; fallback: string },
+  pattern: RegExp,
+  replacement: (base: URL) => string,
+): void {
+  const off = (): void => void out.disabled.push({ id: o.id, kind: o.kind, variable: o.variable });
+  const s = setting(env, o.variable);
+  if (s.state === 'disabled' || (o.none && s.state === 'set' && s.value.toLowerCase() === 'none')) return off();
   if (s.state === 'set')
-    return void configs.push({
-      id: STATUS_INCIDENTS_SOURCE_ID,
-      kind: 'status_incidents',
-      url: parseHttpUrl(variable, s.value),
-    });
-  const page = setting(env, 'RESET_STATUS_PAGE_URL');
-  if (page.state === 'disabled') return off();
-  const base = new URL(
-    parseHttpUrl('RESET_STATUS_PAGE_URL', page.state === 'set' ? page.value : DEFAULT_STATUS_PAGE_URL),
-  );
-  if (!/\/api\/v2\/summary\.json$/.test(base.pathname)) return off();
-  base.pathname = base.pathname.replace(/\/api\/v2\/summary\.json$/, `/proxy/${base.hostname}/incidents`);
+    return void out.configs.push({ id: o.id, kind: o.kind, url: parseHttpUrl(o.variable, s.value) });
+  const from = setting(env, o.from);
+  if (from.state === 'disabled') return off();
+  const base = new URL(parseHttpUrl(o.from, from.state === 'set' ? from.value : o.fallback));
+  if (!pattern.test(base.pathname)) return off();
+  base.pathname = base.pathname.replace(pattern, replacement(base));
   base.search = '';
-  configs.push({ id: STATUS_INCIDENTS_SOURCE_ID, kind: 'status_incidents', url: base.href });
+  out.configs.push({ id: o.id, kind: o.kind, url: base.href });
 }
 
 /** Longest list RESET_STATUS_CODEX_COMPONENTS may hold (the Codex group has five). */
-export const MAX_CODEX_COMPONENT_IDS = 100;
+const MAX_CODEX_COMPONENT_IDS = 100;
 const COMPONENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
@@ -127,11 +100,6 @@ function codexComponentIds(env: SourceEnv): string[] | undefined {
   return ids;
 }
 
-interface Resolved {
-  configs: SourceConfig[];
-  disabled: DisabledSource[];
-}
-
 function resolve(env: SourceEnv): Resolved {
   const configs: SourceConfig[] = [];
   const disabled: DisabledSource[] = [];
@@ -140,13 +108,31 @@ function resolve(env: SourceEnv): Resolved {
     if (s.state === 'disabled') disabled.push({ id, kind, variable });
     else configs.push({ id, kind, url: parseHttpUrl(variable, s.state === 'set' ? s.value : fallback) });
   };
-  single('RESET_STATUS_PAGE_URL', STATUS_PAGE_SOURCE_ID, 'status_page', DEFAULT_STATUS_PAGE_URL);
-  statusIncidents(env, configs, disabled);
+  const out = { configs, disabled };
+  single('RESET_STATUS_PAGE_URL', 'status-page', 'status_page', DEFAULT_STATUS_PAGE_URL);
+  // incident.io's incident feed of the status page: `/proxy/<page host name>/incidents`.
+  const incidents = { id: 'status-incidents', kind: 'status_incidents', none: false } as const;
+  const fromPage = { from: 'RESET_STATUS_PAGE_URL', fallback: DEFAULT_STATUS_PAGE_URL };
+  derived(
+    env,
+    out,
+    { variable: 'RESET_STATUS_INCIDENTS_URL', ...incidents, ...fromPage },
+    /\/api\/v2\/summary\.json$/,
+    (u) => `/proxy/${u.hostname}/incidents`,
+  );
   const codex = codexComponentIds(env);
   if (codex)
     for (const c of configs) if (c.kind === 'status_page' || c.kind === 'status_incidents') c.codexComponents = codex;
-  single('RESET_UPSTREAM_URL', RESET_TRACKER_SOURCE_ID, 'reset_tracker', DEFAULT_UPSTREAM_URL);
-  trackerStatus(env, configs, disabled);
+  single('RESET_UPSTREAM_URL', 'reset-tracker', 'reset_tracker', DEFAULT_UPSTREAM_URL);
+  const status = { id: 'tracker-status', kind: 'tracker_status', none: true } as const;
+  const fromTracker = { from: 'RESET_UPSTREAM_URL', fallback: DEFAULT_UPSTREAM_URL };
+  derived(
+    env,
+    out,
+    { variable: 'RESET_UPSTREAM_STATUS_URL', ...status, ...fromTracker },
+    /\/resets\/?$/,
+    () => '/status',
+  );
 
   const feeds = setting(env, 'RESET_SIGNAL_FEEDS');
   if (feeds.state === 'disabled') disabled.push({ id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' });

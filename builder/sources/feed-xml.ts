@@ -5,7 +5,7 @@
 // feed fails as invalid XML), so entity-expansion bombs have nothing to expand.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { Detail } from '../model/schemas.ts';
-import { startBudgetClock, type ParseBudget } from './budget.ts';
+import { budgetClock, type ParseBudget } from './budget.ts';
 import { HTML_ENTITIES } from './sanitize.ts';
 
 /** The raw text of one item's fields, before cleaning. */
@@ -17,7 +17,7 @@ export interface RawFeedItem {
   excerpt: string;
 }
 
-export type XmlFeedResult =
+type XmlFeedResult =
   | { ok: true; format: 'rss' | 'atom'; title: string; items: RawFeedItem[]; itemsOverCap: number }
   | { ok: false; detail: Detail };
 
@@ -118,8 +118,8 @@ function onClose(w: Walk, maxItems: number): void {
 }
 
 /** An RSS 2.0 / RSS 1.0 (RDF) / Atom document → the raw fields of at most `maxItems` items, or why not. */
-export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number, now?: () => number): XmlFeedResult {
-  const clock = startBudgetClock(budget, now);
+export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number): XmlFeedResult {
+  const over = budgetClock(budget);
   const w: Walk = { format: null, depth: 0, title: null, item: null, capture: null, items: [], itemsOverCap: 0 };
   const parser = new SaxesParser({ xmlns: false, position: true });
   Object.assign(parser.ENTITIES, HTML_ENTITIES);
@@ -139,8 +139,8 @@ export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number,
   try {
     for (let i = 0; i < xml.length; i += CHUNK_CHARS) {
       parser.write(xml.slice(i, i + CHUNK_CHARS));
-      const over = clock.over();
-      if (over) return { ok: false, detail: over };
+      const slow = over();
+      if (slow) return { ok: false, detail: slow };
     }
     parser.close();
   } catch (err) {

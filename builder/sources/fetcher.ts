@@ -8,7 +8,7 @@ export type FetchResult =
 
 export interface Fetcher {
   /** `redirectHosts`: hosts (`name[:port]`) besides the URL's own that a redirect may lead to. */
-  get(url: string, opts?: { accept?: string; redirectHosts?: readonly string[] }): Promise<FetchResult>;
+  get(url: string, opts?: { accept?: string; redirectHosts?: readonly string[] | undefined }): Promise<FetchResult>;
 }
 
 export interface SourceConfig {

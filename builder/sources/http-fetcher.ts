@@ -18,34 +18,35 @@ import type { FetchResult, Fetcher } from './fetcher.ts';
 import { redactUrl, redactUrlsIn } from '../redact.ts';
 import { LOCAL_USER_AGENT } from '../net/user-agent.ts';
 
-export const REQUEST_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
-export const MAX_RETRIES = 2;
 /** The whole run's network budget: a scheduled run every 15 minutes must never pile up behind a slow source. */
 export const RUN_DEADLINE_MS = 60_000;
-/** Redirects followed per request; each must keep the scheme and stay on an allowed host (see redirectAllowed). */
-export const MAX_REDIRECTS = 3;
-export const MAX_CONCURRENT_REQUESTS = 4;
-export const BACKOFF_BASE_MS = 500;
 export const USER_AGENT = LOCAL_USER_AGENT;
 /** At most this much of a redirect's or a failed status's body is read (to reuse the connection), the rest dropped. */
 const DRAIN_BYTES = 128 * 1024;
 
-export interface HttpFetcherOptions {
+const DEFAULTS = {
+  timeoutMs: 10_000,
+  maxBodyBytes: MAX_BODY_BYTES,
+  /** Retries after the first attempt, for 5xx, 429, timeouts and network errors. */
+  retries: 2,
+  backoffBaseMs: 500,
+  /** Redirects followed per request; each must keep the scheme and stay on an allowed host (see redirectAllowed). */
+  maxRedirects: 3,
+  concurrency: 4,
+  userAgent: USER_AGENT,
+};
+
+export type HttpFetcherOptions = Partial<typeof DEFAULTS> & {
   /** Absolute end of the run's network budget (Date or epoch ms); every attempt and wait must finish by then. */
   deadline?: Date | number;
-  timeoutMs?: number;
-  maxBodyBytes?: number;
-  /** Retries after the first attempt, for 5xx, 429, timeouts and network errors. */
-  retries?: number;
-  backoffBaseMs?: number;
-  maxRedirects?: number;
-  concurrency?: number;
-  userAgent?: string;
-}
+};
+
+/** What one fetcher's attempts share. */
+type AttemptContext = typeof DEFAULTS & { agent: Agent; deadlineMs: number };
 
 /** A failed attempt: what the FetchResult reports, and what the retry policy needs. */
-export interface Failure {
+interface Failure {
   status: number | null;
   detail: Detail;
   /** For the log line: `[sources/http] GET <url> -> <why>`. */
@@ -99,24 +100,31 @@ export function redirectAllowed(start: URL, next: URL, allowedHosts: readonly st
 }
 
 /**
- * Credentials in a source URL's userinfo travel as HTTP Basic auth, and only to the configured host: a redirect to
- * another (allowed) host does not get them. The request URL itself never carries them.
+ * The URL to request, without userinfo, and its Authorization: credentials in a source URL's userinfo travel as HTTP
+ * Basic auth, and only to the configured host; a redirect to another (allowed) host does not get them.
  */
-function splitCredentials(url: URL, start: URL): { target: string; authorization: string | null } {
-  const u = new URL(url);
-  u.username = '';
-  u.password = '';
-  const creds =
-    url.username !== '' || url.password !== ''
-      ? url
-      : start.host === u.host && (start.username !== '' || start.password !== '')
-        ? start
-        : null;
-  if (creds === null) return { target: u.href, authorization: null };
-  const token = Buffer.from(`${decodeURIComponent(creds.username)}:${decodeURIComponent(creds.password)}`).toString(
-    'base64',
-  );
-  return { target: u.href, authorization: `Basic ${token}` };
+function withoutCredentials(url: URL, start: URL): { target: string; authorization: string | null } {
+  const target = new URL(url);
+  target.username = '';
+  target.password = '';
+  const own = url.username !== '' || url.password !== '';
+  const creds = own ? url : start.host === url.host && (start.username !== '' || start.password !== '') ? start : null;
+  if (creds === null) return { target: target.href, authorization: null };
+  const pair = `${decodeURIComponent(creds.username)}:${decodeURIComponent(creds.password)}`;
+  return { target: target.href, authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
+}
+
+interface FetchedBody {
+  status: number;
+  body: string;
+  url: URL;
+}
+
+/** One request's walk: where it started, the hosts it may be redirected to, the URLs seen so far. */
+interface Walk {
+  start: URL;
+  allowedHosts: readonly string[];
+  visited: Set<string>;
 }
 
 /** Where a redirect leads: the next URL, or the failure that ends the request. */
@@ -124,112 +132,85 @@ function nextHop(
   status: number,
   location: string | string[] | undefined,
   url: URL,
-  start: URL,
-  visited: ReadonlySet<string>,
-  hop: number,
-  o: { allowedHosts: readonly string[]; maxRedirects: number },
+  w: Walk,
+  max: number,
 ): URL | Failure {
   const loc = Array.isArray(location) ? location[0] : location;
   if (!loc) return failure(status, 'http_status', { status }, `${status} without Location`);
-  let next: URL;
-  try {
-    next = new URL(loc, url);
-  } catch {
-    return failure(status, 'bad_redirect', {}, `${status} to an invalid Location`);
-  }
+  const next = URL.parse(loc, url);
+  if (next === null) return failure(status, 'bad_redirect', {}, `${status} to an invalid Location`);
   if (next.protocol !== 'http:' && next.protocol !== 'https:')
     return failure(status, 'bad_redirect', {}, `${status} to a non-http(s) Location`);
   const shown = redactUrl(next.href);
-  if (!redirectAllowed(start, next, o.allowedHosts))
+  if (!redirectAllowed(w.start, next, w.allowedHosts))
     return failure(
       status,
       'redirect_not_allowed',
       { location: shown },
       `${status} to ${shown}: another host or scheme`,
     );
-  if (visited.has(next.href)) return failure(status, 'redirect_loop', {}, `redirect loop back to ${shown}`);
-  if (hop >= o.maxRedirects)
-    return failure(status, 'too_many_redirects', { max: o.maxRedirects }, `more than ${o.maxRedirects} redirects`);
+  if (w.visited.has(next.href)) return failure(status, 'redirect_loop', {}, `redirect loop back to ${shown}`);
+  if (w.visited.size > max) return failure(status, 'too_many_redirects', { max }, `more than ${max} redirects`);
   return next;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** What one fetcher's attempts share. */
-interface AttemptContext {
-  agent: Agent;
-  deadlineMs: number;
-  timeoutMs: number;
-  maxBodyBytes: number;
-  maxRedirects: number;
-  userAgent: string;
-}
-
 /** One request (plus redirects), each hop under its own timeout, never past the deadline. */
-async function attemptOnce(
-  ctx: AttemptContext,
-  start: URL,
-  accept: string,
-  allowedHosts: readonly string[],
-): Promise<Attempt<{ status: number; body: string; url: URL }, Failure>> {
-  const { agent, deadlineMs, timeoutMs, maxBodyBytes, maxRedirects, userAgent } = ctx;
-  const visited = new Set<string>();
-  let url = start;
-  for (let hop = 0; ; hop++) {
-    visited.add(url.href);
+async function attemptOnce(ctx: AttemptContext, w: Walk, accept: string): Promise<Attempt<FetchedBody, Failure>> {
+  const { deadlineMs, timeoutMs, maxBodyBytes } = ctx;
+  w.visited.clear();
+  for (let url = w.start; ;) {
+    w.visited.add(url.href);
     const remaining = deadlineMs - Date.now();
     if (remaining <= 0)
       return { ok: false, failure: failure(null, 'deadline_exceeded', {}, 'run deadline exceeded before the request') };
-    const hitsDeadline = remaining < timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), Math.min(timeoutMs, remaining));
     // Set once headers arrive, so a body that trickles past the timeout still reports the status it had.
     let status: number | null = null;
-    const timedOut = (): Failure =>
-      hitsDeadline && controller.signal.aborted
-        ? failure(status, 'deadline_exceeded', {}, 'run deadline exceeded')
-        : failure(
-            status,
-            'timeout',
-            { seconds: Math.round(timeoutMs / 100) / 10 },
-            `timed out after ${timeoutMs} ms`,
-            true,
-          );
     try {
-      const { target, authorization } = splitCredentials(url, start);
+      const { target, authorization } = withoutCredentials(url, w.start);
       const res = await request(target, {
         method: 'GET',
-        dispatcher: agent,
+        dispatcher: ctx.agent,
         signal: controller.signal,
-        headers: { 'user-agent': userAgent, accept, ...(authorization ? { authorization } : {}) },
+        headers: { 'user-agent': ctx.userAgent, accept, ...(authorization ? { authorization } : {}) },
       });
       status = res.statusCode;
-      if (REDIRECT_STATUSES.has(status)) {
+      const next = REDIRECT_STATUSES.has(status)
+        ? nextHop(status, res.headers.location, url, w, ctx.maxRedirects)
+        : classifyStatus(status, res.headers['retry-after'], Date.now());
+      if (next !== null) {
         await res.body.dump({ limit: DRAIN_BYTES }).catch(() => undefined);
-        const next = nextHop(status, res.headers.location, url, start, visited, hop, { allowedHosts, maxRedirects });
         if (!(next instanceof URL)) return { ok: false, failure: next };
         url = next;
         continue;
       }
-      const failed = classifyStatus(status, res.headers['retry-after'], Date.now());
-      if (failed !== null) {
-        await res.body.dump({ limit: DRAIN_BYTES }).catch(() => undefined);
-        return { ok: false, failure: failed };
-      }
       const body = (await res.body.text()).replace(/^\uFEFF/, '');
       return { ok: true, value: { status, body, url } };
     } catch (err) {
-      if (controller.signal.aborted || isTimeout(err)) return { ok: false, failure: timedOut() };
-      if (isBodyTooLarge(err))
+      if (controller.signal.aborted || isTimeout(err))
         return {
           ok: false,
-          failure: failure(
-            status,
-            'body_too_large',
-            { limit_kib: Math.floor(maxBodyBytes / 1024) },
-            `body over the ${maxBodyBytes} byte cap`,
-          ),
+          failure:
+            remaining < timeoutMs && controller.signal.aborted
+              ? failure(status, 'deadline_exceeded', {}, 'run deadline exceeded')
+              : failure(
+                  status,
+                  'timeout',
+                  { seconds: Math.round(timeoutMs / 100) / 10 },
+                  `timed out after ${timeoutMs} ms`,
+                  true,
+                ),
         };
+      if (isBodyTooLarge(err)) {
+        const why = `body over the ${maxBodyBytes} byte cap`;
+        return {
+          ok: false,
+          failure: failure(status, 'body_too_large', { limit_kib: Math.floor(maxBodyBytes / 1024) }, why),
+        };
+      }
       const message = redactUrlsIn((err as Error)?.message ?? String(err));
       return { ok: false, failure: classifyNetworkError(errorCode(err), url.hostname, message) };
     } finally {
@@ -239,49 +220,33 @@ async function attemptOnce(
 }
 
 export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
-  const deadlineMs = opts.deadline === undefined ? Date.now() + RUN_DEADLINE_MS : +opts.deadline;
-  const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
-  const maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
-  const policy = {
-    retries: opts.retries ?? MAX_RETRIES,
-    backoffBaseMs: opts.backoffBaseMs ?? BACKOFF_BASE_MS,
-    deadlineMs,
-  };
-  const limit = pLimit(opts.concurrency ?? MAX_CONCURRENT_REQUESTS);
-  const ctx: AttemptContext = {
-    agent: createAgent({ timeoutMs, maxBodyBytes }),
-    deadlineMs,
-    timeoutMs,
-    maxBodyBytes,
-    maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS,
-    userAgent: opts.userAgent ?? USER_AGENT,
-  };
+  const { deadline, ...settings } = opts;
+  const deadlineMs = deadline === undefined ? Date.now() + RUN_DEADLINE_MS : +deadline;
+  const o = { ...DEFAULTS, ...settings };
+  const ctx: AttemptContext = { ...o, agent: createAgent(o), deadlineMs };
+  const limit = pLimit(o.concurrency);
 
   return {
     async get(url, getOpts): Promise<FetchResult> {
       const started = Date.now();
       const shown = redactUrl(url);
-      let start: URL | null = null;
-      try {
-        start = new URL(url);
-      } catch {
-        // handled below
-      }
+      const start = URL.parse(url);
       if (start === null || (start.protocol !== 'http:' && start.protocol !== 'https:')) {
+        const error = `[sources/http] GET ${shown} -> not an http(s) URL`;
         return {
           ok: false,
           status: null,
           latencyMs: 0,
           url: shown,
           detail: { code: 'invalid_url', params: {} },
-          error: `[sources/http] GET ${shown} -> not an http(s) URL`,
+          error,
         };
       }
-      const from = start;
-      const a = await withRetries(
-        () => limit(() => attemptOnce(ctx, from, getOpts?.accept ?? '*/*', getOpts?.redirectHosts ?? [])),
-        policy,
-      );
+      const w: Walk = { start, allowedHosts: getOpts?.redirectHosts ?? [], visited: new Set() };
+      const a = await withRetries(() => limit(() => attemptOnce(ctx, w, getOpts?.accept ?? '*/*')), {
+        ...o,
+        deadlineMs,
+      });
       const latencyMs = Date.now() - started;
       if (a.ok)
         return { ok: true, status: a.value.status, body: a.value.body, latencyMs, url: redactUrl(a.value.url.href) };

@@ -221,7 +221,3 @@ export function importLedger(
   if (problems.length > 0) throw new LedgerImportError(problems);
   return { events, report };
 }
-
-export function ledgerRowsToEvents(csv: string, decisions: readonly LedgerDecision[] = []): Event[] {
-  return importLedger(csv, decisions).events;
-}

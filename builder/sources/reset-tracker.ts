@@ -1,28 +1,19 @@
 // Source 2: the upstream reset tracker's public API (`GET /api/v1/resets`), records with origin `service_resets`.
 import { z } from 'zod';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
-import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
+import { EventSchema, type Detail, type Event, type EventType } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import {
-  computeCheck,
-  failedFetchResult,
-  fetchOptions,
-  parseJsonWithin,
-  readDetail,
-  schemaMismatch,
-  stableIdPart,
-  trackerEventType,
-} from './common.ts';
-import { readInstant } from './instant.ts';
+import { formatIssuePath, JSON_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
+import { computeCheck, stableIdPart } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
 import {
   cleanEvidence,
   cleanText,
   cleanUrl,
-  countNote,
-  countReject,
+  count,
+  judgedInstant,
   judgeInstant,
+  readDetail,
   TEXT_LIMITS,
   type NoteCounts,
   type NoteReason,
@@ -30,9 +21,8 @@ import {
   type RejectReason,
 } from './sanitize.ts';
 
-export const TRACKER_PAGE_LIMIT = 100;
 /** 10 pages of 100 is far more history than the tracker holds; past that the cursor is broken, not the history long. */
-export const TRACKER_MAX_PAGES = 10;
+const TRACKER_MAX_PAGES = 10;
 /**
  * Records one run takes from the tracker (newest first). The tracker holds a few hundred; a source that sends more
  * is flooding: the rest are counted (over_record_cap) and the read is partial (merged, never replacing state).
@@ -48,8 +38,8 @@ export const TrackerRecordSchema = z.object({
   announced_at: z.string(),
   // The service documents that `text` may be empty: such a record is kept and counted (noted `empty_text`).
   text: z.string(),
-  // The link is checked by cleanUrl (http(s) with a host), so a bad one is counted as bad_url, not as a bad shape. An
-  // `observed` source may have no url and no author (the service documents it); an `x_post` always cites its post.
+  // The link is checked by citedSource, so a bad one is counted as bad_url, not as a bad shape. An `observed` source
+  // may have no url and no author (the service documents it); an `x_post` always cites its post.
   source: z.object({
     type: z.enum(['x_post', 'observed']),
     author: z.string().nullable().optional(),
@@ -59,20 +49,45 @@ export const TrackerRecordSchema = z.object({
 export type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
 /** The envelope; records are validated one by one, so one bad record is counted instead of failing the page. */
-export const TrackerPageSchema = z.object({
+const TrackerPageSchema = z.object({
   data: z.array(z.unknown()),
   pagination: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable().optional() }),
   meta: z.object({ api_version: z.union([z.string(), z.number()]), generated_at: z.string() }).optional(),
 });
-export type TrackerPage = z.infer<typeof TrackerPageSchema>;
 
 export interface ResetTrackerOptions {
   pageLimit?: number;
   maxPages?: number;
   maxRecords?: number;
-  /** The parse budget's clock (performance.now by default). */
-  now?: () => number;
 }
+
+/** The upstream tracker's reset types (its records and its scheduled reset) → ours; others are not ours to track. */
+const TRACKER_TYPES: Readonly<Record<string, EventType>> = { regular: 'global_reset', banked: 'banked_grant' };
+
+/** Our type of a tracker reset type, null for one we do not know (an own key only: `constructor` is no type). */
+export function trackerEventType(resetType: string | null | undefined): EventType | null {
+  return typeof resetType === 'string' && Object.hasOwn(TRACKER_TYPES, resetType) ? TRACKER_TYPES[resetType]! : null;
+}
+
+/**
+ * A tracker record's source as we publish it: an `x_post` must cite its post with a plain http(s) URL; an `observed`
+ * source may have none (null: nothing is published), but one it does give must be a plain http(s) URL too.
+ */
+export function citedSource(source: {
+  type?: string | undefined;
+  author?: string | null | undefined;
+  url?: string | null | undefined;
+}): { ok: true; source: { platform: string; url: string; author?: string } | null } | { ok: false } {
+  const raw = source.url ?? null;
+  if (raw === null || raw.trim() === '') return source.type === 'observed' ? { ok: true, source: null } : { ok: false };
+  const url = cleanUrl(raw);
+  if (url === null) return { ok: false };
+  const author = cleanText(source.author ?? '', TEXT_LIMITS.author);
+  return { ok: true, source: { platform: source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) } };
+}
+
+/** Why a record was refused: `unreadable` names a date field that could not be read (a shape failure, like `error`). */
+export type Refused = { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string };
 
 /**
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
@@ -81,28 +96,25 @@ export interface ResetTrackerOptions {
 export function computeTrackerEvent(
   r: TrackerRecord,
   asOf: Date,
-):
-  | { ok: true; event: Event | null; dropped?: RejectReason; noted: NoteReason[] }
-  | { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string } {
+): { ok: true; event: Event | null; dropped?: RejectReason; noted: NoteReason[] } | Refused {
   const type = trackerEventType(r.reset_type);
   if (!type) return { ok: true, event: null, noted: [] };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
-  const read = readInstant(r.announced_at, 'reject');
-  if (!read.ok) return { ok: false, reason: read.reason, unreadable: 'announced_at' };
+  const read = judgedInstant(r.announced_at, asOf);
+  if (!read.ok)
+    return read.reason === 'bad_date' || read.reason === 'no_timezone'
+      ? { ok: false, reason: read.reason, unreadable: 'announced_at' }
+      : read;
   const at = read.iso;
-  const verdict = judgeInstant(at, asOf);
-  if (verdict !== 'ok') return { ok: false, reason: verdict };
+  const cited = citedSource(r.source);
+  if (!cited.ok) return { ok: false, reason: 'bad_url' };
   const noted: NoteReason[] = [];
-  const link = linkOf(r.source);
-  if (!link.ok) return { ok: false, reason: 'bad_url' };
-  const url = link.url;
-  if (url === null) noted.push('no_link');
+  if (cited.source === null) noted.push('no_link');
   const evidence = cleanEvidence(r.text, TEXT_LIMITS.evidence);
   if (evidence === '') noted.push('empty_text');
-  const author = cleanText(r.source.author ?? '', TEXT_LIMITS.author);
   // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
   // more than a minute, is kept as the observation.
-  const sources = url === null ? [] : [{ url }];
+  const sources = cited.source === null ? [] : [cited.source];
   const fromPost = timesFromPost(at, sources);
   // The post time is upstream data too (a crafted id encodes any date up to the 28th century): one that fails the
   // date rules is not used, and the record keeps its own time; the dropped post time is counted.
@@ -121,8 +133,7 @@ export function computeTrackerEvent(
     observed_at: posted ? fromPost.observed_at : basis === 'observation' ? at : null,
     effective_at: null,
     evidence_text: evidence,
-    sources:
-      url === null ? [] : [{ platform: r.source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) }],
+    sources,
     same_as: [],
   });
   if (!parsed.success) return { ok: false, reason: 'invalid_record', error: parsed.error };
@@ -132,83 +143,50 @@ export function computeTrackerEvent(
 }
 
 /**
- * A tracker source's link: an `x_post` must cite its post with a plain http(s) URL; an `observed` source may have none
- * (null: nothing is published as its link), but one it does give must be a plain http(s) URL too.
- */
-export function linkOf(source: {
-  type?: string | undefined;
-  url?: string | null | undefined;
-}): { ok: true; url: string | null } | { ok: false } {
-  const raw = source.url ?? null;
-  if (raw === null || raw.trim() === '') return source.type === 'observed' ? { ok: true, url: null } : { ok: false };
-  const url = cleanUrl(raw);
-  return url === null ? { ok: false } : { ok: true, url };
-}
-
-function pageUrl(base: string, limit: number, cursor: string | null): string {
-  const u = new URL(base);
-  u.searchParams.set('limit', String(limit));
-  if (cursor !== null) u.searchParams.set('cursor', cursor);
-  else u.searchParams.delete('cursor');
-  return u.href;
-}
-
-/** One page's body → its validated envelope, under the tracker's parse budget; or the failed check's detail. */
-export function parseTrackerPage(
-  body: string,
-  opts: { budget?: ParseBudget; now?: () => number } = {},
-): { ok: true; page: TrackerPage } | { ok: false; detail: Detail } {
-  const parsed = parseJsonWithin(body, TrackerPageSchema, opts.budget ?? TRACKER_PAGE_BUDGET, opts.now);
-  return parsed.ok ? { ok: true, page: parsed.value } : parsed;
-}
-
-/**
- * Validates and maps one page's records into `events` (at most `maxRecords` in all), counting rejections. `capped`:
- * the cap was reached (the rest of the page is counted as over_record_cap). `invalid`: the first shape failure.
+ * Validates and maps one page's records into `events` (at most `maxRecords` in all), counting rejections and notes.
+ * `capped`: the cap was reached (the rest of the page is counted as over_record_cap). `invalid`: the first shape
+ * failure. Ids are a function of the upstream id alone (stableIdPart), so two records share one only when upstream
+ * repeats an id (a looping cursor, a lying source): the first (newest) keeps it.
  */
 export function takeTrackerRecords(
   records: readonly unknown[],
   asOf: Date,
   events: Map<string, Event>,
-  rejected: RejectCounts,
+  counts: { rejected: RejectCounts; noted: NoteCounts },
   maxRecords: number,
-  noted: NoteCounts = {},
 ): { capped: boolean; valid: number; invalid: Detail | null } {
   let invalid: Detail | null = null;
   let valid = 0;
   for (const [i, raw] of records.entries()) {
     if (events.size >= maxRecords) {
-      countReject(rejected, 'over_record_cap', records.length - i);
+      count(counts.rejected, 'over_record_cap', records.length - i);
       return { capped: true, valid, invalid };
     }
     const record = TrackerRecordSchema.safeParse(raw);
-    const mapped = record.success
+    const mapped: ReturnType<typeof computeTrackerEvent> = record.success
       ? computeTrackerEvent(record.data, asOf)
-      : ({ ok: false, reason: 'invalid_record', error: record.error } as const);
+      : { ok: false, reason: 'invalid_record', error: record.error };
     if (!mapped.ok) {
-      countReject(rejected, mapped.reason);
+      count(counts.rejected, mapped.reason);
       // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
       if (invalid === null && mapped.error) invalid = schemaMismatch(mapped.error, ['data', i]);
-      else if (invalid === null && 'unreadable' in mapped && mapped.unreadable)
-        invalid = { code: 'schema_mismatch', params: { path: `data[${i}].${mapped.unreadable} (${mapped.reason})` } };
+      else if (invalid === null && mapped.unreadable) {
+        const path = `${formatIssuePath(['data', i, mapped.unreadable])} (${mapped.reason})`;
+        invalid = { code: 'schema_mismatch', params: { path } };
+      }
       continue;
     }
     valid++;
-    if (mapped.dropped) countReject(rejected, mapped.dropped);
-    for (const n of mapped.noted) countNote(noted, n);
-    if (mapped.event) addEvent(events, mapped.event);
+    if (mapped.dropped) count(counts.rejected, mapped.dropped);
+    for (const n of mapped.noted) count(counts.noted, n);
+    if (mapped.event && !events.has(mapped.event.id)) events.set(mapped.event.id, mapped.event);
   }
   return { capped: false, valid, invalid };
 }
 
-/**
- * Adds one record's event. Ids are a function of the upstream id alone (stableIdPart), so two records share one only
- * when upstream repeats an id (a looping cursor, a lying source): the first (newest) keeps it. Numbering the later one
- * would make ids depend on arrival order.
- */
-function addEvent(events: Map<string, Event>, e: Event): void {
-  if (!events.has(e.id)) events.set(e.id, e);
-}
+/** One page's body → its validated envelope under the parse budget, or the failed check's detail. */
+export const parseTrackerPage = (body: string, budget: ParseBudget = JSON_BUDGET) =>
+  parseJsonWithin(body, TrackerPageSchema, budget);
 
 /**
  * Follows `pagination.next_cursor` up to `maxPages`. The API lists newest first, so the first pages hold the
@@ -226,53 +204,46 @@ export async function fetchResetTracker(
   asOf: Date,
   opts: ResetTrackerOptions = {},
 ): Promise<SourceResult> {
-  const limit = opts.pageLimit ?? TRACKER_PAGE_LIMIT;
-  const maxPages = opts.maxPages ?? TRACKER_MAX_PAGES;
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
-  const rejected: RejectCounts = {};
-  const noted: NoteCounts = {};
+  const counts: { rejected: RejectCounts; noted: NoteCounts } = { rejected: {}, noted: {} };
   const seenCursors = new Set<string>();
   let cursor: string | null = null;
   let latencyMs = 0;
-  let httpStatus: number | null = null;
   let itemsRead = 0;
   for (let page = 0; ; page++) {
-    const r = await fetcher.get(pageUrl(config.url, limit, cursor), fetchOptions(config, 'application/json'));
+    const pageUrl = new URL(config.url);
+    pageUrl.searchParams.set('limit', String(opts.pageLimit ?? 100));
+    if (cursor === null) pageUrl.searchParams.delete('cursor');
+    else pageUrl.searchParams.set('cursor', cursor);
+    const r = await fetcher.get(pageUrl.href, { accept: 'application/json', redirectHosts: config.redirectHosts });
     latencyMs += r.latencyMs;
-    if (!r.ok) return failedFetchResult(config, asOf, { ...r, latencyMs });
-    httpStatus = r.status;
-    const fail = (detail: Detail): SourceResult => ({
+    const check = (ok: boolean, detail: Detail, items = 0) => ({
       check: computeCheck(config, asOf, {
-        ok: false,
-        http_status: httpStatus,
+        ok,
+        http_status: r.status,
         latency_ms: latencyMs,
-        items_read: 0,
+        items_read: items,
         detail,
       }),
     });
-    const ok = (code: string, params: Record<string, string | number>): SourceResult => ({
-      check: computeCheck(config, asOf, {
-        ok: true,
-        http_status: httpStatus,
-        latency_ms: latencyMs,
-        items_read: itemsRead,
-        detail: readDetail(code, params, rejected, noted),
-      }),
+    if (!r.ok) return check(false, r.detail);
+    const done = (code: string, params: Record<string, string | number>): SourceResult => ({
+      ...check(true, readDetail(code, params, counts.rejected, counts.noted), itemsRead),
       events: [...events.values()],
     });
-    const parsed = parseTrackerPage(r.body, opts.now ? { now: opts.now } : {});
-    if (!parsed.ok) return fail(parsed.detail);
-    const records = parsed.page.data;
-    const taken = takeTrackerRecords(records, asOf, events, rejected, maxRecords, noted);
+    const parsed = parseTrackerPage(r.body);
+    if (!parsed.ok) return check(false, parsed.detail);
+    const records = parsed.value.data;
+    const taken = takeTrackerRecords(records, asOf, events, counts, maxRecords);
     itemsRead += taken.valid;
-    if (taken.capped) return ok('record_cap_reached', { max: maxRecords });
+    if (taken.capped) return done('record_cap_reached', { max: maxRecords });
     // Not one valid record on a page is a changed API, not a few bad records.
-    if (records.length > 0 && taken.valid === 0 && taken.invalid !== null) return fail(taken.invalid);
-    const next = parsed.page.pagination.has_more ? (parsed.page.pagination.next_cursor ?? null) : null;
-    if (next === null) return ok('ok', {});
-    if (seenCursors.has(next)) return ok('cursor_repeated', { pages: page + 1 });
-    if (page + 1 >= maxPages) return ok('page_cap_reached', { pages: page + 1 });
+    if (records.length > 0 && taken.valid === 0 && taken.invalid !== null) return check(false, taken.invalid);
+    const next = parsed.value.pagination.has_more ? (parsed.value.pagination.next_cursor ?? null) : null;
+    if (next === null) return done('ok', {});
+    if (seenCursors.has(next)) return done('cursor_repeated', { pages: page + 1 });
+    if (page + 1 >= (opts.maxPages ?? TRACKER_MAX_PAGES)) return done('page_cap_reached', { pages: page + 1 });
     seenCursors.add(next);
     cursor = next;
   }

@@ -2,6 +2,8 @@
 // markup and capped; URLs must be http(s) with a host; instants must fall inside the tracked era and not after
 // `asOf` (plus a small skew). What fails is not dropped silently: callers count it per reason (RejectCounts) and the
 // source check names the reasons. No clock, no I/O: `asOf` comes in.
+import type { Detail } from '../model/schemas.ts';
+import { readInstant } from './instant.ts';
 
 /** Length caps, in UTF-16 code units, for every kind of upstream text we keep. */
 export const TEXT_LIMITS = {
@@ -57,19 +59,17 @@ export const NOTE_REASONS = ['empty_text', 'no_link'] as const;
 export type NoteReason = (typeof NOTE_REASONS)[number];
 export type NoteCounts = Partial<Record<NoteReason, number>>;
 
-export function countNote(counts: NoteCounts, reason: NoteReason, n = 1): void {
+/** Adds `n` to the count of a reason (a rejection or a note). */
+export function count<R extends string>(counts: Partial<Record<R, number>>, reason: R, n = 1): void {
   counts[reason] = (counts[reason] ?? 0) + n;
 }
 
-/** `{ noted: 'empty_text 1, no_link 2' }` for a check detail; empty when nothing was noted. */
-export function noteParams(counts: NoteCounts): Record<string, string> {
-  const notes = NOTE_REASONS.filter((r) => (counts[r] ?? 0) > 0).map((r) => `${r} ${counts[r]}`);
-  return notes.length === 0 ? {} : { noted: notes.join(', ') };
-}
-
-export function countReject(counts: RejectCounts, reason: RejectReason, n = 1): void {
-  counts[reason] = (counts[reason] ?? 0) + n;
-}
+/** `bad_url 2, future_date 5`: the reasons counted, in their list's order. */
+const listed = <R extends string>(reasons: readonly R[], counts: Partial<Record<R, number>>): string =>
+  reasons
+    .filter((r) => (counts[r] ?? 0) > 0)
+    .map((r) => `${r} ${counts[r]}`)
+    .join(', ');
 
 export function totalRejected(counts: RejectCounts): number {
   return REJECT_REASONS.reduce((sum, r) => sum + (counts[r] ?? 0), 0);
@@ -78,9 +78,25 @@ export function totalRejected(counts: RejectCounts): number {
 /** `{ rejected: 7, reasons: 'bad_url 2, future_date 5' }`: what a check detail carries; empty when none. */
 export function rejectionParams(counts: RejectCounts): Record<string, string | number> {
   const total = totalRejected(counts);
-  if (total === 0) return {};
-  const reasons = REJECT_REASONS.filter((r) => (counts[r] ?? 0) > 0).map((r) => `${r} ${counts[r]}`);
-  return { rejected: total, reasons: reasons.join(', ') };
+  return total === 0 ? {} : { rejected: total, reasons: listed(REJECT_REASONS, counts) };
+}
+
+/**
+ * The detail of a check that read its source: `code` as given, with the rejection and note counts added; a plain
+ * `ok` that rejected or noted anything becomes `ok_with_rejections` or `ok_with_notes`, named in every language.
+ */
+export function readDetail(
+  code: string,
+  params: Record<string, string | number>,
+  rejected: RejectCounts,
+  noted: NoteCounts = {},
+): Detail {
+  const r = rejectionParams(rejected);
+  const notes = listed(NOTE_REASONS, noted);
+  const n = notes === '' ? {} : { noted: notes };
+  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: { ...r, ...n } };
+  if (code === 'ok' && notes !== '') return { code: 'ok_with_notes', params: n };
+  return { code, params: { ...params, ...r, ...n } };
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
@@ -224,7 +240,7 @@ export function cleanUrl(raw: string | null | undefined): string | null {
   return u.href.length > URL_MAX_CHARS ? null : u.href;
 }
 
-export type DateVerdict = 'ok' | 'future_date' | 'before_era' | 'bad_date';
+type DateVerdict = 'ok' | 'future_date' | 'before_era' | 'bad_date';
 
 /** Whether an instant may enter state: parseable, not before the tracked era, not after `asOf` + FUTURE_SKEW_MS. */
 export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVerdict {
@@ -234,4 +250,15 @@ export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVe
   if (ms > asOf.getTime() + FUTURE_SKEW_MS) return 'future_date';
   if (ms < TRACKED_ERA_START_MS) return 'before_era';
   return 'ok';
+}
+
+/** A source's zoned instant (instant.ts, a zone required) that passes the date rules, or the reason it does not. */
+export function judgedInstant(
+  raw: string | null | undefined,
+  asOf: Date,
+): { ok: true; iso: string } | { ok: false; reason: RejectReason } {
+  const read = readInstant(raw, 'reject');
+  if (!read.ok) return read;
+  const verdict = judgeInstant(read.iso, asOf);
+  return verdict === 'ok' ? read : { ok: false, reason: verdict };
 }

@@ -4,52 +4,34 @@ import { formatInstant } from '../contract.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
-import { checkSize, FEED_BUDGET, type ParseBudget } from './budget.ts';
-import {
-  computeCheck,
-  failedFetchResult,
-  fetchOptions,
-  parseJsonWithin,
-  readDetail,
-  schemaMismatch,
-  toIsoInstant,
-} from './common.ts';
-import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import type { SourceResult } from '../model/inputs.ts';
+import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
+import { readSource } from './common.ts';
+import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import {
-  cleanText,
-  cleanUrl,
-  countReject,
-  judgeInstant,
-  TEXT_LIMITS,
-  type RejectCounts,
-  type RejectReason,
-} from './sanitize.ts';
+import { readInstant } from './instant.ts';
+import { cleanText, cleanUrl, count, judgeInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
 
 export const MAX_FEED_ITEMS = 200;
-export const TITLE_MAX_CHARS = TEXT_LIMITS.title;
-export const EXCERPT_MAX_CHARS = TEXT_LIMITS.excerpt;
 
 /** What the extractor keeps of one item, after cleaning; validated before it becomes a signal. */
-export const FeedItemSchema = z.object({
+const FeedItemSchema = z.object({
   id: z.string().min(1).max(2000),
-  title: z.string().max(TITLE_MAX_CHARS),
+  title: z.string().max(TEXT_LIMITS.title),
   link: z.url({ protocol: /^https?$/ }).nullable(),
   published_at: z.iso.datetime().nullable(),
-  excerpt: z.string().max(EXCERPT_MAX_CHARS),
+  excerpt: z.string().max(TEXT_LIMITS.excerpt),
 });
-export type FeedItem = z.infer<typeof FeedItemSchema>;
+type FeedItem = z.infer<typeof FeedItemSchema>;
 
-export interface ParsedFeed {
+interface ParsedFeed {
   format: 'rss' | 'atom' | 'json';
   title: string;
   items: FeedItem[];
 }
 
-export type ParseFeedResult = { ok: true; feed: ParsedFeed; rejected: RejectCounts } | { ok: false; detail: Detail };
+type ParseFeedResult = { ok: true; feed: ParsedFeed; rejected: RejectCounts } | { ok: false; detail: Detail };
 
-// ---- The keyword rule -------------------------------------------------------------------------------------------
 // An item is reset news when its title or text says "reset" (reset, resets, resetted, resetting; so also "reset
 // limits", "limits reset") AND Codex is the context: the item mentions "codex", or the feed itself is about Codex
 // (its title mentions it, as a subreddit feed's does). English only. "usage limits" alone does not count: on a
@@ -62,31 +44,7 @@ export function isResetNews(item: Pick<FeedItem, 'title' | 'excerpt'>, feedTitle
   return RESET_WORD.test(text) && (CODEX_WORD.test(text) || CODEX_WORD.test(feedTitle));
 }
 
-/** A raw item → a cleaned, validated item, or the reason it was rejected (counted in the check). */
-function makeItem(
-  raw: RawFeedItem,
-  asOf: Date,
-): { ok: true; item: FeedItem; linkRejected: boolean } | { ok: false; reason: RejectReason } {
-  // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
-  const published = toIsoInstant(raw.date, 'utc');
-  if (published !== null) {
-    const verdict = judgeInstant(published, asOf);
-    if (verdict !== 'ok') return { ok: false, reason: verdict };
-  }
-  const item = {
-    title: cleanText(raw.title, TITLE_MAX_CHARS),
-    link: cleanUrl(raw.link),
-    published_at: published,
-    excerpt: cleanText(raw.excerpt, EXCERPT_MAX_CHARS),
-  };
-  if (item.title === '' && item.excerpt === '') return { ok: false, reason: 'empty_text' };
-  const id = cleanText(raw.id, TEXT_LIMITS.id) || item.link || `${item.title}|${item.published_at ?? ''}`;
-  const parsed = FeedItemSchema.safeParse({ ...item, id: id.slice(0, 2000) });
-  if (!parsed.success) return { ok: false, reason: 'invalid_record' };
-  // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
-  return { ok: true, item: parsed.data, linkRejected: raw.link.trim() !== '' && item.link === null };
-}
-
+/** Raw items → cleaned, validated items; what fails the sanity rules is counted per reason. */
 function collect(
   format: ParsedFeed['format'],
   title: string,
@@ -95,20 +53,41 @@ function collect(
   asOf: Date,
 ): ParseFeedResult {
   const rejected: RejectCounts = {};
-  if (overCap > 0) countReject(rejected, 'over_item_cap', overCap);
+  if (overCap > 0) count(rejected, 'over_item_cap', overCap);
   const items: FeedItem[] = [];
   for (const raw of raws) {
-    const r = makeItem(raw, asOf);
-    if (!r.ok) countReject(rejected, r.reason);
-    else {
-      items.push(r.item);
-      if (r.linkRejected) countReject(rejected, 'bad_url');
+    // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
+    const read = readInstant(raw.date, 'utc');
+    const published = read.ok ? read.iso : null;
+    const verdict = published === null ? 'ok' : judgeInstant(published, asOf);
+    if (verdict !== 'ok') {
+      count(rejected, verdict);
+      continue;
     }
+    const item = {
+      title: cleanText(raw.title, TEXT_LIMITS.title),
+      link: cleanUrl(raw.link),
+      published_at: published,
+      excerpt: cleanText(raw.excerpt, TEXT_LIMITS.excerpt),
+    };
+    if (item.title === '' && item.excerpt === '') {
+      count(rejected, 'empty_text');
+      continue;
+    }
+    const id = cleanText(raw.id, TEXT_LIMITS.id) || item.link || `${item.title}|${item.published_at ?? ''}`;
+    const parsed = FeedItemSchema.safeParse({ ...item, id: id.slice(0, 2000) });
+    if (!parsed.success) {
+      count(rejected, 'invalid_record');
+      continue;
+    }
+    items.push(parsed.data);
+    // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
+    if (raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
   }
-  return { ok: true, feed: { format, title: cleanText(title, TITLE_MAX_CHARS), items }, rejected };
+  return { ok: true, feed: { format, title: cleanText(title, TEXT_LIMITS.title), items }, rejected };
 }
 
-export const JsonFeedItemSchema = z.object({
+const JsonFeedItemSchema = z.object({
   id: z.union([z.string(), z.number()]),
   url: z.string().optional(),
   title: z.string().optional(),
@@ -125,8 +104,8 @@ const JsonFeedEnvelopeSchema = z.object({
   items: z.array(z.unknown()),
 });
 
-function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget, now?: () => number): ParseFeedResult {
-  const envelope = parseJsonWithin(body, JsonFeedEnvelopeSchema, budget, now);
+function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget): ParseFeedResult {
+  const envelope = parseJsonWithin(body, JsonFeedEnvelopeSchema, budget);
   if (!envelope.ok) return envelope;
   const kept = envelope.value.items.slice(0, MAX_FEED_ITEMS);
   const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
@@ -139,42 +118,33 @@ function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget, now?: () =
     excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
   }));
   const result = collect('json', envelope.value.title ?? '', raws, envelope.value.items.length - kept.length, asOf);
-  const over = envelope.clock.over();
+  const over = envelope.over();
   return over ? { ok: false, detail: over } : result;
 }
 
 /**
- * A feed body in any supported format → cleaned, validated items, under the feed budget (FEED_BUDGET: size, items,
- * nesting, time). Items that fail the sanity rules (sanitize.ts) are counted per reason in `rejected`.
+ * A feed body in any supported format → cleaned, validated items, under the feed budget (size, items, nesting,
+ * time). Items that fail the sanity rules (sanitize.ts) are counted per reason in `rejected`.
  */
-export function parseFeed(
-  body: string,
-  asOf: Date,
-  now?: () => number,
-  budget: ParseBudget = FEED_BUDGET,
-): ParseFeedResult {
+export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_BUDGET): ParseFeedResult {
   const tooBig = checkSize(body, budget);
   if (tooBig) return { ok: false, detail: tooBig };
   const trimmed = body.trimStart();
-  if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget, now);
-  const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS, now);
+  if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget);
+  const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS);
   if (!xml.ok) return xml;
   return collect(xml.format, xml.title, xml.items, xml.itemsOverCap, asOf);
 }
 
-function signalId(item: FeedItem): string {
-  // Keyed by link first, so the same post seen through two feeds is one signal.
-  return `feed-item-${createHash('sha256')
-    .update(item.link ?? item.id)
-    .digest('hex')
-    .slice(0, 24)}`;
-}
-
-export function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf: Date): Signal[] {
+function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf: Date): Signal[] {
   return feed.items
     .filter((i) => isResetNews(i, feed.title))
     .map((i) => ({
-      id: signalId(i),
+      // Keyed by link first, so the same post seen through two feeds is one signal.
+      id: `feed-item-${createHash('sha256')
+        .update(i.link ?? i.id)
+        .digest('hex')
+        .slice(0, 24)}`,
       kind: 'feed_item' as const,
       source: config.id,
       title: i.title,
@@ -188,26 +158,13 @@ export function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf:
 }
 
 /** Fetches one feed. `items_read` counts every valid item in the feed, not only the ones that became signals. */
-export async function fetchSignalFeed(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  const r = await fetcher.get(
-    config.url,
-    fetchOptions(
-      config,
-      'application/feed+json, application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.5',
-    ),
-  );
-  if (!r.ok) return failedFetchResult(config, asOf, r);
-  const base = { http_status: r.status, latency_ms: r.latencyMs };
-  const parsed = parseFeed(r.body, asOf);
-  if (!parsed.ok)
-    return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
-  return {
-    check: computeCheck(config, asOf, {
-      ...base,
-      ok: true,
-      items_read: parsed.feed.items.length,
-      detail: readDetail('ok', {}, parsed.rejected),
-    }),
-    signals: computeFeedSignals(config, parsed.feed, asOf),
-  };
+export function fetchSignalFeed(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
+  const accept = 'application/feed+json, application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.5';
+  return readSource(fetcher, config, asOf, accept, (body) => {
+    const parsed = parseFeed(body, asOf);
+    if (!parsed.ok) return parsed;
+    const { items } = parsed.feed;
+    const data = { signals: computeFeedSignals(config, parsed.feed, asOf) };
+    return { ok: true, items: items.length, detail: readDetail('ok', {}, parsed.rejected), data };
+  });
 }

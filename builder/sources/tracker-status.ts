@@ -7,34 +7,19 @@
 import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import {
-  AnnouncementSchema,
-  TrackerWatchSchema,
-  type Announcement,
-  type Detail,
-  type Event,
-  type TrackerWatch,
-} from '../model/schemas.ts';
-import { TRACKER_PAGE_BUDGET, type ParseBudget } from './budget.ts';
-import {
-  computeCheck,
-  failedFetchResult,
-  fetchOptions,
-  formatIssuePath,
-  parseJsonWithin,
-  stableIdPart,
-  trackerEventType,
-} from './common.ts';
+import { AnnouncementSchema, TrackerWatchSchema, type Detail } from '../model/schemas.ts';
+import { formatIssuePath, parseJsonWithin } from './budget.ts';
+import { readSource, stableIdPart } from './common.ts';
 import { readInstant } from './instant.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { computeTrackerEvent, linkOf, TrackerRecordSchema } from './reset-tracker.ts';
-import { cleanEvidence, cleanText, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
+import { citedSource, computeTrackerEvent, trackerEventType, TrackerRecordSchema } from './reset-tracker.ts';
+import { cleanEvidence, cleanText, judgedInstant, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
 
 const UPSTREAM_ID_MAX_CHARS = 120;
 /** An announced time further ahead than this is not a plausible announcement of a reset (a crafted date). */
-export const MAX_SCHEDULE_AHEAD_MS = 60 * 24 * 60 * 60 * 1000;
+const MAX_SCHEDULE_AHEAD_MS = 60 * 24 * 60 * 60 * 1000;
 /** A watch that claims to last longer than this is not a plausible watch (a crafted date): its end is not used. */
-export const MAX_WATCH_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
+const MAX_WATCH_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 
 const TrackerSourceSchema = z.object({
   type: z.string().optional(),
@@ -42,7 +27,7 @@ const TrackerSourceSchema = z.object({
   url: z.string().nullable().optional(),
 });
 
-export const ScheduledResetSchema = z.object({
+const ScheduledResetSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
   status: z.string().optional(),
   // A plain string: an unknown type is kept as an announcement of unknown type, not a failure.
@@ -54,7 +39,7 @@ export const ScheduledResetSchema = z.object({
   source: TrackerSourceSchema,
 });
 
-export const ActiveWatchSchema = z.object({
+const ActiveWatchSchema = z.object({
   level: z.string().min(1),
   reset_chance_percent: z.number().min(0).max(100).nullable().optional(),
   forecast_window: z.string().nullable().optional(),
@@ -64,40 +49,19 @@ export const ActiveWatchSchema = z.object({
   source: TrackerSourceSchema.nullable().optional(),
 });
 
-export const TrackerStatsSchema = z.object({ total: z.number().int().nonnegative() }).loose();
+/** A part read, or why not: the failing path inside the part (a zod issue's, or the field a rule refused) and reason. */
+type Mapped<T> = { ok: true; value: T } | { ok: false; path: PropertyKey[]; reason: RejectReason };
 
-/** Only the envelope: each part is read on its own below. */
-export const TrackerStatusSchema = z.object({ data: z.record(z.string(), z.unknown()) });
-
-/** `field`: the field that failed a date rule, named in the check. */
-type Mapped<T> =
-  { ok: true; value: T } | { ok: false; reason: RejectReason | 'invalid_record'; field?: string; error?: z.ZodError };
-
-/** A zoned instant that passes the date rules, or why not. */
-function instantField(
-  raw: string,
-  asOf: Date,
-  field: string,
-): { ok: true; iso: string } | { ok: false; reason: RejectReason; field: string } {
-  const read = readInstant(raw, 'reject');
-  if (!read.ok) return { ok: false, reason: read.reason, field };
-  const verdict = judgeInstant(read.iso, asOf);
-  return verdict === 'ok' ? { ok: true, iso: read.iso } : { ok: false, reason: verdict, field };
-}
+const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, path, reason }) as const;
+const invalid = (error: z.ZodError) => refused('invalid_record', ...(error.issues[0]?.path ?? []));
 
 /** An optional zoned instant (null when absent) that lies no further ahead of `asOf` than `aheadMs`, or why not. */
-function boundedInstant(
-  raw: string | null | undefined,
-  asOf: Date,
-  aheadMs: number,
-  field: string,
-): { ok: true; iso: string | null } | { ok: false; reason: RejectReason; field: string } {
-  if (raw === null || raw === undefined) return { ok: true, iso: null };
+function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: number, field: string) {
+  if (raw === null || raw === undefined) return { ok: true, iso: null } as const;
   const read = readInstant(raw, 'reject');
-  if (!read.ok) return { ok: false, reason: read.reason, field };
-  return judgeInstant(read.iso, new Date(asOf.getTime() + aheadMs)) === 'ok'
-    ? { ok: true, iso: read.iso }
-    : { ok: false, reason: 'future_date', field };
+  if (!read.ok) return refused(read.reason, field);
+  const ok = judgeInstant(read.iso, new Date(asOf.getTime() + aheadMs)) === 'ok';
+  return ok ? ({ ok: true, iso: read.iso } as const) : refused('future_date', field);
 }
 
 /**
@@ -105,164 +69,104 @@ function boundedInstant(
  * `scheduled`), or why it was rejected: an announcement time outside the tracked era or in the future, a scheduled
  * time more than 60 days ahead, a link that is not plain http(s) (an observed announcement may have none).
  */
-export function computeAnnouncement(
-  raw: z.infer<typeof ScheduledResetSchema> | null | undefined,
-  asOf: Date,
-): Mapped<Announcement | null> {
-  if (!raw || (raw.status !== undefined && raw.status !== 'scheduled')) return { ok: true, value: null };
-  const announced = instantField(raw.announced_at, asOf, 'announced_at');
-  if (!announced.ok) return announced;
+function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema>, asOf: Date) {
+  if (raw.status !== undefined && raw.status !== 'scheduled') return { ok: true, value: null } as const;
+  const announced = judgedInstant(raw.announced_at, asOf);
+  if (!announced.ok) return refused(announced.reason, 'announced_at');
   const scheduled = boundedInstant(raw.scheduled_for, asOf, MAX_SCHEDULE_AHEAD_MS, 'scheduled_for');
   if (!scheduled.ok) return scheduled;
-  const scheduledFor = scheduled.iso;
-  const link = linkOf(raw.source);
-  if (!link.ok) return { ok: false, reason: 'bad_url', field: 'source.url' };
-  const author = cleanText(raw.source.author ?? '', TEXT_LIMITS.author);
+  const cited = citedSource(raw.source);
+  if (!cited.ok) return refused('bad_url', 'source', 'url');
   const parsed = AnnouncementSchema.safeParse({
     // The same id the record gets in `/resets` once applied (reset-tracker.ts), so the two can be matched.
     id: `sr-${stableIdPart(String(raw.id), 77)}`,
     upstream_id: cleanText(String(raw.id), UPSTREAM_ID_MAX_CHARS) || 'unknown',
     type: trackerEventType(raw.reset_type),
     announced_at: announced.iso,
-    scheduled_for: scheduledFor,
+    scheduled_for: scheduled.iso,
     text: cleanEvidence(raw.text, TEXT_LIMITS.evidence),
-    source:
-      link.url === null
-        ? null
-        : { platform: raw.source.type === 'x_post' ? 'X' : 'web', url: link.url, ...(author ? { author } : {}) },
+    source: cited.source,
     first_seen_at: formatInstant(asOf),
   });
-  return parsed.success
-    ? { ok: true, value: parsed.data }
-    : { ok: false, reason: 'invalid_record', error: parsed.error };
+  return parsed.success ? ({ ok: true, value: parsed.data } as const) : invalid(parsed.error);
 }
 
 /**
- * Pure: the payload's `active_watch` → the tracker's watch (null when none is raised), or why it was rejected. The
- * level is a word (`elevated`, `strong`; an unknown one is kept as written if it is a plain word), the window is
- * display text kept verbatim (cleaned and capped), an expiry more than 30 days ahead is not used.
+ * Pure: the payload's `active_watch` → the tracker's watch, or why it was rejected. The level is a word (`elevated`,
+ * `strong`; an unknown one is kept as written if it is a plain word), the window is display text kept verbatim
+ * (cleaned and capped), an expiry more than 30 days ahead is not used.
  */
-export function computeWatch(
-  raw: z.infer<typeof ActiveWatchSchema> | null | undefined,
-  asOf: Date,
-): Mapped<TrackerWatch | null> {
-  if (!raw) return { ok: true, value: null };
+function computeWatch(raw: z.infer<typeof ActiveWatchSchema>, asOf: Date) {
   const level = cleanText(raw.level, 40).toLowerCase();
-  if (!/^[a-z][a-z_-]*$/.test(level)) return { ok: false, reason: 'invalid_record', field: 'level' };
-  const observed = instantField(raw.observed_at, asOf, 'observed_at');
-  if (!observed.ok) return observed;
-  const expiresAt = boundedInstant(raw.expires_at, asOf, MAX_WATCH_AHEAD_MS, 'expires_at');
-  if (!expiresAt.ok) return expiresAt;
-  const expires = expiresAt.iso;
-  const link = linkOf(raw.source ?? { type: 'observed' });
-  if (!link.ok) return { ok: false, reason: 'bad_url', field: 'source.url' };
+  if (!/^[a-z][a-z_-]*$/.test(level)) return refused('invalid_record', 'level');
+  const observed = judgedInstant(raw.observed_at, asOf);
+  if (!observed.ok) return refused(observed.reason, 'observed_at');
+  const expires = boundedInstant(raw.expires_at, asOf, MAX_WATCH_AHEAD_MS, 'expires_at');
+  if (!expires.ok) return expires;
+  const cited = citedSource(raw.source ?? { type: 'observed' });
+  if (!cited.ok) return refused('bad_url', 'source', 'url');
   const parsed = TrackerWatchSchema.safeParse({
     level,
     reset_chance_percent: raw.reset_chance_percent ?? null,
     forecast_window: cleanText(raw.forecast_window ?? '', TEXT_LIMITS.title),
     observed_at: observed.iso,
-    expires_at: expires,
+    expires_at: expires.iso,
     text: cleanText(raw.text ?? '', TEXT_LIMITS.excerpt),
-    source_url: link.url,
+    source_url: cited.source?.url ?? null,
     first_seen_at: formatInstant(asOf),
   });
-  return parsed.success
-    ? { ok: true, value: parsed.data }
-    : { ok: false, reason: 'invalid_record', error: parsed.error };
-}
-
-/** The body → its validated envelope under the tracker's parse budget, or the failed check's detail. */
-export function parseTrackerStatus(
-  body: string,
-  opts: { budget?: ParseBudget; now?: () => number } = {},
-): { ok: true; value: z.infer<typeof TrackerStatusSchema> } | { ok: false; detail: Detail } {
-  const parsed = parseJsonWithin(body, TrackerStatusSchema, opts.budget ?? TRACKER_PAGE_BUDGET, opts.now);
-  return parsed.ok ? { ok: true, value: parsed.value } : parsed;
-}
-
-/** What the four parts gave: each value present only when its part was read; `unreadable` names the parts that were not. */
-export interface TrackerStatusParts {
-  latest?: Event | null;
-  announcement?: Announcement | null;
-  watch?: TrackerWatch | null;
-  statsTotal?: number;
-  unreadable: string[];
+  return parsed.success ? ({ ok: true, value: parsed.data } as const) : invalid(parsed.error);
 }
 
 /**
  * Pure: the envelope's `data` → its parts. A part that is missing reads as null (none announced, no watch), as the
- * service omits what it does not have; one that is present but malformed, or fails the date and link rules, is named in
- * `unreadable` (`scheduled_reset.announced_at (future_date)`) and left out, so the state keeps what the last good read
- * of it gave.
+ * service omits what it does not have; one that is present but malformed, or fails the date and link rules, is named
+ * in `unreadable` (`scheduled_reset.announced_at (future_date)`) and left out, so the state keeps what the last good
+ * read of it gave. Each value is present in the result only when its part was read.
  */
-export function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Date): TrackerStatusParts {
-  const parts: TrackerStatusParts = { unreadable: [] };
-  const read = <S extends z.ZodType, T>(
-    name: string,
-    schema: S,
-    map: (v: z.output<S> | null) => Mapped<T>,
-  ): T | undefined => {
+function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Date) {
+  const unreadable: string[] = [];
+  const read = <S extends z.ZodType, T>(name: string, schema: S, map: (v: z.output<S>) => Mapped<T>) => {
     const raw = Object.hasOwn(data, name) ? data[name] : null;
-    const parsed = raw === null ? ({ success: true, data: null } as const) : schema.safeParse(raw);
-    if (!parsed.success) {
-      parts.unreadable.push(`${formatIssuePath([name, ...(parsed.error.issues[0]?.path ?? [])])} (invalid_record)`);
-      return undefined;
-    }
-    const mapped = map(parsed.data as z.output<S> | null);
+    if (raw === null) return null;
+    const parsed = schema.safeParse(raw);
+    const mapped = parsed.success ? map(parsed.data) : invalid(parsed.error);
     if (mapped.ok) return mapped.value;
-    const path = mapped.error
-      ? formatIssuePath([name, ...(mapped.error.issues[0]?.path ?? [])])
-      : `${name}${mapped.field ? `.${mapped.field}` : ''}`;
-    parts.unreadable.push(`${path} (${mapped.reason})`);
+    unreadable.push(`${formatIssuePath([name, ...mapped.path])} (${mapped.reason})`);
     return undefined;
   };
-  const latest = read('latest_reset', TrackerRecordSchema, (r): Mapped<Event | null> => {
-    if (r === null) return { ok: true, value: null };
+  const latest = read('latest_reset', TrackerRecordSchema, (r) => {
     const m = computeTrackerEvent(r, asOf);
-    return m.ok
-      ? { ok: true, value: m.event }
-      : {
-          ok: false,
-          reason: m.reason,
-          ...(m.error ? { error: m.error } : {}),
-          ...(m.unreadable ? { field: m.unreadable } : {}),
-        };
+    if (m.ok) return { ok: true, value: m.event };
+    return m.error ? invalid(m.error) : refused(m.reason, ...(m.unreadable ? [m.unreadable] : []));
   });
-  if (latest !== undefined) parts.latest = latest;
   const announcement = read('scheduled_reset', ScheduledResetSchema, (r) => computeAnnouncement(r, asOf));
-  if (announcement !== undefined) parts.announcement = announcement;
   const watch = read('active_watch', ActiveWatchSchema, (r) => computeWatch(r, asOf));
-  if (watch !== undefined) parts.watch = watch;
-  const stats = read('stats', TrackerStatsSchema, (s): Mapped<number | null> => ({
-    ok: true,
-    value: s === null ? null : s.total,
-  }));
-  if (stats !== undefined && stats !== null) parts.statsTotal = stats;
-  return parts;
+  const StatsSchema = z.object({ total: z.number().int().nonnegative() }).loose();
+  const stats = read('stats', StatsSchema, (s) => ({ ok: true, value: s.total }));
+  return { latest, announcement, watch, stats, unreadable };
 }
 
 /**
  * Reads the status. Its envelope failing (not JSON, no `data` object, over budget) fails the check; a malformed part
  * only names itself in the detail (`ok_with_unreadable_parts`), and the other parts are used.
  */
-export async function fetchTrackerStatus(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  const r = await fetcher.get(config.url, fetchOptions(config, 'application/json'));
-  if (!r.ok) return failedFetchResult(config, asOf, r);
-  const base = { http_status: r.status, latency_ms: r.latencyMs };
-  const parsed = parseTrackerStatus(r.body);
-  if (!parsed.ok)
-    return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: parsed.detail }) };
-  const parts = computeTrackerStatus(parsed.value.data, asOf);
-  const items = [parts.latest, parts.announcement, parts.watch].filter((x) => x !== undefined && x !== null).length;
-  const detail: Detail =
-    parts.unreadable.length > 0
-      ? { code: 'ok_with_unreadable_parts', params: { parts: parts.unreadable.join(', ') } }
-      : { code: 'ok', params: {} };
-  return {
-    check: computeCheck(config, asOf, { ...base, ok: true, items_read: items, detail }),
-    ...(parts.latest ? { events: [parts.latest] } : {}),
-    ...(parts.announcement !== undefined ? { announcement: parts.announcement } : {}),
-    ...(parts.watch !== undefined ? { watch: parts.watch } : {}),
-    ...(parts.statsTotal !== undefined ? { stats_total: parts.statsTotal } : {}),
-  };
+export function fetchTrackerStatus(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
+  return readSource(fetcher, config, asOf, 'application/json', (body) => {
+    const parsed = parseJsonWithin(body, z.object({ data: z.record(z.string(), z.unknown()) }));
+    if (!parsed.ok) return parsed;
+    const p = computeTrackerStatus(parsed.value.data, asOf);
+    const detail: Detail =
+      p.unreadable.length > 0
+        ? { code: 'ok_with_unreadable_parts', params: { parts: p.unreadable.join(', ') } }
+        : { code: 'ok', params: {} };
+    const data = {
+      ...(p.latest ? { events: [p.latest] } : {}),
+      ...(p.announcement !== undefined ? { announcement: p.announcement } : {}),
+      ...(p.watch !== undefined ? { watch: p.watch } : {}),
+      ...(p.stats !== undefined && p.stats !== null ? { stats_total: p.stats } : {}),
+    };
+    const items = [p.latest, p.announcement, p.watch].filter((x) => x !== undefined && x !== null).length;
+    return { ok: true, items, detail, data };
+  });
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { citedPost } from '../../builder/model/evidence.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
-import { LedgerReviewSchema, ledgerRowsToEvents, parseCsv } from '../../builder/sources/ledger.ts';
+import { importLedger, LedgerReviewSchema, parseCsv } from '../../builder/sources/ledger.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
 const copyData = async () => {
@@ -63,7 +63,7 @@ describe('curated archive', () => {
     const byText = new Set(events.map((e) => e.evidence_text));
     for (const r of rows) expect(byText.has(r[3]!)).toBe(true);
     const review = LedgerReviewSchema.parse(JSON.parse(await readFile(path.join(DATA, 'ledger-review.json'), 'utf8')));
-    expect(ledgerRowsToEvents(csv, review.decisions)).toEqual(events.filter((e) => e.origin === 'ledger'));
+    expect(importLedger(csv, review.decisions).events).toEqual(events.filter((e) => e.origin === 'ledger'));
   });
 
   it('maps the ledger types to event types: banked is a grant, policy a policy change, the rest global resets', () => {
@@ -76,7 +76,7 @@ describe('curated archive', () => {
       row('incident', 3),
       row('mystery', 4),
     ].join('\n');
-    expect(ledgerRowsToEvents(csv).map((e) => [e.type, e.reason])).toEqual([
+    expect(importLedger(csv).events.map((e) => [e.type, e.reason])).toEqual([
       ['banked_grant', 'banked'],
       ['policy_change', 'policy'],
       ['global_reset', 'incident'],

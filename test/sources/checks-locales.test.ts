@@ -22,13 +22,14 @@ function emittedCodes(): string[] {
     'signal-feeds.ts',
     'status-page.ts',
     'status-incidents.ts',
+    'tracker-status.ts',
   ];
   for (const f of readdirSync(new URL('builder/sources/', root)).filter((f) => mine.includes(f))) {
     const text = readFileSync(new URL(`builder/sources/${f}`, root), 'utf8');
     for (const m of text.matchAll(
-      /code: '([a-z_]+)'|fail(?:ure)?\((?:url, )?[^,]+, '([a-z_]+)'|ok\('([a-z_]+)'|code: 'invalid_json' \| '([a-z_]+)'/g,
+      /code: '([a-z_]+)'|failure\(\s*[^,]+,\s*'([a-z_]+)'|(?:done|readDetail)\('([a-z_]+)'/g,
     ))
-      codes.add((m[1] ?? m[2] ?? m[3] ?? m[4])!);
+      codes.add((m[1] ?? m[2] ?? m[3])!);
   }
   return [...codes].sort();
 }
