@@ -21,7 +21,7 @@ for (const { listing, build } of builds) {
   try {
     const r = await build(root);
     if (r.code !== 0) throw new Error(`the golden build exited ${r.code}:\n${r.stderr}`);
-    const lines = await hashListing(root, 'port' in r ? r.port : undefined);
+    const lines = await hashListing(root, r.port);
     await writeFile(listing, `${lines.join('\n')}\n`);
     console.log(`${path.relative(process.cwd(), listing)}: ${lines.length} files`);
   } finally {

@@ -31,7 +31,8 @@ export async function assertClosedPort(): Promise<void> {
     throw new Error(`something listens on ${CLOSED.host}:${CLOSED.port}; the golden build needs that port closed`);
 }
 
-type Result = { code: number | null; stdout: string; stderr: string };
+/** `port`: the replay server's, for the replayed build. */
+type Result = { code: number | null; stdout: string; stderr: string; port?: number };
 
 /** Runs the real build at `now` into `root`/dist and `root`/state with only `sources` as its environment. */
 function runBuild(root: string, now: string, sources: Record<string, string>): Promise<Result> {
@@ -61,7 +62,7 @@ export function buildGolden(root: string): Promise<Result> {
 }
 
 /** The build against the real upstreams' 2026-09-29 captures, replayed on loopback. */
-export async function buildGoldenReplay(root: string): Promise<Result & { port: number }> {
+export async function buildGoldenReplay(root: string): Promise<Result> {
   const replay = await startReplay(SCENARIOS['2026-09-29']);
   try {
     const env = { ...replay.env, GITHUB_REPOSITORY: 'example-org/reset-status-api' };
