@@ -7,18 +7,9 @@ import type { DocumentStream } from './sink.ts';
 /**
  * Documents a sink has taken from the stream and not yet finished (written, or found unchanged) at any moment, the
  * ones being written included: the bodies a publish holds beyond the one the stream is producing. Large enough for
- * the writes to run `concurrency` at a time and for the local sink to find files of other directories to write
- * side by side; small against a build (50,000 documents at 10,000 events).
+ * the writes to run `concurrency` at a time; small against a build.
  */
 export const STREAM_WINDOW_DOCS = 256;
-
-/**
- * Documents settled in a row before the loop lets the event loop turn: settling is synchronous, and a long run of it
- * would hold back the answers (and the very sending) of the writes under way.
- */
-const SETTLED_PER_TURN = 128;
-/** ... and with no write under way, so timers and other I/O of the process still run now and then. */
-const SETTLED_PER_TURN_IDLE = 2048;
 
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
 export async function* inPhaseOrder(
@@ -52,11 +43,6 @@ export interface StreamWork {
   endPhase?(phase: number): Promise<void>;
   /** Checks a document as it arrives, before it is started; a throw stops the publish with nothing of it written. */
   accept(doc: OutputDocument): void;
-  /**
-   * Finishes a document at once when it can (found unchanged, say), right after `accept`: true means done, with no
-   * write, no slot of `concurrency` and no promise of its own. A throw stops the publish like a failed write.
-   */
-  settle?(doc: OutputDocument): boolean;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
 }
@@ -115,7 +101,6 @@ export async function consumeInPhases(
   };
 
   let phase: number | null = null;
-  let settledInTurn = 0;
   try {
     for (;;) {
       while (failure === null && queue.length + running >= limits.windowDocs) await changed();
@@ -133,13 +118,6 @@ export async function consumeInPhases(
         await work.startPhase?.(phase);
       }
       work.accept(doc);
-      if (work.settle?.(doc) === true) {
-        if (++settledInTurn >= (running > 0 ? SETTLED_PER_TURN : SETTLED_PER_TURN_IDLE)) {
-          settledInTurn = 0;
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        continue;
-      }
       queue.push(doc);
       startMore();
     }

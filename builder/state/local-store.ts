@@ -5,14 +5,15 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConflictError } from '../errors.ts';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
-import { emptyState, type State } from '../model/schemas.ts';
-import { classifyStored, corruptFileName, recoverState, serializeState } from './recovery.ts';
+import type { State } from '../model/schemas.ts';
 import {
+  loadState,
   lockBody,
   lockIsLive,
   nextLockRecord,
   parseLockRecord,
   releasedLockRecord,
+  serializeState,
   type LoadedState,
   type LockHandle,
   type StateStore,
@@ -75,20 +76,21 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     name: `local:${dir}`,
     async load(): Promise<LoadedState> {
       const text = await readIfExists(file);
-      const first = classifyStored(text);
-      if (first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
-      if (first.kind === 'ok') return { state: first.state, version: sha256(text!), warnings: [] };
-      const aside = corruptFileName(file, opts.now());
-      await rename(file, aside);
-      const r = recoverState({
+      return loadState({
         where: 'state/local',
-        stored: file,
-        aside,
-        reason: first.reason,
-        lastGood: await readIfExists(lastGoodFile),
+        name: file,
+        text,
+        version: text === null ? null : sha256(text),
+        // Beside it, named by the time it was found.
+        setAside: async () => {
+          const aside = `${file}.corrupt-${opts.now().toISOString().replace(/[:.]/g, '-')}`;
+          await rename(file, aside);
+          return aside;
+        },
+        versionAfterAside: null,
+        lastGood: () => readIfExists(lastGoodFile),
         lastGoodName: lastGoodFile,
       });
-      return { state: r.state, version: null, warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
