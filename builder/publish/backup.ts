@@ -228,7 +228,7 @@ async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSna
   // A snapshot is immutable: anything added after the fact is suspect too.
   const expected = new Set([MANIFEST, ...manifest.files.map((f) => DATA_DIR + f.path)]);
   if (manifest.state !== null) expected.add(STATE_OBJECT);
-  for (const key of (await listObjects(client, bucket, base, WHERE)).objects.keys()) {
+  for (const key of (await listObjects(client, bucket, base, WHERE)).keys()) {
     const rel = key.slice(base.length);
     if (!expected.has(rel))
       problems.push({ object: rel, kind: 'unexpected', detail: `s3://${bucket}/${key} is not in the manifest` });
@@ -280,13 +280,10 @@ export async function restoreBackup(
 /** Complete snapshots (those with a manifest), oldest first. */
 export async function listBackups(target: BackupTarget): Promise<string[]> {
   const { client, bucket, backupPrefix } = resolveTarget(target);
-  const { prefixes } = await listObjects(client, bucket, backupPrefix, WHERE, { delimiter: '/' });
-  const ids = prefixes.map((p) => p.slice(backupPrefix.length, -1)).filter((id) => BACKUP_ID.test(id));
-  const complete = await Promise.all(
-    ids.map(async (id) => {
-      const { objects } = await listObjects(client, bucket, `${backupPrefix}${id}/${MANIFEST}`, WHERE);
-      return objects.size > 0 ? id : null;
-    }),
-  );
-  return complete.filter((id): id is string => id !== null).sort();
+  const keys = (await listObjects(client, bucket, backupPrefix, WHERE)).keys();
+  const ids = [...keys].map((k) => k.slice(backupPrefix.length).split('/'));
+  return ids
+    .filter(([id, f, ...rest]) => f === MANIFEST && rest.length === 0 && BACKUP_ID.test(id!))
+    .map(([id]) => id!)
+    .sort();
 }

@@ -121,33 +121,6 @@ export function shouldList(
   return asOf.getTime() - Date.parse(manifest.listedAt) >= cadence.listMaxAgeMs;
 }
 
-/**
- * What one publish has seen so far, document by document, holding no body: every key (a second document for one
- * is refused), and the entries that change (uploads, and after a recovery the kept objects' fingerprints).
- */
-export interface PublishLedger {
-  /** Refuses a key the build already had (DataError); remembers it as built. */
-  admit(key: string): void;
-  /**
-   * Whether the object is already as wanted: its recorded fingerprint is `fingerprint`, and on a listing publish the
-   * listing shows its recorded ETag. With the manifest recovered from the listing: the listed ETag is `md5()`.
-   */
-  keep(key: string, fingerprint: string, listing: ReadonlyMap<string, string> | null, md5: () => string): boolean;
-  /** Records an upload that landed. */
-  landed(key: string, entry: ManifestEntry): void;
-  readonly unchanged: number;
-  readonly uploaded: number;
-  /**
-   * After the whole build: the dropped keys to delete now, the ones kept for now (→ since when they are missing),
-   * and the manifest's changes to write once the deletes are done.
-   */
-  finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }): {
-    remove: string[];
-    pending: Record<string, string>;
-    update: ManifestUpdate;
-  };
-}
-
 /** What a publish changes in the manifest: entries set (uploaded, or fingerprinted after a recovery) or dropped (null). */
 export interface ManifestUpdate {
   changes: Map<string, ManifestEntry | null>;
@@ -156,17 +129,26 @@ export interface ManifestUpdate {
   sinceListing: number;
 }
 
-export function createPublishLedger(manifest: Manifest, where: string): PublishLedger {
+/**
+ * What one publish has seen so far, document by document, holding no body: every key (a second document for one
+ * is refused), and the entries that change (uploads, and after a recovery the kept objects' fingerprints).
+ */
+export function createPublishLedger(manifest: Manifest, where: string) {
   const built = new Set<string>();
   const changes = new Map<string, ManifestEntry | null>();
   let unchanged = 0;
   let uploaded = 0;
   return {
-    admit(key) {
+    /** Refuses a key the build already had (DataError); remembers it as built. */
+    admit(key: string) {
       if (built.has(key)) throw new DataError(where, `the build has two documents for ${key}`);
       built.add(key);
     },
-    keep(key, print, listing, md5) {
+    /**
+     * Whether the object is already as wanted: its recorded fingerprint is `print`, and on a listing publish the
+     * listing shows its recorded ETag. With the manifest recovered from the listing: the listed ETag is `md5()`.
+     */
+    keep(key: string, print: string, listing: ReadonlyMap<string, string> | null, md5: () => string) {
       const listed = listing?.get(key);
       if (manifest.recovered) {
         if (listed === undefined || listed !== md5()) return false;
@@ -179,7 +161,8 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
       unchanged++;
       return true;
     },
-    landed(key, entry) {
+    /** Records an upload that landed. */
+    landed(key: string, entry: ManifestEntry) {
       changes.set(key, entry);
       uploaded++;
     },
@@ -189,9 +172,13 @@ export function createPublishLedger(manifest: Manifest, where: string): PublishL
     get uploaded() {
       return uploaded;
     },
-    // Objects we published before and the build no longer has are remembered with the time they went missing and
-    // deleted once that is older than the delay (clients and CDN caches may still follow links to them).
-    finish({ listing, listed, asOf, deleteAfterMs }) {
+    /**
+     * After the whole build: the dropped keys to delete now, the ones kept for now (→ since when they are missing),
+     * and the manifest's changes to write once the deletes are done. Objects we published before and the build no
+     * longer has are deleted once missing longer than the delay (clients and CDN caches may still follow links).
+     */
+    finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }) {
+      const { listing, listed, asOf, deleteAfterMs } = input;
       const remove: string[] = [];
       const pending: Record<string, string> = {};
       for (const key of manifest.objects.keys()) {

@@ -168,8 +168,8 @@ async function listRelative(io: SinkIo, roots: readonly string[], count: () => v
   const relative = new Map<string, string>();
   for (const root of roots) {
     const opts = { onRequest: count, ...(io.listPageKeys ? { pageKeys: io.listPageKeys } : {}) };
-    const { objects } = await listObjects(io.client, io.bucket, io.prefix + root, WHERE, opts);
-    for (const [k, etag] of objects) relative.set(k.slice(io.prefix.length), etag);
+    for (const [k, etag] of await listObjects(io.client, io.bucket, io.prefix + root, WHERE, opts))
+      relative.set(k.slice(io.prefix.length), etag);
   }
   return relative;
 }

@@ -1,5 +1,6 @@
 // How every sink consumes a DocumentStream: in phase order, holding a bounded window of documents, finishing one
 // phase before the next starts. What a sink does with each document stays in the sink.
+import pLimit from 'p-limit';
 import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 import type { DocumentStream } from './sink.ts';
@@ -58,8 +59,8 @@ export interface StreamLimits {
  * Takes the documents as they come, `concurrency` writes at a time, never more than `windowDocs` taken and not
  * finished. A phase ends when the first document of a higher phase arrives (or the stream ends): its writes are
  * finished and `endPhase` awaited before `startPhase` of the next. After the first failure (a write, a check, the
- * stream itself) nothing more is taken or started; the writes under way are waited for, the stream is closed (its
- * `finally` blocks run) and the first failure is thrown.
+ * stream itself) nothing more is taken or started; the stream is closed (its `finally` blocks run), the writes under
+ * way are waited for and the first failure is thrown.
  */
 export async function consumeInPhases(
   docs: DocumentStream,
@@ -69,48 +70,17 @@ export async function consumeInPhases(
 ): Promise<void> {
   if (!(limits.windowDocs >= 1 && limits.concurrency >= 1))
     throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
-  const source = inPhaseOrder(docs, where);
-  /** Documents taken and not started, oldest first. */
-  const queue: OutputDocument[] = [];
-  let running = 0;
+  const limit = pLimit(limits.concurrency);
+  /** One promise per document taken and not finished; none rejects. */
+  const taken = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
-  let wake: (() => void) | null = null;
-  const signal = () => {
-    const w = wake;
-    wake = null;
-    w?.();
-  };
-  const changed = () => new Promise<void>((resolve) => (wake = resolve));
-  const startMore = () => {
-    while (failure === null && running < limits.concurrency && queue.length > 0) {
-      const doc = queue.shift()!;
-      running++;
-      work
-        .write(doc)
-        .catch((error: unknown) => void (failure ??= { error }))
-        .finally(() => {
-          running--;
-          startMore();
-          signal();
-        });
-    }
-  };
-  /** Until every document taken so far is finished, or a failure. */
-  const drain = async () => {
-    while (running > 0 || (failure === null && queue.length > 0)) await changed();
-  };
-
+  const fail = (error: unknown) => void (failure ??= { error });
   let phase: number | null = null;
   try {
-    for (;;) {
-      while (failure === null && queue.length + running >= limits.windowDocs) await changed();
-      if (failure !== null) break;
-      const next = await source.next();
-      if (next.done) break;
-      const doc = next.value;
+    for await (const doc of inPhaseOrder(docs, where)) {
       if (doc.phase !== phase) {
         if (phase !== null) {
-          await drain();
+          await Promise.all(taken);
           if (failure !== null) break;
           await work.endPhase?.(phase);
         }
@@ -118,21 +88,19 @@ export async function consumeInPhases(
         await work.startPhase?.(phase);
       }
       work.accept(doc);
-      queue.push(doc);
-      startMore();
+      // A failure is recorded before the write's slot frees, so no write queued behind it starts.
+      const done: Promise<void> = limit(async () => {
+        if (failure === null) await work.write(doc).catch(fail);
+      }).finally(() => taken.delete(done));
+      taken.add(done);
+      while (failure === null && taken.size >= limits.windowDocs) await Promise.race(taken);
+      if (failure !== null) break;
     }
-    if (failure === null) await drain();
+    await Promise.all(taken);
     if (failure === null && phase !== null) await work.endPhase?.(phase);
   } catch (error) {
-    failure ??= { error };
+    fail(error);
   }
-  if (failure === null) return;
-  queue.length = 0;
-  while (running > 0) await changed();
-  try {
-    await source.return?.(undefined);
-  } catch {
-    // The stream's own cleanup failed: the first failure is the one to report.
-  }
-  throw failure.error;
+  await Promise.all(taken);
+  if (failure !== null) throw (failure as { error: unknown }).error;
 }

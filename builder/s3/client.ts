@@ -111,35 +111,29 @@ export async function getObject(
   }
 }
 
-/**
- * Key → bare ETag of every object under `prefix`, and the common prefixes when `delimiter` is given, one request
- * per `pageKeys` keys (default 1,000, the S3 maximum); `onRequest` counts them.
- */
+/** Key → bare ETag of every object under `prefix`, one request (`onRequest`) per `pageKeys` keys (default 1,000). */
 export async function listObjects(
   client: S3Client,
   bucket: string,
   prefix: string,
   where: string,
-  opts: { delimiter?: string; pageKeys?: number; onRequest?: () => void } = {},
-): Promise<{ objects: Map<string, string>; prefixes: string[] }> {
+  opts: { pageKeys?: number; onRequest?: () => void } = {},
+): Promise<Map<string, string>> {
   const objects = new Map<string, string>();
-  const prefixes: string[] = [];
   let token: string | undefined;
   do {
     opts.onRequest?.();
     const list = new ListObjectsV2Command({
       Bucket: bucket,
       Prefix: prefix,
-      Delimiter: opts.delimiter,
       MaxKeys: opts.pageKeys,
       ContinuationToken: token,
     });
     const page = await described(where, 'LIST', bucket, prefix, () => client.send(list));
     for (const o of page.Contents ?? []) if (o.Key !== undefined) objects.set(o.Key, bareEtag(o.ETag));
-    for (const p of page.CommonPrefixes ?? []) if (p.Prefix !== undefined) prefixes.push(p.Prefix);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  return { objects, prefixes };
+  return objects;
 }
 
 /** The metadata key that tags each conditional write, so its outcome can be told after an ambiguous answer. */

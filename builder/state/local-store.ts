@@ -35,6 +35,12 @@ async function readIfExists(file: string): Promise<string | null> {
   }
 }
 
+/** A file's version: the hash of its contents (null: no file). */
+async function versionOf(file: string): Promise<string | null> {
+  const text = await readIfExists(file);
+  return text === null ? null : sha256(text);
+}
+
 /** A mutex file older than this was left by a crashed writer and may be broken. */
 export const MUTEX_STALE_MS = 10_000;
 const MUTEX_RETRY_MS = 5;
@@ -95,9 +101,7 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
       return withMutex(dir, async () => {
-        const current = await readIfExists(file);
-        const currentVersion = current === null ? null : sha256(current);
-        if (currentVersion !== expectedVersion)
+        if ((await versionOf(file)) !== expectedVersion)
           throw new ConflictError(
             'state/local',
             `${file}: state changed since it was read (conditional write refused)`,
@@ -122,8 +126,7 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     async confirmLock(handle: LockHandle): Promise<void> {
       // The file's hash is its version: unchanged under the mutex means no other run has written it since.
       await withMutex(dir, async () => {
-        const text = await readIfExists(lockFile);
-        if (text === null || sha256(text) !== handle.version) {
+        if ((await versionOf(lockFile)) !== handle.version) {
           throw new ConflictError(
             'state/local',
             `${lockFile}: the run lock is no longer this run's (run ${handle.run}): another run took it over`,
@@ -134,8 +137,7 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     async releaseLock(handle: LockHandle): Promise<void> {
       // Overwritten as released, not deleted: the record keeps the run number the next holder counts on.
       await withMutex(dir, async () => {
-        const text = await readIfExists(lockFile);
-        if (text !== null && sha256(text) === handle.version)
+        if ((await versionOf(lockFile)) === handle.version)
           await writeFileAtomic(lockFile, lockBody(releasedLockRecord(handle)));
       });
     },

@@ -1,5 +1,6 @@
 // One interface for every place state is kept (local directory, S3 object), and what every store shares: loading with
 // recovery, the lock record, read-modify-write with retries.
+import { z } from 'zod';
 import { ConflictError } from '../errors.ts';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 
@@ -10,6 +11,12 @@ export interface LoadedState {
   /** Human-readable notes, e.g. that a corrupt file was set aside and a clean state started. */
   warnings: string[];
 }
+
+const LockRecordSchema = z.object({
+  owner: z.string(),
+  expiresAt: z.string().refine((v) => Number.isFinite(Date.parse(v))),
+  run: z.int().min(0).catch(0),
+});
 
 /** The text a store writes for `state`, checked against the schema first. */
 export const serializeState = (state: State): string => JSON.stringify(StateSchema.parse(state));
@@ -85,19 +92,14 @@ export interface LockHandle extends LockRecord {
 
 /** A stored lock record; a record without a run number (written before fencing) counts as run 0. Null if unreadable. */
 export function parseLockRecord(text: string): LockRecord | null {
+  let raw: unknown;
   try {
-    const raw = JSON.parse(text) as Partial<LockRecord>;
-    if (
-      typeof raw.owner !== 'string' ||
-      typeof raw.expiresAt !== 'string' ||
-      !Number.isFinite(Date.parse(raw.expiresAt))
-    )
-      return null;
-    const run = typeof raw.run === 'number' && Number.isSafeInteger(raw.run) && raw.run >= 0 ? raw.run : 0;
-    return { owner: raw.owner, expiresAt: raw.expiresAt, run };
+    raw = JSON.parse(text);
   } catch {
     return null;
   }
+  const r = LockRecordSchema.safeParse(raw);
+  return r.success ? r.data : null;
 }
 
 /** Whether a stored record still holds the lock at `now` (an unreadable one never does: it would block forever). */
