@@ -95,21 +95,20 @@ function resolveTarget(t: BackupTarget) {
   };
 }
 
-async function listDataFiles(root: string, rel = ''): Promise<string[]> {
+/** Every file under `root` (none when it does not exist), relative and '/'-separated, sorted. */
+async function listDataFiles(root: string): Promise<string[]> {
   let entries;
   try {
-    entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    entries = await readdir(root, { recursive: true, withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && rel === '') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const out: string[] = [];
-  for (const e of entries.sort((a, b) => byName(a.name, b.name))) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listDataFiles(root, r)));
-    else if (e.isFile()) out.push(r);
-  }
-  return out;
+  const rel = (e: (typeof entries)[number]) => path.relative(root, path.join(e.parentPath, e.name));
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => rel(e).split(path.sep).join('/'))
+    .sort(byName);
 }
 
 /** Snapshots the state object and every file under `dataDir` as `<backupPrefix><id>/`. */

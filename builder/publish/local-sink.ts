@@ -1,18 +1,9 @@
 // Sink into a local directory (dist/): writes only changed files, in phase order, and removes files the build dropped.
-//
-// How each document reaches the disk, none of them ever visible half-written (the preview may be reading):
-//  - a file that exists is read and compared; only a changed one is replaced (temp file + rename), so an unchanged
-//    file keeps its mtime;
-//  - a new file in a directory that exists is written the same way, temp file + rename;
-//  - a new file in a directory that does not exist yet is written into a staging copy of the topmost missing
-//    directory, which is renamed into place once the whole phase is written, so a reader never sees a new directory
-//    half-filled. A phase's staged directories are renamed in before the next phase starts, so phases stay ordered.
-//
-// The build is taken as a stream (stream.ts): the sink holds at most `windowDocs` bodies at once, and of every
-// document only its key (for the deletes at the end). So a key is checked when its document arrives: an unsafe,
-// staging-area or repeated key (or a document of a lower phase after a higher one) stops the publish there, the
-// earlier phases in place, of its own phase at most whole files in directories that existed, nothing deleted. The
-// next publish completes the build.
+// No file is ever visible half-written (the preview may be reading): an existing file is compared and replaced only
+// when it changed (temp file + rename, so an unchanged file keeps its mtime); a new file in a new directory is
+// written into a staged copy of the topmost missing directory, renamed into place once its phase is written, so a
+// reader never sees a new directory half-filled. At most `windowDocs` bodies are held at once; a refused key stops
+// the publish with the earlier phases in place and nothing deleted, and the next publish completes the build.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';

@@ -1,19 +1,13 @@
 // Pure: what the S3 sink does in one publish, decided document by document as the build streams in, from the previous
-// manifest and (on the ticks that list the bucket) the listing. The sink only carries it out; every rule lives and is
-// tested here.
+// manifest and (on the ticks that list the bucket) the listing.
 //
 // The manifest is one private object: per published key, the ETag S3 returned for our PUT and a fingerprint of body +
-// headers; the keys pending deletion; the listing clock. A publish reads it, and writes it back once at the end,
-// conditionally (If-Match on the ETag read, If-None-Match '*' when there was none), so two publishers at once fail
-// loudly. A document is unchanged when its fingerprint equals the recorded one and, on a listing tick, the listing
-// still shows the recorded ETag (so objects changed or deleted behind our back are caught). Listing costs one request
-// per 1,000 keys; most ticks trust the manifest and only every `listEvery`-th tick, or when the last listing is older
-// than `listMaxAgeMs`, lists.
-//
-// A manifest that is missing or unreadable (a hand edit, an older format) is recovered from a listing: a document whose
-// listed ETag is the MD5 of its body (what S3 and radosgw give a single-part PUT without KMS) is kept, everything else
-// uploaded. What such a publish cannot know is lost: the keys that were pending deletion stay in the bucket, and an
-// object whose body matches but whose headers a release changed keeps its old headers.
+// headers; the keys pending deletion; the listing clock. It is written back once per publish, conditionally, so two
+// publishers at once fail loudly. A document is unchanged when its fingerprint equals the recorded one and, on a
+// listing tick, the listing still shows the recorded ETag (catching objects changed or deleted behind our back).
+// A manifest that is missing or unreadable is recovered from a listing: a document whose listed ETag is the MD5 of its
+// body (what S3 and radosgw give a single-part PUT without KMS) is kept, everything else uploaded; the keys that
+// were pending deletion then stay in the bucket.
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';

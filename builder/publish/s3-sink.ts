@@ -1,18 +1,9 @@
-// Sink into an S3 bucket: carries out the plan of s3-plan.ts (what to upload, keep, delete; when to list), phase
-// by phase, and removes dropped objects only after a delay.
-//
-// Cost per publish: one GET of the manifest, the PUTs of changed objects, the DELETEs that are due, one conditional
-// PUT of the manifest; on a listing publish (every `listEvery`-th, when the last listing is older than
-// `listMaxAgeMs`, or when the manifest is missing or unreadable) also one LIST per 1,000 keys listed. The
-// body's SHA-256 also goes into the object's metadata (`x-amz-meta-sha256`) so anyone can audit an object with a HEAD.
-//
-// The build comes as a stream (stream.ts) and the sink holds at most `windowDocs` bodies at once: each document is
-// hashed, compared with the manifest (and the listing) and uploaded if it changed, then let go; of every document only
-// its key and manifest entry stay, for the deletes and the next manifest. So a key is checked when its document
-// arrives, not before anything is written: an unsafe key, a second document for a key, or the manifest's own key
-// stops the publish there, with that document and everything after it not written, no deletes and no manifest PUT.
-// Like any interrupted publish (a failed PUT, a lost lock), it leaves the previous manifest in place, and the next
-// publish re-uploads whatever differs from it.
+// Sink into an S3 bucket: carries out the plan of s3-plan.ts phase by phase (docs/s3.md has the costs). Per publish:
+// one GET of the manifest, the PUTs of changed objects (each with its body's SHA-256 as `x-amz-meta-sha256`, for
+// audits with a HEAD), the DELETEs that are due, one conditional PUT of the manifest, and on a listing publish one
+// LIST per 1,000 keys. At most `windowDocs` bodies are held at once. A refused key or a failed request stops the
+// publish with no deletes and no manifest PUT: the previous manifest stays, and the next publish re-uploads whatever
+// differs from it.
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';

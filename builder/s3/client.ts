@@ -210,27 +210,13 @@ export async function putIf(
   input: PutInput,
   expected: string | null,
   where: string,
-  conflict: string,
-): Promise<string>;
-export async function putIf(
-  client: S3Client,
-  input: PutInput,
-  expected: string | null,
-  where: string,
-): Promise<string | null>;
-export async function putIf(
-  client: S3Client,
-  input: PutInput,
-  expected: string | null,
-  where: string,
   conflict?: string,
 ): Promise<string | null> {
   try {
     return await putConditional(client, input, expected);
   } catch (err) {
-    const at = `s3://${input.Bucket}/${input.Key}`;
     if (!isConditionFailure(err)) throw describeS3Error(where, 'PUT', input.Bucket, input.Key, err);
     if (conflict === undefined) return null;
-    throw new ConflictError(where, `PUT ${at}: ${conflict}`, { cause: err });
+    throw new ConflictError(where, `PUT s3://${input.Bucket}/${input.Key}: ${conflict}`, { cause: err });
   }
 }

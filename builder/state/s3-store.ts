@@ -93,7 +93,8 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
       const conflict = 'state changed since it was read (conditional write refused)';
-      const version = await putIf(client, json(key, body), expectedVersion, WHERE, conflict);
+      // With `conflict` given, putIf returns the new ETag or throws.
+      const version = (await putIf(client, json(key, body), expectedVersion, WHERE, conflict))!;
       // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly
       // (the state itself is saved; the next run writes the copy again).
       await described(WHERE, 'PUT', bucket, lastGoodKey, () =>
