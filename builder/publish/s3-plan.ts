@@ -115,14 +115,6 @@ export function shouldList(
   return asOf.getTime() - Date.parse(manifest.listedAt) >= cadence.listMaxAgeMs;
 }
 
-/** What a publish changes in the manifest: entries set (uploaded, or fingerprinted after a recovery) or dropped (null). */
-export interface ManifestUpdate {
-  changes: Map<string, ManifestEntry | null>;
-  missingSince: Record<string, string>;
-  listedAt: string | null;
-  sinceListing: number;
-}
-
 /**
  * What one publish has seen so far, document by document, holding no body: every key (a second document for one
  * is refused), and the entries that change (uploads, and after a recovery the kept objects' fingerprints).
@@ -168,7 +160,7 @@ export function createPublishLedger(manifest: Manifest, where: string) {
     },
     /**
      * After the whole build: the dropped keys to delete now, the ones kept for now (→ since when they are missing),
-     * and the manifest's changes to write once the deletes are done. Objects we published before and the build no
+     * how many entries changed, and the manifest to write once the deletes are done. Objects we published before and the build no
      * longer has are deleted once missing longer than the delay (clients and CDN caches may still follow links).
      */
     finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }) {
@@ -185,23 +177,19 @@ export function createPublishLedger(manifest: Manifest, where: string) {
           changes.set(key, null);
         } else pending[key] = since;
       }
-      const update: ManifestUpdate = {
-        changes,
+      const objects = new Map(manifest.objects);
+      for (const [k, v] of changes) {
+        if (v === null) objects.delete(k);
+        else objects.set(k, v);
+      }
+      const next: Manifest = {
+        objects,
         missingSince: { ...pending },
         listedAt: listed ? asOf.toISOString() : manifest.listedAt,
         sinceListing: listed ? 0 : manifest.sinceListing + 1,
+        recovered: false,
       };
-      return { remove, pending, update };
+      return { remove, pending, changed: changes.size, next };
     },
   };
-}
-
-/** Applies a publish's changes to the manifest's entries, in place, and returns the manifest after the publish. */
-export function applyUpdate(manifest: Manifest, update: ManifestUpdate): Manifest {
-  for (const [k, v] of update.changes) {
-    if (v === null) manifest.objects.delete(k);
-    else manifest.objects.set(k, v);
-  }
-  const { missingSince, listedAt, sinceListing } = update;
-  return { objects: manifest.objects, missingSince, listedAt, sinceListing, recovered: false };
 }

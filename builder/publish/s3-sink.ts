@@ -20,7 +20,6 @@ import {
   assertPrivateKey,
 } from '../s3/config.ts';
 import {
-  applyUpdate,
   bodyDigest,
   bodyMd5,
   createPublishLedger,
@@ -140,7 +139,7 @@ async function publish(
     throw err;
   }
   const deleteAfterMs = io.deleteAfterMs;
-  const { remove, pending, update } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
+  const { remove, pending, next } = ledger.finish({ listing: await listing, listed, asOf, deleteAfterMs });
   report.written = ledger.uploaded;
   report.unchanged = ledger.unchanged;
   report.pendingDelete = Object.keys(pending).length;
@@ -150,7 +149,7 @@ async function publish(
   const limit = pLimit(io.concurrency);
   await Promise.all(remove.map((key) => limit(() => deleteObject(io, key, count))));
   report.deleted = remove.length;
-  await writeManifest(io, serializeManifest(applyUpdate(manifest, update)), stored?.etag ?? null, count);
+  await writeManifest(io, serializeManifest(next), stored?.etag ?? null, count);
   return report;
 }
 
