@@ -20,7 +20,7 @@ import { run } from '../builder/run.ts';
 import { createS3Client } from '../builder/s3/client.ts';
 import { DEFAULT_LIST_EVERY } from '../builder/s3/config.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
-import { createMemoryStateStorage, createMemoryStateStore } from '../builder/state/memory-store.ts';
+import { createMemoryStateStorage, createMemoryStateStore } from '../test/helpers/memory-store.ts';
 import { startS3Proxy } from '../test/helpers/s3-proxy.ts';
 import { BENCH_NOW, ROOT, writeSyntheticData } from './lib.ts';
 

@@ -13,9 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
-import { createS3Client } from '../builder/s3/client.ts';
+import { createS3Client, listObjects } from '../builder/s3/client.ts';
 import { createS3Sink } from '../builder/publish/s3-sink.ts';
-import { listPrefixes } from '../builder/publish/s3-list.ts';
 import { DEFAULT_LIST_EVERY } from '../builder/s3/config.ts';
 import type { PublishReport, Sink } from '../builder/publish/sink.ts';
 import type { OutputDocument } from '../builder/render/output.ts';
@@ -87,8 +86,6 @@ interface Measured {
   ms: number;
   requests: Record<string, number>;
   uploaded: number;
-  /** The S3 sink's own split of its wall time (manifest, list, compare, upload, delete, manifest_put). */
-  steps?: Record<string, number>;
 }
 
 export interface PublishResult {
@@ -166,17 +163,12 @@ export async function benchPublish(opts: {
         const t0 = performance.now();
         const rep = await sink.publish(docs);
         const ms = performance.now() - t0;
-        return {
-          ms,
-          requests: Object.fromEntries((await proxy.counts()).byMethod),
-          uploaded: rep.written,
-          ...(rep.steps ? { steps: rep.steps } : {}),
-        };
+        return { ms, requests: Object.fromEntries((await proxy.counts()).byMethod), uploaded: rep.written };
       };
       const measureListing = async (): Promise<Measured> => {
         await proxy.resetCounts();
         const t0 = performance.now();
-        await listPrefixes(client, bucketSink, ['api/'], () => {});
+        await listObjects(client, bucketSink, 'api/', 'bench');
         const ms = performance.now() - t0;
         return { ms, requests: Object.fromEntries((await proxy.counts()).byMethod), uploaded: 0 };
       };
@@ -211,15 +203,9 @@ export async function benchPublish(opts: {
       };
 
       // Cold: alternate which goes first is pointless with one cold shot each; the sink goes first, aws second.
-      const split = (m: Measured) =>
-        m.steps
-          ? `; ${Object.entries(m.steps)
-              .map(([k, v]) => `${k} ${fmtMs(v)}`)
-              .join(', ')}`
-          : '';
       const progress = (label: string, m: Measured) =>
         console.error(
-          `[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}${split(m)}`,
+          `[bench/publish] ${label}: ${fmtMs(m.ms)}, ${m.uploaded} uploaded, requests ${JSON.stringify(m.requests)}`,
         );
       const sinkCold = await measureSink(docs1);
       progress('S3 sink, cold', sinkCold);
@@ -317,7 +303,6 @@ export async function benchPublish(opts: {
               `Incremental: per-round ratios ${ratios.map((x) => `${x.toFixed(1)}x`).join(', ')}; median ${r.toFixed(1)}x faster -> target >= ${INCREMENTAL_TARGET_SPEEDUP}x: ${r >= INCREMENTAL_TARGET_SPEEDUP ? 'met' : 'MISSED'}; uploads only changed objects: ${sinkInc.map((m) => m.uploaded).join('/')} of ${lastDocs.length}`,
               `Listing the bucket (a listing round, one in ${DEFAULT_LIST_EVERY}): median ${fmtMs(median(listings.map((m) => m.ms)))} (${listings.map((m) => fmtMs(m.ms)).join(', ')}), ${req(listings[0]!)}; a listing round vs aws: ${listingRoundRatios.map((x) => `${x.toFixed(1)}x`).join(', ')}, median ${median(listingRoundRatios).toFixed(1)}x; over a ${DEFAULT_LIST_EVERY}-round cycle: median ${median(cycleRatios).toFixed(1)}x`,
               `aws CLI start-up alone (aws --version, median of 3): ${fmtMs(result.awsStartMs ?? 0)}`,
-              `S3 sink, median incremental round split${split(mid(sinkInc)).replace(/^;/, ':')}`,
             ].join('\n')
           : 'awscli is not installed: the aws s3 sync comparison was skipped.';
       const report = [

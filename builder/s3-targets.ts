@@ -16,26 +16,10 @@ export function createS3Targets(
   now: () => Date,
   client: Parameters<typeof createS3Client>[1] = {},
 ): { store: StateStore; sink: Sink } {
-  const cfg = requireS3Config(env);
+  const { bucket, prefix, stateKey, lockKey, manifestKey, deleteAfterMs, listEvery, ...cfg } = requireS3Config(env);
   const s3 = createS3Client(cfg, client);
   return {
-    store: createS3StateStore({
-      client: s3,
-      bucket: cfg.bucket,
-      key: cfg.stateKey,
-      lockKey: cfg.lockKey,
-      publicPrefix: cfg.prefix,
-    }),
-    sink: createS3Sink({
-      client: s3,
-      bucket: cfg.bucket,
-      prefix: cfg.prefix,
-      manifestKey: cfg.manifestKey,
-      deleteAfterMs: cfg.deleteAfterMs,
-      concurrency: cfg.concurrency,
-      listEvery: cfg.listEvery,
-      listMaxAgeMs: cfg.listMaxAgeMs,
-      now,
-    }),
+    store: createS3StateStore({ client: s3, bucket, key: stateKey, lockKey, publicPrefix: prefix }),
+    sink: createS3Sink({ client: s3, bucket, prefix, manifestKey, deleteAfterMs, listEvery, now }),
   };
 }

@@ -43,7 +43,6 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
     backupPrefix: cfg.backupPrefix,
     stateKey: cfg.stateKey,
     publicPrefix: cfg.prefix,
-    concurrency: cfg.concurrency,
   };
 
   switch (command) {

@@ -165,7 +165,7 @@ describe('import direction', () => {
       ['builder/edge/route.ts', ['builder/model/schemas.ts', 'locales/en/errors.json']],
       ['builder/contract.ts', ['zod']],
       ['builder/model/forecast.ts', ['research/candidates.ts']],
-      ['builder/s3/conditional.ts', ['builder/state/store.ts']],
+      ['builder/s3/client.ts', ['builder/state/store.ts']],
       ['workers/src/index.ts', ['builder/edge/route.ts', 'builder/edge/preview.ts']],
       [
         'clients/src/client.ts',
@@ -183,7 +183,7 @@ describe('import direction', () => {
       'builder/edge/route.ts -> builder/model/schemas.ts',
       'builder/contract.ts -> zod',
       'builder/model/forecast.ts -> research/candidates.ts',
-      'builder/s3/conditional.ts -> builder/state/store.ts',
+      'builder/s3/client.ts -> builder/state/store.ts',
       'workers/src/index.ts -> builder/edge/preview.ts',
       'clients/src/client.ts -> builder/contract.ts',
       'clients/src/client.ts -> locales/en/errors.json',

@@ -3,32 +3,61 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { ConfigError, ConflictError } from '../errors.ts';
+import { z } from 'zod';
+import { ConfigError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
-import {
-  BACKUP_ID,
-  DATA_DIR,
-  MANIFEST,
-  STATE_OBJECT,
-  WHERE,
-  assertBackupId,
-  backupIdFor,
-  parseManifest,
-  type BackupFileEntry,
-  type BackupManifest,
-  type BackupProblem,
-  type BackupSummary,
-  type RestoreResult,
-  type VerifyReport,
-} from './backup-manifest.ts';
-
-export { backupIdFor, type BackupProblem, type BackupSummary, type RestoreResult, type VerifyReport };
-import { assertSafeKey } from '../fsutil/safe-key.ts';
-import { getObjectBytes, putIfAbsent, putIfMatch } from '../s3/conditional.ts';
+import { assertSafeKey, isSafeKey } from '../fsutil/safe-key.ts';
+import { getObject, listObjects, putIf } from '../s3/client.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
-import { describeS3Error, isConditionFailure } from '../s3/errors.ts';
+
+const WHERE = 'publish/backup';
+const MANIFEST = 'manifest.json';
+const STATE_OBJECT = 'state.json';
+const DATA_DIR = 'data/';
+/** Snapshot ids are UTC instants with ':' replaced, so they sort by time and are safe in keys and paths. */
+const BACKUP_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
+
+const Checksum = z.object({ sha256: z.string(), bytes: z.number() });
+const BackupManifestSchema = z.object({
+  version: z.literal(1),
+  id: z.string(),
+  created_at: z.string(),
+  state_key: z.string(),
+  /** null when there was no state object to back up. */
+  state: Checksum.nullable(),
+  /** Paths relative to the data directory, '/'-separated. */
+  files: z.array(Checksum.extend({ path: z.string().refine(isSafeKey, 'unsafe file path') })),
+});
+type BackupManifest = z.infer<typeof BackupManifestSchema>;
+
+export interface BackupSummary {
+  id: string;
+  /** `s3://bucket/backups/<id>/` */
+  location: string;
+  created_at: string;
+  files: number;
+  state: boolean;
+}
+
+export interface BackupProblem {
+  /** `state.json`, `data/<path>` or `manifest.json` */
+  object: string;
+  kind: 'missing' | 'mismatch' | 'unexpected' | 'manifest';
+  detail: string;
+}
+
+export interface VerifyReport {
+  id: string;
+  ok: boolean;
+  checked: number;
+  problems: BackupProblem[];
+}
+
+export type RestoreResult =
+  | { ok: true; id: string; stateRestored: boolean; files: number; replacedStateKept: string | null }
+  | { ok: false; id: string; problems: BackupProblem[] };
 
 export interface BackupTarget {
   client: S3Client;
@@ -41,100 +70,68 @@ export interface BackupTarget {
   concurrency?: number;
 }
 
+export const backupIdFor = (at: Date): string =>
+  at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
+
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function resolveTarget(t: BackupTarget) {
   const backupPrefix = t.backupPrefix ?? DEFAULT_BACKUP_PREFIX;
   if (!backupPrefix.endsWith('/'))
     throw new ConfigError(WHERE, `backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
-  const stateKey = t.stateKey ?? DEFAULT_STATE_KEY;
   assertPrivateKey(backupPrefix, t.publicPrefix ?? '', WHERE);
+  const { client, bucket } = t;
   return {
-    client: t.client,
-    bucket: t.bucket,
+    client,
+    bucket,
     backupPrefix,
-    stateKey,
+    stateKey: t.stateKey ?? DEFAULT_STATE_KEY,
     limit: pLimit(t.concurrency ?? DEFAULT_CONCURRENCY),
+    get: async (key: string) => (await getObject(client, bucket, key, WHERE))?.body ?? null,
   };
 }
 
-async function listDataFiles(root: string, rel = ''): Promise<string[]> {
+/** Every file under `root` (none when it does not exist), relative and '/'-separated, sorted. */
+async function listDataFiles(root: string): Promise<string[]> {
   let entries;
   try {
-    entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    entries = await readdir(root, { recursive: true, withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && rel === '') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const out: string[] = [];
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listDataFiles(root, r)));
-    else if (e.isFile()) out.push(r);
-  }
-  return out;
-}
-
-async function listKeys(
-  client: S3Client,
-  bucket: string,
-  prefix: string,
-  delimiter?: string,
-): Promise<{ keys: string[]; prefixes: string[] }> {
-  const keys: string[] = [];
-  const prefixes: string[] = [];
-  let token: string | undefined;
-  do {
-    let page;
-    try {
-      page = await client.send(
-        new ListObjectsV2Command({
-          Bucket: bucket,
-          Prefix: prefix,
-          ...(delimiter ? { Delimiter: delimiter } : {}),
-          ...(token ? { ContinuationToken: token } : {}),
-        }),
-      );
-    } catch (err) {
-      throw describeS3Error(WHERE, 'LIST', bucket, prefix, err);
-    }
-    for (const o of page.Contents ?? []) if (o.Key !== undefined) keys.push(o.Key);
-    for (const p of page.CommonPrefixes ?? []) if (p.Prefix !== undefined) prefixes.push(p.Prefix);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return { keys, prefixes };
+  const rel = (e: (typeof entries)[number]) => path.relative(root, path.join(e.parentPath, e.name));
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => rel(e).split(path.sep).join('/'))
+    .sort(byName);
 }
 
 /** Snapshots the state object and every file under `dataDir` as `<backupPrefix><id>/`. */
 export async function createBackup(target: BackupTarget, opts: { dataDir: string; now: Date }): Promise<BackupSummary> {
-  const { client, bucket, backupPrefix, stateKey, limit } = resolveTarget(target);
+  const { client, bucket, backupPrefix, stateKey, limit, get } = resolveTarget(target);
   const id = backupIdFor(opts.now);
   const base = `${backupPrefix}${id}/`;
-  const put = async (key: string, body: Uint8Array, contentType: string) => {
-    try {
-      // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
-      await putIfAbsent(client, { Bucket: bucket, Key: key, Body: body, ContentType: contentType });
-    } catch (err) {
-      if (isConditionFailure(err))
-        throw new ConflictError(WHERE, `PUT s3://${bucket}/${key}: a backup with id ${id} already exists`, {
-          cause: err,
-        });
-      throw describeS3Error(WHERE, 'PUT', bucket, key, err);
-    }
-  };
+  // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
+  const put = (key: string, body: Uint8Array, contentType: string) =>
+    putIf(
+      client,
+      { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+      null,
+      WHERE,
+      `a backup with id ${id} already exists`,
+    );
 
-  let stateBytes: Uint8Array | null;
-  try {
-    stateBytes = (await getObjectBytes(client, bucket, stateKey))?.body ?? null;
-  } catch (err) {
-    throw describeS3Error(WHERE, 'GET', bucket, stateKey, err);
-  }
+  const stateBytes = await get(stateKey);
   if (stateBytes !== null) await put(base + STATE_OBJECT, stateBytes, 'application/json');
-
   const files = await listDataFiles(opts.dataDir);
   const entries = await Promise.all(
     files.map((rel) =>
-      limit(async (): Promise<BackupFileEntry> => {
+      limit(async () => {
         assertSafeKey(rel);
         const body = new Uint8Array(await readFile(path.join(opts.dataDir, rel)));
         await put(base + DATA_DIR + rel, body, 'application/octet-stream');
@@ -160,6 +157,22 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
   };
 }
 
+/** The snapshot's manifest, or why it cannot be trusted. */
+function parseManifest(bytes: Uint8Array, id: string): BackupManifest | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch (err) {
+    return `not valid JSON (${(err as Error).message})`;
+  }
+  const r = BackupManifestSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    return `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`;
+  }
+  return r.data.id === id ? r.data : `the manifest is of backup ${JSON.stringify(r.data.id)}`;
+}
+
 interface LoadedSnapshot {
   report: VerifyReport;
   manifest: BackupManifest | null;
@@ -167,92 +180,59 @@ interface LoadedSnapshot {
   files: Map<string, Uint8Array>;
 }
 
+/** Every object the manifest names, fetched and checked against its checksum, and what the snapshot holds beyond. */
 async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSnapshot> {
-  assertBackupId(id);
-  const { client, bucket, backupPrefix, limit } = resolveTarget(target);
+  if (!BACKUP_ID.test(id))
+    throw new ConfigError(WHERE, `not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
+  const { client, bucket, backupPrefix, limit, get } = resolveTarget(target);
   const base = `${backupPrefix}${id}/`;
   const problems: BackupProblem[] = [];
   const files = new Map<string, Uint8Array>();
-  const get = async (key: string) => {
-    try {
-      return await getObjectBytes(client, bucket, key);
-    } catch (err) {
-      throw describeS3Error(WHERE, 'GET', bucket, key, err);
-    }
+  const done = (manifest: BackupManifest | null, state: Uint8Array | null = null): LoadedSnapshot => {
+    problems.sort((a, b) => byName(a.object, b.object));
+    const checked = manifest === null ? 0 : manifest.files.length + (manifest.state !== null ? 1 : 0);
+    return { report: { id, ok: problems.length === 0, checked, problems }, manifest, state, files };
   };
-  const done = (manifest: BackupManifest | null, state: Uint8Array | null, checked: number): LoadedSnapshot => ({
-    report: { id, ok: problems.length === 0, checked, problems },
-    manifest,
-    state,
-    files,
-  });
-
   const rawManifest = await get(base + MANIFEST);
-  if (rawManifest === null) {
-    problems.push({
-      object: MANIFEST,
-      kind: 'missing',
-      detail: `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`,
-    });
-    return done(null, null, 0);
-  }
-  const manifest = parseManifest(rawManifest.body, id);
+  const manifest =
+    rawManifest === null
+      ? `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`
+      : parseManifest(rawManifest, id);
   if (typeof manifest === 'string') {
-    problems.push({ object: MANIFEST, kind: 'manifest', detail: manifest });
-    return done(null, null, 0);
+    problems.push({ object: MANIFEST, kind: rawManifest === null ? 'missing' : 'manifest', detail: manifest });
+    return done(null);
   }
-
-  const check = (
-    object: string,
-    body: Uint8Array | null,
-    expected: { sha256: string; bytes: number },
-  ): body is Uint8Array => {
+  /** The object's body when it matches its checksum; a problem recorded otherwise. */
+  const fetchChecked = async (object: string, expected: { sha256: string; bytes: number }) => {
+    const body = await get(base + object);
+    const actual = body && sha256(body);
     if (body === null) {
-      problems.push({
-        object,
-        kind: 'missing',
-        detail: `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`,
-      });
-      return false;
-    }
-    const actual = sha256(body);
-    if (actual !== expected.sha256 || body.byteLength !== expected.bytes) {
-      problems.push({
-        object,
-        kind: 'mismatch',
-        detail: `sha256 ${actual} (${body.byteLength} bytes), manifest says ${expected.sha256} (${expected.bytes} bytes)`,
-      });
-      return false;
-    }
-    return true;
+      const detail = `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`;
+      problems.push({ object, kind: 'missing', detail });
+    } else if (actual !== expected.sha256 || body.byteLength !== expected.bytes) {
+      const detail = `sha256 ${actual} (${body.byteLength} bytes), manifest says ${expected.sha256} (${expected.bytes} bytes)`;
+      problems.push({ object, kind: 'mismatch', detail });
+    } else return body;
+    return null;
   };
-
-  let state: Uint8Array | null = null;
-  if (manifest.state !== null) {
-    const body = (await get(base + STATE_OBJECT))?.body ?? null;
-    if (check(STATE_OBJECT, body, manifest.state)) state = body;
-  }
+  const state = manifest.state === null ? null : await fetchChecked(STATE_OBJECT, manifest.state);
   await Promise.all(
     manifest.files.map((f) =>
       limit(async () => {
-        const body = (await get(base + DATA_DIR + f.path))?.body ?? null;
-        if (check(DATA_DIR + f.path, body, f)) files.set(f.path, body);
+        const body = await fetchChecked(DATA_DIR + f.path, f);
+        if (body !== null) files.set(f.path, body);
       }),
     ),
   );
   // A snapshot is immutable: anything added after the fact is suspect too.
-  const expected = new Set([
-    MANIFEST,
-    ...(manifest.state !== null ? [STATE_OBJECT] : []),
-    ...manifest.files.map((f) => DATA_DIR + f.path),
-  ]);
-  for (const key of (await listKeys(client, bucket, base)).keys) {
+  const expected = new Set([MANIFEST, ...manifest.files.map((f) => DATA_DIR + f.path)]);
+  if (manifest.state !== null) expected.add(STATE_OBJECT);
+  for (const key of (await listObjects(client, bucket, base, WHERE)).keys()) {
     const rel = key.slice(base.length);
     if (!expected.has(rel))
       problems.push({ object: rel, kind: 'unexpected', detail: `s3://${bucket}/${key} is not in the manifest` });
   }
-  problems.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
-  return done(manifest, state, manifest.files.length + (manifest.state !== null ? 1 : 0));
+  return done(manifest, state);
 }
 
 /** Downloads every object of the snapshot and recomputes its checksum; lists every problem found. */
@@ -276,24 +256,11 @@ export async function restoreBackup(
 
   let replacedStateKept: string | null = null;
   if (loaded.state !== null) {
-    let current;
-    try {
-      current = await getObjectBytes(client, bucket, stateKey);
-    } catch (err) {
-      throw describeS3Error(WHERE, 'GET', bucket, stateKey, err);
-    }
+    const current = await getObject(client, bucket, stateKey, WHERE);
     if (current !== null) {
       replacedStateKept = `${backupPrefix}replaced-state/${id}.${current.etag || 'no-etag'}.json`;
-      try {
-        await putIfAbsent(client, {
-          Bucket: bucket,
-          Key: replacedStateKept,
-          Body: current.body,
-          ContentType: 'application/json',
-        });
-      } catch (err) {
-        if (!isConditionFailure(err)) throw describeS3Error(WHERE, 'PUT', bucket, replacedStateKept, err);
-      }
+      const input = { Bucket: bucket, Key: replacedStateKept, Body: current.body, ContentType: 'application/json' };
+      await putIf(client, input, null, WHERE);
     }
     const input = {
       Bucket: bucket,
@@ -302,19 +269,8 @@ export async function restoreBackup(
       ContentType: 'application/json; charset=utf-8',
       CacheControl: 'no-store',
     };
-    try {
-      if (current === null) await putIfAbsent(client, input);
-      else await putIfMatch(client, input, current.etag);
-    } catch (err) {
-      if (isConditionFailure(err)) {
-        throw new ConflictError(
-          WHERE,
-          `PUT s3://${bucket}/${stateKey}: the state changed while restoring ${id}; nothing was overwritten, try again`,
-          { cause: err },
-        );
-      }
-      throw describeS3Error(WHERE, 'PUT', bucket, stateKey, err);
-    }
+    const conflict = `the state changed while restoring ${id}; nothing was overwritten, try again`;
+    await putIf(client, input, current?.etag ?? null, WHERE, conflict);
   }
   for (const [rel, body] of loaded.files) await writeFileAtomic(path.join(opts.dataDir, rel), body);
   return { ok: true, id, stateRestored: loaded.state !== null, files: loaded.files.size, replacedStateKept };
@@ -323,13 +279,10 @@ export async function restoreBackup(
 /** Complete snapshots (those with a manifest), oldest first. */
 export async function listBackups(target: BackupTarget): Promise<string[]> {
   const { client, bucket, backupPrefix } = resolveTarget(target);
-  const { prefixes } = await listKeys(client, bucket, backupPrefix, '/');
-  const ids = prefixes.map((p) => p.slice(backupPrefix.length, -1)).filter((id) => BACKUP_ID.test(id));
-  const complete = await Promise.all(
-    ids.map(async (id) => {
-      const { keys } = await listKeys(client, bucket, `${backupPrefix}${id}/${MANIFEST}`);
-      return keys.length > 0 ? id : null;
-    }),
-  );
-  return complete.filter((id): id is string => id !== null).sort();
+  const keys = (await listObjects(client, bucket, backupPrefix, WHERE)).keys();
+  const ids = [...keys].map((k) => k.slice(backupPrefix.length).split('/'));
+  return ids
+    .filter(([id, f, ...rest]) => f === MANIFEST && rest.length === 0 && BACKUP_ID.test(id!))
+    .map(([id]) => id!)
+    .sort();
 }

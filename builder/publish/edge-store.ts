@@ -23,32 +23,21 @@ export interface EdgeStore {
   read(): Promise<Record<string, string>>;
 }
 
-export interface EdgeStorePlan {
-  puts: { key: string; value: string }[];
-  deletes: string[];
-  unchanged: number;
-}
-
 /** What turns `current` into `desired`; sorted, so a plan is the same whatever order the store listed its keys in. */
-export function planEdgeStore(
-  current: Readonly<Record<string, string>>,
-  desired: Readonly<Record<string, string>>,
-): EdgeStorePlan {
-  const puts: { key: string; value: string }[] = [];
-  let unchanged = 0;
-  for (const key of Object.keys(desired).sort()) {
-    const value = desired[key] as string;
-    if (Object.prototype.hasOwnProperty.call(current, key) && current[key] === value) unchanged++;
-    else puts.push({ key, value });
-  }
+export function planEdgeStore(current: Readonly<Record<string, string>>, desired: Readonly<Record<string, string>>) {
+  const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  const puts = Object.keys(desired)
+    .sort()
+    .filter((key) => !has(current, key) || current[key] !== desired[key])
+    .map((key) => ({ key, value: desired[key]! }));
   const deletes = Object.keys(current)
-    .filter((k) => !Object.prototype.hasOwnProperty.call(desired, k))
+    .filter((k) => !has(desired, k))
     .sort();
-  return { puts, deletes, unchanged };
+  return { puts, deletes, unchanged: Object.keys(desired).length - puts.length };
 }
 
-/** Reads a store file; a missing file is an empty store, anything but a flat string map is an error. */
-export function parseEdgeStoreFile(text: string, where: string): Record<string, string> {
+/** Reads a store file; anything but a flat string map is an error. */
+function parseEdgeStoreFile(text: string, where: string): Record<string, string> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -64,17 +64,20 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
     let tag = await etag();
     const plan = planEdgeStore(await read(), entries);
     // New keys first and deletions last, so a reader between two batches sees more event ids, never fewer.
-    const changes = [...plan.puts.map((p) => ({ put: p })), ...plan.deletes.map((d) => ({ del: d }))];
+    const changes = [
+      ...plan.puts.map((p) => ({ put: { Key: p.key, Value: p.value } })),
+      ...plan.deletes.map((d) => ({ del: { Key: d } })),
+    ];
     for (let i = 0; i < changes.length; i += KVS_BATCH) {
       const batch = changes.slice(i, i + KVS_BATCH);
-      const Puts = batch.flatMap((c) => ('put' in c && c.put ? [{ Key: c.put.key, Value: c.put.value }] : []));
-      const Deletes = batch.flatMap((c) => ('del' in c && c.del !== undefined ? [{ Key: c.del }] : []));
+      const Puts = batch.flatMap((c) => ('put' in c ? [c.put] : []));
+      const Deletes = batch.flatMap((c) => ('del' in c ? [c.del] : []));
       const r = await client.send(
         new UpdateKeysCommand({
           KvsARN: arn,
           IfMatch: tag,
-          ...(Puts.length ? { Puts } : {}),
-          ...(Deletes.length ? { Deletes } : {}),
+          Puts: Puts.length ? Puts : undefined,
+          Deletes: Deletes.length ? Deletes : undefined,
         }),
       );
       if (r.ETag === undefined) throw new StorageError(WHERE, `UpdateKeys ${arn}: no ETag in the answer`);

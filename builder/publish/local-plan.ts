@@ -1,5 +1,5 @@
 // Pure: how the local sink writes a build into a directory, decided document by document as the build streams in,
-// from a listing of what is there. The sink (local-sink.ts) only carries it out. See createLocalSink for why each
+// from a listing of what is there. The sink (local-sink.ts) only carries it out. See local-sink.ts for why each
 // kind of write exists.
 import type { OutputDocument } from '../render/output.ts';
 import { EDGE_STORE_FILE } from '../contract.ts';

@@ -1,4 +1,4 @@
-// One interface for every place the API is published to (local directory, S3, memory).
+// One interface for every place the API is published to (local directory, S3).
 import type { OutputDocument } from '../render/output.ts';
 
 export interface PublishReport {
@@ -9,12 +9,16 @@ export interface PublishReport {
   /** Objects no longer in the build but kept until their safe delay has passed. */
   pendingDelete: number;
   requests: number;
-  /**
-   * Wall time of each step of this publish, in ms. Steps may overlap: the S3 sink's are manifest, list (which runs
-   * while the documents stream in), stream (hash + compare + upload), delete, manifest_put.
-   */
-  steps?: Record<string, number>;
 }
+
+export const emptyReport = (target: string): PublishReport => ({
+  target,
+  written: 0,
+  unchanged: 0,
+  deleted: 0,
+  pendingDelete: 0,
+  requests: 0,
+});
 
 export interface PublishOptions {
   /**

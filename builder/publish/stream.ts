@@ -1,5 +1,6 @@
 // How every sink consumes a DocumentStream: in phase order, holding a bounded window of documents, finishing one
 // phase before the next starts. What a sink does with each document stays in the sink.
+import pLimit from 'p-limit';
 import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 import type { DocumentStream } from './sink.ts';
@@ -7,18 +8,9 @@ import type { DocumentStream } from './sink.ts';
 /**
  * Documents a sink has taken from the stream and not yet finished (written, or found unchanged) at any moment, the
  * ones being written included: the bodies a publish holds beyond the one the stream is producing. Large enough for
- * the writes to run `concurrency` at a time and for the local sink to find files of other directories to write
- * side by side; small against a build (50,000 documents at 10,000 events).
+ * the writes to run `concurrency` at a time; small against a build.
  */
 export const STREAM_WINDOW_DOCS = 256;
-
-/**
- * Documents settled in a row before the loop lets the event loop turn: settling is synchronous, and a long run of it
- * would hold back the answers (and the very sending) of the writes under way.
- */
-const SETTLED_PER_TURN = 128;
-/** ... and with no write under way, so timers and other I/O of the process still run now and then. */
-const SETTLED_PER_TURN_IDLE = 2048;
 
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
 export async function* inPhaseOrder(
@@ -52,11 +44,6 @@ export interface StreamWork {
   endPhase?(phase: number): Promise<void>;
   /** Checks a document as it arrives, before it is started; a throw stops the publish with nothing of it written. */
   accept(doc: OutputDocument): void;
-  /**
-   * Finishes a document at once when it can (found unchanged, say), right after `accept`: true means done, with no
-   * write, no slot of `concurrency` and no promise of its own. A throw stops the publish like a failed write.
-   */
-  settle?(doc: OutputDocument): boolean;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
 }
@@ -72,8 +59,8 @@ export interface StreamLimits {
  * Takes the documents as they come, `concurrency` writes at a time, never more than `windowDocs` taken and not
  * finished. A phase ends when the first document of a higher phase arrives (or the stream ends): its writes are
  * finished and `endPhase` awaited before `startPhase` of the next. After the first failure (a write, a check, the
- * stream itself) nothing more is taken or started; the writes under way are waited for, the stream is closed (its
- * `finally` blocks run) and the first failure is thrown.
+ * stream itself) nothing more is taken or started; the stream is closed (its `finally` blocks run), the writes under
+ * way are waited for and the first failure is thrown.
  */
 export async function consumeInPhases(
   docs: DocumentStream,
@@ -83,49 +70,17 @@ export async function consumeInPhases(
 ): Promise<void> {
   if (!(limits.windowDocs >= 1 && limits.concurrency >= 1))
     throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
-  const source = inPhaseOrder(docs, where);
-  /** Documents taken and not started, oldest first. */
-  const queue: OutputDocument[] = [];
-  let running = 0;
+  const limit = pLimit(limits.concurrency);
+  /** One promise per document taken and not finished; none rejects. */
+  const taken = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
-  let wake: (() => void) | null = null;
-  const signal = () => {
-    const w = wake;
-    wake = null;
-    w?.();
-  };
-  const changed = () => new Promise<void>((resolve) => (wake = resolve));
-  const startMore = () => {
-    while (failure === null && running < limits.concurrency && queue.length > 0) {
-      const doc = queue.shift()!;
-      running++;
-      work
-        .write(doc)
-        .catch((error: unknown) => void (failure ??= { error }))
-        .finally(() => {
-          running--;
-          startMore();
-          signal();
-        });
-    }
-  };
-  /** Until every document taken so far is finished, or a failure. */
-  const drain = async () => {
-    while (running > 0 || (failure === null && queue.length > 0)) await changed();
-  };
-
+  const fail = (error: unknown) => void (failure ??= { error });
   let phase: number | null = null;
-  let settledInTurn = 0;
   try {
-    for (;;) {
-      while (failure === null && queue.length + running >= limits.windowDocs) await changed();
-      if (failure !== null) break;
-      const next = await source.next();
-      if (next.done) break;
-      const doc = next.value;
+    for await (const doc of inPhaseOrder(docs, where)) {
       if (doc.phase !== phase) {
         if (phase !== null) {
-          await drain();
+          await Promise.all(taken);
           if (failure !== null) break;
           await work.endPhase?.(phase);
         }
@@ -133,28 +88,19 @@ export async function consumeInPhases(
         await work.startPhase?.(phase);
       }
       work.accept(doc);
-      if (work.settle?.(doc) === true) {
-        if (++settledInTurn >= (running > 0 ? SETTLED_PER_TURN : SETTLED_PER_TURN_IDLE)) {
-          settledInTurn = 0;
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        continue;
-      }
-      queue.push(doc);
-      startMore();
+      // A failure is recorded before the write's slot frees, so no write queued behind it starts.
+      const done: Promise<void> = limit(async () => {
+        if (failure === null) await work.write(doc).catch(fail);
+      }).finally(() => taken.delete(done));
+      taken.add(done);
+      while (failure === null && taken.size >= limits.windowDocs) await Promise.race(taken);
+      if (failure !== null) break;
     }
-    if (failure === null) await drain();
+    await Promise.all(taken);
     if (failure === null && phase !== null) await work.endPhase?.(phase);
   } catch (error) {
-    failure ??= { error };
+    fail(error);
   }
-  if (failure === null) return;
-  queue.length = 0;
-  while (running > 0) await changed();
-  try {
-    await source.return?.(undefined);
-  } catch {
-    // The stream's own cleanup failed: the first failure is the one to report.
-  }
-  throw failure.error;
+  await Promise.all(taken);
+  if (failure !== null) throw (failure as { error: unknown }).error;
 }

@@ -1,5 +1,15 @@
-// The S3 client every S3 part of the project (state store, sink, backups, benches) uses.
-import { S3Client } from '@aws-sdk/client-s3';
+// The S3 client every S3 part of the project (state store, sink, backups, benches) uses, and the requests they share:
+// reads, listings and conditional writes whose outcome is always known, with SDK errors turned into our own.
+import { randomUUID } from 'node:crypto';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
+import { ConflictError, StorageError } from '../errors.ts';
 import type { S3Config } from './config.ts';
 
 /**
@@ -36,4 +46,177 @@ export function createS3Client(
         }
       : {}),
   });
+}
+
+type SdkError = { name?: string; message?: string; $metadata?: { httpStatusCode?: number } } | null;
+
+function httpStatusOf(err: unknown): number | null {
+  const status = (err as SdkError)?.$metadata?.httpStatusCode;
+  return typeof status === 'number' ? status : null;
+}
+
+const isNotFound = (err: unknown): boolean =>
+  httpStatusOf(err) === 404 || ['NoSuchKey', 'NotFound'].includes((err as SdkError)?.name ?? '');
+
+/** A lost conditional write: our ConflictError, 412 Precondition Failed, or AWS's 409 when two conditional writes overlap. */
+function isConditionFailure(err: unknown): boolean {
+  if (err instanceof ConflictError) return true;
+  const status = httpStatusOf(err);
+  const name = (err as SdkError)?.name;
+  return status === 412 || name === 'PreconditionFailed' || (status === 409 && name === 'ConditionalRequestConflict');
+}
+
+/** `[where] VERB s3://bucket/key -> 503 SlowDown`, as a StorageError carrying the SDK error as its cause. */
+export function describeS3Error(where: string, verb: string, bucket: string, key: string, err: unknown): StorageError {
+  const name = (err as SdkError)?.name ?? 'Error';
+  const message = (err as SdkError)?.message ?? String(err);
+  return new StorageError(
+    where,
+    `${verb} s3://${bucket}/${key} -> ${httpStatusOf(err) ?? 'no response'} ${name}${message && message !== name ? `: ${message}` : ''}`,
+    { cause: err },
+  );
+}
+
+/** Runs one request, its failure described as for describeS3Error. */
+export async function described<T>(
+  where: string,
+  verb: string,
+  bucket: string,
+  key: string,
+  request: () => Promise<T>,
+) {
+  try {
+    return await request();
+  } catch (err) {
+    throw describeS3Error(where, verb, bucket, key, err);
+  }
+}
+
+/** ETags are opaque strings; the quotes are transport syntax and never part of a version token here. */
+export const bareEtag = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
+
+/** The object's bytes and bare ETag, or null when it does not exist; other failures are described for `where`. */
+export async function getObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  where: string,
+): Promise<{ body: Uint8Array; etag: string } | null> {
+  try {
+    const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return { body: (await r.Body?.transformToByteArray()) ?? new Uint8Array(), etag: bareEtag(r.ETag) };
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw describeS3Error(where, 'GET', bucket, key, err);
+  }
+}
+
+/** Key → bare ETag of every object under `prefix`, one request (`onRequest`) per `pageKeys` keys (default 1,000). */
+export async function listObjects(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  where: string,
+  opts: { pageKeys?: number; onRequest?: () => void } = {},
+): Promise<Map<string, string>> {
+  const objects = new Map<string, string>();
+  let token: string | undefined;
+  do {
+    opts.onRequest?.();
+    const list = new ListObjectsV2Command({
+      Bucket: bucket,
+      Prefix: prefix,
+      MaxKeys: opts.pageKeys,
+      ContinuationToken: token,
+    });
+    const page = await described(where, 'LIST', bucket, prefix, () => client.send(list));
+    for (const o of page.Contents ?? []) if (o.Key !== undefined) objects.set(o.Key, bareEtag(o.ETag));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return objects;
+}
+
+/** The metadata key that tags each conditional write, so its outcome can be told after an ambiguous answer. */
+const WRITE_ID_META = 'write-id';
+
+type PutInput = PutObjectCommandInput & { Bucket: string; Key: string };
+
+const lost = (input: PutInput, cause: unknown, why: string) =>
+  new ConflictError('s3', `PUT s3://${input.Bucket}/${input.Key}: ${why}`, { cause });
+
+async function headOrNull(
+  client: S3Client,
+  input: PutInput,
+): Promise<{ etag: string; writeId?: string | undefined } | null> {
+  try {
+    const h = await client.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }));
+    return { etag: bareEtag(h.ETag), writeId: h.Metadata?.[WRITE_ID_META] };
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * radosgw compares If-Match against the bare ETag (a quoted one always fails); other servers may want the quoted
+ * form. The bare form is tried first; when it fails while the object still carries that very ETag, the server
+ * evidently wants quotes, which is remembered per client.
+ */
+const wantsQuotedIfMatch = new WeakMap<object, boolean>();
+
+/**
+ * One conditional PUT: only if the object still has ETag `expected` (quoted or not), or only if there is none
+ * (`expected` null). Its outcome is always known, though answers can mislead: radosgw answers 500 (ECANCELED) to the
+ * losers of a race, and an SDK retry of a write that did land gets 412. So after any failure the object is looked at
+ * once: carrying our write id, the write landed; carrying another ETag, another writer won (ConflictError). Other
+ * failures are rethrown as the SDK gave them, for the caller to describe. Returns the new bare ETag.
+ */
+async function putConditional(client: S3Client, input: PutInput, expected: string | null): Promise<string> {
+  const writeId = randomUUID();
+  const bare = expected === null ? null : bareEtag(expected);
+  const quoted = wantsQuotedIfMatch.get(client) === true;
+  const condition = bare === null ? { IfNoneMatch: '*' } : { IfMatch: quoted ? `"${bare}"` : bare };
+  try {
+    const metadata = { ...input.Metadata, [WRITE_ID_META]: writeId };
+    return bareEtag((await client.send(new PutObjectCommand({ ...input, ...condition, Metadata: metadata }))).ETag);
+  } catch (err) {
+    const status = httpStatusOf(err);
+    const ambiguous = status === null || status >= 500;
+    if (!isConditionFailure(err) && !ambiguous) throw err;
+    const current = await headOrNull(client, input);
+    if (current !== null && current.writeId === writeId) return current.etag;
+    const unchanged = bare === null ? current === null : current?.etag === bare;
+    if (!unchanged)
+      throw lost(
+        input,
+        err,
+        isConditionFailure(err)
+          ? 'another writer changed the object'
+          : "found another writer's object after an ambiguous answer",
+      );
+    if (ambiguous) throw err;
+    if (bare === null || quoted) throw lost(input, err, 'the condition failed');
+    wantsQuotedIfMatch.set(client, true);
+    return await putConditional(client, input, expected);
+  }
+}
+
+/**
+ * putConditional for `where`, other failures described: a lost condition throws ConflictError saying `conflict`
+ * when given, or else returns null (another writer got there first).
+ */
+export async function putIf(
+  client: S3Client,
+  input: PutInput,
+  expected: string | null,
+  where: string,
+  conflict?: string,
+): Promise<string | null> {
+  try {
+    return await putConditional(client, input, expected);
+  } catch (err) {
+    if (!isConditionFailure(err)) throw describeS3Error(where, 'PUT', input.Bucket, input.Key, err);
+    if (conflict === undefined) return null;
+    throw new ConflictError(where, `PUT s3://${input.Bucket}/${input.Key}: ${conflict}`, { cause: err });
+  }
 }

@@ -14,11 +14,8 @@ export interface S3Config {
   /** Set for non-AWS S3 (radosgw, MinIO); path-style addressing is then forced. */
   endpoint: string | null;
   deleteAfterMs: number;
-  concurrency: number;
   /** The sink lists the bucket (to catch drift) at most every this many publishes; 1 lists on every publish. */
   listEvery: number;
-  /** ... and at the latest when its last listing is this old. */
-  listMaxAgeMs: number;
 }
 
 export const DEFAULT_STATE_KEY = 'state/state.json';
@@ -54,7 +51,11 @@ function nonNegativeInt(env: Env, name: string, fallback: number): number {
   return n;
 }
 
-function readConfig(env: Env): S3Config {
+/**
+ * Reads the RESET_S3_* variables and AWS_REGION, throwing a ConfigError: a run cannot start without them.
+ * Credentials are never read here: the SDK's default chain finds them.
+ */
+export function requireS3Config(env: Env): S3Config {
   const bucket = env.RESET_S3_BUCKET ?? '';
   if (bucket === '') throw new ConfigError(WHERE, 'RESET_S3_BUCKET is not set');
   const endpoint = env.RESET_S3_ENDPOINT || null;
@@ -64,11 +65,9 @@ function readConfig(env: Env): S3Config {
   // A custom endpoint ignores the region for routing but the signature still needs one.
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint !== null ? 'us-east-1' : '');
   if (region === '') throw new ConfigError(WHERE, 'AWS_REGION is not set');
-  const concurrency = nonNegativeInt(env, 'RESET_S3_CONCURRENCY', DEFAULT_CONCURRENCY);
-  if (concurrency < 1) throw new ConfigError(WHERE, 'RESET_S3_CONCURRENCY must be a positive integer');
   const listEvery = nonNegativeInt(env, 'RESET_S3_LIST_EVERY', DEFAULT_LIST_EVERY);
   if (listEvery < 1) throw new ConfigError(WHERE, 'RESET_S3_LIST_EVERY must be a positive integer');
-  return {
+  const config: S3Config = {
     bucket,
     prefix: withSlash(env.RESET_S3_PREFIX ?? ''),
     stateKey: env.RESET_S3_STATE_KEY || DEFAULT_STATE_KEY,
@@ -78,21 +77,8 @@ function readConfig(env: Env): S3Config {
     region,
     endpoint,
     deleteAfterMs: nonNegativeInt(env, 'RESET_S3_DELETE_AFTER_MS', DELETE_AFTER_MS),
-    concurrency,
     listEvery,
-    listMaxAgeMs: nonNegativeInt(env, 'RESET_S3_LIST_MAX_AGE_MS', DEFAULT_LIST_MAX_AGE_MS),
   };
-}
-
-/** Reads the RESET_S3_* variables and AWS_REGION. Credentials are never read here: the SDK's default chain finds them. */
-export function s3ConfigFromEnv(env: Env): { ok: true; config: S3Config } | { ok: false; error: string } {
-  let config: S3Config;
-  try {
-    config = readConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return { ok: false, error: err.message };
-    throw err;
-  }
   for (const [name, key] of [
     ['RESET_S3_STATE_KEY', config.stateKey],
     ['RESET_S3_LOCK_KEY', config.lockKey],
@@ -100,20 +86,13 @@ export function s3ConfigFromEnv(env: Env): { ok: true; config: S3Config } | { ok
     ['RESET_S3_BACKUP_PREFIX', config.backupPrefix],
   ] as const) {
     const problem = privateKeyProblem(key, config.prefix);
-    if (problem !== null) return { ok: false, error: `[${WHERE}] ${name}: ${problem}` };
+    if (problem !== null) throw new ConfigError(WHERE, `${name}: ${problem}`);
   }
-  return { ok: true, config };
-}
-
-/** As s3ConfigFromEnv, throwing a ConfigError: a run cannot start without it. */
-export function requireS3Config(env: Env): S3Config {
-  const parsed = s3ConfigFromEnv(env);
-  if (!parsed.ok) throw new ConfigError(WHERE, parsed.error.replace(`[${WHERE}] `, ''));
-  return parsed.config;
+  return config;
 }
 
 /** Why `key` may not hold private data (state, manifest, backups), or null when it is safe. */
-export function privateKeyProblem(key: string, publicPrefix: string): string | null {
+function privateKeyProblem(key: string, publicPrefix: string): string | null {
   if (key === '' || key.startsWith('/') || key.split('/').some((p) => p === '..' || p === '.'))
     return `unsafe key ${JSON.stringify(key)}`;
   if (publicPrefix !== '' && key.startsWith(publicPrefix))

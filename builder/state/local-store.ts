@@ -5,14 +5,15 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConflictError } from '../errors.ts';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
-import { emptyState, type State } from '../model/schemas.ts';
-import { classifyStored, corruptFileName, recoverState, serializeState } from './recovery.ts';
+import type { State } from '../model/schemas.ts';
 import {
+  loadState,
   lockBody,
   lockIsLive,
   nextLockRecord,
   parseLockRecord,
   releasedLockRecord,
+  serializeState,
   type LoadedState,
   type LockHandle,
   type StateStore,
@@ -32,6 +33,12 @@ async function readIfExists(file: string): Promise<string | null> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+}
+
+/** A file's version: the hash of its contents (null: no file). */
+async function versionOf(file: string): Promise<string | null> {
+  const text = await readIfExists(file);
+  return text === null ? null : sha256(text);
 }
 
 /** A mutex file older than this was left by a crashed writer and may be broken. */
@@ -75,27 +82,26 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     name: `local:${dir}`,
     async load(): Promise<LoadedState> {
       const text = await readIfExists(file);
-      const first = classifyStored(text);
-      if (first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
-      if (first.kind === 'ok') return { state: first.state, version: sha256(text!), warnings: [] };
-      const aside = corruptFileName(file, opts.now());
-      await rename(file, aside);
-      const r = recoverState({
+      return loadState({
         where: 'state/local',
-        stored: file,
-        aside,
-        reason: first.reason,
-        lastGood: await readIfExists(lastGoodFile),
+        name: file,
+        text,
+        version: text === null ? null : sha256(text),
+        // Beside it, named by the time it was found.
+        setAside: async () => {
+          const aside = `${file}.corrupt-${opts.now().toISOString().replace(/[:.]/g, '-')}`;
+          await rename(file, aside);
+          return aside;
+        },
+        versionAfterAside: null,
+        lastGood: () => readIfExists(lastGoodFile),
         lastGoodName: lastGoodFile,
       });
-      return { state: r.state, version: null, warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
       return withMutex(dir, async () => {
-        const current = await readIfExists(file);
-        const currentVersion = current === null ? null : sha256(current);
-        if (currentVersion !== expectedVersion)
+        if ((await versionOf(file)) !== expectedVersion)
           throw new ConflictError(
             'state/local',
             `${file}: state changed since it was read (conditional write refused)`,
@@ -120,8 +126,7 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     async confirmLock(handle: LockHandle): Promise<void> {
       // The file's hash is its version: unchanged under the mutex means no other run has written it since.
       await withMutex(dir, async () => {
-        const text = await readIfExists(lockFile);
-        if (text === null || sha256(text) !== handle.version) {
+        if ((await versionOf(lockFile)) !== handle.version) {
           throw new ConflictError(
             'state/local',
             `${lockFile}: the run lock is no longer this run's (run ${handle.run}): another run took it over`,
@@ -132,8 +137,7 @@ export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions)
     async releaseLock(handle: LockHandle): Promise<void> {
       // Overwritten as released, not deleted: the record keeps the run number the next holder counts on.
       await withMutex(dir, async () => {
-        const text = await readIfExists(lockFile);
-        if (text !== null && sha256(text) === handle.version)
+        if ((await versionOf(lockFile)) === handle.version)
           await writeFileAtomic(lockFile, lockBody(releasedLockRecord(handle)));
       });
     },

@@ -1,6 +1,8 @@
-// One interface for every place state is kept (local directory, S3 object, memory).
+// One interface for every place state is kept (local directory, S3 object), and what every store shares: loading with
+// recovery, the lock record, read-modify-write with retries.
+import { z } from 'zod';
 import { ConflictError } from '../errors.ts';
-import type { State } from '../model/schemas.ts';
+import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 
 export interface LoadedState {
   state: State;
@@ -8,6 +10,69 @@ export interface LoadedState {
   version: string | null;
   /** Human-readable notes, e.g. that a corrupt file was set aside and a clean state started. */
   warnings: string[];
+}
+
+const LockRecordSchema = z.object({
+  owner: z.string(),
+  expiresAt: z.string().refine((v) => Number.isFinite(Date.parse(v))),
+  run: z.int().min(0).catch(0),
+});
+
+/** The text a store writes for `state`, checked against the schema first. */
+export const serializeState = (state: State): string => JSON.stringify(StateSchema.parse(state));
+
+/** Parses a stored state document; returns the reason when it cannot be used. */
+function parseStoredState(text: string): { ok: true; state: State } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
+  }
+  const r = StateSchema.safeParse(raw);
+  if (r.success) return { ok: true, state: r.data };
+  const i = r.error.issues[0]!;
+  return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };
+}
+
+/** What a store read, and how it sets an unusable state aside and finds its last good copy. */
+export interface StoredState {
+  /** Prefixes the warning. */
+  where: string;
+  /** The stored state's name (file, object) for the warning. */
+  name: string;
+  text: string | null;
+  /** The version of `text` when it is usable. */
+  version: string | null;
+  /** Keeps the unusable state somewhere else; returns where. */
+  setAside(): Promise<string>;
+  /** The version a load reports after setting the state aside (the next save is conditional on it). */
+  versionAfterAside: string | null;
+  lastGood(): Promise<string | null>;
+  lastGoodName: string;
+}
+
+/**
+ * How every store loads: nothing stored is a clean state, a usable one comes with its version. An unusable state is
+ * never deleted: the store sets it aside, then carries on from the last good copy, or from a clean state when that is
+ * unusable too, and says so in a warning.
+ */
+export async function loadState(s: StoredState): Promise<LoadedState> {
+  if (s.text === null) return { state: emptyState(), version: null, warnings: [] };
+  const first = parseStoredState(s.text);
+  if (first.ok) return { state: first.state, version: s.version, warnings: [] };
+  const problem = `[${s.where}] ${s.name} is unusable (${first.reason}); kept it as ${await s.setAside()}`;
+  const lastGood = await s.lastGood();
+  const fallback = lastGood === null ? null : parseStoredState(lastGood);
+  if (fallback?.ok) {
+    const when = fallback.state.updated_at ?? 'an unknown time';
+    const warning = `${problem} and carried on from the last good copy ${s.lastGoodName} (saved at ${when})`;
+    return { state: fallback.state, version: s.versionAfterAside, warnings: [warning] };
+  }
+  const why =
+    fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
+  const warning = `${problem}; ${why}, so this run started from a clean state`;
+  return { state: emptyState(), version: s.versionAfterAside, warnings: [warning] };
 }
 
 /**
@@ -27,19 +92,14 @@ export interface LockHandle extends LockRecord {
 
 /** A stored lock record; a record without a run number (written before fencing) counts as run 0. Null if unreadable. */
 export function parseLockRecord(text: string): LockRecord | null {
+  let raw: unknown;
   try {
-    const raw = JSON.parse(text) as Partial<LockRecord>;
-    if (
-      typeof raw.owner !== 'string' ||
-      typeof raw.expiresAt !== 'string' ||
-      !Number.isFinite(Date.parse(raw.expiresAt))
-    )
-      return null;
-    const run = typeof raw.run === 'number' && Number.isSafeInteger(raw.run) && raw.run >= 0 ? raw.run : 0;
-    return { owner: raw.owner, expiresAt: raw.expiresAt, run };
+    raw = JSON.parse(text);
   } catch {
     return null;
   }
+  const r = LockRecordSchema.safeParse(raw);
+  return r.success ? r.data : null;
 }
 
 /** Whether a stored record still holds the lock at `now` (an unreadable one never does: it would block forever). */

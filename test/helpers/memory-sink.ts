@@ -3,7 +3,6 @@
 // build as a stream like the others, writing each document as it comes (keeping bodies is its job).
 import { assertSafeKey } from '../../builder/fsutil/safe-key.ts';
 import {
-  applyUpdate,
   bodyDigest,
   bodyMd5,
   createPublishLedger,
@@ -57,7 +56,7 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
         etagOf.set(doc.key, `m${++etags}`);
         ledger.landed(doc.key, { etag: etagOf.get(doc.key)!, fingerprint: print });
       }
-      const { remove, pending, update } = ledger.finish({
+      const { remove, pending, next } = ledger.finish({
         listing,
         listed: true,
         asOf,
@@ -68,7 +67,7 @@ export function createMemorySink(opts: { now: () => Date; deleteAfterMs?: number
         objects.delete(key);
         etagOf.delete(key);
       }
-      manifest = applyUpdate(manifest, update);
+      manifest = next;
       return {
         target: 'memory',
         written: ledger.uploaded,

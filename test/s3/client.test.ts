@@ -5,8 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '../../builder/s3/client.ts';
-import { describeS3Error } from '../../builder/s3/errors.ts';
+import { createS3Client, describeS3Error } from '../../builder/s3/client.ts';
 
 const credentials = { accessKeyId: 'loopback-key', secretAccessKey: 'loopback-secret' };
 const servers: Server[] = [];

@@ -1,47 +1,37 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '../../builder/s3/client.ts';
-import { getObjectBytes } from '../../builder/s3/conditional.ts';
-import {
-  DEFAULT_LIST_EVERY,
-  DEFAULT_LIST_MAX_AGE_MS,
-  DELETE_AFTER_MS,
-  s3ConfigFromEnv,
-} from '../../builder/s3/config.ts';
-import { describeS3Error } from '../../builder/s3/errors.ts';
+import { createS3Client, getObject } from '../../builder/s3/client.ts';
+import { DEFAULT_LIST_EVERY, DELETE_AFTER_MS, requireS3Config } from '../../builder/s3/config.ts';
 
-describe('s3ConfigFromEnv', () => {
+describe('requireS3Config', () => {
   it('applies the defaults around a bucket and a region', () => {
-    expect(s3ConfigFromEnv({ RESET_S3_BUCKET: 'b', AWS_REGION: 'eu-west-1' })).toEqual({
-      ok: true,
-      config: {
-        bucket: 'b',
-        prefix: '',
-        stateKey: 'state/state.json',
-        lockKey: 'state/run.lock',
-        manifestKey: 'state/publish-manifest.json',
-        backupPrefix: 'backups/',
-        region: 'eu-west-1',
-        endpoint: null,
-        deleteAfterMs: DELETE_AFTER_MS,
-        concurrency: 16,
-        listEvery: DEFAULT_LIST_EVERY,
-        listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS,
-      },
+    expect(requireS3Config({ RESET_S3_BUCKET: 'b', AWS_REGION: 'eu-west-1' })).toEqual({
+      bucket: 'b',
+      prefix: '',
+      stateKey: 'state/state.json',
+      lockKey: 'state/run.lock',
+      manifestKey: 'state/publish-manifest.json',
+      backupPrefix: 'backups/',
+      region: 'eu-west-1',
+      endpoint: null,
+      deleteAfterMs: DELETE_AFTER_MS,
+      listEvery: DEFAULT_LIST_EVERY,
     });
   });
 
   it('normalises prefixes and accepts a custom endpoint without a region', () => {
-    const r = s3ConfigFromEnv({
+    const r = requireS3Config({
       RESET_S3_BUCKET: 'b',
       RESET_S3_PREFIX: 'v1',
       RESET_S3_BACKUP_PREFIX: 'bk',
       RESET_S3_ENDPOINT: 'http://127.0.0.1:7480',
     });
     expect(r).toMatchObject({
-      ok: true,
-      config: { prefix: 'v1/', backupPrefix: 'bk/', region: 'us-east-1', endpoint: 'http://127.0.0.1:7480' },
+      prefix: 'v1/',
+      backupPrefix: 'bk/',
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:7480',
     });
   });
 
@@ -59,13 +49,11 @@ describe('s3ConfigFromEnv', () => {
     ],
     [{ RESET_S3_BUCKET: 'b', AWS_REGION: 'r', RESET_S3_DELETE_AFTER_MS: 'soon' }, /RESET_S3_DELETE_AFTER_MS must be/],
   ])('refuses %j', (env, message) => {
-    const r = s3ConfigFromEnv(env);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toMatch(message);
+    expect(() => requireS3Config(env)).toThrow(message);
   });
 
   it('never reads credentials itself', () => {
-    const r = s3ConfigFromEnv({
+    const r = requireS3Config({
       RESET_S3_BUCKET: 'b',
       AWS_REGION: 'r',
       AWS_ACCESS_KEY_ID: 'k',
@@ -113,14 +101,14 @@ describe('createS3Client timeouts', () => {
     });
     const client = createS3Client({ region: 'us-east-1', endpoint }, { idleMs: 300 });
     const t0 = performance.now();
-    const err = (await getObjectBytes(client, 'bucket', 'state/state.json').then(
+    const err = (await getObject(client, 'bucket', 'state/state.json', 'publish/s3').then(
       () => null,
       (e: unknown) => e,
     )) as Error | null;
-    expect(err?.name).toBe('TimeoutError');
+    expect((err?.cause as Error | undefined)?.name).toBe('TimeoutError');
     expect(requests).toBe(3); // the SDK's three attempts, each given up after 300 ms of silence
     expect(performance.now() - t0).toBeLessThan(10_000);
-    expect(describeS3Error('publish/s3', 'GET', 'bucket', 'state/state.json', err).message).toMatch(
+    expect(err?.message).toMatch(
       /^\[publish\/s3\] GET s3:\/\/bucket\/state\/state\.json -> no response TimeoutError: .*timed out after 300 ms of inactivity/,
     );
   });
@@ -142,7 +130,7 @@ describe('createS3Client timeouts', () => {
     });
     const client = createS3Client({ region: 'us-east-1', endpoint }, { idleMs: 300 });
     const t0 = performance.now();
-    const got = await getObjectBytes(client, 'bucket', 'state/state.json');
+    const got = await getObject(client, 'bucket', 'state/state.json', 'test');
     expect(performance.now() - t0).toBeGreaterThan(600); // six 150 ms gaps: twice the idle timeout in all
     expect(got && Buffer.from(got.body).toString('utf8')).toBe(body);
     expect(got?.etag).toBe('e1');

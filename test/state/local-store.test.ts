@@ -53,13 +53,14 @@ describe('local state store', () => {
     for (const garbage of ['{"checks": [', '{"schema_version": 1, "checks": [{"source": 3}]}']) {
       const dir = await tmp();
       await writeFile(path.join(dir, 'state.json'), garbage);
-      const store = createLocalStateStore(dir, { now: () => new Date() });
+      const store = createLocalStateStore(dir, { now: () => new Date('2026-11-21T12:34:56.789Z') });
       const loaded = await store.load();
       expect(loaded.version).toBeNull();
       expect(loaded.state).toEqual(emptyState());
       expect(loaded.warnings[0]).toMatch(/unusable .*kept it as .*corrupt/);
+      // Named by the clock it is given.
       const aside = (await readdir(dir)).find((f) => f.includes('.corrupt-'));
-      expect(aside).toBeDefined();
+      expect(aside).toBe('state.json.corrupt-2026-11-21T12-34-56-789Z');
       expect(await readFile(path.join(dir, aside!), 'utf8')).toBe(garbage);
       // The next run starts from the clean state and can save again: no crash loop.
       await store.save(loaded.state, loaded.version);

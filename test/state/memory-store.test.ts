@@ -1,5 +1,5 @@
 // The in-memory StateStore runs the same contract suite as the local and S3 stores, in milliseconds.
-import { createMemoryStateStorage, createMemoryStateStore } from '../../builder/state/memory-store.ts';
+import { createMemoryStateStorage, createMemoryStateStore } from '../helpers/memory-store.ts';
 import { stateStoreContract } from '../contracts/state-store.ts';
 
 stateStoreContract('memory', async () => {

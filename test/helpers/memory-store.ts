@@ -1,18 +1,19 @@
 // StateStore in memory: the same contract as the local and S3 stores (conditional saves, last good copy, corrupt
-// state set aside, run lock), for tests and dry runs that need no disk or bucket. Several stores may share one
+// state set aside, run lock), for tests and benches that need no disk or bucket. Several stores may share one
 // `MemoryStateStorage`, as several runs share one bucket.
-import { ConflictError } from '../errors.ts';
-import { emptyState, type State } from '../model/schemas.ts';
-import { classifyStored, recoverState, serializeState } from './recovery.ts';
+import { ConflictError } from '../../builder/errors.ts';
+import type { State } from '../../builder/model/schemas.ts';
 import {
+  loadState,
   lockIsLive,
   nextLockRecord,
   releasedLockRecord,
+  serializeState,
   type LoadedState,
   type LockHandle,
   type LockRecord,
   type StateStore,
-} from './store.ts';
+} from '../../builder/state/store.ts';
 
 export interface MemoryStateStorage {
   /** The stored state document as text (what a file or an object would hold); null when none. */
@@ -37,21 +38,20 @@ export function createMemoryStateStore(storage: MemoryStateStorage = createMemor
   return {
     name: 'memory',
     async load(): Promise<LoadedState> {
-      const first = classifyStored(storage.text);
-      if (first.kind === 'empty') return { state: emptyState(), version: null, warnings: [] };
-      if (first.kind === 'ok') return { state: first.state, version: version(), warnings: [] };
-      // Kept once per revision, as the S3 store keeps one copy per ETag.
-      const aside = `memory:state@${storage.revision}`;
-      if (!storage.aside.includes(storage.text!)) storage.aside.push(storage.text!);
-      const r = recoverState({
+      return loadState({
         where: WHERE,
-        stored: 'memory:state',
-        aside,
-        reason: first.reason,
-        lastGood: storage.lastGood,
+        name: 'memory:state',
+        text: storage.text,
+        version: version(),
+        // Kept once per revision, as the S3 store keeps one copy per ETag.
+        setAside: async () => {
+          if (!storage.aside.includes(storage.text!)) storage.aside.push(storage.text!);
+          return `memory:state@${storage.revision}`;
+        },
+        versionAfterAside: version(),
+        lastGood: async () => storage.lastGood,
         lastGoodName: 'memory:last-good',
       });
-      return { state: r.state, version: version(), warnings: [r.warning] };
     },
     async save(state: State, expectedVersion: string | null): Promise<string> {
       const body = serializeState(state);
