@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { citedPost } from '../../builder/model/evidence.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
-import { importLedger, LedgerReviewSchema, parseCsv } from '../../builder/sources/ledger.ts';
+import { LedgerReviewSchema } from '../../builder/sources/ledger.ts';
+import { importLedger, parseCsv } from '../../scripts/ledger-import.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
 const copyData = async () => {

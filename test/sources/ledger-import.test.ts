@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerImportError, importLedger, type LedgerDecision } from '../../builder/sources/ledger.ts';
+import type { LedgerDecision } from '../../builder/sources/ledger.ts';
+import { LedgerImportError, importLedger } from '../../scripts/ledger-import.ts';
 
 const HEADER = 'date_utc,time_utc,type,description,source_url,source_platform\n';
 // Post 2092311059197808936 was created at 2026-08-25T18:00:04Z (snowflake); the row says 14:30:00.
