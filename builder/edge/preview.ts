@@ -9,7 +9,15 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
 import { readFile } from 'node:fs/promises';
-import { CACHE_CONTROL, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_FALLBACK, NOT_FOUND_KEY, ZONED_INSTANT_PATTERN } from '../contract.ts';
+import {
+  CACHE_CONTROL,
+  EDGE_STORE_FILE,
+  JSON_CONTENT_TYPE,
+  NOT_FOUND_CONTENT_LANGUAGE,
+  NOT_FOUND_FALLBACK,
+  NOT_FOUND_KEY,
+  ZONED_INSTANT_PATTERN,
+} from '../contract.ts';
 import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
 export { edgeContextFrom };
 
@@ -25,12 +33,17 @@ function fileStat(file: string): Stats | null {
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
   const buf = Buffer.from(body, 'utf8');
   res.writeHead(status, { ...headers, ...(status === 204 ? {} : { 'content-length': String(buf.length) }) });
   res.end(req.method === 'HEAD' || status === 204 ? undefined : buf);
 }
-
 
 /** As at the CDN: a missing object is answered with the stored not-found document, status 404. */
 function notFound(req: IncomingMessage, res: ServerResponse, notFoundFile: string): void {
@@ -79,18 +92,23 @@ export function createRoutingMiddleware(root: string, opts: PreviewOptions = {})
     const raw = req.url ?? '/';
     const qi = raw.indexOf('?');
     const uri = qi === -1 ? raw : raw.slice(0, qi);
-    const result = route({ method: req.method ?? 'GET', uri, query: qi === -1 ? '' : raw.slice(qi + 1) }, edgeContextFrom(readStore(), uri, now()));
+    const result = route(
+      { method: req.method ?? 'GET', uri, query: qi === -1 ? '' : raw.slice(qi + 1) },
+      edgeContextFrom(readStore(), uri, now()),
+    );
     if (result.kind === 'response') return send(req, res, result.status, result.headers, result.body);
     if (fileStat(prefix + result.key) === null) return notFound(req, res, notFoundFile);
     for (const k in result.headers) res.setHeader(k, result.headers[k] as string);
     // http-server sets its own spelling of the content type (with a charset); the contract fixes ours.
     const contentType = result.headers['content-type'] ?? JSON_CONTENT_TYPE;
     const setHeader = res.setHeader.bind(res);
-    res.setHeader = ((name: string, value: number | string | readonly string[]) => setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
+    res.setHeader = ((name: string, value: number | string | readonly string[]) =>
+      setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
     // Its 206 passes the headers to writeHead directly.
     const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, unknown>) => ServerResponse;
     res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
-      if (headers && typeof headers === 'object') for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') headers[k] = contentType;
+      if (headers && typeof headers === 'object')
+        for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') headers[k] = contentType;
       return writeHead(status, headers);
     }) as typeof res.writeHead;
     req.url = '/' + result.key;
@@ -103,7 +121,9 @@ export interface PreviewServer {
   close(): Promise<void>;
 }
 
-export async function startPreview(opts: { root: string; port: number; host?: string } & PreviewOptions): Promise<PreviewServer> {
+export async function startPreview(
+  opts: { root: string; port: number; host?: string } & PreviewOptions,
+): Promise<PreviewServer> {
   const server = httpServer.createServer({
     root: opts.root,
     cache: CACHE_CONTROL,
@@ -119,8 +139,12 @@ export async function startPreview(opts: { root: string; port: number; host?: st
     if (!socket.writable) return socket.destroy();
     const r = errorResponse(400, 'en', 'invalid_path', {});
     const body = r.kind === 'response' ? r.body : '';
-    const head = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
-    socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const head = Object.entries(r.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n');
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     inner.once('error', reject);
@@ -139,7 +163,12 @@ export async function startPreview(opts: { root: string; port: number; host?: st
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '8080' }, dir: { type: 'string', default: 'dist' }, host: { type: 'string', default: '127.0.0.1' }, now: { type: 'string' } },
+    options: {
+      port: { type: 'string', default: '8080' },
+      dir: { type: 'string', default: 'dist' },
+      host: { type: 'string', default: '127.0.0.1' },
+      now: { type: 'string' },
+    },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -149,14 +178,21 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const fixed = values.now === undefined ? null : Date.parse(values.now);
   // Without a zone the instant would be read in the machine's time zone.
   if (fixed !== null && (Number.isNaN(fixed) || !ZONED_INSTANT_PATTERN.test(values.now ?? ''))) {
-    console.error(`preview: --now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
+    console.error(
+      `preview: --now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`,
+    );
     process.exit(2);
   }
   if (fileStat(path.join(values.dir, 'api/index.json')) === null) {
     console.error(`preview: ${values.dir}/api/index.json is missing; run \`npm run build\` first`);
     process.exit(2);
   }
-  const p = await startPreview({ root: values.dir, port, host: values.host, ...(fixed !== null ? { now: () => fixed } : {}) });
+  const p = await startPreview({
+    root: values.dir,
+    port,
+    host: values.host,
+    ...(fixed !== null ? { now: () => fixed } : {}),
+  });
   const clock = fixed === null ? 'the real clock' : `the fixed clock ${new Date(fixed).toISOString()}`;
   console.log(`preview of ${values.dir}/ on ${p.url}/api/latest with ${clock} (Ctrl-C to stop)`);
 }

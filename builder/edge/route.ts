@@ -98,13 +98,21 @@ export function errorResponse(
   /** The message, when not the code's own (a malformed event id is `not_found` with the event's message). */
   messageKey?: MessageKey,
 ): RouteResult {
-  const error: Record<string, unknown> = { status: status, code: code, message: formatMessage(lang, messageKey || code, params) };
+  const error: Record<string, unknown> = {
+    status: status,
+    code: code,
+    message: formatMessage(lang, messageKey || code, params),
+  };
   if (extra) for (const k in extra) error[k] = extra[k];
   const headers = baseHeaders(lang);
   if (status === 405) headers['allow'] = 'GET, HEAD, OPTIONS';
-  return { kind: 'response', status: status, headers: headers, body: JSON.stringify({ error: error, meta: { lang: lang } }) };
+  return {
+    kind: 'response',
+    status: status,
+    headers: headers,
+    body: JSON.stringify({ error: error, meta: { lang: lang } }),
+  };
 }
-
 
 /**
  * Case-folds a parameter value the way the contract means "case-insensitive": ASCII letters only. `toLowerCase`
@@ -151,7 +159,13 @@ function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): Rou
     if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
     const t = asciiLower(types[0] as string);
     if (!isEventType(t)) {
-      return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
+      return errorResponse(
+        400,
+        lang,
+        'unknown_type',
+        { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') },
+        { valid_values: EVENT_TYPES.slice() },
+      );
     }
     type = t;
   }
@@ -162,7 +176,9 @@ function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): Rou
     if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
     return { kind: 'object', key: historyPageKey(lang, type, +p), lang: lang, headers: baseHeaders(lang) };
   }
-  return type === null ? null : { kind: 'object', key: historyByTypeKey(lang, type), lang: lang, headers: baseHeaders(lang) };
+  return type === null
+    ? null
+    : { kind: 'object', key: historyByTypeKey(lang, type), lang: lang, headers: baseHeaders(lang) };
 }
 
 /**
@@ -191,7 +207,9 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   const wanted = langs !== undefined && langs.length === 1 ? asciiLower(langs[0] as string) : DEFAULT_LANG;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     // In the selected language when there is a valid one: the method is the error, not the language.
-    return errorResponse(405, isLang(wanted) ? wanted : 'en', 'method_not_allowed', { method: echo(req.method.replace(/[^A-Za-z-]/g, '?')) });
+    return errorResponse(405, isLang(wanted) ? wanted : 'en', 'method_not_allowed', {
+      method: echo(req.method.replace(/[^A-Za-z-]/g, '?')),
+    });
   }
   if (q === null) return errorResponse(400, 'en', 'malformed_query', {});
   let count = 0;
@@ -202,7 +220,13 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   if (langs !== undefined) {
     if (langs.length > 1) return errorResponse(400, 'en', 'ambiguous_parameter', { name: 'lang' });
     if (!isLang(wanted)) {
-      return errorResponse(400, 'en', 'unsupported_lang', { value: echo(langs[0] as string), valid: LANGS.join(', ') }, { valid_values: LANGS.slice() });
+      return errorResponse(
+        400,
+        'en',
+        'unsupported_lang',
+        { value: echo(langs[0] as string), valid: LANGS.join(', ') },
+        { valid_values: LANGS.slice() },
+      );
     }
     lang = wanted;
   }
@@ -237,7 +261,12 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
       const h = baseHeaders(lang);
       h['content-type'] = FOLLOW_DOCUMENTS[name];
       const stale = isBadgeDocument(name) && unknownDate(ctx) !== null;
-      return { kind: 'object', key: stale ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name), lang: lang, headers: h };
+      return {
+        kind: 'object',
+        key: stale ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name),
+        lang: lang,
+        headers: h,
+      };
     }
     if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
     if (name === 'history') {
@@ -295,7 +324,8 @@ const MAX_VARIANT_DATES = 31;
 /** `variant_dates` as the store holds it: undefined when absent, null when malformed. */
 function parseVariantDates(value: unknown, buildDate: string): string[] | undefined | null {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length < 2 || value.length > MAX_VARIANT_DATES || value[0] !== buildDate) return null;
+  if (!Array.isArray(value) || value.length < 2 || value.length > MAX_VARIANT_DATES || value[0] !== buildDate)
+    return null;
   for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string' || !ISO_DATE.test(value[i])) return null;
   return value as string[];
 }
@@ -303,14 +333,25 @@ function parseVariantDates(value: unknown, buildDate: string): string[] | undefi
 /** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
 export function parseFreshness(value: unknown): EdgeFreshness | null {
   try {
-    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string; next_date: string; variant_dates?: unknown };
+    const raw = JSON.parse(value as string) as {
+      stale_after: string;
+      build_date: string;
+      next_date: string;
+      variant_dates?: unknown;
+    };
     const staleAfter = Date.parse(raw.stale_after);
     const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
     // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
-    if (!(staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10)))) return null;
+    if (!(staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10))))
+      return null;
     const dates = parseVariantDates(raw.variant_dates, raw.build_date);
     if (dates === null) return null;
-    const f: EdgeFreshness = { staleAfter: staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay: nextDay };
+    const f: EdgeFreshness = {
+      staleAfter: staleAfter,
+      buildDate: raw.build_date,
+      nextDate: raw.next_date,
+      nextDay: nextDay,
+    };
     if (dates !== undefined) f.variantDates = dates;
     return f;
   } catch (_e) {
