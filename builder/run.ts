@@ -199,16 +199,8 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
       isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name);
-    variants.push(
-      ...renderPages({
-        asOf,
-        docs: withVariants,
-        events,
-        docKeyOf,
-        pageKeyOf: (lang) => unknownPageKey(lang, d),
-        sections,
-      }),
-    );
+    const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
+    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf, sections }));
   }
   variants.push(...renderUnknownBadges());
   let count = 0;

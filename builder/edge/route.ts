@@ -310,12 +310,7 @@ export function parseFreshness(value: unknown): EdgeFreshness | null {
       return null;
     const dates = parseVariantDates(raw.variant_dates, raw.build_date);
     if (dates === null) return null;
-    const f: EdgeFreshness = {
-      staleAfter: staleAfter,
-      buildDate: raw.build_date,
-      nextDate: raw.next_date,
-      nextDay: nextDay,
-    };
+    const f: EdgeFreshness = { staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay };
     if (dates !== undefined) f.variantDates = dates;
     return f;
   } catch (_e) {
