@@ -20,7 +20,7 @@ function slackEscape(s: string): string {
  * label of its own choosing, or open a mention), so they are percent-encoded first, which names the same resource;
  * `&` is then escaped as in any text. The label is text: escaped.
  */
-export function slackLink(url: string, label: string): string {
+function slackLink(url: string, label: string): string {
   const safe = url.replace(/[|<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/&/g, '&amp;');
   return `<${safe}|${slackEscape(label)}>`;
 }
