@@ -150,29 +150,21 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       now: { type: 'string' },
     },
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`preview: --port wants a number from 0 to 65535, got ${JSON.stringify(values.port)}`);
+  const fail = (message: string): never => {
+    console.error(`preview: ${message}`);
     process.exit(2);
-  }
+  };
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port wants a number from 0 to 65535, got ${JSON.stringify(values.port)}`);
   const fixed = values.now === undefined ? null : Date.parse(values.now);
   // Without a zone the instant would be read in the machine's time zone.
-  if (fixed !== null && (Number.isNaN(fixed) || !ZONED_INSTANT_PATTERN.test(values.now ?? ''))) {
-    console.error(
-      `preview: --now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`,
-    );
-    process.exit(2);
-  }
-  if (!isFile(path.join(values.dir, 'api/index.json'))) {
-    console.error(`preview: ${values.dir}/api/index.json is missing; run \`npm run build\` first`);
-    process.exit(2);
-  }
-  const p = await startPreview({
-    root: values.dir,
-    port,
-    host: values.host,
-    ...(fixed !== null ? { now: () => fixed } : {}),
-  });
+  if (fixed !== null && (Number.isNaN(fixed) || !ZONED_INSTANT_PATTERN.test(values.now ?? '')))
+    fail(`--now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
+  if (!isFile(path.join(values.dir, 'api/index.json')))
+    fail(`${values.dir}/api/index.json is missing; run \`npm run build\` first`);
+  const now = fixed === null ? {} : { now: () => fixed };
+  const p = await startPreview({ root: values.dir, port, host: values.host, ...now });
   const clock = fixed === null ? 'the real clock' : `the fixed clock ${new Date(fixed).toISOString()}`;
   console.log(`preview of ${values.dir}/ on ${p.url}/api/latest with ${clock} (Ctrl-C to stop)`);
 }
