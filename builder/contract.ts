@@ -32,17 +32,14 @@ export const NOT_FOUND_KEY = 'api/errors/not-found.json';
 /** The not-found document carries every language, so its Content-Language lists them all. */
 export const NOT_FOUND_CONTENT_LANGUAGE = LANGS.join(', ');
 
-export function isLang(value: string): value is Lang {
-  return (LANGS as readonly string[]).indexOf(value) !== -1;
+/** Whether `value` is one of `list` (indexOf, not includes: the edge runtime is ES 5.1 with few additions). */
+function isOneOf<T extends string>(list: readonly T[], value: string): value is T {
+  return (list as readonly string[]).indexOf(value) !== -1;
 }
 
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).indexOf(value) !== -1;
-}
-
-export function isEndpoint(value: string): value is Endpoint {
-  return (ENDPOINTS as readonly string[]).indexOf(value) !== -1;
-}
+export const isLang = (value: string): value is Lang => isOneOf(LANGS, value);
+export const isEventType = (value: string): value is EventType => isOneOf(EVENT_TYPES, value);
+export const isEndpoint = (value: string): value is Endpoint => isOneOf(ENDPOINTS, value);
 
 /** `api/<lang>/<endpoint>.json` */
 export function endpointKey(lang: Lang, endpoint: Endpoint): string {
@@ -152,9 +149,7 @@ export const EDGE_STORE_FILE = 'edge-store.json';
 /** Present-tense endpoints with an `unknown` variant the edge serves once the build is stale or from another day. */
 export const UNKNOWN_VARIANT_ENDPOINTS: readonly Endpoint[] = ['latest', 'status'];
 
-export function isUnknownVariantEndpoint(value: string): value is Endpoint {
-  return (UNKNOWN_VARIANT_ENDPOINTS as readonly string[]).indexOf(value) !== -1;
-}
+export const isUnknownVariantEndpoint = (value: string): value is Endpoint => isOneOf(UNKNOWN_VARIANT_ENDPOINTS, value);
 
 /**
  * The variant served after the last of `variant_dates`: builds have stopped for days, so it names no date

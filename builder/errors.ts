@@ -2,15 +2,11 @@
 // its cause; the subclass says what kind of failure it is, which is all main.ts needs to pick the exit code.
 // Expected failures of a source are values (FetchResult, SourceResult), not these: these are for runs that stop.
 
-export interface ErrorOptions {
-  cause?: unknown;
-}
-
 export class BuilderError extends Error {
   /** The module or step that failed, e.g. `publish/s3` or `state/local`. */
   readonly where: string;
   constructor(where: string, message: string, opts: ErrorOptions = {}) {
-    super(`[${where}] ${message}`, opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(`[${where}] ${message}`, opts);
     this.where = where;
     this.name = new.target.name;
   }

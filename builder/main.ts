@@ -120,8 +120,11 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   const lang = LangSchema.catch('en').parse(env.RESET_NOTIFY_LANG || 'en');
   if (lang !== (env.RESET_NOTIFY_LANG || 'en'))
     io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
+  const telegramApiUrl = env.RESET_NOTIFY_TELEGRAM_API_URL || undefined;
+  const notifier = createNotifier(channels, { log: io.out, userAgent, ...(telegramApiUrl ? { telegramApiUrl } : {}) });
   return run({
     ...(edgeStore ? { edgeStore } : {}),
+    ...(channels.length > 0 ? { notify: { notifier, lang } } : {}),
     now: () => opts.now,
     fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent }),
     sources: sourceConfigsFromEnv(env),
@@ -129,23 +132,8 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     sink,
     dataDir: path.resolve(opts.dataDir),
     // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
-    openapi: {
-      ...(urls.serverUrl === undefined ? {} : { serverUrl: urls.serverUrl }),
-      ...(urls.contactUrl === undefined ? {} : { contactUrl: urls.contactUrl }),
-    },
+    openapi: urls,
     publicUrl: urls.publicUrl,
-    ...(channels.length > 0
-      ? {
-          notify: {
-            notifier: createNotifier(channels, {
-              log: io.out,
-              userAgent,
-              ...(env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {}),
-            }),
-            lang,
-          },
-        }
-      : {}),
     log: io.out,
     allowOlderState: opts.rebuildPast,
   });

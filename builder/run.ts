@@ -33,7 +33,7 @@ import { ConflictError } from './errors.ts';
 import { updateState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
-export const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
+const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
 
 /**
  * Pure: refuses to build on state newer than this run (by as-of time). State is saved before every publish, so its
@@ -78,18 +78,11 @@ export interface RunDeps {
   /** Where the edge reads until when the answer holds and which event ids exist; none: the edge is not told. */
   edgeStore?: EdgeStore;
   log?: (line: string) => void;
-  /** Called after each stage with its wall time, for benchmarks; never affects the run. */
-  onStage?: (name: RunStage, ms: number) => void;
-  /** How long the run lock holds before another run may take it over; RUN_LOCK_TTL_MS by default. */
-  lockTtlMs?: number;
-  /**
-   * A deliberate rebuild as of a past instant (`--rebuild-past`, local targets only): builds on state newer than
-   * `now` instead of refusing. Never set for a run that publishes the live API.
-   */
+  /** Called after each stage (lock, fetch, state, compute, render, publish) with its wall time, for benchmarks. */
+  onStage?: (name: string, ms: number) => void;
+  /** A deliberate rebuild as of a past instant (`--rebuild-past`, local only): builds on state newer than `now`. */
   allowOlderState?: boolean;
 }
-
-export type RunStage = 'lock' | 'fetch' | 'state' | 'compute' | 'render' | 'publish';
 
 export interface RunSummary {
   asOf: string;
@@ -99,12 +92,7 @@ export interface RunSummary {
   sources: { id: string; ok: boolean; detail: string }[];
   today: TodayState | null;
   reset: boolean | null;
-  forecast: {
-    probability_24h: number | null;
-    probability_48h: number | null;
-    sample_size: number;
-    model_version: string;
-  } | null;
+  forecast: Pick<Forecast, 'probability_24h' | 'probability_48h' | 'sample_size' | 'model_version'> | null;
   warnings: string[];
   /** Deliveries this run: sent, failed (retried next run), skipped (the run's notification budget ran out). */
   notifications?: { sent: number; failed: number; skipped: number };
@@ -116,7 +104,7 @@ export interface RunSummary {
  * Pure: the state after this run's source results, with the as-issued forecast logged at checkpoints, and the
  * merged events and forecast it was computed from (the run publishes exactly these).
  */
-export function computeNextState(
+function computeNextState(
   state: State,
   results: readonly SourceResult[],
   curated: CuratedData,
@@ -163,29 +151,17 @@ export function computeNextState(
   return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 
-/** This run's check of a source as state holds it (the anomaly rule may have failed it), else as fetched. */
-function stateCheck(state: State, check: SourceCheck): SourceCheck {
-  return state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check;
-}
-
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
 async function notify(
   deps: RunDeps,
   n: NonNullable<RunDeps['notify']>,
   state: State,
-  view: {
-    events: Event[];
-    upcoming: Parameters<typeof planNotifications>[2];
-    today: Parameters<typeof planNotifications>[3];
-  },
+  view: { events: Event[]; upcoming: Announcement | null; today: TodayStatus },
   asOf: Date,
   warnings: string[],
 ): Promise<NonNullable<RunSummary['notifications']>> {
-  const opts = {
-    channels: n.notifier.channels.map((c) => c.id),
-    lang: n.lang,
-    publicUrl: (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ''),
-  };
+  const publicUrl = (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
+  const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl };
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
   if (outcomes.some((o) => o.result !== 'skipped')) {
@@ -199,28 +175,6 @@ async function notify(
   }
   const count = (r: string) => outcomes.filter((o) => o.result === r).length;
   return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
-}
-
-/** The edge store's freshness and event ids for this run; a run that lost its lock must not move the edge's clock. */
-async function writeEdgeStore(
-  deps: RunDeps,
-  edgeStore: EdgeStore,
-  lock: LockHandle,
-  asOf: Date,
-  today: TodayStatus,
-  events: readonly Event[],
-): Promise<NonNullable<RunSummary['edge']>> {
-  const freshness = computeEdgeFreshness(asOf, today);
-  await fence(deps.store, lock, 'writing the edge store');
-  return {
-    stale_after: freshness.stale_after,
-    store: await edgeStore.write(
-      edgeStoreEntries(
-        freshness,
-        events.map((e) => e.id),
-      ),
-    ),
-  };
 }
 
 /**
@@ -245,16 +199,8 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
       isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name);
-    variants.push(
-      ...renderPages({
-        asOf,
-        docs: withVariants,
-        events,
-        docKeyOf,
-        pageKeyOf: (lang) => unknownPageKey(lang, d),
-        sections,
-      }),
-    );
+    const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
+    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf, sections }));
   }
   variants.push(...renderUnknownBadges());
   let count = 0;
@@ -268,7 +214,7 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
 }
 
 /** Reports each stage's time since the one before (or the start) to `onStage`, when given. */
-function stageTimer(onStage: RunDeps['onStage']): (name: RunStage) => void {
+function stageTimer(onStage: RunDeps['onStage']): (name: string) => void {
   let mark = performance.now();
   return (name) => {
     if (!onStage) return;
@@ -280,113 +226,115 @@ function stageTimer(onStage: RunDeps['onStage']): (name: RunStage) => void {
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
   const asOf = deps.now();
-  const log = deps.log ?? (() => {});
-  const warnings: string[] = [];
   const stage = stageTimer(deps.onStage);
   // The curated data (data/, parsed and checked) is read while the lock is taken and the sources answer: it is only
   // needed once they have. A run that does not get the lock drops it; one whose data is invalid fails after fetching.
-  const curatedLoad = loadCuratedData(deps.dataDir);
-  curatedLoad.catch(() => undefined); // awaited below; this only keeps an early return from leaving it unhandled
-
-  const lock = await deps.store.acquireLock(`run-${randomUUID()}`, deps.lockTtlMs ?? RUN_LOCK_TTL_MS, asOf);
+  const curated = loadCuratedData(deps.dataDir);
+  curated.catch(() => undefined); // awaited later; this only keeps an early return from leaving it unhandled
+  const lock = await deps.store.acquireLock(`run-${randomUUID()}`, RUN_LOCK_TTL_MS, asOf);
   stage('lock');
   if (lock === null) {
-    log('another run holds the lock; nothing published by this one');
-    return {
-      asOf: asOf.toISOString(),
-      skipped: true,
-      published: null,
-      documents: 0,
-      sources: [],
-      today: null,
-      reset: null,
-      forecast: null,
-      warnings,
-    };
+    deps.log?.('another run holds the lock; nothing published by this one');
+    const none = { published: null, documents: 0, sources: [], today: null, reset: null, forecast: null };
+    return { asOf: asOf.toISOString(), skipped: true, ...none, warnings: [] };
   }
   try {
-    const [results, curated] = await Promise.all([
-      fetchAllSources([...deps.sources], deps.fetcher, asOf, { log }),
-      curatedLoad,
-    ]);
-    stage('fetch');
-    // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
-    let next: ReturnType<typeof computeNextState> | null = null;
-    // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
-    // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
-    await fence(deps.store, lock, 'saving state');
-    const state = await updateState(
-      deps.store,
-      (s) => {
-        if (!deps.allowOlderState) assertNotOlderThan(s, asOf);
-        return (next = computeNextState(s, results, curated, asOf)).state;
-      },
-      5,
-      (w) => warnings.push(...w),
-    );
-    stage('state');
-
-    const { events, forecast, upcoming } = next!;
-    const seen = stateAsOf(state, asOf);
-    const today = computeToday(events, seen.checks, asOf);
-    const latest = computeLatest(events, asOf);
-    const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
-    stage('compute');
-    const build = renderBuild(
-      {
-        asOf,
-        events,
-        today,
-        latestReset: latest.latestReset,
-        latestVerifiedReset: latest.latestVerifiedReset,
-        checks: seen.checks,
-        upstreamStatus: seen.upstream_status,
-        signals: seen.signals,
-        forecast,
-        accuracy,
-        archives: curated.archives,
-        ...(deps.openapi ? { openapi: deps.openapi } : {}),
-        upcoming,
-        trackerWatch: seen.tracker_watch,
-      },
-      deps.publicUrl ?? DEFAULT_PUBLIC_URL,
-    );
-    // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
-    stage('render');
-    const published = await deps.sink.publish(build.documents, {
-      beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
-    });
-    // After the documents: the store then never names an event, or a variant, that is not published yet.
-    const edge = deps.edgeStore ? await writeEdgeStore(deps, deps.edgeStore, lock, asOf, today, events) : null;
-    stage('publish');
-    // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
-    const notifications = deps.notify
-      ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch(
-          (err: Error) => void warnings.push(`notifications: ${err.message}`),
-        )
-      : undefined;
-    return {
-      asOf: asOf.toISOString(),
-      skipped: false,
-      published,
-      documents: build.count(),
-      // As state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
-      sources: results
-        .map((r) => stateCheck(state, r.check))
-        .map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
-      today: today.state,
-      reset: today.reset,
-      forecast: {
-        probability_24h: forecast.probability_24h,
-        probability_48h: forecast.probability_48h,
-        sample_size: forecast.sample_size,
-        model_version: forecast.model_version,
-      },
-      warnings,
-      ...(notifications ? { notifications } : {}),
-      ...(edge !== null ? { edge } : {}),
-    };
+    return await runLocked(deps, lock, asOf, curated, stage);
   } finally {
     await deps.store.releaseLock(lock);
   }
+}
+
+/** The run once it holds the lock: fetch, save state, compute, render and publish, tell the edge, notify. */
+async function runLocked(
+  deps: RunDeps,
+  lock: LockHandle,
+  asOf: Date,
+  curatedLoad: Promise<CuratedData>,
+  stage: (name: string) => void,
+): Promise<RunSummary> {
+  const warnings: string[] = [];
+  const [results, curated] = await Promise.all([
+    fetchAllSources([...deps.sources], deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
+    curatedLoad,
+  ]);
+  stage('fetch');
+  // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
+  let next: ReturnType<typeof computeNextState> | null = null;
+  // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
+  // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
+  await fence(deps.store, lock, 'saving state');
+  const state = await updateState(
+    deps.store,
+    (s) => {
+      if (!deps.allowOlderState) assertNotOlderThan(s, asOf);
+      return (next = computeNextState(s, results, curated, asOf)).state;
+    },
+    5,
+    (w) => warnings.push(...w),
+  );
+  stage('state');
+  const { events, forecast, upcoming } = next!;
+  const seen = stateAsOf(state, asOf);
+  const today = computeToday(events, seen.checks, asOf);
+  const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
+  stage('compute');
+  const input: RenderInput = {
+    ...computeLatest(events, asOf),
+    asOf,
+    events,
+    today,
+    checks: seen.checks,
+    upstreamStatus: seen.upstream_status,
+    signals: seen.signals,
+    forecast,
+    accuracy,
+    archives: curated.archives,
+    ...(deps.openapi ? { openapi: deps.openapi } : {}),
+    upcoming,
+    trackerWatch: seen.tracker_watch,
+  };
+  const build = renderBuild(input, deps.publicUrl ?? DEFAULT_PUBLIC_URL);
+  // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
+  stage('render');
+  const published = await deps.sink.publish(build.documents, {
+    beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
+  });
+  // After the documents: the store then never names an event, or a variant, that is not published yet; and a run that
+  // lost its lock must not move the edge's clock.
+  let edge: RunSummary['edge'];
+  if (deps.edgeStore) {
+    const freshness = computeEdgeFreshness(asOf, today);
+    await fence(deps.store, lock, 'writing the edge store');
+    const ids = events.map((e) => e.id);
+    edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
+  }
+  stage('publish');
+  // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
+  const notifications = deps.notify
+    ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch(
+        (err: Error) => void warnings.push(`notifications: ${err.message}`),
+      )
+    : undefined;
+  const { probability_24h, probability_48h, sample_size, model_version } = forecast;
+  // Sources as state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
+  const checks = results.map((r) => stateCheck(state, r.check));
+  return {
+    asOf: asOf.toISOString(),
+    skipped: false,
+    published,
+    documents: build.count(),
+    sources: checks.map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
+    today: today.state,
+    reset: today.reset,
+    forecast: { probability_24h, probability_48h, sample_size, model_version },
+    warnings,
+    ...(notifications ? { notifications } : {}),
+    ...(edge ? { edge } : {}),
+  };
+}
+
+/** This run's check of a source as state holds it (the anomaly rule may have failed it), else as fetched. */
+function stateCheck(state: State, check: SourceCheck): SourceCheck {
+  return state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check;
 }

@@ -49,16 +49,11 @@ const STATUS_TEXT: Record<number, string> = {
  */
 export function rawQueryOf(qs: Record<string, CloudFrontQueryValue> | undefined): string {
   const parts: string[] = [];
-  if (!qs) return '';
   for (const name in qs) {
     if (!Object.prototype.hasOwnProperty.call(qs, name)) continue;
     const entry = qs[name] as CloudFrontQueryValue;
-    const many = entry.multiValue;
-    if (many && many.length > 0) {
-      for (let i = 0; i < many.length; i++) parts.push(name + '=' + (many[i] as { value: string }).value);
-    } else {
-      parts.push(name + '=' + entry.value);
-    }
+    const values = entry.multiValue && entry.multiValue.length > 0 ? entry.multiValue : [entry];
+    for (let i = 0; i < values.length; i++) parts.push(name + '=' + (values[i] as { value: string }).value);
   }
   return parts.join('&');
 }

@@ -1,96 +1,90 @@
 // Local preview: http-server over dist/ with the shared router in `before`, answering exactly as the CDN does, clock
 // included: it reads the edge store the build wrote next to the documents (edge-store.json, the KeyValueStore's
 // content) and routes with the real clock or a fixed one (`--now`).
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import httpServer from 'http-server';
-import { readFile } from 'node:fs/promises';
-import { CACHE_CONTROL, EDGE_STORE_FILE, JSON_CONTENT_TYPE, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_FALLBACK, NOT_FOUND_KEY, ZONED_INSTANT_PATTERN } from '../contract.ts';
+import {
+  CACHE_CONTROL,
+  EDGE_STORE_FILE,
+  JSON_CONTENT_TYPE,
+  NOT_FOUND_CONTENT_LANGUAGE,
+  NOT_FOUND_FALLBACK,
+  NOT_FOUND_KEY,
+  ZONED_INSTANT_PATTERN,
+} from '../contract.ts';
 import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
-export { edgeContextFrom };
 
-type UnionResponse = ServerResponse & { emit(event: 'next'): boolean };
-
-/** The regular file at `file`, or null when there is none (missing, a directory, unreadable). */
-function fileStat(file: string): Stats | null {
+/** Whether a regular file is at `file` (not missing, not a directory, readable). */
+function isFile(file: string): boolean {
   try {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    return stat?.isFile() ? stat : null;
+    return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
-    return null;
+    return false;
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+/** The file's text, or `fallback` when it cannot be read. */
+function readOr(file: string, fallback: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
   const buf = Buffer.from(body, 'utf8');
   res.writeHead(status, { ...headers, ...(status === 204 ? {} : { 'content-length': String(buf.length) }) });
   res.end(req.method === 'HEAD' || status === 204 ? undefined : buf);
-}
-
-
-/** As at the CDN: a missing object is answered with the stored not-found document, status 404. */
-function notFound(req: IncomingMessage, res: ServerResponse, notFoundFile: string): void {
-  void readFile(notFoundFile, 'utf8')
-    .catch(() => NOT_FOUND_FALLBACK)
-    .then((body) => send(req, res, 404, baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body));
-}
-
-export interface PreviewOptions {
-  /** The clock the router sees, epoch ms; the real one by default. */
-  now?: () => number;
-}
-
-/**
- * The store as the edge reads it: re-read when the file changes (a build rewrites it atomically), an absent or
- * unreadable file being an empty store, as an empty KeyValueStore is.
- */
-function createStoreReader(file: string): () => Record<string, string> {
-  let seen = '';
-  let values: Record<string, string> = {};
-  return () => {
-    const stat = fileStat(file);
-    const version = stat === null ? '' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    if (version !== seen) {
-      seen = version;
-      try {
-        values = version === '' ? {} : (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
-      } catch {
-        values = {};
-      }
-    }
-    return values;
-  };
 }
 
 /**
  * The `before` middleware: route with the shared router; answer its responses and missing objects here, and hand
  * every object to http-server's file serving (its 200, 304, 206 and 416) with the contract's headers.
  */
-export function createRoutingMiddleware(root: string, opts: PreviewOptions = {}) {
+function createRoutingMiddleware(root: string, now: () => number) {
   const prefix = path.join(path.resolve(root), path.sep);
-  const notFoundFile = prefix + NOT_FOUND_KEY;
-  const readStore = createStoreReader(prefix + EDGE_STORE_FILE);
-  const now = opts.now ?? Date.now;
-  return function routing(req: IncomingMessage, res: UnionResponse): void {
+  return function routing(req: IncomingMessage, res: ServerResponse & { emit(event: 'next'): boolean }): void {
     const raw = req.url ?? '/';
     const qi = raw.indexOf('?');
     const uri = qi === -1 ? raw : raw.slice(0, qi);
-    const result = route({ method: req.method ?? 'GET', uri, query: qi === -1 ? '' : raw.slice(qi + 1) }, edgeContextFrom(readStore(), uri, now()));
+    // The store as the edge reads it, read on every request (a build rewrites it atomically): a missing or unreadable
+    // file is an empty store, as an empty KeyValueStore is.
+    let store: Record<string, string>;
+    try {
+      store = JSON.parse(readOr(prefix + EDGE_STORE_FILE, '{}')) as Record<string, string>;
+    } catch {
+      store = {};
+    }
+    const query = qi === -1 ? '' : raw.slice(qi + 1);
+    const result = route({ method: req.method ?? 'GET', uri, query }, edgeContextFrom(store, uri, now()));
     if (result.kind === 'response') return send(req, res, result.status, result.headers, result.body);
-    if (fileStat(prefix + result.key) === null) return notFound(req, res, notFoundFile);
+    // As at the CDN: a missing object is answered with the stored not-found document, status 404.
+    if (!isFile(prefix + result.key)) {
+      const body = readOr(prefix + NOT_FOUND_KEY, NOT_FOUND_FALLBACK);
+      return send(req, res, 404, baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body);
+    }
     for (const k in result.headers) res.setHeader(k, result.headers[k] as string);
     // http-server sets its own spelling of the content type (with a charset); the contract fixes ours.
     const contentType = result.headers['content-type'] ?? JSON_CONTENT_TYPE;
     const setHeader = res.setHeader.bind(res);
-    res.setHeader = ((name: string, value: number | string | readonly string[]) => setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
+    res.setHeader = ((name: string, value: number | string | readonly string[]) =>
+      setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
     // Its 206 passes the headers to writeHead directly.
     const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, unknown>) => ServerResponse;
     res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
-      if (headers && typeof headers === 'object') for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') headers[k] = contentType;
+      for (const k of Object.keys(headers ?? {})) if (k.toLowerCase() === 'content-type') headers![k] = contentType;
       return writeHead(status, headers);
     }) as typeof res.writeHead;
     req.url = '/' + result.key;
@@ -103,13 +97,19 @@ export interface PreviewServer {
   close(): Promise<void>;
 }
 
-export async function startPreview(opts: { root: string; port: number; host?: string } & PreviewOptions): Promise<PreviewServer> {
+/** `now`: the clock the router sees, epoch ms; the real one by default. */
+export async function startPreview(opts: {
+  root: string;
+  port: number;
+  host?: string;
+  now?: () => number;
+}): Promise<PreviewServer> {
   const server = httpServer.createServer({
     root: opts.root,
     cache: CACHE_CONTROL,
     showDir: 'false',
     autoIndex: 'false',
-    before: [createRoutingMiddleware(opts.root, opts.now ? { now: opts.now } : {})],
+    before: [createRoutingMiddleware(opts.root, opts.now ?? Date.now)],
   });
   const host = opts.host ?? '127.0.0.1';
   const inner = server.server;
@@ -119,8 +119,12 @@ export async function startPreview(opts: { root: string; port: number; host?: st
     if (!socket.writable) return socket.destroy();
     const r = errorResponse(400, 'en', 'invalid_path', {});
     const body = r.kind === 'response' ? r.body : '';
-    const head = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
-    socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const head = Object.entries(r.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n');
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     inner.once('error', reject);
@@ -139,24 +143,28 @@ export async function startPreview(opts: { root: string; port: number; host?: st
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '8080' }, dir: { type: 'string', default: 'dist' }, host: { type: 'string', default: '127.0.0.1' }, now: { type: 'string' } },
+    options: {
+      port: { type: 'string', default: '8080' },
+      dir: { type: 'string', default: 'dist' },
+      host: { type: 'string', default: '127.0.0.1' },
+      now: { type: 'string' },
+    },
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`preview: --port wants a number from 0 to 65535, got ${JSON.stringify(values.port)}`);
+  const fail = (message: string): never => {
+    console.error(`preview: ${message}`);
     process.exit(2);
-  }
+  };
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port wants a number from 0 to 65535, got ${JSON.stringify(values.port)}`);
   const fixed = values.now === undefined ? null : Date.parse(values.now);
   // Without a zone the instant would be read in the machine's time zone.
-  if (fixed !== null && (Number.isNaN(fixed) || !ZONED_INSTANT_PATTERN.test(values.now ?? ''))) {
-    console.error(`preview: --now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
-    process.exit(2);
-  }
-  if (fileStat(path.join(values.dir, 'api/index.json')) === null) {
-    console.error(`preview: ${values.dir}/api/index.json is missing; run \`npm run build\` first`);
-    process.exit(2);
-  }
-  const p = await startPreview({ root: values.dir, port, host: values.host, ...(fixed !== null ? { now: () => fixed } : {}) });
+  if (fixed !== null && (Number.isNaN(fixed) || !ZONED_INSTANT_PATTERN.test(values.now ?? '')))
+    fail(`--now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
+  if (!isFile(path.join(values.dir, 'api/index.json')))
+    fail(`${values.dir}/api/index.json is missing; run \`npm run build\` first`);
+  const now = fixed === null ? {} : { now: () => fixed };
+  const p = await startPreview({ root: values.dir, port, host: values.host, ...now });
   const clock = fixed === null ? 'the real clock' : `the fixed clock ${new Date(fixed).toISOString()}`;
   console.log(`preview of ${values.dir}/ on ${p.url}/api/latest with ${clock} (Ctrl-C to stop)`);
 }

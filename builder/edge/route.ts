@@ -83,12 +83,6 @@ function echo(value: string): string {
   return value.length > 64 ? value.slice(0, 64) + '…' : value;
 }
 
-export function formatMessage(lang: Lang, key: MessageKey, params: Record<string, string>): string {
-  return MESSAGES[lang][key].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
-    return Object.prototype.hasOwnProperty.call(params, name) ? (params[name] as string) : '';
-  });
-}
-
 export function errorResponse(
   status: number,
   lang: Lang,
@@ -98,20 +92,41 @@ export function errorResponse(
   /** The message, when not the code's own (a malformed event id is `not_found` with the event's message). */
   messageKey?: MessageKey,
 ): RouteResult {
-  const error: Record<string, unknown> = { status: status, code: code, message: formatMessage(lang, messageKey || code, params) };
+  const message = MESSAGES[lang][messageKey || code].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
+    return Object.prototype.hasOwnProperty.call(params, name) ? (params[name] as string) : '';
+  });
+  const error: Record<string, unknown> = { status: status, code: code, message: message };
   if (extra) for (const k in extra) error[k] = extra[k];
   const headers = baseHeaders(lang);
   if (status === 405) headers['allow'] = 'GET, HEAD, OPTIONS';
-  return { kind: 'response', status: status, headers: headers, body: JSON.stringify({ error: error, meta: { lang: lang } }) };
+  const body = JSON.stringify({ error: error, meta: { lang: lang } });
+  return { kind: 'response', status: status, headers: headers, body: body };
 }
 
+/** A parameter value that is none of `valid`: 400, naming the valid values in the message and the body. */
+function invalidValue(lang: Lang, code: ErrorCode, value: string, valid: readonly string[]): RouteResult {
+  return errorResponse(
+    400,
+    lang,
+    code,
+    { value: echo(value), valid: valid.join(', ') },
+    { valid_values: valid.slice() },
+  );
+}
+
+/** An object to serve; `lang` null for the language-neutral ones, which say `en`. */
+function object(key: string, lang: Lang | null, contentType?: string): RouteResult {
+  const headers = baseHeaders(lang || 'en');
+  if (contentType) headers['content-type'] = contentType;
+  return { kind: 'object', key: key, lang: lang, headers: headers };
+}
 
 /**
  * Case-folds a parameter value the way the contract means "case-insensitive": ASCII letters only. `toLowerCase`
  * alone folds beyond ASCII (the Kelvin sign U+212A becomes `k`, so `lang=%E2%84%AAo` would be Korean); a value with
  * anything outside printable ASCII names no language or type and is returned as it is, to be refused.
  */
-export function asciiLower(s: string): string {
+function asciiLower(s: string): string {
   return /^[\x20-\x7e]*$/.test(s) ? s.toLowerCase() : s;
 }
 
@@ -119,7 +134,6 @@ export function asciiLower(s: string): string {
 export function parseQuery(query: string): Record<string, string[]> | null {
   // No prototype: a parameter named __proto__ or constructor is an own key like any other.
   const out: Record<string, string[]> = Object.create(null);
-  if (query === '') return out;
   const parts = query.split('&');
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as string;
@@ -133,8 +147,7 @@ export function parseQuery(query: string): Record<string, string[]> | null {
     } catch (_e) {
       return null;
     }
-    if (!Object.prototype.hasOwnProperty.call(out, name)) out[name] = [];
-    (out[name] as string[]).push(value);
+    (out[name] || (out[name] = [])).push(value);
   }
   return out;
 }
@@ -146,23 +159,19 @@ export function parseQuery(query: string): Record<string, string[]> | null {
  */
 function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): RouteResult | null {
   const types = q['type'];
+  const pages = q['page'];
   let type: EventType | null = null;
   if (types !== undefined) {
     if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
     const t = asciiLower(types[0] as string);
-    if (!isEventType(t)) {
-      return errorResponse(400, lang, 'unknown_type', { value: echo(types[0] as string), valid: EVENT_TYPES.join(', ') }, { valid_values: EVENT_TYPES.slice() });
-    }
+    if (!isEventType(t)) return invalidValue(lang, 'unknown_type', types[0] as string, EVENT_TYPES);
     type = t;
   }
-  const pages = q['page'];
-  if (pages !== undefined) {
-    if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
-    const p = pages[0] as string;
-    if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
-    return { kind: 'object', key: historyPageKey(lang, type, +p), lang: lang, headers: baseHeaders(lang) };
-  }
-  return type === null ? null : { kind: 'object', key: historyByTypeKey(lang, type), lang: lang, headers: baseHeaders(lang) };
+  if (pages === undefined) return type === null ? null : object(historyByTypeKey(lang, type), lang);
+  if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
+  const p = pages[0] as string;
+  if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
+  return object(historyPageKey(lang, type, +p), lang);
 }
 
 /**
@@ -191,74 +200,58 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
   const wanted = langs !== undefined && langs.length === 1 ? asciiLower(langs[0] as string) : DEFAULT_LANG;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     // In the selected language when there is a valid one: the method is the error, not the language.
-    return errorResponse(405, isLang(wanted) ? wanted : 'en', 'method_not_allowed', { method: echo(req.method.replace(/[^A-Za-z-]/g, '?')) });
+    return errorResponse(405, isLang(wanted) ? wanted : 'en', 'method_not_allowed', {
+      method: echo(req.method.replace(/[^A-Za-z-]/g, '?')),
+    });
   }
   if (q === null) return errorResponse(400, 'en', 'malformed_query', {});
   let count = 0;
-  for (const _k in q) count += (q[_k] as string[]).length;
+  for (const k in q) count += (q[k] as string[]).length;
   if (count > MAX_QUERY_PARAMS) return errorResponse(400, 'en', 'too_many_parameters', {});
+  if (langs !== undefined && langs.length > 1) return errorResponse(400, 'en', 'ambiguous_parameter', { name: 'lang' });
+  if (!isLang(wanted)) return invalidValue('en', 'unsupported_lang', (langs as string[])[0] as string, LANGS);
+  return routePath(req.uri, wanted, q, ctx);
+}
 
-  let lang: Lang = DEFAULT_LANG;
-  if (langs !== undefined) {
-    if (langs.length > 1) return errorResponse(400, 'en', 'ambiguous_parameter', { name: 'lang' });
-    if (!isLang(wanted)) {
-      return errorResponse(400, 'en', 'unsupported_lang', { value: echo(langs[0] as string), valid: LANGS.join(', ') }, { valid_values: LANGS.slice() });
-    }
-    lang = wanted;
-  }
-
-  const uri = req.uri;
+/** The path of a request whose method, query and language are valid. */
+function routePath(uri: string, lang: Lang, q: Record<string, string[]>, ctx?: EdgeContext): RouteResult {
+  const notFound = () => errorResponse(404, lang, 'not_found', { path: echo(uri) });
   if (!SAFE_PATH.test(uri) || uri.indexOf('//') !== -1 || /\/\.\.?(\/|$)/.test(uri)) {
     return errorResponse(400, lang, 'invalid_path', {});
   }
   // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`.
   const page = uri === '/' ? lang : /^\/[a-z]{2}\/?$/.test(uri) ? uri.slice(1, 3) : '';
   if (isLang(page)) {
-    const h = baseHeaders(page);
-    h['content-type'] = HTML_CONTENT_TYPE;
     const d = unknownDate(ctx);
-    return { kind: 'object', key: d === null ? pageKey(page) : unknownPageKey(page, d), lang: page, headers: h };
+    return object(d === null ? pageKey(page) : unknownPageKey(page, d), page, HTML_CONTENT_TYPE);
   }
   const segs = uri.split('/');
   // segs[0] is '' (leading slash)
-  if (segs[1] !== 'api') return errorResponse(404, lang, 'not_found', { path: echo(uri) });
-  if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) {
-    return { kind: 'object', key: INDEX_KEY, lang: null, headers: baseHeaders('en') };
-  }
+  if (segs[1] !== 'api') return notFound();
+  if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) return object(INDEX_KEY, null);
   const name = segs[2] as string;
   if (segs.length === 3) {
-    if (name === 'openapi.json') return { kind: 'object', key: OPENAPI_KEY, lang: null, headers: baseHeaders('en') };
-    if ('api/' + name === LICENSE_KEY) {
-      const h = baseHeaders('en');
-      h['content-type'] = TEXT_CONTENT_TYPE;
-      return { kind: 'object', key: LICENSE_KEY, lang: null, headers: h };
-    }
+    if (name === 'openapi.json') return object(OPENAPI_KEY, null);
+    if ('api/' + name === LICENSE_KEY) return object(LICENSE_KEY, null, TEXT_CONTENT_TYPE);
     if (isFollowDocument(name)) {
-      const h = baseHeaders(lang);
-      h['content-type'] = FOLLOW_DOCUMENTS[name];
       const stale = isBadgeDocument(name) && unknownDate(ctx) !== null;
-      return { kind: 'object', key: stale ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name), lang: lang, headers: h };
+      return object(stale ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name), lang, FOLLOW_DOCUMENTS[name]);
     }
-    if (!isEndpoint(name)) return errorResponse(404, lang, 'not_found', { path: echo(uri) });
-    if (name === 'history') {
-      const history = historyRoute(q, lang, uri);
-      if (history !== null) return history;
-    }
-    return { kind: 'object', key: liveKey(lang, name, ctx), lang: lang, headers: baseHeaders(lang) };
+    if (!isEndpoint(name)) return notFound();
+    return (name === 'history' && historyRoute(q, lang, uri)) || object(liveKey(lang, name, ctx), lang);
   }
+  const file = segs[3] as string;
   if (segs.length === 4 && name === 'events') {
-    const id = segs[3] as string;
     // A malformed id and, when the store lists every published id, an unknown one: the same translated 404 (the
     // code of a missing event, the event's message), here at the edge rather than from the origin.
-    if (!EVENT_ID_PATTERN.test(id) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false)) {
-      return errorResponse(404, lang, 'not_found', { id: echo(id) }, undefined, 'event_not_found');
+    if (!EVENT_ID_PATTERN.test(file) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false)) {
+      return errorResponse(404, lang, 'not_found', { id: echo(file) }, undefined, 'event_not_found');
     }
-    return { kind: 'object', key: eventKey(lang, id), lang: lang, headers: baseHeaders(lang) };
+    return object(eventKey(lang, file), lang);
   }
-  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(segs[3] as string)) {
-    return { kind: 'object', key: schemaKey(segs[3] as string), lang: null, headers: baseHeaders('en') };
-  }
-  return errorResponse(404, lang, 'not_found', { path: echo(uri) });
+  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(file))
+    return object(schemaKey(file), null);
+  return notFound();
 }
 
 /** The edge store's values as the router uses them (see EDGE_* in contract.ts). */
@@ -295,7 +288,8 @@ const MAX_VARIANT_DATES = 31;
 /** `variant_dates` as the store holds it: undefined when absent, null when malformed. */
 function parseVariantDates(value: unknown, buildDate: string): string[] | undefined | null {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length < 2 || value.length > MAX_VARIANT_DATES || value[0] !== buildDate) return null;
+  if (!Array.isArray(value) || value.length < 2 || value.length > MAX_VARIANT_DATES || value[0] !== buildDate)
+    return null;
   for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string' || !ISO_DATE.test(value[i])) return null;
   return value as string[];
 }
@@ -303,14 +297,20 @@ function parseVariantDates(value: unknown, buildDate: string): string[] | undefi
 /** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
 export function parseFreshness(value: unknown): EdgeFreshness | null {
   try {
-    const raw = JSON.parse(value as string) as { stale_after: string; build_date: string; next_date: string; variant_dates?: unknown };
+    const raw = JSON.parse(value as string) as {
+      stale_after: string;
+      build_date: string;
+      next_date: string;
+      variant_dates?: unknown;
+    };
     const staleAfter = Date.parse(raw.stale_after);
     const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
     // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
-    if (!(staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10)))) return null;
+    if (!(staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10))))
+      return null;
     const dates = parseVariantDates(raw.variant_dates, raw.build_date);
     if (dates === null) return null;
-    const f: EdgeFreshness = { staleAfter: staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay: nextDay };
+    const f: EdgeFreshness = { staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay };
     if (dates !== undefined) f.variantDates = dates;
     return f;
   } catch (_e) {

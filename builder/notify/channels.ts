@@ -3,8 +3,7 @@
 import { createHash } from 'node:crypto';
 import { redactUrl } from '../redact.ts';
 
-export const CHANNEL_KINDS = ['webhook', 'discord', 'slack', 'ntfy', 'telegram'] as const;
-export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+type ChannelKind = 'webhook' | 'discord' | 'slack' | 'ntfy' | 'telegram';
 
 export interface Channel {
   /** Stable and secret-free (a hash of the entry): what state records deliveries under. */
@@ -22,12 +21,8 @@ const TELEGRAM = /^(\d{1,20}:[A-Za-z0-9_-]{10,100}):(-?\d{1,20}|@[A-Za-z0-9_]{4,
 
 /** https only; plain http is accepted for loopback receivers (tests, a local relay). */
 function isAllowedUrl(raw: string): boolean {
-  try {
-    const u = new URL(raw);
-    return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK_HOSTS.includes(u.hostname));
-  } catch {
-    return false;
-  }
+  const u = URL.parse(raw);
+  return u?.protocol === 'https:' || (u?.protocol === 'http:' && LOOPBACK_HOSTS.includes(u.hostname));
 }
 
 function channelId(kind: ChannelKind, value: string): string {
@@ -58,10 +53,9 @@ export function channelsFromEnv(env: Readonly<Record<string, string | undefined>
   channels: Channel[];
   warnings: string[];
 } {
-  const raw = env.RESET_NOTIFY_WEBHOOKS ?? '';
   const channels = new Map<string, Channel>();
   const warnings: string[] = [];
-  raw
+  (env.RESET_NOTIFY_WEBHOOKS ?? '')
     .split(',')
     .map((s) => s.trim())
     .forEach((entry, i) => {

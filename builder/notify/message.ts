@@ -2,7 +2,7 @@
 import type { Channel } from './channels.ts';
 import type { NotifyMessage } from './plan.ts';
 
-export const DEFAULT_TELEGRAM_API_URL = 'https://api.telegram.org';
+const DEFAULT_TELEGRAM_API_URL = 'https://api.telegram.org';
 
 export interface NotifyRequest {
   url: string;
@@ -20,18 +20,14 @@ function slackEscape(s: string): string {
  * label of its own choosing, or open a mention), so they are percent-encoded first, which names the same resource;
  * `&` is then escaped as in any text. The label is text: escaped.
  */
-export function slackLink(url: string, label: string): string {
+function slackLink(url: string, label: string): string {
   const safe = url.replace(/[|<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/&/g, '&amp;');
   return `<${safe}|${slackEscape(label)}>`;
 }
 
 /** The host a link points to, as the label of a source link (`x.com`); the whole URL when it has none. */
 function hostLabel(url: string): string {
-  try {
-    return new URL(url).host || url;
-  } catch {
-    return url;
-  }
+  return URL.parse(url)?.host || url;
 }
 
 function plainText(m: NotifyMessage): string {
@@ -57,11 +53,7 @@ function ntfyRequest(url: string, m: NotifyMessage): { url: string; body: unknow
   };
 }
 
-export function buildRequest(
-  c: Channel,
-  m: NotifyMessage,
-  telegramApiUrl: string = DEFAULT_TELEGRAM_API_URL,
-): NotifyRequest {
+export function buildRequest(c: Channel, m: NotifyMessage, telegramApiUrl = DEFAULT_TELEGRAM_API_URL): NotifyRequest {
   const headers = { 'content-type': 'application/json', 'idempotency-key': m.idempotency_key };
   const json = (url: string, body: unknown): NotifyRequest => ({ url, headers, body: JSON.stringify(body) });
   switch (c.kind) {

@@ -164,6 +164,11 @@ function digestMessage(covers: readonly string[], asOf: Date, o: PlanOptions): O
   };
 }
 
+/** A delivery log key: the channel and the message key. */
+function pair(channel: string, key: string): string {
+  return `${channel}\u0000${key}`;
+}
+
 /** Every message due now, before dedupe: resets (oldest first), the announcement, a confirmed day. */
 function dueMessages(
   events: readonly Event[],
@@ -204,43 +209,30 @@ export function planNotifications(
   o: PlanOptions,
 ): Delivery[] {
   const messages = dueMessages(events, upcoming, today, asOf, o);
-  const sent = new Set(log.sent.map((s) => `${s.channel}\u0000${s.key}`));
+  const sent = new Set(log.sent.map((s) => pair(s.channel, s.key)));
   const gaveUp = new Set(
     log.failed
       .filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS)
-      .map((f) => `${f.channel}\u0000${f.key}`),
+      .map((f) => pair(f.channel, f.key)),
   );
   const out: Delivery[] = [];
   for (const channel of o.channels) {
-    const seen = (k: string) => sent.has(`${channel}\u0000${k}`);
+    const seen = (k: string) => sent.has(pair(channel, k));
+    const given = (k: string) => gaveUp.has(pair(channel, k));
     // A digest that failed is retried as it was (same resets, same Idempotency-Key), never split into single messages.
     const retry = log.failed.find(
-      (f) =>
-        f.channel === channel &&
-        f.key.startsWith('digest:') &&
-        f.covers !== undefined &&
-        !gaveUp.has(`${channel}\u0000${f.key}`),
+      (f) => f.channel === channel && f.key.startsWith('digest:') && f.covers !== undefined && !given(f.key),
     );
     const pending = new Set(retry?.covers ?? []);
-    const due = messages.filter(
-      (m) => !m.keys.some(seen) && !pending.has(m.keys[0]!) && !gaveUp.has(`${channel}\u0000${m.keys[0]}`),
-    );
+    const due = messages.filter((m) => !m.keys.some(seen) && !pending.has(m.keys[0]!) && !given(m.keys[0]!));
     // The announcement and a confirmed day (two at most) always go out on their own; resets fill the rest of the cap.
     const resets = due.filter((m) => m.message.kind === 'reset');
     const room = Math.max(0, NOTIFY_MAX_PER_RUN - (due.length - resets.length));
     const single = new Set(resets.slice(0, room));
     for (const m of due) if (m.message.kind !== 'reset' || single.has(m)) out.push({ channel, ...m });
     // One digest per run at most: a retried one first; a new overflow waits for the next run.
-    if (retry) out.push({ channel, ...digestMessage(retry.covers!, asOf, o) });
-    else if (resets.length > room)
-      out.push({
-        channel,
-        ...digestMessage(
-          resets.slice(room).map((m) => m.keys[0]!),
-          asOf,
-          o,
-        ),
-      });
+    const covers = retry ? retry.covers! : resets.slice(room).map((m) => m.keys[0]!);
+    if (covers.length > 0) out.push({ channel, ...digestMessage(covers, asOf, o) });
   }
   return out;
 }
@@ -267,13 +259,14 @@ export function recordOutcomes(
 ): NotifyLog {
   const at = asOf.toISOString();
   const now = asOf.getTime();
-  const k = (c: string, key: string) => `${c}\u0000${key}`;
-  const done = new Set(outcomes.filter((o) => o.result === 'sent').map((o) => k(o.channel, o.key)));
-  const failedNow = outcomes.filter((o) => o.result === 'failed');
-  const failed = new Map(log.failed.filter((f) => !done.has(k(f.channel, f.key))).map((f) => [k(f.channel, f.key), f]));
-  for (const o of failedNow) {
-    const prev = failed.get(k(o.channel, o.key));
-    failed.set(k(o.channel, o.key), {
+  const sentNow = outcomes.filter((o) => o.result === 'sent');
+  const done = new Set(sentNow.map((o) => pair(o.channel, o.key)));
+  const failed = new Map(
+    log.failed.filter((f) => !done.has(pair(f.channel, f.key))).map((f) => [pair(f.channel, f.key), f]),
+  );
+  for (const o of outcomes.filter((x) => x.result === 'failed')) {
+    const prev = failed.get(pair(o.channel, o.key));
+    failed.set(pair(o.channel, o.key), {
       channel: o.channel,
       key: o.key,
       first_failed_at: prev?.first_failed_at ?? at,
@@ -281,9 +274,7 @@ export function recordOutcomes(
       ...(o.covers ? { covers: [...o.covers] } : {}),
     });
   }
-  const fresh = outcomes
-    .filter((o) => o.result === 'sent')
-    .flatMap((o) => [o.key, ...(o.covers ?? [])].map((key) => ({ channel: o.channel, key, at })));
+  const fresh = sentNow.flatMap((o) => [o.key, ...(o.covers ?? [])].map((key) => ({ channel: o.channel, key, at })));
   const sent = [...log.sent, ...fresh].filter((s) => now - Date.parse(s.at) <= SENT_LOG_KEEP_MS || open.has(s.key));
   return { sent, failed: [...failed.values()].filter((f) => now - Date.parse(f.first_failed_at) <= SENT_LOG_KEEP_MS) };
 }

@@ -14,7 +14,7 @@ import {
   type Attempt,
 } from '../net/http.ts';
 import type { Channel } from './channels.ts';
-import { buildRequest, DEFAULT_TELEGRAM_API_URL } from './message.ts';
+import { buildRequest } from './message.ts';
 import { LOCAL_USER_AGENT } from '../net/user-agent.ts';
 import type { Delivery, DeliveryOutcome } from './plan.ts';
 
@@ -44,12 +44,8 @@ export interface Notifier {
   send(deliveries: readonly Delivery[]): Promise<DeliveryOutcome[]>;
 }
 
-interface PostFailure {
-  /** The outcome's detail: `HTTP 503`, `timeout`, or the network error's code. Never the message: it can quote the secret URL. */
-  detail: string;
-  retryable: boolean;
-  retryAfterMs: number | null;
-}
+/** `detail`: `HTTP 503`, `timeout`, or the network error's code; never the message, which can quote the secret URL. */
+type PostFailure = { detail: string; retryable: boolean; retryAfterMs: number | null };
 
 async function post(
   agent: Agent,
@@ -87,10 +83,8 @@ async function post(
 export function createNotifier(channels: readonly Channel[], opts: NotifierOptions = {}): Notifier {
   const timeoutMs = opts.timeoutMs ?? NOTIFY_TIMEOUT_MS;
   const budgetMs = opts.budgetMs ?? NOTIFY_BUDGET_MS;
-  const retry = {
-    retries: opts.retries ?? NOTIFY_RETRIES,
-    backoffBaseMs: opts.backoffBaseMs ?? NOTIFY_BACKOFF_BASE_MS,
-  };
+  const retries = opts.retries ?? NOTIFY_RETRIES;
+  const backoffBaseMs = opts.backoffBaseMs ?? NOTIFY_BACKOFF_BASE_MS;
   const log = opts.log ?? (() => {});
   const userAgent = opts.userAgent ?? LOCAL_USER_AGENT;
   return {
@@ -98,7 +92,6 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
     async send(deliveries) {
       const deadlineMs = Date.now() + budgetMs;
       const agent = createAgent({ timeoutMs, maxBodyBytes: ANSWER_MAX_BYTES });
-      const byChannel = new Map(channels.map((c) => [c.id, c]));
       try {
         const perChannel = channels.map(async (c) => {
           const out: DeliveryOutcome[] = [];
@@ -108,20 +101,15 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
               out.push({ channel: c.id, key, result: 'skipped', detail: 'budget' });
               continue;
             }
-            const req = buildRequest(byChannel.get(c.id)!, d.message, opts.telegramApiUrl ?? DEFAULT_TELEGRAM_API_URL);
+            const req = buildRequest(c, d.message, opts.telegramApiUrl);
             const r = await withRetries(
               () => post(agent, req, userAgent, Math.max(1, Math.floor(Math.min(timeoutMs, deadlineMs - Date.now())))),
-              { ...retry, deadlineMs },
+              { retries, backoffBaseMs, deadlineMs },
             );
             const detail = r.ok ? r.value : r.failure.detail;
-            log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${r.ok ? 'sent' : 'failed'} (${detail})`);
-            out.push({
-              channel: c.id,
-              key,
-              ...(d.covers ? { covers: d.covers } : {}),
-              result: r.ok ? 'sent' : 'failed',
-              detail,
-            });
+            const result = r.ok ? 'sent' : 'failed';
+            log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${result} (${detail})`);
+            out.push({ channel: c.id, key, ...(d.covers ? { covers: d.covers } : {}), result, detail });
           }
           return out;
         });

@@ -35,7 +35,10 @@ describe('the committed CloudFront Function', () => {
   });
 
   it('passes `scripts/build-edge.ts --check`, the command .ci/run runs', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-edge.ts', '--check'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-edge.ts', '--check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/up to date/);
@@ -44,7 +47,9 @@ describe('the committed CloudFront Function', () => {
 
 describe('a copy with a refused construct planted in it', () => {
   it('fails on an async closure returned by a factory, the shape the handler used to have', () => {
-    const planted = bundle.replace(/async function handler\(([\w$]+)\)\{/, 'function plant_make(k){return async function($1){').replace(/\}\n$/, '}}\nvar handler=plant_make(1);\n');
+    const planted = bundle
+      .replace(/async function handler\(([\w$]+)\)\{/, 'function plant_make(k){return async function($1){')
+      .replace(/\}\n$/, '}}\nvar handler=plant_make(1);\n');
     expect(planted).not.toBe(bundle);
     expect(rulesOf(planted)).toEqual(['async', 'await', 'handler']);
   });
@@ -61,7 +66,10 @@ describe('a copy with a refused construct planted in it', () => {
   });
 
   it('fails on an await in a nested async function inside the handler', () => {
-    const planted = bundle.replace(/async function handler\(([\w$]+)\)\{/, 'async function handler($1){var plant_q=async function(){return await 1};');
+    const planted = bundle.replace(
+      /async function handler\(([\w$]+)\)\{/,
+      'async function handler($1){var plant_q=async function(){return await 1};',
+    );
     expect(rulesOf(planted)).toEqual(['async', 'await']);
   });
 
@@ -86,9 +94,21 @@ describe('a copy with a refused construct planted in it', () => {
   });
 
   it.each([
-    ['an import of another module', (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, "\n$1\nimport fs from 'fs';\n"), ['import']],
-    ['a named import of cloudfront', (b: string) => b.replace(/\nimport ([\w$]+) from 'cloudfront';\n/, "\nimport {$1} from 'cloudfront';\n"), ['es-level', 'import']],
-    ['the runtime import after other code', (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, '\nvar plant_first=1;\n$1\n'), ['import']],
+    [
+      'an import of another module',
+      (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, "\n$1\nimport fs from 'fs';\n"),
+      ['import'],
+    ],
+    [
+      'a named import of cloudfront',
+      (b: string) => b.replace(/\nimport ([\w$]+) from 'cloudfront';\n/, "\nimport {$1} from 'cloudfront';\n"),
+      ['es-level', 'import'],
+    ],
+    [
+      'the runtime import after other code',
+      (b: string) => b.replace(/\n(import [\w$]+ from 'cloudfront';)\n/, '\nvar plant_first=1;\n$1\n'),
+      ['import'],
+    ],
     ['require of fs', (b: string) => b + "var plant_fs=require('fs');\n", ['import']],
     ['a dynamic import', (b: string) => b + "import('fs');\n", ['es-level', 'import']],
   ])('fails on %s', (_label, plant, rules) => {
@@ -108,8 +128,14 @@ describe('a copy with a refused construct planted in it', () => {
   });
 
   it('fails without a top-level handler, or with one that takes no event', () => {
-    expect(rulesOf(bundle.replace('async function handler(', 'async function handle('))).toEqual(['async', 'await', 'handler']);
-    expect(rulesOf(bundle.replace(/async function handler\([\w$]+\)/, 'async function handler()'))).toEqual(['handler']);
+    expect(rulesOf(bundle.replace('async function handler(', 'async function handle('))).toEqual([
+      'async',
+      'await',
+      'handler',
+    ]);
+    expect(rulesOf(bundle.replace(/async function handler\([\w$]+\)/, 'async function handler()'))).toEqual([
+      'handler',
+    ]);
   });
 
   it('fails over 10 KB, counting bytes, not characters', () => {
@@ -121,13 +147,22 @@ describe('a copy with a refused construct planted in it', () => {
   });
 
   it('accepts the later features the runtime lists: let/const, arrows, template literals, rest parameters, **', () => {
-    expect(rulesOf(append('const plant_sq=(...xs)=>xs.map(x=>x**2);let plant_t=`${plant_sq(1,2).join()}`;var plant_n=1_000;var plant_r=/(?<y>\\d{4})/y;'))).toEqual([]);
+    expect(
+      rulesOf(
+        append(
+          'const plant_sq=(...xs)=>xs.map(x=>x**2);let plant_t=`${plant_sq(1,2).join()}`;var plant_n=1_000;var plant_r=/(?<y>\\d{4})/y;',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('fails through the command line too, naming file, line and rule', async () => {
     const file = path.join(tmp, 'planted.js');
     await writeFile(file, append('var plant_z=async function(e){return await e};'));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cloudfront-rules.ts', file], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cloudfront-rules.ts', file], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${file}:4:13: [async]`);
     expect(r.stderr).toContain('async arguments and closures are not supported');

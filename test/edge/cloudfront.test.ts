@@ -9,7 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES, JSON_CONTENT_TYPE, LANGS, NOT_FOUND_CONTENT_LANGUAGE, NOT_FOUND_KEY } from '../../builder/contract.ts';
+import {
+  EVENT_TYPES,
+  JSON_CONTENT_TYPE,
+  LANGS,
+  NOT_FOUND_CONTENT_LANGUAGE,
+  NOT_FOUND_KEY,
+} from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';
@@ -65,13 +71,19 @@ function runtimeModule(store: Readonly<Record<string, string>>) {
  * at `now`. Its first statement is the runtime import, which a script context cannot run: it becomes a variable bound
  * to the emulated module.
  */
-function loadFunction(code: string, store: Readonly<Record<string, string>>, now: number): { handler: Handler; context: vm.Context } {
+function loadFunction(
+  code: string,
+  store: Readonly<Record<string, string>>,
+  now: number,
+): { handler: Handler; context: vm.Context } {
   const m = /^(\/\/[^\n]*\n)import ([\w$]+) from 'cloudfront';\n/.exec(code);
   if (m === null) throw new Error('the bundle does not start with its header and the runtime import');
   const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
   (context as Record<string, unknown>).__cloudfront = runtimeModule(store);
   vm.runInContext(`Date.now = function () { return ${now}; };`, context);
-  vm.runInContext(`var ${m[2]} = __cloudfront;\n` + code.slice(m[0].length), context, { filename: 'cloudfront-function.js' });
+  vm.runInContext(`var ${m[2]} = __cloudfront;\n` + code.slice(m[0].length), context, {
+    filename: 'cloudfront-function.js',
+  });
   return { handler: (context as { handler: Handler }).handler, context };
 }
 
@@ -79,7 +91,10 @@ function loadFunction(code: string, store: Readonly<Record<string, string>>, now
  * The viewer-request event CloudFront would build for this request line: the path as sent, and the query split into
  * still-encoded name/value pairs, repeated names collapsed into one entry with `multiValue`.
  */
-function cloudFrontEvent(method: string, target: string): { version: string; context: { eventType: string }; viewer: { ip: string }; request: EdgeRequest } {
+function cloudFrontEvent(
+  method: string,
+  target: string,
+): { version: string; context: { eventType: string }; viewer: { ip: string }; request: EdgeRequest } {
   const qi = target.indexOf('?');
   // No prototype, so a parameter named __proto__ or constructor is an own entry, as in CloudFront's event.
   const querystring: Record<string, EdgeQueryValue> = Object.create(null);
@@ -98,7 +113,13 @@ function cloudFrontEvent(method: string, target: string): { version: string; con
     version: '1.0',
     context: { eventType: 'viewer-request' },
     viewer: { ip: '127.0.0.1' },
-    request: { method, uri: qi === -1 ? target : target.slice(0, qi), querystring, headers: { host: { value: 'api.example.test' } }, cookies: {} },
+    request: {
+      method,
+      uri: qi === -1 ? target : target.slice(0, qi),
+      querystring,
+      headers: { host: { value: 'api.example.test' } },
+      cookies: {},
+    },
   };
 }
 
@@ -163,10 +184,15 @@ describe('the built CloudFront Function', () => {
 
   it('runs where Node globals, timers and network do not exist', async () => {
     const { handler: h, context } = loadFunction(code, store, FRESH);
-    expect(vm.runInContext('[typeof require, typeof process, typeof setTimeout, typeof fetch, typeof Buffer].join()', context)).toBe(
-      'undefined,undefined,undefined,undefined,undefined',
-    );
-    const res = (await h({ request: { method: 'GET', uri: '/api/latest', querystring: { lang: { value: 'de' } }, headers: {}, cookies: {} } })) as EdgeRequest;
+    expect(
+      vm.runInContext(
+        '[typeof require, typeof process, typeof setTimeout, typeof fetch, typeof Buffer].join()',
+        context,
+      ),
+    ).toBe('undefined,undefined,undefined,undefined,undefined');
+    const res = (await h({
+      request: { method: 'GET', uri: '/api/latest', querystring: { lang: { value: 'de' } }, headers: {}, cookies: {} },
+    })) as EdgeRequest;
     expect(res.uri).toBe('/api/de/latest.json');
   });
 
@@ -174,13 +200,21 @@ describe('the built CloudFront Function', () => {
     for (const broken of [{}, { freshness: 'not json' }, { freshness: '{"stale_after":"soon"}' }]) {
       const h = loadFunction(code, broken, Date.parse('2026-12-25T00:00:00Z')).handler;
       expect(((await h(cloudFrontEvent('GET', '/api/latest?lang=ko'))) as EdgeRequest).uri).toBe('/api/ko/latest.json');
-      expect(((await h(cloudFrontEvent('GET', '/api/events/no-such-event'))) as EdgeRequest).uri).toBe('/api/en/events/no-such-event.json');
+      expect(((await h(cloudFrontEvent('GET', '/api/events/no-such-event'))) as EdgeRequest).uri).toBe(
+        '/api/en/events/no-such-event.json',
+      );
     }
   });
 
   it('rebuilds repeated parameters from multiValue, so a repeated lang is refused as at the preview', async () => {
     const res = (await handler({
-      request: { method: 'GET', uri: '/api/latest', querystring: { lang: { value: 'de', multiValue: [{ value: 'de' }, { value: 'ja' }] } }, headers: {}, cookies: {} },
+      request: {
+        method: 'GET',
+        uri: '/api/latest',
+        querystring: { lang: { value: 'de', multiValue: [{ value: 'de' }, { value: 'ja' }] } },
+        headers: {},
+        cookies: {},
+      },
     })) as EdgeResponse;
     expect(res.statusCode).toBe(400);
     expect(JSON.parse(res.body?.data ?? '{}').error.code).toBe('ambiguous_parameter');
@@ -188,7 +222,13 @@ describe('the built CloudFront Function', () => {
 
   it('moves page into the URI and drops the query, so the cache keyed on the URI alone (infra/lib/edge.ts) tells pages apart', async () => {
     const uris = new Set<string>();
-    for (const target of ['/api/history?lang=de', '/api/history?lang=de&page=1', '/api/history?page=2&lang=de', '/api/history?lang=de&type=global_reset&page=1', '/api/history?lang=de&type=banked_grant&page=1']) {
+    for (const target of [
+      '/api/history?lang=de',
+      '/api/history?lang=de&page=1',
+      '/api/history?page=2&lang=de',
+      '/api/history?lang=de&type=global_reset&page=1',
+      '/api/history?lang=de&type=banked_grant&page=1',
+    ]) {
       const res = (await handler(cloudFrontEvent('GET', target))) as EdgeRequest;
       expect(res.querystring, target).toEqual({});
       expect(res.uri, target).toMatch(/^\/api\/de\/history(\/[a-z_]+)?(\/pages\/\d+)?\.json$/);
@@ -215,12 +255,14 @@ describe('edge and preview answer alike', () => {
   it('agrees on every request of the table', async () => {
     expect(eventId).not.toBe('');
     // The table's page requests reach archived pages that exist, of every type (and the full list's second).
-    for (const key of ['api/de/history/pages/2.json', ...EVENT_TYPES.map((t) => `api/en/history/${t}/pages/1.json`)]) expect(existsSync(path.join(dist, key)), key).toBe(true);
+    for (const key of ['api/de/history/pages/2.json', ...EVENT_TYPES.map((t) => `api/en/history/${t}/pages/1.json`)])
+      expect(existsSync(path.join(dist, key)), key).toBe(true);
     const notFoundBody = await readFile(path.join(dist, NOT_FOUND_KEY), 'utf8');
     for (const c of cases(eventId)) {
       const label = `${c.method} ${c.target.length > 80 ? c.target.slice(0, 80) + '…' : c.target}`;
       // JSON round trip: plain values of this realm, whatever the vm context's prototypes.
-      const edge = JSON.parse(JSON.stringify(await handler(cloudFrontEvent(c.method, c.target)))) as EdgeRequest | EdgeResponse;
+      const edge = JSON.parse(JSON.stringify(await handler(cloudFrontEvent(c.method, c.target)))) as
+        EdgeRequest | EdgeResponse;
       const http = await rawRequest(Number(new URL(preview.url).port), c.method, c.target);
       const headersOf = (h: Record<string, string>) => ({
         'content-type': h['content-type'],
@@ -294,12 +336,19 @@ describe('edge and preview agree on the clock', () => {
         for (const endpoint of ['latest', 'status', 'forecast']) {
           const target = `/api/${endpoint}?lang=${lang}`;
           const edge = (await h(cloudFrontEvent('GET', target))) as EdgeRequest;
-          const key = variant !== null && endpoint !== 'forecast' ? `api/${lang}/unknown/${variant}/${endpoint}.json` : `api/${lang}/${endpoint}.json`;
+          const key =
+            variant !== null && endpoint !== 'forecast'
+              ? `api/${lang}/unknown/${variant}/${endpoint}.json`
+              : `api/${lang}/${endpoint}.json`;
           expect(edge.uri, target).toBe(`/${key}`);
           const http = await rawRequest(Number(new URL(p.url).port), 'GET', target);
           expect(http.status, target).toBe(200);
           expect(http.body, target).toBe(await readFile(path.join(dist, key), 'utf8'));
-          if (variant !== null && endpoint !== 'forecast') expect(JSON.parse(http.body)).toMatchObject({ reset: null, today: { state: 'unknown', date: variant === 'stopped' ? null : variant } });
+          if (variant !== null && endpoint !== 'forecast')
+            expect(JSON.parse(http.body)).toMatchObject({
+              reset: null,
+              today: { state: 'unknown', date: variant === 'stopped' ? null : variant },
+            });
         }
         // The human page, made from the same variants.
         const page = (await h(cloudFrontEvent('GET', `/${lang}/`))) as EdgeRequest;

@@ -21,9 +21,15 @@ describe('route', () => {
       });
     }
     expect(route({ method: 'GET', uri: '/api/feed.atom', query: '' })).toMatchObject({ key: 'api/en/feed.atom' });
-    expect(route({ method: 'GET', uri: '/api/feed.atom', query: 'lang=xx' })).toMatchObject({ kind: 'response', status: 400 });
+    expect(route({ method: 'GET', uri: '/api/feed.atom', query: 'lang=xx' })).toMatchObject({
+      kind: 'response',
+      status: 400,
+    });
     expect(route({ method: 'GET', uri: '/api/feed.rss', query: '' })).toMatchObject({ kind: 'response', status: 404 });
-    expect(route({ method: 'GET', uri: '/api/en/feed.atom', query: '' })).toMatchObject({ kind: 'response', status: 404 });
+    expect(route({ method: 'GET', uri: '/api/en/feed.atom', query: '' })).toMatchObject({
+      kind: 'response',
+      status: 404,
+    });
   });
 });
 
@@ -51,10 +57,12 @@ describe('preview', () => {
         expect(body.length).toBeGreaterThan(0);
       }
     }
-    expect(parseAtom(await (await fetch(`${preview.url}/api/feed.atom?lang=zh`)).text()).entries.length).toBeGreaterThan(0);
+    expect(
+      parseAtom(await (await fetch(`${preview.url}/api/feed.atom?lang=zh`)).text()).entries.length,
+    ).toBeGreaterThan(0);
   });
 
-  it('keeps the document\'s content type on range and conditional requests', async () => {
+  it("keeps the document's content type on range and conditional requests", async () => {
     const res = await fetch(`${preview.url}/api/calendar.ics?lang=de`, { headers: { range: 'bytes=0-14' } });
     expect(res.status).toBe(206);
     expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
@@ -71,7 +79,9 @@ describe('preview', () => {
       expect(op.parameters[0].$ref).toBe('#/components/parameters/lang');
       expect(Object.keys(op.responses['200'].content)).toEqual([FOLLOW_DOCUMENTS[name].split(';')[0]]);
     }
-    expect(doc.paths['/api/latest'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Latest');
+    expect(doc.paths['/api/latest'].get.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/Latest',
+    );
     expect(JSON.stringify(doc)).toContain('"Upcoming"');
   });
 });

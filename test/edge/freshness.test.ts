@@ -8,7 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE } from '../../builder/contract.ts';
 import { translator } from '../../builder/render/i18n.ts';
-import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer, type TempBuild } from '../helpers/build.ts';
+import {
+  createTempBuild,
+  startLoopback,
+  trackerHandler,
+  type LoopbackServer,
+  type TempBuild,
+} from '../helpers/build.ts';
 import { TARGETS, startTarget, type ServedApi, type TargetName } from '../helpers/targets.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,9 +36,21 @@ beforeAll(async () => {
   calmTracker = await startLoopback(trackerHandler(() => []));
   resetTracker = await startLoopback(trackerHandler(() => [RECORD]));
   calm = await createTempBuild({ edgeStore: true });
-  expect((await calm.build('2026-11-21T12:00:00Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${calmTracker.url}/api/v1/resets` }])).today).toBe('no_verified_reset');
+  expect(
+    (
+      await calm.build('2026-11-21T12:00:00Z', [
+        { id: 'reset-tracker', kind: 'reset_tracker', url: `${calmTracker.url}/api/v1/resets` },
+      ])
+    ).today,
+  ).toBe('no_verified_reset');
   resetDay = await createTempBuild({ edgeStore: true });
-  expect((await resetDay.build('2026-11-21T23:50:00Z', [{ id: 'reset-tracker', kind: 'reset_tracker', url: `${resetTracker.url}/api/v1/resets` }])).today).toBe('recorded_today');
+  expect(
+    (
+      await resetDay.build('2026-11-21T23:50:00Z', [
+        { id: 'reset-tracker', kind: 'reset_tracker', url: `${resetTracker.url}/api/v1/resets` },
+      ])
+    ).today,
+  ).toBe('recorded_today');
 });
 
 afterAll(async () => {
@@ -49,7 +67,11 @@ async function serveAt(target: TargetName, build: TempBuild, iso: string): Promi
 
 async function get(p: ServedApi, target: string) {
   const res = await fetch(p.url + target);
-  return { status: res.status, lang: res.headers.get('content-language'), body: (await res.json()) as Record<string, any> };
+  return {
+    status: res.status,
+    lang: res.headers.get('content-language'),
+    body: (await res.json()) as Record<string, any>,
+  };
 }
 
 describe('a calm day built at 12:00 UTC', () => {
@@ -64,10 +86,24 @@ describe('a calm day built at 12:00 UTC', () => {
   });
 
   it('answers no_verified_reset and reset false at 12:10 (through `npm run preview -- --now`)', async () => {
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'builder/edge/preview.ts', '--port', '0', '--dir', calm.outDir, '--now', '2026-11-21T12:10:00Z'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'builder/edge/preview.ts',
+        '--port',
+        '0',
+        '--dir',
+        calm.outDir,
+        '--now',
+        '2026-11-21T12:10:00Z',
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -94,27 +130,40 @@ describe.each(TARGETS)('through the %s', (target) => {
     it('answers no_verified_reset up to the last millisecond before stale_after', async () => {
       const p = await serveAt(target, calm, '2026-11-21T12:29:59.999Z');
       expect((await get(p, '/api/latest')).body).toMatchObject({ reset: false, today: { state: 'no_verified_reset' } });
-      expect((await get(p, '/api/badge.json')).body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/en/badge.json'), 'utf8')));
+      expect((await get(p, '/api/badge.json')).body).toEqual(
+        JSON.parse(await readFile(path.join(calm.outDir, 'api/en/badge.json'), 'utf8')),
+      );
     });
 
     it('answers unknown and reset null at 12:31, in the requested language, for latest and status', async () => {
       const p = await serveAt(target, calm, '2026-11-21T12:31:00Z');
       const latest = await get(p, '/api/latest');
       expect(latest.status).toBe(200);
-      expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00Z' } });
+      expect(latest.body).toMatchObject({
+        reset: null,
+        today: { state: 'unknown', reset: null, date: '2026-11-21', last_good_check_at: '2026-11-21T12:00:00Z' },
+      });
       const de = await get(p, '/api/status?lang=de');
       expect(de.lang).toBe('de');
       expect(de.body).toMatchObject({ reset: null, meta: { lang: 'de' }, today: { state: 'unknown' } });
       expect(de.body.today.explanation).not.toBe(latest.body.today.explanation);
       // The human page is made from the unknown variants too.
       const page = await fetch(`${p.url}/de/`);
-      expect(await page.text()).toBe(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8'));
-      expect(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8')).not.toBe(await readFile(path.join(calm.outDir, 'api/de/index.html'), 'utf8'));
+      expect(await page.text()).toBe(
+        await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8'),
+      );
+      expect(await readFile(path.join(calm.outDir, 'api/de/unknown/2026-11-21/index.html'), 'utf8')).not.toBe(
+        await readFile(path.join(calm.outDir, 'api/de/index.html'), 'utf8'),
+      );
       // The badge says today's state too: its unknown variant, in the language, as JSON and as SVG.
       const badge = await get(p, '/api/badge.json?lang=de');
-      expect(badge.body).toEqual(JSON.parse(await readFile(path.join(calm.outDir, 'api/de/unknown/badge.json'), 'utf8')));
+      expect(badge.body).toEqual(
+        JSON.parse(await readFile(path.join(calm.outDir, 'api/de/unknown/badge.json'), 'utf8')),
+      );
       expect(badge.body).toMatchObject({ schemaVersion: 1, color: 'lightgrey' });
-      expect(badge.body.message).not.toBe(JSON.parse(await readFile(path.join(calm.outDir, 'api/de/badge.json'), 'utf8')).message);
+      expect(badge.body.message).not.toBe(
+        JSON.parse(await readFile(path.join(calm.outDir, 'api/de/badge.json'), 'utf8')).message,
+      );
       const svg = await fetch(`${p.url}/api/badge.svg`);
       expect(await svg.text()).toBe(await readFile(path.join(calm.outDir, 'api/en/unknown/badge.svg'), 'utf8'));
       // Documents that say nothing about today are served as built.
@@ -124,7 +173,10 @@ describe.each(TARGETS)('through the %s', (target) => {
 
     it('answers unknown for the next UTC date after midnight', async () => {
       const p = await serveAt(target, calm, '2026-11-22T00:00:00Z');
-      expect((await get(p, '/api/latest?lang=ja')).body).toMatchObject({ reset: null, today: { state: 'unknown', date: '2026-11-22' } });
+      expect((await get(p, '/api/latest?lang=ja')).body).toMatchObject({
+        reset: null,
+        today: { state: 'unknown', date: '2026-11-22' },
+      });
     });
 
     // Builds stopped after this one: over HTTP, 2, 3 and 10 days later, today names the reader's UTC date or none.
@@ -132,31 +184,46 @@ describe.each(TARGETS)('through the %s', (target) => {
       ['2026-11-23T12:00:00Z', '2026-11-23'],
       ['2026-11-24T12:00:00Z', '2026-11-24'],
       ['2026-12-01T12:00:00Z', null],
-    ] as const)('at %s (builds stopped) answers unknown for %s (null: the dateless variant), saying since when', async (iso, date) => {
-      const p = await serveAt(target, calm, iso);
-      const segment = date ?? 'stopped';
-      for (const lang of ['en', 'ko'] as const) {
-        const latest = await get(p, `/api/latest?lang=${lang}`);
-        expect(latest.status).toBe(200);
-        expect(latest.body).toMatchObject({ reset: null, today: { state: 'unknown', date, last_good_check_at: '2026-11-21T12:00:00Z' } });
-        expect(latest.body.today.explanation).toBe(translator(lang)('common:state.unknown_expired', { since: '2026-11-21T12:30:00Z' }));
-        expect(latest.body.last_source_check_at).toBe('2026-11-21T12:00:00Z');
-        const status = await get(p, `/api/status?lang=${lang}`);
-        expect(status.body.today).toEqual(latest.body.today);
-        const page = await fetch(`${p.url}/${lang}/`);
-        expect(await page.text()).toBe(await readFile(path.join(calm.outDir, `api/${lang}/unknown/${segment}/index.html`), 'utf8'));
-      }
-    });
+    ] as const)(
+      'at %s (builds stopped) answers unknown for %s (null: the dateless variant), saying since when',
+      async (iso, date) => {
+        const p = await serveAt(target, calm, iso);
+        const segment = date ?? 'stopped';
+        for (const lang of ['en', 'ko'] as const) {
+          const latest = await get(p, `/api/latest?lang=${lang}`);
+          expect(latest.status).toBe(200);
+          expect(latest.body).toMatchObject({
+            reset: null,
+            today: { state: 'unknown', date, last_good_check_at: '2026-11-21T12:00:00Z' },
+          });
+          expect(latest.body.today.explanation).toBe(
+            translator(lang)('common:state.unknown_expired', { since: '2026-11-21T12:30:00Z' }),
+          );
+          expect(latest.body.last_source_check_at).toBe('2026-11-21T12:00:00Z');
+          const status = await get(p, `/api/status?lang=${lang}`);
+          expect(status.body.today).toEqual(latest.body.today);
+          const page = await fetch(`${p.url}/${lang}/`);
+          expect(await page.text()).toBe(
+            await readFile(path.join(calm.outDir, `api/${lang}/unknown/${segment}/index.html`), 'utf8'),
+          );
+        }
+      },
+    );
 
-    it('answers an unknown event id with the translated 404 from the store\'s key set, and a known one with its document', async () => {
+    it("answers an unknown event id with the translated 404 from the store's key set, and a known one with its document", async () => {
       const p = await serveAt(target, calm, '2026-11-21T12:10:00Z');
       const missing = await get(p, '/api/events/2026-11-21-no-such-event?lang=ko');
       expect(missing.status).toBe(404);
       expect(missing.lang).toBe('ko');
       expect(missing.body.meta).toEqual({ lang: 'ko' });
       expect(missing.body.error.message).toContain('2026-11-21-no-such-event');
-      const known = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8')) as Record<string, string>;
-      const id = Object.keys(known).find((k) => k.startsWith('e:'))!.slice(2);
+      const known = JSON.parse(await readFile(path.join(calm.outDir, EDGE_STORE_FILE), 'utf8')) as Record<
+        string,
+        string
+      >;
+      const id = Object.keys(known)
+        .find((k) => k.startsWith('e:'))!
+        .slice(2);
       const found = await get(p, `/api/events/${id}?lang=ko`);
       expect(found.status).toBe(200);
       expect(found.body.event.id).toBe(id);
@@ -166,10 +233,13 @@ describe.each(TARGETS)('through the %s', (target) => {
   describe('a day with a recorded reset built at 23:50 UTC', () => {
     it('answers recorded_today at 23:55, past the 30 minutes a calm answer would hold', async () => {
       const p = await serveAt(target, resetDay, '2026-11-21T23:55:00Z');
-      expect((await get(p, '/api/latest')).body).toMatchObject({ reset: true, today: { state: 'recorded_today', date: '2026-11-21' } });
+      expect((await get(p, '/api/latest')).body).toMatchObject({
+        reset: true,
+        today: { state: 'recorded_today', date: '2026-11-21' },
+      });
     });
 
-    it('does not answer yesterday\'s reset at 00:05: today is unknown, the reset stays the latest one', async () => {
+    it("does not answer yesterday's reset at 00:05: today is unknown, the reset stays the latest one", async () => {
       const p = await serveAt(target, resetDay, '2026-11-22T00:05:00Z');
       const { body } = await get(p, '/api/latest');
       expect(body.reset).toBeNull();

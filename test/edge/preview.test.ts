@@ -38,7 +38,13 @@ function rawGet(url: string, target: string, extra = ''): Promise<string> {
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', reject);
-    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1').replace(/\r\nDate: [^\r]*/, '\r\nDate: -')));
+    socket.on('end', () =>
+      resolve(
+        Buffer.concat(chunks)
+          .toString('latin1')
+          .replace(/\r\nDate: [^\r]*/, '\r\nDate: -'),
+      ),
+    );
   });
 }
 
@@ -58,11 +64,15 @@ afterAll(async () => {
 
 describe('the preview command line', () => {
   it('refuses a --now without a zone (it would be read in the machine zone)', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'builder/edge/preview.ts', '--port', '0', '--dir', dist, '--now', '2026-11-21T12:10:00'], {
-      cwd: new URL('../../', import.meta.url).pathname,
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'builder/edge/preview.ts', '--port', '0', '--dir', dist, '--now', '2026-11-21T12:10:00'],
+      {
+        cwd: new URL('../../', import.meta.url).pathname,
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--now wants an ISO 8601 instant with a zone');
   });
@@ -81,7 +91,11 @@ describe('the preview serving objects', () => {
   it('answers a plain read with exactly the bytes http-server sends for the same object', async () => {
     // An If-Modified-Since long past makes http-server itself answer with the full 200.
     const own = await rawGet(preview.url, '/api/latest?lang=de');
-    const httpServer = await rawGet(preview.url, '/api/latest?lang=de', 'If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n');
+    const httpServer = await rawGet(
+      preview.url,
+      '/api/latest?lang=de',
+      'If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n',
+    );
     expect(own).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(own).toBe(httpServer);
   });
@@ -94,7 +108,7 @@ describe('the preview serving objects', () => {
     expect(await res.text()).toBe('');
   });
 
-  it('keeps the page\'s HTML content type when http-server answers a conditional request for it', async () => {
+  it("keeps the page's HTML content type when http-server answers a conditional request for it", async () => {
     await writeFile(path.join(dist, 'api/de/index.html'), '<!doctype html><html lang="de"></html>');
     const first = await fetch(`${preview.url}/de/`);
     expect(first.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -8,7 +8,16 @@ import { ERROR_CODES, NOT_FOUND_KEY } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { route, type RouteResult } from '../../builder/edge/route.ts';
 
-const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'isPrototypeOf'];
+const KEYS = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'prototype',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 const variants = (k: string) => [k, k.toUpperCase(), encodeURIComponent(k), `${k}[]`, `${k}.json`];
 
 /** Every request the fuzz sends: a prototype key as each parameter, and the key the router must give (or an error). */
@@ -28,12 +37,21 @@ function cases(): { uri: string; query: string; want: string | 'error' }[] {
       out.push({ uri: `/api/${e}/latest`, query: '', want: 'error' });
       out.push({ uri: `/${e}`, query: '', want: 'error' });
       // A schema name of the right shape is a key of its own (answered 404 by storage).
-      out.push({ uri: `/api/schemas/${e}`, query: '', want: /^[a-z0-9-]{1,40}\.json$/.test(v) ? `api/schemas/${v}` : 'error' });
+      out.push({
+        uri: `/api/schemas/${e}`,
+        query: '',
+        want: /^[a-z0-9-]{1,40}\.json$/.test(v) ? `api/schemas/${v}` : 'error',
+      });
     }
     // An id of the right shape is a key of its own (answered 404 by storage); one of the wrong shape is a 404 here.
     const id = k.toLowerCase();
-    out.push({ uri: `/api/events/${encodeURIComponent(k)}`, query: '', want: /^[a-z0-9][a-z0-9._-]{0,79}$/.test(k) ? `api/en/events/${k}.json` : 'error' });
-    if (id !== k && /^[a-z0-9]/.test(id)) out.push({ uri: `/api/events/${id}`, query: 'lang=ja', want: `api/ja/events/${id}.json` });
+    out.push({
+      uri: `/api/events/${encodeURIComponent(k)}`,
+      query: '',
+      want: /^[a-z0-9][a-z0-9._-]{0,79}$/.test(k) ? `api/en/events/${k}.json` : 'error',
+    });
+    if (id !== k && /^[a-z0-9]/.test(id))
+      out.push({ uri: `/api/events/${id}`, query: 'lang=ja', want: `api/ja/events/${id}.json` });
   }
   return out;
 }
@@ -73,7 +91,10 @@ describe('prototype keys in request input', () => {
         await writeFile(path.join(dist, key), `{"key":${JSON.stringify(key)}}`);
       }
       await mkdir(path.dirname(path.join(dist, NOT_FOUND_KEY)), { recursive: true });
-      await writeFile(path.join(dist, NOT_FOUND_KEY), '{"error":{"status":404,"code":"not_found","message":"missing"},"meta":{"lang":null}}');
+      await writeFile(
+        path.join(dist, NOT_FOUND_KEY),
+        '{"error":{"status":404,"code":"not_found","message":"missing"},"meta":{"lang":null}}',
+      );
       preview = await startPreview({ root: dist, port: 0 });
     });
     afterAll(async () => preview?.close());

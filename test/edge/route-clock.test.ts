@@ -2,8 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { eventIdOf, liveKey, parseFreshness, route, type EdgeContext } from '../../builder/edge/route.ts';
 
-const fresh = { staleAfter: Date.parse('2026-11-21T12:30:00Z'), buildDate: '2026-11-21', nextDate: '2026-11-22', nextDay: Date.parse('2026-11-22T00:00:00Z') };
-const at = (iso: string, eventKnown: boolean | null = null): EdgeContext => ({ now: Date.parse(iso), freshness: fresh, eventKnown });
+const fresh = {
+  staleAfter: Date.parse('2026-11-21T12:30:00Z'),
+  buildDate: '2026-11-21',
+  nextDate: '2026-11-22',
+  nextDay: Date.parse('2026-11-22T00:00:00Z'),
+};
+const at = (iso: string, eventKnown: boolean | null = null): EdgeContext => ({
+  now: Date.parse(iso),
+  freshness: fresh,
+  eventKnown,
+});
 const key = (uri: string, query: string, ctx?: EdgeContext) => {
   const r = route({ method: 'GET', uri, query }, ctx);
   if (r.kind !== 'object') throw new Error(`not an object: ${JSON.stringify(r)}`);
@@ -17,13 +26,17 @@ describe('liveKey', () => {
     expect(liveKey('de', 'status', at('2026-11-21T23:59:59.999Z'))).toBe('api/de/unknown/2026-11-21/status.json');
   });
 
-  it('with a store value from before variant_dates: the next day\'s variant from midnight on, kept on later days', () => {
+  it("with a store value from before variant_dates: the next day's variant from midnight on, kept on later days", () => {
     expect(liveKey('ja', 'latest', at('2026-11-22T00:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
     expect(liveKey('ja', 'latest', at('2026-12-01T09:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
   });
 
   it('on another date even before stale_after (a store that says midnight holds the day, not the next one)', () => {
-    const ctx: EdgeContext = { now: Date.parse('2026-11-22T00:05:00Z'), freshness: { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') }, eventKnown: null };
+    const ctx: EdgeContext = {
+      now: Date.parse('2026-11-22T00:05:00Z'),
+      freshness: { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') },
+      eventKnown: null,
+    };
     expect(liveKey('en', 'latest', ctx)).toBe('api/en/unknown/2026-11-22/latest.json');
   });
 
@@ -31,24 +44,32 @@ describe('liveKey', () => {
     expect(liveKey('en', 'forecast', at('2026-11-23T00:00:00Z'))).toBe('api/en/forecast.json');
     expect(liveKey('en', 'history', at('2026-11-23T00:00:00Z'))).toBe('api/en/history.json');
     expect(liveKey('en', 'latest', undefined)).toBe('api/en/latest.json');
-    expect(liveKey('en', 'latest', { now: Date.parse('2026-11-23T00:00:00Z'), freshness: null, eventKnown: null })).toBe('api/en/latest.json');
+    expect(
+      liveKey('en', 'latest', { now: Date.parse('2026-11-23T00:00:00Z'), freshness: null, eventKnown: null }),
+    ).toBe('api/en/latest.json');
     expect(liveKey('en', 'latest', at('2026-11-20T23:59:00Z'))).toBe('api/en/latest.json');
   });
 
   it('is what route() maps the endpoints to', () => {
     expect(key('/api/latest', 'lang=ko', at('2026-11-21T13:00:00Z'))).toBe('api/ko/unknown/2026-11-21/latest.json');
-    expect(key('/api/history', 'type=global_reset', at('2026-11-21T13:00:00Z'))).toBe('api/en/history/global_reset.json');
+    expect(key('/api/history', 'type=global_reset', at('2026-11-21T13:00:00Z'))).toBe(
+      'api/en/history/global_reset.json',
+    );
   });
 });
 
 describe('builds stopped: the edge never names a wrong date', () => {
   // A build at 12:00 on the 21st that published dated variants for its date and three more, then no build again.
   const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
-  const stopped = (iso: string): EdgeContext => ({ now: Date.parse(iso), freshness: { ...fresh, variantDates: dates }, eventKnown: null });
+  const stopped = (iso: string): EdgeContext => ({
+    now: Date.parse(iso),
+    freshness: { ...fresh, variantDates: dates },
+    eventKnown: null,
+  });
   const lastBuild = Date.parse('2026-11-21T12:00:00Z');
   const daysAfter = (days: number, ms = 0) => new Date(lastBuild + days * 86400000 + ms).toISOString();
 
-  it('1 and 2 days after the last build: the variant of the clock\'s own UTC date', () => {
+  it("1 and 2 days after the last build: the variant of the clock's own UTC date", () => {
     expect(liveKey('en', 'latest', stopped(daysAfter(1)))).toBe('api/en/unknown/2026-11-22/latest.json');
     expect(liveKey('de', 'status', stopped(daysAfter(2)))).toBe('api/de/unknown/2026-11-23/status.json');
     expect(key('/ko/', '', stopped(daysAfter(2)))).toBe('api/ko/unknown/2026-11-23/index.html');
@@ -69,7 +90,7 @@ describe('builds stopped: the edge never names a wrong date', () => {
     }
   });
 
-  it('every instant of the next 12 days names the clock\'s own UTC date or none', () => {
+  it("every instant of the next 12 days names the clock's own UTC date or none", () => {
     for (let t = Date.parse('2026-11-21T12:30:00Z'); t < lastBuild + 12 * 86400000; t += 3600000 + 61000) {
       const k = liveKey('en', 'latest', stopped(new Date(t).toISOString()));
       const named = /unknown\/([^/]+)\//.exec(k)?.[1];
@@ -80,23 +101,31 @@ describe('builds stopped: the edge never names a wrong date', () => {
 
 describe('event ids and the store', () => {
   it('answers an id the store does not list with the translated 404, and lets a listed one through', () => {
-    const r = route({ method: 'GET', uri: '/api/events/no-such-id', query: 'lang=de' }, at('2026-11-21T12:00:00Z', false));
+    const r = route(
+      { method: 'GET', uri: '/api/events/no-such-id', query: 'lang=de' },
+      at('2026-11-21T12:00:00Z', false),
+    );
     expect(r.kind === 'response' && r.status).toBe(404);
     if (r.kind === 'response') {
       expect(r.headers['content-language']).toBe('de');
       expect(JSON.parse(r.body).error.message).toContain('no-such-id');
     }
-    expect(key('/api/events/2026-09-12-x', 'lang=de', at('2026-11-21T12:00:00Z', true))).toBe('api/de/events/2026-09-12-x.json');
+    expect(key('/api/events/2026-09-12-x', 'lang=de', at('2026-11-21T12:00:00Z', true))).toBe(
+      'api/de/events/2026-09-12-x.json',
+    );
   });
 
   it('goes to the origin when the id was not looked up or the store is empty', () => {
     expect(key('/api/events/no-such-id', '', at('2026-11-21T12:00:00Z', null))).toBe('api/en/events/no-such-id.json');
-    expect(key('/api/events/no-such-id', '', { now: 0, freshness: null, eventKnown: false })).toBe('api/en/events/no-such-id.json');
+    expect(key('/api/events/no-such-id', '', { now: 0, freshness: null, eventKnown: false })).toBe(
+      'api/en/events/no-such-id.json',
+    );
   });
 
   it('eventIdOf names the id of an event path only', () => {
     expect(eventIdOf('/api/events/2026-09-12-x')).toBe('2026-09-12-x');
-    for (const uri of ['/api/events/', '/api/events/BAD', '/api/events/a/b', '/api/latest', '/api/events/x%2F']) expect(eventIdOf(uri), uri).toBeNull();
+    for (const uri of ['/api/events/', '/api/events/BAD', '/api/events/a/b', '/api/latest', '/api/events/x%2F'])
+      expect(eventIdOf(uri), uri).toBeNull();
   });
 });
 
@@ -105,16 +134,32 @@ describe('parseFreshness', () => {
     const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
     const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
     expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: dates }))).toEqual({ ...fresh, variantDates: dates });
-    for (const bad of [[], ['2026-11-21'], ['2026-11-22', '2026-11-23'], ['2026-11-21', 5], ['2026-11-21', '22.11.2026'], '2026-11-21', Array(40).fill('2026-11-21')]) {
+    for (const bad of [
+      [],
+      ['2026-11-21'],
+      ['2026-11-22', '2026-11-23'],
+      ['2026-11-21', 5],
+      ['2026-11-21', '22.11.2026'],
+      '2026-11-21',
+      Array(40).fill('2026-11-21'),
+    ]) {
       expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: bad })), JSON.stringify(bad)).toBeNull();
     }
   });
 
   it('reads the store value and refuses anything else', () => {
-    expect(parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22"}')).toEqual(fresh);
+    expect(
+      parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22"}'),
+    ).toEqual(fresh);
     const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
     const bad = [
-      undefined, null, 42, '', 'null', '[]', '{}',
+      undefined,
+      null,
+      42,
+      '',
+      'null',
+      '[]',
+      '{}',
       JSON.stringify({ ...ok, stale_after: 'soon' }),
       JSON.stringify({ ...ok, build_date: '21.11.2026' }),
       JSON.stringify({ ...ok, next_date: '2026-11-22T00:00:00Z' }),

@@ -5,7 +5,14 @@ import { baseHeaders, parseQuery, route, type RouteResult } from '../../builder/
 const get = (uri: string, query = '', method = 'GET') => route({ method, uri, query });
 const asError = (r: RouteResult) => {
   if (r.kind !== 'response') throw new Error(`expected a response, got object ${r.key}`);
-  return { status: r.status, headers: r.headers, body: JSON.parse(r.body) as { error: { code: string; message: string; valid_values?: string[] }; meta: { lang: string } } };
+  return {
+    status: r.status,
+    headers: r.headers,
+    body: JSON.parse(r.body) as {
+      error: { code: string; message: string; valid_values?: string[] };
+      meta: { lang: string };
+    },
+  };
 };
 const asKey = (r: RouteResult) => {
   if (r.kind !== 'object') throw new Error(`expected an object, got ${r.status} ${r.body}`);
@@ -18,7 +25,9 @@ describe('route', () => {
       expect(asKey(get(`/api/${name}`))).toBe(`api/en/${name}.json`);
       for (const lang of LANGS) expect(asKey(get(`/api/${name}`, `lang=${lang}`))).toBe(`api/${lang}/${name}.json`);
     }
-    expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'lang=ja'))).toBe('api/ja/events/ledger-2025-11-05-2019.json');
+    expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'lang=ja'))).toBe(
+      'api/ja/events/ledger-2025-11-05-2019.json',
+    );
     expect(asKey(get('/api/history', 'type=banked_grant&lang=de'))).toBe('api/de/history/banked_grant.json');
   });
 
@@ -34,7 +43,8 @@ describe('route', () => {
         expect(r.headers['content-language']).toBe(lang);
       }
     }
-    for (const uri of ['/fr/', '/EN/', '/en//', '/en/index.html', '/english/']) expect(get(uri).kind === 'response', uri).toBe(true);
+    for (const uri of ['/fr/', '/EN/', '/en//', '/en/index.html', '/english/'])
+      expect(get(uri).kind === 'response', uri).toBe(true);
   });
 
   it('sets the contract headers on object answers', () => {
@@ -72,7 +82,14 @@ describe('route', () => {
       expect(r.body.error.code).toBe('unsupported_lang');
     }
     expect(asError(get('/api/latest', 'lang=%E2%84%AAo')).body.error.message).toContain('"\u212Ao"');
-    for (const type of ['ban%E2%84%AAed_grant', 'BAN%E2%84%AAED_GRANT', 'pol%C4%B1cy_change', 'POL%C4%B1CY_CHANGE', 'global_re%C5%BFet', 'GLOBAL_RE%C5%BFET']) {
+    for (const type of [
+      'ban%E2%84%AAed_grant',
+      'BAN%E2%84%AAED_GRANT',
+      'pol%C4%B1cy_change',
+      'POL%C4%B1CY_CHANGE',
+      'global_re%C5%BFet',
+      'GLOBAL_RE%C5%BFET',
+    ]) {
       const r = asError(get('/api/history', `type=${type}`));
       expect(r.status, type).toBe(400);
       expect(r.body.error.code).toBe('unknown_type');
@@ -88,7 +105,9 @@ describe('route', () => {
     const de = asError(get('/api/history', 'type=boost&lang=de'));
     expect(de.body.error.message).toMatch(/Unbekannter Ereignistyp/);
     expect(de.headers['content-language']).toBe('de');
-    expect(asError(get('/api/history', 'type=global_reset&type=banked_grant')).body.error.code).toBe('ambiguous_parameter');
+    expect(asError(get('/api/history', 'type=global_reset&type=banked_grant')).body.error.code).toBe(
+      'ambiguous_parameter',
+    );
     expect(asError(get('/api/history', 'type=')).status).toBe(400);
   });
 
@@ -153,7 +172,9 @@ describe('route', () => {
   it('refuses oversized requests, too many parameters and malformed encoding', () => {
     expect(asError(get('/api/' + 'a'.repeat(600))).status).toBe(414);
     expect(asError(get('/api/latest', 'x=' + 'a'.repeat(2000))).status).toBe(414);
-    expect(asError(get('/api/latest', Array.from({ length: 25 }, (_, i) => `p${i}=1`).join('&'))).body.error.code).toBe('too_many_parameters');
+    expect(asError(get('/api/latest', Array.from({ length: 25 }, (_, i) => `p${i}=1`).join('&'))).body.error.code).toBe(
+      'too_many_parameters',
+    );
     expect(asError(get('/api/latest', 'lang=%E0%A4%A')).body.error.code).toBe('malformed_query');
   });
 
@@ -188,7 +209,10 @@ describe('route: archived history pages (?page=N)', () => {
   it('maps page N of every language and type (null: every type) to its key', () => {
     for (const lang of LANGS) {
       expect(asKey(get('/api/history', `lang=${lang}&page=1`))).toBe(`api/${lang}/history/pages/1.json`);
-      for (const type of EVENT_TYPES) expect(asKey(get('/api/history', `page=12&type=${type}&lang=${lang}`))).toBe(`api/${lang}/history/${type}/pages/12.json`);
+      for (const type of EVENT_TYPES)
+        expect(asKey(get('/api/history', `page=12&type=${type}&lang=${lang}`))).toBe(
+          `api/${lang}/history/${type}/pages/12.json`,
+        );
     }
     expect(historyPageKey('de', null, 3)).toBe('api/de/history/pages/3.json');
     expect(historyPageKey('de', 'banked_grant', 3)).toBe('api/de/history/banked_grant/pages/3.json');
@@ -213,14 +237,22 @@ describe('route: archived history pages (?page=N)', () => {
     const r = get('/api/history', 'TYPE=x&type=BANKED_GRANT&page=4&lang=Ja');
     expect(asKey(r)).toBe('api/ja/history/banked_grant/pages/4.json');
     expect(r.headers).toEqual(baseHeaders('ja'));
-    expect(asKey(get('/api/history', 'page=4&lang=ko&type=Policy_Change'))).toBe('api/ko/history/policy_change/pages/4.json');
+    expect(asKey(get('/api/history', 'page=4&lang=ko&type=Policy_Change'))).toBe(
+      'api/ko/history/policy_change/pages/4.json',
+    );
     // Parameter names are case-sensitive, as for lang: Page is an unknown parameter, ignored.
     expect(asKey(get('/api/history', 'Page=4&PAGE=5'))).toBe('api/en/history.json');
     expect(asKey(get('/api/history', 'Page=4&type=global_reset'))).toBe('api/en/history/global_reset.json');
   });
 
   it('refuses a repeated page with 400 ambiguous_parameter, whether the values agree or one is malformed', () => {
-    for (const q of ['page=1&page=2', 'page=1&page=1', 'page=abc&page=1', 'page=&page=', 'type=global_reset&page=2&lang=de&page=3']) {
+    for (const q of [
+      'page=1&page=2',
+      'page=1&page=1',
+      'page=abc&page=1',
+      'page=&page=',
+      'type=global_reset&page=2&lang=de&page=3',
+    ]) {
       const r = asError(get('/api/history', q));
       expect(r.status, q).toBe(400);
       expect(r.body.error.code, q).toBe('ambiguous_parameter');
@@ -230,7 +262,28 @@ describe('route: archived history pages (?page=N)', () => {
   });
 
   it('answers a value that names no page (zero, leading zero, sign, fraction, exponent, letters, empty, over 7 digits) with a translated 404', () => {
-    const bad = ['0', '00', '01', '007', '-1', '+1', '1.0', '1.', '1e2', '0x10', 'abc', 'one', '', ' 1', '1 ', '١', '１', '10000000', '99999999999999999999', '9'.repeat(900)];
+    const bad = [
+      '0',
+      '00',
+      '01',
+      '007',
+      '-1',
+      '+1',
+      '1.0',
+      '1.',
+      '1e2',
+      '0x10',
+      'abc',
+      'one',
+      '',
+      ' 1',
+      '1 ',
+      '١',
+      '１',
+      '10000000',
+      '99999999999999999999',
+      '9'.repeat(900),
+    ];
     for (const v of bad) {
       expect(HISTORY_PAGE_PATTERN.test(v), v).toBe(false);
       const r = asError(get('/api/history', `lang=de&page=${encodeURIComponent(v)}`));
@@ -250,17 +303,23 @@ describe('route: archived history pages (?page=N)', () => {
 
   it('passes the largest page numbers on: 9999999 is a key (the origin answers whether it exists)', () => {
     expect(asKey(get('/api/history', 'page=9999999'))).toBe('api/en/history/pages/9999999.json');
-    expect(asKey(get('/api/history', 'page=1000000&type=global_reset'))).toBe('api/en/history/global_reset/pages/1000000.json');
+    expect(asKey(get('/api/history', 'page=1000000&type=global_reset'))).toBe(
+      'api/en/history/global_reset/pages/1000000.json',
+    );
     expect(asKey(get('/api/history', 'page=%31%30'))).toBe('api/en/history/pages/10.json');
   });
 
   it('ignores page on every other endpoint, malformed or repeated', () => {
     for (const name of ['latest', 'forecast', 'status', 'signals', 'accuracy']) {
       for (const q of ['page=2', 'page=abc', 'page=1&page=2', 'page=0&lang=ko']) {
-        expect(asKey(get(`/api/${name}`, q)), `${name} ${q}`).toBe(`api/${q.includes('ko') ? 'ko' : 'en'}/${name}.json`);
+        expect(asKey(get(`/api/${name}`, q)), `${name} ${q}`).toBe(
+          `api/${q.includes('ko') ? 'ko' : 'en'}/${name}.json`,
+        );
       }
     }
-    expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'page=2&lang=ja'))).toBe('api/ja/events/ledger-2025-11-05-2019.json');
+    expect(asKey(get('/api/events/ledger-2025-11-05-2019', 'page=2&lang=ja'))).toBe(
+      'api/ja/events/ledger-2025-11-05-2019.json',
+    );
     expect(asKey(get('/api', 'page=abc'))).toBe('api/index.json');
     expect(asKey(get('/api/schemas/history-page.json', 'page=1&page=2'))).toBe('api/schemas/history-page.json');
     expect(asKey(get('/de/', 'page=2'))).toBe('api/de/index.html');
