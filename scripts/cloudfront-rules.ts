@@ -93,15 +93,13 @@ const ES5_ASSIGNMENT = new Set(['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=',
 const REGEXP_FLAGS = /^[gimy]*$/;
 /** [runtime] "Restricted features": "The setTimeout(), setImmediate(), and clearTimeout() functions are not supported." */
 const TIMERS = new Set(['setTimeout', 'setImmediate', 'clearTimeout']);
-/** [runtime] "There is no process access. For example, there is no process global object" and "There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported." */
+const NO_NETWORK = '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."';
+/** [runtime] "There is no process access. For example, there is no process global object", and no network. */
 const NO_SUCH_GLOBALS = new Map<string, string>([
   ['process', '"There is no process access. For example, there is no process global object"'],
-  ['fetch', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
-  [
-    'XMLHttpRequest',
-    '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."',
-  ],
-  ['WebSocket', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
+  ['fetch', NO_NETWORK],
+  ['XMLHttpRequest', NO_NETWORK],
+  ['WebSocket', NO_NETWORK],
 ]);
 /** [runtime] "Built-in modules": "You can load the module using require('querystring')" / "require('crypto')". */
 const REQUIRABLE = new Set(['querystring', 'crypto']);
@@ -114,21 +112,12 @@ function isFunction(node: AnyNode): node is FunctionNode {
   );
 }
 
-/** The node's child nodes, in source order. */
-function childrenOf(node: AnyNode): AnyNode[] {
-  const out: AnyNode[] = [];
-  for (const key of Object.keys(node)) {
-    if (key === 'loc' || key === 'start' || key === 'end' || key === 'type' || key === 'range') continue;
-    const value = (node as unknown as Record<string, unknown>)[key];
-    if (Array.isArray(value)) {
-      for (const v of value)
-        if (v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string')
-          out.push(v as AnyNode);
-    } else if (value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string') {
-      out.push(value as AnyNode);
-    }
-  }
-  return out;
+const isNode = (v: unknown): v is AnyNode =>
+  v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string';
+
+/** The node's child nodes, in source order (`loc` and positions are not nodes). */
+export function childrenOf(node: AnyNode): AnyNode[] {
+  return Object.values(node).flatMap((v: unknown) => (Array.isArray(v) ? v.filter(isNode) : isNode(v) ? [v] : []));
 }
 
 /**
