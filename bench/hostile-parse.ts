@@ -100,19 +100,18 @@ function time(f: () => string, reps: number): { ms: number; outcome: string } {
   return { ms: worst, outcome };
 }
 
-const STATUS_CONFIG: SourceConfig = {
-  id: 'status-page',
-  kind: 'status_page',
-  url: 'https://status.example.test/api/v2/summary.json',
-};
-
 function parsers(): { name: string; cases: [string, string][]; run: (body: string, lift: boolean) => string }[] {
   const feed = (body: string, lift: boolean) => {
     const r = parseFeed(body, AS_OF, undefined, lift ? lifted(FEED_BUDGET) : FEED_BUDGET);
     return outcomeOf(r, r.ok ? ` (${r.feed.items.length} items)` : '');
   };
   const statusPage = (body: string, lift: boolean) => {
-    const r = parseStatusPage(STATUS_CONFIG, body, AS_OF, lift ? { budget: lifted(STATUS_PAGE_BUDGET) } : {});
+    const config: SourceConfig = {
+      id: 'status-page',
+      kind: 'status_page',
+      url: 'https://status.example.test/api/v2/summary.json',
+    };
+    const r = parseStatusPage(config, body, AS_OF, lift ? { budget: lifted(STATUS_PAGE_BUDGET) } : {});
     return outcomeOf(r, r.ok ? ` (${r.status.components.length} components)` : '');
   };
   const tracker = (body: string, lift: boolean) => {

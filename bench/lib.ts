@@ -1,6 +1,4 @@
-// Shared pieces of the benchmarks: the repository root, a fixed clock, medians and loopback HTTP servers.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Shared pieces of the benchmarks: the repository root, a fixed clock, medians and times.
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -14,19 +12,3 @@ export function median(xs: readonly number[]): number {
 }
 
 export const fmtMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
-
-/** A server on 127.0.0.1 answering with `handler`; `close` ends open connections too. */
-export async function startLoopback(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}

@@ -17,7 +17,8 @@ import { createLocalSink } from '../builder/publish/local-sink.ts';
 import { run } from '../builder/run.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
-import { BENCH_NOW, ROOT, fmtMs, startLoopback } from './lib.ts';
+import { startLoopback } from '../test/helpers/build.ts';
+import { BENCH_NOW, ROOT, fmtMs } from './lib.ts';
 
 const RUN_INTERVAL_MS = 15 * 60 * 1000;
 const MINUTE_MS = 60 * 1000;

@@ -94,18 +94,11 @@ export function finishBundle(text: string): string {
   const program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
   const first = program.body[0];
   const last = program.body[program.body.length - 1];
-  if (
-    first === undefined ||
-    first.type !== 'ImportDeclaration' ||
-    first.source.value !== 'cloudfront' ||
-    first.specifiers.length !== 1 ||
-    first.specifiers[0]!.type !== 'ImportDefaultSpecifier'
-  ) {
+  // The import's form (one default specifier) is among the rules main() checks on the finished text.
+  if (first?.type !== 'ImportDeclaration' || first.source.value !== 'cloudfront' || first.specifiers.length !== 1)
     throw new Error("[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'`");
-  }
-  if (last === undefined || last.type !== 'ExportNamedDeclaration' || last.declaration || last.source) {
+  if (last?.type !== 'ExportNamedDeclaration' || last.declaration || last.source)
     throw new Error('[build-edge] the bundle has no trailing export clause to replace');
-  }
   const spec = last.specifiers.find((s) => s.exported.type === 'Identifier' && s.exported.name === 'handler');
   if (spec === undefined || spec.local.type !== 'Identifier')
     throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
