@@ -9,29 +9,12 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import wrangler from '../workers/wrangler.json' with { type: 'json' };
 import { DEFAULT_PUBLIC_URL, EDGE_STORE_FILE, FOLLOW_DOCUMENTS, LANGS, OPENAPI_KEY } from '../builder/contract.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WORKER_DIR = path.join(ROOT, 'workers');
-const WRANGLER_CONFIG = path.join(WORKER_DIR, 'wrangler.json');
 export const WORKER_ENTRY = path.join(WORKER_DIR, 'src/index.ts');
-
-export interface WranglerConfig {
-  name: string;
-  main: string;
-  compatibility_date: string;
-  assets: {
-    directory: string;
-    binding: string;
-    run_worker_first: boolean;
-    html_handling: string;
-    not_found_handling: string;
-  };
-}
-
-export async function readWranglerConfig(file = WRANGLER_CONFIG): Promise<WranglerConfig> {
-  return JSON.parse(await readFile(file, 'utf8')) as WranglerConfig;
-}
 
 /** A loopback or unspecified host in a URL a feed or calendar would carry: the local build's default. */
 const LOOPBACK_URL = /\bhttps?:\/\/(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1?\])(?=[:/"'<\s]|$)/i;
@@ -95,9 +78,8 @@ export async function bundleWorker(entry = WORKER_ENTRY): Promise<string> {
 
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: { assets: { type: 'string' }, out: { type: 'string' } } });
-  const config = await readWranglerConfig();
-  const assets = path.resolve(values.assets ?? path.join(WORKER_DIR, config.assets.directory));
-  const out = path.resolve(values.out ?? path.join(WORKER_DIR, config.main));
+  const assets = path.resolve(values.assets ?? path.join(WORKER_DIR, wrangler.assets.directory));
+  const out = path.resolve(values.out ?? path.join(WORKER_DIR, wrangler.main));
   const refused = await checkWorkerAssets(assets);
   if (refused !== null) {
     console.error(`build-worker: configuration error: ${refused}`);
