@@ -18,19 +18,6 @@ const COLLECTOR_VERSION = '1';
 /** The id docs/resetbench.md proposes for this API in ResetBench's data/sources.json. */
 const DEFAULT_SOURCE_ID = 'reset-status-api';
 
-interface Snapshot {
-  schema_version: 1;
-  snapshot_id: string;
-  source_id: string;
-  observed_at: string;
-  source_updated_at: string;
-  forecasts: { '24h'?: number; '48h'?: number };
-  source_url: string;
-  collector_type: string;
-  collector_version: string;
-  raw_sha256: string;
-}
-
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** JSON with object keys sorted at every level and no spaces: one spelling per value, so a hash is reproducible. */
@@ -55,35 +42,37 @@ function canonicalJson(value: unknown): string {
 function renderSnapshots(log: readonly ForecastLogEntry[], opts: { sourceId?: string; publicBaseUrl: string }): string {
   const sourceId = opts.sourceId ?? DEFAULT_SOURCE_ID;
   const seen = new Set<string>();
-  const lines: Snapshot[] = [];
-  for (const e of [...log].sort((a, b) => Date.parse(a.checkpoint) - Date.parse(b.checkpoint))) {
+  const byCheckpoint = [...log].sort((a, b) => Date.parse(a.checkpoint) - Date.parse(b.checkpoint));
+  const lines = byCheckpoint.flatMap((e) => {
     const f = e.forecast;
-    if (e.status !== 'issued' || f === null || seen.has(f.issued_at)) continue;
-    const forecasts: Snapshot['forecasts'] = {};
+    if (e.status !== 'issued' || f === null || seen.has(f.issued_at)) return [];
+    const forecasts: { '24h'?: number; '48h'?: number } = {};
     const p24 = roundProbability(f.probability_24h);
     const p48 = roundProbability(f.probability_48h);
     if (p24 !== null) forecasts['24h'] = p24;
     if (p48 !== null) forecasts['48h'] = p48;
-    if (Object.keys(forecasts).length === 0) continue;
+    if (Object.keys(forecasts).length === 0) return [];
     seen.add(f.issued_at);
     const raw_sha256 = sha256(canonicalJson(f));
     const snapshot_id = sha256(
       canonicalJson({ source_id: sourceId, observed_at: f.issued_at, raw_sha256, forecasts, window_forecast: null }),
     ).slice(0, 24);
-    lines.push({
-      schema_version: SNAPSHOT_SCHEMA_VERSION,
-      snapshot_id,
-      source_id: sourceId,
-      observed_at: f.issued_at,
-      source_updated_at: f.issued_at,
-      forecasts,
-      // /api/forecast: English, the default language, under the public base URL.
-      source_url: `${opts.publicBaseUrl.replace(/\/+$/, '')}/api/forecast`,
-      collector_type: COLLECTOR_TYPE,
-      collector_version: COLLECTOR_VERSION,
-      raw_sha256,
-    });
-  }
+    return [
+      {
+        schema_version: SNAPSHOT_SCHEMA_VERSION,
+        snapshot_id,
+        source_id: sourceId,
+        observed_at: f.issued_at,
+        source_updated_at: f.issued_at,
+        forecasts,
+        // /api/forecast: English, the default language, under the public base URL.
+        source_url: `${opts.publicBaseUrl.replace(/\/+$/, '')}/api/forecast`,
+        collector_type: COLLECTOR_TYPE,
+        collector_version: COLLECTOR_VERSION,
+        raw_sha256,
+      },
+    ];
+  });
   lines.sort((a, b) => Date.parse(a.observed_at) - Date.parse(b.observed_at));
   return lines.map((l) => canonicalJson(l) + '\n').join('');
 }
