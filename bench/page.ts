@@ -17,6 +17,7 @@ import { run } from '../builder/run.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
 import { testEvent } from '../test/helpers/events.ts';
+import { median } from './lib.ts';
 
 const AS_OF = new Date('2026-11-23T12:00:00Z');
 
@@ -39,16 +40,6 @@ function row(label: string, body: string): string {
   const bytes = Buffer.byteLength(body);
   const gz = gzipSync(body, { level: 9 }).length;
   return `| ${label} | ${bytes.toLocaleString('en')} | ${((bytes / PAGE_MAX_BYTES) * 100).toFixed(0)}% | ${gz.toLocaleString('en')} |`;
-}
-
-function medianMs(f: () => unknown, n = 7): number {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    f();
-    times.push(performance.now() - t);
-  }
-  return times.sort((a, b) => a - b)[Math.floor(n / 2)]!;
 }
 
 const root = await mkdtemp(path.join(tmpdir(), 'bench-page-'));
@@ -94,13 +85,16 @@ try {
   };
   const docs = renderApi(input);
   const pages = renderPages({ asOf: AS_OF, docs, events });
+  const times = Array.from({ length: 7 }, () => {
+    const t = performance.now();
+    renderPages({ asOf: AS_OF, docs, events });
+    return performance.now() - t;
+  });
   console.log(
     `\nsynthetic year: a global reset every day (365 events), both horizons scored in all 10 calibration bins\n\n| page | bytes | of 60 KB | gzip (zlib level 9) |\n|---|---:|---:|---:|`,
   );
   for (const p of pages) console.log(row(`/${p.key.split('/')[1]}/`, p.body));
-  console.log(
-    `\nrender, all five pages (median of 7): synthetic year ${medianMs(() => renderPages({ asOf: AS_OF, docs, events })).toFixed(1)} ms`,
-  );
+  console.log(`\nrender, all five pages (median of 7): synthetic year ${median(times).toFixed(1)} ms`);
 } finally {
   await rm(root, { recursive: true, force: true });
 }

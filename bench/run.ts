@@ -1,40 +1,15 @@
-// All benchmarks in sequence (`npm run bench`, `--quick` for fewer repetitions and smaller sizes). Each one also
-// runs alone: npx tsx bench/<name>.ts. Raw figures land in bench/results/*.json (ignored by git).
-import { benchHostileParse } from './hostile-parse.ts';
-import { benchPublish } from './publish.ts';
-import { benchRefresh } from './refresh.ts';
-import { benchScale } from './scale.ts';
-import { benchServe } from './serve.ts';
-import { benchStartup } from './startup.ts';
-import { benchStorm, stormReport } from './storm.ts';
-import { benchArgs, machine, saveResults } from './lib.ts';
+// Every benchmark in sequence (`npm run bench`, `-- --quick` for fewer repetitions, `-- page storm` for a subset),
+// each in its own process so one's memory does not count against the next. Each also runs alone: npx tsx bench/<name>.ts.
+import { spawnSync } from 'node:child_process';
+import { ROOT } from './lib.ts';
 
-const args = benchArgs();
-const only = new Set(args.rest);
-const want = (name: string) => only.size === 0 || only.has(name);
-const m = machine();
-console.log(
-  `machine: node ${m.node}, ${m.nproc} CPUs (${m.cpu}), ${m.memory_mib} MiB, ${m.platform}${args.quick ? ', --quick' : ''}\n`,
-);
-const all: Record<string, unknown> = {};
-for (const [name, bench] of [
-  ['refresh', () => benchRefresh(args)],
-  ['startup', () => benchStartup(args)],
-  ['scale', () => benchScale(args)],
-  ['serve', () => benchServe(args)],
-  ['publish', () => benchPublish(args)],
-  ['hostile-parse', () => benchHostileParse(args)],
-  [
-    'storm',
-    async () => {
-      const result = await benchStorm(args.quick ? 5 : 20, 1001);
-      return { result, report: stormReport(result) };
-    },
-  ],
-] as const) {
-  if (!want(name)) continue;
-  const { result, report } = await bench();
-  all[name] = result;
-  console.log(report + '\n');
+const ALL = ['tick', 'idle-tick', 'page', 'hostile-parse', 'storm'];
+const quick = process.argv.includes('--quick');
+const only = process.argv.slice(2).filter((a) => a !== '--quick');
+for (const name of only.length > 0 ? only : ALL) {
+  console.log(`## ${name}\n`);
+  const args = ['--import', 'tsx', `bench/${name}.ts`, ...(quick ? ['--quick'] : [])];
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) process.exitCode = 1;
+  console.log();
 }
-console.log(`(raw: ${await saveResults('all', all)})`);

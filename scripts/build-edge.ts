@@ -10,12 +10,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as acorn from 'acorn';
 import * as esbuild from 'esbuild';
-import { MAX_FUNCTION_BYTES, checkCloudFrontFunction, formatViolation } from './cloudfront-rules.ts';
-
-export { MAX_FUNCTION_BYTES };
+import { MAX_FUNCTION_BYTES, checkCloudFrontFunction, childrenOf, formatViolation } from './cloudfront-rules.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const EDGE_ENTRY = path.join(ROOT, 'builder/edge/cloudfront-main.ts');
+const EDGE_ENTRY = path.join(ROOT, 'builder/edge/cloudfront-main.ts');
 export const EDGE_OUTPUT = path.join(ROOT, 'edge/cloudfront-function.js');
 
 const HEADER = '// Built by scripts/build-edge.ts; do not edit.\n';
@@ -96,18 +94,11 @@ export function finishBundle(text: string): string {
   const program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
   const first = program.body[0];
   const last = program.body[program.body.length - 1];
-  if (
-    first === undefined ||
-    first.type !== 'ImportDeclaration' ||
-    first.source.value !== 'cloudfront' ||
-    first.specifiers.length !== 1 ||
-    first.specifiers[0]!.type !== 'ImportDefaultSpecifier'
-  ) {
+  // The import's form (one default specifier) is among the rules main() checks on the finished text.
+  if (first?.type !== 'ImportDeclaration' || first.source.value !== 'cloudfront' || first.specifiers.length !== 1)
     throw new Error("[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'`");
-  }
-  if (last === undefined || last.type !== 'ExportNamedDeclaration' || last.declaration || last.source) {
+  if (last?.type !== 'ExportNamedDeclaration' || last.declaration || last.source)
     throw new Error('[build-edge] the bundle has no trailing export clause to replace');
-  }
   const spec = last.specifiers.find((s) => s.exported.type === 'Identifier' && s.exported.name === 'handler');
   if (spec === undefined || spec.local.type !== 'Identifier')
     throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
@@ -117,18 +108,13 @@ export function finishBundle(text: string): string {
   );
   if (decl === undefined || decl.id === null)
     throw new Error('[build-edge] `handler` is not a top-level function declaration in the bundle');
-  const count = (name: string) => {
-    let n = 0;
-    const walk = (node: unknown): void => {
-      if (node === null || typeof node !== 'object') return;
-      if (Array.isArray(node)) return node.forEach(walk);
-      const o = node as Record<string, unknown>;
-      if (o['type'] === 'Identifier' && o['name'] === name) n++;
-      for (const k of Object.keys(o)) if (k !== 'type') walk(o[k]);
-    };
-    walk(program);
-    return n;
+  const names: string[] = [];
+  const walk = (node: acorn.AnyNode): void => {
+    if (node.type === 'Identifier') names.push(node.name);
+    childrenOf(node).forEach(walk);
   };
+  walk(program);
+  const count = (name: string) => names.filter((n) => n === name).length;
   // The declaration and the export's local name; `handler` only as the exported name (once when inner is `handler`).
   if (count(inner) !== (inner === 'handler' ? 3 : 2) || (inner !== 'handler' && count('handler') !== 1)) {
     throw new Error(
@@ -140,38 +126,28 @@ export function finishBundle(text: string): string {
   return HEADER + `import ${local} from 'cloudfront';\n` + body.replace(/^\s+/, '').trimEnd() + '\n';
 }
 
-export const byteLength = (code: string): number => Buffer.byteLength(code, 'utf8');
-
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { check: { type: 'boolean', default: false } },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: [...argv], options: { check: { type: 'boolean', default: false } } });
   const fresh = await buildEdgeFunction();
-  const size = byteLength(fresh);
+  const size = Buffer.byteLength(fresh, 'utf8');
   const rel = path.relative(process.cwd(), EDGE_OUTPUT) || EDGE_OUTPUT;
   const sizeLine = `${rel}: ${size} bytes of ${MAX_FUNCTION_BYTES} (${((size / MAX_FUNCTION_BYTES) * 100).toFixed(1)}% of the CloudFront Functions limit)`;
   // The runtime's documented rules (scripts/cloudfront-rules.ts), on the fresh build and, with --check, on the
   // committed file CloudFront actually receives.
-  const broken = checkCloudFrontFunction(fresh);
-  if (broken.length > 0) {
-    for (const v of broken) console.error(`build-edge: ${formatViolation('(fresh build)', v)}`);
-    console.error(`build-edge: the bundle breaks ${broken.length} cloudfront-js-2.0 rule(s); nothing written`);
-    return 1;
-  }
+  const breaks = (file: string, code: string) => {
+    const broken = checkCloudFrontFunction(code);
+    for (const v of broken) console.error(`build-edge: ${formatViolation(file, v)}`);
+    if (broken.length > 0) console.error(`build-edge: ${file} breaks ${broken.length} cloudfront-js-2.0 rule(s)`);
+    return broken.length > 0;
+  };
+  if (breaks('(fresh build)', fresh)) return 1;
   if (values.check) {
     const committed = await readFile(EDGE_OUTPUT, 'utf8').catch(() => null);
     if (committed === null) {
       console.error(`build-edge: ${rel} is missing; run \`npm run build:edge\` and commit it`);
       return 1;
     }
-    const committedBroken = checkCloudFrontFunction(committed);
-    if (committedBroken.length > 0) {
-      for (const v of committedBroken) console.error(`build-edge: ${formatViolation(rel, v)}`);
-      console.error(`build-edge: ${rel} breaks ${committedBroken.length} cloudfront-js-2.0 rule(s)`);
-      return 1;
-    }
+    if (breaks(rel, committed)) return 1;
     if (committed !== fresh) {
       console.error(
         `build-edge: ${rel} is stale (differs from a fresh build of builder/edge/); run \`npm run build:edge\` and commit it`,

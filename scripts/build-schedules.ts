@@ -24,8 +24,9 @@ export const SCHEDULE_ENTRIES = {
 const REQUIRE_BANNER =
   "import { createRequire as __rsaCreateRequire } from 'node:module';\nconst require = __rsaCreateRequire(import.meta.url);";
 
-export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
-  return {
+/** Builds every bundle into outDir; returns each output file with its size in bytes. */
+export async function buildSchedules(outDir: string = SCHEDULE_BUILD_DIR): Promise<{ file: string; bytes: number }[]> {
+  const result = await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: Object.entries(SCHEDULE_ENTRIES).map(([out, entry]) => ({ in: entry, out })),
     outdir: outDir,
@@ -46,14 +47,8 @@ export function scheduleBuildOptions(outDir: string): esbuild.BuildOptions {
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
-  };
-}
-
-/** Builds every bundle into outDir; returns each output file with its size in bytes. */
-export async function buildSchedules(outDir: string = SCHEDULE_BUILD_DIR): Promise<{ file: string; bytes: number }[]> {
-  const result = await esbuild.build(scheduleBuildOptions(outDir));
-  if (result.errors.length > 0)
-    throw new Error(`[build-schedules] esbuild failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  });
+  // esbuild.build rejects on any error, so what resolves is a complete build.
   return Object.entries(result.metafile?.outputs ?? {})
     .map(([file, o]) => ({ file: path.relative(ROOT, path.resolve(ROOT, file)), bytes: o.bytes }))
     .sort((a, b) => a.file.localeCompare(b.file));

@@ -9,29 +9,12 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import wrangler from '../workers/wrangler.json' with { type: 'json' };
 import { DEFAULT_PUBLIC_URL, EDGE_STORE_FILE, FOLLOW_DOCUMENTS, LANGS, OPENAPI_KEY } from '../builder/contract.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const WORKER_DIR = path.join(ROOT, 'workers');
-export const WRANGLER_CONFIG = path.join(WORKER_DIR, 'wrangler.json');
+const WORKER_DIR = path.join(ROOT, 'workers');
 export const WORKER_ENTRY = path.join(WORKER_DIR, 'src/index.ts');
-
-export interface WranglerConfig {
-  name: string;
-  main: string;
-  compatibility_date: string;
-  assets: {
-    directory: string;
-    binding: string;
-    run_worker_first: boolean;
-    html_handling: string;
-    not_found_handling: string;
-  };
-}
-
-export async function readWranglerConfig(file = WRANGLER_CONFIG): Promise<WranglerConfig> {
-  return JSON.parse(await readFile(file, 'utf8')) as WranglerConfig;
-}
 
 /** A loopback or unspecified host in a URL a feed or calendar would carry: the local build's default. */
 const LOOPBACK_URL = /\bhttps?:\/\/(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1?\])(?=[:/"'<\s]|$)/i;
@@ -53,17 +36,10 @@ export async function checkWorkerAssets(dir: string): Promise<string | null> {
   } catch {
     return `${dir}/${OPENAPI_KEY} is not JSON`;
   }
-  let url: URL | null;
-  try {
-    url = typeof server === 'string' ? new URL(server) : null;
-  } catch {
-    url = null;
-  }
   if (
-    url === null ||
-    url.protocol !== 'https:' ||
     typeof server !== 'string' ||
     !server.startsWith('https://') ||
+    !URL.canParse(server) ||
     LOOPBACK_URL.test(server.replace(/^https/, 'http'))
   ) {
     return `${dir} was built without an absolute https:// RESET_PUBLIC_BASE_URL (its OpenAPI servers URL is ${JSON.stringify(server)}); a Worker publishes it beyond this machine, so its feeds and calendars need the public URL: rebuild with RESET_PUBLIC_BASE_URL=https://your.domain`;
@@ -100,21 +76,10 @@ export async function bundleWorker(entry = WORKER_ENTRY): Promise<string> {
   return '// Built by scripts/build-worker.ts from workers/src/index.ts; do not edit.\n' + file.text;
 }
 
-async function countFiles(dir: string): Promise<number> {
-  let n = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n++;
-  return n;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { assets: { type: 'string' }, out: { type: 'string' } },
-    strict: true,
-  });
-  const config = await readWranglerConfig();
-  const assets = path.resolve(values.assets ?? path.join(WORKER_DIR, config.assets.directory));
-  const out = path.resolve(values.out ?? path.join(WORKER_DIR, config.main));
+  const { values } = parseArgs({ args: [...argv], options: { assets: { type: 'string' }, out: { type: 'string' } } });
+  const assets = path.resolve(values.assets ?? path.join(WORKER_DIR, wrangler.assets.directory));
+  const out = path.resolve(values.out ?? path.join(WORKER_DIR, wrangler.main));
   const refused = await checkWorkerAssets(assets);
   if (refused !== null) {
     console.error(`build-worker: configuration error: ${refused}`);
@@ -124,8 +89,9 @@ async function main(argv: readonly string[]): Promise<number> {
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, code, 'utf8');
   const rel = (p: string) => path.relative(process.cwd(), p) || p;
+  const files = (await readdir(assets, { withFileTypes: true, recursive: true })).filter((e) => e.isFile()).length;
   console.log(
-    `${rel(out)}: ${Buffer.byteLength(code)} bytes; assets ${rel(assets)}: ${await countFiles(assets)} files. Deploy: npx wrangler deploy -c workers/wrangler.json`,
+    `${rel(out)}: ${Buffer.byteLength(code)} bytes; assets ${rel(assets)}: ${files} files. Deploy: npx wrangler deploy -c workers/wrangler.json`,
   );
   return 0;
 }

@@ -93,18 +93,17 @@ const ES5_ASSIGNMENT = new Set(['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=',
 const REGEXP_FLAGS = /^[gimy]*$/;
 /** [runtime] "Restricted features": "The setTimeout(), setImmediate(), and clearTimeout() functions are not supported." */
 const TIMERS = new Set(['setTimeout', 'setImmediate', 'clearTimeout']);
-/** [runtime] "There is no process access. For example, there is no process global object" and "There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported." */
+const NO_NETWORK = '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."';
+/** [runtime] "There is no process access. For example, there is no process global object", and no network. */
 const NO_SUCH_GLOBALS = new Map<string, string>([
   ['process', '"There is no process access. For example, there is no process global object"'],
-  ['fetch', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
-  [
-    'XMLHttpRequest',
-    '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."',
-  ],
-  ['WebSocket', '"There is no support for network calls. For example, XHR, HTTP(S), and socket are not supported."'],
+  ['fetch', NO_NETWORK],
+  ['XMLHttpRequest', NO_NETWORK],
+  ['WebSocket', NO_NETWORK],
 ]);
 /** [runtime] "Built-in modules": "You can load the module using require('querystring')" / "require('crypto')". */
 const REQUIRABLE = new Set(['querystring', 'crypto']);
+const OPERATORS = 'operators ("All ES 5.1 operators" and `**`)';
 
 type FunctionNode = acorn.FunctionDeclaration | acorn.FunctionExpression | acorn.ArrowFunctionExpression;
 
@@ -114,21 +113,12 @@ function isFunction(node: AnyNode): node is FunctionNode {
   );
 }
 
-/** The node's child nodes, in source order. */
-function childrenOf(node: AnyNode): AnyNode[] {
-  const out: AnyNode[] = [];
-  for (const key of Object.keys(node)) {
-    if (key === 'loc' || key === 'start' || key === 'end' || key === 'type' || key === 'range') continue;
-    const value = (node as unknown as Record<string, unknown>)[key];
-    if (Array.isArray(value)) {
-      for (const v of value)
-        if (v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string')
-          out.push(v as AnyNode);
-    } else if (value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string') {
-      out.push(value as AnyNode);
-    }
-  }
-  return out;
+const isNode = (v: unknown): v is AnyNode =>
+  v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string';
+
+/** The node's child nodes, in source order (`loc` and positions are not nodes). */
+export function childrenOf(node: AnyNode): AnyNode[] {
+  return Object.values(node).flatMap((v: unknown) => (Array.isArray(v) ? v.filter(isNode) : isNode(v) ? [v] : []));
 }
 
 /**
@@ -139,6 +129,9 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
   const out: RuleViolation[] = [];
   const add = (rule: string, message: string, node: { loc?: acorn.SourceLocation | null } | null) =>
     out.push({ rule, message, line: node?.loc?.start.line ?? 1, column: (node?.loc?.start.column ?? 0) + 1 });
+  /** Syntax the [runtime] feature lists leave out: "`what` (with its verb) not among the supported `among`". */
+  const unlisted = (what: string, among: string, node: AnyNode) =>
+    add('es-level', `${what} not among the supported ${among}`, node);
 
   // [quotas] "Maximum function size … 10 KB. This quota isn't adjustable."
   const bytes = Buffer.byteLength(code, 'utf8');
@@ -196,42 +189,27 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
       case 'VariableDeclaration':
         // "The following ES 6 statements are supported: const, let" (and ES 5.1 var); nothing newer (`using`).
         if (node.kind !== 'var' && node.kind !== 'let' && node.kind !== 'const')
-          add('es-level', `\`${node.kind}\` declarations are not among the supported statements`, node);
+          unlisted(`\`${node.kind}\` declarations are`, 'statements', node);
         break;
       case 'Property':
         // ES 5.1 object literals: plain and get/set properties; the ES 6 shorthand, method and computed forms are not listed.
         if (node.shorthand || node.method || node.computed)
-          add(
-            'es-level',
-            'ES 6 object literal shorthand, method or computed key is not among the supported features',
-            node,
-          );
+          unlisted('ES 6 object literal shorthand, method or computed key is', 'features', node);
         break;
       case 'LogicalExpression':
-        if (node.operator === '??')
-          add(
-            'es-level',
-            '`??` (ES 2020) is not among the supported operators ("All ES 5.1 operators" and `**`)',
-            node,
-          );
+        if (node.operator === '??') unlisted('`??` (ES 2020) is', OPERATORS, node);
         break;
       case 'AssignmentExpression':
-        if (!ES5_ASSIGNMENT.has(node.operator))
-          add(
-            'es-level',
-            `\`${node.operator}\` is not among the supported operators ("All ES 5.1 operators" and \`**\`)`,
-            node,
-          );
+        if (!ES5_ASSIGNMENT.has(node.operator)) unlisted(`\`${node.operator}\` is`, OPERATORS, node);
         break;
       case 'Literal':
         if ('bigint' in node && node.bigint !== undefined)
-          add('es-level', 'BigInt literals are not among the supported types ("All ES 5.1 types")', node);
+          unlisted('BigInt literals are', 'types ("All ES 5.1 types")', node);
         if ('regex' in node && node.regex !== undefined && !REGEXP_FLAGS.test(node.regex.flags))
           add('es-level', `regular expression flags "${node.regex.flags}" beyond the ES 5.1 ones and sticky`, node);
         break;
       case 'CatchClause':
-        if (node.param === null)
-          add('es-level', 'optional catch binding (ES 2019) is not among the supported features', node);
+        if (node.param === null) unlisted('optional catch binding (ES 2019) is', 'features', node);
         break;
       case 'RestElement':
         // "ES 6 rest parameter syntax is supported": as a function's last parameter, not in destructuring.
@@ -313,7 +291,7 @@ export function checkCloudFrontFunction(code: string): RuleViolation[] {
           node,
         );
       }
-      if (node.generator) add('es-level', 'generators are not among the supported features', node);
+      if (node.generator) unlisted('generators are', 'features', node);
     }
     const inner = isFunction(node) ? node : fn;
     for (const child of childrenOf(node)) {

@@ -17,7 +17,7 @@ const AWS_CLOUDFRONT = 'aws.amazon.com/cloudfront/pricing (stored copy, date unk
 const CLOUDBURN = 'cloudburn.io/blog/amazon-eventbridge-pricing (third party, "March 2026")';
 const CF_WORKERS = 'developers.cloudflare.com/workers/platform/pricing (stored copy, date unknown)';
 
-export const PRICES = {
+const PRICES = {
   cfTransferGb: {
     usd: 0.085,
     per: 1,
@@ -101,29 +101,26 @@ export const PRICES = {
 } satisfies Record<string, Price>;
 
 /** What the tables assume, each measured here or stated as an assumption. */
-export const ASSUMPTIONS = {
+const ASSUMPTIONS = {
   /** /api/latest, the most polled document: mean of the five languages in a real `npm run build` dist/, uncompressed. */
   responseBytes: 1625,
   /** Two triggers a quarter hour each (scheduler at :00/:15/:30/:45, GitHub cron at :07/:22/:37/:52), 30 days. */
   runsPerMonth: 2 * 96 * 30,
   scheduledPerMonth: 96 * 30,
   /**
-   * Requests per idle tick as priced here: 1 GET and 61 PUT, one LIST every 12th publish. BENCHMARKS.md "Idle tick"
-   * measures 1 GET and 106 PUT (the dated unknown variants included); this table does not count them yet.
+   * An idle tick as measured on radosgw (`bench/idle-tick.ts`, BENCHMARKS.md "Idle tick"): 1 GET and 1 PUT of the
+   * manifest, 105 PUTs of the documents that change every tick, and one LIST every 12th publish (the default cadence).
    */
-  putsPerRun: 61,
   getsPerRun: 1,
+  putsPerRun: 1 + 105,
   listsPerRun: 1 / 12,
   /** The router reads `freshness` on every request (an event id adds one more read). */
   kvsReadsPerRequest: 1,
   /** Not measured here: the router is a few string operations per request. */
   workerCpuMsPerRequest: 1,
-  secrets: 1,
-  alarms: 2,
-  customMetrics: 1,
 } as const;
 
-export const VOLUMES = [1_000_000, 10_000_000, 100_000_000] as const;
+const VOLUMES = [1_000_000, 10_000_000, 100_000_000] as const;
 
 /** Dollars for `units` at `p`, or null when the price is unknown. */
 function charge(p: Price, units: number): number | null {
@@ -131,94 +128,47 @@ function charge(p: Price, units: number): number | null {
   return (Math.max(0, units - p.free) / p.per) * p.usd;
 }
 
-interface Line {
-  item: string;
-  units: (requests: number) => string;
-  cost: (requests: number) => number | null;
-}
+/** A table row: its item, its price, the units it uses at `r` requests a month, and how they are written. */
+type Line = [item: string, price: Price, units: (r: number) => number, label?: (units: number) => string];
 
 const a = ASSUMPTIONS;
 const P = PRICES;
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
+const s3Writes = a.runsPerMonth * (a.putsPerRun + a.listsPerRun);
+const FREE: Price = { usd: 0, per: 1, free: 0, source: '' };
 
 export const AWS_LINES: Line[] = [
-  { item: 'CloudFront HTTPS requests', units: (r) => n(r), cost: (r) => charge(P.cfHttpsRequests, r) },
-  {
-    item: `CloudFront data transfer out (${n(a.responseBytes)} B a response)`,
-    units: (r) => `${((r * a.responseBytes) / 2 ** 30).toFixed(1)} GB`,
-    cost: (r) => charge(P.cfTransferGb, (r * a.responseBytes) / 2 ** 30),
-  },
-  { item: 'CloudFront Functions invocations', units: (r) => n(r), cost: (r) => charge(P.cfFunction, r) },
-  {
-    item: 'KeyValueStore reads',
-    units: (r) => n(r * a.kvsReadsPerRequest),
-    cost: (r) => charge(P.kvsRead, r * a.kvsReadsPerRequest),
-  },
-  {
-    item: 'S3 PUT + LIST (publishing, every run)',
-    units: () => n(a.runsPerMonth * (a.putsPerRun + a.listsPerRun)),
-    cost: () => charge(P.s3Put, a.runsPerMonth * (a.putsPerRun + a.listsPerRun)),
-  },
-  {
-    item: 'S3 GET (publishing, every run)',
-    units: () => n(a.runsPerMonth * a.getsPerRun),
-    cost: () => charge(P.s3Get, a.runsPerMonth * a.getsPerRun),
-  },
-  {
-    item: 'S3 GET from CloudFront misses (upper bound: every request a miss)',
-    units: (r) => `≤ ${n(r)}`,
-    cost: (r) => charge(P.s3Get, r),
-  },
-  {
-    item: 'EventBridge Scheduler invocations',
-    units: () => n(a.scheduledPerMonth),
-    cost: () => charge(P.scheduler, a.scheduledPerMonth),
-  },
-  {
-    item: 'EventBridge custom events on the bus',
-    units: () => n(a.scheduledPerMonth),
-    cost: () => charge(P.customEvent, a.scheduledPerMonth),
-  },
-  {
-    item: 'EventBridge API destination deliveries',
-    units: () => n(a.scheduledPerMonth),
-    cost: () => charge(P.apiDestination, a.scheduledPerMonth),
-  },
-  {
-    item: 'Secrets Manager (the dispatch token)',
-    units: () => `${a.secrets} secret`,
-    cost: () => charge(P.secret, a.secrets),
-  },
-  {
-    item: 'CloudWatch alarms (ApiStale, DispatchFailing)',
-    units: () => `${a.alarms} alarms`,
-    cost: () => charge(P.alarm, a.alarms),
-  },
-  {
-    item: 'CloudWatch custom metric RefreshSucceeded',
-    units: () => `${a.customMetrics} metric`,
-    cost: () => charge(P.customMetric, a.customMetrics),
-  },
+  ['CloudFront HTTPS requests', P.cfHttpsRequests, (r) => r],
+  [
+    `CloudFront data transfer out (${n(a.responseBytes)} B a response)`,
+    P.cfTransferGb,
+    (r) => (r * a.responseBytes) / 2 ** 30,
+    (gb) => `${gb.toFixed(1)} GB`,
+  ],
+  ['CloudFront Functions invocations', P.cfFunction, (r) => r],
+  ['KeyValueStore reads', P.kvsRead, (r) => r * a.kvsReadsPerRequest],
+  ['S3 PUT + LIST (publishing, every run)', P.s3Put, () => s3Writes],
+  ['S3 GET (publishing, every run)', P.s3Get, () => a.runsPerMonth * a.getsPerRun],
+  ['S3 GET from CloudFront misses (upper bound: every request a miss)', P.s3Get, (r) => r, (u) => `≤ ${n(u)}`],
+  ['EventBridge Scheduler invocations', P.scheduler, () => a.scheduledPerMonth],
+  ['EventBridge custom events on the bus', P.customEvent, () => a.scheduledPerMonth],
+  ['EventBridge API destination deliveries', P.apiDestination, () => a.scheduledPerMonth],
+  ['Secrets Manager (the dispatch token)', P.secret, () => 1, () => '1 secret'],
+  ['CloudWatch alarms (ApiStale, DispatchFailing)', P.alarm, () => 2, () => '2 alarms'],
+  ['CloudWatch custom metric RefreshSucceeded', P.customMetric, () => 1, () => '1 metric'],
 ];
 
 export const WORKER_LINES: Line[] = [
-  { item: 'Workers Paid plan', units: () => '1 account', cost: () => charge(P.workersPlan, 1) },
-  {
-    item: 'Worker requests (the router runs on every API request)',
-    units: (r) => n(r),
-    cost: (r) => charge(P.workersRequest, r),
-  },
-  {
-    item: `Worker CPU time (${a.workerCpuMsPerRequest} ms a request, assumed)`,
-    units: (r) => `${n(r * a.workerCpuMsPerRequest)} ms`,
-    cost: (r) => charge(P.workersCpuMs, r * a.workerCpuMsPerRequest),
-  },
-  { item: 'Static assets (documents)', units: () => 'any', cost: () => 0 },
-  {
-    item: 'Workers KV reads, if freshness is read from KV (1 a request)',
-    units: (r) => n(r),
-    cost: (r) => charge(P.workersKvRead, r),
-  },
+  ['Workers Paid plan', P.workersPlan, () => 1, () => '1 account'],
+  ['Worker requests (the router runs on every API request)', P.workersRequest, (r) => r],
+  [
+    `Worker CPU time (${a.workerCpuMsPerRequest} ms a request, assumed)`,
+    P.workersCpuMs,
+    (r) => r * a.workerCpuMsPerRequest,
+    (ms) => `${n(ms)} ms`,
+  ],
+  ['Static assets (documents)', FREE, () => 0, () => 'any'],
+  ['Workers KV reads, if freshness is read from KV (1 a request)', P.workersKvRead, (r) => r],
 ];
 
 const usd = (v: number | null) =>
@@ -227,10 +177,11 @@ const usd = (v: number | null) =>
 export function renderCostTable(lines: readonly Line[]): string {
   const head = `| item | ${VOLUMES.map((v) => `${n(v / 1e6)} M requests`).join(' | ')} |`;
   const rows = lines.map(
-    (l) => `| ${l.item} | ${VOLUMES.map((v) => `${l.units(v)}: ${usd(l.cost(v))}`).join(' | ')} |`,
+    ([item, price, units, label = n]) =>
+      `| ${item} | ${VOLUMES.map((v) => `${label(units(v))}: ${usd(charge(price, units(v)))}`).join(' | ')} |`,
   );
   const totals = VOLUMES.map((v) => {
-    const costs = lines.map((l) => l.cost(v));
+    const costs = lines.map(([, price, units]) => charge(price, units(v)));
     const known = costs.reduce<number>((s, c) => s + (c ?? 0), 0);
     return `**$${known.toFixed(2)}**${costs.some((c) => c === null) ? ' + the lines without a price' : ''}`;
   });
@@ -257,6 +208,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       'AWS (this stack):',
       '',
       renderCostTable(AWS_LINES),
+      '',
+      `The part that does not grow with requests: $${AWS_LINES.reduce((sum, [, price, units]) => sum + (charge(price, units(0)) ?? 0), 0).toFixed(2)} a month.`,
       '',
       'Cloudflare Worker target:',
       '',

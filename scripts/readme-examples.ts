@@ -2,11 +2,11 @@
 // fixed --now), so the examples are what the API serves. Blocks sit between `<!-- example:NAME -->` and
 // `<!-- /example -->`; NAME is `<document>-<lang>` (api/<lang>/<document>.json).
 // Usage: npm run docs:examples [-- --check] [--readme FILE ...] (default: README.md and docs/api.md)
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { main } from '../builder/main.ts';
 
 /** The as-of instant of every example: a Saturday after the bundled ledger ends, so the data gap shows. */
 export const EXAMPLES_NOW = '2026-11-21T12:00:00Z';
@@ -17,6 +17,8 @@ const root = path.resolve(import.meta.dirname, '..');
 async function buildDocs(names: readonly { doc: string; lang: string }[]): Promise<Map<string, string>> {
   const dir = await mkdtemp(path.join(tmpdir(), 'readme-examples-'));
   try {
+    // The build's own entry routine, in this process, with its output silenced.
+    const args = ['--now', EXAMPLES_NOW, '--out', path.join(dir, 'out'), '--state-dir', path.join(dir, 'state')];
     const env = {
       ...process.env,
       RESET_STATUS_PAGE_URL: '',
@@ -24,21 +26,8 @@ async function buildDocs(names: readonly { doc: string; lang: string }[]): Promi
       RESET_SIGNAL_FEEDS: '',
       RESET_UPSTREAM_STATUS_URL: '',
     };
-    await promisify(execFile)(
-      'node',
-      [
-        '--import',
-        'tsx',
-        'builder/main.ts',
-        '--now',
-        EXAMPLES_NOW,
-        '--out',
-        path.join(dir, 'out'),
-        '--state-dir',
-        path.join(dir, 'state'),
-      ],
-      { cwd: root, env },
-    );
+    const code = await main(args, env, { now: () => new Date(), out: () => {}, err: (l) => console.error(l) });
+    if (code !== 0) throw new Error(`[scripts/readme-examples] the build exited ${code}`);
     const out = new Map<string, string>();
     for (const { doc, lang } of names) {
       const text = await readFile(path.join(dir, 'out', 'api', lang, `${doc}.json`), 'utf8');

@@ -1,34 +1,17 @@
 // Builds the API against the replayed real upstreams at a capture's date and prints what the core answer became.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { main } from '../builder/main.ts';
 import { SCENARIOS, startReplay } from '../test/real-upstreams/replay.ts';
 
 const [name = '2026-09-29', now = '2026-09-29T16:45:00Z'] = process.argv.slice(2);
 const replay = await startReplay(SCENARIOS[name as keyof typeof SCENARIOS]);
 const root = mkdtempSync(path.join(tmpdir(), 'replay-'));
 try {
-  const { stdout: out } = await promisify(execFile)(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'builder/main.ts',
-      '--now',
-      now,
-      '--out',
-      path.join(root, 'dist'),
-      '--state-dir',
-      path.join(root, 'state'),
-    ],
-    {
-      env: { ...process.env, ...replay.env },
-      encoding: 'utf8',
-    },
-  );
-  console.log(out);
+  const args = ['--now', now, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')];
+  const code = await main(args, { ...process.env, ...replay.env });
+  if (code !== 0) throw new Error(`the build exited ${code}`);
   const doc = (p: string) => JSON.parse(readFileSync(path.join(root, 'dist', p), 'utf8'));
   const hist = doc('api/en/history.json');
   const events = hist.events as { id: string; type: string; occurred_at: string; origin: string }[];

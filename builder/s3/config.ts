@@ -26,7 +26,7 @@ export const DEFAULT_BACKUP_PREFIX = 'backups/';
 export const DELETE_AFTER_MS = 60 * 60 * 1000;
 /**
  * Parallel requests. 16, not 8: the sink's uploads cost little CPU each, and radosgw on
- * 2 cores took ~270 PUT/s at 16 against ~210 at 8 (bench/publish.ts); S3 itself takes far more.
+ * 2 cores took ~270 PUT/s at 16 against ~210 at 8 (measured on radosgw); S3 itself takes far more.
  */
 export const DEFAULT_CONCURRENCY = 16;
 /** Idle ticks trust the manifest; one publish in this many (every 3 hours at one run per 15 minutes) lists the bucket. */

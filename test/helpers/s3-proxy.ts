@@ -1,4 +1,4 @@
-// A real HTTP proxy on 127.0.0.1 in front of an S3 server (radosgw), for the storage fault tests and the publish
+// A real HTTP proxy on 127.0.0.1 in front of an S3 server (radosgw), for the storage fault tests and the idle-tick
 // benchmark: it counts requests by method and injects faults into the requests a rule matches. SigV4 signs the
 // Host header, which is forwarded unchanged, so radosgw accepts the proxied requests as they are.
 import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { startPreview } from '../../builder/edge/preview.ts';
-import { bundleWorker, readWranglerConfig } from '../../scripts/build-worker.ts';
+import { bundleWorker } from '../../scripts/build-worker.ts';
+import wrangler from '../../workers/wrangler.json' with { type: 'json' };
 
 export type TargetName = 'preview' | 'worker';
 export const TARGETS: readonly TargetName[] = ['preview', 'worker'];
@@ -24,20 +25,19 @@ let workerCode: Promise<string> | null = null;
 export async function startTarget(target: TargetName, root: string, now?: number, entry?: string): Promise<ServedApi> {
   if (target === 'preview') return startPreview({ root, port: 0, ...(now !== undefined ? { now: () => now } : {}) });
   const code = entry !== undefined ? bundleWorker(entry) : (workerCode ??= bundleWorker(FIXED_CLOCK_ENTRY));
-  const config = await readWranglerConfig();
   const mf = new Miniflare({
     host: '127.0.0.1',
     port: 0,
     modules: true,
     script: await code,
-    compatibilityDate: config.compatibility_date,
+    compatibilityDate: wrangler.compatibility_date,
     assets: {
       directory: root,
-      binding: config.assets.binding,
-      routerConfig: { invoke_user_worker_ahead_of_assets: config.assets.run_worker_first, has_user_worker: true },
+      binding: wrangler.assets.binding,
+      routerConfig: { invoke_user_worker_ahead_of_assets: wrangler.assets.run_worker_first, has_user_worker: true },
       assetConfig: {
-        html_handling: config.assets.html_handling as 'none',
-        not_found_handling: config.assets.not_found_handling as 'none',
+        html_handling: wrangler.assets.html_handling as 'none',
+        not_found_handling: wrangler.assets.not_found_handling as 'none',
       },
     },
     ...(now !== undefined ? { bindings: { FIXED_NOW: new Date(now).toISOString() } } : {}),

@@ -54,7 +54,7 @@ const FIXED_OBJECTS_ALLOWANCE = 1_000;
 /** Everything under `api/` in the bucket, objects dropped from a build included until they are deleted (1 hour). */
 export const MAX_DIST_OBJECTS =
   LANGS.length * (MAX_TRACKER_EVENTS + CURATED_EVENTS_ALLOWANCE) + FIXED_OBJECTS_ALLOWANCE;
-/** About 39 KiB per event over its five event documents and the histories that list it (bench/scale.ts). */
+/** About 39 KiB per event over its five event documents and the histories that list it (measured on synthetic builds). */
 export const MAX_DIST_BYTES = 128 * 1024 * 1024;
 /** Messages one run may send to one channel (the product's own constant), and the one digest past them. */
 export const MESSAGES_PER_RUN_CAP = NOTIFY_MAX_PER_RUN;

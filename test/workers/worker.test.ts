@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, EVENT_TYPES } from '../../builder/contract.ts';
-import { WORKER_ENTRY, checkWorkerAssets, readWranglerConfig } from '../../scripts/build-worker.ts';
+import { WORKER_ENTRY, checkWorkerAssets } from '../../scripts/build-worker.ts';
+import wrangler from '../../workers/wrangler.json' with { type: 'json' };
 import {
   createTempBuild,
   startLoopback,
@@ -84,17 +85,16 @@ describe('npm run build:worker', () => {
     expect(code).not.toMatch(/^import /m);
   });
 
-  it('deploys with the settings the tests run: assets first through the Worker, no HTML or 404 rewriting', async () => {
-    const config = await readWranglerConfig();
-    expect(config.main).toBe('dist/worker.js');
-    expect(config.assets).toEqual({
+  it('deploys with the settings the tests run: assets first through the Worker, no HTML or 404 rewriting', () => {
+    expect(wrangler.main).toBe('dist/worker.js');
+    expect(wrangler.assets).toEqual({
       directory: '../dist',
       binding: 'ASSETS',
       run_worker_first: true,
       html_handling: 'none',
       not_found_handling: 'none',
     });
-    expect(JSON.stringify(config)).not.toContain('FIXED_NOW');
+    expect(JSON.stringify(wrangler)).not.toContain('FIXED_NOW');
   });
 });
 
