@@ -1,10 +1,10 @@
 // Pure: folds one run's source results and the review decisions into the stored state.
-import { DataError } from '../errors.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
-import { DAY_MS, eventMs, newestTime, normalizeUrl } from './events.ts';
+import { toIso } from './climatology.ts';
+import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
-  EVENT_ID_PATTERN,
   MAX_WATCHES,
+  capText,
   type Announcement,
   type Event,
   type Signal,
@@ -42,32 +42,24 @@ export const ANOMALY_MAX_NEW_RESETS = 10;
  */
 export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
 
-function capChecks(checks: readonly SourceCheck[], perSource: number): SourceCheck[] {
-  const seen = new Map<string, number>();
-  const kept: SourceCheck[] = [];
-  for (let i = checks.length - 1; i >= 0; i--) {
-    const c = checks[i]!;
-    const n = (seen.get(c.source) ?? 0) + 1;
-    seen.set(c.source, n);
-    if (n <= perSource) kept.push(c);
-  }
-  return kept.reverse();
-}
-
 /**
- * Appends this run's checks. A check of the same source at the same instant replaces the stored one: a run
- * repeated for the same instant (the retry of a run that failed after saving state) is one check, not two.
+ * This run's checks appended, at most `perSource` kept per source (the newest). A check of the same source at the same
+ * instant replaces the stored one: a retried run for the same instant is one check, not two.
  */
-function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[]): SourceCheck[] {
+function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[], perSource: number): SourceCheck[] {
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
-  return [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
+  const seen = new Map<string, number>();
+  return [...stored.filter((c) => !replaced.has(key(c))), ...fresh]
+    .reverse()
+    .filter((c) => {
+      seen.set(c.source, (seen.get(c.source) ?? 0) + 1);
+      return seen.get(c.source)! <= perSource;
+    })
+    .reverse();
 }
 
-const newestMs = (e: Event): number => {
-  const t = newestTime(e);
-  return Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
-};
+const newestMs = (e: Event): number => instantMs(newestTime(e));
 
 /**
  * At most MAX_TRACKER_EVENTS, newest first; but the event with the newest recorded time of each type is always kept,
@@ -97,14 +89,16 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
  */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
-  const good = results.filter(
-    (r) =>
-      r.check.ok && (r.check.kind === 'reset_tracker' || r.check.kind === 'tracker_status') && r.events !== undefined,
-  );
+  const good = okResults(results, ['reset_tracker', 'tracker_status'], 'events');
   if (good.length === 0) return [...previous];
   const byId = new Map(previous.map((e) => [e.id, e]));
   for (const e of good.flatMap((r) => r.events ?? [])) if (!byId.has(e.id)) byId.set(e.id, e);
   return capTrackerEvents([...byId.values()]);
+}
+
+/** The ok results of one source kind that carry `field`, in order. */
+function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceKind[], field: keyof SourceResult) {
+  return results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
 }
 
 /** Scheme and host of a source URL (the check holds it redacted already): all an anomaly signal says of the source. */
@@ -147,7 +141,7 @@ function quarantineAnomalies(
     const count = newGlobalResets(stored, r, asOf.getTime());
     if (count <= ANOMALY_MAX_NEW_RESETS) return r;
     const origin = sourceOrigin(r.check.url);
-    const at = asOf.toISOString().replace('.000Z', 'Z');
+    const at = toIso(asOf.getTime());
     signals.push({
       id: `source-anomaly-${r.check.source
         .toLowerCase()
@@ -230,13 +224,8 @@ function computeSignals(
       const d = decisions.get(s.id);
       if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
       if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
-      if (!d.event_id || !EVENT_ID_PATTERN.test(d.event_id)) {
-        throw new DataError(
-          'model/apply',
-          `review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`,
-        );
-      }
-      return { ...s, review: 'promoted', promoted_to: d.event_id };
+      // ReviewDecisionSchema holds a promoted decision to a valid event id.
+      return { ...s, review: 'promoted', promoted_to: d.event_id! };
     })
     .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id))
     .filter(fairShare)
@@ -266,7 +255,7 @@ export function watchSignal(w: TrackerWatch, source: string): Signal {
     id: `tracker-watch-${w.observed_at.replace(/[^0-9]/g, '')}`,
     kind: 'tracker_watch',
     source,
-    title: title.length > 300 ? `${title.slice(0, 299)}…` : title,
+    title: capText(title, 300),
     excerpt: w.text,
     url: w.source_url,
     published_at: w.observed_at,
@@ -298,25 +287,17 @@ export function applySourceResults(
 ): State {
   const quarantined = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const results = quarantined.results;
-  const status = results
-    .filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined)
-    .at(-1)?.status;
-  const announced = results
-    .filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined)
-    .at(-1);
-  const watched = results
-    .filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.watch !== undefined)
-    .at(-1);
+  const status = okResults(results, 'status_page', 'status').at(-1)?.status;
+  const announced = okResults(results, 'tracker_status', 'announcement').at(-1);
+  const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepWatchFirstSeen(state.tracker_watch, watched.watch ?? null) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
   return {
     ...state,
     updated_at: asOf.toISOString(),
-    checks: capChecks(
-      appendChecks(
-        state.checks,
-        results.map((r) => r.check),
-      ),
+    checks: appendChecks(
+      state.checks,
+      results.map((r) => r.check),
       CHECK_HISTORY_PER_SOURCE,
     ),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),

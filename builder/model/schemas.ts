@@ -32,12 +32,8 @@ const isoInstant = z.iso.datetime({ offset: false });
 const isoDate = z.iso.date();
 
 export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
-export const TimeBasisSchema = z.enum(TIME_BASES);
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
-export const TimePrecisionSchema = z.enum(TIME_PRECISIONS);
-
 export const ORIGINS = ['ledger', 'service_resets', 'curated'] as const;
-export const OriginSchema = z.enum(ORIGINS);
 
 export const EvidenceSourceSchema = z
   .object({
@@ -87,9 +83,9 @@ export const EventSchema = z
     type: EventTypeSchema,
     status: z.enum(['archived', 'verified']),
     reason: ReasonSchema,
-    origin: OriginSchema,
-    time_precision: TimePrecisionSchema,
-    time_basis: TimeBasisSchema,
+    origin: z.enum(ORIGINS),
+    time_precision: z.enum(TIME_PRECISIONS),
+    time_basis: z.enum(TIME_BASES),
     announced_at: z.union([isoInstant, isoDate]).nullable(),
     observed_at: z.union([isoInstant, isoDate]).nullable(),
     effective_at: z.union([isoInstant, isoDate]).nullable(),
@@ -112,58 +108,29 @@ export const EventSchema = z
   })
   .strict()
   .superRefine((e, ctx) => {
-    if (e.announced_at === null && e.observed_at === null && e.effective_at === null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['announced_at'],
-        message: 'at least one of announced_at, observed_at, effective_at is required',
-      });
-    }
-    const basisField =
-      `${e.time_basis === 'announcement' ? 'announced' : e.time_basis === 'observation' ? 'observed' : 'effective'}_at` as const;
-    if (e[basisField] === null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [basisField],
-        message: `time_basis is ${e.time_basis} but ${basisField} is null`,
-      });
-    }
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (e.announced_at === null && e.observed_at === null && e.effective_at === null)
+      issue('announced_at', 'at least one of announced_at, observed_at, effective_at is required');
+    const basisField = (
+      { announcement: 'announced_at', observation: 'observed_at', effective: 'effective_at' } as const
+    )[e.time_basis];
+    if (e[basisField] === null) issue(basisField, `time_basis is ${e.time_basis} but ${basisField} is null`);
     for (const f of ['announced_at', 'observed_at', 'effective_at'] as const) {
       const v = e[f];
-      if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [f],
-          message:
-            e.time_precision === 'day'
-              ? 'time_precision day wants YYYY-MM-DD'
-              : 'a full ISO 8601 UTC instant is required unless time_precision is day',
-        });
-      }
+      if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v))
+        issue(
+          f,
+          e.time_precision === 'day'
+            ? 'time_precision day wants YYYY-MM-DD'
+            : 'a full ISO 8601 UTC instant is required unless time_precision is day',
+        );
     }
-    if (e.origin !== 'service_resets' && e.evidence_text.trim() === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['evidence_text'],
-        message: 'curated history quotes its evidence: evidence_text is required',
-      });
-    }
-    if (e.status === 'verified') {
-      if (!e.verification_notes)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['verification_notes'],
-          message: 'a verified record needs verification_notes',
-        });
-      if (!e.author_notes)
-        ctx.addIssue({ code: 'custom', path: ['author_notes'], message: 'a verified record needs author_notes' });
-      if (e.sources.length === 0)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['sources'],
-          message: 'a verified record needs at least one evidence source',
-        });
-    }
+    if (e.origin !== 'service_resets' && e.evidence_text.trim() === '')
+      issue('evidence_text', 'curated history quotes its evidence: evidence_text is required');
+    if (e.status !== 'verified') return;
+    if (!e.verification_notes) issue('verification_notes', 'a verified record needs verification_notes');
+    if (!e.author_notes) issue('author_notes', 'a verified record needs author_notes');
+    if (e.sources.length === 0) issue('sources', 'a verified record needs at least one evidence source');
   });
 export type Event = z.infer<typeof EventSchema>;
 export type EventInput = z.input<typeof EventSchema>;
@@ -175,8 +142,7 @@ export const SOURCE_KINDS = [
   'tracker_status',
   'status_incidents',
 ] as const;
-export const SourceKindSchema = z.enum(SOURCE_KINDS);
-export type SourceKind = z.infer<typeof SourceKindSchema>;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** A translatable detail: a locale key (namespace `checks`, `forecast` or `common`) plus its interpolation values. */
 export const DetailSchema = z.object({
@@ -187,7 +153,7 @@ export type Detail = z.infer<typeof DetailSchema>;
 
 export const SourceCheckSchema = z.object({
   source: z.string().min(1),
-  kind: SourceKindSchema,
+  kind: z.enum(SOURCE_KINDS),
   url: z.string(),
   ok: z.boolean(),
   http_status: z.number().int().nullable(),
@@ -228,6 +194,9 @@ export const SIGNAL_KINDS = [
   'type_disagreement',
   'same_day_resets',
 ] as const;
+/** Upstream text cut to `max` characters (an ellipsis marks the cut), as a signal's fields allow. */
+export const capText = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
   kind: z.enum(SIGNAL_KINDS),
@@ -299,15 +268,8 @@ export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
  * checkpoint, where that forecast was at most 6 h old: ResetBench never scores a forecast issued after its checkpoint.
  */
 function migrateLogEntry(raw: unknown): unknown {
-  if (
-    typeof raw !== 'object' ||
-    raw === null ||
-    'status' in raw ||
-    !('issued_at' in raw) ||
-    !('probability_24h' in raw)
-  )
-    return raw;
   const old = raw as Record<string, unknown>;
+  if (typeof raw !== 'object' || raw === null || 'status' in old || !('probability_24h' in old)) return raw;
   const issuedMs = Date.parse(String(old.issued_at));
   if (!Number.isFinite(issuedMs)) return raw;
   const slot = new Date(Math.ceil(issuedMs / SLOT_MS) * SLOT_MS).toISOString().replace(/\.000Z$/, 'Z');
