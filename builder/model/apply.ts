@@ -36,13 +36,6 @@ export const MAX_TRACKER_EVENTS = 2_000;
 export const ANOMALY_MAX_NEW_RESETS = 10;
 
 /**
- * The source kinds that can report a reset. Today's state goes stale when these have not been checked
- * successfully recently. The status page (outages, not resets) and the signal feeds (unreviewed chatter) cannot
- * report a reset, so their failures must not turn today's state `unknown`.
- */
-export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
-
-/**
  * This run's checks appended, at most `perSource` kept per source (the newest). A check of the same source at the same
  * instant replaces the stored one: a retried run for the same instant is one check, not two.
  */

@@ -2,9 +2,9 @@
 // checkpoints resolve only inside observed time, and a forecast whose "time since the last reset" runs through
 // unobserved time is withheld (forecast.ts).
 import { HOUR_MS, toIso } from './climatology.ts';
-import { RESET_SOURCE_KINDS } from './apply.ts';
 import { DAY_MS, eventMs } from './events.ts';
-import type { Event, SourceCheck, SourceKind } from './schemas.ts';
+import type { Event, SourceCheck } from './schemas.ts';
+import { isGoodResetCheck } from './status.ts';
 
 /** Good checks of a reset source at most this far apart form one observed stretch; a longer gap is a hole. */
 export const COVERAGE_MAX_GAP_MS = 2 * HOUR_MS;
@@ -52,7 +52,7 @@ export function extendCoverage(
 ): CoverageSpan[] {
   const asOfMs = asOf.getTime();
   const fresh = checks
-    .filter((c) => c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind))
+    .filter(isGoodResetCheck)
     .map((c) => Date.parse(c.checked_at))
     .filter((t) => Number.isFinite(t) && t <= asOfMs)
     .map((t) => ({ from: t, to: t }));
