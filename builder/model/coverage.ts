@@ -19,10 +19,7 @@ export interface CoverageSpan {
   to: string;
 }
 
-interface Span {
-  from: number;
-  to: number;
-}
+type Span = { from: number; to: number };
 
 const toSpans = (xs: readonly CoverageSpan[]): Span[] =>
   xs
@@ -66,20 +63,11 @@ export function extendCoverage(
  * verification; the archive is taken to have been kept up throughout its span, and to say nothing after it).
  */
 export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
-  const byOrigin = new Map<string, Span>();
-  for (const e of curated) {
-    // Only imported archives keep a continuous record; a verified record is one event, not a watch.
-    if (e.status !== 'archived') continue;
-    const ms = eventMs(e);
-    if (!Number.isFinite(ms)) continue;
-    const s = byOrigin.get(e.origin);
-    if (s === undefined) byOrigin.set(e.origin, { from: ms, to: ms });
-    else {
-      s.from = Math.min(s.from, ms);
-      s.to = Math.max(s.to, ms);
-    }
-  }
-  return [...byOrigin.values()].map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
+  const byOrigin = new Map<string, number[]>();
+  // Only imported archives keep a continuous record; a verified record is one event, not a watch.
+  for (const e of curated.filter((e) => e.status === 'archived' && Number.isFinite(eventMs(e))))
+    byOrigin.set(e.origin, [...(byOrigin.get(e.origin) ?? []), eventMs(e)]);
+  return [...byOrigin.values()].map((ms) => ({ from: toIso(Math.min(...ms)), to: toIso(Math.max(...ms)) }));
 }
 
 /**

@@ -52,10 +52,7 @@ export const LIMITS = ['five_hour', 'weekly', 'banked_reset'] as const;
 const stated = <T extends z.ZodType>(value: T) =>
   z.strictObject({ value: value.nullable(), quote: z.string().min(1).max(500).nullable() });
 
-/**
- * Whom a reset reached and when it lands, as the post states it (model/reach.ts): each field's value with the words it
- * was read from, both null when the post does not state it or nobody reviewed the event (`reviewed: false`).
- */
+/** Whom a reset reached and when it lands, as the post states it, with the words it was read from (model/reach.ts). */
 export const ReachSchema = z.strictObject({
   reviewed: z.boolean(),
   plans: stated(z.array(z.enum(PLANS))),
@@ -73,9 +70,8 @@ export const ReachSchema = z.strictObject({
 export type Reach = z.infer<typeof ReachSchema>;
 
 /**
- * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names
- * which of them `occurred_at` is (the effective time wins when known). With `time_precision: day` the
- * instants are plain dates `YYYY-MM-DD`.
+ * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names which
+ * of them `occurred_at` is. With `time_precision: day` the instants are plain dates `YYYY-MM-DD`.
  */
 export const EventSchema = z
   .object({
@@ -178,12 +174,9 @@ export const UpstreamStatusSchema = z.object({
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
 /**
- * `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts).
- * `source_anomaly`: a tracker run quarantined by the anomaly rule (model/apply.ts), with `count` and `origin`.
- * `tracker_watch`: the upstream tracker's own watch (never our probability), with `expires_at`.
- * `type_disagreement`: a tracker record calls a post curated history holds by another type (model/reconcile.ts), with
- * `curated_type`, `tracker_type` and `event_ids`; `same_day_resets`: a tracker-only global reset on a UTC day curated
- * history already has one, with `event_ids`. Both wait until a review decision in data/tracker-review.json settles them.
+ * Besides feed items and status incidents: `overdue_announcement` (model/upcoming.ts), `source_anomaly` (the anomaly
+ * rule, model/apply.ts), `tracker_watch` (the tracker's own watch, never our probability), and `type_disagreement` and
+ * `same_day_resets` (model/reconcile.ts), which wait until a review in data/tracker-review.json settles them.
  */
 export const SIGNAL_KINDS = [
   'feed_item',
@@ -264,8 +257,8 @@ export const ForecastLogEntrySchema = z.preprocess(
 export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
 
 /**
- * Old log entries (`checkpoint` = the slot start, `issued_at` just after it) become entries for the next
- * checkpoint, where that forecast was at most 6 h old: ResetBench never scores a forecast issued after its checkpoint.
+ * Old log entries (`checkpoint` = the slot start, issued just after it) become entries for the next checkpoint:
+ * ResetBench never scores a forecast issued after its checkpoint.
  */
 function migrateLogEntry(raw: unknown): unknown {
   const old = raw as Record<string, unknown>;
@@ -291,10 +284,7 @@ export const ForecastResolutionSchema = z.object({
   event_ids: z.array(z.string()).default([]),
 });
 export type ForecastResolution = z.infer<typeof ForecastResolutionSchema>;
-/**
- * A reset the upstream tracker announced but has not applied (`GET /api/v1/status` → `data.scheduled_reset`).
- * `type` is null for a reset type this API does not know; `scheduled_for` null when the post named no time.
- */
+/** A reset the tracker announced but has not applied (its `/api/v1/status` `data.scheduled_reset`). */
 export const AnnouncementSchema = z.object({
   id: EventIdSchema,
   upstream_id: z.string().min(1).max(120),
@@ -309,10 +299,7 @@ export const AnnouncementSchema = z.object({
 });
 export type Announcement = z.infer<typeof AnnouncementSchema>;
 
-/**
- * The upstream tracker's own public watch (`active_watch` of its `/api/v1/status`): its level, its forecast window as
- * display text, and when it was raised and expires. Shown as the tracker's, never as our probability.
- */
+/** The tracker's own public watch (`active_watch` of its `/api/v1/status`), shown as its, never our probability. */
 export const TrackerWatchSchema = z.object({
   level: z.string().min(1).max(40),
   /** The tracker's own chance in percent, or null when it gives none. */
