@@ -20,7 +20,6 @@ import {
   reliabilityTable,
   resolveCheckpoint,
   skillWithInterval,
-  type ReliabilityBin,
 } from './resetbench.ts';
 import {
   IssuedForecastSchema,
@@ -167,18 +166,6 @@ export interface ScoredCheckpoint {
   correction: { outcome: boolean; corrected_at: string; event_ids: string[]; brier: number } | null;
 }
 
-export interface HorizonSummary {
-  brier: number | null;
-  climatology_brier: number | null;
-  trailing_climatology_brier: number | null;
-  /** Checkpoints with a trailing base rate (entries logged before it was recorded have none). */
-  trailing_sample_size: number;
-  sample_size: number;
-  late: number;
-  pending: number;
-  corrections: number;
-}
-
 /** Skill against one baseline over the window's resolved checkpoints; null with the reason when n is too small. */
 export interface SkillEntry {
   skill: number | null;
@@ -209,35 +196,6 @@ export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
 export const MIN_SKILL_SAMPLE = 28;
 /** The bootstrap of the backtest (research/backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
-
-export interface Accuracy {
-  window_days: number;
-  /** Checkpoint-horizon counts in the window: resolved (scored), pending, unresolvable (never scored), missed. */
-  counts: {
-    resolved_24h: number;
-    resolved_48h: number;
-    pending_24h: number;
-    pending_48h: number;
-    unresolvable_24h: number;
-    unresolvable_48h: number;
-    missed: number;
-  };
-  /** Skill 1 - Brier / baseline Brier with a 95% block-bootstrap interval, per baseline and horizon. */
-  skill: Record<`${SkillBaseline}_${'24h' | '48h'}`, SkillEntry>;
-  scoring: {
-    rules: string;
-    late_after_minutes: number;
-    resolve_after_hours: number;
-    trailing_climatology_days: number;
-    /** The model of the newest scored forecast in the window, and the baseline it is itself (null when none). */
-    model_version: string | null;
-    model_baseline: SkillBaseline | null;
-  };
-  forecasts: ScoredCheckpoint[];
-  missed: { checkpoint: string }[];
-  summary: { h24: HorizonSummary; h48: HorizonSummary };
-  reliability: { h24: ReliabilityBin[]; h48: ReliabilityBin[] };
-}
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
@@ -336,19 +294,23 @@ function scoreEntries(
   return { forecasts, rows, pending, unresolvable };
 }
 
+/** What /api/accuracy publishes (render/schemas.ts AccuracyDocSchema describes each field). */
+export type Accuracy = ReturnType<typeof computeAccuracy>;
+export type HorizonSummary = Accuracy['summary']['h24'];
+
 /** Scores the frozen log: checkpoints of the last 30 days, each with its as-issued forecast and its recorded outcome. */
 export function computeAccuracy(
   log: readonly ForecastLogEntry[],
   resolutions: readonly ForecastResolution[],
   asOf: Date,
-): Accuracy {
+) {
   const asOfMs = asOf.getTime();
   const windowStart = checkpointAtOrBefore(asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS);
   const entries = log.filter((e) => Date.parse(e.checkpoint) >= windowStart && Date.parse(e.checkpoint) <= asOfMs);
   const issued = entries.filter((e) => e.status === 'issued');
   const { forecasts, rows, pending, unresolvable } = scoreEntries(issued, resolutions, asOfMs);
   const rowsAt = (h: HorizonHours) => rows.filter((r) => r.h === h);
-  const summarise = (h: HorizonHours): HorizonSummary => {
+  const summarise = (h: HorizonHours) => {
     const withBase = rowsAt(h).filter((r) => r.bases.all_history !== null);
     const withTrailing = rowsAt(h).filter((r) => r.bases.trailing_30d !== null);
     return {
@@ -374,7 +336,7 @@ export function computeAccuracy(
     Object.keys(BASELINE_FIELDS).flatMap((b) =>
       HORIZONS_HOURS.map((h) => [`${b}_${h}h`, skillOf(rows, h, b as SkillBaseline)]),
     ),
-  ) as Accuracy['skill'];
+  ) as Record<`${SkillBaseline}_${'24h' | '48h'}`, SkillEntry>;
   return {
     window_days: ACCURACY_WINDOW_DAYS,
     counts: {
