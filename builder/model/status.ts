@@ -54,36 +54,29 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   );
   const good = latestCheck(checks.filter(isGoodResetCheck));
   const last = good?.checked_at ?? null;
-  // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
-  const base = { date, last_good_check_at: last === null ? null : formatInstant(last), valid_until: null };
-  if (verified.length > 0) {
-    return {
-      ...base,
-      state: 'confirmed_today',
-      reset: true,
-      event_ids: verified.map((e) => e.id),
-      explanation: { code: 'state.confirmed_today', params: { date } },
-    };
-  }
-  if (todays.length > 0) {
-    return {
-      ...base,
-      state: 'recorded_today',
-      reset: true,
-      event_ids: todays.map((e) => e.id),
-      explanation: { code: 'state.recorded_today', params: { date } },
-    };
-  }
+  const answer = (
+    state: TodayState,
+    reset: boolean | null,
+    of: readonly Event[],
+    why: Detail,
+    validUntil: string | null = null,
+  ) => ({
+    date,
+    // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
+    last_good_check_at: last === null ? null : formatInstant(last),
+    valid_until: validUntil,
+    state,
+    reset,
+    event_ids: of.map((e) => e.id),
+    explanation: why,
+  });
+  const stated = (state: TodayState) => ({ code: `state.${state}`, params: { date } });
+  if (verified.length > 0) return answer('confirmed_today', true, verified, stated('confirmed_today'));
+  if (todays.length > 0) return answer('recorded_today', true, todays, stated('recorded_today'));
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
   if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
-    return {
-      ...base,
-      state: 'no_verified_reset',
-      reset: false,
-      event_ids: [],
-      valid_until: formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS),
-      explanation: { code: 'state.no_verified_reset', params: { date } },
-    };
+    const validUntil = formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS);
+    return answer('no_verified_reset', false, [], stated('no_verified_reset'), validUntil);
   }
   // The build reads its own answer at once: never `expired`, one of the reasons the checks give.
   const at = asOf.toISOString();
@@ -94,7 +87,7 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     stale_after: at,
     now: at,
   });
-  return { ...base, state: 'unknown', reset: null, event_ids: [], explanation: explanationDetail(why) };
+  return answer('unknown', null, [], explanationDetail(why));
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
