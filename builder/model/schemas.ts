@@ -1,6 +1,7 @@
 // The internal records every stage shares. Inbound payloads are parsed into these before the model sees them.
 import { z } from 'zod';
 import { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang } from '../contract.ts';
+import { checkpointAtOrAfter, toIso } from './climatology.ts';
 
 // The vocabulary lives in the contract; re-exported so model code and its callers have one import for records.
 export { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang };
@@ -217,7 +218,6 @@ export const SignalSchema = z.object({
 export type Signal = z.infer<typeof SignalSchema>;
 
 const probability01 = z.number().min(0).max(1);
-const SLOT_MS = 6 * 60 * 60 * 1000;
 
 /** A forecast as it was published by one run: never edited afterwards. */
 export const IssuedForecastSchema = z.object({
@@ -265,9 +265,14 @@ function migrateLogEntry(raw: unknown): unknown {
   if (typeof raw !== 'object' || raw === null || 'status' in old || !('probability_24h' in old)) return raw;
   const issuedMs = Date.parse(String(old.issued_at));
   if (!Number.isFinite(issuedMs)) return raw;
-  const slot = new Date(Math.ceil(issuedMs / SLOT_MS) * SLOT_MS).toISOString().replace(/\.000Z$/, 'Z');
   const { checkpoint: _slotStart, ...forecast } = old;
-  return { checkpoint: slot, status: 'issued', logged_at: old.issued_at, forecast, migrated: true };
+  return {
+    checkpoint: toIso(checkpointAtOrAfter(issuedMs)),
+    status: 'issued',
+    logged_at: old.issued_at,
+    forecast,
+    migrated: true,
+  };
 }
 
 /**
