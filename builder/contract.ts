@@ -202,3 +202,14 @@ export function formatInstant(at: Date | number | string): string {
 /** The not-found body a host answers with when even the stored not-found document cannot be read (preview, Worker). */
 export const NOT_FOUND_FALLBACK =
   '{"error":{"status":404,"code":"not_found","message":"The requested resource does not exist."},"meta":{"lang":null}}';
+
+/**
+ * Scheme and host (with a non-default port) of a URL, all that is ever shown of a configured one (redact.ts):
+ * `https://user:pass@host:8443/p?token=abc` → `https://host:8443`; null for anything but an http(s) URL with a host.
+ */
+export function urlOrigin(raw: string): string | null {
+  const u = URL.parse(raw);
+  // Not even the scheme of another kind of URL: `token:abc` parses as a scheme and a path.
+  if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '') return null;
+  return `${u.protocol}//${u.host}`;
+}

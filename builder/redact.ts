@@ -3,14 +3,7 @@
 // segments (Discord `/api/webhooks/ID/TOKEN`, Slack `/services/T/B/SECRET`, a feed's private path), path parameters
 // (`;jsessionid=`), query names and values (`?token=`), the fragment; so can the userinfo. Only the scheme and the
 // host (with a non-default port, which names no secret and tells two local sources apart) are ever shown.
-
-/** `https://user:pass@host:8443/p?token=abc` → `https://host:8443`; null for anything but an http(s) URL with a host. */
-export function urlOrigin(raw: string): string | null {
-  const u = URL.parse(raw);
-  // Not even the scheme of another kind of URL: `token:abc` parses as a scheme and a path.
-  if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '') return null;
-  return `${u.protocol}//${u.host}`;
-}
+import { urlOrigin } from './contract.ts';
 
 /** `https://user:pass@host:8443/p;jsessionid=x?token=abc#f` → `https://host:8443/…`; anything else → `(redacted)`. */
 export function redactUrl(raw: string): string {

@@ -28,8 +28,8 @@ export interface AnnouncementEffect {
 
 /** A scheduled time up to this far in the past still counts while no reset is recorded: rollouts run late. */
 export const ANNOUNCEMENT_OVERDUE_GRACE_MS = 6 * HOUR_MS;
-/** A recorded global reset this close before the announcement (clock skew between sources) already fulfils it. */
-const FULFILLED_TOLERANCE_MS = 60_000;
+/** A recorded reset this close before a post's time still counts for it (clock skew between sources). */
+const POST_SKEW_MS = 60_000;
 
 /** One reviewed post of data/announcement-review.json: does it promise a reset for later, or report one made now? */
 export interface AnnouncementReview {
@@ -51,9 +51,7 @@ export interface AnnouncementReview {
 }
 
 /** An `ahead` post that names no time counts as followed when a reset lands within this long. */
-export const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
-/** A recorded reset this close before a post's own time still counts for it (clock skew between sources). */
-const POST_SKEW_MS = 60_000;
+const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
 
 /** Whether a recorded reset can be the one an announcement promised (not the post's own "done now" reset). */
 export const promisedBy = (a: AnnouncementReview, r: { id: string }) =>
@@ -110,7 +108,7 @@ export function announcementEffect(
   const announcedMs = Date.parse(announced.announced_at);
   if (!Number.isFinite(announcedMs) || announcedMs > asOfMs) return null;
   const spent = events.some(
-    (e) => countsAsGlobal(e) && eventMs(e) >= announcedMs - FULFILLED_TOLERANCE_MS && eventMs(e) <= asOfMs,
+    (e) => countsAsGlobal(e) && eventMs(e) >= announcedMs - POST_SKEW_MS && eventMs(e) <= asOfMs,
   );
   if (spent) return null;
   const scheduledMs = announced.scheduled_for === null ? NaN : Date.parse(announced.scheduled_for);

@@ -1,11 +1,11 @@
 // Pure: folds one run's source results and the review decisions into the stored state.
-import { DataError } from '../errors.ts';
-import { urlOrigin } from '../redact.ts';
+import { urlOrigin } from '../contract.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
-import { DAY_MS, eventMs, newestTime, normalizeUrl } from './events.ts';
+import { toIso } from './climatology.ts';
+import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
-  EVENT_ID_PATTERN,
   MAX_WATCHES,
+  capText,
   type Announcement,
   type Event,
   type Signal,
@@ -19,61 +19,38 @@ import {
 export const CHECK_HISTORY_PER_SOURCE = 96;
 export const SIGNAL_WINDOW_MS = 7 * DAY_MS;
 export const MAX_SIGNALS = 500;
-/**
- * Signals one source may hold in the review queue (its newest): one flooding feed cannot push every other source's
- * signals out of MAX_SIGNALS. Five sources' full shares fill the queue.
- */
+/** Signals one source may hold in the review queue (its newest): one flooding feed cannot crowd out the others. */
 export const MAX_SIGNALS_PER_SOURCE = 100;
-/**
- * Tracker-only events (origin service_resets) kept in state, newest first. The tracker holds a few hundred; a source
- * that adds records run after run (each run within MAX_RECORDS_PER_RUN) stops growing state, and so the API, here.
- */
+/** Tracker events kept in state, newest first: the tracker holds a few hundred; a runaway source stops here. */
 export const MAX_TRACKER_EVENTS = 2_000;
 /**
- * The anomaly rule: a reset tracker's run that brings more than this many global resets new to state is quarantined.
- * Real history has at most a few a day (the shortest gap between two is 11.9 h). On the first run (nothing stored
- * yet) the tracker's whole history is new, so there only those dated within the last 24 hours count.
+ * The anomaly rule: a tracker run bringing more than this many new global resets dated within the last day is
+ * quarantined. Real history has at most a few a day (the shortest gap between two is 11.9 h).
  */
 export const ANOMALY_MAX_NEW_RESETS = 10;
 
 /**
- * The source kinds that can report a reset. Today's state goes stale when these have not been checked
- * successfully recently. The status page (outages, not resets) and the signal feeds (unreviewed chatter) cannot
- * report a reset, so their failures must not turn today's state `unknown`.
+ * This run's checks appended, at most `perSource` kept per source (the newest). A check of the same source at the same
+ * instant replaces the stored one: a retried run for the same instant is one check, not two.
  */
-export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
-
-function capChecks(checks: readonly SourceCheck[], perSource: number): SourceCheck[] {
-  const seen = new Map<string, number>();
-  const kept: SourceCheck[] = [];
-  for (let i = checks.length - 1; i >= 0; i--) {
-    const c = checks[i]!;
-    const n = (seen.get(c.source) ?? 0) + 1;
-    seen.set(c.source, n);
-    if (n <= perSource) kept.push(c);
-  }
-  return kept.reverse();
-}
-
-/**
- * Appends this run's checks. A check of the same source at the same instant replaces the stored one: a run
- * repeated for the same instant (the retry of a run that failed after saving state) is one check, not two.
- */
-function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[]): SourceCheck[] {
+function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[], perSource: number): SourceCheck[] {
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
-  return [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
+  const seen = new Map<string, number>();
+  return [...stored.filter((c) => !replaced.has(key(c))), ...fresh]
+    .reverse()
+    .filter((c) => {
+      seen.set(c.source, (seen.get(c.source) ?? 0) + 1);
+      return seen.get(c.source)! <= perSource;
+    })
+    .reverse();
 }
 
-const newestMs = (e: Event): number => {
-  const t = newestTime(e);
-  return Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
-};
+const newestMs = (e: Event): number => instantMs(newestTime(e));
 
 /**
- * At most MAX_TRACKER_EVENTS, newest first; but the event with the newest recorded time of each type is always kept,
- * so the cap can never take the newest event out of a history document (`history/<type>.json` would go back in time
- * when one type's events are all older than the other types' newest MAX_TRACKER_EVENTS).
+ * At most MAX_TRACKER_EVENTS, newest first; the event with the newest recorded time of each type is always kept, so
+ * the cap never takes a type's newest event out of its history document (it would go back in time).
  */
 function capTrackerEvents(events: readonly Event[]): Event[] {
   const byTime = [...events].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
@@ -91,29 +68,26 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
 }
 
 /**
- * Tracker records are history, not a mirror of the tracker: a record is fixed at first sight (a later read of the same
- * stable id cannot move its times, type, text or links), and a record the tracker stops listing is kept. A source
- * cannot unpublish or rewrite history, so no published document goes back in time because a tracker lied for a run;
- * a retraction is a review decision in data/. Full and partial reads are folded in alike; the cap bounds state.
+ * Tracker records are history, not a mirror: a record is fixed at first sight (by id) and kept when the tracker stops
+ * listing it, so no document goes back in time because a tracker lied for a run; a retraction is a review in data/.
  */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
-  const good = results.filter(
-    (r) =>
-      r.check.ok && (r.check.kind === 'reset_tracker' || r.check.kind === 'tracker_status') && r.events !== undefined,
-  );
+  const good = okResults(results, ['reset_tracker', 'tracker_status'], 'events');
   if (good.length === 0) return [...previous];
   const byId = new Map(previous.map((e) => [e.id, e]));
   for (const e of good.flatMap((r) => r.events ?? [])) if (!byId.has(e.id)) byId.set(e.id, e);
   return capTrackerEvents([...byId.values()]);
 }
 
+/** The ok results of one source kind that carry `field`, in order. */
+function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceKind[], field: keyof SourceResult) {
+  return results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
+}
+
 /**
- * How many of a good tracker result's global resets are new to state and dated within the last day, by the anomaly
- * rule's count. Only recent ones count, on every run: a quarantined run's records never enter state, so counting older
- * ones would quarantine the same backlog (a tracker back after a pause, a backfill, ids renamed by a new id rule) on
- * every run for good; a recent flood ages out of the count within a day, and older records are bounded by
- * MAX_TRACKER_EVENTS and can never be news (the notification window is a day too).
+ * A tracker result's global resets new to state and dated within the last day. Only recent ones count: a quarantined
+ * run's records never enter state, so counting older ones would quarantine the same backlog on every run for good.
  */
 function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: number): number {
   const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
@@ -122,10 +96,8 @@ function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: numb
 }
 
 /**
- * The anomaly rule applied to this run's tracker results: an anomalous one becomes a failed check saying why
- * (`source_anomaly`), its records are left out of state entirely (today's state cannot move because of them), and it
- * leaves one `source_anomaly` signal awaiting review per source and UTC day, with the count and the source's scheme and
- * host only. Nothing it brought is notified: notifications are planned from state.
+ * The anomaly rule: an anomalous tracker result becomes a failed check (`source_anomaly`) whose records never enter
+ * state, and leaves one `source_anomaly` signal per source and UTC day with the count and the source's scheme and host.
  */
 function quarantineAnomalies(
   stored: readonly Event[],
@@ -139,7 +111,7 @@ function quarantineAnomalies(
     if (count <= ANOMALY_MAX_NEW_RESETS) return r;
     // Scheme and host of the source (the check holds its URL redacted already): all the signal says of it.
     const origin = urlOrigin(r.check.url) ?? '(unknown)';
-    const at = asOf.toISOString().replace('.000Z', 'Z');
+    const at = toIso(asOf.getTime());
     signals.push({
       id: `source-anomaly-${r.check.source
         .toLowerCase()
@@ -222,13 +194,8 @@ function computeSignals(
       const d = decisions.get(s.id);
       if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
       if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
-      if (!d.event_id || !EVENT_ID_PATTERN.test(d.event_id)) {
-        throw new DataError(
-          'model/apply',
-          `review of signal ${d.signal_id} promotes it to an invalid event id ${JSON.stringify(d.event_id)}`,
-        );
-      }
-      return { ...s, review: 'promoted', promoted_to: d.event_id };
+      // ReviewDecisionSchema holds a promoted decision to a valid event id.
+      return { ...s, review: 'promoted', promoted_to: d.event_id! };
     })
     .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id))
     .filter(fairShare)
@@ -258,7 +225,7 @@ export function watchSignal(w: TrackerWatch, source: string): Signal {
     id: `tracker-watch-${w.observed_at.replace(/[^0-9]/g, '')}`,
     kind: 'tracker_watch',
     source,
-    title: title.length > 300 ? `${title.slice(0, 299)}…` : title,
+    title: capText(title, 300),
     excerpt: w.text,
     url: w.source_url,
     published_at: w.observed_at,
@@ -275,12 +242,9 @@ function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null
 }
 
 /**
- * The state after this run: every check appended (history capped per source, a repeated instant replaced); tracker
- * records added by ok results, each fixed at first sight and kept when the tracker stops listing it; status replaced
- * only by ok results, so a failed or malformed response never wipes the last good data; a tracker run that
- * breaks the anomaly rule quarantined (a failed check, a `source_anomaly` signal, none of its records); tracker events
- * capped at MAX_TRACKER_EVENTS; signals merged by link (or id), kept for 7 days, at most MAX_SIGNALS_PER_SOURCE per
- * source, with review decisions applied.
+ * The state after this run: checks appended, anomalous tracker runs quarantined, tracker records folded in, and data
+ * replaced only by ok results (a failed or malformed response never wipes the last good data); signals merged by link
+ * (or id), kept for 7 days, with review decisions applied.
  */
 export function applySourceResults(
   state: State,
@@ -288,27 +252,18 @@ export function applySourceResults(
   reviews: readonly ReviewDecision[],
   asOf: Date,
 ): State {
-  const quarantined = quarantineAnomalies(state.upstream_events, fetched, asOf);
-  const results = quarantined.results;
-  const status = results
-    .filter((r) => r.check.ok && r.check.kind === 'status_page' && r.status !== undefined)
-    .at(-1)?.status;
-  const announced = results
-    .filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.announcement !== undefined)
-    .at(-1);
-  const watched = results
-    .filter((r) => r.check.ok && r.check.kind === 'tracker_status' && r.watch !== undefined)
-    .at(-1);
+  const { results, signals } = quarantineAnomalies(state.upstream_events, fetched, asOf);
+  const status = okResults(results, 'status_page', 'status').at(-1)?.status;
+  const announced = okResults(results, 'tracker_status', 'announcement').at(-1);
+  const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepWatchFirstSeen(state.tracker_watch, watched.watch ?? null) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
   return {
     ...state,
     updated_at: asOf.toISOString(),
-    checks: capChecks(
-      appendChecks(
-        state.checks,
-        results.map((r) => r.check),
-      ),
+    checks: appendChecks(
+      state.checks,
+      results.map((r) => r.check),
       CHECK_HISTORY_PER_SOURCE,
     ),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
@@ -318,7 +273,7 @@ export function applySourceResults(
     watches: recordWatch(state.watches, watch),
     signals: computeSignals(
       state.signals,
-      [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...quarantined.signals],
+      [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...signals],
       reviews,
       asOf.getTime(),
     ),

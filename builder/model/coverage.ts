@@ -2,9 +2,9 @@
 // checkpoints resolve only inside observed time, and a forecast whose "time since the last reset" runs through
 // unobserved time is withheld (forecast.ts).
 import { HOUR_MS, toIso } from './climatology.ts';
-import { RESET_SOURCE_KINDS } from './apply.ts';
 import { DAY_MS, eventMs } from './events.ts';
-import type { Event, SourceCheck, SourceKind } from './schemas.ts';
+import type { Event, SourceCheck } from './schemas.ts';
+import { isGoodResetCheck } from './status.ts';
 
 /** Good checks of a reset source at most this far apart form one observed stretch; a longer gap is a hole. */
 export const COVERAGE_MAX_GAP_MS = 2 * HOUR_MS;
@@ -19,10 +19,7 @@ export interface CoverageSpan {
   to: string;
 }
 
-interface Span {
-  from: number;
-  to: number;
-}
+type Span = { from: number; to: number };
 
 const toSpans = (xs: readonly CoverageSpan[]): Span[] =>
   xs
@@ -52,7 +49,7 @@ export function extendCoverage(
 ): CoverageSpan[] {
   const asOfMs = asOf.getTime();
   const fresh = checks
-    .filter((c) => c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind))
+    .filter(isGoodResetCheck)
     .map((c) => Date.parse(c.checked_at))
     .filter((t) => Number.isFinite(t) && t <= asOfMs)
     .map((t) => ({ from: t, to: t }));
@@ -66,20 +63,11 @@ export function extendCoverage(
  * verification; the archive is taken to have been kept up throughout its span, and to say nothing after it).
  */
 export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
-  const byOrigin = new Map<string, Span>();
-  for (const e of curated) {
-    // Only imported archives keep a continuous record; a verified record is one event, not a watch.
-    if (e.status !== 'archived') continue;
-    const ms = eventMs(e);
-    if (!Number.isFinite(ms)) continue;
-    const s = byOrigin.get(e.origin);
-    if (s === undefined) byOrigin.set(e.origin, { from: ms, to: ms });
-    else {
-      s.from = Math.min(s.from, ms);
-      s.to = Math.max(s.to, ms);
-    }
-  }
-  return [...byOrigin.values()].map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
+  const byOrigin = new Map<string, number[]>();
+  // Only imported archives keep a continuous record; a verified record is one event, not a watch.
+  for (const e of curated.filter((e) => e.status === 'archived' && Number.isFinite(eventMs(e))))
+    byOrigin.set(e.origin, [...(byOrigin.get(e.origin) ?? []), eventMs(e)]);
+  return [...byOrigin.values()].map((ms) => ({ from: toIso(Math.min(...ms)), to: toIso(Math.max(...ms)) }));
 }
 
 /**

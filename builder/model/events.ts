@@ -15,13 +15,11 @@ export function eventDate(e: Event): string {
   return eventTime(e).at.slice(0, 10);
 }
 
-/** Milliseconds since epoch; a day-precision event counts from the start of its UTC day. */
-export function eventMs(e: Event): number {
-  const at = eventTime(e).at;
-  return Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
-}
+/** Milliseconds since epoch of a recorded time; a plain date counts from the start of its UTC day. */
+export const instantMs = (at: string): number => Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
 
-const ms = (at: string): number => Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
+/** Milliseconds since epoch of the time that decides "which day" (eventTime). */
+export const eventMs = (e: Event): number => instantMs(eventTime(e).at);
 
 function recordedTimes(e: Event): string[] {
   return [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
@@ -29,7 +27,7 @@ function recordedTimes(e: Event): string[] {
 
 /** The newest time recorded on an event (announced, observed or effective), as recorded. */
 export function newestTime(e: Event): string {
-  return recordedTimes(e).reduce((a, b) => (ms(b) > ms(a) ? b : a));
+  return recordedTimes(e).reduce((a, b) => (instantMs(b) > instantMs(a) ? b : a));
 }
 
 /**
@@ -37,7 +35,7 @@ export function newestTime(e: Event): string {
  * reset announced before `asOf` to take effect later is known (and listed), but not yet today's reset.
  */
 export function knownBy(e: Event, asOf: Date): boolean {
-  return Math.min(...recordedTimes(e).map(ms)) <= asOf.getTime();
+  return Math.min(...recordedTimes(e).map(instantMs)) <= asOf.getTime();
 }
 
 export function utcDate(d: Date): string {
@@ -133,60 +131,43 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
 }
 
-/** Candidate pairs for the proximity rule, closest first: a sweep over all instants, so large histories stay fast. */
+/**
+ * The proximity rule's candidate pairs, closest first: records of different origins and the same type whose instants
+ * come within MERGE_WINDOW_MS, at their closest distance. A sweep in order of each record's earliest instant, so large
+ * histories stay fast.
+ */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
-  const ts: number[] = [];
-  const owner: number[] = [];
-  all.forEach((e, i) => {
-    for (const t of instantsOf(e)) {
-      ts.push(t);
-      owner.push(i);
-    }
-  });
-  const order = ts.map((_, k) => k).sort((x, y) => ts[x]! - ts[y]! || owner[x]! - owner[y]!);
-  // Closest distance per pair of records; a record with several instants can meet another more than once.
-  const best = new Map<number, { i: number; j: number; d: number }>();
+  const instants = all.map(instantsOf);
+  const lo = instants.map((ts) => Math.min(...ts));
+  const order = all.map((_, i) => i).filter((i) => instants[i]!.length > 0);
+  order.sort((a, b) => lo[a]! - lo[b]!);
+  const pairs: { i: number; j: number; d: number }[] = [];
   for (let p = 0; p < order.length; p++) {
-    const tp = ts[order[p]!]!;
-    const ip = owner[order[p]!]!;
-    for (let q = p + 1; q < order.length; q++) {
-      const d = ts[order[q]!]! - tp;
-      if (d > MERGE_WINDOW_MS) break;
-      const iq = owner[order[q]!]!;
-      const a = all[ip]!;
-      const b = all[iq]!;
-      if (ip === iq || a.origin === b.origin || a.type !== b.type) continue;
-      const i = Math.min(ip, iq);
-      const j = Math.max(ip, iq);
-      const key = i * all.length + j;
-      const seen = best.get(key);
-      if (seen === undefined || seen.d > d) best.set(key, { i, j, d });
+    const a = order[p]!;
+    const reach = Math.max(...instants[a]!) + MERGE_WINDOW_MS;
+    for (let q = p + 1; q < order.length && lo[order[q]!]! <= reach; q++) {
+      const b = order[q]!;
+      if (all[a]!.origin === all[b]!.origin || all[a]!.type !== all[b]!.type) continue;
+      let d = Infinity;
+      for (const x of instants[a]!) for (const y of instants[b]!) d = Math.min(d, Math.abs(x - y));
+      if (d <= MERGE_WINDOW_MS) pairs.push({ i: Math.min(a, b), j: Math.max(a, b), d });
     }
   }
-  return [...best.values()].sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
+  return pairs.sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
 }
 
+/** Joins the closest pairs first; a group never gains a second record of an origin it already holds. */
 function unionByProximity(
   all: readonly Event[],
   find: (i: number) => number,
   union: (a: number, b: number) => void,
 ): void {
-  // One origin (the curated data alone, say): the rule can never apply.
-  if (all.every((e) => e.origin === all[0]!.origin)) return;
-  const pairs = proximityPairs(all);
-  if (pairs.length === 0) return;
   const origins = new Map<number, Set<string>>();
-  all.forEach((e, k) => {
-    const r = find(k);
-    origins.set(r, (origins.get(r) ?? new Set()).add(e.origin));
-  });
-  for (const { i, j } of pairs) {
-    const ri = find(i);
-    const rj = find(j);
-    if (ri === rj) continue;
-    const oi = origins.get(ri)!;
-    const oj = origins.get(rj)!;
-    if ([...oj].some((o) => oi.has(o))) continue;
+  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(e.origin)));
+  for (const { i, j } of proximityPairs(all)) {
+    const oi = origins.get(find(i))!;
+    const oj = origins.get(find(j))!;
+    if (find(i) === find(j) || [...oj].some((o) => oi.has(o))) continue;
     union(i, j);
     origins.set(find(i), new Set([...oi, ...oj]));
   }

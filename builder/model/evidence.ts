@@ -1,24 +1,18 @@
 // Pure: what the evidence itself says about when a record happened. An X (Twitter) post id is a snowflake
 // whose top bits are the post's creation time, so a record citing a post can be checked against it.
+import { formatInstant } from '../contract.ts';
+import { normalizeUrl } from './events.ts';
 import type { Event } from './schemas.ts';
 
 /** X's snowflake epoch (2010-11-04T01:42:54.657Z), in ms since the Unix epoch. */
-export const SNOWFLAKE_EPOCH_MS = 1288834974657n;
+const SNOWFLAKE_EPOCH_MS = 1288834974657n;
 /** A record's own time further than this from its post's time is a different instant (an observation), not the post. */
-export const POST_TIME_TOLERANCE_MS = 60_000;
+const POST_TIME_TOLERANCE_MS = 60_000;
 
 /** The numeric id of an x.com / twitter.com status URL, or null when the URL is not one. */
 export function xPostId(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return null;
-  }
-  const host = u.hostname.toLowerCase().replace(/^(www\.|mobile\.)/, '');
-  if (host !== 'x.com' && host !== 'twitter.com') return null;
-  const m = /^\/[^/]+\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(u.pathname);
-  return m ? m[1]! : null;
+  if (!URL.canParse(url)) return null;
+  return /^x\.com\/[^/]+\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(normalizeUrl(url))?.[1] ?? null;
 }
 
 /** Creation time (ms since the epoch) encoded in a snowflake id; BigInt because ids exceed 2^53. */
@@ -26,16 +20,11 @@ export function snowflakeMs(id: string): number {
   return Number((BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS);
 }
 
-/** ISO 8601 UTC to the whole second (the precision records carry), from a snowflake's ms. */
-export function snowflakeIso(id: string): string {
-  return new Date(Math.floor(snowflakeMs(id) / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
-}
-
-/** The first X post a record cites (its primary evidence), with the post's creation time. */
+/** The first X post a record cites (its primary evidence), with the post's creation time to the whole second. */
 export function citedPost(sources: readonly { url: string }[]): { id: string; at: string; ms: number } | null {
   for (const s of sources) {
     const id = xPostId(s.url);
-    if (id !== null) return { id, at: snowflakeIso(id), ms: snowflakeMs(id) };
+    if (id !== null) return { id, at: formatInstant(snowflakeMs(id)), ms: snowflakeMs(id) };
   }
   return null;
 }
@@ -62,11 +51,9 @@ export function timesFromPost(
   disagreement: PostTimeDisagreement | null;
 } {
   const post = citedPost(sources);
-  if (post === null)
-    return { announced_at: recordAt, observed_at: null, time_basis: 'announcement', disagreement: null };
-  const diff = Date.parse(recordAt) - post.ms;
-  if (Math.abs(diff) <= POST_TIME_TOLERANCE_MS)
-    return { announced_at: post.at, observed_at: null, time_basis: 'announcement', disagreement: null };
+  const diff = post === null ? 0 : Date.parse(recordAt) - post.ms;
+  if (post === null || Math.abs(diff) <= POST_TIME_TOLERANCE_MS)
+    return { announced_at: post?.at ?? recordAt, observed_at: null, time_basis: 'announcement', disagreement: null };
   return {
     announced_at: post.at,
     observed_at: recordAt,

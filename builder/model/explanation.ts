@@ -8,8 +8,7 @@ import type { Detail } from './schemas.ts';
 /** The answer of a build that was already `unknown` is out of date once this passes without a newer one (two ticks). */
 export const UNKNOWN_ANSWER_HOLDS_MS = 30 * 60 * 1000;
 
-export const EXPLANATION_CASES = ['unchecked', 'failed', 'failed_since', 'stale', 'expired'] as const;
-export type ExplanationCase = (typeof EXPLANATION_CASES)[number];
+export type ExplanationCase = 'unchecked' | 'failed' | 'failed_since' | 'stale' | 'expired';
 
 /** What a reader of the documents knows: the fields of `/api/latest` (and `/api/status`) and the reader's clock. */
 export interface ExplanationFacts {
@@ -25,9 +24,9 @@ export interface ExplanationFacts {
   now: string;
 }
 
+/** The case and its template parameters, all ISO 8601 instants. */
 export interface Explanation {
   case: ExplanationCase;
-  /** Template parameters, all ISO 8601 instants. */
   params: Record<string, string>;
 }
 

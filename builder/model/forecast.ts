@@ -7,6 +7,7 @@ import {
   type AnnouncementReview,
 } from './announcement.ts';
 import {
+  HORIZONS_HOURS,
   HOUR_MS,
   TRAILING_CLIMATOLOGY_DAYS,
   checkpointAtOrAfter,
@@ -18,22 +19,18 @@ import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
-export { checkpointAtOrBefore } from './climatology.ts';
-
 /**
- * Below ten global resets no probability is published. Ten events is where a Poisson rate stops being a guess:
- * the exact 95% interval for a count of 10 spans about 0.48x..1.84x the estimate (a factor of ~3.8), while at
- * 5 it spans 0.32x..2.33x (a factor of ~7), i.e. "a reset every 4 days" and "one a month" would both fit.
- * In the bundled history the 10th reset is 2026-03-11, after six months of sparse records.
+ * Below ten global resets no probability is published: the exact 95% interval of a Poisson count of 10 spans about
+ * 0.48x..1.84x the estimate, of 5 about 0.32x..2.33x ("a reset every 4 days" and "one a month" would both fit).
  */
 export const MIN_SAMPLE_RESETS = 10;
 /** A burst of resets inside a few days says nothing about the long-run rate; a month of windows is the floor. */
-export const MIN_HISTORY_DAYS = 30;
+const MIN_HISTORY_DAYS = 30;
 /** Trailing history both the climatology and the model look at (one year of the product's life). */
-export const HISTORY_WINDOW_DAYS = 365;
+const HISTORY_WINDOW_DAYS = 365;
 /**
- * Probabilities are clipped to [1%, 99%]. With a few dozen events nobody can claim better than 1-in-100 odds
- * either way, and an exact 0 or 1 would score an unbounded log-loss and read as certainty to a user.
+ * Probabilities are clipped to [1%, 99%]: with a few dozen events nobody can claim better than 1-in-100 odds, and an
+ * exact 0 or 1 would score an unbounded log-loss and read as certainty to a user.
  */
 export const MIN_PROBABILITY = 0.01;
 export const MAX_PROBABILITY = 0.99;
@@ -44,14 +41,12 @@ export function clipProbability(p: number): number {
 
 /** The shipped model (research/ scores it against the other candidates; `npm run backtest`). */
 export const MODEL_VERSION = 'poisson-v1';
-export type ModelVersion = typeof MODEL_VERSION;
 /** The rate's window, fixed a priori (one quarter) and never tuned. */
-export const POISSON_TRAILING_DAYS = 90;
+const POISSON_TRAILING_DAYS = 90;
 
 /**
  * poisson-v1: the global resets of the trailing 90 days (or of the known history, if shorter) as a constant Poisson
- * rate; P(>=1 reset in the next h) = 1 - exp(-rate x h), clipped. A burst raises the rate, and it leaves the window
- * 90 days later. `times` ascending; the caller has checked the minimum sample.
+ * rate; P(>=1 reset in the next h) = 1 - exp(-rate x h), clipped. `times` ascending, at least one.
  */
 export function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
   const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - times[0]!);
@@ -63,35 +58,29 @@ export function poissonProbability(times: readonly number[], asOfMs: number, hor
 }
 
 /** The trailing climatology /api/accuracy compares the forecast with, beside the all-history one. */
-export const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
+const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
 /**
  * Withhold the forecast when the reset sources have not been observed for longer than this before asOf: a reset in
- * that time would be unknown, and "N days since the last reset" would be a data gap read as "no reset". One
- * checkpoint interval: a forecast never scores with a quarter of its own 24 h horizon unobserved behind it.
+ * that time would be unknown, and "N days since the last reset" would be a data gap read as "no reset".
  */
 export const MAX_UNOBSERVED_MS = 6 * HOUR_MS;
 
-export interface Climatology {
-  base_rate_24h: number | null;
-  base_rate_48h: number | null;
-  /** Global resets in the trailing window at `asOf`. */
-  sample_size: number;
-  /** Checkpoint windows (24h) the base rate was measured on; 0 when it is null. */
-  windows_24h: number;
-  windows_48h: number;
-}
-
-export interface Forecast {
+/** The model's numbers; all null when the forecast is withheld. */
+interface Probabilities {
   probability_24h: number | null;
   probability_48h: number | null;
+  /** All-history climatology: the share of checkpoint windows that held a reset. */
   base_rate_24h: number | null;
   base_rate_48h: number | null;
-  /** Trailing 30-day climatology at asOf (the baseline a user could compute); null below the minimum sample. */
+  /** Trailing 30-day climatology at asOf (the baseline a user could compute). */
   trailing_base_rate_24h: number | null;
   trailing_base_rate_48h: number | null;
   /** Trailing 90-day climatology at asOf: the baseline the model is compared with (COMPARED_WITH_DAYS). */
   trailing_90d_base_rate_24h: number | null;
   trailing_90d_base_rate_48h: number | null;
+}
+
+export interface Forecast extends Probabilities {
   /** End of the reset sources' observed time; null when the caller did not say (backtests on a complete archive). */
   covered_until: string | null;
   sample_size: number;
@@ -116,31 +105,18 @@ export interface ForecastOptions {
   coveredUntil?: string | null;
 }
 
-interface KnownResets {
-  /** Ascending epoch ms of the global resets in (asOf - HISTORY_WINDOW_DAYS, asOf]. */
-  times: number[];
-  last: Event | null;
-}
-
-function knownResets(events: readonly Event[], asOfMs: number): KnownResets {
+/**
+ * Ascending epoch ms of the global resets in (asOf - HISTORY_WINDOW_DAYS, asOf], and the latest of them. Banked
+ * grants, policy notes and narrowed resets (docs/reach.md) are not the forecast target and do not feed it either.
+ */
+function knownResets(events: readonly Event[], asOfMs: number): { times: number[]; last: Event | null } {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
-  let last: Event | null = null;
-  let lastMs = -Infinity;
-  const times: number[] = [];
-  for (const e of events) {
-    // Banked grants, policy notes and resets narrowed to some plans, one model or a cohort (docs/reach.md) are not the
-    // forecast target and do not feed it either.
-    if (!countsAsGlobal(e)) continue;
-    const ms = eventMs(e);
-    if (!Number.isFinite(ms) || ms > asOfMs || ms <= from) continue;
-    times.push(ms);
-    if (ms > lastMs || (ms === lastMs && last !== null && e.id > last.id)) {
-      last = e;
-      lastMs = ms;
-    }
-  }
-  times.sort((a, b) => a - b);
-  return { times, last };
+  const known = events
+    .filter(countsAsGlobal)
+    .map((e) => ({ e, ms: eventMs(e) }))
+    .filter(({ ms }) => Number.isFinite(ms) && ms <= asOfMs && ms > from)
+    .sort((a, b) => a.ms - b.ms || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
+  return { times: known.map((k) => k.ms), last: known.at(-1)?.e ?? null };
 }
 
 /** Epoch ms of the global resets a forecast at `asOf` may use, oldest first (research/ scores candidates on them). */
@@ -148,75 +124,61 @@ export function resetsKnownAt(events: readonly Event[], asOf: Date): number[] {
   return knownResets(events, asOf.getTime()).times;
 }
 
-function enoughData(times: readonly number[], asOfMs: number): boolean {
-  const first = times[0];
-  return times.length >= MIN_SAMPLE_RESETS && first !== undefined && asOfMs - first >= MIN_HISTORY_DAYS * DAY_MS;
-}
-
 /**
- * Climatology: the share of 24h (48h) windows starting at a checkpoint in the trailing history, from the first
- * known reset up to `asOf`, that contained at least one global reset. It is measured on exactly the quantity a
- * forecast is scored on, so the comparison is like for like, and it assumes no distribution: resets cluster,
- * and a Poisson conversion of the mean rate would overstate the chance of at least one. Null under the same
- * minimum sample as the forecast.
+ * Climatology: the share of 24h (48h) windows starting at a checkpoint from the first known reset up to `asOf` that
+ * held at least one global reset. It is measured on exactly what a forecast is scored on, and assumes no
+ * distribution: resets cluster, and a Poisson conversion of the mean rate would overstate the chance of at least one.
  */
-export function computeClimatology(events: readonly Event[], asOf: Date): Climatology {
-  const asOfMs = asOf.getTime();
-  const { times } = knownResets(events, asOfMs);
-  return climatologyOf(times, asOfMs);
-}
-
-function climatologyOf(times: readonly number[], asOfMs: number): Climatology {
-  const none: Climatology = {
-    base_rate_24h: null,
-    base_rate_48h: null,
-    sample_size: times.length,
-    windows_24h: 0,
-    windows_48h: 0,
-  };
-  const first = times[0];
-  if (!enoughData(times, asOfMs) || first === undefined) return none;
-  const w24 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 24 * HOUR_MS);
-  const w48 = windowFrequency(times, checkpointAtOrAfter(first), asOfMs, 48 * HOUR_MS);
-  if (w24 === null || w48 === null) return none;
-  return {
-    base_rate_24h: w24.rate,
-    base_rate_48h: w48.rate,
-    sample_size: times.length,
-    windows_24h: w24.windows,
-    windows_48h: w48.windows,
-  };
+function baseRate(times: readonly number[], asOfMs: number, h: number): number | null {
+  return windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS)?.rate ?? null;
 }
 
 const percent = (p: number) => Math.round(p * 100);
 const oneDecimal = (x: number) => Math.round(x * 10) / 10;
 
-function withheld(
-  model: ModelVersion,
-  times: readonly number[],
-  lastAt: string | null,
-  announced: AnnouncementEffect | null,
-  coveredUntil: string | null,
-  explanation: Detail,
-): Forecast {
-  return {
-    probability_24h: null,
-    probability_48h: null,
-    base_rate_24h: null,
-    base_rate_48h: null,
-    trailing_base_rate_24h: null,
-    trailing_base_rate_48h: null,
-    trailing_90d_base_rate_24h: null,
-    trailing_90d_base_rate_48h: null,
-    covered_until: coveredUntil,
+/** Why no probability is published at `asOf`, or null when one is. */
+function whyWithheld(times: readonly number[], asOfMs: number, lastAt: string | null, opts: ForecastOptions) {
+  const historyMs = times.length === 0 ? 0 : asOfMs - times[0]!;
+  if (
+    times.length < MIN_SAMPLE_RESETS ||
+    historyMs < MIN_HISTORY_DAYS * DAY_MS ||
+    baseRate(times, asOfMs, 48) === null
+  ) {
+    const params = {
+      sample_size: times.length,
+      min_sample: MIN_SAMPLE_RESETS,
+      history_days: oneDecimal(historyMs / DAY_MS),
+      min_history_days: MIN_HISTORY_DAYS,
+      window_days: HISTORY_WINDOW_DAYS,
+    };
+    return { code: 'insufficient_data', params };
+  }
+  // A data gap is not "no reset": with the sources unobserved since before the last stretch of asOf, the time since
+  // the last recorded reset is not known to be reset-free, so no probability is honest.
+  if (opts.coveredUntil === undefined) return null;
+  const lastMs = times.at(-1)!;
+  const observedUntil = opts.coveredUntil === null ? lastMs : Math.max(Date.parse(opts.coveredUntil), lastMs);
+  if (asOfMs - observedUntil <= MAX_UNOBSERVED_MS) return null;
+  const params = {
+    observed_until: toIso(observedUntil),
+    gap_days: oneDecimal((asOfMs - observedUntil) / DAY_MS),
+    last_global_reset_at: lastAt ?? '',
     sample_size: times.length,
-    model_version: model,
-    explanation,
-    last_global_reset_at: lastAt,
     window_days: HISTORY_WINDOW_DAYS,
-    announced,
   };
+  return { code: 'coverage_gap', params };
 }
+
+const WITHHELD: Probabilities = {
+  probability_24h: null,
+  probability_48h: null,
+  base_rate_24h: null,
+  base_rate_48h: null,
+  trailing_base_rate_24h: null,
+  trailing_base_rate_48h: null,
+  trailing_90d_base_rate_24h: null,
+  trailing_90d_base_rate_48h: null,
+};
 
 /**
  * The forecast published at `asOf`. Only global resets with an event time at or before `asOf` are read, so
@@ -225,42 +187,22 @@ function withheld(
  * that horizon's probability to the share of past announcements that were followed by a reset (announcement.ts).
  */
 export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}): Forecast {
-  const model = MODEL_VERSION;
   const asOfMs = asOf.getTime();
   const { times, last } = knownResets(events, asOfMs);
-  const climatology = climatologyOf(times, asOfMs);
   const lastAt = last === null ? null : eventTime(last).at;
-  const firstMs = times[0];
-  const historyDays = firstMs === undefined ? 0 : oneDecimal((asOfMs - firstMs) / DAY_MS);
   const announced = announcementEffect(events, asOfMs, opts.announced ?? null, opts.announcementReview ?? []);
-  const coveredUntil = opts.coveredUntil ?? null;
-
-  if (climatology.base_rate_24h === null || climatology.base_rate_48h === null) {
-    const params = {
-      sample_size: times.length,
-      min_sample: MIN_SAMPLE_RESETS,
-      history_days: historyDays,
-      min_history_days: MIN_HISTORY_DAYS,
-      window_days: HISTORY_WINDOW_DAYS,
-    };
-    return withheld(model, times, lastAt, announced, coveredUntil, { code: 'insufficient_data', params });
-  }
-  // A data gap is not "no reset": with the sources unobserved since before the last stretch of asOf, the time since
-  // the last recorded reset is not known to be reset-free, so no probability is honest.
-  if (opts.coveredUntil !== undefined) {
-    const lastMs = times[times.length - 1]!;
-    const observedUntil = coveredUntil === null ? lastMs : Math.max(Date.parse(coveredUntil), lastMs);
-    if (asOfMs - observedUntil > MAX_UNOBSERVED_MS) {
-      const params = {
-        observed_until: toIso(observedUntil),
-        gap_days: oneDecimal((asOfMs - observedUntil) / DAY_MS),
-        last_global_reset_at: lastAt ?? '',
-        sample_size: times.length,
-        window_days: HISTORY_WINDOW_DAYS,
-      };
-      return withheld(model, times, lastAt, announced, coveredUntil, { code: 'coverage_gap', params });
-    }
-  }
+  const forecast = (p: Probabilities, explanation: Detail): Forecast => ({
+    ...p,
+    covered_until: opts.coveredUntil ?? null,
+    sample_size: times.length,
+    model_version: MODEL_VERSION,
+    explanation,
+    last_global_reset_at: lastAt,
+    window_days: HISTORY_WINDOW_DAYS,
+    announced,
+  });
+  const withheld = whyWithheld(times, asOfMs, lastAt, opts);
+  if (withheld !== null) return forecast(WITHHELD, withheld);
 
   const m24 = poissonProbability(times, asOfMs, 24 * HOUR_MS);
   // The chance grows with the horizon; max() guards against rounding at the clip.
@@ -269,14 +211,15 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p;
   const p24 = raise(m24, announced?.inside_24h ?? false);
   const p48 = Math.max(p24, raise(m48, announced?.inside_48h ?? false));
-  const daysSinceLast = oneDecimal((asOfMs - times[times.length - 1]!) / DAY_MS);
+  const [base24, base48] = HORIZONS_HOURS.map((h) => baseRate(times, asOfMs, h)) as [number, number];
+  const trailing = (days: number, h: number) => trailingClimatology(times, asOfMs, days, h * HOUR_MS);
   const common = {
     probability_24h: percent(p24),
     probability_48h: percent(p48),
-    base_rate_24h: percent(climatology.base_rate_24h),
-    base_rate_48h: percent(climatology.base_rate_48h),
+    base_rate_24h: percent(base24),
+    base_rate_48h: percent(base48),
     sample_size: times.length,
-    days_since_last: daysSinceLast,
+    days_since_last: oneDecimal((asOfMs - times.at(-1)!) / DAY_MS),
     window_days: HISTORY_WINDOW_DAYS,
   };
   const explanation =
@@ -294,21 +237,15 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
           },
         }
       : { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } };
-  return {
+  const probabilities = {
     probability_24h: p24,
     probability_48h: p48,
-    base_rate_24h: climatology.base_rate_24h,
-    base_rate_48h: climatology.base_rate_48h,
-    trailing_base_rate_24h: trailingClimatology(times, asOfMs, TRAILING_CLIMATOLOGY_DAYS[0], 24 * HOUR_MS),
-    trailing_base_rate_48h: trailingClimatology(times, asOfMs, TRAILING_CLIMATOLOGY_DAYS[0], 48 * HOUR_MS),
-    trailing_90d_base_rate_24h: trailingClimatology(times, asOfMs, COMPARED_WITH_DAYS, 24 * HOUR_MS),
-    trailing_90d_base_rate_48h: trailingClimatology(times, asOfMs, COMPARED_WITH_DAYS, 48 * HOUR_MS),
-    covered_until: coveredUntil,
-    sample_size: times.length,
-    model_version: model,
-    explanation,
-    last_global_reset_at: lastAt,
-    window_days: HISTORY_WINDOW_DAYS,
-    announced,
+    base_rate_24h: base24,
+    base_rate_48h: base48,
+    trailing_base_rate_24h: trailing(TRAILING_CLIMATOLOGY_DAYS[0], 24),
+    trailing_base_rate_48h: trailing(TRAILING_CLIMATOLOGY_DAYS[0], 48),
+    trailing_90d_base_rate_24h: trailing(COMPARED_WITH_DAYS, 24),
+    trailing_90d_base_rate_48h: trailing(COMPARED_WITH_DAYS, 48),
   };
+  return forecast(probabilities, explanation);
 }

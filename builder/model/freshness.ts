@@ -1,10 +1,8 @@
 // Pure: until when the present-tense answer of a build holds, and the values the edge needs to stop serving it
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
 import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, formatInstant } from '../contract.ts';
-import { utcDate } from './events.ts';
+import { DAY_MS, utcDate } from './events.ts';
 import { STALE_AFTER_MS, type TodayState } from './status.ts';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * How many UTC dates after its own a build publishes dated `unknown` variants for. Past the last of them the edge serves
@@ -55,13 +53,9 @@ export function computeEdgeFreshness(
   asOf: Date,
   today: { state: TodayState; last_good_check_at: string | null },
 ): EdgeFreshness {
-  const date = utcDate(asOf);
-  return {
-    stale_after: formatInstant(computeStaleAfter(asOf, today)),
-    build_date: date,
-    next_date: nextUtcDate(date),
-    variant_dates: unknownVariantDates(asOf),
-  };
+  const variant_dates = unknownVariantDates(asOf);
+  const [build_date, next_date] = variant_dates as [string, string];
+  return { stale_after: formatInstant(computeStaleAfter(asOf, today)), build_date, next_date, variant_dates };
 }
 
 /** The edge store's entries for a build: the freshness values and one key per published event id. */
@@ -87,7 +81,6 @@ export interface UnknownVariant {
 
 export function unknownVariants(asOf: Date): UnknownVariant[] {
   const dates = unknownVariantDates(asOf);
-  const out: UnknownVariant[] = dates.map((d) => ({ date: d, served_from: `${d}T00:00:00.000Z` }));
-  out.push({ date: null, served_from: `${nextUtcDate(dates[dates.length - 1]!)}T00:00:00.000Z` });
-  return out;
+  const dateless = { date: null, served_from: `${nextUtcDate(dates.at(-1)!)}T00:00:00.000Z` };
+  return [...dates.map((d) => ({ date: d, served_from: `${d}T00:00:00.000Z` })), dateless];
 }

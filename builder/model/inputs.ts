@@ -1,6 +1,7 @@
 // What the model takes in from the adapters: one run's source results and the curated review decisions. Owned here,
 // so the pure model depends on nothing outside itself; the sources produce these shapes.
 import { z } from 'zod';
+import { EventIdSchema } from './schemas.ts';
 import type { Announcement, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from './schemas.ts';
 
 /**
@@ -28,7 +29,7 @@ export const ReviewDecisionSchema = z
   .object({
     signal_id: z.string().min(1),
     decision: z.enum(['dismissed', 'promoted']),
-    event_id: z.string().optional(),
+    event_id: EventIdSchema.optional(),
     reviewed_by: z.string().min(1),
     note: z.string().optional(),
   })

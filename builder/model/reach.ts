@@ -1,6 +1,7 @@
 // Pure: whom a reset reached and when it lands, read from the post's own words by a reviewer (data/reach-review.json).
 // A field the post does not state, and every field of an event nobody reviewed, is "not stated" (null), never a guess.
 import { z } from 'zod';
+import { toIso } from './climatology.ts';
 import { eventDate, eventMs } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
@@ -46,15 +47,14 @@ export const ReachReviewFileSchema = z.strictObject({
   events: z.record(EventIdSchema, ReachDecisionSchema),
 });
 
-type Stated<T> = { value: T | null; quote: string | null };
-
+const UNSTATED = { value: null, quote: null };
 const NOT_STATED: Reach = Object.freeze({
   reviewed: false,
-  plans: { value: null, quote: null },
-  products: { value: null, quote: null },
-  models: { value: null, quote: null },
-  cohort: { value: null, quote: null },
-  limits: { value: null, quote: null },
+  plans: UNSTATED,
+  products: UNSTATED,
+  models: UNSTATED,
+  cohort: UNSTATED,
+  limits: UNSTATED,
   landing: { from: null, until: null, as_written: null, quote: null },
 });
 
@@ -78,20 +78,18 @@ export function misquotes(d: ReachDecision, evidenceText: string): string[] {
 /** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
 function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
   if (d === undefined) return NOT_STATED;
-  const stated = <T>(f: { value: T; quote: string } | null): Stated<T> =>
-    f === null ? { value: null, quote: null } : { value: f.value, quote: f.quote };
   const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
   const until =
     post !== null && d.landing?.within_minutes != null
-      ? new Date(Date.parse(post) + d.landing.within_minutes * 60_000).toISOString().replace('.000Z', 'Z')
+      ? toIso(Date.parse(post) + d.landing.within_minutes * 60_000)
       : null;
   return {
     reviewed: true,
-    plans: stated(d.plans),
-    products: stated(d.products),
-    models: stated(d.models),
-    cohort: stated(d.cohort),
-    limits: stated(d.limits),
+    plans: d.plans ?? UNSTATED,
+    products: d.products ?? UNSTATED,
+    models: d.models ?? UNSTATED,
+    cohort: d.cohort ?? UNSTATED,
+    limits: d.limits ?? UNSTATED,
     landing:
       d.landing === null
         ? NOT_STATED.landing
@@ -118,6 +116,12 @@ export function attachReach(
 
 /** The reach an event carries (attachReach), or "not stated" when it carries none. */
 export const reachOf = (e: Event): Reach => e.reach ?? NOT_STATED;
+
+/** The end of an event's landing window when it is open at `now` (the post's words bound it), else null. */
+function landingUntil(e: Event, now: number): string | null {
+  const { from, until } = reachOf(e).landing;
+  return from !== null && until !== null && Date.parse(from) <= now && now < Date.parse(until) ? until : null;
+}
 
 /**
  * Whether a post's words narrow a reset to part of the users: it names plans other than all / all paid, one model,
@@ -162,12 +166,8 @@ export interface ReachToday {
 export function computeReachToday(events: readonly Event[], asOf: Date): ReachToday | null {
   const now = asOf.getTime();
   const date = asOf.toISOString().slice(0, 10);
-  const landing = (e: Event) => {
-    const l = reachOf(e).landing;
-    return l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until);
-  };
   const todays = events.filter(
-    (e) => e.type === 'global_reset' && ((eventMs(e) <= now && eventDate(e) === date) || landing(e)),
+    (e) => e.type === 'global_reset' && ((eventMs(e) <= now && eventDate(e) === date) || landingUntil(e, now) !== null),
   );
   if (todays.length === 0) return null;
   const plans = Object.fromEntries(
@@ -176,11 +176,8 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
       return [p, answers.includes('yes') ? 'yes' : answers.includes('not_stated') ? 'not_stated' : 'no'];
     }),
   ) as ReachToday['plans'];
-  const ends = todays
-    .filter(landing)
-    .map((e) => reachOf(e).landing.until!)
-    .sort();
-  return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends[ends.length - 1] ?? null };
+  const ends = todays.flatMap((e) => landingUntil(e, now) ?? []).sort();
+  return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends.at(-1) ?? null };
 }
 
 /**
@@ -196,11 +193,9 @@ export function bankedResetWarning(
   const now = asOf.getTime();
   const landing = events
     .filter(countsAsGlobal)
-    .map((e) => reachOf(e).landing)
-    .filter((l) => l.from !== null && l.until !== null && Date.parse(l.from) <= now && now < Date.parse(l.until))
-    .map((l) => l.until!)
+    .flatMap((e) => landingUntil(e, now) ?? [])
     .sort();
-  if (landing.length > 0) return { kind: 'landing', at: landing[landing.length - 1]! };
+  if (landing.length > 0) return { kind: 'landing', at: landing.at(-1)! };
   if (upcoming !== null && upcoming.type === 'global_reset') return { kind: 'announced', at: upcoming.scheduled_for };
   return null;
 }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import { citedPost } from './evidence.ts';
 import { eventDate, eventMs, MERGE_WINDOW_MS } from './events.ts';
-import { EventIdSchema, EventTypeSchema, type Event, type EventType, type Signal } from './schemas.ts';
+import { EventIdSchema, EventTypeSchema, capText, type Event, type EventType, type Signal } from './schemas.ts';
 
 /**
  * A reviewed decision about one tracker record, named by the X post it cites:
@@ -65,8 +65,6 @@ function signalBase(asOf: Date): Pick<Signal, 'source' | 'published_at' | 'first
   };
 }
 
-const cap = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signal {
   const typeName = (t: EventType) => t.replace('_', ' ');
   return {
@@ -74,7 +72,7 @@ function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signa
     id: `type-disagreement-${post}`,
     kind: 'type_disagreement',
     title: `The tracker calls post ${post} a ${typeName(e.type)}; curated history calls it a ${typeName(curated.type)}`,
-    excerpt: cap(e.evidence_text || curated.evidence_text, 1000),
+    excerpt: capText(e.evidence_text || curated.evidence_text, 1000),
     url: e.sources[0]?.url ?? curated.sources[0]?.url ?? null,
     curated_type: curated.type,
     tracker_type: e.type,
@@ -89,7 +87,7 @@ function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
     id: `same-day-resets-${date}-${postOf(e) ?? e.id}`.slice(0, 120),
     kind: 'same_day_resets',
     title: `Two global resets on ${date}? The tracker lists one that curated history does not hold`,
-    excerpt: cap(e.evidence_text, 1000),
+    excerpt: capText(e.evidence_text, 1000),
     url: e.sources[0]?.url ?? null,
     event_ids: [...curated.map((c) => c.id), e.id].slice(0, 10),
   };

@@ -10,17 +10,11 @@ export const RESETBENCH_RULES =
   'ResetBench rules: checkpoints 00/06/12/18 UTC; the last forecast issued at or before the checkpoint and at most 6 h old; outcome = a global reset in (t, t+h]; a checkpoint resolves only after its window closed';
 export const MAX_FORECAST_AGE_MS = 6 * HOUR_MS;
 
-/** The forecast scored at checkpoint `t`: the last with issued_ms <= t, if it is at most 6 h old. `sorted` ascending. */
-export function forecastAtCheckpoint<T extends { issued_ms: number }>(sorted: readonly T[], t: number): T | null {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.issued_ms <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  const f = sorted[lo - 1];
-  return f !== undefined && t - f.issued_ms <= MAX_FORECAST_AGE_MS ? f : null;
+/** The forecast scored at checkpoint `t`: the last issued at or before t (the first of equals), if at most 6 h old. */
+export function forecastAtCheckpoint<T extends { issued_ms: number }>(forecasts: readonly T[], t: number): T | null {
+  let live: T | null = null;
+  for (const f of forecasts) if (f.issued_ms <= t && (live === null || f.issued_ms > live.issued_ms)) live = f;
+  return live !== null && t - live.issued_ms <= MAX_FORECAST_AGE_MS ? live : null;
 }
 
 /** Null while the window (t, t + h] is still open at `nowMs`; else the resets (by id) that fell in it. */

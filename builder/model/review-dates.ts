@@ -21,17 +21,12 @@ export function applyReviewDates(events: readonly Event[], reviews: readonly Rev
     const r = pending.get(e.id);
     if (r === undefined) return e;
     const { author_notes: _note, ...rest } = e;
-    const undone: Event = {
+    const basis = rest.observed_at !== null ? 'observation' : 'announcement';
+    return {
       ...rest,
       ...(r.before.type ? { type: r.before.type } : {}),
       ...(r.before.reason ? { reason: r.before.reason } : {}),
+      ...(r.before.effective_at_null ? { effective_at: null, time_basis: basis } : {}),
     };
-    if (r.before.effective_at_null)
-      return {
-        ...undone,
-        effective_at: null,
-        time_basis: undone.observed_at !== null ? 'observation' : 'announcement',
-      };
-    return undone;
   });
 }

@@ -1,6 +1,7 @@
 // The internal records every stage shares. Inbound payloads are parsed into these before the model sees them.
 import { z } from 'zod';
 import { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang } from '../contract.ts';
+import { checkpointAtOrAfter, toIso } from './climatology.ts';
 
 // The vocabulary lives in the contract; re-exported so model code and its callers have one import for records.
 export { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang };
@@ -32,12 +33,8 @@ const isoInstant = z.iso.datetime({ offset: false });
 const isoDate = z.iso.date();
 
 export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
-export const TimeBasisSchema = z.enum(TIME_BASES);
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
-export const TimePrecisionSchema = z.enum(TIME_PRECISIONS);
-
 export const ORIGINS = ['ledger', 'service_resets', 'curated'] as const;
-export const OriginSchema = z.enum(ORIGINS);
 
 export const EvidenceSourceSchema = z
   .object({
@@ -56,10 +53,7 @@ export const LIMITS = ['five_hour', 'weekly', 'banked_reset'] as const;
 const stated = <T extends z.ZodType>(value: T) =>
   z.strictObject({ value: value.nullable(), quote: z.string().min(1).max(500).nullable() });
 
-/**
- * Whom a reset reached and when it lands, as the post states it (model/reach.ts): each field's value with the words it
- * was read from, both null when the post does not state it or nobody reviewed the event (`reviewed: false`).
- */
+/** Whom a reset reached and when it lands, as the post states it, with the words it was read from (model/reach.ts). */
 export const ReachSchema = z.strictObject({
   reviewed: z.boolean(),
   plans: stated(z.array(z.enum(PLANS))),
@@ -77,9 +71,8 @@ export const ReachSchema = z.strictObject({
 export type Reach = z.infer<typeof ReachSchema>;
 
 /**
- * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names
- * which of them `occurred_at` is (the effective time wins when known). With `time_precision: day` the
- * instants are plain dates `YYYY-MM-DD`.
+ * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names which
+ * of them `occurred_at` is. With `time_precision: day` the instants are plain dates `YYYY-MM-DD`.
  */
 export const EventSchema = z
   .object({
@@ -87,9 +80,9 @@ export const EventSchema = z
     type: EventTypeSchema,
     status: z.enum(['archived', 'verified']),
     reason: ReasonSchema,
-    origin: OriginSchema,
-    time_precision: TimePrecisionSchema,
-    time_basis: TimeBasisSchema,
+    origin: z.enum(ORIGINS),
+    time_precision: z.enum(TIME_PRECISIONS),
+    time_basis: z.enum(TIME_BASES),
     announced_at: z.union([isoInstant, isoDate]).nullable(),
     observed_at: z.union([isoInstant, isoDate]).nullable(),
     effective_at: z.union([isoInstant, isoDate]).nullable(),
@@ -112,58 +105,29 @@ export const EventSchema = z
   })
   .strict()
   .superRefine((e, ctx) => {
-    if (e.announced_at === null && e.observed_at === null && e.effective_at === null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['announced_at'],
-        message: 'at least one of announced_at, observed_at, effective_at is required',
-      });
-    }
-    const basisField =
-      `${e.time_basis === 'announcement' ? 'announced' : e.time_basis === 'observation' ? 'observed' : 'effective'}_at` as const;
-    if (e[basisField] === null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [basisField],
-        message: `time_basis is ${e.time_basis} but ${basisField} is null`,
-      });
-    }
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (e.announced_at === null && e.observed_at === null && e.effective_at === null)
+      issue('announced_at', 'at least one of announced_at, observed_at, effective_at is required');
+    const basisField = (
+      { announcement: 'announced_at', observation: 'observed_at', effective: 'effective_at' } as const
+    )[e.time_basis];
+    if (e[basisField] === null) issue(basisField, `time_basis is ${e.time_basis} but ${basisField} is null`);
     for (const f of ['announced_at', 'observed_at', 'effective_at'] as const) {
       const v = e[f];
-      if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [f],
-          message:
-            e.time_precision === 'day'
-              ? 'time_precision day wants YYYY-MM-DD'
-              : 'a full ISO 8601 UTC instant is required unless time_precision is day',
-        });
-      }
+      if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v))
+        issue(
+          f,
+          e.time_precision === 'day'
+            ? 'time_precision day wants YYYY-MM-DD'
+            : 'a full ISO 8601 UTC instant is required unless time_precision is day',
+        );
     }
-    if (e.origin !== 'service_resets' && e.evidence_text.trim() === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['evidence_text'],
-        message: 'curated history quotes its evidence: evidence_text is required',
-      });
-    }
-    if (e.status === 'verified') {
-      if (!e.verification_notes)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['verification_notes'],
-          message: 'a verified record needs verification_notes',
-        });
-      if (!e.author_notes)
-        ctx.addIssue({ code: 'custom', path: ['author_notes'], message: 'a verified record needs author_notes' });
-      if (e.sources.length === 0)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['sources'],
-          message: 'a verified record needs at least one evidence source',
-        });
-    }
+    if (e.origin !== 'service_resets' && e.evidence_text.trim() === '')
+      issue('evidence_text', 'curated history quotes its evidence: evidence_text is required');
+    if (e.status !== 'verified') return;
+    if (!e.verification_notes) issue('verification_notes', 'a verified record needs verification_notes');
+    if (!e.author_notes) issue('author_notes', 'a verified record needs author_notes');
+    if (e.sources.length === 0) issue('sources', 'a verified record needs at least one evidence source');
   });
 export type Event = z.infer<typeof EventSchema>;
 export type EventInput = z.input<typeof EventSchema>;
@@ -175,8 +139,7 @@ export const SOURCE_KINDS = [
   'tracker_status',
   'status_incidents',
 ] as const;
-export const SourceKindSchema = z.enum(SOURCE_KINDS);
-export type SourceKind = z.infer<typeof SourceKindSchema>;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** A translatable detail: a locale key (namespace `checks`, `forecast` or `common`) plus its interpolation values. */
 export const DetailSchema = z.object({
@@ -187,7 +150,7 @@ export type Detail = z.infer<typeof DetailSchema>;
 
 export const SourceCheckSchema = z.object({
   source: z.string().min(1),
-  kind: SourceKindSchema,
+  kind: z.enum(SOURCE_KINDS),
   url: z.string(),
   ok: z.boolean(),
   http_status: z.number().int().nullable(),
@@ -212,12 +175,9 @@ export const UpstreamStatusSchema = z.object({
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
 /**
- * `overdue_announcement`: an announced reset whose time passed with no reset recorded (model/upcoming.ts).
- * `source_anomaly`: a tracker run quarantined by the anomaly rule (model/apply.ts), with `count` and `origin`.
- * `tracker_watch`: the upstream tracker's own watch (never our probability), with `expires_at`.
- * `type_disagreement`: a tracker record calls a post curated history holds by another type (model/reconcile.ts), with
- * `curated_type`, `tracker_type` and `event_ids`; `same_day_resets`: a tracker-only global reset on a UTC day curated
- * history already has one, with `event_ids`. Both wait until a review decision in data/tracker-review.json settles them.
+ * Besides feed items and status incidents: `overdue_announcement` (model/upcoming.ts), `source_anomaly` (the anomaly
+ * rule, model/apply.ts), `tracker_watch` (the tracker's own watch, never our probability), and `type_disagreement` and
+ * `same_day_resets` (model/reconcile.ts), which wait until a review in data/tracker-review.json settles them.
  */
 export const SIGNAL_KINDS = [
   'feed_item',
@@ -228,6 +188,9 @@ export const SIGNAL_KINDS = [
   'type_disagreement',
   'same_day_resets',
 ] as const;
+/** Upstream text cut to `max` characters (an ellipsis marks the cut), as a signal's fields allow. */
+export const capText = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 export const SignalSchema = z.object({
   id: z.string().min(1).max(120),
   kind: z.enum(SIGNAL_KINDS),
@@ -255,7 +218,6 @@ export const SignalSchema = z.object({
 export type Signal = z.infer<typeof SignalSchema>;
 
 const probability01 = z.number().min(0).max(1);
-const SLOT_MS = 6 * 60 * 60 * 1000;
 
 /** A forecast as it was published by one run: never edited afterwards. */
 export const IssuedForecastSchema = z.object({
@@ -295,24 +257,22 @@ export const ForecastLogEntrySchema = z.preprocess(
 export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
 
 /**
- * Old log entries (`checkpoint` = the slot start, `issued_at` just after it) become entries for the next
- * checkpoint, where that forecast was at most 6 h old: ResetBench never scores a forecast issued after its checkpoint.
+ * Old log entries (`checkpoint` = the slot start, issued just after it) become entries for the next checkpoint:
+ * ResetBench never scores a forecast issued after its checkpoint.
  */
 function migrateLogEntry(raw: unknown): unknown {
-  if (
-    typeof raw !== 'object' ||
-    raw === null ||
-    'status' in raw ||
-    !('issued_at' in raw) ||
-    !('probability_24h' in raw)
-  )
-    return raw;
   const old = raw as Record<string, unknown>;
+  if (typeof raw !== 'object' || raw === null || 'status' in old || !('probability_24h' in old)) return raw;
   const issuedMs = Date.parse(String(old.issued_at));
   if (!Number.isFinite(issuedMs)) return raw;
-  const slot = new Date(Math.ceil(issuedMs / SLOT_MS) * SLOT_MS).toISOString().replace(/\.000Z$/, 'Z');
   const { checkpoint: _slotStart, ...forecast } = old;
-  return { checkpoint: slot, status: 'issued', logged_at: old.issued_at, forecast, migrated: true };
+  return {
+    checkpoint: toIso(checkpointAtOrAfter(issuedMs)),
+    status: 'issued',
+    logged_at: old.issued_at,
+    forecast,
+    migrated: true,
+  };
 }
 
 /**
@@ -329,10 +289,7 @@ export const ForecastResolutionSchema = z.object({
   event_ids: z.array(z.string()).default([]),
 });
 export type ForecastResolution = z.infer<typeof ForecastResolutionSchema>;
-/**
- * A reset the upstream tracker announced but has not applied (`GET /api/v1/status` → `data.scheduled_reset`).
- * `type` is null for a reset type this API does not know; `scheduled_for` null when the post named no time.
- */
+/** A reset the tracker announced but has not applied (its `/api/v1/status` `data.scheduled_reset`). */
 export const AnnouncementSchema = z.object({
   id: EventIdSchema,
   upstream_id: z.string().min(1).max(120),
@@ -347,10 +304,7 @@ export const AnnouncementSchema = z.object({
 });
 export type Announcement = z.infer<typeof AnnouncementSchema>;
 
-/**
- * The upstream tracker's own public watch (`active_watch` of its `/api/v1/status`): its level, its forecast window as
- * display text, and when it was raised and expires. Shown as the tracker's, never as our probability.
- */
+/** The tracker's own public watch (`active_watch` of its `/api/v1/status`), shown as its, never our probability. */
 export const TrackerWatchSchema = z.object({
   level: z.string().min(1).max(40),
   /** The tracker's own chance in percent, or null when it gives none. */

@@ -1,12 +1,20 @@
 // Pure: today's four-state status, `reset`, and the latest resets.
 import { formatInstant } from '../contract.ts';
 import { eventDate, eventMs, utcDate } from './events.ts';
-import { RESET_SOURCE_KINDS } from './apply.ts';
 import { computeExplanation, explanationDetail } from './explanation.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
-export { RESET_SOURCE_KINDS };
+/**
+ * The source kinds that can report a reset: today's state goes stale when these have not been checked successfully
+ * recently. The status page (outages) and the signal feeds (unreviewed chatter) cannot report a reset, so their
+ * failures must not turn today's state `unknown`.
+ */
+export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
+
+/** A successful check of a reset source. */
+export const isGoodResetCheck = (c: SourceCheck): boolean =>
+  c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind);
 
 /** A reset source whose last good check is older than this no longer vouches for "no reset today". */
 export const STALE_AFTER_MS = 30 * 60 * 1000;
@@ -26,18 +34,12 @@ export interface TodayStatus {
   explanation: Detail;
 }
 
-export function lastGoodResetCheck(checks: readonly SourceCheck[]): SourceCheck | null {
-  let best: SourceCheck | null = null;
-  for (const c of checks) {
-    if (!c.ok || !(RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind)) continue;
-    if (best === null || Date.parse(c.checked_at) > Date.parse(best.checked_at)) best = c;
-  }
-  return best;
-}
-
-function hasEvidence(e: Event): boolean {
-  return e.sources.length > 0 && e.evidence_text.trim().length > 0;
-}
+/** The latest of `checks` by checked_at (the first of equals), or null. */
+const latestCheck = (checks: readonly SourceCheck[]): SourceCheck | null =>
+  checks.reduce<SourceCheck | null>(
+    (m, c) => (m === null || Date.parse(c.checked_at) > Date.parse(m.checked_at) ? c : m),
+    null,
+  );
 
 /**
  * Today's state for the UTC date of `asOf`. Events only count once they happened (a reset announced for later
@@ -47,54 +49,45 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   const date = utcDate(asOf);
   const now = asOf.getTime();
   const todays = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= now && eventDate(e) === date);
-  const verified = todays.filter((e) => e.status === 'verified' && hasEvidence(e));
-  const good = lastGoodResetCheck(checks);
+  const verified = todays.filter(
+    (e) => e.status === 'verified' && e.sources.length > 0 && e.evidence_text.trim().length > 0,
+  );
+  const good = latestCheck(checks.filter(isGoodResetCheck));
   const last = good?.checked_at ?? null;
-  // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
-  const base = { date, last_good_check_at: last === null ? null : formatInstant(last), valid_until: null };
-  if (verified.length > 0) {
-    return {
-      ...base,
-      state: 'confirmed_today',
-      reset: true,
-      event_ids: verified.map((e) => e.id),
-      explanation: { code: 'state.confirmed_today', params: { date } },
-    };
-  }
-  if (todays.length > 0) {
-    return {
-      ...base,
-      state: 'recorded_today',
-      reset: true,
-      event_ids: todays.map((e) => e.id),
-      explanation: { code: 'state.recorded_today', params: { date } },
-    };
-  }
+  const answer = (
+    state: TodayState,
+    reset: boolean | null,
+    of: readonly Event[],
+    why: Detail,
+    validUntil: string | null = null,
+  ) => ({
+    date,
+    // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
+    last_good_check_at: last === null ? null : formatInstant(last),
+    valid_until: validUntil,
+    state,
+    reset,
+    event_ids: of.map((e) => e.id),
+    explanation: why,
+  });
+  const stated = (state: TodayState) => ({ code: `state.${state}`, params: { date } });
+  if (verified.length > 0) return answer('confirmed_today', true, verified, stated('confirmed_today'));
+  if (todays.length > 0) return answer('recorded_today', true, todays, stated('recorded_today'));
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
   if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
-    return {
-      ...base,
-      state: 'no_verified_reset',
-      reset: false,
-      event_ids: [],
-      valid_until: formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS),
-      explanation: { code: 'state.no_verified_reset', params: { date } },
-    };
+    const validUntil = formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS);
+    return answer('no_verified_reset', false, [], stated('no_verified_reset'), validUntil);
   }
   // The build reads its own answer at once: never `expired`, one of the reasons the checks give.
   const at = asOf.toISOString();
-  const lastCheck = checks.reduce<string | null>(
-    (m, c) => (m === null || Date.parse(c.checked_at) > Date.parse(m) ? c.checked_at : m),
-    null,
-  );
   const why = computeExplanation({
-    last_check_at: lastCheck,
+    last_check_at: latestCheck(checks)?.checked_at ?? null,
     last_good_check_at: last,
     generated_at: at,
     stale_after: at,
     now: at,
   });
-  return { ...base, state: 'unknown', reset: null, event_ids: [], explanation: explanationDetail(why) };
+  return answer('unknown', null, [], explanationDetail(why));
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { SIGNAL_WINDOW_MS } from '../model/apply.ts';
 import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { urlOrigin } from '../redact.ts';
+import { urlOrigin } from '../contract.ts';
 import { parseJsonWithin, schemaMismatch } from './budget.ts';
 import { readSource, type SourceRead } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';

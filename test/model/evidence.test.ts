@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { citedPost, snowflakeIso, snowflakeMs, xPostId } from '../../builder/model/evidence.ts';
+import { citedPost, snowflakeMs, xPostId } from '../../builder/model/evidence.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
 
 const DATA = new URL('../../data', import.meta.url).pathname;
@@ -9,7 +9,7 @@ describe('X post times (snowflake ids)', () => {
   it('decodes the creation time from the id, beyond 2^53', () => {
     // (2092311059197808936 >> 22) + 1288834974657 = 1787680804429 ms = 2026-08-25T18:00:04.429Z
     expect(snowflakeMs('2092311059197808936')).toBe(1787680804429);
-    expect(snowflakeIso('2092311059197808936')).toBe('2026-08-25T18:00:04Z');
+    expect(citedPost([{ url: 'https://x.com/a/status/2092311059197808936' }])?.at).toBe('2026-08-25T18:00:04Z');
   });
 
   it('reads post ids from x.com and twitter.com status URLs only', () => {

@@ -5,10 +5,9 @@ import {
   MIN_PROBABILITY,
   MIN_SAMPLE_RESETS,
   MODEL_VERSION,
-  checkpointAtOrBefore,
-  computeClimatology,
   computeForecast,
 } from '../../builder/model/forecast.ts';
+import { checkpointAtOrBefore } from '../../builder/model/climatology.ts';
 import type { Event, Reason } from '../../builder/model/schemas.ts';
 
 const ev = testEvent;
@@ -140,22 +139,21 @@ describe('computeForecast', () => {
   });
 });
 
-describe('computeClimatology', () => {
+describe('the climatology (base rates)', () => {
   it('is the share of checkpoint windows that held a reset', () => {
     // One reset every 2 days at 03:00 UTC: a window (c, c + 24h] holds one iff c is in [reset - 24h, reset),
     // i.e. 4 of the 8 checkpoints in each 2-day cycle; every 48h window holds one.
     const events = regular(30, 2, '2026-05-30T03:00:00Z');
-    const c = computeClimatology(events, new Date('2026-05-31T00:00:00Z'));
+    const c = computeForecast(events, new Date('2026-05-31T00:00:00Z'));
     expect(c.base_rate_24h).toBeCloseTo(0.5, 2);
     expect(c.base_rate_48h).toBe(1);
     expect(c.sample_size).toBe(30);
-    expect(c.windows_24h).toBeGreaterThan(200);
   });
 
   it('uses only resets known at asOf and is null below the minimum sample', () => {
     const events = regular(10, 5, '2026-05-01T00:00:00Z');
-    expect(computeClimatology(events, new Date('2026-04-30T00:00:00Z')).base_rate_24h).toBeNull();
-    const c = computeClimatology([...events, ev('2026-07-01T00:00:00Z')], new Date('2026-05-10T00:00:00Z'));
+    expect(computeForecast(events, new Date('2026-04-30T00:00:00Z')).base_rate_24h).toBeNull();
+    const c = computeForecast([...events, ev('2026-07-01T00:00:00Z')], new Date('2026-05-10T00:00:00Z'));
     expect(c.sample_size).toBe(10);
   });
 });

@@ -9,7 +9,7 @@ import {
   type State,
   type UpstreamStatus,
 } from '../../builder/model/schemas.ts';
-import type { SourceResult } from '../../builder/model/inputs.ts';
+import { ReviewDecisionSchema, type SourceResult } from '../../builder/model/inputs.ts';
 
 const AS_OF = new Date('2026-11-21T12:00:00Z');
 const minutesAgo = (m: number) => new Date(AS_OF.getTime() - m * 60_000).toISOString();
@@ -186,14 +186,9 @@ describe('applySourceResults', () => {
       ['s2', 'awaiting_review', null],
       ['s3', 'dismissed', null],
     ]);
-    expect(() =>
-      applySourceResults(
-        state,
-        [],
-        [{ signal_id: 's1', decision: 'promoted', event_id: 'Not An Id', reviewed_by: 'x' }],
-        AS_OF,
-      ),
-    ).toThrow(/\[model\/apply\] review of signal s1/);
+    // A review promoting a signal to an invalid event id is refused when data/reviews is read.
+    const invalid = { signal_id: 's1', decision: 'promoted', event_id: 'Not An Id', reviewed_by: 'x' };
+    expect(ReviewDecisionSchema.safeParse(invalid).error?.issues[0]?.path).toEqual(['event_id']);
   });
 
   it('does not modify the state it was given', () => {
