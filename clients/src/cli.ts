@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { cacheDir, openDiskCache } from './cache.ts';
 import {
-  checkLatest,
+  latestFromCache,
   createResetStatusClient,
   isStale,
   planAnswer,
@@ -297,16 +297,6 @@ async function watch(
   return exit;
 }
 
-/** A cached body, used only when it is a latest document by checkLatest. */
-function parseLatest(body: string): Latest | null {
-  try {
-    const doc: unknown = JSON.parse(body);
-    return checkLatest(doc) === null ? (doc as Latest) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
 async function statusline(
   baseUrl: string,
@@ -327,7 +317,7 @@ async function statusline(
   const hit = cache?.get(url);
   let latest: Fresh<Latest> | null;
   const age = hit ? Date.now() - hit.storedAt : -1;
-  const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? parseLatest(hit.body) : null;
+  const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? latestFromCache(hit.body) : null;
   try {
     latest = cached
       ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after }
