@@ -147,6 +147,9 @@ function isStale(staleAfter, now) {
   const t = Date.parse(staleAfter);
   return Number.isNaN(t) || now >= t;
 }
+function freshAt(data, now) {
+  return { data, stale: isStale(data.meta.stale_after, now), staleAfter: data.meta.stale_after };
+}
 function trustedReset(latest) {
   return latest.stale ? null : latest.data.reset;
 }
@@ -293,9 +296,6 @@ function createResetStatusClient(options = {}) {
     const e = errorFrom(r.error, r.response.status, url);
     throw e.code === "http_error" && r.response.ok ? invalid(url, "a 200 without a document") : e;
   }
-  function fresh(data) {
-    return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
-  }
   function nextPage(next, from, type, lang, before) {
     const refuse = (why) => invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
     if (!next.startsWith("/") || next.startsWith("//") || next.includes("\\")) throw refuse("not a path on the API");
@@ -375,8 +375,14 @@ function createResetStatusClient(options = {}) {
   return {
     baseUrl,
     cache,
-    latest: async () => fresh(read(await api.GET("/api/latest", { params: { query } }), "/api/latest", LatestShape, "a latest document")),
-    forecast: async () => fresh(read(await api.GET("/api/forecast", { params: { query } }), "/api/forecast", LiveShape, "a live document")),
+    latest: async () => freshAt(
+      read(await api.GET("/api/latest", { params: { query } }), "/api/latest", LatestShape, "a latest document"),
+      now()
+    ),
+    forecast: async () => freshAt(
+      read(await api.GET("/api/forecast", { params: { query } }), "/api/forecast", LiveShape, "a live document"),
+      now()
+    ),
     history: (filter = {}) => readHistory(filter),
     historyPage: (page, filter = {}) => readHistoryPage(page, filter.type),
     event: async (id) => read(await api.GET("/api/events/{id}", { params: { path: { id }, query } }), "/api/events").event,
@@ -1002,14 +1008,9 @@ async function statusline(baseUrl, env, o, timeoutMs) {
   });
   const url = `${client.baseUrl}/api/latest`;
   const hit = cache?.get(url);
-  let latest;
   const age = hit ? Date.now() - hit.storedAt : -1;
   const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? latestFromCache(hit.body) : null;
-  try {
-    latest = cached ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after } : await client.latest();
-  } catch {
-    latest = null;
-  }
+  const latest = cached ? freshAt(cached, Date.now()) : await client.latest().catch(() => null);
   o.line(renderStatusline(latest));
   return latest === null ? EXIT_ERROR : answerKind(latest) === "unknown" ? EXIT_UNKNOWN : EXIT_ANSWERED;
 }

@@ -5,7 +5,7 @@ import { cacheDir, openDiskCache } from './cache.ts';
 import {
   latestFromCache,
   createResetStatusClient,
-  isStale,
+  freshAt,
   planAnswer,
   ResetStatusError,
   trustedReset,
@@ -309,16 +309,9 @@ async function statusline(
   });
   const url = `${client.baseUrl}/api/latest`;
   const hit = cache?.get(url);
-  let latest: Fresh<Latest> | null;
   const age = hit ? Date.now() - hit.storedAt : -1;
   const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? latestFromCache(hit.body) : null;
-  try {
-    latest = cached
-      ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after }
-      : await client.latest();
-  } catch {
-    latest = null;
-  }
+  const latest = cached ? freshAt(cached, Date.now()) : await client.latest().catch(() => null);
   o.line(renderStatusline(latest));
   return latest === null ? EXIT_ERROR : answerKind(latest) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
 }

@@ -97,9 +97,14 @@ function maxAgeOf(cacheControl: string | null): number {
 }
 
 /** Whether `meta.stale_after` is past by `now`; an unreadable one counts as past (never trusted). */
-export function isStale(staleAfter: string, now: number): boolean {
+function isStale(staleAfter: string, now: number): boolean {
   const t = Date.parse(staleAfter);
   return Number.isNaN(t) || now >= t;
+}
+
+/** A live document with its freshness at `now`. */
+export function freshAt<T extends { meta: { stale_after: string } }>(data: T, now: number): Fresh<T> {
+  return { data, stale: isStale(data.meta.stale_after, now), staleAfter: data.meta.stale_after };
 }
 
 /** `reset` as the client may trust it: null (unknown) once the document is stale. */
@@ -321,10 +326,6 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     throw e.code === 'http_error' && r.response.ok ? invalid(url, 'a 200 without a document') : e;
   }
 
-  function fresh<T extends { meta: { stale_after: string } }>(data: T): Fresh<T> {
-    return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
-  }
-
   /**
    * The archived page `next` names, or a refusal: `next` must be a path (resolved against the base URL, so the request
    * stays on the API's origin) to `/api/history` with one `page` older than the page just read, the same `type` and
@@ -440,9 +441,15 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     baseUrl,
     cache,
     latest: async (): Promise<Fresh<Latest>> =>
-      fresh(read(await api.GET('/api/latest', { params: { query } }), '/api/latest', LatestShape, 'a latest document')),
+      freshAt(
+        read(await api.GET('/api/latest', { params: { query } }), '/api/latest', LatestShape, 'a latest document'),
+        now(),
+      ),
     forecast: async (): Promise<Fresh<Forecast>> =>
-      fresh(read(await api.GET('/api/forecast', { params: { query } }), '/api/forecast', LiveShape, 'a live document')),
+      freshAt(
+        read(await api.GET('/api/forecast', { params: { query } }), '/api/forecast', LiveShape, 'a live document'),
+        now(),
+      ),
     history: (filter: HistoryFilter = {}): Promise<HistoryRead> => readHistory(filter),
     historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> =>
       readHistoryPage(page, filter.type),
