@@ -143,12 +143,9 @@ function maxAgeOf(cacheControl) {
   const m = /max-age=(\d+)/.exec(cacheControl ?? "");
   return m ? Number(m[1]) * 1e3 : API_MAX_AGE_MS;
 }
-function isStale(staleAfter, now) {
-  const t = Date.parse(staleAfter);
-  return Number.isNaN(t) || now >= t;
-}
 function freshAt(data, now) {
-  return { data, stale: isStale(data.meta.stale_after, now), staleAfter: data.meta.stale_after };
+  const t = Date.parse(data.meta.stale_after);
+  return { data, stale: Number.isNaN(t) || now >= t, staleAfter: data.meta.stale_after };
 }
 function trustedReset(latest) {
   return latest.stale ? null : latest.data.reset;

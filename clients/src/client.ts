@@ -96,15 +96,10 @@ function maxAgeOf(cacheControl: string | null): number {
   return m ? Number(m[1]) * 1000 : API_MAX_AGE_MS;
 }
 
-/** Whether `meta.stale_after` is past by `now`; an unreadable one counts as past (never trusted). */
-function isStale(staleAfter: string, now: number): boolean {
-  const t = Date.parse(staleAfter);
-  return Number.isNaN(t) || now >= t;
-}
-
-/** A live document with its freshness at `now`. */
+/** A live document with its freshness at `now`: stale once `meta.stale_after` is past, or unreadable (never trusted). */
 export function freshAt<T extends { meta: { stale_after: string } }>(data: T, now: number): Fresh<T> {
-  return { data, stale: isStale(data.meta.stale_after, now), staleAfter: data.meta.stale_after };
+  const t = Date.parse(data.meta.stale_after);
+  return { data, stale: Number.isNaN(t) || now >= t, staleAfter: data.meta.stale_after };
 }
 
 /** `reset` as the client may trust it: null (unknown) once the document is stale. */
