@@ -130,7 +130,27 @@ export interface BacktestResult {
   announcements: AnnouncementRows;
 }
 
+const perCandidate = <T>(f: (c: Candidate) => T) =>
+  Object.fromEntries(CANDIDATES.map((c) => [c, f(c)])) as Record<Candidate, T>;
+
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+
+/**
+ * A checkpoint's rows (one per horizon with both trailing base rates), from what was known then: the outcome is left
+ * false for the caller to resolve, and plays no part in a probability. Null below the forecast's minimum sample.
+ */
+function rowsAt(events: readonly Event[], at: number): Row[] | null {
+  const fc = computeForecast(events, new Date(at));
+  if (fc.base_rate_24h === null || fc.base_rate_48h === null) return null;
+  const times = resetsKnownAt(events, new Date(at));
+  return HORIZONS_HOURS.flatMap((h): Row[] => {
+    const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
+    const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
+    if (t30 === null || t90 === null) return [];
+    const all = h === 24 ? fc.base_rate_24h! : fc.base_rate_48h!;
+    return [{ at, h, times, outcome: false, base: { climatology_all: all, trailing_30d: t30, trailing_90d: t90 } }];
+  });
+}
 
 /** Every scorable checkpoint row, from the first with a forecast until the last window that closed by `toMs`. */
 export function planRows(
@@ -147,26 +167,11 @@ export function planRows(
   let skipped = 0;
   for (let at = checkpointAtOrAfter(fromMs); at + 24 * HOUR_MS <= toMs; at += 6 * HOUR_MS) {
     considered++;
-    const f = computeForecast(events, new Date(at));
-    if (f.base_rate_24h === null || f.base_rate_48h === null) {
-      skipped++;
-      continue;
-    }
-    const times = resetsKnownAt(events, new Date(at));
-    for (const h of HORIZONS_HOURS) {
-      const resolved = resolveCheckpoint(resets, at, h, toMs);
-      if (resolved === null) continue;
-      const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
-      const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
-      if (t30 === null || t90 === null) continue;
-      const all = h === 24 ? f.base_rate_24h : f.base_rate_48h;
-      rows.push({
-        at,
-        h,
-        times,
-        outcome: resolved.outcome,
-        base: { climatology_all: all, trailing_30d: t30, trailing_90d: t90 },
-      });
+    const candidates = rowsAt(events, at);
+    if (candidates === null) skipped++;
+    for (const row of candidates ?? []) {
+      const resolved = resolveCheckpoint(resets, at, row.h, toMs);
+      if (resolved !== null) rows.push({ ...row, outcome: resolved.outcome });
     }
   }
   return { rows, considered, skipped };
@@ -195,17 +200,15 @@ function argmin(rows: readonly Row[], briers: readonly number[][], use: (r: Row)
   return best;
 }
 
-const monthStartsAfter = (fromMs: number, toMs: number) => {
+/** The first of the month after the one `ms` falls in. */
+const nextMonth = (ms: number) => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth() + 1, 1);
+
+/** `first` (a month's first) and every month's first after it, before `toMs`. */
+function monthStarts(first: number, toMs: number): number[] {
   const out: number[] = [];
-  const d0 = new Date(fromMs);
-  for (
-    let d = Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth() + 1, 1);
-    d < toMs;
-    d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)
-  )
-    out.push(d);
+  for (let d = first; d < toMs; d = nextMonth(d)) out.push(d);
   return out;
-};
+}
 
 export interface CandidateFit {
   /** Brier of every grid point on every row. */
@@ -222,7 +225,7 @@ function fit(c: Candidate, rows: readonly Row[], toMs: number): CandidateFit {
   const briers = probs.map((ps) => ps.map((p, i) => brier(p, rows[i]!.outcome)));
   const choiceAt = (o: number) => argmin(rows, briers, (r) => r.at + r.h * HOUR_MS <= o);
   const firstAt = Math.min(...rows.map((r) => r.at));
-  const inner = monthStartsAfter(firstAt, toMs)
+  const inner = monthStarts(nextMonth(firstAt), toMs)
     .filter((o) => rows.some((q) => q.at + q.h * HOUR_MS <= o))
     .map((o) => ({ o, g: choiceAt(o) }));
   const oos = rows.map((r, i) => {
@@ -233,45 +236,26 @@ function fit(c: Candidate, rows: readonly Row[], toMs: number): CandidateFit {
   return { briers, oos, choiceAt };
 }
 
-export interface Selection {
-  origins: OriginChoice[];
-  /** The probability the rolling-origin selection forecast each row with (null before the first origin). */
-  selected: (number | null)[];
-  fits: Record<Candidate, CandidateFit>;
-}
-
 /**
  * At each monthly origin every candidate is scored by one objective, the mean of the 24h and 48h Brier, on the same
  * rows: those resolved before the origin for which every candidate had an out-of-sample forecast (a tuned family's
  * forecast of a row uses the grid point chosen on the rows resolved before the start of the row's month, an inner
  * rolling origin). The winner, with its grid point chosen at the origin, forecasts the month after it.
  */
-function selectByRollingOrigin(rows: readonly Row[], toMs: number): Selection {
-  const fits = Object.fromEntries(CANDIDATES.map((c) => [c, fit(c, rows, toMs)])) as Record<Candidate, CandidateFit>;
-  const oosBrier = Object.fromEntries(
-    CANDIDATES.map((c) => [c, fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome)))]),
-  ) as Record<Candidate, (number | null)[]>;
+function selectByRollingOrigin(rows: readonly Row[], toMs: number) {
+  const fits = perCandidate((c) => fit(c, rows, toMs));
+  const oosBrier = perCandidate((c) => fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome))));
   const origins: OriginChoice[] = [];
+  /** The probability the rolling-origin selection forecast each row with (null before the first origin). */
   const selected: (number | null)[] = rows.map(() => null);
-  const starts: number[] = [];
-  for (
-    let d = Date.parse(FIRST_ROLLING_ORIGIN);
-    d < toMs;
-    d = Date.UTC(new Date(d).getUTCFullYear(), new Date(d).getUTCMonth() + 1, 1)
-  )
-    starts.push(d);
+  const starts = monthStarts(Date.parse(FIRST_ROLLING_ORIGIN), toMs);
   starts.forEach((o, k) => {
     const scored = (r: Row, i: number) => r.at + r.h * HOUR_MS <= o && CANDIDATES.every((c) => oosBrier[c][i] !== null);
-    const scores = Object.fromEntries(CANDIDATES.map((c) => [c, objective(rows, oosBrier[c], scored)])) as Record<
-      Candidate,
-      number
-    >;
-    const chosen = Object.fromEntries(CANDIDATES.map((c) => [c, fits[c].choiceAt(o)])) as Record<Candidate, number>;
+    const scores = perCandidate((c) => objective(rows, oosBrier[c], scored));
+    const chosen = perCandidate((c) => fits[c].choiceAt(o));
     // Ties keep CANDIDATES order; a strict improvement is needed to move.
     const winner = CANDIDATES.reduce((best, c) => (scores[c] < scores[best] ? c : best), CANDIDATES[0]!);
-    const params = Object.fromEntries(
-      CANDIDATES.map((c) => [c, family(c).describe(family(c).grid[chosen[c]])]),
-    ) as Record<Candidate, string>;
+    const params = perCandidate((c) => family(c).describe(family(c).grid[chosen[c]]));
     origins.push({ origin: toIso(o), rows: rows.filter(scored).length, scores, params, winner });
     const next = starts[k + 1] ?? Infinity;
     const f = family(winner);
@@ -342,7 +326,7 @@ function announcementRows(
     });
     if (pending.length === 0) continue;
     pending.forEach((a) => posts.add(a.post_id));
-    const alone = shipped.probability(row, SHIPPED);
+    const alone = shipped.probability(row, SHIPPED_PARAMS);
     const term = clipProbability(followThrough(pastAnnouncements(events, row.at, review)));
     scored.push({ row, alone, p: Math.max(alone, term) });
   }
@@ -357,9 +341,6 @@ function announcementRows(
   return { n: scored.length, enough: scored.length >= MIN_ANNOUNCEMENT_ROWS, lines, posts: [...posts].sort() };
 }
 
-/** The shipped model's parameters, as forecast.ts has them. */
-const SHIPPED: unknown = SHIPPED_PARAMS;
-
 const SELECTED_LINE = 'selected by rolling origin (out of sample)';
 const SHIPPED_LINE = `${MODEL_VERSION} as shipped (forecast.ts parameters)`;
 
@@ -373,7 +354,7 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
   const evaluated = rows.map((row, i) => ({ row, i })).filter(({ i }) => selected[i] !== null);
   const models: { name: string; p: (i: number, row: Row) => number | null }[] = [
     { name: SELECTED_LINE, p: (i) => selected[i]! },
-    { name: SHIPPED_LINE, p: (_i, row) => family(MODEL_VERSION).probability(row, SHIPPED) },
+    { name: SHIPPED_LINE, p: (_i, row) => family(MODEL_VERSION).probability(row, SHIPPED_PARAMS) },
     ...CANDIDATES.map((c) => ({
       name: family(c).grid.length === 1 ? `${c} (nothing to tune)` : `${c}, rolling-origin (out of sample)`,
       p: (i: number) => fits[c].oos[i] ?? null,
@@ -431,23 +412,6 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
   };
 }
 
-/** A candidate's row at an issue time, from what was known then (the outcome plays no part in a probability). */
-function rowAt(events: readonly Event[], at: number, h: HorizonHours): Row | null {
-  const fc = computeForecast(events, new Date(at));
-  if (fc.base_rate_24h === null || fc.base_rate_48h === null) return null;
-  const times = resetsKnownAt(events, new Date(at));
-  const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
-  const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
-  if (t30 === null || t90 === null) return null;
-  return {
-    at,
-    h,
-    times,
-    outcome: false,
-    base: { climatology_all: h === 24 ? fc.base_rate_24h : fc.base_rate_48h, trailing_30d: t30, trailing_90d: t90 },
-  };
-}
-
 function goals(
   events: readonly Event[],
   evaluated: readonly { row: Row; i: number }[],
@@ -456,27 +420,22 @@ function goals(
 ): Record<Candidate, CandidateGoal> {
   const windowStart = Date.parse(LEADERBOARD.first_checkpoint);
   const before = origins.filter((o) => Date.parse(o.origin) <= windowStart).at(-1);
-  return Object.fromEntries(
-    CANDIDATES.map((c): [Candidate, CandidateGoal] => {
-      const scored = evaluated.flatMap(({ row, i }) => (fits[c].oos[i] === null ? [] : [{ row, p: fits[c].oos[i]! }]));
-      const skill_ok = HORIZONS_HOURS.every((h) =>
-        scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0),
-      );
-      const f = family(c);
-      const params = f.grid[before === undefined ? 0 : fits[c].choiceAt(Date.parse(before.origin))];
-      const window = scoreLeaderboardWindow(events, (at, h) => {
-        const row = rowAt(events, at, h);
-        return row === null ? null : f.probability(row, params);
-      });
-      return [
-        c,
-        {
-          skill_ok,
-          window,
-          window_params: f.describe(params),
-          window_ok: window.every((w) => w.brier <= w.peer_median),
-        },
-      ];
-    }),
-  ) as Record<Candidate, CandidateGoal>;
+  return perCandidate((c): CandidateGoal => {
+    const scored = evaluated.flatMap(({ row, i }) => (fits[c].oos[i] === null ? [] : [{ row, p: fits[c].oos[i]! }]));
+    const skill_ok = HORIZONS_HOURS.every((h) =>
+      scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0),
+    );
+    const f = family(c);
+    const params = f.grid[before === undefined ? 0 : fits[c].choiceAt(Date.parse(before.origin))];
+    const window = scoreLeaderboardWindow(events, (at, h) => {
+      const row = rowsAt(events, at)?.find((r) => r.h === h);
+      return row === undefined ? null : f.probability(row, params);
+    });
+    return {
+      skill_ok,
+      window,
+      window_params: f.describe(params),
+      window_ok: window.every((w) => w.brier <= w.peer_median),
+    };
+  });
 }

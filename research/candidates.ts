@@ -104,18 +104,7 @@ export const FAMILIES = {
         bin_edges_days,
       })),
     ),
-    probability: (r, p) =>
-      clipProbability(
-        1 -
-          Math.exp(
-            -hazardCumulative(
-              r.times.map((ms) => ({ ms })),
-              r.at,
-              r.h * HOUR_MS,
-              p,
-            ),
-          ),
-      ),
+    probability: (r, p) => clipProbability(1 - Math.exp(-hazardCumulative(r.times, r.at, r.h * HOUR_MS, p))),
     describe: (p) =>
       `half_life_days=${p.half_life_days} prior_days=${p.prior_days} bin_edges_days=[${p.bin_edges_days.join(',')}]`,
   } satisfies Family<HazardParams>,

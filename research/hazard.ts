@@ -14,11 +14,6 @@ export interface HazardParams {
   bin_edges_days: readonly number[];
 }
 
-/** A global reset as the models see it. */
-export interface KnownReset {
-  ms: number;
-}
-
 export interface SelfExcitingParams {
   /** Share of the resets the model attributes to an earlier reset (the process's branching ratio, < 1). */
   branching: number;
@@ -59,7 +54,7 @@ export function selfExcitingProbability(
  * first reset in the window matters.
  */
 export function hazardCumulative(
-  resets: readonly KnownReset[],
+  times: readonly number[],
   asOfMs: number,
   horizonMs: number,
   params: HazardParams,
@@ -85,10 +80,10 @@ export function hazardCumulative(
 
   const events = new Array<number>(k).fill(0);
   const exposed = new Array<number>(k).fill(0);
-  let ws = weight(resets[0]!.ms);
-  for (let i = 0; i < resets.length; i++) {
-    const start = resets[i]!.ms;
-    const next = resets[i + 1]?.ms;
+  let ws = weight(times[0]!);
+  for (let i = 0; i < times.length; i++) {
+    const start = times[i]!;
+    const next = times[i + 1];
     const end = next ?? asOfMs;
     const we = next === undefined ? 1 : weight(next);
     for (let b = 0; b < k; b++) {
@@ -110,7 +105,7 @@ export function hazardCumulative(
   const overall = totalExposed > 0 ? sum(events) / totalExposed : 0;
   const hazard = edges.map((_, b) => (events[b]! + params.prior_days * overall) / (exposed[b]! + params.prior_days));
 
-  const s0 = asOfMs - resets[resets.length - 1]!.ms;
+  const s0 = asOfMs - times[times.length - 1]!;
   let cumulative = 0;
   for (let b = 0; b < k; b++) {
     const a = Math.max(s0, lower(b));

@@ -15,7 +15,8 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CacheEntry, EtagCache } from './client.ts';
+import { z } from 'zod';
+import type { EtagCache } from './client.ts';
 import { CACHE_DIR_ENV, MAX_BODY_BYTES } from './config.ts';
 
 /**
@@ -32,19 +33,14 @@ export function cacheDir(env: NodeJS.ProcessEnv): string {
 /** A leftover temporary file older than this is removed (never opened), so a crash does not stop caching for good. */
 const LEFTOVER_TMP_MS = 60_000;
 
-const isEntry = (e: unknown): e is CacheEntry & { url: string } => {
-  const r = e as Record<string, unknown> | null;
-  return (
-    typeof r === 'object' &&
-    r !== null &&
-    typeof r.url === 'string' &&
-    typeof r.etag === 'string' &&
-    typeof r.body === 'string' &&
-    Number.isFinite(r.storedAt) &&
-    Number.isFinite(r.maxAgeMs) &&
-    (r.maxAgeMs as number) >= 0
-  );
-};
+/** What a file must hold to be used: the entry and the URL it was stored for. */
+const StoredEntry = z.object({
+  url: z.string(),
+  etag: z.string(),
+  body: z.string(),
+  storedAt: z.number(),
+  maxAgeMs: z.number().min(0),
+});
 
 /**
  * Why `dir` may not hold the cache, or null when it may: it must be a real folder (not a symlink), owned by this user
@@ -87,10 +83,8 @@ export function openDiskCache(dir: string): { cache: EtagCache } | { refused: st
         const st = fstatSync(fd);
         // An entry holds one body (at most MAX_BODY_BYTES) as a JSON string: anything much larger is not one.
         if (!st.isFile() || st.size > MAX_BODY_BYTES * 2) return undefined;
-        const e: unknown = JSON.parse(readFileSync(fd, 'utf8'));
-        return isEntry(e) && e.url === url
-          ? { etag: e.etag, body: e.body, storedAt: e.storedAt, maxAgeMs: e.maxAgeMs }
-          : undefined;
+        const { url: storedFor, ...entry } = StoredEntry.parse(JSON.parse(readFileSync(fd, 'utf8')));
+        return storedFor === url ? entry : undefined;
       } catch {
         return undefined;
       } finally {

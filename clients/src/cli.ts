@@ -3,13 +3,12 @@
 import { parseArgs } from 'node:util';
 import { cacheDir, openDiskCache } from './cache.ts';
 import {
-  checkLatest,
+  latestFromCache,
   createResetStatusClient,
-  isStale,
+  freshAt,
   planAnswer,
   ResetStatusError,
   trustedReset,
-  type EventType,
   type Fresh,
   type Latest,
   type ResetStatusClient,
@@ -81,6 +80,13 @@ function positiveInt(
   if (!Number.isInteger(n) || n < min || n > max)
     throw new UsageError(`--${name} wants a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return n;
+}
+
+/** `v` when it is one of `allowed` (or not given), else a usage error. */
+function oneOf<T extends string>(name: string, allowed: readonly T[], v: string | undefined): T | undefined {
+  if (v !== undefined && !(allowed as readonly string[]).includes(v))
+    throw new UsageError(`--${name} wants one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as T | undefined;
 }
 
 function todayJson(l: Fresh<Latest>) {
@@ -158,10 +164,8 @@ export async function main(
       return EXIT_ANSWERED;
     }
     const [command = 'today', ...rest] = positionals;
-    if (values.lang !== undefined && !(LANGS as readonly string[]).includes(values.lang))
-      throw new UsageError(`--lang wants one of ${LANGS.join(', ')}, got ${JSON.stringify(values.lang)}`);
     const lang: Lang =
-      (values.lang as Lang | undefined) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
+      oneOf('lang', LANGS, values.lang) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
     const baseUrl = values['base-url'] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
     if (baseUrl === null) throw new UsageError(NO_API_URL_MESSAGE);
     if (!/^https?:\/\/[^/]/.test(baseUrl))
@@ -172,13 +176,11 @@ export async function main(
 
     switch (command) {
       case 'today': {
-        const plan = values.plan;
-        if (plan !== undefined && !(PLANS as readonly string[]).includes(plan))
-          throw new UsageError(`--plan wants one of ${PLANS.join(', ')}, got ${JSON.stringify(plan)}`);
+        const plan = oneOf('plan', PLANS, values.plan);
         const l = await createResetStatusClient(common).latest();
         if (plan !== undefined) {
-          print(planJson(l, plan as Plan), renderPlanToday(l, plan as Plan, lang));
-          const a = planAnswer(l, plan as Plan);
+          print(planJson(l, plan), renderPlanToday(l, plan, lang));
+          const a = planAnswer(l, plan);
           return a === 'unknown' || a === 'not_stated' ? EXIT_UNKNOWN : EXIT_ANSWERED;
         }
         print(todayJson(l), renderToday(l, lang));
@@ -190,10 +192,8 @@ export async function main(
         return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }
       case 'history': {
-        const type = values.type;
-        if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type))
-          throw new UsageError(`--type wants one of ${EVENT_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
-        const filter = type ? { type: type as EventType } : {};
+        const type = oneOf('type', EVENT_TYPES, values.type);
+        const filter = type ? { type } : {};
         const limit = positiveInt('limit', values.limit, 1, MAX_HISTORY_EVENTS);
         const page = positiveInt('page', values.page, 1, 9_999_999);
         if ([limit !== undefined, values.all, page !== undefined].filter(Boolean).length > 1)
@@ -273,14 +273,8 @@ async function watch(
     let maxAge = API_MAX_AGE_MS;
     try {
       const l = await client.latest();
-      const value = {
-        answer: answerKind(l),
-        reset: trustedReset(l),
-        stale: l.stale,
-        reason: l.data.today.explanation,
-        last_source_check_at: l.data.last_source_check_at,
-        upcoming: l.data.upcoming,
-      };
+      // What watch compares and prints: today's JSON without the document, its stale_after and the banked warning.
+      const { stale_after: _at, banked_reset_warning: _warning, document: _document, ...value } = todayJson(l);
       const line = renderToday(l, w.lang);
       const key = w.json ? JSON.stringify(value) : showLine(line, false);
       if (key !== previous && w.json) w.o.json(value);
@@ -295,16 +289,6 @@ async function watch(
     if (poll < w.maxPolls) await sleep(Math.max(w.intervalMs, WATCH_MIN_WAIT_MS, Math.min(maxAge, WATCH_MAX_WAIT_MS)));
   }
   return exit;
-}
-
-/** A cached body, used only when it is a latest document by checkLatest. */
-function parseLatest(body: string): Latest | null {
-  try {
-    const doc: unknown = JSON.parse(body);
-    return checkLatest(doc) === null ? (doc as Latest) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
@@ -325,16 +309,9 @@ async function statusline(
   });
   const url = `${client.baseUrl}/api/latest`;
   const hit = cache?.get(url);
-  let latest: Fresh<Latest> | null;
   const age = hit ? Date.now() - hit.storedAt : -1;
-  const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? parseLatest(hit.body) : null;
-  try {
-    latest = cached
-      ? { data: cached, stale: isStale(cached.meta.stale_after, Date.now()), staleAfter: cached.meta.stale_after }
-      : await client.latest();
-  } catch {
-    latest = null;
-  }
+  const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? latestFromCache(hit.body) : null;
+  const latest = cached ? freshAt(cached, Date.now()) : await client.latest().catch(() => null);
   o.line(renderStatusline(latest));
   return latest === null ? EXIT_ERROR : answerKind(latest) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
 }

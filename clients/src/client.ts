@@ -3,6 +3,7 @@
 // 5xx and network errors only, and freshness: a live document past its `meta.stale_after` is reported stale and its
 // `reset` unknown, never trusted.
 import createClient from 'openapi-fetch';
+import { z } from 'zod';
 import type { components, paths } from './api.d.ts';
 import {
   API_MAX_AGE_MS,
@@ -95,10 +96,10 @@ function maxAgeOf(cacheControl: string | null): number {
   return m ? Number(m[1]) * 1000 : API_MAX_AGE_MS;
 }
 
-/** Whether `meta.stale_after` is past by `now`; an unreadable one counts as past (never trusted). */
-export function isStale(staleAfter: string, now: number): boolean {
-  const t = Date.parse(staleAfter);
-  return Number.isNaN(t) || now >= t;
+/** A live document with its freshness at `now`: stale once `meta.stale_after` is past, or unreadable (never trusted). */
+export function freshAt<T extends { meta: { stale_after: string } }>(data: T, now: number): Fresh<T> {
+  const t = Date.parse(data.meta.stale_after);
+  return { data, stale: Number.isNaN(t) || now >= t, staleAfter: data.meta.stale_after };
 }
 
 /** `reset` as the client may trust it: null (unknown) once the document is stale. */
@@ -115,28 +116,28 @@ export type PlanAnswer = 'yes' | 'not_for_plan' | 'no_reset' | 'not_stated' | 'u
 
 export function planAnswer(latest: Fresh<Latest>, plan: Plan): PlanAnswer {
   const reach = (latest.data as { today_reach?: unknown }).today_reach;
-  const word =
-    typeof reach === 'object' && reach !== null && typeof (reach as { plans?: unknown }).plans === 'object'
-      ? ((reach as { plans: Record<string, unknown> | null }).plans ?? {})[plan]
-      : undefined;
+  const word = isRecord(reach) && isRecord(reach.plans) ? reach.plans[plan] : undefined;
   if (latest.stale) return 'unknown';
   // A reset for some plans only is no global reset (`reset: false`) but still today's reset for those plans.
   if (word === 'yes') return 'yes';
   if (word === 'no') return 'not_for_plan';
   if (word === 'not_stated') return 'not_stated';
   const r = trustedReset(latest);
-  return r === null ? 'unknown' : r === false && (reach === null || reach === undefined) ? 'no_reset' : 'not_stated';
+  return r === null ? 'unknown' : r === false && (reach ?? null) === null ? 'no_reset' : 'not_stated';
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 async function readCapped(res: Response, url: string): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES)
-    throw new ResetStatusError(
+  const tooBig = (size: string) =>
+    new ResetStatusError(
       'invalid_response',
-      `${url}: body of ${declared} bytes is over the ${MAX_BODY_BYTES}-byte cap`,
+      `${url}: body${size} is over the ${MAX_BODY_BYTES}-byte cap`,
       res.status,
       url,
     );
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooBig(` of ${declared} bytes`);
   // Read chunk by chunk so a body without a length (or lying about it) stops at the cap instead of filling memory.
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -147,12 +148,7 @@ async function readCapped(res: Response, url: string): Promise<string> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new ResetStatusError(
-        'invalid_response',
-        `${url}: body is over the ${MAX_BODY_BYTES}-byte cap`,
-        res.status,
-        url,
-      );
+      throw tooBig('');
     }
     chunks.push(value);
   }
@@ -163,21 +159,27 @@ async function readCapped(res: Response, url: string): Promise<string> {
 const MAX_QUOTED_CHARS = 300;
 const quote = (s: string) => (s.length > MAX_QUOTED_CHARS ? `${s.slice(0, MAX_QUOTED_CHARS)}…` : s);
 
-function errorFromBody(body: string, status: number, url: string): ResetStatusError {
-  try {
-    const doc = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
-    if (typeof doc.error?.code === 'string' && typeof doc.error.message === 'string') {
-      return new ResetStatusError(
-        quote(doc.error.code) as ApiErrorCode,
-        `${quote(doc.error.message)} (${status} ${quote(doc.error.code)})`,
+const ErrorDocument = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** The API's error document in `doc` as a ResetStatusError; anything else is a bare HTTP error. */
+function errorFrom(doc: unknown, status: number, url: string): ResetStatusError {
+  const e = ErrorDocument.safeParse(doc).data?.error;
+  return e
+    ? new ResetStatusError(
+        quote(e.code) as ApiErrorCode,
+        `${quote(e.message)} (${status} ${quote(e.code)})`,
         status,
         url,
-      );
-    }
+      )
+    : new ResetStatusError('http_error', `HTTP ${status} from ${url}`, status, url);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
   } catch {
-    // not the API's error document: fall through
+    return undefined;
   }
-  return new ResetStatusError('http_error', `HTTP ${status} from ${url}`, status, url);
 }
 
 /**
@@ -203,29 +205,23 @@ function createTransport(
           redirect: request.redirect,
           signal: AbortSignal.timeout(opts.timeoutMs),
         });
+        const maxAgeMs = maxAgeOf(res.headers.get('cache-control'));
         if (res.status === 304 && cached) {
-          const entry = { ...cached, storedAt: opts.now(), maxAgeMs: maxAgeOf(res.headers.get('cache-control')) };
-          opts.cache.set(url, entry);
+          opts.cache.set(url, { ...cached, storedAt: opts.now(), maxAgeMs });
           return new Response(cached.body, {
             status: 200,
             headers: { 'content-type': 'application/json', etag: cached.etag },
           });
         }
         const body = await readCapped(res, url);
-        // A 4xx is the API's answer, final: never retried.
-        if (res.status >= 400 && res.status < 500) throw errorFromBody(body, res.status, url);
-        if (res.status < 500) {
+        if (res.status < 400) {
           const etag = res.headers.get('etag');
-          if (res.ok && etag)
-            opts.cache.set(url, {
-              etag,
-              body,
-              storedAt: opts.now(),
-              maxAgeMs: maxAgeOf(res.headers.get('cache-control')),
-            });
+          if (res.ok && etag) opts.cache.set(url, { etag, body, storedAt: opts.now(), maxAgeMs });
           return new Response(body, { status: res.status, headers: res.headers });
         }
-        failure = errorFromBody(body, res.status, url);
+        failure = errorFrom(parseJson(body), res.status, url);
+        // A 4xx is the API's answer, final: never retried.
+        if (res.status < 500) throw failure;
       } catch (err) {
         if (err instanceof ResetStatusError) throw err;
         const timedOut = err instanceof DOMException && err.name === 'TimeoutError';
@@ -260,26 +256,28 @@ export interface HistoryFilter {
   limit?: number;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The paging fields a history document must carry for the client to follow it; anything else is not the API. */
-function checkHistoryShape(doc: unknown): string | null {
-  if (!isRecord(doc)) return 'not an object';
-  if (!Array.isArray(doc.events) || !doc.events.every((e) => isRecord(e) && typeof e.id === 'string'))
-    return 'no list of events with ids';
-  // An API from before paging has no `next`: its one document is the whole history.
-  if (doc.next !== undefined && doc.next !== null && typeof doc.next !== 'string')
-    return '`next` is neither a path nor null';
-  return null;
-}
-
+/** What the client reads of every live document. */
+const LiveShape = z.looseObject({ meta: z.looseObject({ stale_after: z.string() }) });
 /** The fields of a latest document the client reads to answer; a body without them is not the API's answer. */
-export function checkLatest(doc: unknown): string | null {
-  if (!isRecord(doc)) return 'not an object';
-  if (doc.reset !== true && doc.reset !== false && doc.reset !== null) return '`reset` is not true, false or null';
-  if (!isRecord(doc.meta) || typeof doc.meta.stale_after !== 'string') return 'no meta.stale_after';
-  if (!isRecord(doc.today) || typeof doc.today.explanation !== 'string') return 'no today.explanation';
-  return null;
+const LatestShape = LiveShape.extend({
+  reset: z.boolean().nullable(),
+  today: z.looseObject({ explanation: z.string() }),
+});
+/** The paging fields a history document must carry for the client to follow it; anything else is not the API. */
+const HistoryShape = z.looseObject({
+  events: z.array(z.looseObject({ id: z.string() })),
+  // An API from before paging has no `next`: its one document is the whole history.
+  next: z.string().nullish(),
+});
+const NewestHistoryShape = HistoryShape.extend({
+  count: z.number(),
+  page: z.never({ error: 'it is an archived page' }).optional(),
+});
+
+/** A cached body, used only when it is a latest document. */
+export function latestFromCache(body: string): Latest | null {
+  const doc = parseJson(body);
+  return LatestShape.safeParse(doc).success ? (doc as Latest) : null;
 }
 
 export type ResetStatusClient = ReturnType<typeof createResetStatusClient>;
@@ -301,42 +299,27 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   const api = createClient<paths>({ baseUrl, fetch: transport });
   const askedLang = options.lang;
   const query = askedLang === undefined ? {} : { lang: askedLang };
-
-  /** The data of a 200, or the API's error as a ResetStatusError. */
-  function unwrap<T>(r: { data?: T; error?: unknown; response: Response }): T {
-    if (r.data !== undefined) return r.data;
-    const url = r.response.url || baseUrl;
-    const err = r.error as { error?: { code?: string; message?: string } } | undefined;
-    if (typeof err?.error?.code === 'string') {
-      return (() => {
-        throw new ResetStatusError(
-          quote(err.error!.code) as ApiErrorCode,
-          `${quote(String(err.error!.message ?? 'error'))} (${r.response.status} ${quote(err.error!.code)})`,
-          r.response.status,
-          url,
-        );
-      })();
-    }
-    throw new ResetStatusError(
-      r.response.ok ? 'invalid_response' : 'http_error',
-      `HTTP ${r.response.status} from ${url} without the API's error document`,
-      r.response.status,
-      url,
-    );
-  }
-
-  function fresh<T extends { meta: { stale_after: string } }>(data: T): Fresh<T> {
-    if (typeof data?.meta?.stale_after !== 'string')
-      throw new ResetStatusError(
-        'invalid_response',
-        `${baseUrl}: a live document without meta.stale_after`,
-        200,
-        baseUrl,
-      );
-    return { data, stale: isStale(data.meta.stale_after, now()), staleAfter: data.meta.stale_after };
-  }
-
   const invalid = (url: string, why: string) => new ResetStatusError('invalid_response', `${url}: ${why}`, 200, url);
+
+  /** `doc` when it passes `shape`, else invalid_response naming the first thing wrong. */
+  function checked<T>(doc: T, shape: z.ZodType, url: string, what: string): T {
+    const issue = shape.safeParse(doc).error?.issues[0];
+    if (issue) throw invalid(url, `not ${what}: ${issue.path.join('.') || 'the document'}: ${issue.message}`);
+    return doc;
+  }
+
+  /** The data of a 200 at `path` that passes `shape`, or the API's error as a ResetStatusError. */
+  function read<T>(
+    r: { data?: T; error?: unknown; response: Response },
+    path: string,
+    shape: z.ZodType = z.unknown(),
+    what = 'the document',
+  ): T {
+    const url = r.response.url || `${baseUrl}${path}`;
+    if (r.data !== undefined) return checked(r.data, shape, url, what);
+    const e = errorFrom(r.error, r.response.status, url);
+    throw e.code === 'http_error' && r.response.ok ? invalid(url, 'a 200 without a document') : e;
+  }
 
   /**
    * The archived page `next` names, or a refusal: `next` must be a path (resolved against the base URL, so the request
@@ -379,17 +362,9 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   async function fetchPage(url: string, page: number): Promise<HistoryPage> {
     // The API never redirects; a redirect could take the chain off its origin after `next` was checked.
     const res = await transport(new Request(url, { headers: { accept: 'application/json' }, redirect: 'error' }));
-    if (!res.ok) throw new ResetStatusError('http_error', `HTTP ${res.status} from ${url}`, res.status, url);
-    let doc: unknown;
-    try {
-      doc = JSON.parse(await res.text());
-    } catch {
-      throw invalid(url, 'not JSON');
-    }
-    const bad = checkHistoryShape(doc);
-    if (bad) throw invalid(url, `not a history page: ${bad}`);
-    if ((doc as { page?: unknown }).page !== page) throw invalid(url, `not page ${page}`);
-    return doc as HistoryPage;
+    if (!res.ok) throw errorFrom(undefined, res.status, url);
+    const doc = parseJson(await res.text()) as HistoryPage;
+    return checked(doc, HistoryShape.extend({ page: z.literal(page) }), url, `history page ${page}`);
   }
 
   /**
@@ -414,13 +389,8 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     const r = await api.GET('/api/history', {
       params: { query: { ...query, ...(filter.type ? { type: filter.type } : {}) } },
     });
-    const doc = unwrap(r);
     const docUrl = r.response.url || `${baseUrl}/api/history`;
-    const bad = checkHistoryShape(doc);
-    if (bad || 'page' in doc)
-      throw invalid(docUrl, `not the newest history document: ${bad ?? 'it is an archived page'}`);
-    const newest = doc as History;
-    if (typeof newest.count !== 'number') throw invalid(docUrl, 'not the newest history document: no count');
+    const newest = read(r, '/api/history', NewestHistoryShape, 'the newest history document') as History;
     const events: ApiEvent[] = [];
     const seen = new Set<string>();
     /** Takes events until the limit; true when some not yet seen are left over. */
@@ -458,32 +428,28 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   async function readHistoryPage(page: number, type: EventType | undefined): Promise<HistoryPage> {
     if (!HISTORY_PAGE_PATTERN.test(String(page)))
       throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
-    const r = await api.GET('/api/history', { params: { query: { ...query, ...(type ? { type } : {}), page } } });
-    const doc = unwrap(r);
-    const url = r.response.url || `${baseUrl}/api/history`;
-    const bad = checkHistoryShape(doc);
-    if (bad || !('page' in doc) || doc.page !== page)
-      throw invalid(url, `not history page ${page}: ${bad ?? 'another document'}`);
-    return doc;
+    const search = new URLSearchParams({ ...query, ...(type ? { type } : {}), page: String(page) });
+    return fetchPage(`${baseUrl}/api/history?${search}`, page);
   }
 
   return {
     baseUrl,
     cache,
-    latest: async (): Promise<Fresh<Latest>> => {
-      const r = await api.GET('/api/latest', { params: { query } });
-      const doc = unwrap(r);
-      const bad = checkLatest(doc);
-      if (bad) throw invalid(r.response.url || `${baseUrl}/api/latest`, `not a latest document: ${bad}`);
-      return fresh(doc);
-    },
+    latest: async (): Promise<Fresh<Latest>> =>
+      freshAt(
+        read(await api.GET('/api/latest', { params: { query } }), '/api/latest', LatestShape, 'a latest document'),
+        now(),
+      ),
     forecast: async (): Promise<Fresh<Forecast>> =>
-      fresh(unwrap(await api.GET('/api/forecast', { params: { query } }))),
+      freshAt(
+        read(await api.GET('/api/forecast', { params: { query } }), '/api/forecast', LiveShape, 'a live document'),
+        now(),
+      ),
     history: (filter: HistoryFilter = {}): Promise<HistoryRead> => readHistory(filter),
     historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> =>
       readHistoryPage(page, filter.type),
     event: async (id: string): Promise<ApiEvent> =>
-      unwrap(await api.GET('/api/events/{id}', { params: { path: { id }, query } })).event,
-    openapi: async (): Promise<unknown> => unwrap(await api.GET('/api/openapi.json', {})),
+      read(await api.GET('/api/events/{id}', { params: { path: { id }, query } }), '/api/events').event,
+    openapi: async (): Promise<unknown> => read(await api.GET('/api/openapi.json', {}), '/api/openapi.json'),
   };
 }

@@ -14,10 +14,10 @@ import {
   type ClientOptions,
 } from './client.ts';
 import { EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS, PLANS, type Lang } from './config.ts';
+import { answerKind, escapeJson } from './format.ts';
 
 /** The most events one reset_history call returns: more than an agent's context should hold at once. */
 const MCP_HISTORY_MAX = 500;
-import { answerKind, escapeJson } from './format.ts';
 
 /** The label that opens the content block of quoted third-party text, and closes it as `END <label>`. */
 export const QUOTED_LABEL = 'QUOTED THIRD-PARTY TEXT';
@@ -35,6 +35,8 @@ const EVENT_TEXTS = ['title', 'summary', 'scope', 'author_notes', 'verification_
 const UPCOMING_TEXTS = ['summary', 'text'] as const;
 /** The most characters of one quoted text (a long post is cut, marked by …). */
 const MAX_QUOTED_CHARS = 4_000;
+const clip = (v: unknown) =>
+  typeof v === 'string' && v.length > MAX_QUOTED_CHARS ? `${v.slice(0, MAX_QUOTED_CHARS)}…` : v;
 /** The most characters of one tool result; a larger answer (a hostile API's) is an error asking for fewer events. */
 export const MAX_RESULT_CHARS = 1_000_000;
 
@@ -47,6 +49,7 @@ const langSchema = z
   .describe('Language of the translated texts (en, de, ko, ja, zh); default en.');
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
+const errorResult = (text: string): ToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 /** Texts written by others, by the key their object carries as `quoted_third_party` (such as `event <id>`). */
 type Quoted = Record<string, Record<string, unknown>>;
@@ -63,9 +66,8 @@ function quoteOut<T extends { id: string }>(
   const rest: Record<string, unknown> = { ...item, quoted_third_party: key };
   const texts: Record<string, unknown> = {};
   for (const f of fields) {
-    const v = rest[f];
+    texts[f] = clip(rest[f]);
     delete rest[f];
-    texts[f] = typeof v === 'string' && v.length > MAX_QUOTED_CHARS ? `${v.slice(0, MAX_QUOTED_CHARS)}…` : v;
   }
   quoted[key] = texts;
   return rest;
@@ -97,10 +99,8 @@ function quoteEvent(e: ApiEvent, quoted: Quoted): Record<string, unknown> {
     const kept: Record<string, unknown> = { ...value };
     for (const t of REACH_TEXTS) {
       if (!(t in kept)) continue;
-      const v = kept[t];
+      texts[`reach.${field}.${t}`] = clip(kept[t]);
       delete kept[t];
-      texts[`reach.${field}.${t}`] =
-        typeof v === 'string' && v.length > MAX_QUOTED_CHARS ? `${v.slice(0, MAX_QUOTED_CHARS)}…` : v;
     }
     clean[field] = kept;
   }
@@ -139,15 +139,9 @@ function result(payload: unknown, links: readonly string[], quoted: Quoted = {})
   }
   const size = content.reduce((n, c) => n + c.text.length, 0);
   if (size > MAX_RESULT_CHARS)
-    return {
-      isError: true,
-      content: [
-        {
-          type: 'text',
-          text: `reset-status error: the answer is ${size} characters, over the ${MAX_RESULT_CHARS}-character cap; ask for fewer events (limit).`,
-        },
-      ],
-    };
+    return errorResult(
+      `reset-status error: the answer is ${size} characters, over the ${MAX_RESULT_CHARS}-character cap; ask for fewer events (limit).`,
+    );
   return { content };
 }
 
@@ -157,17 +151,11 @@ async function guarded(run: () => Promise<ToolResult>): Promise<ToolResult> {
     return await run();
   } catch (err) {
     const e = err instanceof ResetStatusError ? err : new ResetStatusError('network', String(err), null, '');
-    return {
-      isError: true,
-      content: [
-        {
-          type: 'text',
-          text: escapeJson(
-            `reset-status error ${e.code}${e.status === null ? '' : ` (HTTP ${e.status})`}: ${e.message}\nThe answer is UNKNOWN, not no.`,
-          ),
-        },
-      ],
-    };
+    return errorResult(
+      escapeJson(
+        `reset-status error ${e.code}${e.status === null ? '' : ` (HTTP ${e.status})`}: ${e.message}\nThe answer is UNKNOWN, not no.`,
+      ),
+    );
   }
 }
 

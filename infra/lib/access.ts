@@ -54,103 +54,75 @@ export class Access extends Construct {
     });
     const { bucket } = props;
     const objects = (...keys: string[]) => keys.map((k) => bucket.arnForObjects(k));
+    const allow = (sid: string, actions: string[], resources: string[]) =>
+      new iam.PolicyStatement({ sid, actions, resources });
     // Listing without a prefix condition: with one, reading a missing key (a first run's state, a backup listing)
     // is a 403 instead of the 404 the stores expect.
-    const list = new iam.PolicyStatement({
-      sid: 'ListTheBucket',
-      actions: ['s3:ListBucket'],
-      resources: [bucket.bucketArn],
-    });
+    const list = allow('ListTheBucket', ['s3:ListBucket'], [bucket.bucketArn]);
+    const role = (
+      id: string,
+      description: string,
+      assumedBy: iam.IPrincipal,
+      policy: string,
+      ...statements: iam.PolicyStatement[]
+    ) =>
+      new iam.Role(this, id, {
+        description,
+        assumedBy,
+        inlinePolicies: { [policy]: new iam.PolicyDocument({ statements: [list, ...statements] }) },
+      });
 
-    this.refreshRole = new iam.Role(this, 'RefreshRole', {
-      description:
-        'refresh.yml: publish api/, keep the state, lock and manifest, write the edge store, put the freshness metric',
-      assumedBy: principal,
-      inlinePolicies: {
-        refresh: new iam.PolicyDocument({
-          statements: [
-            list,
-            new iam.PolicyStatement({
-              sid: 'PublishTheApi',
-              actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-              resources: objects(`${API_PREFIX}*`),
-            }),
-            new iam.PolicyStatement({
-              sid: 'StateLockAndManifest',
-              actions: ['s3:GetObject', 's3:PutObject'],
-              resources: objects(STATE_KEY, STATE_LAST_GOOD_KEY, LOCK_KEY, MANIFEST_KEY, `${CORRUPT_PREFIX}*`),
-            }),
-            new iam.PolicyStatement({
-              sid: 'WriteTheEdgeStore',
-              // What builder/publish/kvs-edge-store.ts calls: the ETag, the current keys, one batched update.
-              actions: [
-                'cloudfront-keyvaluestore:DescribeKeyValueStore',
-                'cloudfront-keyvaluestore:ListKeys',
-                'cloudfront-keyvaluestore:UpdateKeys',
-              ],
-              resources: [props.store.keyValueStoreArn],
-            }),
-            // PutMetricData has no resource-level permission; the namespace condition is what limits it.
-            new iam.PolicyStatement({
-              sid: 'PutTheFreshnessMetric',
-              actions: ['cloudwatch:PutMetricData'],
-              resources: ['*'],
-              conditions: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
-            }),
-          ],
-        }),
-      },
-    });
+    this.refreshRole = role(
+      'RefreshRole',
+      'refresh.yml: publish api/, keep the state, lock and manifest, write the edge store, put the freshness metric',
+      principal,
+      'refresh',
+      allow('PublishTheApi', ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], objects(`${API_PREFIX}*`)),
+      allow(
+        'StateLockAndManifest',
+        ['s3:GetObject', 's3:PutObject'],
+        objects(STATE_KEY, STATE_LAST_GOOD_KEY, LOCK_KEY, MANIFEST_KEY, `${CORRUPT_PREFIX}*`),
+      ),
+      // What builder/publish/kvs-edge-store.ts calls: the ETag, the current keys, one batched update.
+      allow(
+        'WriteTheEdgeStore',
+        [
+          'cloudfront-keyvaluestore:DescribeKeyValueStore',
+          'cloudfront-keyvaluestore:ListKeys',
+          'cloudfront-keyvaluestore:UpdateKeys',
+        ],
+        [props.store.keyValueStoreArn],
+      ),
+      // PutMetricData has no resource-level permission; the namespace condition is what limits it.
+      new iam.PolicyStatement({
+        sid: 'PutTheFreshnessMetric',
+        actions: ['cloudwatch:PutMetricData'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'cloudwatch:namespace': METRIC_NAMESPACE } },
+      }),
+    );
 
-    this.backupRole = new iam.Role(this, 'BackupRole', {
-      description:
-        'backup.yml: copy the state into a new snapshot under backups/ and read it back; never the live keys',
-      assumedBy: principal,
-      inlinePolicies: {
-        backup: new iam.PolicyDocument({
-          statements: [
-            list,
-            new iam.PolicyStatement({ sid: 'ReadTheState', actions: ['s3:GetObject'], resources: objects(STATE_KEY) }),
-            // The bucket policy refuses a PutObject here without If-None-Match: a snapshot is never replaced.
-            new iam.PolicyStatement({
-              sid: 'WriteAndVerifySnapshots',
-              actions: ['s3:GetObject', 's3:PutObject'],
-              resources: objects(`${BACKUP_PREFIX}*`),
-            }),
-          ],
-        }),
-      },
-    });
+    this.backupRole = role(
+      'BackupRole',
+      'backup.yml: copy the state into a new snapshot under backups/ and read it back; never the live keys',
+      principal,
+      'backup',
+      allow('ReadTheState', ['s3:GetObject'], objects(STATE_KEY)),
+      // The bucket policy refuses a PutObject here without If-None-Match: a snapshot is never replaced.
+      allow('WriteAndVerifySnapshots', ['s3:GetObject', 's3:PutObject'], objects(`${BACKUP_PREFIX}*`)),
+    );
 
     // A human operation: assumed with an administrator's own credentials (`aws sts assume-role` or a profile),
     // never by a workflow, since restoring is the one path by which a backup's bytes reach the live state.
-    this.restoreRole = new iam.Role(this, 'RestoreRole', {
-      description:
-        'manual restore: read a snapshot and write it over the live state (the replaced state is kept under backups/)',
-      assumedBy: new iam.AccountRootPrincipal(),
-      inlinePolicies: {
-        restore: new iam.PolicyDocument({
-          statements: [
-            list,
-            new iam.PolicyStatement({
-              sid: 'ReadSnapshots',
-              actions: ['s3:GetObject'],
-              resources: objects(`${BACKUP_PREFIX}*`),
-            }),
-            new iam.PolicyStatement({
-              sid: 'ReplaceTheLiveState',
-              actions: ['s3:GetObject', 's3:PutObject'],
-              resources: objects(STATE_KEY),
-            }),
-            new iam.PolicyStatement({
-              sid: 'KeepTheReplacedState',
-              actions: ['s3:PutObject'],
-              resources: objects(`${REPLACED_STATE_PREFIX}*`),
-            }),
-          ],
-        }),
-      },
-    });
+    this.restoreRole = role(
+      'RestoreRole',
+      'manual restore: read a snapshot and write it over the live state (the replaced state is kept under backups/)',
+      new iam.AccountRootPrincipal(),
+      'restore',
+      allow('ReadSnapshots', ['s3:GetObject'], objects(`${BACKUP_PREFIX}*`)),
+      allow('ReplaceTheLiveState', ['s3:GetObject', 's3:PutObject'], objects(STATE_KEY)),
+      allow('KeepTheReplacedState', ['s3:PutObject'], objects(`${REPLACED_STATE_PREFIX}*`)),
+    );
   }
 }
 

@@ -37,7 +37,6 @@ let storeCache: Readonly<Record<string, string>> | null = null;
 
 async function readStore(env: WorkerEnv, origin: string): Promise<Readonly<Record<string, string>>> {
   if (storeCache !== null) return storeCache;
-  let values: Record<string, string> = {};
   try {
     const res = await env.ASSETS.fetch(new Request(origin + '/' + EDGE_STORE_FILE));
     // Refused unread when it says it is too big; a body without a length is capped after reading (assets have one).
@@ -45,16 +44,16 @@ async function readStore(env: WorkerEnv, origin: string): Promise<Readonly<Recor
     const text = res.ok && declared <= MAX_STORE_BYTES ? await res.text() : '';
     const raw: unknown = text.length > 0 && text.length <= MAX_STORE_BYTES ? JSON.parse(text) : null;
     if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-      values = Object.create(null) as Record<string, string>;
+      const values = Object.create(null) as Record<string, string>;
       for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') values[k] = v;
       // Kept for the isolate only once read: a failed read is tried again on the next request, never cached, so one
       // transient failure cannot leave an isolate serving stale documents as published for its whole life.
-      storeCache = values;
+      return (storeCache = values);
     }
   } catch {
-    values = {};
+    // unreadable: an empty store for this request
   }
-  return values;
+  return {};
 }
 
 /** The request target as sent: the path still percent-encoded and the raw query, as the router takes them. */
