@@ -34,8 +34,7 @@ import {
   spliceLastArray,
   timesToSeconds,
 } from './values.ts';
-import { buildOpenApi, openSchema } from './openapi.ts';
-import { publishedSchemas } from './published-schemas.ts';
+import { buildOpenApi, documentSchemas } from './openapi.ts';
 import { renderUpcoming } from './upcoming.ts';
 import { renderBankedWarning, renderReach, renderReachToday } from './reach.ts';
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
@@ -408,10 +407,9 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
     license,
   });
   docs.push(outputDoc('api/openapi.json', JSON.stringify(buildOpenApi(input.openapi)), 'en', PHASE.schemas));
-  // Published schemas are open (a field added later must not break a client that validates); the build's own check is strict.
-  const published = publishedSchemas().documents;
+  const published = documentSchemas();
   for (const n of schemaNames)
-    docs.push(outputDoc(`api/schemas/${n}.json`, JSON.stringify(openSchema(published[n])), 'en', PHASE.schemas));
+    docs.push(outputDoc(`api/schemas/${n}.json`, JSON.stringify(published[n]), 'en', PHASE.schemas));
   docs.push(outputDoc(LICENSE_KEY, renderLicense(input.archives), 'en', PHASE.leaves, TEXT_CONTENT_TYPE));
   const messages = Object.fromEntries(LANGS.map((l) => [l, translator(l)('errors:missing_object')]));
   const notFound = { error: { status: 404, code: 'not_found', message: messages.en, messages }, meta: { lang: null } };
