@@ -34,31 +34,27 @@ export function renderReach(e: Event, t: TFunction) {
   const r = reachOf(e);
   const l = labels(r, t);
   // The summary names only what the post states: plans, products, models, cohort, limits, then the landing.
-  const stated = [
-    r.plans.value !== null ? l.plans : null,
-    r.products.value !== null ? l.products : null,
-    r.models.value !== null ? l.models : null,
-    r.cohort.value !== null ? l.cohort : null,
-    r.limits.value !== null ? l.limits : null,
-    r.landing.until !== null ? l.landing : null,
-  ].filter((s): s is string => s !== null);
+  const fields = ['plans', 'products', 'models', 'cohort', 'limits'] as const;
+  const stated = fields.filter((k) => r[k].value !== null).map((k) => l[k]);
+  if (r.landing.until !== null) stated.push(l.landing);
   const summary = !r.reviewed
     ? t('common:reach.unreviewed')
     : stated.length > 0
       ? stated.join(' · ')
       : t('common:reach.not_stated');
+  const shown = <V>(k: (typeof fields)[number], f: { value: V; quote: string | null }) => ({
+    value: structuredClone(f.value),
+    label: l[k],
+    quote: f.quote,
+  });
   return {
     reviewed: r.reviewed,
     summary,
-    plans: { value: r.plans.value === null ? null : [...r.plans.value], label: l.plans, quote: r.plans.quote },
-    products: {
-      value: r.products.value === null ? null : [...r.products.value],
-      label: l.products,
-      quote: r.products.quote,
-    },
-    models: { value: r.models.value === null ? null : [...r.models.value], label: l.models, quote: r.models.quote },
-    cohort: { value: r.cohort.value, label: l.cohort, quote: r.cohort.quote },
-    limits: { value: r.limits.value === null ? null : [...r.limits.value], label: l.limits, quote: r.limits.quote },
+    plans: shown('plans', r.plans),
+    products: shown('products', r.products),
+    models: shown('models', r.models),
+    cohort: shown('cohort', r.cohort),
+    limits: shown('limits', r.limits),
     landing: {
       from: r.landing.from === null ? null : formatInstant(r.landing.from),
       until: r.landing.until === null ? null : formatInstant(r.landing.until),
