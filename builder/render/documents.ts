@@ -25,6 +25,8 @@ import { RESET_SOURCE_KINDS } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import {
+  creditsFor,
+  type Credit,
   instantToSeconds,
   newestAmong,
   renderLicense,
@@ -38,7 +40,6 @@ import { buildOpenApi, documentSchemas } from './openapi.ts';
 import { renderUpcoming } from './upcoming.ts';
 import { renderBankedWarning, renderReach, renderReachToday } from './reach.ts';
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
-import { creditsFor, type Credit } from './credits.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 

@@ -8,7 +8,7 @@ import { eventMs } from '../model/events.ts';
 import { LANGS, type Announcement, type Event, type Lang } from '../model/schemas.ts';
 import type { TodayState, TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
-import { fromTracker } from './credits.ts';
+import { fromTracker } from './values.ts';
 import { renderEvent } from './documents.ts';
 import { renderAtom, renderJsonFeed } from './feeds.ts';
 import { translator } from './i18n.ts';
