@@ -42,30 +42,20 @@ function LegendShape({ kind }: { kind: EventType }) {
   );
 }
 
-interface Point {
-  e: Event;
-  at: string;
-  ms: number;
-}
-
-interface Window {
-  from: number;
-  to: number;
-  /** Newest first. */
-  points: Point[];
-}
-
-function toPoint(e: Event): Point {
+function toPoint(e: Event) {
   const at = eventTime(e).at;
   return { e, at, ms: Date.parse(at.length === 10 ? `${at}T12:00:00Z` : at) };
 }
+type Point = ReturnType<typeof toPoint>;
 
-function timelineWindow(events: readonly Event[], asOf: Date, days: number): Window {
+/** The events of the `days` up to `asOf`, newest first. */
+function timelineWindow(events: readonly Event[], asOf: Date, days: number) {
   const to = asOf.getTime();
   const from = to - days * DAY_MS;
   const points = events.map(toPoint).filter((p) => p.ms >= from && p.ms <= to);
   return { from, to, points: points.sort((a, b) => b.ms - a.ms) };
 }
+type Window = ReturnType<typeof timelineWindow>;
 
 function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summary: string; id: string; W: number }) {
   const { from, to, points } = w;
@@ -219,12 +209,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
 
 const BAR_W = 220;
 
-interface ReliabilityRow {
-  label: string;
-  brier: number | null;
-  climatology_brier: number | null;
-  sample_size: number;
-}
+type ReliabilityRow = AccuracyDoc['summary_24h'] & { label: string };
 
 /** Horizontal bars: the forecast's Brier score solid, the base rate's hatched, each with its value written beside. */
 function ReliabilityChart({ ctx, rows, summary }: { ctx: Ctx; rows: readonly ReliabilityRow[]; summary: string }) {

@@ -75,6 +75,9 @@ const label = z
   .string()
   .describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
 
+/** A value read from the post, with its label and the post's words. */
+const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value, label, quote });
+
 export const ReachDocSchema = z
   .strictObject({
     reviewed: z
@@ -87,46 +90,30 @@ export const ReachDocSchema = z
       .describe(
         'What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").',
       ),
-    plans: z
-      .strictObject({
-        value: z
-          .array(z.enum(PLANS))
-          .nullable()
-          .describe(
-            'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
-          ),
-        label,
-        quote,
-      })
-      .describe('The plans the reset reached.'),
-    products: z
-      .strictObject({ value: z.array(z.enum(PRODUCTS)).nullable(), label, quote })
-      .describe('The products whose limits it reset or credited.'),
-    models: z.strictObject({
-      value: z
+    plans: stated(
+      z
+        .array(z.enum(PLANS))
+        .nullable()
+        .describe(
+          'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
+        ),
+    ).describe('The plans the reset reached.'),
+    products: stated(z.array(z.enum(PRODUCTS)).nullable()).describe('The products whose limits it reset or credited.'),
+    models: stated(
+      z
         .array(z.string())
         .nullable()
         .describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'),
-      label,
-      quote,
-    }),
-    cohort: z.strictObject({
-      value: z.number().int().positive().nullable().describe('How many users it reached, when the post says.'),
-      label,
-      quote,
-    }),
-    limits: z
-      .strictObject({
-        value: z
-          .array(z.enum(LIMITS))
-          .nullable()
-          .describe(
-            '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
-          ),
-        label,
-        quote,
-      })
-      .describe('Which limits it reset or credited.'),
+    ),
+    cohort: stated(z.number().int().positive().nullable().describe('How many users it reached, when the post says.')),
+    limits: stated(
+      z
+        .array(z.enum(LIMITS))
+        .nullable()
+        .describe(
+          '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
+        ),
+    ).describe('Which limits it reset or credited.'),
     landing: z
       .strictObject({
         from: instant.nullable().describe("When it started landing: the post's time."),
@@ -559,19 +546,13 @@ export const SignalsDocSchema = z
   })
   .meta({ id: 'Signals' });
 
+/** A score, or null when none could be computed. */
+const score = z.number().nullable();
+
 const HorizonSummarySchema = z.strictObject({
-  brier: z
-    .number()
-    .nullable()
-    .describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
-  climatology_brier: z
-    .number()
-    .nullable()
-    .describe('Mean Brier score of the all-history base rate known at issue time.'),
-  trailing_climatology_brier: z
-    .number()
-    .nullable()
-    .describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
+  brier: score.describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
+  climatology_brier: score.describe('Mean Brier score of the all-history base rate known at issue time.'),
+  trailing_climatology_brier: score.describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
   trailing_sample_size: count,
   sample_size: count,
   late: count.describe('Checkpoints whose live forecast was more than an hour old (runs were dropped).'),
@@ -580,17 +561,11 @@ const HorizonSummarySchema = z.strictObject({
 });
 
 const SkillEntrySchema = z.strictObject({
-  skill: z
-    .number()
-    .nullable()
-    .describe(
-      '1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.',
-    ),
-  lower: z
-    .number()
-    .nullable()
-    .describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
-  upper: z.number().nullable(),
+  skill: score.describe(
+    '1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.',
+  ),
+  lower: score.describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
+  upper: score,
   n: count,
   reason: z.string().nullable(),
 });
