@@ -37,8 +37,7 @@ import {
   timesToSeconds,
 } from './values.ts';
 import { buildOpenApi, documentSchemas } from './openapi.ts';
-import { renderUpcoming } from './upcoming.ts';
-import { renderBankedWarning, renderReach, renderReachToday } from './reach.ts';
+import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } from './reach.ts';
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';

@@ -12,7 +12,7 @@ import { fromTracker } from './values.ts';
 import { renderEvent } from './documents.ts';
 import { renderAtom, renderJsonFeed } from './feeds.ts';
 import { translator } from './i18n.ts';
-import { announcementSummary, announcementTypeName } from './upcoming.ts';
+import { announcementSummary, announcementTypeName } from './reach.ts';
 
 /** Enough for any reader to catch up; older entries stay in /api/history. */
 export const FEED_MAX_ENTRIES = 50;

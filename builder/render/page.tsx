@@ -7,6 +7,7 @@ import { renderToString } from 'preact-render-to-string';
 import { HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
 import { explanationKey } from '../model/explanation.ts';
 import { LANGS, type Event, type Lang } from '../model/schemas.ts';
+import { TODAY_STATES } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';
 import { Reliability, Timeline } from './page-charts.tsx';
@@ -24,17 +25,9 @@ const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: 'í•
 /** The budget of one language's page, before compression: small enough for a phone on a slow connection. */
 export const PAGE_MAX_BYTES = 60 * 1024;
 
-/** Every parameter an explanation template takes, left as `{{name}}` for the script to fill. */
-const PLACEHOLDERS = { since: '{{since}}' };
-
 /** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
 function scriptConfig(data: PageData, t: TFunction): string {
-  const state = Object.fromEntries(
-    (['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const).map((s) => [
-      s,
-      t(`page:state.${s}`),
-    ]),
-  );
+  const state = Object.fromEntries(TODAY_STATES.map((s) => [s, t(`page:state.${s}`)]));
   return JSON.stringify({
     lang: data.lang,
     generated_at: data.latest.meta.generated_at,
@@ -48,7 +41,7 @@ function scriptConfig(data: PageData, t: TFunction): string {
       offline: t('page:today.offline', { time: '{{time}}' }),
       // Why unknown once the build's answer has expired (model/explanation.ts's `expired` case), placeholder left for the
       // script. Before that instant every other case is the one the build already rendered from the same facts.
-      expired: t(`common:${explanationKey('expired')}`, PLACEHOLDERS),
+      expired: t(`common:${explanationKey('expired')}`, { since: '{{since}}' }),
       no_time: t('page:upcoming.no_time'),
       ok: t('page:checks.ok'),
       failed: t('page:checks.failed'),
