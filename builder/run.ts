@@ -15,7 +15,7 @@ import { renderApiParts } from './render/documents.ts';
 import type { RenderInput } from './render/input.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
 import type { OpenApiOptions } from './render/openapi.ts';
-import { createPageSections, renderPages } from './render/page.tsx';
+import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
@@ -186,9 +186,7 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
   const upcoming = input.upcoming ?? null;
   const rendered = renderApiParts(input);
   const docs = rendered.eager;
-  // The page and its variants share most sections, rendered once per language (render/page.tsx).
-  const sections = createPageSections();
-  docs.push(...renderPages({ asOf, docs, events, sections }));
+  docs.push(...renderPages({ asOf, docs, events }));
   docs.push(...renderFollow({ events, upcoming, today, publicUrl }));
   // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
   // dates, then a dateless one, in every language.
@@ -200,7 +198,7 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
     const docKeyOf: DocKeyOf = (lang, name) =>
       isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name);
     const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
-    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf, sections }));
+    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
   }
   variants.push(...renderUnknownBadges());
   let count = 0;

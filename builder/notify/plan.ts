@@ -8,7 +8,7 @@ import type { Announcement, Event, Lang, NotifyLog } from '../model/schemas.ts';
 import type { TodayStatus } from '../model/status.ts';
 import { renderEvent } from '../render/documents.ts';
 import { translator } from '../render/i18n.ts';
-import { announcementSummary } from '../render/upcoming.ts';
+import { announcementSummary } from '../render/reach.ts';
 
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
 export const RESET_NEWS_WINDOW_MS = DAY_MS;

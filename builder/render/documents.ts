@@ -4,7 +4,6 @@ import type { TFunction } from 'i18next';
 import { z } from 'zod';
 import {
   archivedPageCount,
-  CACHE_CONTROL,
   EVENT_TYPES,
   formatInstant,
   HISTORY_PAGE_SIZE,
@@ -12,7 +11,6 @@ import {
   historyPageKey,
   historyPagePath,
   type EventType,
-  JSON_CONTENT_TYPE,
   LANGS,
   LICENSE_KEY,
   NOT_FOUND_CONTENT_LANGUAGE,
@@ -24,9 +22,11 @@ import { eventTime } from '../model/events.ts';
 import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
 import { computeStaleAfter } from '../model/freshness.ts';
 import { RESET_SOURCE_KINDS } from '../model/status.ts';
-import { PHASE, type OutputDocument } from './output.ts';
+import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import {
+  creditsFor,
+  type Credit,
   instantToSeconds,
   newestAmong,
   renderLicense,
@@ -36,12 +36,9 @@ import {
   spliceLastArray,
   timesToSeconds,
 } from './values.ts';
-import { buildOpenApi, openSchema } from './openapi.ts';
-import { publishedSchemas } from './published-schemas.ts';
-import { renderUpcoming } from './upcoming.ts';
-import { renderBankedWarning, renderReach, renderReachToday } from './reach.ts';
-import { bankedResetWarning, computeReachToday, type ReachToday } from '../model/reach.ts';
-import { creditsFor, type Credit } from './credits.ts';
+import { buildOpenApi, documentSchemas } from './openapi.ts';
+import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } from './reach.ts';
+import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
 import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
@@ -50,29 +47,17 @@ export type { RenderInput } from './input.ts';
 const RECENT_EVENTS = 10;
 const LICENSE_URL = '/' + LICENSE_KEY;
 
-function pick(text: Localized | undefined, lang: Lang): { text: string | null; translated: boolean } {
-  if (!text) return { text: null, translated: true };
-  const v = text[lang];
-  return v !== undefined ? { text: v, translated: true } : { text: text.en, translated: lang === 'en' };
-}
-
 export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof DOCUMENT_SCHEMAS.event>['event'] {
   const when = eventTime(e);
   const date = when.at.slice(0, 10);
-  const untranslated: string[] = [];
-  const field = (name: string, text: Localized | undefined, fallback: () => string): string => {
-    const p = pick(text, lang);
-    if (!p.translated) untranslated.push(name);
-    return p.text ?? fallback();
-  };
   const reason = t(`common:reason.${e.reason}`);
-  const notes = (name: string, text: Localized | undefined): string | null => {
-    const p = pick(text, lang);
-    if (!p.translated) untranslated.push(name);
-    return p.text;
+  // A text in the language, else in English, named in untranslated_fields.
+  const untranslated: string[] = [];
+  const text = (name: string, v: Localized | undefined): string | null => {
+    if (!v) return null;
+    if (v[lang] === undefined && lang !== 'en') untranslated.push(name);
+    return v[lang] ?? v.en;
   };
-  // The four time fields by name (what timesToSeconds would find walking the whole object, at a fraction of the cost:
-  // an event is rendered twice per language per build).
   return {
     id: e.id,
     url: `/api/events/${e.id}?lang=${lang}`,
@@ -80,11 +65,11 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     status: e.status,
     reason: e.reason,
     origin: e.origin,
-    title: field('title', e.title, () => t(`common:title.${e.type}`, { reason })),
-    summary: field('summary', e.summary, () => t(`common:summary.${e.type}`, { date, reason })),
-    scope: field('scope', e.scope, () => t(`common:scope.${e.type}`)),
-    author_notes: notes('author_notes', e.author_notes),
-    verification_notes: notes('verification_notes', e.verification_notes),
+    title: text('title', e.title) ?? t(`common:title.${e.type}`, { reason }),
+    summary: text('summary', e.summary) ?? t(`common:summary.${e.type}`, { date, reason }),
+    scope: text('scope', e.scope) ?? t(`common:scope.${e.type}`),
+    author_notes: text('author_notes', e.author_notes),
+    verification_notes: text('verification_notes', e.verification_notes),
     evidence_text: e.evidence_text,
     time_precision: e.time_precision,
     time_basis: when.basis,
@@ -100,7 +85,7 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
 }
 
 /** The latest check of each source, in a stable order. */
-export function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
+function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
   const by = new Map<string, SourceCheck>();
   for (const c of checks) {
     const prev = by.get(c.source);
@@ -124,14 +109,7 @@ function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: ()
   return json ? json() : JSON.stringify(doc);
 }
 
-type Add = (
-  name: DocumentSchemaName,
-  key: string,
-  lang: string | null,
-  phase: number,
-  doc: unknown,
-  json?: () => string,
-) => void;
+type Add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown) => void;
 
 /** The meta fields every JSON document of the API has. */
 const commonMeta = (license: string, credits: readonly Credit[] = []) => ({
@@ -141,33 +119,9 @@ const commonMeta = (license: string, credits: readonly Credit[] = []) => ({
   license_url: LICENSE_URL,
   credits: credits.map((c) => ({ ...c })),
 });
-type EventDoc = ReturnType<typeof renderEvent>;
 
-/** What every language's documents share. */
-interface Shared {
-  license: string;
-  /** The live documents' credits: they are computed from every event, the announcement and the watch. */
-  credits: Credit[];
-  generatedAt: string;
-  staleAfter: string;
-  lastCheckAt: string | null;
-  current: SourceCheck[];
-  /** Whom today's resets reached (model/reach.ts), computed once for every language. */
-  reachToday: ReachToday | null;
-  /** A global reset announced or landing (model/reach.ts), said next to banked resets. */
-  bankedWarning: ReturnType<typeof bankedResetWarning>;
-}
-
-/** The coverage note of every newest history document: the span of all recorded dates and the archives. */
-function coverageOf(input: RenderInput, t: TFunction, allDates: readonly string[]) {
-  return {
-    partial: true as const,
-    since: allDates[0] ?? null,
-    until: allDates[allDates.length - 1] ?? null,
-    archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
-    note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
-  };
-}
+const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) =>
+  timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license, creditsFor(events)) });
 
 /**
  * Event documents of every language (phase leaves), one at a time: each is rendered, validated, serialized and handed
@@ -175,24 +129,14 @@ function coverageOf(input: RenderInput, t: TFunction, allDates: readonly string[
  */
 function* stableEvents(input: RenderInput, license: string): Generator<OutputDocument> {
   for (const lang of LANGS) {
-    const tEvent = translator(lang);
+    const t = translator(lang);
     for (const e of input.events) {
       const key = `api/${lang}/events/${e.id}.json`;
-      const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, tEvent) };
-      yield {
-        key,
-        body: validate('event', key, doc),
-        contentType: JSON_CONTENT_TYPE,
-        contentLanguage: lang,
-        cacheControl: CACHE_CONTROL,
-        phase: PHASE.leaves,
-      };
+      const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, t) };
+      yield outputDoc(key, validate('event', key, doc), lang, PHASE.leaves);
     }
   }
 }
-
-const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) =>
-  timesToSeconds({ lang, updated_at: newestAmong(events), ...commonMeta(license, creditsFor(events)) });
 
 /**
  * History documents of every language (phase lists): per language and per `type` (null: every type), the archived
@@ -200,41 +144,27 @@ const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) =>
  * pass per language, oldest event first, serializes each event once and keeps at most the newest document's events
  * per variant: a page is handed on as soon as it is full.
  */
-function* stableHistories(input: RenderInput, license: string, allDates: readonly string[]): Generator<OutputDocument> {
+function* stableHistories(input: RenderInput, license: string): Generator<OutputDocument> {
   const variants: (EventType | null)[] = [null, ...EVENT_TYPES];
+  const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
+  // input.events is newest first; positions count from the oldest.
+  const count = new Map<EventType | null, number>(variants.map((v) => [v, v === null ? input.events.length : 0]));
+  for (const e of input.events) count.set(e.type, count.get(e.type)! + 1);
   for (const lang of LANGS) {
     const t = translator(lang);
-    const coverage = coverageOf(input, t, allDates);
-    // input.events is newest first; positions count from the oldest.
-    const count = new Map<EventType | null, number>(variants.map((v) => [v, v === null ? input.events.length : 0]));
-    for (const e of input.events) count.set(e.type, count.get(e.type)! + 1);
     const state = new Map(
       variants.map((v) => [
         v,
         { archived: archivedPageCount(count.get(v)!), seen: 0, events: [] as Event[], json: [] as string[] },
       ]),
     );
-    const out = (
-      key: string,
-      name: 'history' | 'history-page',
-      doc: Record<string, unknown>,
-      events: Event[],
-      json: string[],
-    ): OutputDocument => {
-      // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
-      const body = validate(name, key, { ...doc, events: [] }, () =>
-        spliceLastArray(doc, 'events', json.slice().reverse()),
-      );
-      events.length = 0;
-      json.length = 0;
-      return {
-        key,
-        body,
-        contentType: JSON_CONTENT_TYPE,
-        contentLanguage: lang,
-        cacheControl: CACHE_CONTROL,
-        phase: PHASE.lists,
-      };
+    type State = typeof state extends Map<unknown, infer S> ? S : never;
+    // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
+    const out = (key: string, name: 'history' | 'history-page', doc: Record<string, unknown>, st: State) => {
+      const body = validate(name, key, doc, () => spliceLastArray(doc, 'events', st.json.slice().reverse()));
+      st.events.length = 0;
+      st.json.length = 0;
+      return outputDoc(key, body, lang, PHASE.lists);
     };
     for (let i = input.events.length - 1; i >= 0; i--) {
       const e = input.events[i]!;
@@ -255,25 +185,30 @@ function* stableHistories(input: RenderInput, license: string, allDates: readonl
             next: page > 1 ? historyPagePath(lang, v, page - 1) : null,
             events: [],
           };
-          yield out(historyPageKey(lang, v, page), 'history-page', doc, st.events, st.json);
+          yield out(historyPageKey(lang, v, page), 'history-page', doc, st);
         }
       }
     }
     for (const v of variants) {
       const st = state.get(v)!;
-      const key = v === null ? `api/${lang}/history.json` : historyByTypeKey(lang, v);
       const doc = {
         meta: stableMetaOf(st.events, lang, license),
         type: v,
         types: [...EVENT_TYPES],
-        coverage,
+        coverage: {
+          partial: true,
+          since: allDates[0] ?? null,
+          until: allDates.at(-1) ?? null,
+          archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
+          note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
+        },
         count: count.get(v)!,
         page_size: HISTORY_PAGE_SIZE,
         archived_pages: st.archived,
         next: st.archived > 0 ? historyPagePath(lang, v, st.archived) : null,
         events: [],
       };
-      yield out(key, 'history', doc, st.events, st.json);
+      yield out(v === null ? `api/${lang}/history.json` : historyByTypeKey(lang, v), 'history', doc, st);
     }
   }
 }
@@ -313,22 +248,64 @@ function forecastBody(f: RenderInput['forecast'], t: TFunction, generatedAt: str
   };
 }
 
+/** The accuracy document after its meta and note: scores rounded, the reasons for a missing skill translated. */
+function accuracyBody(a: RenderInput['accuracy'], t: TFunction) {
+  return {
+    window_days: a.window_days,
+    ...timesToSeconds(
+      roundDeep({
+        counts: a.counts,
+        skill: Object.fromEntries(
+          Object.entries(a.skill).map(([k, e]) => [
+            k,
+            { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') },
+          ]),
+        ),
+        scoring: a.scoring,
+        summary_24h: a.summary.h24,
+        summary_48h: a.summary.h48,
+        reliability_24h: a.reliability.h24,
+        reliability_48h: a.reliability.h48,
+        // Deprecated aliases (schemas.ts), the same values under the names before the horizon rule.
+        summary: a.summary,
+        reliability: a.reliability,
+        forecasts: a.forecasts,
+        missed: a.missed,
+      }),
+    ),
+  };
+}
+
+/** What every language's live documents share, computed once per build. */
+function liveFacts(input: RenderInput, license: string) {
+  const { asOf } = input;
+  return {
+    license,
+    // The live documents' credits are computed from every event, the announcement and the watch.
+    credits: creditsFor(input.events, (input.upcoming ?? null) !== null || (input.trackerWatch ?? null) !== null),
+    generatedAt: formatInstant(asOf),
+    // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
+    staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
+    lastCheckAt: instantToSeconds(
+      input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
+    ),
+    current: latestChecks(input.checks),
+    reachToday: computeReachToday(input.events, asOf),
+    bankedWarning: bankedResetWarning(input.events, input.upcoming ?? null, asOf),
+  };
+}
+
 /** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
-function renderLive(
-  input: RenderInput,
-  lang: Lang,
-  t: TFunction,
-  ev: (e: Event) => EventDoc,
-  shared: Shared,
-  add: Add,
-): void {
+function renderLive(input: RenderInput, lang: Lang, shared: ReturnType<typeof liveFacts>, add: Add): void {
+  const t = translator(lang);
+  // Only the few events the live documents show are rendered here.
+  const ev = (e: Event) => renderEvent(e, lang, t);
   const meta = {
     lang,
     generated_at: shared.generatedAt,
     stale_after: shared.staleAfter,
     ...commonMeta(shared.license, shared.credits),
   };
-  const { lastCheckAt, current } = shared;
   const today = timesToSeconds({
     ...input.today,
     event_ids: [...input.today.event_ids],
@@ -336,6 +313,7 @@ function renderLive(
   });
   const todayReach = renderReachToday(shared.reachToday, input.events, input.asOf, t);
   const bankedWarning = renderBankedWarning(shared.bankedWarning, input.asOf, t);
+  const upcoming = timesToSeconds(renderUpcoming(input.upcoming ?? null, t));
   add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
     meta,
     ...forecastBody(input.forecast, t, shared.generatedAt),
@@ -347,43 +325,18 @@ function renderLive(
     count: input.signals.length,
     signals: input.signals.map((s) => timesToSeconds({ ...s })),
   });
-  add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, {
-    meta,
-    note: t('common:accuracy.note'),
-    window_days: input.accuracy.window_days,
-    ...timesToSeconds(
-      roundDeep({
-        counts: input.accuracy.counts,
-        skill: Object.fromEntries(
-          Object.entries(input.accuracy.skill).map(([k, e]) => [
-            k,
-            { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') },
-          ]),
-        ),
-        scoring: input.accuracy.scoring,
-        summary_24h: input.accuracy.summary.h24,
-        summary_48h: input.accuracy.summary.h48,
-        reliability_24h: input.accuracy.reliability.h24,
-        reliability_48h: input.accuracy.reliability.h48,
-        // Deprecated aliases (schemas.ts), the same values under the names before the horizon rule.
-        summary: input.accuracy.summary,
-        reliability: input.accuracy.reliability,
-        forecasts: input.accuracy.forecasts,
-        missed: input.accuracy.missed,
-      }),
-    ),
-  });
-
+  const accuracy = { meta, note: t('common:accuracy.note'), ...accuracyBody(input.accuracy, t) };
+  add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, accuracy);
   add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
     meta,
     reset: today.reset,
     latestReset: input.latestReset ? ev(input.latestReset) : null,
     latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
-    last_source_check_at: lastCheckAt,
+    last_source_check_at: shared.lastCheckAt,
     today,
     today_reach: todayReach,
     banked_reset_warning: bankedWarning,
-    upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
+    upcoming,
   });
   const u = input.upstreamStatus;
   add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
@@ -393,7 +346,7 @@ function renderLive(
     today_reach: todayReach,
     banked_reset_warning: bankedWarning,
     recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
-    source_checks: current.map((c) => ({
+    source_checks: shared.current.map((c) => ({
       source: c.source,
       kind: c.kind,
       url: c.url,
@@ -417,7 +370,7 @@ function renderLive(
           components: u.components.map((c) => ({ ...c })),
         })
       : null,
-    upcoming: timesToSeconds(renderUpcoming(input.upcoming ?? null, t)),
+    upcoming,
   });
 }
 
@@ -453,37 +406,15 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
     schemas: schemaNames.map((n) => `/api/schemas/${n}.json`),
     license,
   });
-  const json = (key: string, value: unknown) =>
-    docs.push({
-      key,
-      body: JSON.stringify(value),
-      contentType: JSON_CONTENT_TYPE,
-      contentLanguage: 'en',
-      cacheControl: CACHE_CONTROL,
-      phase: PHASE.schemas,
-    });
-  json('api/openapi.json', buildOpenApi(input.openapi));
-  // Published schemas are open (a field added later must not break a client that validates); the build's own check is strict.
-  const published = publishedSchemas().documents;
-  for (const n of schemaNames) json(`api/schemas/${n}.json`, openSchema(published[n]));
-  docs.push({
-    key: LICENSE_KEY,
-    body: renderLicense(input.archives),
-    contentType: TEXT_CONTENT_TYPE,
-    contentLanguage: 'en',
-    cacheControl: CACHE_CONTROL,
-    phase: PHASE.leaves,
-  });
+  docs.push(outputDoc('api/openapi.json', JSON.stringify(buildOpenApi(input.openapi)), 'en', PHASE.schemas));
+  const published = documentSchemas();
+  for (const n of schemaNames)
+    docs.push(outputDoc(`api/schemas/${n}.json`, JSON.stringify(published[n]), 'en', PHASE.schemas));
+  docs.push(outputDoc(LICENSE_KEY, renderLicense(input.archives), 'en', PHASE.leaves, TEXT_CONTENT_TYPE));
   const messages = Object.fromEntries(LANGS.map((l) => [l, translator(l)('errors:missing_object')]));
   const notFound = { error: { status: 404, code: 'not_found', message: messages.en, messages }, meta: { lang: null } };
-  docs.push({
-    key: NOT_FOUND_KEY,
-    body: validate('error', NOT_FOUND_KEY, notFound),
-    contentType: JSON_CONTENT_TYPE,
-    contentLanguage: NOT_FOUND_CONTENT_LANGUAGE,
-    cacheControl: CACHE_CONTROL,
-    phase: PHASE.leaves,
-  });
+  const body = validate('error', NOT_FOUND_KEY, notFound);
+  docs.push(outputDoc(NOT_FOUND_KEY, body, NOT_FOUND_CONTENT_LANGUAGE, PHASE.leaves));
 }
 
 /**
@@ -492,51 +423,21 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
  * a time in phase order as a sink consumes them (their number grows with the events; holding them all would cost
  * about 39 KiB per event).
  */
-export interface RenderedApi {
+export function renderApiParts(input: RenderInput): {
   eager: OutputDocument[];
   stable: () => Generator<OutputDocument>;
-}
-
-export function renderApiParts(input: RenderInput): RenderedApi {
-  const { asOf } = input;
+} {
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const docs: OutputDocument[] = [];
-  const add: Add = (name, key, lang, phase, doc, json) => {
-    docs.push({
-      key,
-      body: validate(name, key, doc, json),
-      contentType: JSON_CONTENT_TYPE,
-      contentLanguage: lang,
-      cacheControl: CACHE_CONTROL,
-      phase,
-    });
-  };
-  const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
-  const shared: Shared = {
-    license,
-    credits: creditsFor(input.events, (input.upcoming ?? null) !== null || (input.trackerWatch ?? null) !== null),
-    generatedAt: formatInstant(asOf),
-    // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
-    staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
-    lastCheckAt: instantToSeconds(
-      input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
-    ),
-    current: latestChecks(input.checks),
-    reachToday: computeReachToday(input.events, asOf),
-    bankedWarning: bankedResetWarning(input.events, input.upcoming ?? null, asOf),
-  };
-  for (const lang of LANGS) {
-    const t = translator(lang);
-    // Only the few events the live documents show are rendered here.
-    const ev = (e: Event) => renderEvent(e, lang, t);
-    renderLive(input, lang, t, ev, shared, add);
-  }
+  const add: Add = (name, key, lang, phase, doc) => docs.push(outputDoc(key, validate(name, key, doc), lang, phase));
+  const shared = liveFacts(input, license);
+  for (const lang of LANGS) renderLive(input, lang, shared, add);
   renderContract(input, license, add, docs);
   return {
     eager: docs,
     stable: function* () {
       yield* stableEvents(input, license);
-      yield* stableHistories(input, license, allDates);
+      yield* stableHistories(input, license);
     },
   };
 }

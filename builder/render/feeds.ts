@@ -89,23 +89,18 @@ export function renderAtom(input: FeedInput): string {
     throw new Error('[render/feeds] the feed library no longer writes the Atom root this code extends');
   xml = xml.replace(ATOM_ROOT, `<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="${input.lang}">`);
   xml = xml.replace(ATOM_TIMES, (_m, tag: string, at: string) => `<${tag}>${formatInstant(at)}</${tag}>`);
-  // The library writes the entries in their order: each entry's link is the first after the previous one's, so one pass
-  // over the text finds them all (a search from the start per entry made this quadratic in the feed's length).
-  const parts: string[] = [];
-  let from = 0;
-  for (const e of input.entries) {
-    const plain = `<link href="${e.link}"/>`;
-    const at = xml.indexOf(plain, from);
-    if (at === -1)
-      throw new Error(`[render/feeds] entry ${e.id}: the feed library no longer writes its link as this code expects`);
-    parts.push(
-      xml.slice(from, at),
-      `<link rel="alternate" type="text/html" href="${e.link}"/>\n        <link rel="alternate" type="application/json" href="${e.json}"/>`,
-    );
-    from = at + plain.length;
-  }
-  parts.push(xml.slice(from));
-  return parts.join('');
+  // Entry links are the only links without `rel` the library writes, and each entry's link is its own anchor.
+  const jsonOf = new Map(input.entries.map((e) => [e.link, e.json]));
+  let linked = 0;
+  xml = xml.replace(/<link href="([^"]*)"\/>/g, (plain, href: string) => {
+    const json = jsonOf.get(href);
+    if (json === undefined) return plain;
+    linked++;
+    return `<link rel="alternate" type="text/html" href="${href}"/>\n        <link rel="alternate" type="application/json" href="${json}"/>`;
+  });
+  if (linked !== input.entries.length)
+    throw new Error('[render/feeds] the feed library no longer writes entry links as this code expects');
+  return xml;
 }
 
 /**

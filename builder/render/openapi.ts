@@ -1,17 +1,18 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the build validates against. CI lints it with
 // @redocly/cli (recommended) and @stoplight/spectral-cli (spectral:oas): `npm run lint:openapi`.
+import { z } from 'zod';
 import {
   CACHE_CONTROL,
   EVENT_ID_PATTERN_SOURCE,
   EVENT_TYPES,
   EXPOSE_HEADERS,
+  FOLLOW_DOCUMENTS,
+  type FollowDocumentName,
   HISTORY_PAGE_SIZE,
   LANGS,
   LICENSE_KEY,
 } from '../contract.ts';
-import { FOLLOW_PATHS } from './follow-openapi.ts';
-import { publishedSchemas } from './published-schemas.ts';
-import { API_VERSION } from './schemas.ts';
+import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
 export interface OpenApiOptions {
   /** The public base URL (`servers[0].url`), e.g. https://api.example.org; default `/`, the origin serving the document. */
@@ -27,14 +28,17 @@ const ref = (kind: 'schemas' | 'headers' | 'responses' | 'parameters', id: strin
 });
 
 /** A copy of a JSON Schema without `additionalProperties: false`: published schemas accept fields added later. */
-export function openSchema<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(openSchema) as T;
-  if (schema === null || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema))
-    if (!(k === 'additionalProperties' && v === false)) out[k] = openSchema(v);
-  return out as T;
-}
+const openSchema = (schema: unknown): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(schema), (k, v: unknown) => (k === 'additionalProperties' && v === false ? undefined : v));
+
+/** The open JSON Schema of every document (api/schemas/<name>.json); the build's own check stays strict. */
+export const documentSchemas = (): Record<DocumentSchemaName, Record<string, unknown>> =>
+  Object.fromEntries(
+    Object.entries(DOCUMENT_SCHEMAS).map(([n, s]) => [
+      n,
+      openSchema(z.toJSONSchema(s, { target: 'draft-2020-12', io: 'output' })),
+    ]),
+  ) as Record<DocumentSchemaName, Record<string, unknown>>;
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 
@@ -93,7 +97,7 @@ const errors = {
   '414': ref('responses', 'UriTooLong'),
 };
 
-export interface PathSpec {
+interface PathSpec {
   path: string;
   id: string;
   tag: string;
@@ -155,6 +159,22 @@ function operations(p: PathSpec): Record<string, unknown> {
     },
   };
 }
+
+// The follow-it endpoints have the same `lang` parameter, errors and contract headers, each its own media type.
+const mediaType = (name: FollowDocumentName) => FOLLOW_DOCUMENTS[name].split(';')[0]!;
+const body = (name: FollowDocumentName, schema: Record<string, unknown>) => ({ [mediaType(name)]: { schema } });
+
+const BADGE_SCHEMA = {
+  type: 'object',
+  description: 'The shields.io endpoint badge schema (https://shields.io/badges/endpoint-badge).',
+  required: ['schemaVersion', 'label', 'message', 'color'],
+  properties: {
+    schemaVersion: { const: 1 },
+    label: { type: 'string' },
+    message: { type: 'string' },
+    color: { type: 'string' },
+  },
+};
 
 const PATHS: PathSpec[] = [
   {
@@ -275,24 +295,76 @@ const PATHS: PathSpec[] = [
         description: 'The document name.',
         schema: {
           type: 'string',
-          enum: [
-            'latest',
-            'history',
-            'history-page',
-            'event',
-            'forecast',
-            'status',
-            'signals',
-            'accuracy',
-            'error',
-            'index',
-          ],
+          enum: Object.keys(DOCUMENT_SCHEMAS),
         },
       },
     ],
     localized: false,
   },
-  ...FOLLOW_PATHS,
+  {
+    path: '/api/feed.atom',
+    id: 'feedAtom',
+    tag: 'Follow',
+    summary: 'Atom feed of recorded and announced resets',
+    description:
+      "Atom (RFC 4287): the announced reset (if any) and the 50 most recent global resets and banked grants, newest first. Entry ids are tag URIs, the same in every language. Stable: `updated` is the newest entry's time.",
+    body: body('feed.atom', { type: 'string', description: 'An Atom document.' }),
+  },
+  {
+    path: '/api/feed.json',
+    id: 'feedJson',
+    tag: 'Follow',
+    summary: 'JSON Feed 1.1 of recorded and announced resets',
+    description:
+      'JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/) with the same items and ids as the Atom feed. Stable.',
+    body: body('feed.json', {
+      type: 'object',
+      required: ['version', 'title', 'items'],
+      properties: {
+        version: { const: 'https://jsonfeed.org/version/1.1' },
+        title: { type: 'string' },
+        language: { type: 'string' },
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id'],
+            properties: {
+              id: { type: 'string' },
+              url: { type: 'string' },
+              title: { type: 'string' },
+              content_html: { type: 'string' },
+            },
+          },
+        },
+      },
+    }),
+  },
+  {
+    path: '/api/calendar.ics',
+    id: 'calendar',
+    tag: 'Follow',
+    summary: 'iCalendar of recorded resets and announced resets with a time',
+    description:
+      'iCalendar (RFC 5545): one event per recorded reset and per announced reset with `scheduled_for`; UIDs are `<id>@reset-status-api`, the same in every language, and an announcement keeps its UID once its reset is recorded. Stable.',
+    body: body('calendar.ics', { type: 'string', description: 'An iCalendar document.' }),
+  },
+  {
+    path: '/api/badge.json',
+    id: 'badgeJson',
+    tag: 'Follow',
+    summary: "Today's state as a shields.io endpoint badge",
+    description: "Today's state in the language. Live, like /api/latest.",
+    body: body('badge.json', BADGE_SCHEMA),
+  },
+  {
+    path: '/api/badge.svg',
+    id: 'badgeSvg',
+    tag: 'Follow',
+    summary: "Today's state as an SVG badge",
+    description: 'The same badge as a self-contained SVG. Live.',
+    body: body('badge.svg', { type: 'string', description: 'An SVG image.' }),
+  },
   {
     path: `/${LICENSE_KEY}`,
     id: 'license',
@@ -315,8 +387,15 @@ const DESCRIPTION = [
 ].join('\n');
 
 export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown> {
-  // Every response schema carries a `.meta({ id })`, so each is one named component (published-schemas.ts).
-  const schemas = publishedSchemas().components;
+  // Every response schema carries a `.meta({ id })`, so each becomes one named component.
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  for (const s of Object.values(schemas)) {
+    delete s.$schema;
+    delete s.$id;
+  }
   const lang = {
     name: 'lang',
     in: 'query',

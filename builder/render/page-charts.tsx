@@ -2,10 +2,9 @@
 // with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
 import { eventTime } from '../model/events.ts';
 import type { Event, EventType } from '../model/schemas.ts';
-import { Calibration } from './page-calibration.tsx';
-import type { PageData } from './page-data.ts';
+import type { AccuracyDoc, PageData } from './page-data.ts';
 import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
-import { formatDate, formatMonth, formatNumber } from './page-format.ts';
+import { formatDate, formatMonth, formatNumber, formatPercent } from './page-format.ts';
 import { Head, type Ctx } from './page-sections.tsx';
 import { renderReach } from './reach.ts';
 
@@ -43,30 +42,20 @@ function LegendShape({ kind }: { kind: EventType }) {
   );
 }
 
-interface Point {
-  e: Event;
-  at: string;
-  ms: number;
-}
-
-interface Window {
-  from: number;
-  to: number;
-  /** Newest first. */
-  points: Point[];
-}
-
-function toPoint(e: Event): Point {
+function toPoint(e: Event) {
   const at = eventTime(e).at;
   return { e, at, ms: Date.parse(at.length === 10 ? `${at}T12:00:00Z` : at) };
 }
+type Point = ReturnType<typeof toPoint>;
 
-function timelineWindow(events: readonly Event[], asOf: Date, days: number): Window {
+/** The events of the `days` up to `asOf`, newest first. */
+function timelineWindow(events: readonly Event[], asOf: Date, days: number) {
   const to = asOf.getTime();
   const from = to - days * DAY_MS;
   const points = events.map(toPoint).filter((p) => p.ms >= from && p.ms <= to);
   return { from, to, points: points.sort((a, b) => b.ms - a.ms) };
 }
+type Window = ReturnType<typeof timelineWindow>;
 
 function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summary: string; id: string; W: number }) {
   const { from, to, points } = w;
@@ -172,25 +161,20 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   const { lang, t, asOf } = ctx;
   const w = timelineWindow(events, asOf, TIMELINE_DAYS);
   const recent = timelineWindow(events, asOf, RECENT_DAYS);
-  const count = (k: EventType, verified?: boolean) =>
-    w.points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified))
-      .length;
-  const summary = t('page:timeline.summary', {
-    from: formatDate(lang, new Date(w.from).toISOString()),
-    to: formatDate(lang, asOf.toISOString()),
-    global: count('global_reset'),
-    verified: count('global_reset', true),
-    banked: count('banked_grant'),
-    policy: count('policy_change'),
-  });
-  const recentSummary = t('page:timeline.summary', {
-    from: formatDate(lang, new Date(recent.from).toISOString()),
-    to: formatDate(lang, asOf.toISOString()),
-    global: recent.points.filter((p) => p.e.type === 'global_reset').length,
-    verified: recent.points.filter((p) => p.e.type === 'global_reset' && p.e.status === 'verified').length,
-    banked: recent.points.filter((p) => p.e.type === 'banked_grant').length,
-    policy: recent.points.filter((p) => p.e.type === 'policy_change').length,
-  });
+  const summaryOf = ({ from, points }: Window) => {
+    const n = (k: EventType, verified?: boolean) =>
+      points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified))
+        .length;
+    return t('page:timeline.summary', {
+      from: formatDate(lang, new Date(from).toISOString()),
+      to: formatDate(lang, asOf.toISOString()),
+      global: n('global_reset'),
+      verified: n('global_reset', true),
+      banked: n('banked_grant'),
+      policy: n('policy_change'),
+    });
+  };
+  const summary = summaryOf(w);
   // The table lists the newest events of the year, and every event the feeds and the calendar link to (their
   // anchors), however old: a link from a feed always lands on its row.
   const listed = new Set<string>();
@@ -202,7 +186,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>
       <div class="charts">
-        <TimelineChart ctx={ctx} w={recent} summary={recentSummary} id="tl-recent" W={W_RECENT} />
+        <TimelineChart ctx={ctx} w={recent} summary={summaryOf(recent)} id="tl-recent" W={W_RECENT} />
         <TimelineChart ctx={ctx} w={w} summary={summary} id="tl-year" W={W_YEAR} />
       </div>
       <p>{summary}</p>
@@ -225,12 +209,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
 
 const BAR_W = 220;
 
-interface ReliabilityRow {
-  label: string;
-  brier: number | null;
-  climatology_brier: number | null;
-  sample_size: number;
-}
+type ReliabilityRow = AccuracyDoc['summary_24h'] & { label: string };
 
 /** Horizontal bars: the forecast's Brier score solid, the base rate's hatched, each with its value written beside. */
 function ReliabilityChart({ ctx, rows, summary }: { ctx: Ctx; rows: readonly ReliabilityRow[]; summary: string }) {
@@ -285,6 +264,7 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
     ...a[`summary_${h}`],
   }));
   const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
+  const heads = (['horizon', 'forecast', 'base_rate', 'scored'] as const).map((k) => t(`page:reliability.${k}`));
   const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
   const summary = rows
     .map((r) =>
@@ -302,32 +282,125 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
       <p>{t('page:reliability.intro', { days: a.window_days })}</p>
       {scored ? <ReliabilityChart ctx={ctx} rows={rows} summary={summary} /> : null}
       <ul class="legend">
-        <LegendBar cls="bar-f" label={t('page:reliability.forecast')} />
-        <LegendBar cls="bar-c" label={t('page:reliability.base_rate')} />
+        <LegendBar cls="bar-f" label={heads[1]!} />
+        <LegendBar cls="bar-c" label={heads[2]!} />
       </ul>
       <table class="stack">
-        <Head
-          labels={[
-            t('page:reliability.horizon'),
-            t('page:reliability.forecast'),
-            t('page:reliability.base_rate'),
-            t('page:reliability.scored'),
-          ]}
-        />
+        <Head labels={heads} />
         <tbody>
           {rows.map((r) => (
             <tr>
-              <th scope="row" data-label={t('page:reliability.horizon')}>
+              <th scope="row" data-label={heads[0]}>
                 {r.label}
               </th>
-              <td data-label={t('page:reliability.forecast')}>{num(r.brier)}</td>
-              <td data-label={t('page:reliability.base_rate')}>{num(r.climatology_brier)}</td>
-              <td data-label={t('page:reliability.scored')}>{formatNumber(lang, r.sample_size, 0)}</td>
+              <td data-label={heads[1]}>{num(r.brier)}</td>
+              <td data-label={heads[2]}>{num(r.climatology_brier)}</td>
+              <td data-label={heads[3]}>{formatNumber(lang, r.sample_size, 0)}</td>
             </tr>
           ))}
         </tbody>
       </table>
       <Calibration ctx={ctx} accuracy={a} />
     </section>
+  );
+}
+
+// The reliability diagram from /api/accuracy's binned checkpoints: forecast probability against how often a reset
+// followed, one point per bin and horizon (24 h a circle, 48 h a square), the diagonal for perfect calibration, and
+// every value in a table beside it.
+type Bin = AccuracyDoc['reliability_24h'][number];
+const HORIZONS = ['h24', 'h48'] as const;
+type Horizon = (typeof HORIZONS)[number];
+
+const SIZE = 220;
+const PAD = 48;
+const END = 20;
+const px = (p: number) => Math.round((PAD + p * (SIZE - PAD - END)) * 10) / 10;
+const py = (p: number) => Math.round((SIZE - PAD - p * (SIZE - PAD - END)) * 10) / 10;
+
+function CalibrationPoint({ h, x, y }: { h: Horizon; x: number; y: number }) {
+  return h === 'h24' ? (
+    <circle class="m verified" cx={x} cy={y} r={5} />
+  ) : (
+    <rect class="m verified" x={x - 4.5} y={y - 4.5} width={9} height={9} />
+  );
+}
+
+const isScored = (b: Bin): b is Bin & { mean_probability: number; observed_frequency: number } =>
+  b.count > 0 && b.mean_probability !== null && b.observed_frequency !== null;
+
+function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
+  const { lang, t } = ctx;
+  const bins = HORIZONS.map((h) => ({
+    h,
+    label: t(`page:reliability.${h}`),
+    bins: accuracy[h === 'h24' ? 'reliability_24h' : 'reliability_48h'].filter(isScored),
+  }));
+  if (bins.every((b) => b.bins.length === 0)) return null;
+  const pct = (p: number) => formatPercent(lang, p);
+  const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) =>
+    t(`page:reliability.${k}`),
+  );
+  return (
+    <>
+      <p>{t('page:reliability.calibration')}</p>
+      <svg class="calibration" viewBox={`0 0 ${SIZE} ${SIZE}`} role="img" aria-labelledby="cal-title">
+        <title id="cal-title">{`${t('page:reliability.calibration')} ${t('page:reliability.diagonal')}.`}</title>
+        <line class="axis" x1={px(0)} y1={py(0)} x2={px(1)} y2={py(0)} />
+        <line class="axis" x1={px(0)} y1={py(0)} x2={px(0)} y2={py(1)} />
+        <line class="diagonal" x1={px(0)} y1={py(0)} x2={px(1)} y2={py(1)} />
+        {[0, 0.5, 1].map((v) => (
+          <>
+            <text x={px(v)} y={SIZE - PAD + 18} text-anchor="middle">
+              {pct(v)}
+            </text>
+            <text x={PAD - 6} y={py(v) + 4} text-anchor="end">
+              {pct(v)}
+            </text>
+          </>
+        ))}
+        {bins.map((b) => (
+          <g class={b.h === 'h24' ? 'k-global_reset' : 'k-banked_grant'}>
+            {b.bins.map((bin) => (
+              <CalibrationPoint h={b.h} x={px(bin.mean_probability)} y={py(bin.observed_frequency)} />
+            ))}
+          </g>
+        ))}
+      </svg>
+      <ul class="legend">
+        {bins.map((b) => (
+          <li>
+            <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+              <g class={b.h === 'h24' ? 'k-global_reset' : 'k-banked_grant'}>
+                <CalibrationPoint h={b.h} x={8} y={8} />
+              </g>
+            </svg>{' '}
+            {b.label}
+          </li>
+        ))}
+        <li>{t('page:reliability.diagonal')}</li>
+      </ul>
+      <details>
+        <summary>{t('page:reliability.bins')}</summary>
+        <table class="stack">
+          <Head labels={heads} />
+          <tbody>
+            {bins.flatMap((b) =>
+              b.bins.map((bin) => (
+                <tr>
+                  <th scope="row" data-label={heads[0]}>
+                    {b.label}
+                  </th>
+                  <td data-label={heads[1]}>{`${pct(bin.lower)}–${pct(bin.upper)}`}</td>
+                  <td data-label={heads[2]}>{pct(bin.mean_probability)}</td>
+                  <td data-label={heads[3]}>{pct(bin.observed_frequency)}</td>
+                  <td data-label={heads[4]}>{bin.count}</td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </details>
+    </>
   );
 }

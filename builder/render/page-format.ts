@@ -15,56 +15,34 @@ const TIME_OPTIONS: Intl.DateTimeFormatOptions = {
 const DATE_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' };
 const MONTH_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', timeZone: 'UTC' };
 
-/** Building an Intl formatter costs far more than using one, and a page formats hundreds of dates with a few. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function dateTimeFormat(lang: Lang, name: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const id = `${lang}:${name}`;
-  let f = formatters.get(id);
-  if (f === undefined) formatters.set(id, (f = new Intl.DateTimeFormat(lang, options)));
-  return f;
-}
-
-/** As dateTimeFormat: the page's six variants ask the same few number and relative-time formats again. */
-const otherFormatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFormat>();
-function numberFormat(lang: Lang, digits: number, percent: boolean): Intl.NumberFormat {
-  const id = `${lang}:${percent ? '%' : 'n'}${digits}`;
-  let f = otherFormatters.get(id) as Intl.NumberFormat | undefined;
-  if (f === undefined)
-    otherFormatters.set(
-      id,
-      (f = new Intl.NumberFormat(
-        lang,
-        percent ? { style: 'percent', maximumFractionDigits: digits } : { maximumFractionDigits: digits },
-      )),
-    );
-  return f;
-}
-function relativeTimeFormat(lang: Lang): Intl.RelativeTimeFormat {
-  const id = `${lang}:relative`;
-  let f = otherFormatters.get(id) as Intl.RelativeTimeFormat | undefined;
-  if (f === undefined) otherFormatters.set(id, (f = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' })));
+/** Building an Intl formatter costs far more than using one, and a page formats hundreds of values with a few. */
+const formatters = new Map<string, { format(...args: never[]): string }>();
+function formatter<F extends { format(...args: never[]): string }>(id: string, make: () => F): F {
+  let f = formatters.get(id) as F | undefined;
+  if (f === undefined) formatters.set(id, (f = make()));
   return f;
 }
 
 /** An instant as the reader of `lang` writes it, in UTC (the zone is named); a plain date stays a date. */
 export function formatUtc(lang: Lang, iso: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return formatDate(lang, iso);
-  return dateTimeFormat(lang, 'time', TIME_OPTIONS).format(new Date(iso));
+  return formatter(`${lang}:time`, () => new Intl.DateTimeFormat(lang, TIME_OPTIONS)).format(new Date(iso));
 }
 
 export function formatDate(lang: Lang, isoDate: string): string {
-  return dateTimeFormat(lang, 'date', DATE_OPTIONS).format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
+  const f = formatter(`${lang}:date`, () => new Intl.DateTimeFormat(lang, DATE_OPTIONS));
+  return f.format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
 }
 
 export function formatMonth(lang: Lang, d: Date): string {
-  return dateTimeFormat(lang, 'month', MONTH_OPTIONS).format(d);
+  return formatter(`${lang}:month`, () => new Intl.DateTimeFormat(lang, MONTH_OPTIONS)).format(d);
 }
 
 /** "4 minutes ago" for `iso` seen from `asOf`, by Intl.RelativeTimeFormat. */
 export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
   const s = (Date.parse(iso) - asOf.getTime()) / 1000;
   const a = Math.abs(s);
-  const rtf = relativeTimeFormat(lang);
+  const rtf = formatter(`${lang}:relative`, () => new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }));
   if (a < 45) return rtf.format(0, 'second');
   if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
   if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
@@ -72,11 +50,16 @@ export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
 }
 
 export function formatPercent(lang: Lang, p: number): string {
-  return numberFormat(lang, 1, true).format(p);
+  return formatter(
+    `${lang}:%`,
+    () => new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 }),
+  ).format(p);
 }
 
 export function formatNumber(lang: Lang, n: number, digits = 3): string {
-  return numberFormat(lang, digits, false).format(n);
+  return formatter(`${lang}:n${digits}`, () => new Intl.NumberFormat(lang, { maximumFractionDigits: digits })).format(
+    n,
+  );
 }
 
 /** The URL when it is an absolute http(s) URL, else null: upstream links never become javascript:, data: or relative. */

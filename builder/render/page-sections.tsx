@@ -13,11 +13,9 @@ export interface Ctx {
 }
 
 function Time({ lang, iso, id }: { lang: Lang; iso: string | null; id?: string }) {
-  return iso === null ? (
-    <time id={id}></time>
-  ) : (
-    <time id={id} datetime={iso}>
-      {formatUtc(lang, iso)}
+  return (
+    <time id={id} datetime={iso ?? undefined}>
+      {iso === null ? null : formatUtc(lang, iso)}
     </time>
   );
 }
@@ -99,15 +97,9 @@ export function Upcoming({ ctx, upcoming }: { ctx: Ctx; upcoming: UpcomingView |
       <p id="up-summary">{upcoming?.summary}</p>
       <blockquote id="up-text">{upcoming?.text}</blockquote>
       <p>
-        {href === null ? (
-          <a id="up-link" hidden>
-            {t('page:upcoming.post')}
-          </a>
-        ) : (
-          <a id="up-link" href={href}>
-            {t('page:upcoming.post')}
-          </a>
-        )}
+        <a id="up-link" {...(href === null ? { hidden: true } : { href })}>
+          {t('page:upcoming.post')}
+        </a>
       </p>
     </section>
   );
@@ -212,18 +204,14 @@ export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const checks = data.status.source_checks;
   const up = data.status.upstream_status;
-  const [source, result, time, detail] = [
-    t('page:checks.source'),
-    t('page:checks.result'),
-    t('page:checks.time'),
-    t('page:checks.detail'),
-  ];
+  const heads = (['source', 'result', 'time', 'detail'] as const).map((k) => t(`page:checks.${k}`));
+  const [source, result, time, detail] = heads;
   return (
     <section id="checks" aria-labelledby="checks-h">
       <h2 id="checks-h">{t('page:checks.heading')}</h2>
       {checks.length === 0 ? <p id="checks-none">{t('page:checks.none')}</p> : null}
       <table id="checks-table" class="stack" hidden={checks.length === 0}>
-        <Head labels={[source, result, time, detail]} />
+        <Head labels={heads} />
         <tbody id="checks-body">
           {checks.map((c) => (
             <tr>

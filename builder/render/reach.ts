@@ -1,9 +1,13 @@
 // Pure: an event's reach (model/reach.ts) as the API shows it: each value with its translated label and the post's
 // words it was read from (never translated), and one summary line ("all paid plans · weekly limit · lands by ...").
+// Also the announced reset: the `upcoming` block of /api/latest and /api/status, and the words every follow format
+// shares.
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
 import { hasReach, reachOf, type ReachToday } from '../model/reach.ts';
-import type { Event, Reach } from '../model/schemas.ts';
+import type { z } from 'zod';
+import type { Announcement, Event, Reach } from '../model/schemas.ts';
+import type { UpcomingDocSchema } from './schemas.ts';
 
 /** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
 const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
@@ -34,31 +38,27 @@ export function renderReach(e: Event, t: TFunction) {
   const r = reachOf(e);
   const l = labels(r, t);
   // The summary names only what the post states: plans, products, models, cohort, limits, then the landing.
-  const stated = [
-    r.plans.value !== null ? l.plans : null,
-    r.products.value !== null ? l.products : null,
-    r.models.value !== null ? l.models : null,
-    r.cohort.value !== null ? l.cohort : null,
-    r.limits.value !== null ? l.limits : null,
-    r.landing.until !== null ? l.landing : null,
-  ].filter((s): s is string => s !== null);
+  const fields = ['plans', 'products', 'models', 'cohort', 'limits'] as const;
+  const stated = fields.filter((k) => r[k].value !== null).map((k) => l[k]);
+  if (r.landing.until !== null) stated.push(l.landing);
   const summary = !r.reviewed
     ? t('common:reach.unreviewed')
     : stated.length > 0
       ? stated.join(' · ')
       : t('common:reach.not_stated');
+  const shown = <V>(k: (typeof fields)[number], f: { value: V; quote: string | null }) => ({
+    value: structuredClone(f.value),
+    label: l[k],
+    quote: f.quote,
+  });
   return {
     reviewed: r.reviewed,
     summary,
-    plans: { value: r.plans.value === null ? null : [...r.plans.value], label: l.plans, quote: r.plans.quote },
-    products: {
-      value: r.products.value === null ? null : [...r.products.value],
-      label: l.products,
-      quote: r.products.quote,
-    },
-    models: { value: r.models.value === null ? null : [...r.models.value], label: l.models, quote: r.models.quote },
-    cohort: { value: r.cohort.value, label: l.cohort, quote: r.cohort.quote },
-    limits: { value: r.limits.value === null ? null : [...r.limits.value], label: l.limits, quote: r.limits.quote },
+    plans: shown('plans', r.plans),
+    products: shown('products', r.products),
+    models: shown('models', r.models),
+    cohort: shown('cohort', r.cohort),
+    limits: shown('limits', r.limits),
     landing: {
       from: r.landing.from === null ? null : formatInstant(r.landing.from),
       until: r.landing.until === null ? null : formatInstant(r.landing.until),
@@ -104,5 +104,34 @@ export function renderReachToday(today: ReachToday | null, events: readonly Even
     summary: summaries.join(' / '),
     propagating_until: until === null ? null : formatInstant(until),
     note: time === null ? null : t('common:reach.propagating_until', { time }),
+  };
+}
+
+export function announcementTypeName(a: Announcement, t: TFunction): string {
+  return a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`);
+}
+
+/** The translated one-line summary: the announced type and, when the post named one, the time in UTC. */
+export function announcementSummary(a: Announcement, t: TFunction): string {
+  const type = announcementTypeName(a, t);
+  if (a.scheduled_for === null) return t('follow:upcoming.unscheduled', { type });
+  return t('follow:upcoming.scheduled', {
+    type,
+    date: a.scheduled_for.slice(0, 10),
+    time: a.scheduled_for.slice(11, 16),
+  });
+}
+
+export function renderUpcoming(a: Announcement | null, t: TFunction): z.infer<typeof UpcomingDocSchema> | null {
+  if (a === null) return null;
+  return {
+    id: a.id,
+    type: a.type,
+    announced_at: a.announced_at,
+    scheduled_for: a.scheduled_for,
+    text: a.text,
+    source_url: a.source?.url ?? null,
+    source: a.source === null ? null : { ...a.source },
+    summary: announcementSummary(a, t),
   };
 }

@@ -19,6 +19,8 @@ import { TODAY_STATES } from '../model/status.ts';
 const instant = z.iso.datetime({ offset: false, precision: 0 });
 const instantOrDate = z.union([instant, z.iso.date()]);
 const probability = z.number().gt(0).lt(1);
+const share = z.number().min(0).max(1);
+const count = z.number().int().nonnegative();
 
 export const API_VERSION = '1';
 
@@ -73,6 +75,9 @@ const label = z
   .string()
   .describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
 
+/** A value read from the post, with its label and the post's words. */
+const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value, label, quote });
+
 export const ReachDocSchema = z
   .strictObject({
     reviewed: z
@@ -85,46 +90,30 @@ export const ReachDocSchema = z
       .describe(
         'What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").',
       ),
-    plans: z
-      .strictObject({
-        value: z
-          .array(z.enum(PLANS))
-          .nullable()
-          .describe(
-            'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
-          ),
-        label,
-        quote,
-      })
-      .describe('The plans the reset reached.'),
-    products: z
-      .strictObject({ value: z.array(z.enum(PRODUCTS)).nullable(), label, quote })
-      .describe('The products whose limits it reset or credited.'),
-    models: z.strictObject({
-      value: z
+    plans: stated(
+      z
+        .array(z.enum(PLANS))
+        .nullable()
+        .describe(
+          'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
+        ),
+    ).describe('The plans the reset reached.'),
+    products: stated(z.array(z.enum(PRODUCTS)).nullable()).describe('The products whose limits it reset or credited.'),
+    models: stated(
+      z
         .array(z.string())
         .nullable()
         .describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'),
-      label,
-      quote,
-    }),
-    cohort: z.strictObject({
-      value: z.number().int().positive().nullable().describe('How many users it reached, when the post says.'),
-      label,
-      quote,
-    }),
-    limits: z
-      .strictObject({
-        value: z
-          .array(z.enum(LIMITS))
-          .nullable()
-          .describe(
-            '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
-          ),
-        label,
-        quote,
-      })
-      .describe('Which limits it reset or credited.'),
+    ),
+    cohort: stated(z.number().int().positive().nullable().describe('How many users it reached, when the post says.')),
+    limits: stated(
+      z
+        .array(z.enum(LIMITS))
+        .nullable()
+        .describe(
+          '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
+        ),
+    ).describe('Which limits it reset or credited.'),
     landing: z
       .strictObject({
         from: instant.nullable().describe("When it started landing: the post's time."),
@@ -271,6 +260,18 @@ export const BankedResetWarningSchema = z
   })
   .meta({ id: 'BankedResetWarning' });
 
+/** Today's state as latest and status both carry it, with the announced reset still ahead. */
+const todayFields = {
+  today: TodaySchema,
+  today_reach: ReachTodaySchema.nullable().describe(
+    "Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer).",
+  ),
+  banked_reset_warning: BankedResetWarningSchema.nullable().describe(
+    'Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.',
+  ),
+};
+const upcoming = UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.');
+
 export const LatestDocSchema = z
   .strictObject({
     meta: MetaSchema,
@@ -281,14 +282,8 @@ export const LatestDocSchema = z
     latestReset: EventDocSchema.nullable(),
     latestVerifiedReset: EventDocSchema.nullable(),
     last_source_check_at: instant.nullable(),
-    today: TodaySchema,
-    today_reach: ReachTodaySchema.nullable().describe(
-      "Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer).",
-    ),
-    banked_reset_warning: BankedResetWarningSchema.nullable().describe(
-      'Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.',
-    ),
-    upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
+    ...todayFields,
+    upcoming,
   })
   .meta({ id: 'Latest' });
 
@@ -308,17 +303,13 @@ export const HistoryDocSchema = z
     type: z.enum(EVENT_TYPES).nullable(),
     types: z.array(z.enum(EVENT_TYPES)),
     coverage: CoverageSchema,
-    count: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('How many events are recorded (of `type`, when given): all of them, not only those in this document.'),
+    count: count.describe(
+      'How many events are recorded (of `type`, when given): all of them, not only those in this document.',
+    ),
     page_size: z.literal(HISTORY_PAGE_SIZE).describe('Events per archived page.'),
-    archived_pages: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`.'),
+    archived_pages: count.describe(
+      'How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`.',
+    ),
     next: z
       .string()
       .nullable()
@@ -368,26 +359,20 @@ export const ForecastDocSchema = z
     probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
     probability_48h: probability.nullable(),
     // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
-    base_rate_24h: z.number().min(0).max(1).nullable(),
-    base_rate_48h: z.number().min(0).max(1).nullable(),
-    trailing_base_rate_30d_24h: z
-      .number()
-      .min(0)
-      .max(1)
+    base_rate_24h: share.nullable(),
+    base_rate_48h: share.nullable(),
+    trailing_base_rate_30d_24h: share
       .nullable()
       .describe(
         'Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.',
       ),
-    trailing_base_rate_30d_48h: z.number().min(0).max(1).nullable(),
-    trailing_base_rate_90d_24h: z
-      .number()
-      .min(0)
-      .max(1)
+    trailing_base_rate_30d_48h: share.nullable(),
+    trailing_base_rate_90d_24h: share
       .nullable()
       .describe(
         'The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).',
       ),
-    trailing_base_rate_90d_48h: z.number().min(0).max(1).nullable(),
+    trailing_base_rate_90d_48h: share.nullable(),
     compared_with: z
       .literal('trailing_base_rate_90d')
       .describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
@@ -396,7 +381,7 @@ export const ForecastDocSchema = z
       .describe(
         'End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).',
       ),
-    sample_size: z.number().int().nonnegative(),
+    sample_size: count,
     model_version: z
       .string()
       .describe(
@@ -420,17 +405,11 @@ export const ForecastDocSchema = z
             'The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.',
           ),
         inside_48h: z.boolean(),
-        follow_through: z
-          .number()
-          .min(0)
-          .max(1)
-          .describe('Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).'),
-        followed: z
-          .number()
-          .int()
-          .nonnegative()
-          .describe('Earlier announcements in the records that were followed by the reset.'),
-        sample_size: z.number().int().nonnegative().describe('Earlier announcements in the records.'),
+        follow_through: share.describe(
+          'Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).',
+        ),
+        followed: count.describe('Earlier announcements in the records that were followed by the reset.'),
+        sample_size: count.describe('Earlier announcements in the records.'),
       })
       .nullable()
       .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
@@ -512,17 +491,11 @@ export const StatusDocSchema = z
   .strictObject({
     meta: MetaSchema,
     reset: z.boolean().nullable(),
-    today: TodaySchema,
-    today_reach: ReachTodaySchema.nullable().describe(
-      "Whom today's resets reached, per plan, and until when one is landing; null when no reset is recorded or landing today (and in the unknown answer).",
-    ),
-    banked_reset_warning: BankedResetWarningSchema.nullable().describe(
-      'Said next to a banked reset while a global reset is announced or landing: using a banked reset then may waste it. null otherwise.',
-    ),
+    ...todayFields,
     recent_events: z.array(EventDocSchema),
     source_checks: z.array(SourceCheckDocSchema),
     upstream_status: UpstreamStatusDocSchema.nullable(),
-    upcoming: UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.'),
+    upcoming,
   })
   .meta({ id: 'Status' });
 
@@ -537,10 +510,7 @@ export const SignalDocSchema = z.strictObject({
   first_seen_at: instant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
   promoted_to: z.string().nullable(),
-  count: z
-    .number()
-    .int()
-    .nonnegative()
+  count: count
     .optional()
     .describe('kind source_anomaly only: how many new global resets the quarantined run of this source brought.'),
   origin: z
@@ -571,55 +541,39 @@ export const SignalsDocSchema = z
   .strictObject({
     meta: MetaSchema,
     note: z.string(),
-    count: z.number().int().nonnegative(),
+    count,
     signals: z.array(SignalDocSchema),
   })
   .meta({ id: 'Signals' });
 
+/** A score, or null when none could be computed. */
+const score = z.number().nullable();
+
 const HorizonSummarySchema = z.strictObject({
-  brier: z
-    .number()
-    .nullable()
-    .describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
-  climatology_brier: z
-    .number()
-    .nullable()
-    .describe('Mean Brier score of the all-history base rate known at issue time.'),
-  trailing_climatology_brier: z
-    .number()
-    .nullable()
-    .describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
-  trailing_sample_size: z.number().int().nonnegative(),
-  sample_size: z.number().int().nonnegative(),
-  late: z
-    .number()
-    .int()
-    .nonnegative()
-    .describe('Checkpoints whose live forecast was more than an hour old (runs were dropped).'),
-  pending: z.number().int().nonnegative().describe('Checkpoints whose window has not been resolved yet.'),
-  corrections: z.number().int().nonnegative(),
+  brier: score.describe('Mean Brier score of the resolved checkpoints (corrected outcomes where a correction exists).'),
+  climatology_brier: score.describe('Mean Brier score of the all-history base rate known at issue time.'),
+  trailing_climatology_brier: score.describe('Mean Brier score of the trailing 30-day base rate known at issue time.'),
+  trailing_sample_size: count,
+  sample_size: count,
+  late: count.describe('Checkpoints whose live forecast was more than an hour old (runs were dropped).'),
+  pending: count.describe('Checkpoints whose window has not been resolved yet.'),
+  corrections: count,
 });
 
 const SkillEntrySchema = z.strictObject({
-  skill: z
-    .number()
-    .nullable()
-    .describe(
-      '1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.',
-    ),
-  lower: z
-    .number()
-    .nullable()
-    .describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
-  upper: z.number().nullable(),
-  n: z.number().int().nonnegative(),
+  skill: score.describe(
+    '1 - Brier / baseline Brier over the resolved as-issued checkpoints; null with reason when n is too small.',
+  ),
+  lower: score.describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
+  upper: score,
+  n: count,
   reason: z.string().nullable(),
 });
 
 const ReliabilityBinSchema = z.strictObject({
   lower: z.number(),
   upper: z.number(),
-  count: z.number().int().nonnegative(),
+  count,
   mean_probability: z.number().nullable(),
   observed_frequency: z.number().nullable(),
 });
@@ -631,21 +585,15 @@ export const AccuracyDocSchema = z
     window_days: z.number().int().positive(),
     counts: z
       .strictObject({
-        resolved_24h: z.number().int().nonnegative(),
-        resolved_48h: z.number().int().nonnegative(),
-        pending_24h: z
-          .number()
-          .int()
-          .nonnegative()
-          .describe('Window closed or open, not yet observed by the reset sources; resolves once it is.'),
-        pending_48h: z.number().int().nonnegative(),
-        unresolvable_24h: z
-          .number()
-          .int()
-          .nonnegative()
-          .describe('Window never observed within 7 days of closing: excluded from every score.'),
-        unresolvable_48h: z.number().int().nonnegative(),
-        missed: z.number().int().nonnegative().describe('Checkpoints with no forecast at most 6 h old.'),
+        resolved_24h: count,
+        resolved_48h: count,
+        pending_24h: count.describe(
+          'Window closed or open, not yet observed by the reset sources; resolves once it is.',
+        ),
+        pending_48h: count,
+        unresolvable_24h: count.describe('Window never observed within 7 days of closing: excluded from every score.'),
+        unresolvable_48h: count,
+        missed: count.describe('Checkpoints with no forecast at most 6 h old.'),
       })
       .describe('Checkpoint counts in the window, per horizon.'),
     skill: z
@@ -702,20 +650,20 @@ export const AccuracyDocSchema = z
         issued_at: instant.describe(
           'When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.',
         ),
-        age_minutes: z.number().int().nonnegative(),
+        age_minutes: count,
         late: z.boolean(),
         model_version: z.string(),
-        probability: z.number().min(0).max(1),
+        probability: share,
         outcome: z.boolean().describe('As first resolved; never edited.'),
         resolved_at: instant.describe('When the outcome was recorded, once, after the window closed.'),
         event_ids: z.array(z.string()).describe('The global resets that decided the outcome.'),
-        brier: z.number().min(0).max(1),
+        brier: share,
         correction: z
           .strictObject({
             outcome: z.boolean(),
             corrected_at: instant,
             event_ids: z.array(z.string()),
-            brier: z.number().min(0).max(1),
+            brier: share,
           })
           .nullable()
           .describe('A later, visible correction of the outcome (records changed); the summary uses it.'),

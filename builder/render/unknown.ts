@@ -3,6 +3,7 @@
 // (past stale_after, or on another UTC date); the edge router serves them then. Each variant is the document just
 // rendered with today's state replaced: the same meta and the same facts about the past (latest resets, checks), and an
 // explanation decided by computeExplanation from those very facts, read at the first instant the edge serves it.
+import type { z } from 'zod';
 import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey } from '../contract.ts';
 import { computeExplanation, explanationDetail } from '../model/explanation.ts';
 import type { UnknownVariant } from '../model/freshness.ts';
@@ -10,12 +11,6 @@ import { LANGS } from '../model/schemas.ts';
 import type { OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
-
-interface LiveFacts {
-  meta: { generated_at: string; stale_after: string };
-  last_source_check_at: string | null;
-  today: { last_good_check_at: string | null };
-}
 
 /** The key segment of a variant: its date, or the dateless "builds stopped" one. */
 export function variantSegment(v: UnknownVariant): string {
@@ -27,16 +22,18 @@ export function renderUnknownVariants(
   variants: readonly UnknownVariant[],
 ): OutputDocument[] {
   const byKey = new Map(docs.map((d) => [d.key, d]));
+  const read = (key: string) => {
+    const d = byKey.get(key);
+    if (d === undefined) throw new Error(`[render/unknown] ${key} was not rendered`);
+    return d;
+  };
   const out: OutputDocument[] = [];
   for (const lang of LANGS) {
     const t = translator(lang);
     // The facts come from the language's latest document (status has no last_source_check_at); both are this build's.
-    const factsDoc = byKey.get(`api/${lang}/latest.json`);
-    if (factsDoc === undefined) throw new Error(`[render/unknown] api/${lang}/latest.json was not rendered`);
-    const facts = JSON.parse(factsDoc.body) as LiveFacts;
+    const facts = JSON.parse(read(`api/${lang}/latest.json`).body) as z.infer<typeof DOCUMENT_SCHEMAS.latest>;
     for (const endpoint of UNKNOWN_VARIANT_ENDPOINTS) {
-      const live = byKey.get(`api/${lang}/${endpoint}.json`);
-      if (live === undefined) throw new Error(`[render/unknown] api/${lang}/${endpoint}.json was not rendered`);
+      const live = read(`api/${lang}/${endpoint}.json`);
       const base = JSON.parse(live.body) as Record<string, unknown>;
       for (const v of variants) {
         const key = unknownVariantKey(lang, variantSegment(v), endpoint);

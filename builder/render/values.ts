@@ -1,15 +1,8 @@
-// Pure helpers of the renderer: rounding, content times, the license text, and serialization shortcuts.
+// Pure helpers of the renderer: rounding, content times, credits, the license text, and serialization shortcuts.
 import { formatInstant } from '../contract.ts';
 import { newestTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
-
-/** What the license text needs of an archive (documents.ts's ArchiveView has it). */
-interface LicensedArchive {
-  name: string;
-  url: string;
-  notice: string;
-  license_text?: string;
-}
+import type { ArchiveView } from './input.ts';
 
 /** Published numbers carry 4 decimals: more digits are noise, and they would change bytes for nothing. */
 export const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
@@ -40,8 +33,27 @@ export function newestAmong(events: readonly Event[]): string | null {
   return best;
 }
 
+// codex-resets.com asks everyone who shows its data to link back to it; a document holding anything from its API (a
+// tracker record, its announced reset, its watch) names it with a link.
+export interface Credit {
+  name: string;
+  url: string;
+}
+
+const TRACKER_CREDIT: Credit = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+
+/** A tracker record (origin service_resets) came from the tracker's API. */
+export const fromTracker = (e: Event): boolean => e.origin === 'service_resets';
+
+/** The credits of a document showing `events`, and `trackerData` when it also shows the tracker's announcement or watch. */
+export function creditsFor(events: Iterable<Event>, trackerData = false): Credit[] {
+  if (trackerData) return [TRACKER_CREDIT];
+  for (const e of events) if (fromTracker(e)) return [TRACKER_CREDIT];
+  return [];
+}
+
 /** The license texts of the archives the data comes from, one after another. */
-export function renderLicense(archives: readonly LicensedArchive[]): string {
+export function renderLicense(archives: readonly ArchiveView[]): string {
   if (archives.length === 0) return 'This API carries no third-party data.\n';
   return archives
     .map((a) => `${a.name} (${a.url})\n${a.notice}\n\n${a.license_text ?? ''}`.trimEnd() + '\n')

@@ -6,7 +6,7 @@ import { LANGS, type Signal, type SourceCheck } from '../../builder/model/schema
 import { computeToday } from '../../builder/model/status.ts';
 import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
 import { translator } from '../../builder/render/i18n.ts';
-import { createPageSections, PAGE_CSP, PAGE_MAX_BYTES, renderPages } from '../../builder/render/page.tsx';
+import { PAGE_CSP, PAGE_MAX_BYTES, renderPages } from '../../builder/render/page.tsx';
 import { safeHref } from '../../builder/render/page-format.ts';
 import { PAGE_SCRIPT } from '../../builder/render/page-script.ts';
 import { PAGE_CSS } from '../../builder/render/page-style.ts';
@@ -282,9 +282,9 @@ describe('safeHref', () => {
   });
 });
 
-// run() renders each language's page six times a build (the page and five unknown variants) with one PageSections: the
-// sections those share are rendered once, and a page must read exactly as one rendered without it.
-describe('renderPages with shared sections', () => {
+// run() renders each language's page six times a build (the page and five unknown variants): a variant's page reads
+// the variant's documents, wherever docKeyOf says they lie.
+describe('renderPages of a variant', () => {
   const docs = renderApi(input());
   const variantOf = (source: OutputDocument[], change: (name: string, doc: Record<string, unknown>) => void) =>
     source.flatMap((d) => {
@@ -298,50 +298,21 @@ describe('renderPages with shared sections', () => {
     docKeyOf: (l: string, n: string) => `variant/${l}/${n}.json`,
     pageKeyOf: (l: string) => `variant/${l}/index.html`,
   };
-  const unknownToday = (name: string, doc: Record<string, unknown>) => {
-    if (name === 'latest' || name === 'status')
-      doc.today = { ...(doc.today as object), state: 'unknown', explanation: 'unknown now' };
-  };
 
-  it('writes every page byte for byte as without them, the variants (other today, same forecast) included', () => {
+  it("writes the variant's today and forecast, at the variant's page key", () => {
     const events = input().events;
-    const variant = variantOf(docs, unknownToday);
-    const sections = createPageSections();
-    const shared = [
-      ...renderPages({ asOf, docs, events, sections }),
-      ...renderPages({ asOf, docs: variant, events, ...asVariant, sections }),
-    ];
-    const alone = [
-      ...renderPages({ asOf, docs, events }),
-      ...renderPages({ asOf, docs: variant, events, ...asVariant }),
-    ];
-    expect(shared.map((p) => p.key)).toEqual(alone.map((p) => p.key));
-    shared.forEach((p, i) => expect(p.body, p.key).toBe(alone[i]!.body));
-    expect(sections.html.size).toBe(LANGS.length * 4);
-  });
-
-  it('renders a shared section again when what it reads differs: the forecast, the signals, the events, the time', () => {
-    const events = input().events;
-    const sections = createPageSections();
-    renderPages({ asOf, docs, events, sections });
-    const changed = variantOf(docs, (name, doc) => {
+    const variant = variantOf(docs, (name, doc) => {
+      if (name === 'latest' || name === 'status')
+        doc.today = { ...(doc.today as object), state: 'unknown', explanation: 'unknown now' };
       if (name === 'forecast') doc.explanation = 'another forecast';
-      if (name === 'signals') doc.signals = [];
     });
-    const later = new Date(asOf.getTime() + 40 * 86_400_000);
-    const fewer = events.slice(0, 1);
-    for (const [d, e, at] of [
-      [changed, events, asOf],
-      [changed, fewer, asOf],
-      [changed, fewer, later],
-    ] as const) {
-      const shared = renderPages({ asOf: at, docs: d, events: e, ...asVariant, sections });
-      const alone = renderPages({ asOf: at, docs: d, events: e, ...asVariant });
-      shared.forEach((p, i) => expect(p.body, p.key).toBe(alone[i]!.body));
-    }
-    const en = renderPages({ asOf, docs: changed, events, ...asVariant, sections }).find(
-      (p) => p.key === 'variant/en/index.html',
-    )!.body;
+    const pages = renderPages({ asOf, docs: variant, events, ...asVariant });
+    expect(pages.map((p) => p.key)).toEqual(LANGS.map((l) => `variant/${l}/index.html`));
+    const en = pages.find((p) => p.key === 'variant/en/index.html')!.body;
+    expect(en).toContain('<p id="explanation">unknown now</p>');
     expect(en).toContain('<p id="fc-explanation">another forecast</p>');
+    expect(renderPages({ asOf, docs, events }).find((p) => p.key === 'api/en/index.html')!.body).not.toContain(
+      'unknown now',
+    );
   });
 });
