@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { EDGE_STORE_FILE } from '../contract.ts';
 import { DataError, StorageError } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
-import { createLocalPlanner, leftoverFiles, type DirectoryListing, type LocalPlanner } from './local-plan.ts';
 import { emptyReport, type DocumentStream, type PublishOptions, type PublishReport, type Sink } from './sink.ts';
 import { consumeInPhases, STREAM_WINDOW_DOCS } from './stream.ts';
 
@@ -26,6 +26,60 @@ export const STAGING_PREFIX = '.publish-staging-';
 
 /** Files written at once: each is a read, a write and a rename, which the filesystem can overlap. */
 export const WRITE_CONCURRENCY = 16;
+
+export interface DirectoryListing {
+  /** Keys of the files already there. */
+  files: ReadonlySet<string>;
+  /** Directories already there, relative to the root ('' is the root itself). */
+  dirs: ReadonlySet<string>;
+}
+
+type LocalWrite =
+  /** The file exists: read it, replace it only when its bytes differ. */
+  | { kind: 'compare'; doc: OutputDocument }
+  /** A new file in a directory that exists: temp file + rename. */
+  | { kind: 'create'; doc: OutputDocument }
+  /** A new file in a new directory: written into the staged copy of `top`, at `rest` below it. */
+  | { kind: 'staged'; doc: OutputDocument; top: string; rest: string };
+
+/**
+ * Pure: how each document of a phase is written, from the listing of what is there. `endPhase` returns the topmost
+ * missing directories the phase created, each to be renamed into place whole; from the next phase on they exist.
+ */
+export function createLocalPlanner(listing: DirectoryListing) {
+  const dirs = new Set(listing.dirs);
+  let tops = new Set<string>();
+  let created = new Set<string>();
+  return {
+    place(doc: OutputDocument): LocalWrite {
+      if (listing.files.has(doc.key)) return { kind: 'compare', doc };
+      const parent = doc.key.includes('/') ? doc.key.slice(0, doc.key.lastIndexOf('/')) : '';
+      if (dirs.has(parent)) return { kind: 'create', doc };
+      const parts = parent.split('/');
+      let top = parts[0]!;
+      for (let i = 1; dirs.has(top); i++) top = `${top}/${parts[i]!}`;
+      tops.add(top);
+      created.add(parent);
+      return { kind: 'staged', doc, top, rest: doc.key.slice(top.length + 1) };
+    },
+    endPhase(): string[] {
+      for (const p of created) {
+        for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
+        dirs.add(p);
+      }
+      const ended = [...tops];
+      tops = new Set();
+      created = new Set();
+      return ended;
+    },
+  };
+}
+
+/** Files there that the build (its keys, all of them) no longer has. */
+export function leftoverFiles(files: Iterable<string>, built: ReadonlySet<string>): string[] {
+  // The edge store's file lives next to the documents (the preview reads it there) but is not one of them.
+  return [...files].filter((f) => !built.has(f) && f !== EDGE_STORE_FILE);
+}
 
 /** The tree under `root`, read synchronously (a few dozen directories), with the staging leftovers apart. */
 function listTree(root: string): DirectoryListing & { staleStaging: string[] } {
@@ -122,7 +176,7 @@ export function createLocalSink(dir: string, sinkOpts: LocalSinkOptions = {}): S
 
 /** One publish's writes: files compared and replaced in place, new directories staged and moved in phase by phase. */
 class PhaseWriter {
-  private readonly planner: LocalPlanner;
+  private readonly planner: ReturnType<typeof createLocalPlanner>;
   private readonly staging: string;
   private staged = 0;
   /** Topmost missing directory (relative) -> its staged copy, for the current phase. */

@@ -1,6 +1,6 @@
 // The local sink's write plan without a disk: compare, create or stage each file; which directories appear whole.
 import { describe, expect, it } from 'vitest';
-import { createLocalPlanner, leftoverFiles, type DirectoryListing } from '../../builder/publish/local-plan.ts';
+import { createLocalPlanner, leftoverFiles, type DirectoryListing } from '../../builder/publish/local-sink.ts';
 import { EDGE_STORE_FILE } from '../../builder/contract.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 
