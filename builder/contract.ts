@@ -139,7 +139,7 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 /**
  * JSON `{"stale_after": ISO, "build_date": "YYYY-MM-DD", "next_date": "YYYY-MM-DD", "variant_dates": ["YYYY-MM-DD", ...]}`:
  * until when the build's answer holds, and the dates it published `unknown` variants for (the build's date first, one a
- * day). A value without `variant_dates` (written before they existed) names the build's date and the next only.
+ * day).
  */
 export const EDGE_FRESHNESS_KEY = 'freshness';
 /** One key per published event id (value `1`), so the edge can answer an unknown id with the translated 404. */

@@ -260,15 +260,13 @@ export interface EdgeFreshness {
   staleAfter: number;
   /** The build's UTC date, `YYYY-MM-DD`. */
   buildDate: string;
-  /** The next UTC date, and its first instant (epoch ms). */
-  nextDate: string;
+  /** The first instant of the next UTC date (epoch ms). */
   nextDay: number;
   /**
    * The dates the build published `unknown` variants for, one a day from buildDate on (the store's `variant_dates`).
-   * Past the last one the dateless "builds stopped" variant is served. Absent in a value written before they existed:
-   * then the next day's variant is the newest there is, as before.
+   * Past the last one the dateless "builds stopped" variant is served.
    */
-  variantDates?: string[];
+  variantDates: string[];
 }
 
 export interface EdgeContext {
@@ -285,15 +283,6 @@ const DAY_MS = 86400000;
 /** More dates than any build publishes: a longer list is not ours. */
 const MAX_VARIANT_DATES = 31;
 
-/** `variant_dates` as the store holds it: undefined when absent, null when malformed. */
-function parseVariantDates(value: unknown, buildDate: string): string[] | undefined | null {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length < 2 || value.length > MAX_VARIANT_DATES || value[0] !== buildDate)
-    return null;
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string' || !ISO_DATE.test(value[i])) return null;
-  return value as string[];
-}
-
 /** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
 export function parseFreshness(value: unknown): EdgeFreshness | null {
   try {
@@ -301,18 +290,18 @@ export function parseFreshness(value: unknown): EdgeFreshness | null {
       stale_after: string;
       build_date: string;
       next_date: string;
-      variant_dates?: unknown;
+      variant_dates: unknown;
     };
     const staleAfter = Date.parse(raw.stale_after);
     const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
+    const dates = raw.variant_dates;
     // A missing field parses as NaN or fails the pattern; a non-object value throws on the property access.
     if (!(staleAfter === staleAfter && nextDay === nextDay && ISO_DATE.test(raw.build_date + raw.next_date.slice(10))))
       return null;
-    const dates = parseVariantDates(raw.variant_dates, raw.build_date);
-    if (dates === null) return null;
-    const f: EdgeFreshness = { staleAfter, buildDate: raw.build_date, nextDate: raw.next_date, nextDay };
-    if (dates !== undefined) f.variantDates = dates;
-    return f;
+    if (!Array.isArray(dates) || dates.length < 2 || dates.length > MAX_VARIANT_DATES || dates[0] !== raw.build_date)
+      return null;
+    for (let i = 0; i < dates.length; i++) if (typeof dates[i] !== 'string' || !ISO_DATE.test(dates[i])) return null;
+    return { staleAfter, buildDate: raw.build_date, nextDay, variantDates: dates as string[] };
   } catch (_e) {
     return null;
   }
@@ -329,10 +318,8 @@ export function unknownDate(ctx: EdgeContext | undefined): string | null {
   const f = ctx === undefined ? null : ctx.freshness;
   if (f === null || ctx!.now < f.staleAfter) return null;
   if (ctx!.now < f.nextDay) return f.buildDate;
-  const dates = f.variantDates;
-  if (dates === undefined) return f.nextDate;
   const day = Math.floor((ctx!.now - f.nextDay) / DAY_MS) + 1;
-  return day < dates.length ? (dates[day] as string) : BUILDS_STOPPED_VARIANT;
+  return day < f.variantDates.length ? (f.variantDates[day] as string) : BUILDS_STOPPED_VARIANT;
 }
 
 /** The object an endpoint is served from: its `unknown` variant once the build's answer no longer holds. */

@@ -2,11 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { eventIdOf, liveKey, parseFreshness, route, type EdgeContext } from '../../builder/edge/route.ts';
 
+// A build at 12:00 on the 21st that published dated variants for its date and three more.
+const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
 const fresh = {
   staleAfter: Date.parse('2026-11-21T12:30:00Z'),
   buildDate: '2026-11-21',
-  nextDate: '2026-11-22',
   nextDay: Date.parse('2026-11-22T00:00:00Z'),
+  variantDates: dates,
 };
 const at = (iso: string, eventKnown: boolean | null = null): EdgeContext => ({
   now: Date.parse(iso),
@@ -26,9 +28,9 @@ describe('liveKey', () => {
     expect(liveKey('de', 'status', at('2026-11-21T23:59:59.999Z'))).toBe('api/de/unknown/2026-11-21/status.json');
   });
 
-  it("with a store value from before variant_dates: the next day's variant from midnight on, kept on later days", () => {
+  it("the next day's variant from midnight on", () => {
+    expect(liveKey('ja', 'latest', at('2026-11-21T23:59:59.999Z'))).toBe('api/ja/unknown/2026-11-21/latest.json');
     expect(liveKey('ja', 'latest', at('2026-11-22T00:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
-    expect(liveKey('ja', 'latest', at('2026-12-01T09:00:00.000Z'))).toBe('api/ja/unknown/2026-11-22/latest.json');
   });
 
   it('on another date even before stale_after (a store that says midnight holds the day, not the next one)', () => {
@@ -59,13 +61,8 @@ describe('liveKey', () => {
 });
 
 describe('builds stopped: the edge never names a wrong date', () => {
-  // A build at 12:00 on the 21st that published dated variants for its date and three more, then no build again.
-  const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
-  const stopped = (iso: string): EdgeContext => ({
-    now: Date.parse(iso),
-    freshness: { ...fresh, variantDates: dates },
-    eventKnown: null,
-  });
+  // The build of `fresh`, then no build again.
+  const stopped = (iso: string): EdgeContext => at(iso);
   const lastBuild = Date.parse('2026-11-21T12:00:00Z');
   const daysAfter = (days: number, ms = 0) => new Date(lastBuild + days * 86400000 + ms).toISOString();
 
@@ -130,10 +127,10 @@ describe('event ids and the store', () => {
 });
 
 describe('parseFreshness', () => {
-  it('reads variant_dates when present, and refuses a malformed list', () => {
+  it('reads variant_dates, and refuses a value without them or with a malformed list', () => {
     const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
-    const dates = ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'];
-    expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: dates }))).toEqual({ ...fresh, variantDates: dates });
+    expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: dates }))).toEqual(fresh);
+    expect(parseFreshness(JSON.stringify(ok))).toBeNull();
     for (const bad of [
       [],
       ['2026-11-21'],
@@ -149,9 +146,17 @@ describe('parseFreshness', () => {
 
   it('reads the store value and refuses anything else', () => {
     expect(
-      parseFreshness('{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22"}'),
+      parseFreshness(
+        '{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22",' +
+          '"variant_dates":["2026-11-21","2026-11-22","2026-11-23","2026-11-24"]}',
+      ),
     ).toEqual(fresh);
-    const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
+    const ok = {
+      stale_after: '2026-11-21T12:30:00Z',
+      build_date: '2026-11-21',
+      next_date: '2026-11-22',
+      variant_dates: dates,
+    };
     const bad = [
       undefined,
       null,
@@ -163,7 +168,7 @@ describe('parseFreshness', () => {
       JSON.stringify({ ...ok, stale_after: 'soon' }),
       JSON.stringify({ ...ok, build_date: '21.11.2026' }),
       JSON.stringify({ ...ok, next_date: '2026-11-22T00:00:00Z' }),
-      JSON.stringify({ stale_after: ok.stale_after, build_date: ok.build_date }),
+      JSON.stringify({ stale_after: ok.stale_after, build_date: ok.build_date, variant_dates: dates }),
     ];
     for (const v of bad) {
       expect(parseFreshness(v), String(v)).toBeNull();
