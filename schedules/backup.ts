@@ -2,7 +2,8 @@
 //   tsx schedules/backup.ts create | list | verify <id> | restore <id> [--data-dir data]
 // Bucket and prefixes come from RESET_S3_* (see builder/s3/config.ts); credentials from the AWS chain.
 import path from 'node:path';
-import { ConfigError, EXIT } from '../builder/errors.ts';
+import { parseArgs } from 'node:util';
+import { ConfigError, EXIT, messageOf } from '../builder/errors.ts';
 import { isEntryPoint, processIo, runMain, type Env, type Io } from '../builder/main.ts';
 import {
   createBackup,
@@ -16,7 +17,6 @@ import { createS3Client } from '../builder/s3/client.ts';
 import { requireS3Config } from '../builder/s3/config.ts';
 
 const USAGE = 'usage: tsx schedules/backup.ts create | list | verify <id> | restore <id> [--data-dir DIR]';
-const DEFAULT_DATA_DIR = 'data';
 
 function formatProblems(problems: readonly BackupProblem[]): string {
   return problems.map((p) => `  ${p.kind}: ${p.object}: ${p.detail}`).join('\n');
@@ -27,14 +27,16 @@ export function main(argv: readonly string[], env: Env, io: Io = processIo): Pro
 }
 
 async function backup(argv: readonly string[], env: Env, io: Io): Promise<number> {
-  const [command, id, ...rest] = argv;
-  let dataDir = DEFAULT_DATA_DIR;
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--data-dir' && rest[i + 1] !== undefined) dataDir = rest[++i]!;
-    else throw new ConfigError('backup', `unexpected argument ${JSON.stringify(rest[i])}\n${USAGE}`);
+  let parsed;
+  try {
+    const options = { 'data-dir': { type: 'string', default: 'data' } } as const;
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options });
+  } catch (err) {
+    throw new ConfigError('backup', `${messageOf(err)}\n${USAGE}`, { cause: err });
   }
-  dataDir = path.resolve(dataDir);
-  if (command === 'create' || command === 'list' ? id !== undefined : id === undefined)
+  const [command, id, ...extra] = parsed.positionals;
+  const dataDir = path.resolve(parsed.values['data-dir']);
+  if (extra.length > 0 || (command === 'create' || command === 'list' ? id !== undefined : id === undefined))
     throw new ConfigError('backup', USAGE);
   const cfg = requireS3Config(env);
   const target: BackupTarget = {

@@ -16,6 +16,7 @@ import {
 import { main, runMain, type Io } from '../builder/main.ts';
 import { createLocalSink } from '../builder/publish/local-sink.ts';
 import { run } from '../builder/run.ts';
+import { main as backupMain } from '../schedules/backup.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
 
 function captureIo(): Io & { lines: string[]; errors: string[] } {
@@ -60,6 +61,27 @@ describe('errors', () => {
     const io = captureIo();
     expect(await runMain('test', io, async () => Promise.reject(err))).toBe(code);
     expect(io.errors.join('\n')).toContain(err instanceof Error ? err.message : String(err));
+  });
+});
+
+describe('backup entry point', () => {
+  it('exits 2 with the usage on a bad command line, before it needs a bucket', async () => {
+    for (const argv of [
+      [],
+      ['list', 'x'],
+      ['verify'],
+      ['create', 'a', 'b'],
+
+      ['restore', 'id', '--bogus'],
+      ['restore', 'id', '--data-dir'],
+    ]) {
+      const io = captureIo();
+      expect(await backupMain(argv, {}, io), argv.join(' ')).toBe(2);
+      expect(io.errors.join('\n'), argv.join(' ')).toMatch(/usage: tsx schedules\/backup\.ts/);
+    }
+    const io = captureIo();
+    expect(await backupMain(['restore', 'id', '--data-dir', 'elsewhere'], {}, io)).toBe(2);
+    expect(io.errors.join('\n')).toMatch(/RESET_S3_BUCKET is not set/);
   });
 });
 
