@@ -32,32 +32,12 @@ const BackupManifestSchema = z.object({
 });
 type BackupManifest = z.infer<typeof BackupManifestSchema>;
 
-export interface BackupSummary {
-  id: string;
-  /** `s3://bucket/backups/<id>/` */
-  location: string;
-  created_at: string;
-  files: number;
-  state: boolean;
-}
-
 export interface BackupProblem {
   /** `state.json`, `data/<path>` or `manifest.json` */
   object: string;
   kind: 'missing' | 'mismatch' | 'unexpected' | 'manifest';
   detail: string;
 }
-
-export interface VerifyReport {
-  id: string;
-  ok: boolean;
-  checked: number;
-  problems: BackupProblem[];
-}
-
-export type RestoreResult =
-  | { ok: true; id: string; stateRestored: boolean; files: number; replacedStateKept: string | null }
-  | { ok: false; id: string; problems: BackupProblem[] };
 
 export interface BackupTarget {
   client: S3Client;
@@ -112,7 +92,7 @@ async function listDataFiles(root: string): Promise<string[]> {
 }
 
 /** Snapshots the state object and every file under `dataDir` as `<backupPrefix><id>/`. */
-export async function createBackup(target: BackupTarget, opts: { dataDir: string; now: Date }): Promise<BackupSummary> {
+export async function createBackup(target: BackupTarget, opts: { dataDir: string; now: Date }) {
   const { client, bucket, backupPrefix, stateKey, limit, get } = resolveTarget(target);
   const id = backupIdFor(opts.now);
   const base = `${backupPrefix}${id}/`;
@@ -173,22 +153,15 @@ function parseManifest(bytes: Uint8Array, id: string): BackupManifest | string {
   return r.data.id === id ? r.data : `the manifest is of backup ${JSON.stringify(r.data.id)}`;
 }
 
-interface LoadedSnapshot {
-  report: VerifyReport;
-  manifest: BackupManifest | null;
-  state: Uint8Array | null;
-  files: Map<string, Uint8Array>;
-}
-
 /** Every object the manifest names, fetched and checked against its checksum, and what the snapshot holds beyond. */
-async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSnapshot> {
+async function loadSnapshot(target: BackupTarget, id: string) {
   if (!BACKUP_ID.test(id))
     throw new ConfigError(WHERE, `not a backup id: ${JSON.stringify(id)} (expected e.g. 2026-11-21T00-00-00Z)`);
   const { client, bucket, backupPrefix, limit, get } = resolveTarget(target);
   const base = `${backupPrefix}${id}/`;
   const problems: BackupProblem[] = [];
   const files = new Map<string, Uint8Array>();
-  const done = (manifest: BackupManifest | null, state: Uint8Array | null = null): LoadedSnapshot => {
+  const done = (manifest: BackupManifest | null, state: Uint8Array | null = null) => {
     problems.sort((a, b) => byName(a.object, b.object));
     const checked = manifest === null ? 0 : manifest.files.length + (manifest.state !== null ? 1 : 0);
     return { report: { id, ok: problems.length === 0, checked, problems }, manifest, state, files };
@@ -236,7 +209,7 @@ async function loadSnapshot(target: BackupTarget, id: string): Promise<LoadedSna
 }
 
 /** Downloads every object of the snapshot and recomputes its checksum; lists every problem found. */
-export async function verifyBackup(target: BackupTarget, id: string): Promise<VerifyReport> {
+export async function verifyBackup(target: BackupTarget, id: string) {
   return (await loadSnapshot(target, id)).report;
 }
 
@@ -245,14 +218,11 @@ export async function verifyBackup(target: BackupTarget, id: string): Promise<Ve
  * silently overwritten; the replaced state is kept next to the backups) and every data file. Files in
  * `dataDir` that the snapshot does not have are left alone. A snapshot that fails verification is refused.
  */
-export async function restoreBackup(
-  target: BackupTarget,
-  id: string,
-  opts: { dataDir: string },
-): Promise<RestoreResult> {
+export async function restoreBackup(target: BackupTarget, id: string, opts: { dataDir: string }) {
   const { client, bucket, backupPrefix, stateKey } = resolveTarget(target);
   const loaded = await loadSnapshot(target, id);
-  if (!loaded.report.ok || loaded.manifest === null) return { ok: false, id, problems: loaded.report.problems };
+  if (!loaded.report.ok || loaded.manifest === null)
+    return { ok: false as const, id, problems: loaded.report.problems };
 
   let replacedStateKept: string | null = null;
   if (loaded.state !== null) {
@@ -273,7 +243,7 @@ export async function restoreBackup(
     await putIf(client, input, current?.etag ?? null, WHERE, conflict);
   }
   for (const [rel, body] of loaded.files) await writeFileAtomic(path.join(opts.dataDir, rel), body);
-  return { ok: true, id, stateRestored: loaded.state !== null, files: loaded.files.size, replacedStateKept };
+  return { ok: true as const, id, stateRestored: loaded.state !== null, files: loaded.files.size, replacedStateKept };
 }
 
 /** Complete snapshots (those with a manifest), oldest first. */

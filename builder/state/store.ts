@@ -12,11 +12,17 @@ export interface LoadedState {
   warnings: string[];
 }
 
+/**
+ * What the lock record stores. `run` is the fencing number: every acquisition takes the stored record's number plus
+ * one (a released or expired record keeps its number), so a later holder always has a higher one. A record without
+ * one (written before fencing) counts as run 0.
+ */
 const LockRecordSchema = z.object({
   owner: z.string(),
   expiresAt: z.string().refine((v) => Number.isFinite(Date.parse(v))),
   run: z.int().min(0).catch(0),
 });
+export type LockRecord = z.infer<typeof LockRecordSchema>;
 
 /** The text a store writes for `state`, checked against the schema first. */
 export const serializeState = (state: State): string => JSON.stringify(StateSchema.parse(state));
@@ -35,14 +41,12 @@ function parseStoredState(text: string): { ok: true; state: State } | { ok: fals
   return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };
 }
 
-/** What a store read, and how it sets an unusable state aside and finds its last good copy. */
+/** What a store read (`text`, null when nothing is stored, and its `version`), and how it sets an unusable one aside. */
 export interface StoredState {
-  /** Prefixes the warning. */
+  /** Prefix and name (file, object) for the warning. */
   where: string;
-  /** The stored state's name (file, object) for the warning. */
   name: string;
   text: string | null;
-  /** The version of `text` when it is usable. */
   version: string | null;
   /** Keeps the unusable state somewhere else; returns where. */
   setAside(): Promise<string>;
@@ -75,31 +79,18 @@ export async function loadState(s: StoredState): Promise<LoadedState> {
   return { state: emptyState(), version: s.versionAfterAside, warnings: [warning] };
 }
 
-/**
- * What the lock record stores. `run` is the fencing number: every acquisition takes the stored record's number plus
- * one (a released or expired record keeps its number), so a later holder always has a higher one.
- */
-export interface LockRecord {
-  owner: string;
-  expiresAt: string;
-  run: number;
-}
-
 /** The lock as its holder knows it: the record it wrote and that record's stored version (ETag, hash, revision). */
 export interface LockHandle extends LockRecord {
   version: string;
 }
 
-/** A stored lock record; a record without a run number (written before fencing) counts as run 0. Null if unreadable. */
+/** A stored lock record; null if unreadable. */
 export function parseLockRecord(text: string): LockRecord | null {
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return LockRecordSchema.parse(JSON.parse(text));
   } catch {
     return null;
   }
-  const r = LockRecordSchema.safeParse(raw);
-  return r.success ? r.data : null;
 }
 
 /** Whether a stored record still holds the lock at `now` (an unreadable one never does: it would block forever). */
