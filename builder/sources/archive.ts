@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../errors.ts';
-import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
+import { ReviewDecisionSchema, type ArchiveInfo, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 import { AnnouncementReviewFileSchema, type AnnouncementReview } from '../model/announcement.ts';
 import type { ReviewDate } from '../model/review-dates.ts';
@@ -23,16 +23,6 @@ const ArchiveFileSchema = z
     records: z.array(EventSchema),
   })
   .strict();
-
-export interface ArchiveInfo {
-  name: string;
-  url: string;
-  notice: string;
-  /** data/LICENSE-<name>.txt when present, served at /api/license.txt. */
-  license_text?: string;
-  records: number;
-  since: string | null;
-}
 
 export interface CuratedData {
   events: Event[];
