@@ -36,7 +36,7 @@ export async function readSource(
   accept: string,
   read: (body: string) => SourceRead,
 ): Promise<SourceResult> {
-  const r = await fetcher.get(config.url, { accept, redirectHosts: config.redirectHosts });
+  const r = await fetcher.get(config.url, { accept });
   const base = { http_status: r.status, latency_ms: r.latencyMs };
   const got: SourceRead = r.ok ? read(r.body) : { ok: false, detail: r.detail };
   if (!got.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: got.detail }) };

@@ -217,7 +217,7 @@ export async function fetchResetTracker(
     pageUrl.searchParams.set('limit', String(opts.pageLimit ?? 100));
     if (cursor === null) pageUrl.searchParams.delete('cursor');
     else pageUrl.searchParams.set('cursor', cursor);
-    const r = await fetcher.get(pageUrl.href, { accept: 'application/json', redirectHosts: config.redirectHosts });
+    const r = await fetcher.get(pageUrl.href, { accept: 'application/json' });
     latencyMs += r.latencyMs;
     const check = (ok: boolean, detail: Detail, items = 0) => ({
       check: computeCheck(config, asOf, {
