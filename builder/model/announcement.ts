@@ -14,10 +14,7 @@ export interface AnnouncedReset {
   announced_at: string;
 }
 
-export interface AnnouncementEffect {
-  id: string;
-  scheduled_for: string | null;
-  announced_at: string;
+export interface AnnouncementEffect extends AnnouncedReset {
   inside_24h: boolean;
   inside_48h: boolean;
   /** Estimated chance an announced reset follows: (followed + 1) / (sample_size + 2), the Beta(1, 1) posterior mean. */

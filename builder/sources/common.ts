@@ -26,8 +26,8 @@ export type SourceRead =
   { ok: false; detail: Detail } | { ok: true; items: number; detail: Detail; data: Omit<SourceResult, 'check'> };
 
 /**
- * Fetches a source's URL (with the redirect hosts its configuration allows) and reads the body. A failed fetch is a
- * failed check with the fetcher's detail, a failed read one with the reader's; no data comes with either.
+ * Fetches a source's URL and reads the body. A failed fetch is a failed check with the fetcher's detail, a failed
+ * read one with the reader's; no data comes with either.
  */
 export async function readSource(
   fetcher: Fetcher,
