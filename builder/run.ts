@@ -8,7 +8,7 @@ import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { applyReviewDates } from './model/review-dates.ts';
 import { attachReach } from './model/reach.ts';
-import type { Announcement, Event, Lang, SourceCheck, State } from './model/schemas.ts';
+import type { Announcement, Event, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
@@ -20,7 +20,13 @@ import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
 import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
-import { DEFAULT_PUBLIC_URL, isUnknownVariantEndpoint, unknownPageKey, unknownVariantKey } from './contract.ts';
+import {
+  DEFAULT_PUBLIC_URL,
+  isUnknownVariantEndpoint,
+  unknownPageKey,
+  unknownVariantKey,
+  type Lang,
+} from './contract.ts';
 import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
 import { renderUnknownVariants, variantSegment } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';

@@ -3,8 +3,8 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { LANGS } from '../builder/contract.ts';
 import { startPreview } from '../builder/edge/preview.ts';
-import { LANGS } from '../builder/model/schemas.ts';
 import { createTempBuild, startLoopback, trackerHandler } from '../test/helpers/build.ts';
 import { fixture } from '../test/sources/helpers.ts';
 

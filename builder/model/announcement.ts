@@ -1,5 +1,6 @@
 // Pure: what an announced, not yet applied, global reset does to the forecast. "We will reset everyone's limits
 // at 10am PT today" says more about the next 24 hours than any history can.
+import { z } from 'zod';
 import { HOUR_MS } from './climatology.ts';
 import { eventMs } from './events.ts';
 import type { Event } from './schemas.ts';
@@ -13,10 +14,7 @@ export interface AnnouncedReset {
   announced_at: string;
 }
 
-export interface AnnouncementEffect {
-  id: string;
-  scheduled_for: string | null;
-  announced_at: string;
+export interface AnnouncementEffect extends AnnouncedReset {
   inside_24h: boolean;
   inside_48h: boolean;
   /** Estimated chance an announced reset follows: (followed + 1) / (sample_size + 2), the Beta(1, 1) posterior mean. */
@@ -31,24 +29,39 @@ export const ANNOUNCEMENT_OVERDUE_GRACE_MS = 6 * HOUR_MS;
 /** A recorded reset this close before a post's time still counts for it (clock skew between sources). */
 const POST_SKEW_MS = 60_000;
 
-/** One reviewed post of data/announcement-review.json: does it promise a reset for later, or report one made now? */
-export interface AnnouncementReview {
-  post_id: string;
-  /** The archive record the post is (the ledger row citing it). */
-  record_id: string;
-  announced_at: string;
-  /**
-   * `ahead`: the reset has not been applied and is promised for a later time ("will be fully reset again in the
-   * next hour"). `done_now`: the reset was made and is only propagating ("We have reset ...", "Propagating").
-   */
-  classification: 'ahead' | 'done_now';
-  /** The post's own words the classification rests on. */
-  quote: string;
-  /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
-  due_within_hours: number | null;
-  /** False when the post also reports a reset made now and promises another: its own record is not the promised one. */
-  record_is_the_promised_reset: boolean;
-}
+/** data/announcement-review.json: each reviewed post, does it promise a reset for later, or report one made now? */
+export const AnnouncementReviewFileSchema = z.strictObject({
+  rule: z.string().min(1),
+  reviewed_by: z.string().min(1),
+  reviewed_at: z.iso.date(),
+  posts: z
+    .array(
+      z.strictObject({
+        post_id: z.string().regex(/^\d{1,20}$/),
+        /** The archive record the post is (the ledger row citing it). */
+        record_id: z.string().min(1).max(200),
+        announced_at: z.iso.datetime(),
+        /**
+         * `ahead`: the reset has not been applied and is promised for a later time ("will be fully reset again in the
+         * next hour"). `done_now`: the reset was made and is only propagating ("We have reset ...", "Propagating").
+         */
+        classification: z.enum(['ahead', 'done_now']),
+        /** The post's own words the classification rests on. */
+        quote: z.string().min(1).max(1000),
+        /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
+        due_within_hours: z
+          .number()
+          .positive()
+          .max(24 * 14)
+          .nullable(),
+        /** False when the post also reports a reset made now and promises another: its own record is not the promised one. */
+        record_is_the_promised_reset: z.boolean(),
+      }),
+    )
+    .max(10_000),
+});
+
+export type AnnouncementReview = z.infer<typeof AnnouncementReviewFileSchema>['posts'][number];
 
 /** An `ahead` post that names no time counts as followed when a reset lands within this long. */
 const FOLLOW_THROUGH_DEFAULT_HOURS = 48;

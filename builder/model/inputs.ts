@@ -24,6 +24,17 @@ export interface SourceResult {
   stats_total?: number;
 }
 
+/** An imported archive of data/archive/ as /api/status and the license text name it. */
+export interface ArchiveInfo {
+  name: string;
+  url: string;
+  notice: string;
+  /** data/LICENSE-<name>.txt when present, served at /api/license.txt. */
+  license_text?: string;
+  records: number;
+  since: string | null;
+}
+
 /** A reviewer's decision on a signal, kept in data/reviews (git review is the verification). */
 export const ReviewDecisionSchema = z
   .object({

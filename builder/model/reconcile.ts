@@ -4,10 +4,10 @@
 // review decision (data/tracker-review.json) settles it. A tracker-only global reset on a UTC day that curated history
 // already has a global reset on waits the same way: a review decides whether that day had one reset or two.
 import { z } from 'zod';
-import { formatInstant } from '../contract.ts';
+import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost } from './evidence.ts';
 import { eventDate, eventMs, MERGE_WINDOW_MS } from './events.ts';
-import { EventIdSchema, EventTypeSchema, capText, type Event, type EventType, type Signal } from './schemas.ts';
+import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
 /**
  * A reviewed decision about one tracker record, named by the X post it cites:

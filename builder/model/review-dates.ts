@@ -1,7 +1,8 @@
 // Pure: a reviewed decision applies only in builds as of its own date or later. The import bakes decisions into the
 // archive; a build as of an earlier instant (`--now`) shows the record as the ledger had it, so an as-of build never
 // knows what was decided after it.
-import type { Event, EventType, Reason } from './schemas.ts';
+import type { EventType } from '../contract.ts';
+import type { Event, Reason } from './schemas.ts';
 
 export interface ReviewDate {
   record_id: string;

@@ -1,10 +1,8 @@
 // The internal records every stage shares. Inbound payloads are parsed into these before the model sees them.
 import { z } from 'zod';
-import { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang } from '../contract.ts';
+import { EVENT_ID_PATTERN, EVENT_TYPES, LANGS } from '../contract.ts';
 import { checkpointAtOrAfter, toIso } from './climatology.ts';
 
-// The vocabulary lives in the contract; re-exported so model code and its callers have one import for records.
-export { EVENT_ID_PATTERN, EVENT_TYPES, LANGS, type EventType, type Lang };
 export const LangSchema = z.enum(LANGS);
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 

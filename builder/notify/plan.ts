@@ -3,8 +3,9 @@
 // failed or until the news stops being news (its window below), whichever comes first. Bounded: at most
 // NOTIFY_MAX_PER_RUN messages per run and channel, then one digest covering the rest.
 import { createHash } from 'node:crypto';
+import type { Lang } from '../contract.ts';
 import { DAY_MS, eventMs } from '../model/events.ts';
-import type { Announcement, Event, Lang, NotifyLog } from '../model/schemas.ts';
+import type { Announcement, Event, NotifyLog } from '../model/schemas.ts';
 import type { TodayStatus } from '../model/status.ts';
 import { renderEvent } from '../render/documents.ts';
 import { translator } from '../render/i18n.ts';

@@ -1,8 +1,7 @@
 // Pure: Atom (RFC 4287) and JSON Feed 1.1 documents from the follow entries, written by the `feed` library.
 import { Feed } from 'feed';
 import type { TFunction } from 'i18next';
-import { formatInstant } from '../contract.ts';
-import type { Lang } from '../model/schemas.ts';
+import { formatInstant, type Lang } from '../contract.ts';
 import type { FollowEntry } from './follow.ts';
 
 /** Ids are tag URIs (RFC 4151): independent of where the API is hosted, identical in every language. */

@@ -3,9 +3,16 @@
 import { makeBadge } from 'badge-maker';
 import ical, { ICalCalendarMethod } from 'ical-generator';
 import type { TFunction } from 'i18next';
-import { FOLLOW_DOCUMENTS, followDocumentKey, unknownBadgeKey, type FollowDocumentName } from '../contract.ts';
+import {
+  FOLLOW_DOCUMENTS,
+  followDocumentKey,
+  unknownBadgeKey,
+  type FollowDocumentName,
+  LANGS,
+  type Lang,
+} from '../contract.ts';
 import { eventMs } from '../model/events.ts';
-import { LANGS, type Announcement, type Event, type Lang } from '../model/schemas.ts';
+import type { Announcement, Event } from '../model/schemas.ts';
 import type { TodayState, TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { fromTracker } from './values.ts';

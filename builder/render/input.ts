@@ -1,48 +1,20 @@
-// What the renderer is given: the computed state of one run, as plain views (render owns these shapes).
+// What the renderer is given: the computed state of one run, in the model's types.
 import type { Accuracy } from '../model/accuracy.ts';
-import type { AnnouncementEffect } from '../model/announcement.ts';
+import type { Forecast } from '../model/forecast.ts';
+import type { ArchiveInfo } from '../model/inputs.ts';
 import type { TodayStatus } from '../model/status.ts';
-import type {
-  Announcement,
-  Detail,
-  Event,
-  Signal,
-  SourceCheck,
-  TrackerWatch,
-  UpstreamStatus,
-} from '../model/schemas.ts';
+import type { Announcement, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from '../model/schemas.ts';
 import type { OpenApiOptions } from './openapi.ts';
 
-export interface ForecastView {
-  probability_24h: number | null;
-  probability_48h: number | null;
-  base_rate_24h: number | null;
-  base_rate_48h: number | null;
-  sample_size: number;
-  model_version: string;
-  explanation: Detail;
-  last_global_reset_at: string | null;
-  announced?: AnnouncementEffect | null;
-  /** Trailing 30- and 90-day base rates at issue time (absent: published as null). */
-  trailing_base_rate_24h?: number | null;
-  trailing_base_rate_48h?: number | null;
-  trailing_90d_base_rate_24h?: number | null;
-  trailing_90d_base_rate_48h?: number | null;
-  /** End of the reset sources' observed time. */
-  covered_until?: string | null;
-}
-
-export type AccuracyView = Accuracy;
-
-export interface ArchiveView {
-  name: string;
-  url: string;
-  records: number;
-  notice: string;
-  since: string | null;
-  /** The full license text, served at /api/license.txt. */
-  license_text?: string;
-}
+/** The model's forecast; the trailing rates, coverage and announcement may be absent (then published as null). */
+type OptionalForecastKey =
+  | 'announced'
+  | 'trailing_base_rate_24h'
+  | 'trailing_base_rate_48h'
+  | 'trailing_90d_base_rate_24h'
+  | 'trailing_90d_base_rate_48h'
+  | 'covered_until';
+type ForecastView = Omit<Forecast, 'window_days' | OptionalForecastKey> & Partial<Pick<Forecast, OptionalForecastKey>>;
 
 export interface RenderInput {
   asOf: Date;
@@ -55,8 +27,8 @@ export interface RenderInput {
   upstreamStatus: UpstreamStatus | null;
   signals: readonly Signal[];
   forecast: ForecastView;
-  accuracy: AccuracyView;
-  archives: readonly ArchiveView[];
+  accuracy: Accuracy;
+  archives: readonly ArchiveInfo[];
   /** The OpenAPI document's `servers` (the public base URL). */
   openapi?: OpenApiOptions;
   /** The announced reset still ahead (model/upcoming.ts), or null. */

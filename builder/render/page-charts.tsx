@@ -1,7 +1,8 @@
 // Pure: the page's two inline SVG charts, each with a text alternative (a summary as its accessible name and a table
 // with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
+import type { EventType } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
-import type { Event, EventType } from '../model/schemas.ts';
+import type { Event } from '../model/schemas.ts';
 import type { AccuracyDoc, PageData } from './page-data.ts';
 import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
 import { formatDate, formatMonth, formatNumber, formatPercent } from './page-format.ts';

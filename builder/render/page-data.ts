@@ -1,7 +1,7 @@
 // Pure: what one language's page shows, read back from the API documents the same run rendered, so the page says
 // exactly what `/api/latest?lang=…` and its siblings say (translations, nulls, `upcoming`).
 import type { z } from 'zod';
-import type { Lang } from '../model/schemas.ts';
+import type { Lang } from '../contract.ts';
 import type { OutputDocument } from './output.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 // Pure formatting for the page: times, relative times, percentages and numbers by Intl in the page's language, and
 // the one rule for links to elsewhere (http: and https: only). The inline script formats with the same options.
-import type { Lang } from '../model/schemas.ts';
+import type { Lang } from '../contract.ts';
 
 const TIME_OPTIONS: Intl.DateTimeFormatOptions = {
   year: 'numeric',

@@ -2,7 +2,7 @@
 // attributes by construction; upstream links pass safeHref (http: and https: only). The ids are the inline script's
 // hooks (page-script.ts) and the browser tests'.
 import type { TFunction } from 'i18next';
-import type { Lang } from '../model/schemas.ts';
+import type { Lang } from '../contract.ts';
 import type { EventDoc, PageData, UpcomingView } from './page-data.ts';
 import { formatDate, formatPercent, formatRelative, formatUtc, safeHref } from './page-format.ts';
 

@@ -4,9 +4,9 @@
 // the Content-Security-Policy below.
 import type { TFunction } from 'i18next';
 import { renderToString } from 'preact-render-to-string';
-import { HTML_CONTENT_TYPE, pageKey } from '../contract.ts';
+import { HTML_CONTENT_TYPE, pageKey, LANGS, type Lang } from '../contract.ts';
 import { explanationKey } from '../model/explanation.ts';
-import { LANGS, type Event, type Lang } from '../model/schemas.ts';
+import type { Event } from '../model/schemas.ts';
 import { TODAY_STATES } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';

@@ -4,10 +4,9 @@
 // rendered with today's state replaced: the same meta and the same facts about the past (latest resets, checks), and an
 // explanation decided by computeExplanation from those very facts, read at the first instant the edge serves it.
 import type { z } from 'zod';
-import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey } from '../contract.ts';
+import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey, LANGS } from '../contract.ts';
 import { computeExplanation, explanationDetail } from '../model/explanation.ts';
 import type { UnknownVariant } from '../model/freshness.ts';
-import { LANGS } from '../model/schemas.ts';
 import type { OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';

@@ -2,7 +2,7 @@
 import { formatInstant } from '../contract.ts';
 import { newestTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
-import type { ArchiveView } from './input.ts';
+import type { ArchiveInfo } from '../model/inputs.ts';
 
 /** Published numbers carry 4 decimals: more digits are noise, and they would change bytes for nothing. */
 export const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
@@ -53,7 +53,7 @@ export function creditsFor(events: Iterable<Event>, trackerData = false): Credit
 }
 
 /** The license texts of the archives the data comes from, one after another. */
-export function renderLicense(archives: readonly ArchiveView[]): string {
+export function renderLicense(archives: readonly ArchiveInfo[]): string {
   if (archives.length === 0) return 'This API carries no third-party data.\n';
   return archives
     .map((a) => `${a.name} (${a.url})\n${a.notice}\n\n${a.license_text ?? ''}`.trimEnd() + '\n')

@@ -3,9 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../errors.ts';
-import { ReviewDecisionSchema, type ReviewDecision } from '../model/inputs.ts';
+import { ReviewDecisionSchema, type ArchiveInfo, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
-import type { AnnouncementReview } from '../model/announcement.ts';
+import { AnnouncementReviewFileSchema, type AnnouncementReview } from '../model/announcement.ts';
 import type { ReviewDate } from '../model/review-dates.ts';
 import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.ts';
 import { hasReach, misquotes, ReachReviewFileSchema, type ReachDecision } from '../model/reach.ts';
@@ -24,16 +24,6 @@ const ArchiveFileSchema = z
   })
   .strict();
 
-export interface ArchiveInfo {
-  name: string;
-  url: string;
-  notice: string;
-  /** data/LICENSE-<name>.txt when present, served at /api/license.txt. */
-  license_text?: string;
-  records: number;
-  since: string | null;
-}
-
 export interface CuratedData {
   events: Event[];
   archives: ArchiveInfo[];
@@ -47,29 +37,6 @@ export interface CuratedData {
   /** data/reach-review.json: whom each reset reached and when it lands, by event id (model/reach.ts). */
   reach?: Record<string, ReachDecision>;
 }
-
-const AnnouncementReviewFileSchema = z.strictObject({
-  rule: z.string().min(1),
-  reviewed_by: z.string().min(1),
-  reviewed_at: z.iso.date(),
-  posts: z
-    .array(
-      z.strictObject({
-        post_id: z.string().regex(/^\d{1,20}$/),
-        record_id: z.string().min(1).max(200),
-        announced_at: z.iso.datetime(),
-        classification: z.enum(['ahead', 'done_now']),
-        quote: z.string().min(1).max(1000),
-        due_within_hours: z
-          .number()
-          .positive()
-          .max(24 * 14)
-          .nullable(),
-        record_is_the_promised_reset: z.boolean(),
-      }),
-    )
-    .max(10_000),
-});
 
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
 class DataValidationError extends DataError {

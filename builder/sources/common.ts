@@ -26,8 +26,8 @@ export type SourceRead =
   { ok: false; detail: Detail } | { ok: true; items: number; detail: Detail; data: Omit<SourceResult, 'check'> };
 
 /**
- * Fetches a source's URL (with the redirect hosts its configuration allows) and reads the body. A failed fetch is a
- * failed check with the fetcher's detail, a failed read one with the reader's; no data comes with either.
+ * Fetches a source's URL and reads the body. A failed fetch is a failed check with the fetcher's detail, a failed
+ * read one with the reader's; no data comes with either.
  */
 export async function readSource(
   fetcher: Fetcher,
@@ -36,7 +36,7 @@ export async function readSource(
   accept: string,
   read: (body: string) => SourceRead,
 ): Promise<SourceResult> {
-  const r = await fetcher.get(config.url, { accept, redirectHosts: config.redirectHosts });
+  const r = await fetcher.get(config.url, { accept });
   const base = { http_status: r.status, latency_ms: r.latencyMs };
   const got: SourceRead = r.ok ? read(r.body) : { ok: false, detail: r.detail };
   if (!got.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: got.detail }) };

@@ -7,8 +7,7 @@ export type FetchResult =
   | { ok: false; status: number | null; latencyMs: number; url: string; detail: Detail; error: string };
 
 export interface Fetcher {
-  /** `redirectHosts`: hosts (`name[:port]`) besides the URL's own that a redirect may lead to. */
-  get(url: string, opts?: { accept?: string; redirectHosts?: readonly string[] | undefined }): Promise<FetchResult>;
+  get(url: string, opts?: { accept?: string }): Promise<FetchResult>;
 }
 
 export interface SourceConfig {
@@ -17,8 +16,6 @@ export interface SourceConfig {
   kind: SourceKind;
   /** May carry credentials (it may come from a secret): only ever shown through redactUrl. */
   url: string;
-  /** Hosts besides the URL's own that redirects may lead to (default: none). */
-  redirectHosts?: readonly string[];
   /** Status page and its incident feed: the Codex component ids (default: status-page.ts's documented list). */
   codexComponents?: readonly string[];
 }

@@ -31,7 +31,7 @@ const DEFAULTS = {
   /** Retries after the first attempt, for 5xx, 429, timeouts and network errors. */
   retries: 2,
   backoffBaseMs: 500,
-  /** Redirects followed per request; each must keep the scheme and stay on an allowed host (see redirectAllowed). */
+  /** Redirects followed per request; each must keep the scheme and the host (see redirectAllowed). */
   maxRedirects: 3,
   concurrency: 4,
   userAgent: USER_AGENT,
@@ -91,17 +91,16 @@ export function classifyNetworkError(code: string | null, host: string, message:
 }
 
 /**
- * The redirect policy: the same scheme as the configured URL, and its host (host and port: another port is
- * another server) or one the source's configuration allows. Anything else would let a source send us anywhere.
+ * The redirect policy: the same scheme and host (host and port: another port is another server) as the configured
+ * URL. Anything else would let a source send us anywhere, and its credentials with us.
  */
-export function redirectAllowed(start: URL, next: URL, allowedHosts: readonly string[]): boolean {
-  if (next.protocol !== start.protocol) return false;
-  return next.host === start.host || allowedHosts.includes(next.host);
+export function redirectAllowed(start: URL, next: URL): boolean {
+  return next.protocol === start.protocol && next.host === start.host;
 }
 
 /**
  * The URL to request, without userinfo, and its Authorization: credentials in a source URL's userinfo travel as HTTP
- * Basic auth, and only to the configured host; a redirect to another (allowed) host does not get them.
+ * Basic auth, and only to the configured host (the only host a redirect may lead to).
  */
 function withoutCredentials(url: URL, start: URL): { target: string; authorization: string | null } {
   const target = new URL(url);
@@ -120,10 +119,9 @@ interface FetchedBody {
   url: URL;
 }
 
-/** One request's walk: where it started, the hosts it may be redirected to, the URLs seen so far. */
+/** One request's walk: where it started, the URLs seen so far. */
 interface Walk {
   start: URL;
-  allowedHosts: readonly string[];
   visited: Set<string>;
 }
 
@@ -142,7 +140,7 @@ function nextHop(
   if (next.protocol !== 'http:' && next.protocol !== 'https:')
     return failure(status, 'bad_redirect', {}, `${status} to a non-http(s) Location`);
   const shown = redactUrl(next.href);
-  if (!redirectAllowed(w.start, next, w.allowedHosts))
+  if (!redirectAllowed(w.start, next))
     return failure(
       status,
       'redirect_not_allowed',
@@ -242,7 +240,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
           error,
         };
       }
-      const w: Walk = { start, allowedHosts: getOpts?.redirectHosts ?? [], visited: new Set() };
+      const w: Walk = { start, visited: new Set() };
       const a = await withRetries(() => limit(() => attemptOnce(ctx, w, getOpts?.accept ?? '*/*')), {
         ...o,
         deadlineMs,

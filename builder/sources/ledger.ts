@@ -1,7 +1,8 @@
 // The codex-reset-ledger's review file (data/ledger-review.json) and its type column, as the build reads them. The
 // CSV importer that writes data/archive/codex-reset-ledger.json is scripts/ledger-import.ts.
 import { z } from 'zod';
-import { EventTypeSchema, ReasonSchema, type EventType, type Reason, REASONS } from '../model/schemas.ts';
+import type { EventType } from '../contract.ts';
+import { EventTypeSchema, ReasonSchema, type Reason, REASONS } from '../model/schemas.ts';
 
 export const LEDGER_NAME = 'codex-reset-ledger';
 

@@ -1,7 +1,8 @@
 // Source 2: the upstream reset tracker's public API (`GET /api/v1/resets`), records with origin `service_resets`.
 import { z } from 'zod';
+import type { EventType } from '../contract.ts';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
-import { EventSchema, type Detail, type Event, type EventType } from '../model/schemas.ts';
+import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { formatIssuePath, JSON_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
 import { computeCheck, stableIdPart } from './common.ts';
@@ -216,7 +217,7 @@ export async function fetchResetTracker(
     pageUrl.searchParams.set('limit', String(opts.pageLimit ?? 100));
     if (cursor === null) pageUrl.searchParams.delete('cursor');
     else pageUrl.searchParams.set('cursor', cursor);
-    const r = await fetcher.get(pageUrl.href, { accept: 'application/json', redirectHosts: config.redirectHosts });
+    const r = await fetcher.get(pageUrl.href, { accept: 'application/json' });
     latencyMs += r.latencyMs;
     const check = (ok: boolean, detail: Detail, items = 0) => ({
       check: computeCheck(config, asOf, {

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile, cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES, LANGS } from '../../builder/model/schemas.ts';
+import { EVENT_TYPES, LANGS } from '../../builder/contract.ts';
 import { MAX_QUERY_LENGTH, MAX_URI_LENGTH } from '../../builder/edge/route.ts';
 import { DOCUMENT_SCHEMAS } from '../../builder/render/schemas.ts';
 import {

@@ -1,9 +1,8 @@
 // The follow-it documents through the shared router: unit routing, then over HTTP from the real preview server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FOLLOW_DOCUMENTS } from '../../builder/contract.ts';
+import { FOLLOW_DOCUMENTS, LANGS } from '../../builder/contract.ts';
 import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts';
 import { baseHeaders, route } from '../../builder/edge/route.ts';
-import { LANGS } from '../../builder/model/schemas.ts';
 import { createTempBuild } from '../helpers/build.ts';
 import { parseAtom } from '../helpers/follow.ts';
 

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGS } from '../../builder/model/schemas.ts';
+import { LANGS } from '../../builder/contract.ts';
 import { channelsFromEnv } from '../../builder/notify/channels.ts';
 import { createNotifier } from '../../builder/notify/send.ts';
 import { createLocalSink } from '../../builder/publish/local-sink.ts';

@@ -1,5 +1,6 @@
 // One factory for archived test events, so model tests describe only what differs.
-import { EventSchema, type Event, type EventType, type Reason } from '../../builder/model/schemas.ts';
+import type { EventType } from '../../builder/contract.ts';
+import { EventSchema, type Event, type Reason } from '../../builder/model/schemas.ts';
 
 export function testEvent(at: string, type: EventType = 'global_reset', reason: Reason = 'other'): Event {
   return EventSchema.parse({

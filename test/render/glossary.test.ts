@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LANGS } from '../../builder/model/schemas.ts';
+import { LANGS } from '../../builder/contract.ts';
 import { NAMESPACES, RESOURCES } from '../../builder/render/i18n.ts';
 
 const GlossarySchema = z.strictObject({

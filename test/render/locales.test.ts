@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LANGS } from '../../builder/model/schemas.ts';
+import { LANGS } from '../../builder/contract.ts';
 import { NAMESPACES, RESOURCES } from '../../builder/render/i18n.ts';
 
 type Tree = { [k: string]: string | Tree };

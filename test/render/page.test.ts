@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { pageKey } from '../../builder/contract.ts';
+import { pageKey, LANGS } from '../../builder/contract.ts';
 import { computeAccuracy, type HorizonSummary } from '../../builder/model/accuracy.ts';
-import { LANGS, type Signal, type SourceCheck } from '../../builder/model/schemas.ts';
+import type { Signal, SourceCheck } from '../../builder/model/schemas.ts';
 import { computeToday } from '../../builder/model/status.ts';
 import { renderApi, type RenderInput } from '../../builder/render/documents.ts';
 import { translator } from '../../builder/render/i18n.ts';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LANGS } from '../../builder/model/schemas.ts';
+import { LANGS } from '../../builder/contract.ts';
 
 const root = new URL('../../', import.meta.url);
 const load = (lang: string) =>

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { EVENT_ID_PATTERN } from '../../builder/contract.ts';
 import { applySourceResults } from '../../builder/model/apply.ts';
 import { mergeEvents } from '../../builder/model/events.ts';
-import { emptyState, EVENT_ID_PATTERN, EventSchema, type Event, type State } from '../../builder/model/schemas.ts';
+import { emptyState, EventSchema, type Event, type State } from '../../builder/model/schemas.ts';
 import type { SourceConfig } from '../../builder/sources/fetcher.ts';
 import { fetchResetTracker } from '../../builder/sources/reset-tracker.ts';
 import { AS_OF, fixture, sendJson, startServer, testFetcher, type TestServer } from './helpers.ts';
