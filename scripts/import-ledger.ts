@@ -2,8 +2,8 @@
 // applying the reviewed decisions in data/ledger-review.json, and prints the import report. Fails (exit 1) on a
 // row whose time disagrees with its post when no reviewed decision explains it.
 import { readFile, writeFile } from 'node:fs/promises';
-import { LedgerReviewSchema } from '../builder/sources/ledger.ts';
-import { LEDGER_COMMIT, LEDGER_NAME, LEDGER_NOTICE, LEDGER_URL, importLedger } from './ledger-import.ts';
+import { LEDGER_NAME, LedgerReviewSchema } from '../builder/sources/ledger.ts';
+import { LEDGER_COMMIT, LEDGER_NOTICE, LEDGER_URL, importLedger } from './ledger-import.ts';
 
 const src = process.argv[2] ?? new URL('../../shared/data/codex-reset-ledger.csv', import.meta.url).pathname;
 const reviewFile = new URL('../data/ledger-review.json', import.meta.url).pathname;

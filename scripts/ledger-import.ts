@@ -3,10 +3,9 @@
 import { DataError } from '../builder/errors.ts';
 import { citedPost, timesFromPost, type PostTimeDisagreement } from '../builder/model/evidence.ts';
 import { EventSchema, type Event } from '../builder/model/schemas.ts';
-import { LEDGER_NAME, typeOf, type LedgerDecision } from '../builder/sources/ledger.ts';
+import { typeOf, type LedgerDecision } from '../builder/sources/ledger.ts';
 import { cleanEvidence, TEXT_LIMITS } from '../builder/sources/sanitize.ts';
 
-export { LEDGER_NAME };
 export const LEDGER_URL = 'https://github.com/kosanhu2021-source/codex-reset-ledger';
 export const LEDGER_COMMIT = '78180e92af42a2e3b61f6504deed058db0556225';
 export const LEDGER_NOTICE =

@@ -111,12 +111,17 @@ function resolve(env: SourceEnv): Resolved {
   const out = { configs, disabled };
   single('RESET_STATUS_PAGE_URL', 'status-page', 'status_page', DEFAULT_STATUS_PAGE_URL);
   // incident.io's incident feed of the status page: `/proxy/<page host name>/incidents`.
-  const incidents = { id: 'status-incidents', kind: 'status_incidents', none: false } as const;
-  const fromPage = { from: 'RESET_STATUS_PAGE_URL', fallback: DEFAULT_STATUS_PAGE_URL };
   derived(
     env,
     out,
-    { variable: 'RESET_STATUS_INCIDENTS_URL', ...incidents, ...fromPage },
+    {
+      variable: 'RESET_STATUS_INCIDENTS_URL',
+      id: 'status-incidents',
+      kind: 'status_incidents',
+      none: false,
+      from: 'RESET_STATUS_PAGE_URL',
+      fallback: DEFAULT_STATUS_PAGE_URL,
+    },
     /\/api\/v2\/summary\.json$/,
     (u) => `/proxy/${u.hostname}/incidents`,
   );
@@ -124,12 +129,17 @@ function resolve(env: SourceEnv): Resolved {
   if (codex)
     for (const c of configs) if (c.kind === 'status_page' || c.kind === 'status_incidents') c.codexComponents = codex;
   single('RESET_UPSTREAM_URL', 'reset-tracker', 'reset_tracker', DEFAULT_UPSTREAM_URL);
-  const status = { id: 'tracker-status', kind: 'tracker_status', none: true } as const;
-  const fromTracker = { from: 'RESET_UPSTREAM_URL', fallback: DEFAULT_UPSTREAM_URL };
   derived(
     env,
     out,
-    { variable: 'RESET_UPSTREAM_STATUS_URL', ...status, ...fromTracker },
+    {
+      variable: 'RESET_UPSTREAM_STATUS_URL',
+      id: 'tracker-status',
+      kind: 'tracker_status',
+      none: true,
+      from: 'RESET_UPSTREAM_URL',
+      fallback: DEFAULT_UPSTREAM_URL,
+    },
     /\/resets\/?$/,
     () => '/status',
   );
