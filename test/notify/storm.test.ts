@@ -1,4 +1,4 @@
-// Notifications exactly once and bounded (issue 20, point 1), through the real pipeline: a loopback tracker, a
+// Notifications exactly once and bounded, through the real pipeline: a loopback tracker, a
 // loopback webhook, runs 15 minutes apart with the state kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';

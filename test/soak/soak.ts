@@ -1,4 +1,4 @@
-// The soak (issue 20, point 8): many ticks of simulated 15-minute time through the real pipeline (`run(deps)` with the
+// The soak: many ticks of simulated 15-minute time through the real pipeline (`run(deps)` with the
 // production S3 store and sink, the real HTTP fetcher and notifier) against loopback sources that flap, stall, flood
 // and lie, and against radosgw behind the fault proxy (5xx, dropped connections, stalled requests, a run process
 // SIGKILLed mid-publish, an overlapping run process). After every tick it checks the invariants below on what a

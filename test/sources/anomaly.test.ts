@@ -1,4 +1,4 @@
-// A source cannot grow the API without bound (issue 20, point 2). Through the real pipeline with a loopback tracker
+// A source cannot grow the API without bound. Through the real pipeline with a loopback tracker
 // and webhook: a flooding run is quarantined (a failed check saying why in every language, one source_anomaly signal
 // per source and day with the count and scheme+host only, nothing of it in state, no notification). Pure: the total
 // cap on tracker events and the per-source share of the review queue.

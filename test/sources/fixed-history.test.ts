@@ -1,4 +1,4 @@
-// A tracker cannot rewrite or unpublish history (issue 20, point 8: the soak's `document_older_than_replaced`).
+// A tracker cannot rewrite or unpublish history (the soak's `document_older_than_replaced`).
 // Through the real pipeline with a loopback tracker: a run that moves every record's time back and stops listing the
 // newest leaves each record at its first-seen time, keeps the one no longer listed, and no history document's
 // `updated_at` goes back. Pure: the MAX_TRACKER_EVENTS cap never takes a type's newest event out of its history.

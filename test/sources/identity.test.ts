@@ -1,4 +1,4 @@
-// Identity (issue 20, point 3): a tracker id maps to the same API id on every run, whatever the case of its
+// Identity: a tracker id maps to the same API id on every run, whatever the case of its
 // neighbours and the order records arrive in, through the real pipeline and a loopback tracker.
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
