@@ -3,7 +3,7 @@
 import { CfnCondition, CfnOutput, CfnParameter, CfnRule, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { Access, TRUSTED_REF, oidcProviderArnFor } from './access.ts';
+import { Access, TRUSTED_REF } from './access.ts';
 import { acknowledgeFindings } from './acknowledgments.ts';
 import { Alarms } from './alarms.ts';
 import { Edge } from './edge.ts';
@@ -86,7 +86,7 @@ export class ResetStatusApiStack extends Stack {
       bucket: storage.bucket,
       store: edge.store,
       repository,
-      ...(props.useExistingOidcProvider === true ? { existingOidcProviderArn: oidcProviderArnFor(this) } : {}),
+      useExistingOidcProvider: props.useExistingOidcProvider === true,
     });
     const trigger = new Trigger(this, 'Trigger', {
       repository,
