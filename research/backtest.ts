@@ -244,19 +244,15 @@ function goals(
   });
 }
 
-export interface BacktestOptions {
-  from?: Date;
-  /** End of the data: windows that close after it are unresolved and not scored. */
-  to?: Date;
-  /** data/announcement-review.json's posts: the announcement rows score the `ahead` ones. */
-  announcementReview?: readonly AnnouncementReview[];
-}
-
-export function computeBacktest(events: readonly Event[], opts: BacktestOptions = {}) {
+/**
+ * The backtest over the whole history: windows that close after the last event are unresolved and not scored.
+ * `announcementReview`: data/announcement-review.json's posts, whose `ahead` ones the announcement rows score.
+ */
+export function computeBacktest(events: readonly Event[], announcementReview: readonly AnnouncementReview[] = []) {
   const times = events.map(eventMs).filter(Number.isFinite);
   if (times.length === 0) throw new Error('[research/backtest] no events to backtest on');
-  const fromMs = opts.from?.getTime() ?? Math.min(...times);
-  const toMs = opts.to?.getTime() ?? Math.max(...times);
+  const fromMs = Math.min(...times);
+  const toMs = Math.max(...times);
   const { rows, considered, skipped } = planRows(events, fromMs, toMs);
   const { origins, selected, fits } = selectByRollingOrigin(rows, toMs);
   // Evaluated: the rows from the first rolling origin on.
@@ -311,6 +307,6 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
     shipped: { model: shipped, params: last?.params[shipped] ?? '', meets_goal: meeting.includes(shipped) },
     lines: models.flatMap((m) => lineFor(m, (r) => r.outcome)),
     resetbench_time: { flips, lines: models.slice(0, 2).flatMap((m) => lineFor(m, rbOutcome)) },
-    announcements: announcementRows(rows, events, opts.announcementReview ?? []),
+    announcements: announcementRows(rows, events, announcementReview),
   };
 }

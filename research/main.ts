@@ -14,7 +14,7 @@ const dataDir = process.argv[2] ?? new URL('../data', import.meta.url).pathname;
 const { events, announcements, reach } = await loadCuratedData(dataDir);
 // In hindsight, like the archive's baked-in review decisions: every reach decision applies (docs/reach.md).
 const merged = mergeEvents(attachReach(events, reach ?? {}, new Date(8.64e15)));
-const r = computeBacktest(merged, { announcementReview: announcements ?? [] });
+const r = computeBacktest(merged, announcements ?? []);
 
 const f = (x: number | null, digits = 4) => (x === null ? '-' : x.toFixed(digits));
 const signed = (x: number | null, digits = 3) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`);
