@@ -3,12 +3,6 @@
 // at the default cadence (docs/s3.md "Listing"). Every tick follows a cold publish of today's data/.
 //   npx tsx bench/idle-tick.ts
 //   RESET_TEST_S3_ENDPOINT=http://127.0.0.1:7480 npx tsx bench/idle-tick.ts
-import {
-  CreateBucketCommand,
-  DeleteBucketCommand,
-  DeleteObjectsCommand,
-  ListObjectsV2Command,
-} from '@aws-sdk/client-s3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +15,7 @@ import { DEFAULT_LIST_EVERY } from '../builder/s3/config.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createMemoryStateStore } from '../test/helpers/memory-store.ts';
 import { startS3Proxy } from '../test/helpers/s3-proxy.ts';
+import { createTestBucket, removeTestBucket } from '../test/s3/helpers.ts';
 import { BENCH_NOW, ROOT } from './lib.ts';
 
 const TICK_MS = 15 * 60 * 1000;
@@ -77,11 +72,10 @@ else {
       const kind = r.key === '' && r.method === 'GET' ? 'LIST' : r.method;
       counts[kind] = (counts[kind] ?? 0) + 1;
     };
-    const Bucket = `rsa-idle-${listEvery}-${Date.now().toString(36)}`;
-    await client.send(new CreateBucketCommand({ Bucket }));
+    const bucket = await createTestBucket(client, `idle-${listEvery}`);
     try {
       await ticks(
-        (now) => createS3Sink({ client, bucket: Bucket, now, listEvery }),
+        (now) => createS3Sink({ client, bucket, now, listEvery }),
         (i, _documents, written) => {
           const kinds = Object.entries(counts).map(([k, v]) => `${k} ${v}`);
           if (i > 0) console.log(`| ${listEvery} | ${i} | ${written} | ${kinds.join(', ')} |`);
@@ -89,12 +83,7 @@ else {
         },
       );
     } finally {
-      for (;;) {
-        const keys = (await client.send(new ListObjectsV2Command({ Bucket }))).Contents ?? [];
-        if (keys.length === 0) break;
-        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys.map((o) => ({ Key: o.Key })) } }));
-      }
-      await client.send(new DeleteBucketCommand({ Bucket }));
+      await removeTestBucket(client, bucket);
       await proxy.close();
     }
   }

@@ -17,7 +17,7 @@ import { createLocalSink } from '../builder/publish/local-sink.ts';
 import { run } from '../builder/run.ts';
 import { createHttpFetcher } from '../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../builder/state/local-store.ts';
-import { startLoopback } from '../test/helpers/build.ts';
+import { startLoopback, trackerHandler } from '../test/helpers/build.ts';
 import { BENCH_NOW, ROOT, fmtMs } from './lib.ts';
 
 const RUN_INTERVAL_MS = 15 * 60 * 1000;
@@ -45,16 +45,7 @@ function stormRecords(runIndex: number, asOf: Date): unknown[] {
 
 let runIndex = 0;
 let asOf = new Date(BENCH_NOW);
-const tracker = await startLoopback((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(
-    JSON.stringify({
-      data: stormRecords(runIndex, asOf),
-      pagination: { has_more: false, next_cursor: null },
-      meta: { api_version: '1', generated_at: asOf.toISOString() },
-    }),
-  );
-});
+const tracker = await startLoopback(trackerHandler(() => stormRecords(runIndex, asOf)));
 const keys = new Map<string, number>();
 let thisRun = 0;
 const hook = await startLoopback((req, res) => {

@@ -21,119 +21,37 @@ import {
 } from '../builder/model/climatology.ts';
 import { eventMs } from '../builder/model/events.ts';
 import { MODEL_VERSION, clipProbability, computeForecast, resetsKnownAt } from '../builder/model/forecast.ts';
+import { countsAsGlobal } from '../builder/model/reach.ts';
 import {
   RESETBENCH_RULES,
   brier,
   reliabilityTable,
   resolveCheckpoint,
   skillWithInterval,
-  type ReliabilityBin,
-  type SkillInterval,
 } from '../builder/model/resetbench.ts';
 import type { Event } from '../builder/model/schemas.ts';
-import {
-  BASELINES,
-  CANDIDATES,
-  SHIPPED_PARAMS,
-  family,
-  type Baseline,
-  type Candidate,
-  type Row,
-} from './candidates.ts';
-import { LEADERBOARD, announcementMs, scoreLeaderboardWindow, type WindowScore } from './resetbench-window.ts';
-import { countsAsGlobal } from '../builder/model/reach.ts';
+import { BASELINES, CANDIDATES, SHIPPED_PARAMS, family, type Candidate, type Row } from './candidates.ts';
+import { LEADERBOARD, announcementMs, scoreLeaderboardWindow } from './resetbench-window.ts';
 
 /** Rolling origins: the first of every month from here on (two months of forecasts before it to choose from). */
 const FIRST_ROLLING_ORIGIN = '2026-05-01T00:00:00Z';
 /** Seven days of checkpoints per bootstrap block: longer than a 48 h window's overlap and than most bursts. */
 export const BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
-
-export interface Comparison extends SkillInterval {
-  baseline: Baseline;
-  baseline_brier: number | null;
-}
-
-export interface ScoreLine {
-  name: string;
-  horizon_hours: HorizonHours;
-  forecasts: number;
-  brier: number | null;
-  observed_frequency: number | null;
-  mean_probability: number | null;
-  versus: Comparison[];
-  reliability: ReliabilityBin[];
-}
-
-export interface OriginChoice {
-  origin: string;
-  /** Checkpoint rows (24h + 48h) resolved before the origin that the choice was made on. */
-  rows: number;
-  /** Every candidate's out-of-sample objective (mean of the 24h and 48h Brier) on those rows. */
-  scores: Record<Candidate, number>;
-  /** Each candidate's grid point chosen on the rows resolved before the origin (described). */
-  params: Record<Candidate, string>;
-  /** The candidate with the lowest objective: it forecasts the month after the origin. */
-  winner: Candidate;
-}
-
-/** Checkpoints with an announced reset pending and due inside the horizon, scored with and without the term. */
-export interface AnnouncementRows {
-  n: number;
-  /** Below MIN_ANNOUNCEMENT_ROWS nothing can be claimed from these rows; the output says so. */
-  enough: boolean;
-  lines: ScoreLine[];
-  posts: string[];
-}
-
-/** Fewer checkpoints than a week's worth (28) cannot tell a follow-through estimate from luck. */
+/** Fewer announcement checkpoints than a week's worth (28) cannot tell a follow-through estimate from luck. */
 export const MIN_ANNOUNCEMENT_ROWS = 28;
 
-/** A checkpoint whose outcome differs when a reset is dated by its announcement (ResetBench's rule). */
-export interface Flip {
-  checkpoint: string;
-  horizon_hours: HorizonHours;
-  outcome: boolean;
-  resetbench_outcome: boolean;
-}
-
-export interface CandidateGoal {
-  /** Out of sample over the whole evaluation, the skill interval against both trailing base rates reaches 0 at both horizons. */
-  skill_ok: boolean;
-  /** ResetBench's leaderboard window, with the grid point chosen at the latest origin before it (described). */
-  window: WindowScore[];
-  window_params: string;
-  /** The window's Brier at or below the peer median at both horizons. */
-  window_ok: boolean;
-}
-
-export const GOAL_RULE =
-  "out of sample over the whole evaluation no worse than either trailing base rate (the 95% skill interval reaches 0 or above, at 24h and 48h), and on ResetBench's leaderboard window, as collected hourly, a Brier at or below the median peer at both horizons";
-export const SHIP_RULE =
-  'among the candidates that meet the goal, the one with the lowest objective at the latest rolling origin; the plain winner when none does';
-
-export interface BacktestResult {
-  rules: string;
-  from: string;
-  to: string;
-  evaluation: { from: string; to: string; rule: string };
-  checkpoints: { considered: number; skipped_insufficient_data: number };
-  origins: OriginChoice[];
-  /** The plain winner at the latest origin, and its grid point there. */
-  winner: { model: Candidate; params: string };
-  /** Each candidate against the goal (GOAL_RULE). */
-  goal: Record<Candidate, CandidateGoal>;
-  /** What forecast.ts should ship (SHIP_RULE) and its grid point at the latest origin. */
-  shipped: { model: Candidate; params: string; meets_goal: boolean };
-  lines: ScoreLine[];
-  /** The rolling-origin selection and the shipped model re-scored with outcomes dated by announcement time. */
-  resetbench_time: { flips: Flip[]; lines: ScoreLine[] };
-  announcements: AnnouncementRows;
-}
+export type ScoreLine = ReturnType<typeof scoreLine>;
+export type BacktestResult = ReturnType<typeof computeBacktest>;
+type Scored = { p: number; row: Row };
 
 const perCandidate = <T>(f: (c: Candidate) => T) =>
   Object.fromEntries(CANDIDATES.map((c) => [c, f(c)])) as Record<Candidate, T>;
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+
+/** Global resets as ResetBench's resolver takes them, dated by `ms`. */
+const resetsBy = (events: readonly Event[], ms: (e: Event) => number) =>
+  events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: ms(e) }));
 
 /**
  * A checkpoint's rows (one per horizon with both trailing base rates), from what was known then: the outcome is left
@@ -144,24 +62,16 @@ function rowsAt(events: readonly Event[], at: number): Row[] | null {
   if (fc.base_rate_24h === null || fc.base_rate_48h === null) return null;
   const times = resetsKnownAt(events, new Date(at));
   return HORIZONS_HOURS.flatMap((h): Row[] => {
-    const t30 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[0], h * HOUR_MS);
-    const t90 = trailingClimatology(times, at, TRAILING_CLIMATOLOGY_DAYS[1], h * HOUR_MS);
-    if (t30 === null || t90 === null) return [];
+    const [t30, t90] = TRAILING_CLIMATOLOGY_DAYS.map((days) => trailingClimatology(times, at, days, h * HOUR_MS));
+    if (t30 == null || t90 == null) return [];
     const all = h === 24 ? fc.base_rate_24h! : fc.base_rate_48h!;
     return [{ at, h, times, outcome: false, base: { climatology_all: all, trailing_30d: t30, trailing_90d: t90 } }];
   });
 }
 
 /** Every scorable checkpoint row, from the first with a forecast until the last window that closed by `toMs`. */
-export function planRows(
-  events: readonly Event[],
-  fromMs: number,
-  toMs: number,
-): { rows: Row[]; considered: number; skipped: number } {
-  const resets = events
-    .filter(countsAsGlobal)
-    .map((e) => ({ ms: eventMs(e), id: e.id }))
-    .sort((a, b) => a.ms - b.ms);
+export function planRows(events: readonly Event[], fromMs: number, toMs: number) {
+  const resets = resetsBy(events, eventMs).sort((a, b) => a.ms - b.ms);
   const rows: Row[] = [];
   let considered = 0;
   let skipped = 0;
@@ -186,20 +96,6 @@ function objective(rows: readonly Row[], bs: readonly (number | null)[], use: (r
   return ((mean(by[24]) ?? Infinity) + (mean(by[48]) ?? Infinity)) / 2;
 }
 
-/** Grid index with the lowest objective over `use`d rows; ties keep grid order. */
-function argmin(rows: readonly Row[], briers: readonly number[][], use: (r: Row) => boolean): number {
-  let best = 0;
-  let bestScore = Infinity;
-  briers.forEach((bs, g) => {
-    const score = objective(rows, bs, use);
-    if (score < bestScore) {
-      bestScore = score;
-      best = g;
-    }
-  });
-  return best;
-}
-
 /** The first of the month after the one `ms` falls in. */
 const nextMonth = (ms: number) => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth() + 1, 1);
 
@@ -210,30 +106,31 @@ function monthStarts(first: number, toMs: number): number[] {
   return out;
 }
 
-export interface CandidateFit {
-  /** Brier of every grid point on every row. */
-  briers: number[][];
-  /** The out-of-sample probability per row: the grid point chosen on rows resolved before the row's month; null before any. */
-  oos: (number | null)[];
-  /** Grid index chosen at a given origin (rows resolved before it). */
-  choiceAt: (originMs: number) => number;
-}
+const closedBy = (r: Row, originMs: number) => r.at + r.h * HOUR_MS <= originMs;
 
-function fit(c: Candidate, rows: readonly Row[], toMs: number): CandidateFit {
+/**
+ * A candidate on every row: `choiceAt(origin)` is the grid index with the lowest objective on the rows resolved before
+ * the origin (ties keep grid order), and `oos` the out-of-sample probability per row: the grid point chosen at the
+ * start of the row's month, null before any.
+ */
+function fit(c: Candidate, rows: readonly Row[], toMs: number) {
   const f = family(c);
   const probs = f.grid.map((params) => rows.map((r) => f.probability(r, params)));
   const briers = probs.map((ps) => ps.map((p, i) => brier(p, rows[i]!.outcome)));
-  const choiceAt = (o: number) => argmin(rows, briers, (r) => r.at + r.h * HOUR_MS <= o);
-  const firstAt = Math.min(...rows.map((r) => r.at));
-  const inner = monthStarts(nextMonth(firstAt), toMs)
-    .filter((o) => rows.some((q) => q.at + q.h * HOUR_MS <= o))
-    .map((o) => ({ o, g: choiceAt(o) }));
+  const choiceAt = (o: number) => {
+    const scores = briers.map((bs) => objective(rows, bs, (r) => closedBy(r, o)));
+    return scores.indexOf(Math.min(...scores));
+  };
+  const inner = monthStarts(nextMonth(Math.min(...rows.map((r) => r.at))), toMs)
+    .filter((o) => rows.some((q) => closedBy(q, o)))
+    .map((o) => ({ o, g: choiceAt(o) }))
+    .reverse();
   const oos = rows.map((r, i) => {
     if (f.grid.length === 1) return probs[0]![i]!;
-    const choice = [...inner].reverse().find((x) => x.o <= r.at);
+    const choice = inner.find((x) => x.o <= r.at);
     return choice === undefined ? null : probs[choice.g]![i]!;
   });
-  return { briers, oos, choiceAt };
+  return { oos, choiceAt };
 }
 
 /**
@@ -245,37 +142,26 @@ function fit(c: Candidate, rows: readonly Row[], toMs: number): CandidateFit {
 function selectByRollingOrigin(rows: readonly Row[], toMs: number) {
   const fits = perCandidate((c) => fit(c, rows, toMs));
   const oosBrier = perCandidate((c) => fits[c].oos.map((p, i) => (p === null ? null : brier(p, rows[i]!.outcome))));
-  const origins: OriginChoice[] = [];
   /** The probability the rolling-origin selection forecast each row with (null before the first origin). */
   const selected: (number | null)[] = rows.map(() => null);
   const starts = monthStarts(Date.parse(FIRST_ROLLING_ORIGIN), toMs);
-  starts.forEach((o, k) => {
-    const scored = (r: Row, i: number) => r.at + r.h * HOUR_MS <= o && CANDIDATES.every((c) => oosBrier[c][i] !== null);
+  const origins = starts.map((o, k) => {
+    const scored = (r: Row, i: number) => closedBy(r, o) && CANDIDATES.every((c) => oosBrier[c][i] !== null);
     const scores = perCandidate((c) => objective(rows, oosBrier[c], scored));
-    const chosen = perCandidate((c) => fits[c].choiceAt(o));
+    const chosen = perCandidate((c) => family(c).grid[fits[c].choiceAt(o)]);
     // Ties keep CANDIDATES order; a strict improvement is needed to move.
     const winner = CANDIDATES.reduce((best, c) => (scores[c] < scores[best] ? c : best), CANDIDATES[0]!);
-    const params = perCandidate((c) => family(c).describe(family(c).grid[chosen[c]]));
-    origins.push({ origin: toIso(o), rows: rows.filter(scored).length, scores, params, winner });
-    const next = starts[k + 1] ?? Infinity;
-    const f = family(winner);
     rows.forEach((r, i) => {
-      if (r.at >= o && r.at < next) selected[i] = f.probability(r, f.grid[chosen[winner]]);
+      if (r.at >= o && r.at < (starts[k + 1] ?? Infinity)) selected[i] = family(winner).probability(r, chosen[winner]);
     });
+    const params = perCandidate((c) => family(c).describe(chosen[c]));
+    return { origin: toIso(o), rows: rows.filter(scored).length, scores, params, winner };
   });
   return { origins, selected, fits };
 }
 
-function scoreLine(name: string, h: HorizonHours, scored: readonly { p: number; row: Row }[]): ScoreLine {
-  const rows = scored.filter((s) => s.row.h === h);
-  const versus = BASELINES.map((baseline): Comparison => ({
-    baseline,
-    baseline_brier: mean(rows.map((s) => brier(s.row.base[baseline], s.row.outcome))),
-    ...skillWithInterval(
-      rows.map((s) => ({ p: s.p, base: s.row.base[baseline], outcome: s.row.outcome })),
-      BOOTSTRAP,
-    ),
-  }));
+function scoreLine(name: string, h: HorizonHours, all: readonly Scored[]) {
+  const rows = all.filter((s) => s.row.h === h);
   return {
     name,
     horizon_hours: h,
@@ -283,17 +169,16 @@ function scoreLine(name: string, h: HorizonHours, scored: readonly { p: number; 
     brier: mean(rows.map((s) => brier(s.p, s.row.outcome))),
     observed_frequency: mean(rows.map((s) => (s.row.outcome ? 1 : 0))),
     mean_probability: mean(rows.map((s) => s.p)),
-    versus,
+    versus: BASELINES.map((baseline) => ({
+      baseline,
+      baseline_brier: mean(rows.map((s) => brier(s.row.base[baseline], s.row.outcome))),
+      ...skillWithInterval(
+        rows.map((s) => ({ p: s.p, base: s.row.base[baseline], outcome: s.row.outcome })),
+        BOOTSTRAP,
+      ),
+    })),
     reliability: reliabilityTable(rows.map((s) => ({ p: s.p, outcome: s.row.outcome }))),
   };
-}
-
-export interface BacktestOptions {
-  from?: Date;
-  /** End of the data: windows that close after it are unresolved and not scored. */
-  to?: Date;
-  /** data/announcement-review.json's posts: the announcement rows score the `ahead` ones. */
-  announcementReview?: readonly AnnouncementReview[];
 }
 
 /**
@@ -301,21 +186,14 @@ export interface BacktestOptions {
  * recorded) and due inside the horizon (due = end of the promised window, 48 h when it names none; up to 6 h
  * overdue still counts, as in the live rule). Each is scored with the shipped model alone and with the
  * announcement term: max(model, follow-through), the follow-through estimated from the announcements whose
- * window had closed by the checkpoint (out of sample).
+ * window had closed by the checkpoint (out of sample). Below MIN_ANNOUNCEMENT_ROWS nothing can be claimed.
  */
-function announcementRows(
-  rows: readonly Row[],
-  events: readonly Event[],
-  review: readonly AnnouncementReview[],
-): AnnouncementRows {
-  const resets = events
-    .filter(countsAsGlobal)
-    .map((e) => ({ id: e.id, ms: eventMs(e) }))
-    .filter((r) => Number.isFinite(r.ms));
+function announcementRows(rows: readonly Row[], events: readonly Event[], review: readonly AnnouncementReview[]) {
+  const resets = resetsBy(events, eventMs).filter((r) => Number.isFinite(r.ms));
   const ahead = review.filter((a) => a.classification === 'ahead');
-  const scored: { p: number; row: Row; alone: number }[] = [];
+  const alone: Scored[] = [];
+  const withTerm: Scored[] = [];
   const posts = new Set<string>();
-  const shipped = family(MODEL_VERSION);
   for (const row of rows) {
     const pending = ahead.filter((a) => {
       const from = Date.parse(a.announced_at);
@@ -326,35 +204,65 @@ function announcementRows(
     });
     if (pending.length === 0) continue;
     pending.forEach((a) => posts.add(a.post_id));
-    const alone = shipped.probability(row, SHIPPED_PARAMS);
-    const term = clipProbability(followThrough(pastAnnouncements(events, row.at, review)));
-    scored.push({ row, alone, p: Math.max(alone, term) });
+    const p = family(MODEL_VERSION).probability(row, SHIPPED_PARAMS);
+    alone.push({ row, p });
+    withTerm.push({ row, p: Math.max(p, clipProbability(followThrough(pastAnnouncements(events, row.at, review)))) });
   }
   const lines = HORIZONS_HOURS.flatMap((h) => [
-    scoreLine(
-      `${MODEL_VERSION} alone, announcement checkpoints`,
-      h,
-      scored.map((x) => ({ row: x.row, p: x.alone })),
-    ),
-    scoreLine(`${MODEL_VERSION} + announcement term`, h, scored),
+    scoreLine(`${MODEL_VERSION} alone, announcement checkpoints`, h, alone),
+    scoreLine(`${MODEL_VERSION} + announcement term`, h, withTerm),
   ]);
-  return { n: scored.length, enough: scored.length >= MIN_ANNOUNCEMENT_ROWS, lines, posts: [...posts].sort() };
+  return { n: alone.length, enough: alone.length >= MIN_ANNOUNCEMENT_ROWS, lines, posts: [...posts].sort() };
 }
 
-const SELECTED_LINE = 'selected by rolling origin (out of sample)';
-const SHIPPED_LINE = `${MODEL_VERSION} as shipped (forecast.ts parameters)`;
+/**
+ * Each candidate against the goal: out of sample over the whole evaluation, its skill interval against both trailing
+ * base rates reaches 0 at both horizons; and on ResetBench's leaderboard window, with the grid point chosen at the
+ * latest origin before it, its Brier is at or below the peer median at both horizons.
+ */
+function goals(
+  events: readonly Event[],
+  evaluated: readonly { row: Row; i: number }[],
+  fits: ReturnType<typeof selectByRollingOrigin>['fits'],
+  origins: readonly { origin: string }[],
+) {
+  const windowStart = Date.parse(LEADERBOARD.first_checkpoint);
+  const before = origins.filter((o) => Date.parse(o.origin) <= windowStart).at(-1);
+  return perCandidate((c) => {
+    const scored = evaluated.flatMap(({ row, i }) => (fits[c].oos[i] === null ? [] : [{ row, p: fits[c].oos[i]! }]));
+    const skill_ok = HORIZONS_HOURS.every((h) =>
+      scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0),
+    );
+    const f = family(c);
+    const params = f.grid[before === undefined ? 0 : fits[c].choiceAt(Date.parse(before.origin))];
+    const window = scoreLeaderboardWindow(events, (at, h) => {
+      const row = rowsAt(events, at)?.find((r) => r.h === h);
+      return row === undefined ? null : f.probability(row, params);
+    });
+    const window_ok = window.every((w) => w.brier <= w.peer_median);
+    return { skill_ok, window, window_params: f.describe(params), window_ok };
+  });
+}
 
-export function computeBacktest(events: readonly Event[], opts: BacktestOptions = {}): BacktestResult {
+/**
+ * The backtest over the whole history: windows that close after the last event are unresolved and not scored.
+ * `announcementReview`: data/announcement-review.json's posts, whose `ahead` ones the announcement rows score.
+ */
+export function computeBacktest(events: readonly Event[], announcementReview: readonly AnnouncementReview[] = []) {
   const times = events.map(eventMs).filter(Number.isFinite);
   if (times.length === 0) throw new Error('[research/backtest] no events to backtest on');
-  const fromMs = opts.from?.getTime() ?? Math.min(...times);
-  const toMs = opts.to?.getTime() ?? Math.max(...times);
+  const fromMs = Math.min(...times);
+  const toMs = Math.max(...times);
   const { rows, considered, skipped } = planRows(events, fromMs, toMs);
   const { origins, selected, fits } = selectByRollingOrigin(rows, toMs);
+  // Evaluated: the rows from the first rolling origin on.
   const evaluated = rows.map((row, i) => ({ row, i })).filter(({ i }) => selected[i] !== null);
   const models: { name: string; p: (i: number, row: Row) => number | null }[] = [
-    { name: SELECTED_LINE, p: (i) => selected[i]! },
-    { name: SHIPPED_LINE, p: (_i, row) => family(MODEL_VERSION).probability(row, SHIPPED_PARAMS) },
+    { name: 'selected by rolling origin (out of sample)', p: (i) => selected[i]! },
+    {
+      name: `${MODEL_VERSION} as shipped (forecast.ts parameters)`,
+      p: (_i, row) => family(MODEL_VERSION).probability(row, SHIPPED_PARAMS),
+    },
     ...CANDIDATES.map((c) => ({
       name: family(c).grid.length === 1 ? `${c} (nothing to tune)` : `${c}, rolling-origin (out of sample)`,
       p: (i: number) => fits[c].oos[i] ?? null,
@@ -367,24 +275,20 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
     });
     return HORIZONS_HOURS.map((h) => scoreLine(m.name, h, scored));
   };
-  const lines = models.flatMap((m) => lineFor(m, (r) => r.outcome));
   // The same rows with each reset dated by its announcement, as ResetBench's ground truth dates it.
-  const announced = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: announcementMs(e) }));
+  const announced = resetsBy(events, announcementMs);
   const rbOutcome = (r: Row) => resolveCheckpoint(announced, r.at, r.h, Infinity)!.outcome;
   const flips = evaluated
     .filter(({ row }) => rbOutcome(row) !== row.outcome)
-    .map(({ row }): Flip => ({
-      checkpoint: toIso(row.at),
-      horizon_hours: row.h,
-      outcome: row.outcome,
-      resetbench_outcome: rbOutcome(row),
-    }));
+    .map(({ row }) => ({ checkpoint: toIso(row.at), horizon_hours: row.h, outcome: row.outcome }));
   const evalAts = evaluated.map((x) => x.row.at);
-  const last = origins[origins.length - 1];
+  const last = origins.at(-1);
   const goal = goals(events, evaluated, fits, origins);
+  // The ship rule: among the candidates that meet the goal, the one with the lowest objective at the latest origin;
+  // the plain winner when none does.
   const meeting = CANDIDATES.filter((c) => goal[c].skill_ok && goal[c].window_ok);
   const winner = last?.winner ?? MODEL_VERSION;
-  const shippedModel =
+  const shipped =
     last === undefined || meeting.length === 0
       ? winner
       : meeting.reduce((best, c) => (last.scores[c] < last.scores[best] ? c : best), meeting[0]!);
@@ -395,47 +299,14 @@ export function computeBacktest(events: readonly Event[], opts: BacktestOptions 
     evaluation: {
       from: evalAts.length === 0 ? '-' : toIso(Math.min(...evalAts)),
       to: evalAts.length === 0 ? '-' : toIso(Math.max(...evalAts)),
-      rule: 'checkpoints from the first rolling origin on; each forecast uses the candidate (and its grid point) chosen at the latest origin before it, on checkpoints whose window had closed by that origin',
     },
     checkpoints: { considered, skipped_insufficient_data: skipped },
     origins,
     winner: { model: winner, params: last?.params[winner] ?? '' },
     goal,
-    shipped: {
-      model: shippedModel,
-      params: last?.params[shippedModel] ?? '',
-      meets_goal: meeting.includes(shippedModel),
-    },
-    lines,
+    shipped: { model: shipped, params: last?.params[shipped] ?? '', meets_goal: meeting.includes(shipped) },
+    lines: models.flatMap((m) => lineFor(m, (r) => r.outcome)),
     resetbench_time: { flips, lines: models.slice(0, 2).flatMap((m) => lineFor(m, rbOutcome)) },
-    announcements: announcementRows(rows, events, opts.announcementReview ?? []),
+    announcements: announcementRows(rows, events, announcementReview),
   };
-}
-
-function goals(
-  events: readonly Event[],
-  evaluated: readonly { row: Row; i: number }[],
-  fits: Record<Candidate, CandidateFit>,
-  origins: readonly OriginChoice[],
-): Record<Candidate, CandidateGoal> {
-  const windowStart = Date.parse(LEADERBOARD.first_checkpoint);
-  const before = origins.filter((o) => Date.parse(o.origin) <= windowStart).at(-1);
-  return perCandidate((c): CandidateGoal => {
-    const scored = evaluated.flatMap(({ row, i }) => (fits[c].oos[i] === null ? [] : [{ row, p: fits[c].oos[i]! }]));
-    const skill_ok = HORIZONS_HOURS.every((h) =>
-      scoreLine(c, h, scored).versus.every((v) => v.baseline === 'climatology_all' || (v.upper ?? -1) >= 0),
-    );
-    const f = family(c);
-    const params = f.grid[before === undefined ? 0 : fits[c].choiceAt(Date.parse(before.origin))];
-    const window = scoreLeaderboardWindow(events, (at, h) => {
-      const row = rowsAt(events, at)?.find((r) => r.h === h);
-      return row === undefined ? null : f.probability(row, params);
-    });
-    return {
-      skill_ok,
-      window,
-      window_params: f.describe(params),
-      window_ok: window.every((w) => w.brier <= w.peer_median),
-    };
-  });
 }

@@ -48,33 +48,22 @@ export const PEER_MEDIAN: Record<HorizonHours, number> = {
 
 /** When the forecast scored at checkpoint `t` was issued: built at the last tick before the last fetch at or before t. */
 export function issuedFor(t: number): number {
-  const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
-  const fetched =
-    hour + COLLECT_MINUTE * 60_000 <= t ? hour + COLLECT_MINUTE * 60_000 : hour - HOUR_MS + COLLECT_MINUTE * 60_000;
+  const fetched = Math.floor((t - COLLECT_MINUTE * 60_000) / HOUR_MS) * HOUR_MS + COLLECT_MINUTE * 60_000;
   const tick = BUILD_EVERY_MINUTES * 60_000;
   return Math.floor(fetched / tick) * tick;
 }
 
-export interface WindowScore {
-  horizon_hours: HorizonHours;
-  n: number;
-  brier: number;
-  mean_probability: number;
-  observed_frequency: number;
-  /** 1-based rank among the peers and this forecast (lower Brier first). */
-  rank: number;
-  of: number;
-  peer_median: number;
-}
+export type WindowScore = ReturnType<typeof scoreLeaderboardWindow>[number];
 
 /**
- * Scores `forecast(issuedMs, h)` (a probability, or null when none was published) at every leaderboard checkpoint.
- * A null is no case, as in ResetBench (no forecast is imputed).
+ * Scores `forecast(issuedMs, h)` (a probability, or null when none was published) at every leaderboard checkpoint,
+ * with its rank (1-based, lower Brier first) among the peers and this forecast. A null is no case, as in ResetBench
+ * (no forecast is imputed).
  */
 export function scoreLeaderboardWindow(
   events: readonly Event[],
   forecast: (issuedMs: number, h: HorizonHours) => number | null,
-): WindowScore[] {
+) {
   const first = Date.parse(LEADERBOARD.first_checkpoint);
   const reviewed = Date.parse(LEADERBOARD.reviewed_at);
   const resets = events.filter(countsAsGlobal).map((e) => ({ id: e.id, ms: announcementMs(e) }));
@@ -82,19 +71,18 @@ export function scoreLeaderboardWindow(
     const cases: { p: number; outcome: boolean }[] = [];
     for (let t = first; t + h * HOUR_MS <= reviewed; t += 6 * HOUR_MS) {
       const p = forecast(issuedFor(t), h);
-      if (p === null) continue;
-      cases.push({ p, outcome: resolveCheckpoint(resets, t, h, reviewed)!.outcome });
+      if (p !== null) cases.push({ p, outcome: resolveCheckpoint(resets, t, h, reviewed)!.outcome });
     }
     const n = cases.length;
-    const score = cases.reduce((s, c) => s + brier(c.p, c.outcome), 0) / n;
+    const brierScore = cases.reduce((s, c) => s + brier(c.p, c.outcome), 0) / n;
     const peers = Object.values(LEADERBOARD.peers[h]);
     return {
       horizon_hours: h,
       n,
-      brier: score,
+      brier: brierScore,
       mean_probability: cases.reduce((s, c) => s + c.p, 0) / n,
       observed_frequency: cases.filter((c) => c.outcome).length / n,
-      rank: 1 + peers.filter((b) => b < score).length,
+      rank: 1 + peers.filter((b) => b < brierScore).length,
       of: peers.length + 1,
       peer_median: PEER_MEDIAN[h],
     };

@@ -4,10 +4,9 @@
 // in memory and fails when the committed file is stale or breaks a rule, so CI catches a router change never rebuilt.
 //   tsx scripts/build-edge.ts            write edge/cloudfront-function.js and print its size
 //   tsx scripts/build-edge.ts --check    exit 1 when the committed file differs from a fresh build or breaks a rule
-import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import * as acorn from 'acorn';
 import * as esbuild from 'esbuild';
 import { MAX_FUNCTION_BYTES, checkCloudFrontFunction, childrenOf, formatViolation } from './cloudfront-rules.ts';
@@ -22,14 +21,12 @@ const HEADER = '// Built by scripts/build-edge.ts; do not edit.\n';
  * Syntax beyond ES 5.1 that runtime 2.0 documents as supported; everything else is lowered by esbuild (or fails the
  * build when it cannot be), so the bundle never relies on a feature the edge lacks.
  */
-const RUNTIME_2_SYNTAX: Record<string, boolean> = {
-  'const-and-let': true,
-  arrow: true,
-  'template-literal': true,
-  'rest-argument': true,
-  'exponent-operator': true,
-  'async-await': true,
-};
+const RUNTIME_2_SYNTAX = Object.fromEntries(
+  ['const-and-let', 'arrow', 'template-literal', 'rest-argument', 'exponent-operator', 'async-await'].map((f) => [
+    f,
+    true,
+  ]),
+);
 
 /**
  * Error messages the edge never answers with, left out of the bundle to keep it inside the 10 KB limit:
@@ -37,7 +34,6 @@ const RUNTIME_2_SYNTAX: Record<string, boolean> = {
  * and the router answers these codes in English only, before or whatever the language (test/edge/route-clock.test.ts
  * pins that). A router that asked for a dropped one would fail the edge-vs-preview tests.
  */
-export const EDGE_UNUSED_MESSAGES = ['missing_object'];
 export const EDGE_ENGLISH_ONLY_MESSAGES = [
   'unsupported_lang',
   'malformed_query',
@@ -51,36 +47,40 @@ const dropUnusedMessages: esbuild.Plugin = {
     build.onLoad({ filter: /[\\/]locales[\\/][a-z]{2}[\\/]errors\.json$/ }, async (args) => {
       const messages = JSON.parse(await readFile(args.path, 'utf8')) as Record<string, string>;
       const english = /[\\/]en[\\/]errors\.json$/.test(args.path);
-      for (const key of [...EDGE_UNUSED_MESSAGES, ...(english ? [] : EDGE_ENGLISH_ONLY_MESSAGES)]) delete messages[key];
+      for (const key of ['missing_object', ...(english ? [] : EDGE_ENGLISH_ONLY_MESSAGES)]) delete messages[key];
       return { contents: JSON.stringify(messages), loader: 'json' };
     });
   },
 };
 
-/** Returns the function's source text: the runtime import, then a script with a top-level `async function handler(event)`. */
-export async function buildEdgeFunction(): Promise<string> {
-  const result = await esbuild.build({
-    entryPoints: [EDGE_ENTRY],
+/** esbuild's one output file, in memory: an ES module of `entry` and all it imports, without comments or source map. */
+export async function bundleModule(entry: string, options: esbuild.BuildOptions): Promise<string> {
+  const { outputFiles } = await esbuild.build({
+    entryPoints: [entry],
     bundle: true,
-    external: ['cloudfront'],
-    plugins: [dropUnusedMessages],
     write: false,
-    // ESM keeps the exported handler at the top level under a known name; the export clause is replaced below.
     format: 'esm',
     platform: 'neutral',
-    target: 'es5',
-    supported: RUNTIME_2_SYNTAX,
-    minify: true,
     // Raw UTF-8 keeps the Korean, Japanese and Chinese messages at 3 bytes a character instead of 6 for \uXXXX.
     charset: 'utf8',
     legalComments: 'none',
-    sourcemap: false,
     logLevel: 'silent',
+    ...options,
   });
-  const file = result.outputFiles[0];
-  if (result.outputFiles.length !== 1 || file === undefined)
-    throw new Error('[build-edge] esbuild produced no single output file');
-  return finishBundle(file.text);
+  return outputFiles![0]!.text;
+}
+
+/** Returns the function's source text: the runtime import, then a script with a top-level `async function handler(event)`. */
+export async function buildEdgeFunction(): Promise<string> {
+  // ESM keeps the exported handler at the top level under a known name; the export clause is replaced below.
+  const text = await bundleModule(EDGE_ENTRY, {
+    external: ['cloudfront'],
+    plugins: [dropUnusedMessages],
+    target: 'es5',
+    supported: RUNTIME_2_SYNTAX,
+    minify: true,
+  });
+  return finishBundle(text);
 }
 
 /**
@@ -89,25 +89,23 @@ export async function buildEdgeFunction(): Promise<string> {
  * what CloudFront calls. The minifier renamed it; it is renamed back only when that cannot change what any other name
  * means: the minified name occurs nowhere but in its declaration and the export, and `handler` nowhere but in the export.
  */
-export function finishBundle(text: string): string {
+function finishBundle(text: string): string {
   const code = text.trimEnd();
   const program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
-  const first = program.body[0];
-  const last = program.body[program.body.length - 1];
-  // The import's form (one default specifier) is among the rules main() checks on the finished text.
-  if (first?.type !== 'ImportDeclaration' || first.source.value !== 'cloudfront' || first.specifiers.length !== 1)
-    throw new Error("[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'`");
-  if (last?.type !== 'ExportNamedDeclaration' || last.declaration || last.source)
-    throw new Error('[build-edge] the bundle has no trailing export clause to replace');
-  const spec = last.specifiers.find((s) => s.exported.type === 'Identifier' && s.exported.name === 'handler');
-  if (spec === undefined || spec.local.type !== 'Identifier')
-    throw new Error('[build-edge] builder/edge/cloudfront-main.ts does not export `handler`');
-  const inner = spec.local.name;
+  const [first, last] = [program.body[0], program.body.at(-1)];
+  const spec =
+    last?.type === 'ExportNamedDeclaration' && last.source == null
+      ? last.specifiers.find((s) => s.exported.type === 'Identifier' && s.exported.name === 'handler')
+      : undefined;
+  const inner = spec?.local.type === 'Identifier' ? spec.local.name : '';
   const decl = program.body.find(
     (s): s is acorn.FunctionDeclaration => s.type === 'FunctionDeclaration' && s.id?.name === inner,
   );
-  if (decl === undefined || decl.id === null)
-    throw new Error('[build-edge] `handler` is not a top-level function declaration in the bundle');
+  // The import's form (one default specifier) is among the rules main() checks on the finished text.
+  if (first?.type !== 'ImportDeclaration' || first.source.value !== 'cloudfront' || decl?.id == null || !last)
+    throw new Error(
+      "[build-edge] the bundle does not start with the runtime's `import ... from 'cloudfront'` or does not end by exporting `handler`, a top-level function declaration",
+    );
   const names: string[] = [];
   const walk = (node: acorn.AnyNode): void => {
     if (node.type === 'Identifier') names.push(node.name);
@@ -121,19 +119,16 @@ export function finishBundle(text: string): string {
       `[build-edge] the handler (minified as ${inner}) is referenced elsewhere in the bundle, or \`handler\` names something else; cannot rename it safely`,
     );
   }
-  const local = first.specifiers[0]!.local.name;
   const body = code.slice(first.end, decl.id.start) + 'handler' + code.slice(decl.id.end, last.start);
-  return HEADER + `import ${local} from 'cloudfront';\n` + body.replace(/^\s+/, '').trimEnd() + '\n';
+  return HEADER + `import ${first.specifiers[0]!.local.name} from 'cloudfront';\n` + body.trim() + '\n';
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { check: { type: 'boolean', default: false } } });
+/** Writes the bundle, or with `check` compares the committed one; both runs check the runtime's rules. */
+async function main(check: boolean): Promise<number> {
   const fresh = await buildEdgeFunction();
   const size = Buffer.byteLength(fresh, 'utf8');
-  const rel = path.relative(process.cwd(), EDGE_OUTPUT) || EDGE_OUTPUT;
+  const rel = path.relative(process.cwd(), EDGE_OUTPUT);
   const sizeLine = `${rel}: ${size} bytes of ${MAX_FUNCTION_BYTES} (${((size / MAX_FUNCTION_BYTES) * 100).toFixed(1)}% of the CloudFront Functions limit)`;
-  // The runtime's documented rules (scripts/cloudfront-rules.ts), on the fresh build and, with --check, on the
-  // committed file CloudFront actually receives.
   const breaks = (file: string, code: string) => {
     const broken = checkCloudFrontFunction(code);
     for (const v of broken) console.error(`build-edge: ${formatViolation(file, v)}`);
@@ -141,33 +136,22 @@ async function main(argv: readonly string[]): Promise<number> {
     return broken.length > 0;
   };
   if (breaks('(fresh build)', fresh)) return 1;
-  if (values.check) {
-    const committed = await readFile(EDGE_OUTPUT, 'utf8').catch(() => null);
-    if (committed === null) {
-      console.error(`build-edge: ${rel} is missing; run \`npm run build:edge\` and commit it`);
-      return 1;
-    }
-    if (breaks(rel, committed)) return 1;
-    if (committed !== fresh) {
-      console.error(
-        `build-edge: ${rel} is stale (differs from a fresh build of builder/edge/); run \`npm run build:edge\` and commit it`,
-      );
-      return 1;
-    }
-    console.log(`${sizeLine}; up to date`);
+  if (!check) {
+    await writeFile(EDGE_OUTPUT, fresh, 'utf8');
+    console.log(sizeLine);
     return 0;
   }
-  await mkdir(path.dirname(EDGE_OUTPUT), { recursive: true });
-  await writeFile(EDGE_OUTPUT, fresh, 'utf8');
-  console.log(sizeLine);
+  // The committed file is what CloudFront actually receives; equal to the fresh build, it keeps the rules too.
+  const committed = await readFile(EDGE_OUTPUT, 'utf8').catch(() => null);
+  if (committed !== fresh) {
+    const why = committed === null ? 'is missing' : 'is stale (differs from a fresh build of builder/edge/)';
+    if (committed === null || !breaks(rel, committed))
+      console.error(`build-edge: ${rel} ${why}; run \`npm run build:edge\` and commit it`);
+    return 1;
+  }
+  console.log(`${sizeLine}; up to date`);
   return 0;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    process.exitCode = await main(process.argv.slice(2));
-  } catch (err) {
-    console.error(`build-edge: ${(err as Error).message}`);
-    process.exitCode = 1;
-  }
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  process.exitCode = await main(process.argv.includes('--check'));

@@ -8,8 +8,8 @@ import { readFile, readdir, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as esbuild from 'esbuild';
 import wrangler from '../workers/wrangler.json' with { type: 'json' };
+import { bundleModule } from './build-edge.ts';
 import { DEFAULT_PUBLIC_URL, EDGE_STORE_FILE, FOLLOW_DOCUMENTS, LANGS, OPENAPI_KEY } from '../builder/contract.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,27 +57,13 @@ export async function checkWorkerAssets(dir: string): Promise<string | null> {
 
 /** The Worker's module source: one ES module with `export default { fetch }`, nothing imported at run time. */
 export async function bundleWorker(entry = WORKER_ENTRY): Promise<string> {
-  const result = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'neutral',
-    // workerd runs current JavaScript; the compatibility date in wrangler.json pins its behaviour.
-    target: 'es2022',
-    charset: 'utf8',
-    legalComments: 'none',
-    sourcemap: false,
-    logLevel: 'silent',
-  });
-  const file = result.outputFiles[0];
-  if (result.outputFiles.length !== 1 || file === undefined)
-    throw new Error('[build-worker] esbuild produced no single output file');
-  return '// Built by scripts/build-worker.ts from workers/src/index.ts; do not edit.\n' + file.text;
+  // workerd runs current JavaScript; the compatibility date in wrangler.json pins its behaviour.
+  const text = await bundleModule(entry, { target: 'es2022' });
+  return '// Built by scripts/build-worker.ts from workers/src/index.ts; do not edit.\n' + text;
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { assets: { type: 'string' }, out: { type: 'string' } } });
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { assets: { type: 'string' }, out: { type: 'string' } } });
   const assets = path.resolve(values.assets ?? path.join(WORKER_DIR, wrangler.assets.directory));
   const out = path.resolve(values.out ?? path.join(WORKER_DIR, wrangler.main));
   const refused = await checkWorkerAssets(assets);
@@ -96,11 +82,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    process.exitCode = await main(process.argv.slice(2));
-  } catch (err) {
-    console.error(`build-worker: ${(err as Error).message}`);
-    process.exitCode = 1;
-  }
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = await main(process.argv.slice(2));

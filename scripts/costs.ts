@@ -4,101 +4,76 @@
 //   npx tsx scripts/costs.ts
 import { pathToFileURL } from 'node:url';
 
-interface Price {
-  /** US dollars per `per` units beyond the free allowance; null: not found in the sources available here. */
-  usd: number | null;
-  per: number;
-  /** Units included each month at no charge (always-free tier or plan allowance). */
-  free: number;
-  source: string;
-}
+/**
+ * US dollars per `per` units beyond the `free` allowance (units included each month at no charge: always-free tier or
+ * plan allowance); `usd` null: not found in the sources available here.
+ */
+const price = (usd: number | null, per: number, free: number, source: string) => ({ usd, per, free, source });
+type Price = ReturnType<typeof price>;
 
 const AWS_CLOUDFRONT = 'aws.amazon.com/cloudfront/pricing (stored copy, date unknown)';
 const CLOUDBURN = 'cloudburn.io/blog/amazon-eventbridge-pricing (third party, "March 2026")';
+const C3X_S3 = 'c3x.dev/blog/s3-request-fees-explained (third party, date unknown)';
 const CF_WORKERS = 'developers.cloudflare.com/workers/platform/pricing (stored copy, date unknown)';
 
 const PRICES = {
-  cfTransferGb: {
-    usd: 0.085,
-    per: 1,
-    free: 1024,
-    source: `${AWS_CLOUDFRONT}: US/Europe, first 10 TB; 1 TB a month always free`,
-  },
-  cfHttpsRequests: {
-    usd: null,
-    per: 10_000,
-    free: 10_000_000,
-    source: `${AWS_CLOUDFRONT}: 10,000,000 requests a month always free; the per-10,000 HTTPS price is not in the stored copy`,
-  },
-  cfFunction: {
-    usd: 0.1,
-    per: 1_000_000,
-    free: 2_000_000,
-    source: `free allowance: ${AWS_CLOUDFRONT}; price: cur.vantage.sh/aws/amazoncloudfront (third party, date unknown)`,
-  },
-  kvsRead: {
-    usd: null,
-    per: 1_000_000,
-    free: 2_000_000,
-    source: `${AWS_CLOUDFRONT}: 2,000,000 reads a month always free; the price per read is not in the stored copy`,
-  },
-  s3Put: {
-    usd: 0.005,
-    per: 1000,
-    free: 0,
-    source: 'c3x.dev/blog/s3-request-fees-explained (third party, date unknown): S3 Standard PUT/COPY/POST/LIST',
-  },
-  s3Get: {
-    usd: 0.0004,
-    per: 1000,
-    free: 0,
-    source: 'c3x.dev/blog/s3-request-fees-explained (third party, date unknown): S3 Standard GET/HEAD',
-  },
-  scheduler: { usd: 1, per: 1_000_000, free: 14_000_000, source: CLOUDBURN },
-  customEvent: { usd: 1, per: 1_000_000, free: 0, source: CLOUDBURN },
-  apiDestination: { usd: 0.2, per: 1_000_000, free: 0, source: CLOUDBURN },
-  secret: {
-    usd: 0.4,
-    per: 1,
-    free: 0,
-    source:
-      'hivebook.wiki/wiki/aws-secrets-manager-… (third party, date unknown): $0.40 a secret a month, $0.05 per 10,000 API calls',
-  },
-  alarm: {
-    usd: 0.1,
-    per: 1,
-    free: 10,
-    source:
-      'price: c3x.dev/resources/aws/aws_cloudwatch_metric_alarm (third party, date unknown); 10 alarm metrics free: aws.amazon.com/cloudwatch/pricing (stored copy, date unknown)',
-  },
-  customMetric: {
-    usd: 0.3,
-    per: 1,
-    free: 10,
-    source:
-      'cal53.calculator.city/cloudwatch-custom-metrics-calculator and hub.pointfive.co (third party, dates unknown): $0.30 a metric-month, 10 free',
-  },
-  workersPlan: { usd: 5, per: 1, free: 0, source: `${CF_WORKERS}: Workers Paid, $5 a month minimum` },
-  workersRequest: {
-    usd: 0.3,
-    per: 1_000_000,
-    free: 10_000_000,
-    source: `${CF_WORKERS}: 10 million included, +$0.30 per million; requests to static assets free`,
-  },
-  workersCpuMs: {
-    usd: 0.02,
-    per: 1_000_000,
-    free: 30_000_000,
-    source: `${CF_WORKERS}: 30 million CPU ms included, +$0.02 per million`,
-  },
-  workersKvRead: {
-    usd: 0.5,
-    per: 1_000_000,
-    free: 10_000_000,
-    source:
-      'api-evangelist/cloudflare-kv finops (third party, citing developers.cloudflare.com/kv/platform/pricing, date unknown)',
-  },
-} satisfies Record<string, Price>;
+  cfTransferGb: price(0.085, 1, 1024, `${AWS_CLOUDFRONT}: US/Europe, first 10 TB; 1 TB a month always free`),
+  cfHttpsRequests: price(
+    null,
+    10_000,
+    10_000_000,
+    `${AWS_CLOUDFRONT}: 10,000,000 requests a month always free; the per-10,000 HTTPS price is not in the stored copy`,
+  ),
+  cfFunction: price(
+    0.1,
+    1_000_000,
+    2_000_000,
+    `free allowance: ${AWS_CLOUDFRONT}; price: cur.vantage.sh/aws/amazoncloudfront (third party, date unknown)`,
+  ),
+  kvsRead: price(
+    null,
+    1_000_000,
+    2_000_000,
+    `${AWS_CLOUDFRONT}: 2,000,000 reads a month always free; the price per read is not in the stored copy`,
+  ),
+  s3Put: price(0.005, 1000, 0, `${C3X_S3}: S3 Standard PUT/COPY/POST/LIST`),
+  s3Get: price(0.0004, 1000, 0, `${C3X_S3}: S3 Standard GET/HEAD`),
+  scheduler: price(1, 1_000_000, 14_000_000, CLOUDBURN),
+  customEvent: price(1, 1_000_000, 0, CLOUDBURN),
+  apiDestination: price(0.2, 1_000_000, 0, CLOUDBURN),
+  secret: price(
+    0.4,
+    1,
+    0,
+    'hivebook.wiki/wiki/aws-secrets-manager-… (third party, date unknown): $0.40 a secret a month, $0.05 per 10,000 API calls',
+  ),
+  alarm: price(
+    0.1,
+    1,
+    10,
+    'price: c3x.dev/resources/aws/aws_cloudwatch_metric_alarm (third party, date unknown); 10 alarm metrics free: aws.amazon.com/cloudwatch/pricing (stored copy, date unknown)',
+  ),
+  customMetric: price(
+    0.3,
+    1,
+    10,
+    'cal53.calculator.city/cloudwatch-custom-metrics-calculator and hub.pointfive.co (third party, dates unknown): $0.30 a metric-month, 10 free',
+  ),
+  workersPlan: price(5, 1, 0, `${CF_WORKERS}: Workers Paid, $5 a month minimum`),
+  workersRequest: price(
+    0.3,
+    1_000_000,
+    10_000_000,
+    `${CF_WORKERS}: 10 million included, +$0.30 per million; requests to static assets free`,
+  ),
+  workersCpuMs: price(0.02, 1_000_000, 30_000_000, `${CF_WORKERS}: 30 million CPU ms included, +$0.02 per million`),
+  workersKvRead: price(
+    0.5,
+    1_000_000,
+    10_000_000,
+    'api-evangelist/cloudflare-kv finops (third party, citing developers.cloudflare.com/kv/platform/pricing, date unknown)',
+  ),
+};
 
 /** What the tables assume, each measured here or stated as an assumption. */
 const ASSUMPTIONS = {
@@ -135,7 +110,7 @@ const a = ASSUMPTIONS;
 const P = PRICES;
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const s3Writes = a.runsPerMonth * (a.putsPerRun + a.listsPerRun);
-const FREE: Price = { usd: 0, per: 1, free: 0, source: '' };
+const FREE = price(0, 1, 0, '');
 
 export const AWS_LINES: Line[] = [
   ['CloudFront HTTPS requests', P.cfHttpsRequests, (r) => r],

@@ -21,16 +21,12 @@ const DEFAULT_SOURCE_ID = 'reset-status-api';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** JSON with object keys sorted at every level and no spaces: one spelling per value, so a hash is reproducible. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+const canonicalJson = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 
 /**
  * One snapshot per distinct issued forecast (a forecast live at two checkpoints is one line), oldest first; missed

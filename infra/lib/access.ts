@@ -28,8 +28,8 @@ export interface AccessProps {
   store: cloudfront.IKeyValueStore;
   /** `owner/name` of the repository whose workflows may assume the roles. */
   repository: string;
-  /** An existing GitHub OIDC provider of the account (there can be only one per issuer); created when absent. */
-  existingOidcProviderArn?: string;
+  /** Use the account's existing GitHub OIDC provider (there can be only one per issuer) instead of creating one. */
+  useExistingOidcProvider?: boolean;
 }
 
 export class Access extends Construct {
@@ -40,12 +40,18 @@ export class Access extends Construct {
 
   constructor(scope: Construct, id: string, props: AccessProps) {
     super(scope, id);
-    this.oidcProviderArn =
-      props.existingOidcProviderArn ??
-      new iam.OidcProviderNative(this, 'GitHubOidc', {
-        url: `https://${GITHUB_OIDC_ISSUER}`,
-        clientIds: [GITHUB_OIDC_AUDIENCE],
-      }).oidcProviderArn;
+    this.oidcProviderArn = props.useExistingOidcProvider
+      ? Stack.of(this).formatArn({
+          service: 'iam',
+          region: '',
+          resource: 'oidc-provider',
+          resourceName: GITHUB_OIDC_ISSUER,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        })
+      : new iam.OidcProviderNative(this, 'GitHubOidc', {
+          url: `https://${GITHUB_OIDC_ISSUER}`,
+          clientIds: [GITHUB_OIDC_AUDIENCE],
+        }).oidcProviderArn;
     const principal = new iam.WebIdentityPrincipal(this.oidcProviderArn, {
       StringEquals: {
         [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
@@ -125,13 +131,3 @@ export class Access extends Construct {
     );
   }
 }
-
-/** The ARN form of the account's GitHub OIDC provider, for `existingOidcProviderArn`. */
-export const oidcProviderArnFor = (stack: Stack): string =>
-  stack.formatArn({
-    service: 'iam',
-    region: '',
-    resource: 'oidc-provider',
-    resourceName: GITHUB_OIDC_ISSUER,
-    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-  });

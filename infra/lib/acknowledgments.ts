@@ -7,15 +7,10 @@ import type { Edge } from './edge.ts';
 import type { Storage } from './storage.ts';
 import { API_PREFIX, BACKUP_PREFIX, CORRUPT_PREFIX, REPLACED_STATE_PREFIX } from './layout.ts';
 
-interface Parts {
-  storage: Storage;
-  edge: Edge;
-  access: Access;
-}
-
 const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
-export function acknowledgeFindings(stack: Stack, { storage, edge, access }: Parts): void {
+export function acknowledgeFindings(stack: Stack, parts: { storage: Storage; edge: Edge; access: Access }): void {
+  const { storage, edge, access } = parts;
   const bucketArn = `<${stack.getLogicalId(storage.bucket.node.defaultChild as CfnElement)}.Arn>`;
   const objects = (prefix: string) => `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`;
 

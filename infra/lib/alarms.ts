@@ -22,15 +22,13 @@ export interface AlarmsProps {
 
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
-  readonly stale: cloudwatch.Alarm;
-  readonly dispatchFailing: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
     this.topic = new sns.Topic(this, 'Topic', { displayName: 'Reset Status API alarms', enforceSSL: true });
     // Every successful refresh puts 1. Nine 5-minute periods that must all breach, with missing data breaching: the
     // alarm fires exactly when no success landed in the last 45 minutes, including when nothing runs at all.
-    this.stale = new cloudwatch.Alarm(this, 'ApiStale', {
+    const stale = new cloudwatch.Alarm(this, 'ApiStale', {
       alarmDescription:
         'No successful refresh for 45 minutes: the API is serving stale documents (the edge answers unknown past stale_after)',
       metric: new cloudwatch.Metric({
@@ -45,7 +43,7 @@ export class Alarms extends Construct {
       datapointsToAlarm: STALE_PERIODS,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
-    this.dispatchFailing = new cloudwatch.Alarm(this, 'DispatchFailing', {
+    const dispatchFailing = new cloudwatch.Alarm(this, 'DispatchFailing', {
       alarmDescription:
         'The scheduler could not dispatch the refresh workflow for an hour (GitHub token expired, revoked or lacking Actions: write?)',
       metric: new cloudwatch.Metric({
@@ -60,7 +58,7 @@ export class Alarms extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    for (const alarm of [this.stale, this.dispatchFailing]) {
+    for (const alarm of [stale, dispatchFailing]) {
       alarm.addAlarmAction(new actions.SnsAction(this.topic));
       alarm.addOkAction(new actions.SnsAction(this.topic));
     }

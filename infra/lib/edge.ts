@@ -64,8 +64,42 @@ export class Edge extends Construct {
         allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
         cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
         compress: true,
-        cachePolicy: this.uriOnlyCachePolicy(),
-        responseHeadersPolicy: this.responseHeaders(),
+        // The function has moved `lang`, `type` and `page` into the path (a viewer-request function runs before the
+        // cache lookup, and the cache key is built from the request it returns), so nothing else may split or merge
+        // cache entries: `?page=3` and `?page=4` are two URIs, never one entry keyed without the query.
+        cachePolicy: new cloudfront.CachePolicy(this, 'UriOnly', {
+          comment: 'Cache key = URI only; the viewer-request function rewrites lang/type/page into the path',
+          // The objects' own Cache-Control (max-age=30) decides within these bounds.
+          minTtl: Duration.seconds(0),
+          defaultTtl: Duration.seconds(30),
+          maxTtl: Duration.seconds(60),
+          queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+          headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+          cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+          enableAcceptEncodingGzip: true,
+          enableAcceptEncodingBrotli: true,
+        }),
+        // Custom headers, not a CORS configuration: CloudFront's CorsConfig adds Access-Control-Allow-Origin only when
+        // the request carries an Origin header, so curl and server-side clients got none, and an answer cached for a
+        // request without Origin reached browsers without it. A custom header is added to every response. nosniff
+        // comes from the security-headers part, which is just as unconditional.
+        responseHeadersPolicy: new cloudfront.ResponseHeadersPolicy(this, 'ContractHeaders', {
+          comment: 'Open CORS and the contract headers on every response',
+          customHeadersBehavior: {
+            customHeaders: [
+              { header: 'Access-Control-Allow-Origin', value: '*', override: true },
+              // The same list the router's own answers carry.
+              { header: 'Access-Control-Expose-Headers', value: EXPOSE_HEADERS, override: true },
+              // Objects and the function's own answers carry it already; this covers anything that does not.
+              { header: 'Cache-Control', value: CACHE_CONTROL, override: false },
+            ],
+          },
+          securityHeadersBehavior: {
+            contentTypeOptions: { override: true },
+            // The human page's policy (its meta tag's, plus no framing); JSON documents are never run, so it costs them nothing.
+            contentSecurityPolicy: { contentSecurityPolicy: PAGE_CSP_HEADER, override: true },
+          },
+        }),
         functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       // The origin access control has no s3:ListBucket, so S3 answers a missing key with 403: both statuses become
@@ -100,52 +134,6 @@ export class Edge extends Construct {
       SslSupportMethod: when('sni-only'),
       MinimumProtocolVersion: when(CUSTOM_DOMAIN_TLS_POLICY),
       CloudFrontDefaultCertificate: when(Aws.NO_VALUE, true),
-    });
-  }
-
-  /**
-   * The function has moved `lang`, `type` and `page` into the path (a viewer-request function runs before the cache
-   * lookup, and the cache key is built from the request it returns), so nothing else may split or merge cache entries:
-   * `?page=3` and `?page=4` are two URIs, never one entry keyed without the query.
-   */
-  private uriOnlyCachePolicy(): cloudfront.CachePolicy {
-    return new cloudfront.CachePolicy(this, 'UriOnly', {
-      comment: 'Cache key = URI only; the viewer-request function rewrites lang/type/page into the path',
-      // The objects' own Cache-Control (max-age=30) decides within these bounds.
-      minTtl: Duration.seconds(0),
-      defaultTtl: Duration.seconds(30),
-      maxTtl: Duration.seconds(60),
-      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
-      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
-      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
-      enableAcceptEncodingGzip: true,
-      enableAcceptEncodingBrotli: true,
-    });
-  }
-
-  /**
-   * Custom headers, not a CORS configuration: CloudFront's CorsConfig adds Access-Control-Allow-Origin only when the
-   * request carries an Origin header, so curl and server-side clients got none, and an answer cached for a request
-   * without Origin reached browsers without it. A custom header is added to every response. nosniff comes from the
-   * security-headers part, which is just as unconditional.
-   */
-  private responseHeaders(): cloudfront.ResponseHeadersPolicy {
-    return new cloudfront.ResponseHeadersPolicy(this, 'ContractHeaders', {
-      comment: 'Open CORS and the contract headers on every response',
-      customHeadersBehavior: {
-        customHeaders: [
-          { header: 'Access-Control-Allow-Origin', value: '*', override: true },
-          // The same list the router's own answers carry.
-          { header: 'Access-Control-Expose-Headers', value: EXPOSE_HEADERS, override: true },
-          // Objects and the function's own answers carry it already; this covers anything that does not.
-          { header: 'Cache-Control', value: CACHE_CONTROL, override: false },
-        ],
-      },
-      securityHeadersBehavior: {
-        contentTypeOptions: { override: true },
-        // The human page's policy (its meta tag's, plus no framing); JSON documents are never run, so it costs them nothing.
-        contentSecurityPolicy: { contentSecurityPolicy: PAGE_CSP_HEADER, override: true },
-      },
     });
   }
 }

@@ -3,7 +3,7 @@
 import { CfnCondition, CfnOutput, CfnParameter, CfnRule, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { Access, TRUSTED_REF, oidcProviderArnFor } from './access.ts';
+import { Access, TRUSTED_REF } from './access.ts';
 import { acknowledgeFindings } from './acknowledgments.ts';
 import { Alarms } from './alarms.ts';
 import { Edge } from './edge.ts';
@@ -60,19 +60,15 @@ export class ResetStatusApiStack extends Stack {
       constraintDescription:
         'an ACM certificate ARN in us-east-1 (arn:aws:acm:us-east-1:ACCOUNT:certificate/ID), or empty',
     }).valueAsString;
-    const hasDomain = new CfnCondition(this, 'HasCustomDomain', {
-      expression: Fn.conditionNot(Fn.conditionEquals(domainName, '')),
-    });
+    const empty = (value: string) => Fn.conditionEquals(value, '');
+    const hasDomain = new CfnCondition(this, 'HasCustomDomain', { expression: Fn.conditionNot(empty(domainName)) });
     // Refused before any resource changes: a domain without its certificate (or the reverse) cannot work.
     new CfnRule(this, 'CustomDomainNeedsCertificate', {
       assertions: [
         {
           assert: Fn.conditionOr(
-            Fn.conditionAnd(Fn.conditionEquals(domainName, ''), Fn.conditionEquals(certificateArn, '')),
-            Fn.conditionAnd(
-              Fn.conditionNot(Fn.conditionEquals(domainName, '')),
-              Fn.conditionNot(Fn.conditionEquals(certificateArn, '')),
-            ),
+            Fn.conditionAnd(empty(domainName), empty(certificateArn)),
+            Fn.conditionAnd(Fn.conditionNot(empty(domainName)), Fn.conditionNot(empty(certificateArn))),
           ),
           assertDescription: 'DomainName and CertificateArn are set together (both empty for no custom domain)',
         },
@@ -90,7 +86,7 @@ export class ResetStatusApiStack extends Stack {
       bucket: storage.bucket,
       store: edge.store,
       repository,
-      ...(props.useExistingOidcProvider === true ? { existingOidcProviderArn: oidcProviderArnFor(this) } : {}),
+      useExistingOidcProvider: props.useExistingOidcProvider === true,
     });
     const trigger = new Trigger(this, 'Trigger', {
       repository,
@@ -104,7 +100,7 @@ export class ResetStatusApiStack extends Stack {
       endpoint: alarmEmail,
     });
     subscription.cfnOptions.condition = new CfnCondition(this, 'HasAlarmEmail', {
-      expression: Fn.conditionNot(Fn.conditionEquals(alarmEmail, '')),
+      expression: Fn.conditionNot(empty(alarmEmail)),
     });
 
     acknowledgeFindings(this, { storage, edge, access });

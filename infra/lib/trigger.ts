@@ -31,9 +31,6 @@ export interface TriggerProps {
 }
 
 export class Trigger extends Construct {
-  readonly schedule: scheduler.Schedule;
-  readonly rule: events.Rule;
-  readonly destination: events.ApiDestination;
   readonly bus: events.EventBus;
 
   constructor(scope: Construct, id: string, props: TriggerProps) {
@@ -50,14 +47,14 @@ export class Trigger extends Construct {
         Object.entries(GITHUB_API_HEADERS).map(([k, v]) => [k, events.HttpParameter.fromString(v)]),
       ),
     });
-    this.destination = new events.ApiDestination(this, 'Dispatch', {
+    const destination = new events.ApiDestination(this, 'Dispatch', {
       description: `POST workflow_dispatch for ${REFRESH_WORKFLOW_FILE}`,
       connection,
       endpoint: `https://api.github.com/repos/${props.repository}/actions/workflows/${REFRESH_WORKFLOW_FILE}/dispatches`,
       httpMethod: events.HttpMethod.POST,
       rateLimitPerSecond: 1,
     });
-    this.rule = new events.Rule(this, 'DispatchRule', {
+    new events.Rule(this, 'DispatchRule', {
       // A fixed name: the failure alarm's metric dimension is the plain rule name, which a rule on a custom bus
       // does not get from Ref (that returns `bus|rule`).
       ruleName: DISPATCH_RULE_NAME,
@@ -65,7 +62,7 @@ export class Trigger extends Construct {
       eventBus: bus,
       eventPattern: { source: [TRIGGER_SOURCE], detailType: [TRIGGER_DETAIL_TYPE] },
       targets: [
-        new targets.ApiDestination(this.destination, {
+        new targets.ApiDestination(destination, {
           event: events.RuleTargetInput.fromObject({ ref: props.ref }),
           // A tick older than a few minutes is superseded by the next one; retrying it later only doubles runs.
           maxEventAge: Duration.minutes(5),
@@ -73,7 +70,7 @@ export class Trigger extends Construct {
         }),
       ],
     });
-    this.schedule = new scheduler.Schedule(this, 'Every15Minutes', {
+    new scheduler.Schedule(this, 'Every15Minutes', {
       description: 'Trigger the refresh workflow',
       schedule: scheduler.ScheduleExpression.cron({ minute: SCHEDULE_MINUTES, hour: '*' }),
       timeWindow: scheduler.TimeWindow.off(),

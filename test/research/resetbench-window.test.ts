@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selfExcitingProbability } from '../../research/hazard.ts';
+import { selfExcitingProbability } from '../../research/candidates.ts';
 import {
   LEADERBOARD,
   PEER_MEDIAN,
