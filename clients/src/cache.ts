@@ -71,7 +71,7 @@ function refusal(dir: string): string | null {
  * symlink and only when they pass their checks; they are written to a new file created exclusively (O_CREAT|O_EXCL,
  * so nothing planted at that name is followed) and renamed into place.
  */
-export function openDiskCache(dir: string): { cache: EtagCache } | { refused: string } {
+export function openDiskCache(dir: string): { cache?: EtagCache; refused?: string } {
   const why = refusal(dir);
   if (why) return { refused: `not using the cache folder ${dir}: ${why}` };
   const file = (url: string) => path.join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
