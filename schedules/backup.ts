@@ -39,13 +39,7 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
   if (extra.length > 0 || (command === 'create' || command === 'list' ? id !== undefined : id === undefined))
     throw new ConfigError('backup', USAGE);
   const cfg = requireS3Config(env);
-  const target: BackupTarget = {
-    client: createS3Client(cfg),
-    bucket: cfg.bucket,
-    backupPrefix: cfg.backupPrefix,
-    stateKey: cfg.stateKey,
-    publicPrefix: cfg.prefix,
-  };
+  const target: BackupTarget = { ...cfg, client: createS3Client(cfg), publicPrefix: cfg.prefix };
 
   switch (command) {
     case 'create': {

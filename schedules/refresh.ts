@@ -59,23 +59,11 @@ export function formatStepSummary(s: RunSummary, target: string): string {
   );
 }
 
-export function formatFailureSummary(message: string): string {
-  return [
-    '### Refresh failed',
-    '',
-    'No valid API was published by this run; the previous documents stay in place.',
-    '',
-    '```',
-    message,
-    '```',
-    '',
-  ].join('\n');
-}
+export const formatFailureSummary = (message: string): string =>
+  `### Refresh failed\n\nNo valid API was published by this run; the previous documents stay in place.\n\n\`\`\`\n${message}\n\`\`\`\n`;
 
 async function writeStepSummary(env: Env, markdown: string): Promise<void> {
-  const file = env.GITHUB_STEP_SUMMARY;
-  if (file === undefined || file === '') return;
-  await appendFile(file, markdown + '\n', 'utf8');
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, markdown + '\n', 'utf8');
 }
 
 export function refresh(argv: readonly string[], env: Env, io: Io = processIo): Promise<number> {

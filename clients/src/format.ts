@@ -132,13 +132,8 @@ export function escapeJson(json: string): string {
   return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The CLI's own answer words, the only part of a line that may be coloured. */
-export interface Own {
-  own: string;
-  kind: AnswerKind;
-}
-/** A line to print: text (the API's, cleaned when printed) and the CLI's own coloured words. */
-export type Line = string | readonly (string | Own)[];
+/** A line to print: text (the API's, cleaned when printed) and the CLI's own answer words, the only part coloured. */
+export type Line = string | readonly (string | { own: string; kind: AnswerKind })[];
 
 const COLOURS: Record<AnswerKind, string> = { yes: '\x1b[32m', no: '\x1b[2m', unknown: '\x1b[33m' };
 
@@ -211,8 +206,7 @@ export function todayAnswer(latest: Fresh<Latest>, plan?: Plan) {
 
 /** The shortest segment for a shell prompt or a tmux status line. */
 export function renderStatusline(latest: Fresh<Latest> | null): string {
-  if (latest === null) return '?';
-  const kind = answerKind(latest);
+  const kind = latest && answerKind(latest);
   return kind === 'yes' ? 'codex ↺ today' : kind === 'no' ? 'no reset' : '?';
 }
 

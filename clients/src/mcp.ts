@@ -43,6 +43,8 @@ const langSchema = z
   .optional()
   .describe('Language of the translated texts (en, de, ko, ja, zh); default en.');
 
+const wholeNumber = (max: number) => z.number().int().min(1).max(max).optional();
+
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 const errorResult = (text: string): ToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
@@ -210,22 +212,12 @@ export async function runMcpServer(options: ClientOptions & { baseUrl: string })
       description: `Recorded events, newest first (coverage is partial). Reads across the API's history pages up to \`limit\`; \`page\` reads one archived page instead (1 = the ${HISTORY_PAGE_SIZE} oldest events). ${QUOTED_NOTE}`,
       inputSchema: {
         type: z.enum(EVENT_TYPES).optional().describe('Only events of this type.'),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(MCP_HISTORY_MAX)
-          .optional()
-          .describe(`At most this many events, newest first (default 10, at most ${MCP_HISTORY_MAX}).`),
-        page: z
-          .number()
-          .int()
-          .min(1)
-          .max(9_999_999)
-          .optional()
-          .describe(
-            'One archived page instead of the newest events: 1 holds the oldest events; the newest history lists how many are archived.',
-          ),
+        limit: wholeNumber(MCP_HISTORY_MAX).describe(
+          `At most this many events, newest first (default 10, at most ${MCP_HISTORY_MAX}).`,
+        ),
+        page: wholeNumber(9_999_999).describe(
+          'One archived page instead of the newest events: 1 holds the oldest events; the newest history lists how many are archived.',
+        ),
         lang: langSchema,
       },
     },
