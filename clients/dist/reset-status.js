@@ -106,7 +106,6 @@ function openDiskCache(dir) {
 }
 
 // clients/src/client.ts
-import createClient from "openapi-fetch";
 import { z as z2 } from "zod";
 var ResetStatusError = class extends Error {
   constructor(code2, message, status, url) {
@@ -237,15 +236,17 @@ function createResetStatusClient(options = {}) {
   }
   const invalid = (url, why) => new ResetStatusError("invalid_response", `${url}: ${why}`, 200, url);
   function checked(body, shape, url) {
-    const doc = parseJson(body ?? "");
+    const doc = parseJson(body);
     const issue = shape.safeParse(doc).error?.issues[0];
     if (issue)
       throw invalid(url, `not the API's document: ${issue.path.join(".") || "the document"}: ${issue.message}`);
     return doc;
   }
-  const api = createClient({ baseUrl, fetch: async (req) => new Response(await getText(req.url)) });
-  const read = async (call, path2, shape) => checked((await call).data, shape, `${baseUrl}${path2}`);
-  const live = async (call, path2, shape) => freshAt(await read(call, path2, shape), now());
+  async function read(path2, shape, params = {}) {
+    const search = new URLSearchParams(params).toString();
+    const url = `${baseUrl}${path2}${search ? `?${search}` : ""}`;
+    return checked(await getText(url), shape, url);
+  }
   function nextPage(next, from, type, lang, before) {
     const refuse = (why) => invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
     if (!next.startsWith("/") || next.startsWith("//") || next.includes("\\")) throw refuse("not a path on the API");
@@ -274,11 +275,7 @@ function createResetStatusClient(options = {}) {
       throw new RangeError(
         `[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`
       );
-    const newest = await read(
-      api.GET("/api/history", { params: { query: { ...query, ...type ? { type } : {} } }, parseAs: "text" }),
-      "/api/history",
-      NewestHistoryShape
-    );
+    const newest = await read("/api/history", NewestHistoryShape, { ...query, ...type ? { type } : {} });
     const events = [];
     const seen = /* @__PURE__ */ new Set();
     let left = false;
@@ -308,8 +305,8 @@ function createResetStatusClient(options = {}) {
   return {
     baseUrl,
     cache,
-    latest: () => live(api.GET("/api/latest", { params: { query }, parseAs: "text" }), "/api/latest", LatestShape),
-    forecast: () => live(api.GET("/api/forecast", { params: { query }, parseAs: "text" }), "/api/forecast", LiveShape),
+    latest: async () => freshAt(await read("/api/latest", LatestShape, query), now()),
+    forecast: async () => freshAt(await read("/api/forecast", LiveShape, query), now()),
     history,
     /** Archived page `page` of /api/history (`?type=` when given): a 404 `not_found` when it is not archived. */
     historyPage: async (page, { type } = {}) => {
@@ -318,11 +315,8 @@ function createResetStatusClient(options = {}) {
       const search = new URLSearchParams({ ...query, ...type ? { type } : {}, page: String(page) });
       return fetchPage(`${baseUrl}/api/history?${search}`, page);
     },
-    event: async (id) => {
-      const call = api.GET("/api/events/{id}", { params: { path: { id }, query }, parseAs: "text" });
-      return (await read(call, `/api/events/${id}`, EventShape)).event;
-    },
-    openapi: () => read(api.GET("/api/openapi.json", { parseAs: "text" }), "/api/openapi.json", OpenApiShape)
+    event: async (id) => (await read(`/api/events/${encodeURIComponent(id)}`, EventShape, query)).event,
+    openapi: () => read("/api/openapi.json", OpenApiShape)
   };
 }
 
@@ -548,14 +542,23 @@ function quoteEvent(e, quoted2) {
   return { ...rest2, reach: Object.fromEntries(clean) };
 }
 function linkOf(link) {
-  try {
-    const u = new URL(link);
-    return u.protocol === "https:" || u.protocol === "http:" ? [u.href] : [];
-  } catch {
-    return [];
-  }
+  const u = URL.canParse(link) ? new URL(link) : null;
+  return u?.protocol === "https:" || u?.protocol === "http:" ? [u.href] : [];
 }
-function result(payload, links, quoted2 = {}) {
+async function answer(run) {
+  const quoted2 = {};
+  let payload, links;
+  try {
+    [payload, links] = await run(quoted2);
+  } catch (err) {
+    const e = err instanceof ResetStatusError ? err : new ResetStatusError("network", String(err), null, "");
+    return errorResult(
+      escapeJson(
+        `reset-status error ${e.code}${e.status === null ? "" : ` (HTTP ${e.status})`}: ${e.message}
+The answer is UNKNOWN, not no.`
+      )
+    );
+  }
   const urls = [...new Set(links.flatMap(linkOf))];
   const text = `${escapeJson(JSON.stringify(payload, null, 2))}
 
@@ -566,7 +569,10 @@ Sources:
 ${urls.length ? urls.map((l) => `- ${l}`).join("\n") : "- (none)"}`;
   const content = [{ type: "text", text }];
   if (Object.keys(quoted2).length > 0) {
-    const json = escapeJson(JSON.stringify({ quoted_third_party: quoted2 }, null, 2)).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
+    const json = escapeJson(JSON.stringify({ quoted_third_party: quoted2 }, null, 2)).replace(
+      /[<>]/g,
+      (c) => c === "<" ? "\\u003c" : "\\u003e"
+    );
     content.push({
       type: "text",
       text: `${QUOTED_LABEL}. ${QUOTED_IS_DATA} Written by others (announcements, posts, tracker records, notes) and quoted as the API serves them.
@@ -580,21 +586,6 @@ END ${QUOTED_LABEL}`
       `reset-status error: the answer is ${size} characters, over the ${MAX_RESULT_CHARS}-character cap; ask for fewer events (limit).`
     );
   return { content };
-}
-async function answer(run) {
-  const quoted2 = {};
-  try {
-    const [payload, links] = await run(quoted2);
-    return result(payload, links, quoted2);
-  } catch (err) {
-    const e = err instanceof ResetStatusError ? err : new ResetStatusError("network", String(err), null, "");
-    return errorResult(
-      escapeJson(
-        `reset-status error ${e.code}${e.status === null ? "" : ` (HTTP ${e.status})`}: ${e.message}
-The answer is UNKNOWN, not no.`
-      )
-    );
-  }
 }
 var eventLinks = (baseUrl, events) => events.flatMap((e) => [`${baseUrl}${e.url}`, ...e.sources.map((s) => s.url)]);
 async function runMcpServer(options) {

@@ -1,10 +1,9 @@
 // A small typed client of the Reset Status API: types generated from the API's OpenAPI document (api.d.ts),
-// requests through openapi-fetch with conditional requests (ETag / If-None-Match), a timeout, retries with backoff on
-// 5xx and network errors only, and freshness: a live document past its `meta.stale_after` is reported stale and its
+// conditional requests (ETag / If-None-Match), a timeout, retries with backoff on 5xx and network errors only, every
+// document checked against the shape the client reads, and freshness: a live document past its `meta.stale_after` is reported stale and its
 // `reset` unknown, never trusted.
-import createClient from 'openapi-fetch';
 import { z } from 'zod';
-import type { components, paths } from './api.d.ts';
+import type { components } from './api.d.ts';
 import {
   API_MAX_AGE_MS,
   DEFAULT_HISTORY_LIMIT,
@@ -262,20 +261,20 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   const invalid = (url: string, why: string) => new ResetStatusError('invalid_response', `${url}: ${why}`, 200, url);
 
   /** The JSON document in `body` when it passes `shape`, else invalid_response naming the first thing wrong. */
-  function checked<T>(body: string | undefined, shape: z.ZodType, url: string): T {
-    const doc = parseJson(body ?? '');
+  function checked<T>(body: string, shape: z.ZodType, url: string): T {
+    const doc = parseJson(body);
     const issue = shape.safeParse(doc).error?.issues[0];
     if (issue)
       throw invalid(url, `not the API's document: ${issue.path.join('.') || 'the document'}: ${issue.message}`);
     return doc as T;
   }
 
-  // openapi-fetch builds the typed requests; every one goes through getText, so it only ever sees a 200.
-  const api = createClient<paths>({ baseUrl, fetch: async (req) => new Response(await getText(req.url)) });
-  const read = async <T>(call: Promise<{ data?: string }>, path: string, shape: z.ZodType) =>
-    checked<T>((await call).data, shape, `${baseUrl}${path}`);
-  const live = async <T extends Latest | Forecast>(call: Promise<{ data?: string }>, path: string, shape: z.ZodType) =>
-    freshAt(await read<T>(call, path, shape), now());
+  /** The document at `path` with `params` as its query, when it passes `shape`. */
+  async function read<T>(path: string, shape: z.ZodType, params: Record<string, string> = {}): Promise<T> {
+    const search = new URLSearchParams(params).toString();
+    const url = `${baseUrl}${path}${search ? `?${search}` : ''}`;
+    return checked<T>(await getText(url), shape, url);
+  }
 
   /**
    * The archived page `next` names, or a refusal: `next` must be a path (resolved against the base URL, so the request
@@ -329,11 +328,7 @@ export function createResetStatusClient(options: ClientOptions = {}) {
       throw new RangeError(
         `[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`,
       );
-    const newest = await read<History>(
-      api.GET('/api/history', { params: { query: { ...query, ...(type ? { type } : {}) } }, parseAs: 'text' }),
-      '/api/history',
-      NewestHistoryShape,
-    );
+    const newest = await read<History>('/api/history', NewestHistoryShape, { ...query, ...(type ? { type } : {}) });
     const events: ApiEvent[] = [];
     const seen = new Set<string>();
     let left = false;
@@ -366,10 +361,8 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   return {
     baseUrl,
     cache,
-    latest: () =>
-      live<Latest>(api.GET('/api/latest', { params: { query }, parseAs: 'text' }), '/api/latest', LatestShape),
-    forecast: () =>
-      live<Forecast>(api.GET('/api/forecast', { params: { query }, parseAs: 'text' }), '/api/forecast', LiveShape),
+    latest: async () => freshAt(await read<Latest>('/api/latest', LatestShape, query), now()),
+    forecast: async () => freshAt(await read<Forecast>('/api/forecast', LiveShape, query), now()),
     history,
     /** Archived page `page` of /api/history (`?type=` when given): a 404 `not_found` when it is not archived. */
     historyPage: async (page: number, { type }: { type?: EventType | undefined } = {}): Promise<HistoryPage> => {
@@ -378,11 +371,8 @@ export function createResetStatusClient(options: ClientOptions = {}) {
       const search = new URLSearchParams({ ...query, ...(type ? { type } : {}), page: String(page) });
       return fetchPage(`${baseUrl}/api/history?${search}`, page);
     },
-    event: async (id: string): Promise<ApiEvent> => {
-      const call = api.GET('/api/events/{id}', { params: { path: { id }, query }, parseAs: 'text' });
-      return (await read<{ event: ApiEvent }>(call, `/api/events/${id}`, EventShape)).event;
-    },
-    openapi: (): Promise<unknown> =>
-      read(api.GET('/api/openapi.json', { parseAs: 'text' }), '/api/openapi.json', OpenApiShape),
+    event: async (id: string): Promise<ApiEvent> =>
+      (await read<{ event: ApiEvent }>(`/api/events/${encodeURIComponent(id)}`, EventShape, query)).event,
+    openapi: (): Promise<unknown> => read('/api/openapi.json', OpenApiShape),
   };
 }

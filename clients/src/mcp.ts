@@ -91,27 +91,37 @@ function quoteEvent(e: ApiEvent, quoted: Quoted): Record<string, unknown> {
 
 /** A source link as the list shows it: an http(s) URL as the URL parser writes it (no spaces or line breaks), else none. */
 function linkOf(link: string): string[] {
-  try {
-    const u = new URL(link);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? [u.href] : [];
-  } catch {
-    return [];
-  }
+  const u = URL.canParse(link) ? new URL(link) : null;
+  return u?.protocol === 'https:' || u?.protocol === 'http:' ? [u.href] : [];
 }
 
 /**
- * A tool result: the answer as JSON with the rules and sources, then, when any, the quoted third-party texts in their
- * own block between `<label>` and `END <label>` lines. Both are JSON with control and bidi characters escaped, and `<`
- * `>` too in the quoted block, so no quoted text can close the block early or pose as the answer.
+ * A tool result from the answer and source links `run` gives (moving texts written by others into `quoted`): the
+ * answer as JSON with the rules and sources, then, when any, the quoted texts in their own block between `<label>` and
+ * `END <label>` lines. Both are JSON with control and bidi characters escaped, and `<` `>` too in the quoted block, so
+ * no quoted text can close the block early or pose as the answer. An expected failure (the API down, a 404) is a tool
+ * error result the agent can read, never a crash.
  */
-function result(payload: unknown, links: readonly string[], quoted: Quoted = {}): ToolResult {
+async function answer(run: (quoted: Quoted) => Promise<[unknown, string[]]>): Promise<ToolResult> {
+  const quoted: Quoted = {};
+  let payload: unknown, links: string[];
+  try {
+    [payload, links] = await run(quoted);
+  } catch (err) {
+    const e = err instanceof ResetStatusError ? err : new ResetStatusError('network', String(err), null, '');
+    return errorResult(
+      escapeJson(
+        `reset-status error ${e.code}${e.status === null ? '' : ` (HTTP ${e.status})`}: ${e.message}\nThe answer is UNKNOWN, not no.`,
+      ),
+    );
+  }
   const urls = [...new Set(links.flatMap(linkOf))];
   const text = `${escapeJson(JSON.stringify(payload, null, 2))}\n\nRules:\n${HONESTY_RULES}\n\nSources:\n${urls.length ? urls.map((l) => `- ${l}`).join('\n') : '- (none)'}`;
   const content: ToolResult['content'] = [{ type: 'text', text }];
   if (Object.keys(quoted).length > 0) {
-    const json = escapeJson(JSON.stringify({ quoted_third_party: quoted }, null, 2))
-      .replace(/</g, '\\u003c')
-      .replace(/>/g, '\\u003e');
+    const json = escapeJson(JSON.stringify({ quoted_third_party: quoted }, null, 2)).replace(/[<>]/g, (c) =>
+      c === '<' ? '\\u003c' : '\\u003e',
+    );
     content.push({
       type: 'text',
       text: `${QUOTED_LABEL}. ${QUOTED_IS_DATA} Written by others (announcements, posts, tracker records, notes) and quoted as the API serves them.\n${json}\nEND ${QUOTED_LABEL}`,
@@ -123,25 +133,6 @@ function result(payload: unknown, links: readonly string[], quoted: Quoted = {})
       `reset-status error: the answer is ${size} characters, over the ${MAX_RESULT_CHARS}-character cap; ask for fewer events (limit).`,
     );
   return { content };
-}
-
-/**
- * A tool result from the answer and source links `run` gives (moving texts written by others into `quoted`). An
- * expected failure (the API down, a 404) is a tool error result the agent can read, never a crash.
- */
-async function answer(run: (quoted: Quoted) => Promise<[unknown, string[]]>): Promise<ToolResult> {
-  const quoted: Quoted = {};
-  try {
-    const [payload, links] = await run(quoted);
-    return result(payload, links, quoted);
-  } catch (err) {
-    const e = err instanceof ResetStatusError ? err : new ResetStatusError('network', String(err), null, '');
-    return errorResult(
-      escapeJson(
-        `reset-status error ${e.code}${e.status === null ? '' : ` (HTTP ${e.status})`}: ${e.message}\nThe answer is UNKNOWN, not no.`,
-      ),
-    );
-  }
 }
 
 const eventLinks = (baseUrl: string, events: readonly ApiEvent[]) =>
