@@ -52,10 +52,9 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
       }
       return EXIT.ok;
     }
-    case 'list': {
+    case 'list':
       for (const b of await listBackups(target)) io.out(b);
       return EXIT.ok;
-    }
     case 'verify': {
       const r = await verifyBackup(target, id!);
       if (r.ok) io.out(`backup ${r.id}: ${r.checked} objects verified`);

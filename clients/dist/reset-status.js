@@ -19,14 +19,7 @@ var CACHE_DIR_ENV = "RESET_STATUS_CACHE_DIR";
 var LANGS = ["en", "de", "ko", "ja", "zh"];
 var EVENT_TYPES = ["global_reset", "banked_grant", "policy_change"];
 var PLANS = ["free", "go", "plus", "pro", "business", "enterprise", "edu"];
-var DEFAULT_TIMEOUT_MS = 1e4;
-var DEFAULT_RETRIES = 2;
-var RETRY_BACKOFF_MS = 250;
 var API_MAX_AGE_MS = 3e4;
-var STATUSLINE_CACHE_MS = 6e4;
-var WATCH_DEFAULT_INTERVAL_MS = 6e4;
-var WATCH_MIN_WAIT_MS = 1e3;
-var WATCH_MAX_WAIT_MS = 36e5;
 var HISTORY_PAGE_SIZE = 100;
 var DEFAULT_HISTORY_LIMIT = 100;
 var MAX_HISTORY_EVENTS = 1e4;
@@ -107,6 +100,9 @@ function openDiskCache(dir) {
 
 // clients/src/client.ts
 import { z as z2 } from "zod";
+var DEFAULT_TIMEOUT_MS = 1e4;
+var DEFAULT_RETRIES = 2;
+var RETRY_BACKOFF_MS = 250;
 var ResetStatusError = class extends Error {
   constructor(code2, message, status, url) {
     super(message);
@@ -699,6 +695,10 @@ async function runMcpServer(options) {
 }
 
 // clients/src/cli.ts
+var STATUSLINE_CACHE_MS = 6e4;
+var WATCH_DEFAULT_INTERVAL_MS = 6e4;
+var WATCH_MIN_WAIT_MS = 1e3;
+var WATCH_MAX_WAIT_MS = 36e5;
 var EXIT_ANSWERED = 0;
 var EXIT_ERROR = 1;
 var EXIT_UNKNOWN = 2;
@@ -733,13 +733,16 @@ function oneOf(name, allowed, v) {
     throw new UsageError(`--${name} wants one of ${allowed.join(", ")}, got ${JSON.stringify(v)}`);
   return v;
 }
-async function main(argv, env, stdout, stderr, isTty) {
+async function main(argv, env) {
   let json = false;
-  const colour = isTty && !env.NO_COLOR && env.TERM !== "dumb";
+  const colour = process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
   const o = {
-    line: (l) => stdout(showLine(l, colour)),
-    json: (v) => stdout(escapeJson(JSON.stringify(v))),
-    note: (t) => stderr(showLine(t, false))
+    line: (l) => process.stdout.write(`${showLine(l, colour)}
+`),
+    json: (v) => process.stdout.write(`${escapeJson(JSON.stringify(v))}
+`),
+    note: (t) => process.stderr.write(`${showLine(t, false)}
+`)
   };
   try {
     const { values, positionals } = parseArgs({
@@ -874,11 +877,5 @@ async function statusline(baseUrl, env, o, timeoutMs = 3e3) {
   o.line(renderStatusline(latest));
   return latest === null ? EXIT_ERROR : exitOf(answerKind(latest));
 }
-var code = await main(
-  process.argv.slice(2),
-  process.env,
-  (s) => process.stdout.write(s + "\n"),
-  (s) => process.stderr.write(s + "\n"),
-  process.stdout.isTTY === true
-);
+var code = await main(process.argv.slice(2), process.env);
 if (code >= 0) process.exitCode = code;

@@ -22,10 +22,6 @@ import {
   PLANS,
   NO_API_URL_MESSAGE,
   PRODUCTION_API_URL,
-  STATUSLINE_CACHE_MS,
-  WATCH_DEFAULT_INTERVAL_MS,
-  WATCH_MAX_WAIT_MS,
-  WATCH_MIN_WAIT_MS,
   type Lang,
 } from './config.ts';
 import {
@@ -42,6 +38,13 @@ import {
   type Line,
 } from './format.ts';
 import { runMcpServer } from './mcp.ts';
+
+const STATUSLINE_CACHE_MS = 60_000;
+const WATCH_DEFAULT_INTERVAL_MS = 60_000;
+/** `watch` polls at most once a second, whatever the response's max-age says (a max-age of 0 would have it spin). */
+const WATCH_MIN_WAIT_MS = 1_000;
+/** The longest wait `watch` takes from a max-age (and the largest `--interval`): a larger one would silence it. */
+const WATCH_MAX_WAIT_MS = 3_600_000;
 
 const EXIT_ANSWERED = 0;
 const EXIT_ERROR = 1;
@@ -95,19 +98,13 @@ interface Output {
   note(text: string): void;
 }
 
-async function main(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
-  stdout: (s: string) => void,
-  stderr: (s: string) => void,
-  isTty: boolean,
-): Promise<number> {
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let json = false;
-  const colour = isTty && !env.NO_COLOR && env.TERM !== 'dumb';
+  const colour = process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
   const o: Output = {
-    line: (l) => stdout(showLine(l, colour)),
-    json: (v) => stdout(escapeJson(JSON.stringify(v))),
-    note: (t) => stderr(showLine(t, false)),
+    line: (l) => process.stdout.write(`${showLine(l, colour)}\n`),
+    json: (v) => process.stdout.write(`${escapeJson(JSON.stringify(v))}\n`),
+    note: (t) => process.stderr.write(`${showLine(t, false)}\n`),
   };
   try {
     const { values, positionals } = parseArgs({
@@ -258,11 +255,5 @@ async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, o: Output, ti
   return latest === null ? EXIT_ERROR : exitOf(answerKind(latest));
 }
 
-const code = await main(
-  process.argv.slice(2),
-  process.env,
-  (s) => process.stdout.write(s + '\n'),
-  (s) => process.stderr.write(s + '\n'),
-  process.stdout.isTTY === true,
-);
+const code = await main(process.argv.slice(2), process.env);
 if (code >= 0) process.exitCode = code;

@@ -1,14 +1,12 @@
 // A small typed client of the Reset Status API: types generated from the API's OpenAPI document (api.d.ts),
 // conditional requests (ETag / If-None-Match), a timeout, retries with backoff on 5xx and network errors only, every
-// document checked against the shape the client reads, and freshness: a live document past its `meta.stale_after` is reported stale and its
-// `reset` unknown, never trusted.
+// document checked for the fields the client reads, and freshness: a live document past its `meta.stale_after` is
+// reported stale and its `reset` unknown, never trusted.
 import { z } from 'zod';
 import type { components } from './api.d.ts';
 import {
   API_MAX_AGE_MS,
   DEFAULT_HISTORY_LIMIT,
-  DEFAULT_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   HISTORY_PAGE_PATTERN,
   HISTORY_PAGE_SIZE,
   MAX_BODY_BYTES,
@@ -16,10 +14,14 @@ import {
   MAX_HISTORY_PAGES,
   NO_API_URL_MESSAGE,
   PRODUCTION_API_URL,
-  RETRY_BACKOFF_MS,
   type Lang,
   type Plan,
 } from './config.ts';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
+/** First retry after this, doubling each time. */
+const RETRY_BACKOFF_MS = 250;
 
 export type Schemas = components['schemas'];
 export type Latest = Schemas['Latest'];
