@@ -39,13 +39,7 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
   if (extra.length > 0 || (command === 'create' || command === 'list' ? id !== undefined : id === undefined))
     throw new ConfigError('backup', USAGE);
   const cfg = requireS3Config(env);
-  const target: BackupTarget = {
-    client: createS3Client(cfg),
-    bucket: cfg.bucket,
-    backupPrefix: cfg.backupPrefix,
-    stateKey: cfg.stateKey,
-    publicPrefix: cfg.prefix,
-  };
+  const target: BackupTarget = { ...cfg, client: createS3Client(cfg), publicPrefix: cfg.prefix };
 
   switch (command) {
     case 'create': {
@@ -58,10 +52,9 @@ async function backup(argv: readonly string[], env: Env, io: Io): Promise<number
       }
       return EXIT.ok;
     }
-    case 'list': {
+    case 'list':
       for (const b of await listBackups(target)) io.out(b);
       return EXIT.ok;
-    }
     case 'verify': {
       const r = await verifyBackup(target, id!);
       if (r.ok) io.out(`backup ${r.id}: ${r.checked} objects verified`);

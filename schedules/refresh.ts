@@ -30,12 +30,11 @@ export function formatStepSummary(s: RunSummary, target: string): string {
     rows.push(['result', 'skipped: another run holds the lock; nothing published by this one']);
   } else {
     const p = s.published;
-    if (p !== null) {
+    if (p !== null)
       rows.push([
         'documents',
         `${s.documents} rendered: ${p.written} written, ${p.unchanged} unchanged, ${p.deleted} deleted, ${p.pendingDelete} awaiting deletion`,
       ]);
-    }
     for (const src of s.sources)
       rows.push([`source \`${cell(src.id)}\``, `${src.ok ? 'ok' : '**failed**'}: ${cell(src.detail)}`]);
     if (s.sources.length === 0) rows.push(['sources', 'none checked (all disabled)']);
@@ -45,37 +44,22 @@ export function formatStepSummary(s: RunSummary, target: string): string {
         'edge',
         `stale after \`${s.edge.stale_after}\`; store: ${s.edge.store.put} put, ${s.edge.store.deleted} deleted`,
       ]);
-    if (s.forecast !== null) {
-      const f = s.forecast;
+    const f = s.forecast;
+    if (f !== null)
       rows.push([
         'forecast',
         `24h ${pct(f.probability_24h)}, 48h ${pct(f.probability_48h)}, sample ${f.sample_size}, model \`${cell(f.model_version)}\``,
       ]);
-    }
   }
   for (const w of s.warnings) rows.push(['warning', cell(w)]);
-  return ['### Refresh', '', '| item | this run |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`), ''].join(
-    '\n',
-  );
+  return `### Refresh\n\n| item | this run |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |\n`).join('')}`;
 }
 
-export function formatFailureSummary(message: string): string {
-  return [
-    '### Refresh failed',
-    '',
-    'No valid API was published by this run; the previous documents stay in place.',
-    '',
-    '```',
-    message,
-    '```',
-    '',
-  ].join('\n');
-}
+export const formatFailureSummary = (message: string): string =>
+  `### Refresh failed\n\nNo valid API was published by this run; the previous documents stay in place.\n\n\`\`\`\n${message}\n\`\`\`\n`;
 
 async function writeStepSummary(env: Env, markdown: string): Promise<void> {
-  const file = env.GITHUB_STEP_SUMMARY;
-  if (file === undefined || file === '') return;
-  await appendFile(file, markdown + '\n', 'utf8');
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, markdown + '\n', 'utf8');
 }
 
 export function refresh(argv: readonly string[], env: Env, io: Io = processIo): Promise<number> {

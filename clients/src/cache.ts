@@ -1,18 +1,7 @@
 // The status line's cache on disk: one JSON file per URL in a folder only the user can write. A cache that cannot be
 // used (a folder someone else owns or may write, a file that fails its checks) only costs a request.
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -47,14 +36,11 @@ const StoredEntry = z.object({
  * and writable by no one else. A missing folder is created with mode 0700, as are missing parents.
  */
 function refusal(dir: string): string | null {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch {
-    // it exists, or cannot be made: lstat says which
-  }
   let st;
   try {
-    st = lstatSync(dir);
+    // Made only when nothing is there: whatever is there (a file, a link) is judged below as it is.
+    if (!fs.lstatSync(dir, { throwIfNoEntry: false })) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    st = fs.lstatSync(dir);
   } catch (e) {
     return `cannot create it (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
   }
@@ -67,11 +53,11 @@ function refusal(dir: string): string | null {
 }
 
 /**
- * The disk cache in `dir`, or null (with why) when the folder may not be used. Entries are read without following a
- * symlink and only when they pass their checks; they are written to a new file created exclusively (O_CREAT|O_EXCL,
- * so nothing planted at that name is followed) and renamed into place.
+ * The disk cache in `dir`, or why the folder may not be used. Entries are read without following a symlink and only
+ * when they pass their checks; they are written to a new file created exclusively (O_CREAT|O_EXCL, so nothing
+ * planted at that name is followed) and renamed into place.
  */
-export function openDiskCache(dir: string): { cache: EtagCache } | { refused: string } {
+export function openDiskCache(dir: string): { cache?: EtagCache; refused?: string } {
   const why = refusal(dir);
   if (why) return { refused: `not using the cache folder ${dir}: ${why}` };
   const file = (url: string) => path.join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
@@ -79,29 +65,32 @@ export function openDiskCache(dir: string): { cache: EtagCache } | { refused: st
     get(url) {
       let fd: number | undefined;
       try {
-        fd = openSync(file(url), constants.O_RDONLY | constants.O_NOFOLLOW);
-        const st = fstatSync(fd);
+        fd = fs.openSync(file(url), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        const st = fs.fstatSync(fd);
         // An entry holds one body (at most MAX_BODY_BYTES) as a JSON string: anything much larger is not one.
         if (!st.isFile() || st.size > MAX_BODY_BYTES * 2) return undefined;
-        const { url: storedFor, ...entry } = StoredEntry.parse(JSON.parse(readFileSync(fd, 'utf8')));
+        const { url: storedFor, ...entry } = StoredEntry.parse(JSON.parse(fs.readFileSync(fd, 'utf8')));
         return storedFor === url ? entry : undefined;
       } catch {
         return undefined;
       } finally {
-        if (fd !== undefined) closeSync(fd);
+        if (fd !== undefined) fs.closeSync(fd);
       }
     },
     set(url, entry) {
       const tmp = `${file(url)}.tmp`;
       try {
-        writeFileSync(tmp, JSON.stringify({ url, ...entry }), { flag: 'wx', mode: 0o600 });
-        renameSync(tmp, file(url));
+        fs.writeFileSync(tmp, JSON.stringify({ url, ...entry }), { flag: 'wx', mode: 0o600 });
+        fs.renameSync(tmp, file(url));
       } catch (e) {
         // Another call is writing, or something was left or planted at that name: it is never opened; one older than
         // a minute is removed (unlink removes a link, not what it names) so the next call can write.
         try {
-          if ((e as NodeJS.ErrnoException).code === 'EEXIST' && Date.now() - lstatSync(tmp).mtimeMs > LEFTOVER_TMP_MS)
-            unlinkSync(tmp);
+          if (
+            (e as NodeJS.ErrnoException).code === 'EEXIST' &&
+            Date.now() - fs.lstatSync(tmp).mtimeMs > LEFTOVER_TMP_MS
+          )
+            fs.unlinkSync(tmp);
         } catch {
           // a cache that cannot be written only costs a request
         }

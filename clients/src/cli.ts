@@ -3,14 +3,12 @@
 import { parseArgs } from 'node:util';
 import { cacheDir, openDiskCache } from './cache.ts';
 import {
-  latestFromCache,
   createResetStatusClient,
   freshAt,
+  latestFromCache,
   planAnswer,
   ResetStatusError,
-  trustedReset,
-  type Fresh,
-  type Latest,
+  type PlanAnswer,
   type ResetStatusClient,
 } from './client.ts';
 import {
@@ -22,13 +20,8 @@ import {
   LANGS,
   langFromLocale,
   PLANS,
-  type Plan,
   NO_API_URL_MESSAGE,
   PRODUCTION_API_URL,
-  STATUSLINE_CACHE_MS,
-  WATCH_DEFAULT_INTERVAL_MS,
-  WATCH_MAX_WAIT_MS,
-  WATCH_MIN_WAIT_MS,
   type Lang,
 } from './config.ts';
 import {
@@ -41,13 +34,24 @@ import {
   renderStatusline,
   renderToday,
   showLine,
+  todayAnswer,
   type Line,
 } from './format.ts';
 import { runMcpServer } from './mcp.ts';
 
-export const EXIT_ANSWERED = 0;
-export const EXIT_ERROR = 1;
-export const EXIT_UNKNOWN = 2;
+const STATUSLINE_CACHE_MS = 60_000;
+const WATCH_DEFAULT_INTERVAL_MS = 60_000;
+/** `watch` polls at most once a second, whatever the response's max-age says (a max-age of 0 would have it spin). */
+const WATCH_MIN_WAIT_MS = 1_000;
+/** The longest wait `watch` takes from a max-age (and the largest `--interval`): a larger one would silence it. */
+const WATCH_MAX_WAIT_MS = 3_600_000;
+
+const EXIT_ANSWERED = 0;
+const EXIT_ERROR = 1;
+const EXIT_UNKNOWN = 2;
+/** An answer that is not known (or, with --plan, not stated) exits 2. */
+const exitOf = (answer: PlanAnswer | 'no') =>
+  answer === 'unknown' || answer === 'not_stated' ? EXIT_UNKNOWN : EXIT_ANSWERED;
 
 const USAGE = `Usage: reset-status [command] [options]
 Commands:
@@ -69,12 +73,7 @@ class UsageError extends Error {}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function positiveInt(
-  name: string,
-  v: string | undefined,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined {
+function positiveInt(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER) {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max)
@@ -89,35 +88,9 @@ function oneOf<T extends string>(name: string, allowed: readonly T[], v: string 
   return v as T | undefined;
 }
 
-function todayJson(l: Fresh<Latest>) {
-  return {
-    answer: answerKind(l),
-    reset: trustedReset(l),
-    stale: l.stale,
-    stale_after: l.staleAfter,
-    reason: l.data.today.explanation,
-    last_source_check_at: l.data.last_source_check_at,
-    upcoming: l.data.upcoming,
-    banked_reset_warning: l.stale ? null : (l.data.banked_reset_warning ?? null),
-    document: l.data,
-  };
-}
-
-/** `today --plan P --json`: the plan's answer first, with what today's posts state and until when one is landing. */
-function planJson(l: Fresh<Latest>, plan: Plan) {
-  const reach = l.stale ? null : (l.data.today_reach ?? null);
-  return {
-    plan,
-    plan_answer: planAnswer(l, plan),
-    propagating_until: reach?.propagating_until ?? null,
-    today_reach: reach,
-    ...todayJson(l),
-  };
-}
-
 /** How the CLI writes: every line passes here, so text from the API is cleaned in this one place before it is printed. */
 interface Output {
-  /** One line of text: cleaned by showLine, coloured only in the CLI's own words and only when colour is on. */
+  /** One line: cleaned by showLine, coloured only in the CLI's own words and only when colour is on. */
   line(line: Line): void;
   /** One JSON document: JSON.stringify, with C1 and bidi characters escaped too. */
   json(value: unknown): void;
@@ -125,19 +98,13 @@ interface Output {
   note(text: string): void;
 }
 
-export async function main(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
-  stdout: (s: string) => void,
-  stderr: (s: string) => void,
-  isTty: boolean,
-): Promise<number> {
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let json = false;
-  const colour = isTty && !env.NO_COLOR && env.TERM !== 'dumb';
+  const colour = process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
   const o: Output = {
-    line: (l) => stdout(showLine(l, colour)),
-    json: (v) => stdout(escapeJson(JSON.stringify(v))),
-    note: (t) => stderr(showLine(t, false)),
+    line: (l) => process.stdout.write(`${showLine(l, colour)}\n`),
+    json: (v) => process.stdout.write(`${escapeJson(JSON.stringify(v))}\n`),
+    note: (t) => process.stderr.write(`${showLine(t, false)}\n`),
   };
   try {
     const { values, positionals } = parseArgs({
@@ -163,7 +130,7 @@ export async function main(
       o.line(USAGE);
       return EXIT_ANSWERED;
     }
-    const [command = 'today', ...rest] = positionals;
+    const [command = 'today', id] = positionals;
     const lang: Lang =
       oneOf('lang', LANGS, values.lang) ?? langFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG) ?? 'en';
     const baseUrl = values['base-url'] ?? env[API_URL_ENV] ?? PRODUCTION_API_URL;
@@ -171,46 +138,37 @@ export async function main(
     if (!/^https?:\/\/[^/]/.test(baseUrl))
       throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt('timeout', values.timeout, 1);
-    const common = { baseUrl, lang, ...(timeoutMs ? { timeoutMs } : {}) };
+    const client = () => createResetStatusClient({ baseUrl, lang, timeoutMs });
     const print = (value: unknown, line: Line) => (json ? o.json(value) : o.line(line));
 
     switch (command) {
       case 'today': {
         const plan = oneOf('plan', PLANS, values.plan);
-        const l = await createResetStatusClient(common).latest();
-        if (plan !== undefined) {
-          print(planJson(l, plan), renderPlanToday(l, plan, lang));
-          const a = planAnswer(l, plan);
-          return a === 'unknown' || a === 'not_stated' ? EXIT_UNKNOWN : EXIT_ANSWERED;
-        }
-        print(todayJson(l), renderToday(l, lang));
-        return answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
+        const l = await client().latest();
+        print(
+          { ...todayAnswer(l, plan), document: l.data },
+          plan ? renderPlanToday(l, plan, lang) : renderToday(l, lang),
+        );
+        return exitOf(plan ? planAnswer(l, plan) : answerKind(l));
       }
       case 'forecast': {
-        const f = await createResetStatusClient(common).forecast();
+        const f = await client().forecast();
         print({ stale: f.stale, stale_after: f.staleAfter, document: f.data }, renderForecast(f, lang));
         return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }
       case 'history': {
         const type = oneOf('type', EVENT_TYPES, values.type);
-        const filter = type ? { type } : {};
         const limit = positiveInt('limit', values.limit, 1, MAX_HISTORY_EVENTS);
         const page = positiveInt('page', values.page, 1, 9_999_999);
         if ([limit !== undefined, values.all, page !== undefined].filter(Boolean).length > 1)
           throw new UsageError('history takes one of --limit, --all and --page');
-        const client = createResetStatusClient(common);
         if (page !== undefined) {
-          const p = await client.historyPage(page, filter);
-          print(
-            { page: p.page, first_position: p.first_position, next: p.next, events: p.events },
-            renderEvents(p.events, lang),
-          );
+          const p = await client().historyPage(page, { type });
+          const { first_position, next, events } = p;
+          print({ page: p.page, first_position, next, events }, renderEvents(events, lang));
           return EXIT_ANSWERED;
         }
-        const h = await client.history({
-          ...filter,
-          limit: values.all ? MAX_HISTORY_EVENTS : (limit ?? DEFAULT_HISTORY_LIMIT),
-        });
+        const h = await client().history({ type, limit: values.all ? MAX_HISTORY_EVENTS : limit });
         print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
         // Said on stderr, so stdout stays the list: more exists than was asked for by default or than --all may read.
         if (h.truncated && limit === undefined)
@@ -220,26 +178,21 @@ export async function main(
         return EXIT_ANSWERED;
       }
       case 'event': {
-        const id = rest[0];
         if (!id) throw new UsageError('event wants an id: reset-status event <id>');
-        const e = await createResetStatusClient(common).event(id);
+        const e = await client().event(id);
         print({ event: e }, renderEvent(e));
         return EXIT_ANSWERED;
       }
-      case 'watch':
-        return await watch(createResetStatusClient(common), {
-          lang,
-          json,
-          o,
-          intervalMs:
-            (positiveInt('interval', values.interval, 0, WATCH_MAX_WAIT_MS / 1000) ??
-              WATCH_DEFAULT_INTERVAL_MS / 1000) * 1000,
-          maxPolls: positiveInt('max-polls', values['max-polls'], 1) ?? Infinity,
-        });
+      case 'watch': {
+        const interval = positiveInt('interval', values.interval, 0, WATCH_MAX_WAIT_MS / 1000);
+        const maxPolls = positiveInt('max-polls', values['max-polls'], 1) ?? Infinity;
+        const intervalMs = interval === undefined ? WATCH_DEFAULT_INTERVAL_MS : interval * 1000;
+        return await watch(client(), { lang, json, o, intervalMs, maxPolls });
+      }
       case 'statusline':
         return await statusline(baseUrl, env, o, timeoutMs);
       case 'mcp':
-        await runMcpServer(common);
+        await runMcpServer({ baseUrl, lang, timeoutMs });
         return -1; // keep running: the transport ends the process when stdin closes
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
@@ -258,7 +211,6 @@ export async function main(
     return EXIT_ERROR;
   }
 }
-
 /**
  * Polls no faster than the response may be cached (its max-age, 30 s at the API) nor than `--interval`, and prints only
  * changes. Whatever the API says, polls are at least WATCH_MIN_WAIT_MS apart and a max-age counts up to WATCH_MAX_WAIT_MS.
@@ -270,57 +222,38 @@ async function watch(
   let previous = '';
   let exit = EXIT_ANSWERED;
   for (let poll = 1; poll <= w.maxPolls; poll++) {
-    let maxAge = API_MAX_AGE_MS;
     try {
       const l = await client.latest();
-      // What watch compares and prints: today's JSON without the document, its stale_after and the banked warning.
-      const { stale_after: _at, banked_reset_warning: _warning, document: _document, ...value } = todayJson(l);
+      // What watch compares and prints: today's answer without its stale_after and the banked warning.
+      const { stale_after: _at, banked_reset_warning: _warning, ...value } = todayAnswer(l);
       const line = renderToday(l, w.lang);
       const key = w.json ? JSON.stringify(value) : showLine(line, false);
       if (key !== previous && w.json) w.o.json(value);
       else if (key !== previous) w.o.line(line);
       previous = key;
-      exit = answerKind(l) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
-      maxAge = client.cache.get(`${client.baseUrl}/api/latest?lang=${w.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS;
+      exit = exitOf(answerKind(l));
     } catch (e) {
       w.o.note(`reset-status: ${e instanceof Error ? e.message : String(e)}`);
       exit = EXIT_ERROR;
     }
+    const maxAge = client.cache.get(`${client.baseUrl}/api/latest?lang=${w.lang}`)?.maxAgeMs ?? API_MAX_AGE_MS;
     if (poll < w.maxPolls) await sleep(Math.max(w.intervalMs, WATCH_MIN_WAIT_MS, Math.min(maxAge, WATCH_MAX_WAIT_MS)));
   }
   return exit;
 }
 
 /** Answers from the disk cache for 60 s, then asks again (conditionally); `?` when unknown, stale or unreachable. */
-async function statusline(
-  baseUrl: string,
-  env: NodeJS.ProcessEnv,
-  o: Output,
-  timeoutMs: number | undefined,
-): Promise<number> {
-  const disk = openDiskCache(cacheDir(env));
-  if ('refused' in disk) o.note(`reset-status: ${disk.refused}`);
-  const cache = 'cache' in disk ? disk.cache : undefined;
-  const client = createResetStatusClient({
-    baseUrl,
-    retries: 0,
-    timeoutMs: timeoutMs ?? 3_000,
-    ...(cache ? { cache } : {}),
-  });
-  const url = `${client.baseUrl}/api/latest`;
-  const hit = cache?.get(url);
+async function statusline(baseUrl: string, env: NodeJS.ProcessEnv, o: Output, timeoutMs = 3_000): Promise<number> {
+  const { cache, refused } = openDiskCache(cacheDir(env));
+  if (refused) o.note(`reset-status: ${refused}`);
+  const client = createResetStatusClient({ baseUrl, retries: 0, timeoutMs, cache });
+  const hit = client.cache.get(`${client.baseUrl}/api/latest`);
   const age = hit ? Date.now() - hit.storedAt : -1;
   const cached = hit && age >= 0 && age < STATUSLINE_CACHE_MS ? latestFromCache(hit.body) : null;
   const latest = cached ? freshAt(cached, Date.now()) : await client.latest().catch(() => null);
   o.line(renderStatusline(latest));
-  return latest === null ? EXIT_ERROR : answerKind(latest) === 'unknown' ? EXIT_UNKNOWN : EXIT_ANSWERED;
+  return latest === null ? EXIT_ERROR : exitOf(answerKind(latest));
 }
 
-const code = await main(
-  process.argv.slice(2),
-  process.env,
-  (s) => process.stdout.write(s + '\n'),
-  (s) => process.stderr.write(s + '\n'),
-  process.stdout.isTTY === true,
-);
+const code = await main(process.argv.slice(2), process.env);
 if (code >= 0) process.exitCode = code;

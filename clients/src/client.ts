@@ -1,15 +1,12 @@
 // A small typed client of the Reset Status API: types generated from the API's OpenAPI document (api.d.ts),
-// requests through openapi-fetch with conditional requests (ETag / If-None-Match), a timeout, retries with backoff on
-// 5xx and network errors only, and freshness: a live document past its `meta.stale_after` is reported stale and its
-// `reset` unknown, never trusted.
-import createClient from 'openapi-fetch';
+// conditional requests (ETag / If-None-Match), a timeout, retries with backoff on 5xx and network errors only, every
+// document checked for the fields the client reads, and freshness: a live document past its `meta.stale_after` is
+// reported stale and its `reset` unknown, never trusted.
 import { z } from 'zod';
-import type { components, paths } from './api.d.ts';
+import type { components } from './api.d.ts';
 import {
   API_MAX_AGE_MS,
   DEFAULT_HISTORY_LIMIT,
-  DEFAULT_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   HISTORY_PAGE_PATTERN,
   HISTORY_PAGE_SIZE,
   MAX_BODY_BYTES,
@@ -17,10 +14,14 @@ import {
   MAX_HISTORY_PAGES,
   NO_API_URL_MESSAGE,
   PRODUCTION_API_URL,
-  RETRY_BACKOFF_MS,
   type Lang,
   type Plan,
 } from './config.ts';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
+/** First retry after this, doubling each time. */
+const RETRY_BACKOFF_MS = 250;
 
 export type Schemas = components['schemas'];
 export type Latest = Schemas['Latest'];
@@ -28,10 +29,8 @@ export type Forecast = Schemas['Forecast'];
 export type History = Schemas['History'];
 export type HistoryPage = Schemas['HistoryPage'];
 export type ApiEvent = Schemas['Event'];
-export type EventType = Schemas['Event']['type'];
-export type Reach = Schemas['Reach'];
-export type ReachToday = Schemas['ReachToday'];
-export type ApiErrorCode = Schemas['Error']['error']['code'];
+export type EventType = ApiEvent['type'];
+type ApiErrorCode = Schemas['Error']['error']['code'];
 /** The API's codes, and the client's own for what never reached or never came back as an API answer. */
 export type ErrorCode = ApiErrorCode | 'network' | 'timeout' | 'http_error' | 'invalid_response';
 
@@ -58,24 +57,19 @@ export interface CacheEntry {
   maxAgeMs: number;
 }
 
-/** The last body and ETag per URL. */
+/** The last body and ETag per URL (a Map is one, in memory). */
 export interface EtagCache {
   get(url: string): CacheEntry | undefined;
   set(url: string, entry: CacheEntry): void;
 }
 
-export function createMemoryCache(): EtagCache {
-  const entries = new Map<string, CacheEntry>();
-  return { get: (url) => entries.get(url), set: (url, e) => void entries.set(url, e) };
-}
-
 export interface ClientOptions {
   baseUrl?: string;
-  lang?: Lang;
-  timeoutMs?: number;
+  lang?: Lang | undefined;
+  timeoutMs?: number | undefined;
   retries?: number;
   backoffMs?: number;
-  cache?: EtagCache;
+  cache?: EtagCache | undefined;
   /** The clock freshness is judged by, epoch ms. */
   now?: () => number;
   fetch?: typeof fetch;
@@ -87,13 +81,6 @@ export interface Fresh<T> {
   /** Past `meta.stale_after`: out of date, today's state unknown. */
   stale: boolean;
   staleAfter: string;
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-function maxAgeOf(cacheControl: string | null): number {
-  const m = /max-age=(\d+)/.exec(cacheControl ?? '');
-  return m ? Number(m[1]) * 1000 : API_MAX_AGE_MS;
 }
 
 /** A live document with its freshness at `now`: stale once `meta.stale_after` is past, or unreadable (never trusted). */
@@ -115,29 +102,38 @@ export function trustedReset(latest: Fresh<Latest>): boolean | null {
 export type PlanAnswer = 'yes' | 'not_for_plan' | 'no_reset' | 'not_stated' | 'unknown';
 
 export function planAnswer(latest: Fresh<Latest>, plan: Plan): PlanAnswer {
-  const reach = (latest.data as { today_reach?: unknown }).today_reach;
+  const reset = trustedReset(latest);
+  if (reset === null) return 'unknown';
+  const reach: unknown = latest.data.today_reach;
   const word = isRecord(reach) && isRecord(reach.plans) ? reach.plans[plan] : undefined;
-  if (latest.stale) return 'unknown';
   // A reset for some plans only is no global reset (`reset: false`) but still today's reset for those plans.
-  if (word === 'yes') return 'yes';
+  if (word === 'yes' || word === 'not_stated') return word;
   if (word === 'no') return 'not_for_plan';
-  if (word === 'not_stated') return 'not_stated';
-  const r = trustedReset(latest);
-  return r === null ? 'unknown' : r === false && (reach ?? null) === null ? 'no_reset' : 'not_stated';
+  return reset === false && (reach ?? null) === null ? 'no_reset' : 'not_stated';
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 async function readCapped(res: Response, url: string): Promise<string> {
-  const tooBig = (size: string) =>
+  const tooBig = (size: number) =>
     new ResetStatusError(
       'invalid_response',
-      `${url}: body${size} is over the ${MAX_BODY_BYTES}-byte cap`,
+      `${url}: body of ${size} bytes is over the ${MAX_BODY_BYTES}-byte cap`,
       res.status,
       url,
     );
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooBig(` of ${declared} bytes`);
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) throw tooBig(declared);
   // Read chunk by chunk so a body without a length (or lying about it) stops at the cap instead of filling memory.
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -148,7 +144,7 @@ async function readCapped(res: Response, url: string): Promise<string> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw tooBig('');
+      throw tooBig(size);
     }
     chunks.push(value);
   }
@@ -157,83 +153,15 @@ async function readCapped(res: Response, url: string): Promise<string> {
 
 /** The most characters of an error document's code or message an error quotes: enough for the API's, no more. */
 const MAX_QUOTED_CHARS = 300;
-const quote = (s: string) => (s.length > MAX_QUOTED_CHARS ? `${s.slice(0, MAX_QUOTED_CHARS)}…` : s);
+const quoted = z.string().transform((s) => (s.length > MAX_QUOTED_CHARS ? `${s.slice(0, MAX_QUOTED_CHARS)}…` : s));
+const ErrorDocument = z.object({ error: z.object({ code: quoted, message: quoted }) });
 
-const ErrorDocument = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-
-/** The API's error document in `doc` as a ResetStatusError; anything else is a bare HTTP error. */
-function errorFrom(doc: unknown, status: number, url: string): ResetStatusError {
-  const e = ErrorDocument.safeParse(doc).data?.error;
+/** The API's error document in `body` as a ResetStatusError; anything else is a bare HTTP error. */
+function errorFrom(body: string, status: number, url: string): ResetStatusError {
+  const e = ErrorDocument.safeParse(parseJson(body)).data?.error;
   return e
-    ? new ResetStatusError(
-        quote(e.code) as ApiErrorCode,
-        `${quote(e.message)} (${status} ${quote(e.code)})`,
-        status,
-        url,
-      )
+    ? new ResetStatusError(e.code as ApiErrorCode, `${e.message} (${status} ${e.code})`, status, url)
     : new ResetStatusError('http_error', `HTTP ${status} from ${url}`, status, url);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The fetch openapi-fetch calls: conditional with the cached ETag (a 304 answers with the cached body), bounded by the
- * timeout, retried with backoff on a network error, a timeout or a 5xx only; a 4xx is the answer.
- */
-function createTransport(
-  opts: Required<Pick<ClientOptions, 'timeoutMs' | 'retries' | 'backoffMs' | 'cache' | 'now'>> & {
-    fetch: typeof fetch;
-  },
-) {
-  return async (request: Request): Promise<Response> => {
-    const url = request.url;
-    for (let attempt = 0; ; attempt++) {
-      const cached = opts.cache.get(url);
-      const headers = new Headers(request.headers);
-      if (cached) headers.set('if-none-match', cached.etag);
-      let failure: ResetStatusError;
-      try {
-        const res = await opts.fetch(url, {
-          method: request.method,
-          headers,
-          redirect: request.redirect,
-          signal: AbortSignal.timeout(opts.timeoutMs),
-        });
-        const maxAgeMs = maxAgeOf(res.headers.get('cache-control'));
-        if (res.status === 304 && cached) {
-          opts.cache.set(url, { ...cached, storedAt: opts.now(), maxAgeMs });
-          return new Response(cached.body, {
-            status: 200,
-            headers: { 'content-type': 'application/json', etag: cached.etag },
-          });
-        }
-        const body = await readCapped(res, url);
-        if (res.status < 400) {
-          const etag = res.headers.get('etag');
-          if (res.ok && etag) opts.cache.set(url, { etag, body, storedAt: opts.now(), maxAgeMs });
-          return new Response(body, { status: res.status, headers: res.headers });
-        }
-        failure = errorFrom(parseJson(body), res.status, url);
-        // A 4xx is the API's answer, final: never retried.
-        if (res.status < 500) throw failure;
-      } catch (err) {
-        if (err instanceof ResetStatusError) throw err;
-        const timedOut = err instanceof DOMException && err.name === 'TimeoutError';
-        const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-        failure = timedOut
-          ? new ResetStatusError('timeout', `no answer from ${url} within ${opts.timeoutMs} ms`, null, url)
-          : new ResetStatusError('network', `cannot reach ${url}: ${cause}`, null, url);
-      }
-      if (attempt >= opts.retries) throw failure;
-      await sleep(opts.backoffMs * 2 ** attempt);
-    }
-  };
 }
 
 /** What `history()` collected: the newest events across as many pages as the limit needs. */
@@ -251,9 +179,9 @@ export interface HistoryRead {
 }
 
 export interface HistoryFilter {
-  type?: EventType;
+  type?: EventType | undefined;
   /** At most this many events, 1 to MAX_HISTORY_EVENTS; default DEFAULT_HISTORY_LIMIT (100). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /** What the client reads of every live document. */
@@ -273,6 +201,8 @@ const NewestHistoryShape = HistoryShape.extend({
   count: z.number(),
   page: z.never({ error: 'it is an archived page' }).optional(),
 });
+const EventShape = z.looseObject({ event: z.looseObject({ id: z.string() }) });
+const OpenApiShape = z.looseObject({ openapi: z.string() });
 
 /** A cached body, used only when it is a latest document. */
 export function latestFromCache(body: string): Latest | null {
@@ -286,39 +216,66 @@ export function createResetStatusClient(options: ClientOptions = {}) {
   const configured = options.baseUrl ?? PRODUCTION_API_URL;
   if (configured === null) throw new TypeError(`[reset-status] ${NO_API_URL_MESSAGE}`);
   const baseUrl = configured.replace(/\/+$/, '');
-  const now = options.now ?? Date.now;
-  const cache = options.cache ?? createMemoryCache();
-  const transport = createTransport({
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retries: options.retries ?? DEFAULT_RETRIES,
-    backoffMs: options.backoffMs ?? RETRY_BACKOFF_MS,
-    cache,
-    now,
-    fetch: options.fetch ?? globalThis.fetch,
-  });
-  const api = createClient<paths>({ baseUrl, fetch: transport });
-  const askedLang = options.lang;
-  const query = askedLang === undefined ? {} : { lang: askedLang };
-  const invalid = (url: string, why: string) => new ResetStatusError('invalid_response', `${url}: ${why}`, 200, url);
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, retries = DEFAULT_RETRIES, backoffMs = RETRY_BACKOFF_MS } = options;
+  const { now = Date.now, fetch = globalThis.fetch, cache = new Map<string, CacheEntry>() } = options;
+  const query = options.lang === undefined ? {} : { lang: options.lang };
 
-  /** `doc` when it passes `shape`, else invalid_response naming the first thing wrong. */
-  function checked<T>(doc: T, shape: z.ZodType, url: string, what: string): T {
-    const issue = shape.safeParse(doc).error?.issues[0];
-    if (issue) throw invalid(url, `not ${what}: ${issue.path.join('.') || 'the document'}: ${issue.message}`);
-    return doc;
+  /**
+   * The body of a 2xx at `url`: conditional with the cached ETag (a 304 answers with the cached body), bounded by the
+   * timeout, retried with backoff on a network error, a timeout or a 5xx only; any other status is the final answer.
+   */
+  async function getText(url: string, redirect: RequestRedirect = 'follow'): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      const cached = cache.get(url);
+      let failure: ResetStatusError;
+      try {
+        const res = await fetch(url, {
+          headers: { accept: 'application/json', ...(cached ? { 'if-none-match': cached.etag } : {}) },
+          redirect,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const maxAge = /max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '');
+        const stored = { storedAt: now(), maxAgeMs: maxAge ? Number(maxAge[1]) * 1000 : API_MAX_AGE_MS };
+        if (res.status === 304 && cached) {
+          cache.set(url, { ...cached, ...stored });
+          return cached.body;
+        }
+        const body = await readCapped(res, url);
+        const etag = res.headers.get('etag');
+        if (res.ok && etag) cache.set(url, { etag, body, ...stored });
+        if (res.ok) return body;
+        failure = errorFrom(body, res.status, url);
+        // Not a 5xx: the API's answer, final, never retried.
+        if (res.status < 500) throw failure;
+      } catch (err) {
+        if (err instanceof ResetStatusError) throw err;
+        const timedOut = err instanceof DOMException && err.name === 'TimeoutError';
+        const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+        failure = timedOut
+          ? new ResetStatusError('timeout', `no answer from ${url} within ${timeoutMs} ms`, null, url)
+          : new ResetStatusError('network', `cannot reach ${url}: ${cause}`, null, url);
+      }
+      if (attempt >= retries) throw failure;
+      await sleep(backoffMs * 2 ** attempt);
+    }
   }
 
-  /** The data of a 200 at `path` that passes `shape`, or the API's error as a ResetStatusError. */
-  function read<T>(
-    r: { data?: T; error?: unknown; response: Response },
-    path: string,
-    shape: z.ZodType = z.unknown(),
-    what = 'the document',
-  ): T {
-    const url = r.response.url || `${baseUrl}${path}`;
-    if (r.data !== undefined) return checked(r.data, shape, url, what);
-    const e = errorFrom(r.error, r.response.status, url);
-    throw e.code === 'http_error' && r.response.ok ? invalid(url, 'a 200 without a document') : e;
+  const invalid = (url: string, why: string) => new ResetStatusError('invalid_response', `${url}: ${why}`, 200, url);
+
+  /** The JSON document in `body` when it passes `shape`, else invalid_response naming the first thing wrong. */
+  function checked<T>(body: string, shape: z.ZodType, url: string): T {
+    const doc = parseJson(body);
+    const issue = shape.safeParse(doc).error?.issues[0];
+    if (issue)
+      throw invalid(url, `not the API's document: ${issue.path.join('.') || 'the document'}: ${issue.message}`);
+    return doc as T;
+  }
+
+  /** The document at `path` with `params` as its query, when it passes `shape`. */
+  async function read<T>(path: string, shape: z.ZodType, params: Record<string, string> = {}): Promise<T> {
+    const search = new URLSearchParams(params).toString();
+    const url = `${baseUrl}${path}${search ? `?${search}` : ''}`;
+    return checked<T>(await getText(url), shape, url);
   }
 
   /**
@@ -326,24 +283,14 @@ export function createResetStatusClient(options: ClientOptions = {}) {
    * stays on the API's origin) to `/api/history` with one `page` older than the page just read, the same `type` and
    * the same language. Anything else (another host, another path, a loop) is not followed.
    */
-  function nextPage(
-    next: string,
-    from: string,
-    type: EventType | undefined,
-    lang: string,
-    before: number,
-  ): { url: string; page: number } {
+  function nextPage(next: string, from: string, type: EventType | undefined, lang: string, before: number) {
     const refuse = (why: string) =>
       invalid(from, `refusing to follow next ${JSON.stringify(next.slice(0, 200))}: ${why}`);
     // `//host/...` is a path to another host, and a backslash is a slash to a browser's URL parser.
     if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) throw refuse('not a path on the API');
+    if (!URL.canParse(baseUrl + next)) throw refuse('not a URL');
     const base = new URL(`${baseUrl}/`);
-    let url: URL;
-    try {
-      url = new URL(baseUrl + next);
-    } catch {
-      throw refuse('not a URL');
-    }
+    const url = new URL(baseUrl + next);
     if (url.origin !== base.origin) throw refuse(`not on ${base.origin}`);
     if (url.pathname !== `${base.pathname}api/history`) throw refuse('not /api/history');
     const pages = url.searchParams.getAll('page');
@@ -358,13 +305,11 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     return { url: url.href, page };
   }
 
-  /** One archived page at `url` through the same transport (ETag, timeout, retries; a 404 is the API's not_found). */
+  /** One archived page at `url`, read as any document (a 404 is the API's not_found). */
   async function fetchPage(url: string, page: number): Promise<HistoryPage> {
     // The API never redirects; a redirect could take the chain off its origin after `next` was checked.
-    const res = await transport(new Request(url, { headers: { accept: 'application/json' }, redirect: 'error' }));
-    if (!res.ok) throw errorFrom(undefined, res.status, url);
-    const doc = parseJson(await res.text()) as HistoryPage;
-    return checked(doc, HistoryShape.extend({ page: z.literal(page) }), url, `history page ${page}`);
+    const body = await getText(url, 'error');
+    return checked(body, HistoryShape.extend({ page: z.literal(page) }), url);
   }
 
   /**
@@ -380,76 +325,56 @@ export function createResetStatusClient(options: ClientOptions = {}) {
    * client drops any event whose id it already has, so a repeat is impossible, but such a moved event can be missed
    * by that one read.
    */
-  async function readHistory(filter: HistoryFilter): Promise<HistoryRead> {
-    const limit = filter.limit ?? DEFAULT_HISTORY_LIMIT;
+  async function history({ type, limit = DEFAULT_HISTORY_LIMIT }: HistoryFilter = {}): Promise<HistoryRead> {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_EVENTS)
       throw new RangeError(
         `[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`,
       );
-    const r = await api.GET('/api/history', {
-      params: { query: { ...query, ...(filter.type ? { type: filter.type } : {}) } },
-    });
-    const docUrl = r.response.url || `${baseUrl}/api/history`;
-    const newest = read(r, '/api/history', NewestHistoryShape, 'the newest history document') as History;
+    const newest = await read<History>('/api/history', NewestHistoryShape, { ...query, ...(type ? { type } : {}) });
     const events: ApiEvent[] = [];
     const seen = new Set<string>();
-    /** Takes events until the limit; true when some not yet seen are left over. */
-    const take = (list: readonly ApiEvent[]): boolean => {
-      for (const e of list) {
-        if (seen.has(e.id)) continue;
-        if (events.length >= limit) return true;
-        seen.add(e.id);
-        events.push(e);
-      }
-      return false;
+    let left = false;
+    /** Takes the events not yet seen, up to the limit; `left` says whether some were left over. */
+    const take = (list: readonly ApiEvent[]) => {
+      const unseen = list.filter((e) => !seen.has(e.id) && seen.add(e.id));
+      left = unseen.length > limit - events.length;
+      events.push(...unseen.slice(0, limit - events.length));
     };
-    let left = take(newest.events);
+    take(newest.events);
     let next = newest.next ?? null;
-    let from = docUrl;
+    let from = `${baseUrl}/api/history`;
     let before = Infinity;
     let pagesRead = 1;
     // A page never holds more than page_size events: the pages the limit can need, and never more than the hard cap.
     const pageSize = Number.isInteger(newest.page_size) && newest.page_size >= 1 ? newest.page_size : HISTORY_PAGE_SIZE;
     const maxPages = Math.min(MAX_HISTORY_PAGES, 1 + Math.ceil(limit / pageSize));
-    const lang = typeof newest.meta?.lang === 'string' ? newest.meta.lang : (askedLang ?? 'en');
-    while (!left && next !== null && events.length < limit && pagesRead < maxPages) {
-      const target = nextPage(next, from, filter.type, lang, before);
+    const lang = typeof newest.meta?.lang === 'string' ? newest.meta.lang : (options.lang ?? 'en');
+    while (next !== null && events.length < limit && pagesRead < maxPages) {
+      const target = nextPage(next, from, type, lang, before);
       const page = await fetchPage(target.url, target.page);
       pagesRead++;
-      left = take(page.events);
+      take(page.events);
+      ({ url: from, page: before } = target);
       next = page.next ?? null;
-      from = target.url;
-      before = target.page;
     }
     return { document: newest, events, count: newest.count, truncated: left || next !== null, pagesRead };
-  }
-
-  /** Archived page `page` of /api/history (`?type=` when given): a 404 `not_found` when it is not archived. */
-  async function readHistoryPage(page: number, type: EventType | undefined): Promise<HistoryPage> {
-    if (!HISTORY_PAGE_PATTERN.test(String(page)))
-      throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
-    const search = new URLSearchParams({ ...query, ...(type ? { type } : {}), page: String(page) });
-    return fetchPage(`${baseUrl}/api/history?${search}`, page);
   }
 
   return {
     baseUrl,
     cache,
-    latest: async (): Promise<Fresh<Latest>> =>
-      freshAt(
-        read(await api.GET('/api/latest', { params: { query } }), '/api/latest', LatestShape, 'a latest document'),
-        now(),
-      ),
-    forecast: async (): Promise<Fresh<Forecast>> =>
-      freshAt(
-        read(await api.GET('/api/forecast', { params: { query } }), '/api/forecast', LiveShape, 'a live document'),
-        now(),
-      ),
-    history: (filter: HistoryFilter = {}): Promise<HistoryRead> => readHistory(filter),
-    historyPage: (page: number, filter: { type?: EventType } = {}): Promise<HistoryPage> =>
-      readHistoryPage(page, filter.type),
+    latest: async () => freshAt(await read<Latest>('/api/latest', LatestShape, query), now()),
+    forecast: async () => freshAt(await read<Forecast>('/api/forecast', LiveShape, query), now()),
+    history,
+    /** Archived page `page` of /api/history (`?type=` when given): a 404 `not_found` when it is not archived. */
+    historyPage: async (page: number, { type }: { type?: EventType | undefined } = {}): Promise<HistoryPage> => {
+      if (!HISTORY_PAGE_PATTERN.test(String(page)))
+        throw new RangeError(`[reset-status] a history page is a whole number from 1 to 9999999, got ${page}`);
+      const search = new URLSearchParams({ ...query, ...(type ? { type } : {}), page: String(page) });
+      return fetchPage(`${baseUrl}/api/history?${search}`, page);
+    },
     event: async (id: string): Promise<ApiEvent> =>
-      read(await api.GET('/api/events/{id}', { params: { path: { id }, query } }), '/api/events').event,
-    openapi: async (): Promise<unknown> => read(await api.GET('/api/openapi.json', {}), '/api/openapi.json'),
+      (await read<{ event: ApiEvent }>(`/api/events/${encodeURIComponent(id)}`, EventShape, query)).event,
+    openapi: (): Promise<unknown> => read('/api/openapi.json', OpenApiShape),
   };
 }

@@ -19,18 +19,8 @@ export const EVENT_TYPES = ['global_reset', 'banked_grant', 'policy_change'] as 
 export const PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
 export type Plan = (typeof PLANS)[number];
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_RETRIES = 2;
-/** First retry after this, doubling each time. */
-export const RETRY_BACKOFF_MS = 250;
 /** Every response is cacheable for 30 s (Cache-Control max-age): polling faster only re-reads the same bytes. */
 export const API_MAX_AGE_MS = 30_000;
-export const STATUSLINE_CACHE_MS = 60_000;
-export const WATCH_DEFAULT_INTERVAL_MS = 60_000;
-/** `watch` polls at most once a second, whatever the response's max-age says (a max-age of 0 would have it spin). */
-export const WATCH_MIN_WAIT_MS = 1_000;
-/** The longest wait `watch` takes from a max-age (and the largest `--interval`): a larger one would silence it. */
-export const WATCH_MAX_WAIT_MS = 3_600_000;
 /**
  * Events per archived history page, as the API publishes it (its documents' `page_size`). The client reads the value
  * from the newest document and falls back on this one when it is missing or absurd.

@@ -1,44 +1,33 @@
 // One-line answers for the terminal, in the five languages of the API. The reason (today.explanation), summaries and
 // forecast explanations come translated from the API; only these few words are the client's own. Whatever came from
 // the network is untrusted: `showLine` cleans it when a line is printed, and only the CLI's own words are coloured.
-import type { ApiEvent, Forecast, Fresh, Latest, PlanAnswer } from './client.ts';
+import type { ApiEvent, Forecast, Fresh, Latest } from './client.ts';
 import { planAnswer, trustedReset } from './client.ts';
 import type { Lang, Plan } from './config.ts';
 
-interface Words {
-  yes: string;
-  no: string;
-  unknown: string;
-  stale: string;
-  lastCheck: string;
-  never: string;
-  upcoming: string;
-  forecast: string;
-  notAnnouncement: string;
-  noEvents: string;
-  /** `today --plan P`: the answers, `{plan}` replaced by the plan's name. */
-  plan: Record<Exclude<PlanAnswer, 'unknown'>, string>;
-}
+/** The client's own words in English; every language has the same keys. `plan`: `today --plan P`, `{plan}` its name. */
+const EN = {
+  yes: 'Yes: Codex usage limits were reset today',
+  no: 'No global reset today (so far)',
+  unknown: 'Unknown: not known whether Codex reset today',
+  stale: 'the data is out of date',
+  lastCheck: 'last check',
+  never: 'never',
+  upcoming: 'announced',
+  forecast: 'Chance of a global reset',
+  notAnnouncement: 'a forecast, not an announcement',
+  noEvents: 'No events.',
+  plan: {
+    yes: "Yes: today's reset reached {plan}",
+    not_for_plan: "Not for your plan: today's reset names plans other than {plan}",
+    no_reset: 'No reset today (so far)',
+    not_stated: "Not stated: today's post does not say whether it reached {plan}",
+  },
+};
+type Words = typeof EN;
 
 const WORDS: Record<Lang, Words> = {
-  en: {
-    yes: 'Yes: Codex usage limits were reset today',
-    no: 'No global reset today (so far)',
-    unknown: 'Unknown: not known whether Codex reset today',
-    stale: 'the data is out of date',
-    lastCheck: 'last check',
-    never: 'never',
-    upcoming: 'announced',
-    forecast: 'Chance of a global reset',
-    notAnnouncement: 'a forecast, not an announcement',
-    noEvents: 'No events.',
-    plan: {
-      yes: "Yes: today's reset reached {plan}",
-      not_for_plan: "Not for your plan: today's reset names plans other than {plan}",
-      no_reset: 'No reset today (so far)',
-      not_stated: "Not stated: today's post does not say whether it reached {plan}",
-    },
-  },
+  en: EN,
   de: {
     yes: 'Ja: Die Codex-Nutzungslimits wurden heute zurückgesetzt',
     no: 'Heute (bisher) kein globaler Reset',
@@ -143,13 +132,8 @@ export function escapeJson(json: string): string {
   return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The CLI's own answer words, the only part of a line that may be coloured. */
-export interface Own {
-  own: string;
-  kind: AnswerKind;
-}
-/** A line to print: text (the API's, cleaned when printed) and the CLI's own coloured words. */
-export type Line = string | readonly (string | Own)[];
+/** A line to print: text (the API's, cleaned when printed) and the CLI's own answer words, the only part coloured. */
+export type Line = string | readonly (string | { own: string; kind: AnswerKind })[];
 
 const COLOURS: Record<AnswerKind, string> = { yes: '\x1b[32m', no: '\x1b[2m', unknown: '\x1b[33m' };
 
@@ -161,32 +145,25 @@ export function showLine(line: Line, colour: boolean): string {
 }
 
 /**
- * The API's warning while a global reset is announced or landing ("using a banked reset now may waste it"), its own
+ * The rest of a today line after the answer: `what` (or that the data is stale), the last check, `more`, and the API's
+ * warning while a global reset is announced or landing ("using a banked reset now may waste it"), in its own
  * translated words; nothing from a stale document.
  */
-function bankedNote(latest: Fresh<Latest>): string {
-  const note = latest.stale ? null : (latest.data.banked_reset_warning?.note ?? null);
-  return typeof note === 'string' && note !== '' ? ` · ${note}` : '';
+function rest({ data, stale, staleAfter }: Fresh<Latest>, w: Words, what: string, more = ''): string {
+  const note = stale ? null : data.banked_reset_warning?.note;
+  const banked = typeof note === 'string' && note !== '' ? ` · ${note}` : '';
+  const head = stale ? `${w.stale} (stale_after ${staleAfter})` : what;
+  return ` — ${head} · ${w.lastCheck}: ${data.last_source_check_at ?? w.never}${more}${banked}`;
 }
 
 /** `yes`/`no`/`unknown` with the reason, the last check and the announced reset, one line. */
 export function renderToday(latest: Fresh<Latest>, lang: Lang): Line {
   const w = WORDS[lang];
   const kind = answerKind(latest);
-  const reason = latest.stale ? `${w.stale} (stale_after ${latest.staleAfter})` : latest.data.today.explanation;
-  const check = `${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}`;
   const up = latest.data.upcoming;
   const upcoming = up ? ` · ${w.upcoming}: ${up.summary}${up.scheduled_for ? ` (${up.scheduled_for})` : ''}` : '';
-  return [{ own: w[kind], kind }, ` — ${reason} · ${check}${upcoming}${bankedNote(latest)}`];
+  return [{ own: w[kind], kind }, rest(latest, w, latest.data.today.explanation, upcoming)];
 }
-
-const PLAN_KIND: Record<PlanAnswer, AnswerKind> = {
-  yes: 'yes',
-  not_for_plan: 'no',
-  no_reset: 'no',
-  not_stated: 'unknown',
-  unknown: 'unknown',
-};
 
 /**
  * `today --plan P`: whether today's reset reached the plan, then what today's posts state (the API's translated
@@ -195,23 +172,41 @@ const PLAN_KIND: Record<PlanAnswer, AnswerKind> = {
 export function renderPlanToday(latest: Fresh<Latest>, plan: Plan, lang: Lang): Line {
   const w = WORDS[lang];
   const answer = planAnswer(latest, plan);
-  const own = answer === 'unknown' ? w.unknown : w.plan[answer].replace('{plan}', plan);
   const reach = latest.data.today_reach ?? null;
-  const what = latest.stale
-    ? `${w.stale} (stale_after ${latest.staleAfter})`
-    : reach !== null && answer !== 'unknown'
-      ? [reach.summary, reach.note].filter((x): x is string => typeof x === 'string' && x !== '').join(' · ')
+  const own = answer === 'unknown' ? w.unknown : w.plan[answer].replace('{plan}', plan);
+  const kind = answer === 'yes' ? 'yes' : answer === 'not_for_plan' || answer === 'no_reset' ? 'no' : 'unknown';
+  const what =
+    reach !== null && answer !== 'unknown'
+      ? [reach.summary, reach.note].filter((x) => typeof x === 'string' && x !== '').join(' · ')
       : latest.data.today.explanation;
-  return [
-    { own, kind: PLAN_KIND[answer] },
-    ` — ${what} · ${w.lastCheck}: ${latest.data.last_source_check_at ?? w.never}${bankedNote(latest)}`,
-  ];
+  return [{ own, kind }, rest(latest, w, what)];
+}
+
+/** Today's answer as data, for `--json`, `watch` and the MCP tool; with a plan, the plan's answer first. */
+export function todayAnswer(latest: Fresh<Latest>, plan?: Plan) {
+  const { data, stale } = latest;
+  const reach = stale ? null : (data.today_reach ?? null);
+  return {
+    ...(plan && {
+      plan,
+      plan_answer: planAnswer(latest, plan),
+      propagating_until: reach?.propagating_until ?? null,
+      today_reach: reach,
+    }),
+    answer: answerKind(latest),
+    reset: trustedReset(latest),
+    stale,
+    stale_after: latest.staleAfter,
+    reason: data.today.explanation,
+    last_source_check_at: data.last_source_check_at,
+    upcoming: data.upcoming,
+    banked_reset_warning: stale ? null : (data.banked_reset_warning ?? null),
+  };
 }
 
 /** The shortest segment for a shell prompt or a tmux status line. */
 export function renderStatusline(latest: Fresh<Latest> | null): string {
-  if (latest === null) return '?';
-  const kind = answerKind(latest);
+  const kind = latest && answerKind(latest);
   return kind === 'yes' ? 'codex ↺ today' : kind === 'no' ? 'no reset' : '?';
 }
 

@@ -10,13 +10,9 @@ import {
 } from '../../builder/contract.ts';
 import { baseHeaders, edgeContextFrom, route } from '../../builder/edge/route.ts';
 
-/** The static-assets binding (`assets.binding` in wrangler.json), as much of it as the Worker uses. */
-export interface AssetsBinding {
-  fetch(request: Request): Promise<Response>;
-}
-
 export interface WorkerEnv {
-  ASSETS: AssetsBinding;
+  /** The static-assets binding (`assets.binding` in wrangler.json), as much of it as the Worker uses. */
+  ASSETS: { fetch(request: Request): Promise<Response> };
 }
 
 /** edge-store.json is a few kilobytes (one key a published event); anything far larger is not ours. */
@@ -25,6 +21,10 @@ const MAX_STORE_BYTES = 1_048_576;
 const CONDITIONAL_HEADERS = ['if-none-match', 'if-modified-since', 'range', 'if-range'];
 /** Validators and range headers kept from the asset's answer; every other header is the contract's. */
 const ASSET_HEADERS = ['etag', 'last-modified', 'content-range', 'accept-ranges'];
+
+/** The headers of `names` that `from` has. */
+const pick = (from: Headers, names: readonly string[]): Record<string, string> =>
+  Object.fromEntries(names.flatMap((n) => (from.has(n) ? [[n, from.get(n)!]] : [])));
 
 /**
  * The store's values, read once per isolate: the assets of one deployment never change, and edge-store.json is
@@ -78,14 +78,9 @@ export async function handleRequest(request: Request, env: WorkerEnv, now: numbe
   if (result.kind === 'response')
     return answer(request.method, result.status, result.headers, result.body === '' ? null : result.body);
 
-  const headers = new Headers();
-  for (const name of CONDITIONAL_HEADERS) {
-    const v = request.headers.get(name);
-    if (v !== null) headers.set(name, v);
-  }
-  const asset = await env.ASSETS.fetch(
-    new Request(origin + '/' + result.key, { method: request.method === 'HEAD' ? 'HEAD' : 'GET', headers }),
-  );
+  const method = request.method === 'HEAD' ? 'HEAD' : 'GET';
+  const headers = pick(request.headers, CONDITIONAL_HEADERS);
+  const asset = await env.ASSETS.fetch(new Request(origin + '/' + result.key, { method, headers }));
   if (asset.status === 404) {
     // As at the CDN (its custom error response): the stored not-found document, status 404.
     await asset.body?.cancel();
@@ -93,12 +88,7 @@ export async function handleRequest(request: Request, env: WorkerEnv, now: numbe
     const body = nf.ok ? await nf.text() : NOT_FOUND_FALLBACK;
     return answer(request.method, 404, baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body);
   }
-  const out: Record<string, string> = { ...result.headers };
-  for (const name of ASSET_HEADERS) {
-    const v = asset.headers.get(name);
-    if (v !== null) out[name] = v;
-  }
-  return answer(request.method, asset.status, out, asset.body);
+  return answer(request.method, asset.status, { ...result.headers, ...pick(asset.headers, ASSET_HEADERS) }, asset.body);
 }
 
 export default {
