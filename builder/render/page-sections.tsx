@@ -159,64 +159,57 @@ export function Forecast({ ctx, data }: { ctx: Ctx; data: PageData }) {
 
 function ResetCard({ ctx, heading, e, id }: { ctx: Ctx; heading: string; e: EventDoc | null; id: string }) {
   const { lang, t } = ctx;
-  if (e === null) {
-    return (
-      <div id={id}>
-        <h3>{heading}</h3>
-        <p>{t('page:latest.none')}</p>
-      </div>
-    );
-  }
   return (
     <div id={id}>
       <h3>{heading}</h3>
-      <p>
-        <strong>
-          <Time lang={lang} iso={e.occurred_at} />
-        </strong>{' '}
-        ·{' '}
-        {e.status === 'verified'
-          ? `\u2713 ${t('page:latest.verified_status')}`
-          : `\u25CB ${t('page:latest.archived_status')}`}
-      </p>
-      <p>{e.title}</p>
-      {e.reach?.reviewed ? <p class="reach">{e.reach.summary}</p> : null}
-      <blockquote class="evidence">{e.evidence_text}</blockquote>
-      <ul class="plain">
-        {e.sources.map((s) => {
-          const href = safeHref(s.url);
-          return (
+      {e === null ? (
+        <p>{t('page:latest.none')}</p>
+      ) : (
+        <>
+          <p>
+            <strong>
+              <Time lang={lang} iso={e.occurred_at} />
+            </strong>{' '}
+            ·{' '}
+            {e.status === 'verified'
+              ? `\u2713 ${t('page:latest.verified_status')}`
+              : `\u25CB ${t('page:latest.archived_status')}`}
+          </p>
+          <p>{e.title}</p>
+          {e.reach?.reviewed ? <p class="reach">{e.reach.summary}</p> : null}
+          <blockquote class="evidence">{e.evidence_text}</blockquote>
+          <ul class="plain">
+            {e.sources.map((s) => {
+              const href = safeHref(s.url);
+              return (
+                <li>
+                  {href === null ? s.platform : <a href={href}>{`${t('page:latest.post')}: ${s.platform}`}</a>}
+                  {s.author === undefined ? null : (
+                    <>
+                      {' · '}
+                      {t('page:latest.by')} <span class="author">{s.author}</span>
+                    </>
+                  )}
+                </li>
+              );
+            })}
             <li>
-              {href === null ? s.platform : <a href={href}>{`${t('page:latest.post')}: ${s.platform}`}</a>}
-              {s.author === undefined ? null : (
-                <>
-                  {' · '}
-                  {t('page:latest.by')} <span class="author">{s.author}</span>
-                </>
-              )}
+              <a href={`/api/events/${encodeURIComponent(e.id)}?lang=${lang}`}>{t('page:latest.details')}</a>
             </li>
-          );
-        })}
-        <li>
-          <a href={`/api/events/${encodeURIComponent(e.id)}?lang=${lang}`}>{t('page:latest.details')}</a>
-        </li>
-      </ul>
+          </ul>
+        </>
+      )}
     </div>
   );
 }
 
 export function Latest({ ctx, data }: { ctx: Ctx; data: PageData }) {
-  const { t } = ctx;
+  const { latestReset, latestVerifiedReset } = data.latest;
   return (
     <section id="latest" aria-labelledby="latest-h">
-      <h2 id="latest-h">{t('page:latest.heading')}</h2>
-      <ResetCard ctx={ctx} id="latest-recorded" heading={t('page:latest.recorded')} e={data.latest.latestReset} />
-      <ResetCard
-        ctx={ctx}
-        id="latest-verified"
-        heading={t('page:latest.verified')}
-        e={data.latest.latestVerifiedReset}
-      />
+      <h2 id="latest-h">{ctx.t('page:latest.heading')}</h2>
+      <ResetCard ctx={ctx} id="latest-recorded" heading={ctx.t('page:latest.recorded')} e={latestReset} />
+      <ResetCard ctx={ctx} id="latest-verified" heading={ctx.t('page:latest.verified')} e={latestVerifiedReset} />
     </section>
   );
 }
