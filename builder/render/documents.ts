@@ -137,7 +137,7 @@ function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
  * The document `doc`, validated against the `name` schema. Its JSON is `JSON.stringify(doc)`, or `json()` when given,
  * which must produce the same text from parts already serialized.
  */
-function jsonDoc(
+export function jsonDoc(
   name: DocumentSchemaName,
   key: string,
   lang: string | null,

@@ -17,8 +17,6 @@ import { Checks, Forecast, Latest, Signals, Today, Upcoming, type Ctx } from './
 import { PAGE_CSP } from './page-csp.ts';
 import { PAGE_CSS } from './page-style.ts';
 
-export { PAGE_CSP };
-
 /** Each language's name in that language, for the switcher. */
 const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: '한국어', ja: '日本語', zh: '中文' };
 

@@ -23,14 +23,10 @@ export function roundDeep<T>(value: T): T {
 
 /** The newest time among the events, in the form it is recorded (a date or an instant); null for none. */
 export function newestAmong(events: readonly Event[]): string | null {
-  let best: string | null = null;
-  let bestMs = -Infinity;
-  for (const e of events) {
-    const t = newestTime(e);
-    const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
-    if (ms > bestMs) [best, bestMs] = [t, ms];
-  }
-  return best;
+  const ms = (t: string) => Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
+  return events
+    .map(newestTime)
+    .reduce<string | null>((best, t) => (best === null || ms(t) > ms(best) ? t : best), null);
 }
 
 // codex-resets.com asks everyone who shows its data to link back to it; a document holding anything from its API (a
