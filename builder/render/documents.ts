@@ -234,12 +234,8 @@ function* stableHistories(input: RenderInput, license: string): Generator<Output
 /** The tracker's own watch while it lasts (it may name no end), clearly not our probability. */
 function renderTrackerWatch(input: RenderInput, t: TFunction) {
   const w = input.trackerWatch ?? null;
-  if (
-    w === null ||
-    Date.parse(w.observed_at) > input.asOf.getTime() ||
-    (w.expires_at !== null && Date.parse(w.expires_at) <= input.asOf.getTime())
-  )
-    return null;
+  const now = input.asOf.getTime();
+  if (w === null || Date.parse(w.observed_at) > now || Date.parse(w.expires_at ?? '9999-12-31') <= now) return null;
   const { first_seen_at: _seen, ...shown } = w;
   return { ...shown, note: t('forecast:tracker_watch_note') };
 }
