@@ -10,7 +10,6 @@ import {
   historyByTypeKey,
   historyPageKey,
   historyPagePath,
-  type EventType,
   LANGS,
   LICENSE_KEY,
   NOT_FOUND_CONTENT_LANGUAGE,
@@ -19,9 +18,20 @@ import {
   type Lang,
 } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
-import type { Event, Localized, SourceCheck } from '../model/schemas.ts';
+import type { Accuracy } from '../model/accuracy.ts';
+import type { Forecast } from '../model/forecast.ts';
+import type { ArchiveInfo } from '../model/inputs.ts';
+import type {
+  Announcement,
+  Event,
+  Localized,
+  Signal,
+  SourceCheck,
+  TrackerWatch,
+  UpstreamStatus,
+} from '../model/schemas.ts';
 import { computeStaleAfter } from '../model/freshness.ts';
-import { RESET_SOURCE_KINDS } from '../model/status.ts';
+import { RESET_SOURCE_KINDS, type TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import {
@@ -36,13 +46,42 @@ import {
   spliceLastArray,
   timesToSeconds,
 } from './values.ts';
-import { buildOpenApi, documentSchemas } from './openapi.ts';
+import { buildOpenApi, documentSchemas, type OpenApiOptions } from './openapi.ts';
 import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } from './reach.ts';
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
-import type { RenderInput } from './input.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
-export type { RenderInput } from './input.ts';
+/** The model's forecast; the trailing rates, coverage and announcement may be absent (then published as null). */
+type OptionalForecastKey =
+  | 'announced'
+  | 'trailing_base_rate_24h'
+  | 'trailing_base_rate_48h'
+  | 'trailing_90d_base_rate_24h'
+  | 'trailing_90d_base_rate_48h'
+  | 'covered_until';
+type ForecastView = Omit<Forecast, 'window_days' | OptionalForecastKey> & Partial<Pick<Forecast, OptionalForecastKey>>;
+
+/** What the renderer is given: the computed state of one run, in the model's types. */
+export interface RenderInput {
+  asOf: Date;
+  /** Merged, newest first. */
+  events: readonly Event[];
+  today: TodayStatus;
+  latestReset: Event | null;
+  latestVerifiedReset: Event | null;
+  checks: readonly SourceCheck[];
+  upstreamStatus: UpstreamStatus | null;
+  signals: readonly Signal[];
+  forecast: ForecastView;
+  accuracy: Accuracy;
+  archives: readonly ArchiveInfo[];
+  /** The OpenAPI document's `servers` (the public base URL). */
+  openapi?: OpenApiOptions;
+  /** The announced reset still ahead (model/upcoming.ts), or null. */
+  upcoming?: Announcement | null;
+  /** The upstream tracker's own watch while it lasts, or null. */
+  trackerWatch?: TrackerWatch | null;
+}
 
 const RECENT_EVENTS = 10;
 const LICENSE_URL = '/' + LICENSE_KEY;
@@ -95,10 +134,17 @@ function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
 }
 
 /**
- * Validates `doc` and returns its JSON: `JSON.stringify(doc)`, or `json()` when given, which must produce the same
- * text from parts already serialized.
+ * The document `doc`, validated against the `name` schema. Its JSON is `JSON.stringify(doc)`, or `json()` when given,
+ * which must produce the same text from parts already serialized.
  */
-function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: () => string): string {
+export function jsonDoc(
+  name: DocumentSchemaName,
+  key: string,
+  lang: string | null,
+  phase: number,
+  doc: unknown,
+  json = () => JSON.stringify(doc),
+): OutputDocument {
   const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
@@ -106,10 +152,8 @@ function validate(name: DocumentSchemaName, key: string, doc: unknown, json?: ()
       `[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
     );
   }
-  return json ? json() : JSON.stringify(doc);
+  return outputDoc(key, json(), lang, phase);
 }
-
-type Add = (name: DocumentSchemaName, key: string, lang: string | null, phase: number, doc: unknown) => void;
 
 /** The meta fields every JSON document of the API has. */
 const commonMeta = (license: string, credits: readonly Credit[] = []) => ({
@@ -117,7 +161,7 @@ const commonMeta = (license: string, credits: readonly Credit[] = []) => ({
   docs: '/api/openapi.json',
   license,
   license_url: LICENSE_URL,
-  credits: credits.map((c) => ({ ...c })),
+  credits,
 });
 
 const stableMetaOf = (events: readonly Event[], lang: Lang, license: string) =>
@@ -133,82 +177,56 @@ function* stableEvents(input: RenderInput, license: string): Generator<OutputDoc
     for (const e of input.events) {
       const key = `api/${lang}/events/${e.id}.json`;
       const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, t) };
-      yield outputDoc(key, validate('event', key, doc), lang, PHASE.leaves);
+      yield jsonDoc('event', key, lang, PHASE.leaves, doc);
     }
   }
 }
 
 /**
  * History documents of every language (phase lists): per language and per `type` (null: every type), the archived
- * pages of HISTORY_PAGE_SIZE counted from the oldest event and the newest document with the rest (contract.ts). One
- * pass per language, oldest event first, serializes each event once and keeps at most the newest document's events
- * per variant: a page is handed on as soon as it is full.
+ * pages of HISTORY_PAGE_SIZE counted from the oldest event, then the newest document with the rest (contract.ts).
+ * Each event is serialized once per language and spliced into the documents that list it.
  */
 function* stableHistories(input: RenderInput, license: string): Generator<OutputDocument> {
-  const variants: (EventType | null)[] = [null, ...EVENT_TYPES];
-  const allDates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
-  // input.events is newest first; positions count from the oldest.
-  const count = new Map<EventType | null, number>(variants.map((v) => [v, v === null ? input.events.length : 0]));
-  for (const e of input.events) count.set(e.type, count.get(e.type)! + 1);
+  const oldestFirst = input.events.toReversed();
+  const dates = input.events.map((e) => eventTime(e).at.slice(0, 10)).sort();
   for (const lang of LANGS) {
     const t = translator(lang);
-    const state = new Map(
-      variants.map((v) => [
-        v,
-        { archived: archivedPageCount(count.get(v)!), seen: 0, events: [] as Event[], json: [] as string[] },
-      ]),
-    );
-    type State = typeof state extends Map<unknown, infer S> ? S : never;
-    // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
-    const out = (key: string, name: 'history' | 'history-page', doc: Record<string, unknown>, st: State) => {
-      const body = validate(name, key, doc, () => spliceLastArray(doc, 'events', st.json.slice().reverse()));
-      st.events.length = 0;
-      st.json.length = 0;
-      return outputDoc(key, body, lang, PHASE.lists);
+    const json = new Map(oldestFirst.map((e) => [e, JSON.stringify(renderEvent(e, lang, t))]));
+    const coverage = {
+      partial: true,
+      since: dates[0] ?? null,
+      until: dates.at(-1) ?? null,
+      archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
+      note: t('common:coverage.note', { since: dates[0] ?? '—' }),
     };
-    for (let i = input.events.length - 1; i >= 0; i--) {
-      const e = input.events[i]!;
-      const json = JSON.stringify(renderEvent(e, lang, t));
-      for (const v of [null, e.type]) {
-        const st = state.get(v)!;
-        st.events.push(e);
-        st.json.push(json);
-        st.seen++;
-        const page = st.seen / HISTORY_PAGE_SIZE;
-        if (Number.isInteger(page) && page <= st.archived) {
-          const doc = {
-            meta: stableMetaOf(st.events, lang, license),
-            type: v,
-            page,
-            page_size: HISTORY_PAGE_SIZE,
-            first_position: (page - 1) * HISTORY_PAGE_SIZE + 1,
-            next: page > 1 ? historyPagePath(lang, v, page - 1) : null,
-            events: [],
-          };
-          yield out(historyPageKey(lang, v, page), 'history-page', doc, st);
-        }
-      }
-    }
-    for (const v of variants) {
-      const st = state.get(v)!;
-      const doc = {
-        meta: stableMetaOf(st.events, lang, license),
-        type: v,
-        types: [...EVENT_TYPES],
-        coverage: {
-          partial: true,
-          since: allDates[0] ?? null,
-          until: allDates.at(-1) ?? null,
-          archives: input.archives.map((a) => ({ name: a.name, url: a.url, records: a.records, notice: a.notice })),
-          note: t('common:coverage.note', { since: allDates[0] ?? '—' }),
-        },
-        count: count.get(v)!,
-        page_size: HISTORY_PAGE_SIZE,
-        archived_pages: st.archived,
-        next: st.archived > 0 ? historyPagePath(lang, v, st.archived) : null,
-        events: [],
+    for (const type of [null, ...EVENT_TYPES]) {
+      const all = type === null ? oldestFirst : oldestFirst.filter((e) => e.type === type);
+      const archived = archivedPageCount(all.length);
+      // The events were validated in their own documents (stableEvents, same renderEvent): here only the envelope is.
+      const doc = (name: 'history' | 'history-page', key: string, events: Event[], fields: object) => {
+        const envelope = { meta: stableMetaOf(events, lang, license), type, ...fields, events: [] };
+        const items = events.map((e) => json.get(e)!).reverse();
+        return jsonDoc(name, key, lang, PHASE.lists, envelope, () => spliceLastArray(envelope, 'events', items));
       };
-      yield out(v === null ? `api/${lang}/history.json` : historyByTypeKey(lang, v), 'history', doc, st);
+      for (let page = 1; page <= archived; page++) {
+        const first = (page - 1) * HISTORY_PAGE_SIZE;
+        yield doc('history-page', historyPageKey(lang, type, page), all.slice(first, first + HISTORY_PAGE_SIZE), {
+          page,
+          page_size: HISTORY_PAGE_SIZE,
+          first_position: first + 1,
+          next: page > 1 ? historyPagePath(lang, type, page - 1) : null,
+        });
+      }
+      const key = type === null ? `api/${lang}/history.json` : historyByTypeKey(lang, type);
+      yield doc('history', key, all.slice(archived * HISTORY_PAGE_SIZE), {
+        types: [...EVENT_TYPES],
+        coverage,
+        count: all.length,
+        page_size: HISTORY_PAGE_SIZE,
+        archived_pages: archived,
+        next: archived > 0 ? historyPagePath(lang, type, archived) : null,
+      });
     }
   }
 }
@@ -216,12 +234,8 @@ function* stableHistories(input: RenderInput, license: string): Generator<Output
 /** The tracker's own watch while it lasts (it may name no end), clearly not our probability. */
 function renderTrackerWatch(input: RenderInput, t: TFunction) {
   const w = input.trackerWatch ?? null;
-  if (
-    w === null ||
-    Date.parse(w.observed_at) > input.asOf.getTime() ||
-    (w.expires_at !== null && Date.parse(w.expires_at) <= input.asOf.getTime())
-  )
-    return null;
+  const now = input.asOf.getTime();
+  if (w === null || Date.parse(w.observed_at) > now || Date.parse(w.expires_at ?? '9999-12-31') <= now) return null;
   const { first_seen_at: _seen, ...shown } = w;
   return { ...shown, note: t('forecast:tracker_watch_note') };
 }
@@ -279,13 +293,13 @@ function accuracyBody(a: RenderInput['accuracy'], t: TFunction) {
 /** What every language's live documents share, computed once per build. */
 function liveFacts(input: RenderInput, license: string) {
   const { asOf } = input;
+  // The live documents' credits are computed from every event, the announcement and the watch.
+  const credits = creditsFor(input.events, (input.upcoming ?? null) !== null || (input.trackerWatch ?? null) !== null);
   return {
-    license,
-    // The live documents' credits are computed from every event, the announcement and the watch.
-    credits: creditsFor(input.events, (input.upcoming ?? null) !== null || (input.trackerWatch ?? null) !== null),
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
+    common: commonMeta(license, credits),
     lastCheckAt: instantToSeconds(
       input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
     ),
@@ -295,94 +309,84 @@ function liveFacts(input: RenderInput, license: string) {
   };
 }
 
-/** The documents of one language about the present: latest, status, forecast, signals, accuracy. */
-function renderLive(input: RenderInput, lang: Lang, shared: ReturnType<typeof liveFacts>, add: Add): void {
+/** The documents of one language about the present: forecast, signals, accuracy, latest, status. */
+function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liveFacts>): OutputDocument[] {
   const t = translator(lang);
   // Only the few events the live documents show are rendered here.
   const ev = (e: Event) => renderEvent(e, lang, t);
-  const meta = {
-    lang,
-    generated_at: shared.generatedAt,
-    stale_after: shared.staleAfter,
-    ...commonMeta(shared.license, shared.credits),
+  const meta = { lang, generated_at: facts.generatedAt, stale_after: facts.staleAfter, ...facts.common };
+  const today = { ...timesToSeconds(input.today), explanation: translateDetail(t, input.today.explanation) };
+  const todayFields = {
+    today,
+    today_reach: renderReachToday(facts.reachToday, input.events, input.asOf, t),
+    banked_reset_warning: renderBankedWarning(facts.bankedWarning, input.asOf, t),
   };
-  const today = timesToSeconds({
-    ...input.today,
-    event_ids: [...input.today.event_ids],
-    explanation: translateDetail(t, input.today.explanation),
-  });
-  const todayReach = renderReachToday(shared.reachToday, input.events, input.asOf, t);
-  const bankedWarning = renderBankedWarning(shared.bankedWarning, input.asOf, t);
   const upcoming = timesToSeconds(renderUpcoming(input.upcoming ?? null, t));
-  add('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
-    meta,
-    ...forecastBody(input.forecast, t, shared.generatedAt),
-    tracker_watch: renderTrackerWatch(input, t),
-  });
-  add('signals', `api/${lang}/signals.json`, lang, PHASE.lists, {
-    meta,
-    note: t('common:signals.note'),
-    count: input.signals.length,
-    signals: input.signals.map((s) => timesToSeconds({ ...s })),
-  });
-  const accuracy = { meta, note: t('common:accuracy.note'), ...accuracyBody(input.accuracy, t) };
-  add('accuracy', `api/${lang}/accuracy.json`, lang, PHASE.lists, accuracy);
-  add('latest', `api/${lang}/latest.json`, lang, PHASE.summaries, {
-    meta,
-    reset: today.reset,
-    latestReset: input.latestReset ? ev(input.latestReset) : null,
-    latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
-    last_source_check_at: shared.lastCheckAt,
-    today,
-    today_reach: todayReach,
-    banked_reset_warning: bankedWarning,
-    upcoming,
-  });
   const u = input.upstreamStatus;
-  add('status', `api/${lang}/status.json`, lang, PHASE.summaries, {
-    meta,
-    reset: today.reset,
-    today,
-    today_reach: todayReach,
-    banked_reset_warning: bankedWarning,
-    recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
-    source_checks: shared.current.map((c) => ({
-      source: c.source,
-      kind: c.kind,
-      url: c.url,
-      ok: c.ok,
-      http_status: c.http_status,
-      latency_ms: c.latency_ms,
-      items_read: c.items_read,
-      checked_at: formatInstant(c.checked_at),
-      detail_code: c.detail.code,
-      detail: translateDetail(t, c.detail, 'checks'),
-      affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
-    })),
-    upstream_status: u
-      ? timesToSeconds({
-          page_url: u.page_url,
-          indicator: u.indicator,
-          description: u.description,
-          page_updated_at: u.updated_at,
-          updated_at: u.updated_at,
-          fetched_at: u.fetched_at,
-          components: u.components.map((c) => ({ ...c })),
-        })
-      : null,
-    upcoming,
-  });
+  const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
+    jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
+  return [
+    doc('forecast', PHASE.lists, {
+      ...forecastBody(input.forecast, t, facts.generatedAt),
+      tracker_watch: renderTrackerWatch(input, t),
+    }),
+    doc('signals', PHASE.lists, {
+      note: t('common:signals.note'),
+      count: input.signals.length,
+      signals: input.signals.map(timesToSeconds),
+    }),
+    doc('accuracy', PHASE.lists, { note: t('common:accuracy.note'), ...accuracyBody(input.accuracy, t) }),
+    doc('latest', PHASE.summaries, {
+      reset: today.reset,
+      latestReset: input.latestReset ? ev(input.latestReset) : null,
+      latestVerifiedReset: input.latestVerifiedReset ? ev(input.latestVerifiedReset) : null,
+      last_source_check_at: facts.lastCheckAt,
+      ...todayFields,
+      upcoming,
+    }),
+    doc('status', PHASE.summaries, {
+      reset: today.reset,
+      ...todayFields,
+      recent_events: input.events.slice(0, RECENT_EVENTS).map(ev),
+      source_checks: facts.current.map((c) => ({
+        source: c.source,
+        kind: c.kind,
+        url: c.url,
+        ok: c.ok,
+        http_status: c.http_status,
+        latency_ms: c.latency_ms,
+        items_read: c.items_read,
+        checked_at: formatInstant(c.checked_at),
+        detail_code: c.detail.code,
+        detail: translateDetail(t, c.detail, 'checks'),
+        affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
+      })),
+      upstream_status: u
+        ? timesToSeconds({
+            page_url: u.page_url,
+            indicator: u.indicator,
+            description: u.description,
+            page_updated_at: u.updated_at,
+            updated_at: u.updated_at,
+            fetched_at: u.fetched_at,
+            components: u.components,
+          })
+        : null,
+      upcoming,
+    }),
+  ];
 }
 
 /** The language-independent documents: the index, OpenAPI, the JSON Schemas, the license texts, the not-found answer. */
-function renderContract(input: RenderInput, license: string, add: Add, docs: OutputDocument[]): void {
-  const schemaNames = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
-  add('index', 'api/index.json', 'en', PHASE.summaries, {
+function renderContract(input: RenderInput, license: string): OutputDocument[] {
+  const published = documentSchemas();
+  const names = Object.keys(published) as DocumentSchemaName[];
+  const index = {
     meta: { lang: 'en', ...commonMeta(license) },
     api_version: API_VERSION,
-    languages: [...LANGS],
+    languages: LANGS,
     default_language: 'en',
-    types: [...EVENT_TYPES],
+    types: EVENT_TYPES,
     endpoints: [
       { path: '/api/latest', description: 'Has a global reset happened today, and the latest resets.' },
       { path: '/api/status', description: "Today's state, recent events, source checks, upstream status." },
@@ -403,38 +407,33 @@ function renderContract(input: RenderInput, license: string, add: Add, docs: Out
     ],
     openapi: '/api/openapi.json',
     license_url: LICENSE_URL,
-    schemas: schemaNames.map((n) => `/api/schemas/${n}.json`),
+    schemas: names.map((n) => `/api/schemas/${n}.json`),
     license,
-  });
-  docs.push(outputDoc('api/openapi.json', JSON.stringify(buildOpenApi(input.openapi)), 'en', PHASE.schemas));
-  const published = documentSchemas();
-  for (const n of schemaNames)
-    docs.push(outputDoc(`api/schemas/${n}.json`, JSON.stringify(published[n]), 'en', PHASE.schemas));
-  docs.push(outputDoc(LICENSE_KEY, renderLicense(input.archives), 'en', PHASE.leaves, TEXT_CONTENT_TYPE));
+  };
   const messages = Object.fromEntries(LANGS.map((l) => [l, translator(l)('errors:missing_object')]));
   const notFound = { error: { status: 404, code: 'not_found', message: messages.en, messages }, meta: { lang: null } };
-  const body = validate('error', NOT_FOUND_KEY, notFound);
-  docs.push(outputDoc(NOT_FOUND_KEY, body, NOT_FOUND_CONTENT_LANGUAGE, PHASE.leaves));
+  return [
+    jsonDoc('index', 'api/index.json', 'en', PHASE.summaries, index),
+    outputDoc('api/openapi.json', JSON.stringify(buildOpenApi(input.openapi)), 'en', PHASE.schemas),
+    ...names.map((n) => outputDoc(`api/schemas/${n}.json`, JSON.stringify(published[n]), 'en', PHASE.schemas)),
+    outputDoc(LICENSE_KEY, renderLicense(input.archives), 'en', PHASE.leaves, TEXT_CONTENT_TYPE),
+    jsonDoc('error', NOT_FOUND_KEY, NOT_FOUND_CONTENT_LANGUAGE, PHASE.leaves, notFound),
+  ];
 }
 
 /**
  * What a build publishes, in two parts: `eager`, the few documents about the present and the contract (the pages and
  * the unknown variants are made from them), and `stable()`, the event documents and the history pages, produced one at
- * a time in phase order as a sink consumes them (their number grows with the events; holding them all would cost
- * about 39 KiB per event).
+ * a time in phase order as a sink consumes them (their number grows with the events).
  */
 export function renderApiParts(input: RenderInput): {
   eager: OutputDocument[];
   stable: () => Generator<OutputDocument>;
 } {
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
-  const docs: OutputDocument[] = [];
-  const add: Add = (name, key, lang, phase, doc) => docs.push(outputDoc(key, validate(name, key, doc), lang, phase));
-  const shared = liveFacts(input, license);
-  for (const lang of LANGS) renderLive(input, lang, shared, add);
-  renderContract(input, license, add, docs);
+  const facts = liveFacts(input, license);
   return {
-    eager: docs,
+    eager: [...LANGS.flatMap((lang) => renderLive(input, lang, facts)), ...renderContract(input, license)],
     stable: function* () {
       yield* stableEvents(input, license);
       yield* stableHistories(input, license);

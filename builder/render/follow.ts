@@ -1,11 +1,14 @@
-// Pure: the follow-it documents of one build (Atom, JSON Feed, iCalendar, badge) in every language, and the entries
-// they share: recorded resets (global and banked) and the announced reset, newest first, with stable ids.
+// Pure: the follow-it documents of one build in every language: Atom and JSON Feed (written by the `feed` library),
+// iCalendar (ical-generator) and the badge (badge-maker). Feeds and calendar share their entries: recorded resets
+// (global and banked) and the announced reset, newest first, with stable ids.
 import { makeBadge } from 'badge-maker';
+import { Feed } from 'feed';
 import ical, { ICalCalendarMethod } from 'ical-generator';
 import type { TFunction } from 'i18next';
 import {
   FOLLOW_DOCUMENTS,
   followDocumentKey,
+  formatInstant,
   unknownBadgeKey,
   type FollowDocumentName,
   LANGS,
@@ -17,24 +20,23 @@ import type { TodayState, TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { fromTracker } from './values.ts';
 import { renderEvent } from './documents.ts';
-import { renderAtom, renderJsonFeed } from './feeds.ts';
 import { translator } from './i18n.ts';
 import { announcementSummary, announcementTypeName } from './reach.ts';
 
 /** Enough for any reader to catch up; older entries stay in /api/history. */
 export const FEED_MAX_ENTRIES = 50;
-export const CALENDAR_MAX_EVENTS = 500;
+const CALENDAR_MAX_EVENTS = 500;
 
-export interface FollowInput {
+interface FollowInput {
   events: readonly Event[];
   upcoming: Announcement | null;
   today: TodayStatus;
-  /** Absolute base URL the API is served from, without a trailing slash. */
+  /** Absolute base URL the API is served from. */
   publicUrl: string;
 }
 
 /** One entry of the feeds and the calendar, already in one language. */
-export interface FollowEntry {
+interface FollowEntry {
   kind: 'reset' | 'announcement';
   /** The event or announcement id; an announcement takes the id its recorded reset will have. */
   id: string;
@@ -46,9 +48,9 @@ export interface FollowEntry {
   at: Date;
   /** When the entry's news appeared (an announcement's announced_at): feed order, `updated` and DTSTAMP. */
   updated: Date;
-  /** `day`: an all-day calendar event. */
+  /** `day` precision: an all-day calendar event. */
   allDay: boolean;
-  /** Whether the time is when it happened (a reset) or is to happen (an announcement with scheduled_for). */
+  /** Whether `at` is a real time: a reset's, or an announcement's scheduled_for (only these go in the calendar). */
   scheduled: boolean;
   /** The human page, at the entry's anchor: what a person following the feed or calendar opens. */
   link: string;
@@ -61,105 +63,89 @@ export interface FollowEntry {
 
 /** The page's anchor for a listed event (page-charts.tsx writes it): `/<lang>/#event-<id>`. */
 export const eventAnchor = (id: string): string => `event-${id}`;
-/** The page's section for the announced reset. */
-export const UPCOMING_ANCHOR = 'upcoming';
-
-const FOLLOWED_TYPES: readonly Event['type'][] = ['global_reset', 'banked_grant'];
-
-function resetEntry(e: Event, lang: Lang, t: TFunction, base: string): FollowEntry {
-  const r = renderEvent(e, lang, t);
-  const at = new Date(eventMs(e));
-  return {
-    kind: 'reset',
-    id: e.id,
-    title: r.title,
-    // Whom it reached and when it lands, as the event document says it ("all paid plans · lands by ...").
-    summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
-    text: e.evidence_text,
-    at,
-    updated: at,
-    allDay: e.time_precision === 'day',
-    scheduled: true,
-    link: `${base}/${lang}/#${eventAnchor(e.id)}`,
-    json: `${base}/api/events/${e.id}?lang=${lang}`,
-    sourceUrl: e.sources[0]?.url ?? null,
-    fromTracker: fromTracker(e),
-  };
-}
-
-function announcementEntry(a: Announcement, lang: Lang, t: TFunction, base: string): FollowEntry {
-  return {
-    kind: 'announcement',
-    id: a.id,
-    title: t('follow:feed.announcement_title', { type: announcementTypeName(a, t) }),
-    summary: announcementSummary(a, t),
-    text: a.text,
-    at: new Date(a.scheduled_for ?? a.announced_at),
-    updated: new Date(a.announced_at),
-    allDay: false,
-    scheduled: a.scheduled_for !== null,
-    link: `${base}/${lang}/#${UPCOMING_ANCHOR}`,
-    json: `${base}/api/latest?lang=${lang}`,
-    sourceUrl: a.source?.url ?? null,
-    fromTracker: true,
-  };
-}
 
 /** The recorded resets the feeds and the calendar follow, newest first (the events come newest first). */
 export function followedEvents(events: readonly Event[], max: number): Event[] {
-  return events.filter((e) => FOLLOWED_TYPES.includes(e.type)).slice(0, max);
+  return events.filter((e) => e.type === 'global_reset' || e.type === 'banked_grant').slice(0, max);
 }
 
-/** The entries in one language, newest first: the announcement (if any) then recorded resets. */
-export function computeFollowEntries(input: FollowInput, lang: Lang, t: TFunction, max: number): FollowEntry[] {
-  const resets = followedEvents(input.events, max);
-  const entries = resets.map((e) => resetEntry(e, lang, t, input.publicUrl));
-  if (input.upcoming) entries.unshift(announcementEntry(input.upcoming, lang, t, input.publicUrl));
-  return entries
-    .sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id))
-    .slice(0, max + 1);
+/** The entries in one language, newest first: recorded resets and the announcement (if any), by their news time. */
+function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: string): FollowEntry[] {
+  const entries = followedEvents(input.events, CALENDAR_MAX_EVENTS).map((e): FollowEntry => {
+    const r = renderEvent(e, lang, t);
+    const at = new Date(eventMs(e));
+    return {
+      kind: 'reset',
+      id: e.id,
+      title: r.title,
+      // Whom it reached and when it lands, as the event document says it ("all paid plans · lands by ...").
+      summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
+      text: e.evidence_text,
+      at,
+      updated: at,
+      allDay: e.time_precision === 'day',
+      scheduled: true,
+      link: `${base}/${lang}/#${eventAnchor(e.id)}`,
+      json: `${base}/api/events/${e.id}?lang=${lang}`,
+      sourceUrl: e.sources[0]?.url ?? null,
+      fromTracker: fromTracker(e),
+    };
+  });
+  const a = input.upcoming;
+  if (a)
+    entries.unshift({
+      kind: 'announcement',
+      id: a.id,
+      title: t('follow:feed.announcement_title', { type: announcementTypeName(a, t) }),
+      summary: announcementSummary(a, t),
+      text: a.text,
+      at: new Date(a.scheduled_for ?? a.announced_at),
+      updated: new Date(a.announced_at),
+      allDay: false,
+      scheduled: a.scheduled_for !== null,
+      link: `${base}/${lang}/#upcoming`,
+      json: `${base}/api/latest?lang=${lang}`,
+      sourceUrl: a.source?.url ?? null,
+      fromTracker: true,
+    });
+  return entries.sort((x, y) => y.updated.getTime() - x.updated.getTime() || x.id.localeCompare(y.id));
 }
+
+const BADGES = ['badge.json', 'badge.svg'] as const;
+const followDoc = (key: string, lang: Lang, name: FollowDocumentName, body: string) =>
+  outputDoc(key, body, lang, PHASE.lists, FOLLOW_DOCUMENTS[name]);
 
 /** The badges the edge serves once the build's answer no longer holds: `unknown`, in every language. */
 export function renderUnknownBadges(): OutputDocument[] {
   return LANGS.flatMap((lang) => {
     const badge = renderBadge('unknown', translator(lang));
-    return (['badge.json', 'badge.svg'] as const).map((name) =>
-      outputDoc(unknownBadgeKey(lang, name), badge[name], lang, PHASE.lists, FOLLOW_DOCUMENTS[name]),
-    );
+    return BADGES.map((name) => followDoc(unknownBadgeKey(lang, name), lang, name, badge[name]));
   });
 }
 
 export function renderFollow(input: FollowInput): OutputDocument[] {
-  const docs: OutputDocument[] = [];
-  const add = (lang: Lang, name: FollowDocumentName, body: string) =>
-    docs.push(outputDoc(followDocumentKey(lang, name), body, lang, PHASE.lists, FOLLOW_DOCUMENTS[name]));
   const base = input.publicUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(base))
     throw new Error(
       `[render/follow] the public URL must be an absolute http(s) URL without query, got ${JSON.stringify(input.publicUrl)}`,
     );
-  const fixed = { ...input, publicUrl: base };
-  for (const lang of LANGS) {
+  return LANGS.flatMap((lang) => {
     const t = translator(lang);
-    const all = computeFollowEntries(fixed, lang, t, CALENDAR_MAX_EVENTS);
-    const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (fixed.upcoming ? 1 : 0)) };
-    add(lang, 'feed.atom', renderAtom(feed));
-    add(lang, 'feed.json', renderJsonFeed(feed));
-    add(
-      lang,
-      'calendar.ics',
-      renderCalendar(
+    const all = followEntries(input, lang, t, base);
+    const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (input.upcoming ? 1 : 0)) };
+    const bodies: Record<FollowDocumentName, string> = {
+      'feed.atom': renderAtom(feed),
+      'feed.json': renderJsonFeed(feed),
+      'calendar.ics': renderCalendar(
         lang,
         t,
         all.filter((e) => e.scheduled),
       ),
-    );
-    const badge = renderBadge(input.today.state, t);
-    add(lang, 'badge.json', badge['badge.json']);
-    add(lang, 'badge.svg', badge['badge.svg']);
-  }
-  return docs;
+      ...renderBadge(input.today.state, t),
+    };
+    const names = Object.keys(bodies) as FollowDocumentName[];
+    return names.map((name) => followDoc(followDocumentKey(lang, name), lang, name, bodies[name]));
+  });
 }
 
 const BADGE_COLORS: Record<TodayState, string> = {
@@ -170,7 +156,7 @@ const BADGE_COLORS: Record<TodayState, string> = {
 };
 
 /** Today's state as a shields.io endpoint badge (schemaVersion 1, label, message, color) and as an SVG. */
-function renderBadge(state: TodayState, t: TFunction): Record<'badge.json' | 'badge.svg', string> {
+function renderBadge(state: TodayState, t: TFunction): Record<(typeof BADGES)[number], string> {
   const badge = { label: t('follow:badge.label'), message: t(`follow:badge.${state}`), color: BADGE_COLORS[state] };
   return { 'badge.json': JSON.stringify({ schemaVersion: 1, ...badge }), 'badge.svg': makeBadge(badge) };
 }
@@ -223,4 +209,131 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
   // RFC 5545 ends every content line, the last one too, with CRLF; the library leaves the last one bare.
   const text = cal.toString();
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
+}
+
+/** Ids are tag URIs (RFC 4151): independent of where the API is hosted, identical in every language. */
+const TAG_PREFIX = 'tag:reset-status-api,2026:';
+
+interface FeedInput {
+  lang: Lang;
+  t: TFunction;
+  base: string;
+  entries: readonly FollowEntry[];
+}
+
+// Characters XML 1.0 cannot carry at all (escaped or not), and lone surrogates: upstream text may hold them.
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const xmlText = (s: string): string => s.replace(NOT_XML, '');
+
+/** Escaped, so hostile text can neither add markup nor close the library's CDATA section (`]]>` → `]]&gt;`). */
+function escapeHtml(s: string): string {
+  return xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const entryId = (e: FollowEntry): string => `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`;
+
+function contentHtml(e: FollowEntry): string {
+  const post = e.sourceUrl ? `<p><a href="${escapeHtml(e.sourceUrl)}">${escapeHtml(e.sourceUrl)}</a></p>` : '';
+  return `<p>${escapeHtml(e.summary)}</p><blockquote>${escapeHtml(e.text)}</blockquote>${post}`;
+}
+
+/**
+ * The feed as the library models it. Its `updated` is the newest entry's time (not the build time), so the bytes
+ * change only when the content does.
+ */
+function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
+  // Atom's title and summary are `type="html"`; JSON Feed's `title` and `summary` are plain text.
+  const text = format === 'atom' ? escapeHtml : xmlText;
+  const { lang, t, base, entries } = input;
+  const feed = new Feed({
+    id: `${TAG_PREFIX}feed`,
+    title: t('follow:feed.title'),
+    // codex-resets.com asks everyone who shows its data to link back to it.
+    description: entries.some((e) => e.fromTracker)
+      ? `${t('follow:feed.subtitle')} ${t('follow:credit')}`
+      : t('follow:feed.subtitle'),
+    link: `${base}/${lang}/`,
+    language: lang,
+    updated: entries[0]?.updated ?? new Date(0),
+    generator: 'Reset Status API',
+    feedLinks: { atom: `${base}/api/feed.atom?lang=${lang}`, json: `${base}/api/feed.json?lang=${lang}` },
+    // RFC 4287 wants an author on the feed when its entries have none.
+    author: { name: 'Reset Status API', link: `${base}/api/` },
+  });
+  for (const e of entries) {
+    feed.addItem({
+      id: entryId(e),
+      title: text(e.title),
+      link: e.link,
+      date: e.updated,
+      published: e.updated,
+      description: text(e.summary),
+      content: contentHtml(e),
+      ...(e.sourceUrl
+        ? {
+            extensions: [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }],
+          }
+        : {}),
+    });
+  }
+  return feed;
+}
+
+const ATOM_ROOT = '<feed xmlns="http://www.w3.org/2005/Atom">';
+/** The library's `Date#toISOString` in `<updated>` and `<published>`; user text never holds a raw `<` (escapeHtml). */
+const ATOM_TIMES = /<(updated|published)>([^<]+)<\/\1>/g;
+
+/**
+ * The library's Atom, brought to what this API promises: `xml:lang` on the feed (RFC 4287 3 via XML's own
+ * attribute), timestamps to the second, and each entry's JSON document as a second alternate link of its own type
+ * beside the human page (RFC 4287 4.2.7.2 allows one alternate per type). The library offers none of the three.
+ */
+function renderAtom(input: FeedInput): string {
+  let xml = buildFeed(input, 'atom').atom1();
+  if (!xml.includes(ATOM_ROOT))
+    throw new Error('[render/follow] the feed library no longer writes the Atom root this code extends');
+  xml = xml.replace(ATOM_ROOT, `<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="${input.lang}">`);
+  xml = xml.replace(ATOM_TIMES, (_m, tag: string, at: string) => `<${tag}>${formatInstant(at)}</${tag}>`);
+  // Entry links are the only links without `rel` the library writes, and each entry's link is its own anchor.
+  const jsonOf = new Map(input.entries.map((e) => [e.link, e.json]));
+  let linked = 0;
+  xml = xml.replace(/<link href="([^"]*)"\/>/g, (plain, href: string) => {
+    const json = jsonOf.get(href);
+    if (json === undefined) return plain;
+    linked++;
+    return `<link rel="alternate" type="text/html" href="${href}"/>\n        <link rel="alternate" type="application/json" href="${json}"/>`;
+  });
+  if (linked !== input.entries.length)
+    throw new Error('[render/follow] the feed library no longer writes entry links as this code expects');
+  return xml;
+}
+
+/**
+ * The library writes JSON Feed 1.0; 1.1 is a superset that adds `language` and `authors`, which replaces the
+ * deprecated `author` (dropped here). Items keep `id`, `url` (the human page's anchor), `title`, `summary`,
+ * `content_html`, and gain `external_url`: the entry's JSON document. Dates to the second.
+ */
+function renderJsonFeed(input: FeedInput): string {
+  const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & {
+    items: Record<string, unknown>[];
+  };
+  // The library writes the items in the order it was given them, each with both dates.
+  const out = items.map((item, i) => ({
+    ...item,
+    external_url: input.entries[i]!.json,
+    date_published: formatInstant(item.date_published as string),
+    date_modified: formatInstant(item.date_modified as string),
+  }));
+  return JSON.stringify(
+    {
+      ...doc,
+      version: 'https://jsonfeed.org/version/1.1',
+      language: input.lang,
+      ...(author ? { authors: [author] } : {}),
+      items: out,
+    },
+    null,
+    2,
+  );
 }

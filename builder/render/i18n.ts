@@ -30,8 +30,9 @@ import zhErrors from '../../locales/zh/errors.json' with { type: 'json' };
 import zhForecast from '../../locales/zh/forecast.json' with { type: 'json' };
 import zhPage from '../../locales/zh/page.json' with { type: 'json' };
 import zhFollow from '../../locales/zh/follow.json' with { type: 'json' };
-import { formatInstant, LANGS, type Lang } from '../contract.ts';
+import { LANGS, type Lang } from '../contract.ts';
 import type { Detail } from '../model/schemas.ts';
+import { instantToSeconds } from './values.ts';
 
 export const NAMESPACES = ['common', 'errors', 'checks', 'forecast', 'page', 'follow'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
@@ -68,10 +69,7 @@ export function translateDetail(t: TFunction, d: Detail, ns: Namespace = 'common
   const key = d.code.includes(':') ? d.code : `${ns}:${d.code}`;
   // A time in a sentence reads as the API writes times everywhere: to the second.
   const params = Object.fromEntries(
-    Object.entries(d.params).map(([k, v]) => [
-      k,
-      typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/.test(v) ? formatInstant(v) : v,
-    ]),
+    Object.entries(d.params).map(([k, v]) => [k, typeof v === 'string' ? instantToSeconds(v) : v]),
   );
   return t(key, params);
 }

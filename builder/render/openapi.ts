@@ -64,31 +64,24 @@ const common = {
   'Access-Control-Expose-Headers': ref('headers', 'ExposeHeaders'),
 };
 const okHeaders = { ...common, ETag: ref('headers', 'ETag'), 'Last-Modified': ref('headers', 'LastModified') };
-const errorBody = { 'application/json': { schema: ref('schemas', 'Error') } };
 
+const errorResponse = (description: string, headers: Record<string, unknown> = common) => ({
+  description,
+  headers,
+  content: { 'application/json': { schema: ref('schemas', 'Error') } },
+});
 const RESPONSES = {
-  BadRequest: {
-    description:
-      'Unsupported `lang`, unknown `type`, a repeated parameter, malformed percent-encoding, too many parameters or an invalid path (codes `unsupported_lang`, `unknown_type`, `ambiguous_parameter`, `malformed_query`, `too_many_parameters`, `invalid_path`). `lang` errors are in English, the others in the selected language.',
-    headers: common,
-    content: errorBody,
-  },
-  NotFound: {
-    description:
-      'No such resource (code `not_found`, also for an event id that is malformed or unknown). An unknown but well-formed path is answered by the CDN with one language-independent document whose `messages` holds every language.',
-    headers: common,
-    content: errorBody,
-  },
-  MethodNotAllowed: {
-    description: 'Any method other than GET, HEAD and OPTIONS (code `method_not_allowed`, in the selected language).',
-    headers: { ...common, Allow: ref('headers', 'Allow') },
-    content: errorBody,
-  },
-  UriTooLong: {
-    description: 'A path over 512 bytes or a query string over 1024 bytes (code `request_too_long`).',
-    headers: common,
-    content: errorBody,
-  },
+  BadRequest: errorResponse(
+    'Unsupported `lang`, unknown `type`, a repeated parameter, malformed percent-encoding, too many parameters or an invalid path (codes `unsupported_lang`, `unknown_type`, `ambiguous_parameter`, `malformed_query`, `too_many_parameters`, `invalid_path`). `lang` errors are in English, the others in the selected language.',
+  ),
+  NotFound: errorResponse(
+    'No such resource (code `not_found`, also for an event id that is malformed or unknown). An unknown but well-formed path is answered by the CDN with one language-independent document whose `messages` holds every language.',
+  ),
+  MethodNotAllowed: errorResponse(
+    'Any method other than GET, HEAD and OPTIONS (code `method_not_allowed`, in the selected language).',
+    { ...common, Allow: ref('headers', 'Allow') },
+  ),
+  UriTooLong: errorResponse('A path over 512 bytes or a query string over 1024 bytes (code `request_too_long`).'),
 };
 const errors = {
   '400': ref('responses', 'BadRequest'),
@@ -96,6 +89,15 @@ const errors = {
   '405': ref('responses', 'MethodNotAllowed'),
   '414': ref('responses', 'UriTooLong'),
 };
+
+/** A parameter: in the query (optional, at most once) or in the path (required). */
+const param = (name: string, where: 'query' | 'path', description: string, schema: Record<string, unknown>) => ({
+  name,
+  in: where,
+  required: where === 'path',
+  description,
+  schema,
+});
 
 interface PathSpec {
   path: string;
@@ -105,41 +107,39 @@ interface PathSpec {
   description: string;
   /** The body of a 200: a component schema id, or an inline media type map. */
   body: string | Record<string, unknown>;
-  params?: unknown[];
+  params?: ReturnType<typeof param>[];
   /** Whether `lang` selects the language (false: the document is language-independent; `lang` is still validated). */
   localized?: boolean;
 }
 
 function operations(p: PathSpec): Record<string, unknown> {
-  const inPath = (x: unknown) => (x as { in?: string }).in === 'path';
+  const params = p.params ?? [];
   const parameters = [
     ...(p.localized === false ? [] : [ref('parameters', 'lang')]),
-    ...(p.params ?? []).filter((x) => !inPath(x)),
+    ...params.filter((x) => x.in === 'query'),
   ];
-  const pathParams = (p.params ?? []).filter(inPath);
+  const pathParams = params.filter((x) => x.in === 'path');
   const content = typeof p.body === 'string' ? { 'application/json': { schema: ref('schemas', p.body) } } : p.body;
-  const Id = p.id[0]!.toUpperCase() + p.id.slice(1);
+  const op = (verb: string, rest: object) => ({
+    operationId: verb + p.id[0]!.toUpperCase() + p.id.slice(1),
+    tags: [p.tag],
+    ...rest,
+  });
   return {
     ...(pathParams.length > 0 ? { parameters: pathParams } : {}),
-    get: {
-      operationId: `get${Id}`,
-      tags: [p.tag],
+    get: op('get', {
       summary: p.summary,
       description: p.description,
       parameters,
       responses: { '200': { description: 'OK', headers: okHeaders, content }, ...errors },
-    },
-    head: {
-      operationId: `head${Id}`,
-      tags: [p.tag],
+    }),
+    head: op('head', {
       summary: `Headers of: ${p.summary}`,
       description: 'As GET, without a body.',
       parameters,
       responses: { '200': { description: 'OK, no body.', headers: okHeaders }, ...errors },
-    },
-    options: {
-      operationId: `options${Id}`,
-      tags: [p.tag],
+    }),
+    options: op('options', {
       summary: 'CORS preflight',
       description: 'Answered 204 whatever the path, query and request headers.',
       responses: {
@@ -156,7 +156,7 @@ function operations(p: PathSpec): Record<string, unknown> {
         '405': ref('responses', 'MethodNotAllowed'),
         '414': ref('responses', 'UriTooLong'),
       },
-    },
+    }),
   };
 }
 
@@ -212,21 +212,18 @@ const PATHS: PathSpec[] = [
     description: `Without \`page\`: the newest recorded events (a History: ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} of them, or every event while fewer than ${2 * HISTORY_PAGE_SIZE} are recorded), \`count\` (all recorded events) and \`next\`, the path of the next older page. With \`page=N\`: archived page N (a HistoryPage), events (N-1)*${HISTORY_PAGE_SIZE}+1 to N*${HISTORY_PAGE_SIZE} counted from the oldest, newest first, with its own \`next\`; an archived page is never rewritten when a newer event is added. Following \`next\` from the newest document to page 1 reads every event exactly once. Coverage is partial, see \`coverage\`. Stable: carries \`meta.updated_at\`, derived from its events.`,
     body: { 'application/json': { schema: { oneOf: [ref('schemas', 'History'), ref('schemas', 'HistoryPage')] } } },
     params: [
-      {
-        name: 'type',
-        in: 'query',
-        required: false,
-        description:
-          'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.',
-        schema: { type: 'string', enum: [...EVENT_TYPES] },
-      },
-      {
-        name: 'page',
-        in: 'query',
-        required: false,
-        description: `An archived page, from 1 (the oldest events) to the newest document's \`archived_pages\`; at most once (twice is a 400). A value that is not a positive integer without leading zeros, or a page not archived (yet), is a 404 with code \`not_found\`.`,
-        schema: { type: 'integer', minimum: 1, maximum: 9999999 },
-      },
+      param(
+        'type',
+        'query',
+        'Only events of this type (case-insensitive, at most once). Anything else is a 400 naming the valid types.',
+        { type: 'string', enum: [...EVENT_TYPES] },
+      ),
+      param(
+        'page',
+        'query',
+        `An archived page, from 1 (the oldest events) to the newest document's \`archived_pages\`; at most once (twice is a 400). A value that is not a positive integer without leading zeros, or a page not archived (yet), is a 404 with code \`not_found\`.`,
+        { type: 'integer', minimum: 1, maximum: 9999999 },
+      ),
     ],
   },
   {
@@ -236,15 +233,7 @@ const PATHS: PathSpec[] = [
     summary: 'One event',
     description: 'One event. A malformed or unknown id is a 404 with code `not_found`. Stable.',
     body: 'EventResponse',
-    params: [
-      {
-        name: 'id',
-        in: 'path',
-        required: true,
-        description: 'The event id.',
-        schema: { type: 'string', pattern: EVENT_ID_PATTERN_SOURCE },
-      },
-    ],
+    params: [param('id', 'path', 'The event id.', { type: 'string', pattern: EVENT_ID_PATTERN_SOURCE })],
   },
   {
     path: '/api/forecast',
@@ -288,16 +277,10 @@ const PATHS: PathSpec[] = [
     description: 'JSON Schema 2020-12 of one document. Open: it accepts fields added later. Stable.',
     body: { 'application/json': { schema: { type: 'object' } } },
     params: [
-      {
-        name: 'name',
-        in: 'path',
-        required: true,
-        description: 'The document name.',
-        schema: {
-          type: 'string',
-          enum: Object.keys(DOCUMENT_SCHEMAS),
-        },
-      },
+      param('name', 'path', 'The document name.', {
+        type: 'string',
+        enum: Object.keys(DOCUMENT_SCHEMAS),
+      }),
     ],
     localized: false,
   },
@@ -396,14 +379,12 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown>
     delete s.$schema;
     delete s.$id;
   }
-  const lang = {
-    name: 'lang',
-    in: 'query',
-    required: false,
-    description:
-      'Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400.',
-    schema: { type: 'string', enum: [...LANGS], default: 'en' },
-  };
+  const lang = param(
+    'lang',
+    'query',
+    'Response language (case-insensitive, at most once). Default en; never chosen from Accept-Language. Anything else is a 400.',
+    { type: 'string', enum: [...LANGS], default: 'en' },
+  );
   return {
     openapi: '3.1.0',
     info: {

@@ -1,12 +1,13 @@
 // Pure: the page's two inline SVG charts, each with a text alternative (a summary as its accessible name and a table
 // with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
+import type { ComponentChildren } from 'preact';
 import type { EventType } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
 import type { AccuracyDoc, PageData } from './page-data.ts';
 import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
 import { formatDate, formatMonth, formatNumber, formatPercent } from './page-format.ts';
-import { Head, type Ctx } from './page-sections.tsx';
+import { Head, StackRow, type Ctx } from './page-sections.tsx';
 import { renderReach } from './reach.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,22 +25,25 @@ const LEFT = 10;
 const RIGHT = 10;
 const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
 
-/** A mark of a kind's shape centred on (x, y): circle, square, triangle. */
-function Mark({ kind, x, y, filled }: { kind: EventType; x: number; y: number; filled?: boolean }) {
+/** A mark of a kind's shape centred on (x, y): circle, square, triangle; `r` is the circle's radius. */
+function Mark({ kind, x, y, r = 6, filled }: { kind: EventType; x: number; y: number; r?: number; filled?: boolean }) {
   // Inside a chart the group carries the class (marks inherit stroke and fill): a year of marks weighs less.
   const cls = filled === undefined ? undefined : `m ${filled ? 'verified' : 'archived'}`;
-  if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={6} />;
-  if (kind === 'banked_grant') return <rect class={cls} x={x - 5.5} y={y - 5.5} width={11} height={11} />;
+  if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={r} />;
+  const half = r - 0.5;
+  if (kind === 'banked_grant') return <rect class={cls} x={x - half} y={y - half} width={2 * half} height={2 * half} />;
   return <path class={cls} d={`M${x} ${y - 7}L${x + 7} ${y + 5}L${x - 7} ${y + 5}Z`} />;
 }
 
-function LegendShape({ kind }: { kind: EventType }) {
+/** A legend entry: its icon (hidden from assistive technology: the words say it all) and its words. */
+function LegendItem({ label, children }: { label: string; children: ComponentChildren }) {
   return (
-    <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
-      <g class={`k-${kind}`}>
-        <Mark kind={kind} x={8} y={8.5} filled={true} />
-      </g>
-    </svg>
+    <li>
+      <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+        {children}
+      </svg>{' '}
+      {label}
+    </li>
   );
 }
 
@@ -58,17 +62,13 @@ function timelineWindow(events: readonly Event[], asOf: Date, days: number) {
 }
 type Window = ReturnType<typeof timelineWindow>;
 
+const nextMonth = (ms: number) => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth() + 1, 1);
+
 function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summary: string; id: string; W: number }) {
   const { from, to, points } = w;
   const x = (ms: number) => Math.round((LEFT + ((ms - from) / (to - from)) * (W - LEFT - RIGHT)) * 10) / 10;
-  const months: Date[] = [];
-  const start = new Date(from);
-  for (
-    let m = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-    m.getTime() <= to;
-    m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))
-  )
-    months.push(m);
+  const months: number[] = [];
+  for (let m = nextMonth(from); m <= to; m = nextMonth(m)) months.push(m);
   return (
     <svg class={`timeline ${id}`} viewBox={`0 0 ${W} 130`} role="img" aria-labelledby={`${id}-title`}>
       <title id={`${id}-title`}>{summary}</title>
@@ -77,9 +77,9 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
       ))}
       {months.map((m) => (
         <g>
-          <line class="axis" x1={x(m.getTime())} x2={x(m.getTime())} y1={12} y2={108} />
-          <text x={x(m.getTime()) + 3} y={124}>
-            {formatMonth(ctx.lang, m)}
+          <line class="axis" x1={x(m)} x2={x(m)} y1={12} y2={108} />
+          <text x={x(m) + 3} y={124}>
+            {formatMonth(ctx.lang, new Date(m))}
           </text>
         </g>
       ))}
@@ -104,42 +104,22 @@ function ReachCell({ e, t }: { e: Event; t: Ctx['t'] }) {
   return r !== null && r.reviewed ? <td>{r.summary}</td> : null;
 }
 
-function TimelineTable({
-  ctx,
-  points,
-  rows,
-  kindLabel,
-}: {
-  ctx: Ctx;
-  points: readonly Point[];
-  rows: readonly Point[];
-  kindLabel: Record<EventType, string>;
-}) {
+function TimelineTable({ ctx, count, rows }: { ctx: Ctx; count: number; rows: readonly Point[] }) {
   const { lang, t } = ctx;
-  // Labels once per page, not once per event.
-  const verified = t('page:timeline.verified');
-  const archived = t('page:timeline.archived');
   return (
     <details>
-      <summary>{`${t('page:timeline.list')} (${points.length})`}</summary>
+      <summary>{`${t('page:timeline.list')} (${count})`}</summary>
       {/* On a phone each row reads as one line (date · kind · status): labelled stacking would triple a long list. */}
       <table class="list">
-        <Head
-          labels={[
-            t('page:timeline.date'),
-            t('page:timeline.kind'),
-            t('page:timeline.status'),
-            t('page:timeline.reach'),
-          ]}
-        />
+        <Head labels={(['date', 'kind', 'status', 'reach'] as const).map((k) => t(`page:timeline.${k}`))} />
         <tbody>
           {rows.map((p) => (
             <tr id={eventAnchor(p.e.id)}>
               <td>
                 <time datetime={p.at}>{formatDate(lang, p.at)}</time>
               </td>
-              <td>{kindLabel[p.e.type]}</td>
-              <td>{p.e.status === 'verified' ? verified : archived}</td>
+              <td>{t(`common:type.${p.e.type}`)}</td>
+              <td>{t(`page:timeline.${p.e.status}`)}</td>
               {/* Whom it reached, as reviewed from its post. An unreviewed record's "not stated" is left to the API, and
                   its cell to the table (a trailing cell may be absent): a year of events stays under PAGE_MAX_BYTES. */}
               <ReachCell e={p.e} t={t} />
@@ -147,11 +127,9 @@ function TimelineTable({
           ))}
         </tbody>
       </table>
-      {points.length > MAX_TIMELINE_ROWS ? (
+      {count > MAX_TIMELINE_ROWS ? (
         <p>
-          <a href={`/api/history?lang=${lang}`}>
-            {t('page:timeline.more', { count: points.length - MAX_TIMELINE_ROWS })}
-          </a>
+          <a href={`/api/history?lang=${lang}`}>{t('page:timeline.more', { count: count - MAX_TIMELINE_ROWS })}</a>
         </p>
       ) : null}
     </details>
@@ -163,14 +141,13 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   const w = timelineWindow(events, asOf, TIMELINE_DAYS);
   const recent = timelineWindow(events, asOf, RECENT_DAYS);
   const summaryOf = ({ from, points }: Window) => {
-    const n = (k: EventType, verified?: boolean) =>
-      points.filter((p) => p.e.type === k && (verified === undefined || (p.e.status === 'verified') === verified))
-        .length;
+    const n = (k: EventType, status?: string) =>
+      points.filter((p) => p.e.type === k && (status === undefined || p.e.status === status)).length;
     return t('page:timeline.summary', {
       from: formatDate(lang, new Date(from).toISOString()),
       to: formatDate(lang, asOf.toISOString()),
       global: n('global_reset'),
-      verified: n('global_reset', true),
+      verified: n('global_reset', 'verified'),
       banked: n('banked_grant'),
       policy: n('policy_change'),
     });
@@ -182,7 +159,6 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   const rows = [...w.points.slice(0, MAX_TIMELINE_ROWS), ...followedEvents(events, FEED_MAX_ENTRIES).map(toPoint)]
     .filter((p) => !listed.has(p.e.id) && listed.add(p.e.id))
     .sort((a, b) => b.ms - a.ms);
-  const kindLabel = Object.fromEntries(KINDS.map((k) => [k, t(`common:type.${k}`)])) as Record<EventType, string>;
   return (
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>
@@ -193,16 +169,18 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
       <p>{summary}</p>
       <ul class="legend" aria-label={t('page:timeline.legend')}>
         {KINDS.map((k) => (
-          <li>
-            <LegendShape kind={k} /> {kindLabel[k]}
-          </li>
+          <LegendItem label={t(`common:type.${k}`)}>
+            <g class={`k-${k}`}>
+              <Mark kind={k} x={8} y={8.5} filled={true} />
+            </g>
+          </LegendItem>
         ))}
       </ul>
       <p class="muted">{t('page:timeline.filled')}</p>
       {w.points.length === 0 ? (
         <p>{t('page:timeline.empty')}</p>
       ) : (
-        <TimelineTable ctx={ctx} points={w.points} rows={rows} kindLabel={kindLabel} />
+        <TimelineTable ctx={ctx} count={w.points.length} rows={rows} />
       )}
     </section>
   );
@@ -246,23 +224,12 @@ function ReliabilityChart({ ctx, rows, summary }: { ctx: Ctx; rows: readonly Rel
   );
 }
 
-function LegendBar({ cls, label }: { cls: string; label: string }) {
-  return (
-    <li>
-      <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
-        <rect class={cls} x={1} y={3} width={14} height={10} />
-      </svg>{' '}
-      {label}
-    </li>
-  );
-}
-
 export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const a = data.accuracy;
-  const rows: ReliabilityRow[] = (['24h', '48h'] as const).map((h) => ({
-    label: t(`page:reliability.h${h.slice(0, 2)}`),
-    ...a[`summary_${h}`],
+  const rows: ReliabilityRow[] = (['24', '48'] as const).map((h) => ({
+    label: t(`page:reliability.h${h}`),
+    ...a[`summary_${h}h`],
   }));
   const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
   const heads = (['horizon', 'forecast', 'base_rate', 'scored'] as const).map((k) => t(`page:reliability.${k}`));
@@ -283,21 +250,20 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
       <p>{t('page:reliability.intro', { days: a.window_days })}</p>
       {scored ? <ReliabilityChart ctx={ctx} rows={rows} summary={summary} /> : null}
       <ul class="legend">
-        <LegendBar cls="bar-f" label={heads[1]!} />
-        <LegendBar cls="bar-c" label={heads[2]!} />
+        {(['bar-f', 'bar-c'] as const).map((cls, i) => (
+          <LegendItem label={heads[i + 1]!}>
+            <rect class={cls} x={1} y={3} width={14} height={10} />
+          </LegendItem>
+        ))}
       </ul>
       <table class="stack">
         <Head labels={heads} />
         <tbody>
           {rows.map((r) => (
-            <tr>
-              <th scope="row" data-label={heads[0]}>
-                {r.label}
-              </th>
-              <td data-label={heads[1]}>{num(r.brier)}</td>
-              <td data-label={heads[2]}>{num(r.climatology_brier)}</td>
-              <td data-label={heads[3]}>{formatNumber(lang, r.sample_size, 0)}</td>
-            </tr>
+            <StackRow
+              heads={heads}
+              cells={[r.label, num(r.brier), num(r.climatology_brier), formatNumber(lang, r.sample_size, 0)]}
+            />
           ))}
         </tbody>
       </table>
@@ -307,11 +273,9 @@ export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
 }
 
 // The reliability diagram from /api/accuracy's binned checkpoints: forecast probability against how often a reset
-// followed, one point per bin and horizon (24 h a circle, 48 h a square), the diagonal for perfect calibration, and
-// every value in a table beside it.
+// followed, one point per bin and horizon (24 h a circle, 48 h a square, in the colours of those timeline kinds), the
+// diagonal for perfect calibration, and every value in a table beside it.
 type Bin = AccuracyDoc['reliability_24h'][number];
-const HORIZONS = ['h24', 'h48'] as const;
-type Horizon = (typeof HORIZONS)[number];
 
 const SIZE = 220;
 const PAD = 48;
@@ -319,25 +283,16 @@ const END = 20;
 const px = (p: number) => Math.round((PAD + p * (SIZE - PAD - END)) * 10) / 10;
 const py = (p: number) => Math.round((SIZE - PAD - p * (SIZE - PAD - END)) * 10) / 10;
 
-function CalibrationPoint({ h, x, y }: { h: Horizon; x: number; y: number }) {
-  return h === 'h24' ? (
-    <circle class="m verified" cx={x} cy={y} r={5} />
-  ) : (
-    <rect class="m verified" x={x - 4.5} y={y - 4.5} width={9} height={9} />
-  );
-}
-
 const isScored = (b: Bin): b is Bin & { mean_probability: number; observed_frequency: number } =>
   b.count > 0 && b.mean_probability !== null && b.observed_frequency !== null;
 
 function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
   const { lang, t } = ctx;
-  const bins = HORIZONS.map((h) => ({
-    h,
-    label: t(`page:reliability.${h}`),
-    bins: accuracy[h === 'h24' ? 'reliability_24h' : 'reliability_48h'].filter(isScored),
-  }));
-  if (bins.every((b) => b.bins.length === 0)) return null;
+  const horizons = [
+    { kind: 'global_reset', label: t('page:reliability.h24'), bins: accuracy.reliability_24h.filter(isScored) },
+    { kind: 'banked_grant', label: t('page:reliability.h48'), bins: accuracy.reliability_48h.filter(isScored) },
+  ] as const;
+  if (horizons.every((h) => h.bins.length === 0)) return null;
   const pct = (p: number) => formatPercent(lang, p);
   const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) =>
     t(`page:reliability.${k}`),
@@ -360,24 +315,21 @@ function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
             </text>
           </>
         ))}
-        {bins.map((b) => (
-          <g class={b.h === 'h24' ? 'k-global_reset' : 'k-banked_grant'}>
-            {b.bins.map((bin) => (
-              <CalibrationPoint h={b.h} x={px(bin.mean_probability)} y={py(bin.observed_frequency)} />
+        {horizons.map((h) => (
+          <g class={`k-${h.kind}`}>
+            {h.bins.map((bin) => (
+              <Mark kind={h.kind} x={px(bin.mean_probability)} y={py(bin.observed_frequency)} r={5} filled={true} />
             ))}
           </g>
         ))}
       </svg>
       <ul class="legend">
-        {bins.map((b) => (
-          <li>
-            <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
-              <g class={b.h === 'h24' ? 'k-global_reset' : 'k-banked_grant'}>
-                <CalibrationPoint h={b.h} x={8} y={8} />
-              </g>
-            </svg>{' '}
-            {b.label}
-          </li>
+        {horizons.map((h) => (
+          <LegendItem label={h.label}>
+            <g class={`k-${h.kind}`}>
+              <Mark kind={h.kind} x={8} y={8} r={5} filled={true} />
+            </g>
+          </LegendItem>
         ))}
         <li>{t('page:reliability.diagonal')}</li>
       </ul>
@@ -386,17 +338,18 @@ function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
         <table class="stack">
           <Head labels={heads} />
           <tbody>
-            {bins.flatMap((b) =>
-              b.bins.map((bin) => (
-                <tr>
-                  <th scope="row" data-label={heads[0]}>
-                    {b.label}
-                  </th>
-                  <td data-label={heads[1]}>{`${pct(bin.lower)}–${pct(bin.upper)}`}</td>
-                  <td data-label={heads[2]}>{pct(bin.mean_probability)}</td>
-                  <td data-label={heads[3]}>{pct(bin.observed_frequency)}</td>
-                  <td data-label={heads[4]}>{bin.count}</td>
-                </tr>
+            {horizons.flatMap((h) =>
+              h.bins.map((bin) => (
+                <StackRow
+                  heads={heads}
+                  cells={[
+                    h.label,
+                    `${pct(bin.lower)}–${pct(bin.upper)}`,
+                    pct(bin.mean_probability),
+                    pct(bin.observed_frequency),
+                    bin.count,
+                  ]}
+                />
               )),
             )}
           </tbody>

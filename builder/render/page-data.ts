@@ -11,18 +11,8 @@ export type EventDoc = NonNullable<Doc<'latest'>['latestReset']>;
 /** An announced reset as `/api/latest` carries it in `upcoming`. */
 export type UpcomingView = NonNullable<Doc<'latest'>['upcoming']>;
 
-export interface PageData {
-  lang: Lang;
-  latest: Doc<'latest'>;
-  status: Doc<'status'>;
-  forecast: Doc<'forecast'>;
-  accuracy: AccuracyDoc;
-  signals: Doc<'signals'>;
-  /** `null`: none announced. */
-  upcoming: UpcomingView | null;
-}
-
 export type PageDocName = 'latest' | 'status' | 'forecast' | 'accuracy' | 'signals';
+export type PageData = { [N in PageDocName]: Doc<N> };
 /** Where a language's document lies among the run's documents; another layout (an `unknown` variant) passes its own. */
 export type DocKeyOf = (lang: Lang, name: PageDocName) => string;
 export const apiDocKey: DocKeyOf = (lang, name) => `api/${lang}/${name}.json`;
@@ -39,14 +29,11 @@ export function readPageData(
     if (!d) throw new Error(`[render/page] the page needs ${key}, which this run did not render`);
     return JSON.parse(d.body) as Doc<N>;
   };
-  const latest = read('latest');
   return {
-    lang,
-    latest,
+    latest: read('latest'),
     status: read('status'),
     forecast: read('forecast'),
     accuracy: read('accuracy'),
     signals: read('signals'),
-    upcoming: latest.upcoming ?? null,
   };
 }

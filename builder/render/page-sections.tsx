@@ -2,6 +2,7 @@
 // attributes by construction; upstream links pass safeHref (http: and https: only). The ids are the inline script's
 // hooks (page-script.ts) and the browser tests'.
 import type { TFunction } from 'i18next';
+import type { ComponentChildren } from 'preact';
 import type { Lang } from '../contract.ts';
 import type { EventDoc, PageData, UpcomingView } from './page-data.ts';
 import { formatDate, formatPercent, formatRelative, formatUtc, safeHref } from './page-format.ts';
@@ -30,6 +31,26 @@ export function Head({ labels }: { labels: readonly string[] }) {
         ))}
       </tr>
     </thead>
+  );
+}
+
+/** A row of a table that stacks on a narrow screen: the first cell heads the row, each cell names its column. */
+export function StackRow(props: { heads: readonly string[]; cells: ComponentChildren[]; classes?: string[] }) {
+  const { heads, cells, classes = [] } = props;
+  return (
+    <tr>
+      {cells.map((cell, i) =>
+        i === 0 ? (
+          <th scope="row" class={classes[0]} data-label={heads[0]}>
+            {cell}
+          </th>
+        ) : (
+          <td class={classes[i]} data-label={heads[i]}>
+            {cell}
+          </td>
+        ),
+      )}
+    </tr>
   );
 }
 
@@ -138,64 +159,57 @@ export function Forecast({ ctx, data }: { ctx: Ctx; data: PageData }) {
 
 function ResetCard({ ctx, heading, e, id }: { ctx: Ctx; heading: string; e: EventDoc | null; id: string }) {
   const { lang, t } = ctx;
-  if (e === null) {
-    return (
-      <div id={id}>
-        <h3>{heading}</h3>
-        <p>{t('page:latest.none')}</p>
-      </div>
-    );
-  }
   return (
     <div id={id}>
       <h3>{heading}</h3>
-      <p>
-        <strong>
-          <Time lang={lang} iso={e.occurred_at} />
-        </strong>{' '}
-        ·{' '}
-        {e.status === 'verified'
-          ? `\u2713 ${t('page:latest.verified_status')}`
-          : `\u25CB ${t('page:latest.archived_status')}`}
-      </p>
-      <p>{e.title}</p>
-      {e.reach?.reviewed ? <p class="reach">{e.reach.summary}</p> : null}
-      <blockquote class="evidence">{e.evidence_text}</blockquote>
-      <ul class="plain">
-        {e.sources.map((s) => {
-          const href = safeHref(s.url);
-          return (
+      {e === null ? (
+        <p>{t('page:latest.none')}</p>
+      ) : (
+        <>
+          <p>
+            <strong>
+              <Time lang={lang} iso={e.occurred_at} />
+            </strong>{' '}
+            ·{' '}
+            {e.status === 'verified'
+              ? `\u2713 ${t('page:latest.verified_status')}`
+              : `\u25CB ${t('page:latest.archived_status')}`}
+          </p>
+          <p>{e.title}</p>
+          {e.reach?.reviewed ? <p class="reach">{e.reach.summary}</p> : null}
+          <blockquote class="evidence">{e.evidence_text}</blockquote>
+          <ul class="plain">
+            {e.sources.map((s) => {
+              const href = safeHref(s.url);
+              return (
+                <li>
+                  {href === null ? s.platform : <a href={href}>{`${t('page:latest.post')}: ${s.platform}`}</a>}
+                  {s.author === undefined ? null : (
+                    <>
+                      {' · '}
+                      {t('page:latest.by')} <span class="author">{s.author}</span>
+                    </>
+                  )}
+                </li>
+              );
+            })}
             <li>
-              {href === null ? s.platform : <a href={href}>{`${t('page:latest.post')}: ${s.platform}`}</a>}
-              {s.author === undefined ? null : (
-                <>
-                  {' · '}
-                  {t('page:latest.by')} <span class="author">{s.author}</span>
-                </>
-              )}
+              <a href={`/api/events/${encodeURIComponent(e.id)}?lang=${lang}`}>{t('page:latest.details')}</a>
             </li>
-          );
-        })}
-        <li>
-          <a href={`/api/events/${encodeURIComponent(e.id)}?lang=${lang}`}>{t('page:latest.details')}</a>
-        </li>
-      </ul>
+          </ul>
+        </>
+      )}
     </div>
   );
 }
 
 export function Latest({ ctx, data }: { ctx: Ctx; data: PageData }) {
-  const { t } = ctx;
+  const { latestReset, latestVerifiedReset } = data.latest;
   return (
     <section id="latest" aria-labelledby="latest-h">
-      <h2 id="latest-h">{t('page:latest.heading')}</h2>
-      <ResetCard ctx={ctx} id="latest-recorded" heading={t('page:latest.recorded')} e={data.latest.latestReset} />
-      <ResetCard
-        ctx={ctx}
-        id="latest-verified"
-        heading={t('page:latest.verified')}
-        e={data.latest.latestVerifiedReset}
-      />
+      <h2 id="latest-h">{ctx.t('page:latest.heading')}</h2>
+      <ResetCard ctx={ctx} id="latest-recorded" heading={ctx.t('page:latest.recorded')} e={latestReset} />
+      <ResetCard ctx={ctx} id="latest-verified" heading={ctx.t('page:latest.verified')} e={latestVerifiedReset} />
     </section>
   );
 }
@@ -205,7 +219,6 @@ export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const checks = data.status.source_checks;
   const up = data.status.upstream_status;
   const heads = (['source', 'result', 'time', 'detail'] as const).map((k) => t(`page:checks.${k}`));
-  const [source, result, time, detail] = heads;
   return (
     <section id="checks" aria-labelledby="checks-h">
       <h2 id="checks-h">{t('page:checks.heading')}</h2>
@@ -214,18 +227,16 @@ export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
         <Head labels={heads} />
         <tbody id="checks-body">
           {checks.map((c) => (
-            <tr>
-              <th scope="row" class="ident" data-label={source}>
-                {c.source}
-              </th>
-              <td class={c.ok ? 'ok' : 'bad'} data-label={result}>
-                {c.ok ? `\u2713 ${t('page:checks.ok')}` : `\u2717 ${t('page:checks.failed')}`}
-              </td>
-              <td data-label={time}>
-                <Time lang={lang} iso={c.checked_at} />
-              </td>
-              <td data-label={detail}>{c.detail}</td>
-            </tr>
+            <StackRow
+              heads={heads}
+              cells={[
+                c.source,
+                c.ok ? `\u2713 ${t('page:checks.ok')}` : `\u2717 ${t('page:checks.failed')}`,
+                <Time lang={lang} iso={c.checked_at} />,
+                c.detail,
+              ]}
+              classes={['ident', c.ok ? 'ok' : 'bad']}
+            />
           ))}
         </tbody>
       </table>

@@ -2,7 +2,6 @@
 // same run (so it says what the API says) and the events (for the timeline). JSX through preact-render-to-string
 // escapes every interpolated value; the only raw HTML is the constant style sheet and script, both pinned by hash in
 // the Content-Security-Policy below.
-import type { TFunction } from 'i18next';
 import { renderToString } from 'preact-render-to-string';
 import { HTML_CONTENT_TYPE, pageKey, LANGS, type Lang } from '../contract.ts';
 import { explanationKey } from '../model/explanation.ts';
@@ -17,8 +16,6 @@ import { Checks, Forecast, Latest, Signals, Today, Upcoming, type Ctx } from './
 import { PAGE_CSP } from './page-csp.ts';
 import { PAGE_CSS } from './page-style.ts';
 
-export { PAGE_CSP };
-
 /** Each language's name in that language, for the switcher. */
 const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: '한국어', ja: '日本語', zh: '中文' };
 
@@ -26,10 +23,10 @@ const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: '�
 export const PAGE_MAX_BYTES = 60 * 1024;
 
 /** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
-function scriptConfig(data: PageData, t: TFunction): string {
+function scriptConfig({ lang, t }: Ctx, data: PageData): string {
   const state = Object.fromEntries(TODAY_STATES.map((s) => [s, t(`page:state.${s}`)]));
   return JSON.stringify({
-    lang: data.lang,
+    lang,
     generated_at: data.latest.meta.generated_at,
     stale_after: data.latest.meta.stale_after,
     last_check: data.latest.last_source_check_at,
@@ -100,7 +97,7 @@ function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonl
         />
         <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
       </head>
-      <body id="page" data-page={scriptConfig(data, t)}>
+      <body id="page" data-page={scriptConfig(ctx, data)}>
         <a class="skip" href="#today">
           {t('page:skip')}
         </a>
@@ -121,7 +118,7 @@ function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonl
         </header>
         <main>
           <Today ctx={ctx} data={data} />
-          <Upcoming ctx={ctx} upcoming={data.upcoming} />
+          <Upcoming ctx={ctx} upcoming={data.latest.upcoming} />
           <Forecast ctx={ctx} data={data} />
           <Latest ctx={ctx} data={data} />
           <Timeline ctx={ctx} events={events} />

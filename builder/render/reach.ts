@@ -41,24 +41,19 @@ export function renderReach(e: Event, t: TFunction) {
   const fields = ['plans', 'products', 'models', 'cohort', 'limits'] as const;
   const stated = fields.filter((k) => r[k].value !== null).map((k) => l[k]);
   if (r.landing.until !== null) stated.push(l.landing);
-  const summary = !r.reviewed
-    ? t('common:reach.unreviewed')
-    : stated.length > 0
-      ? stated.join(' · ')
-      : t('common:reach.not_stated');
-  const shown = <V>(k: (typeof fields)[number], f: { value: V; quote: string | null }) => ({
-    value: structuredClone(f.value),
+  const shown = <K extends (typeof fields)[number]>(k: K) => ({
+    value: structuredClone(r[k].value) as Reach[K]['value'],
     label: l[k],
-    quote: f.quote,
+    quote: r[k].quote,
   });
   return {
     reviewed: r.reviewed,
-    summary,
-    plans: shown('plans', r.plans),
-    products: shown('products', r.products),
-    models: shown('models', r.models),
-    cohort: shown('cohort', r.cohort),
-    limits: shown('limits', r.limits),
+    summary: r.reviewed ? stated.join(' · ') || t('common:reach.not_stated') : t('common:reach.unreviewed'),
+    plans: shown('plans'),
+    products: shown('products'),
+    models: shown('models'),
+    cohort: shown('cohort'),
+    limits: shown('limits'),
     landing: {
       from: r.landing.from === null ? null : formatInstant(r.landing.from),
       until: r.landing.until === null ? null : formatInstant(r.landing.until),

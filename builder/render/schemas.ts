@@ -13,83 +13,88 @@ import {
   TIME_PRECISIONS,
   SOURCE_KINDS,
 } from '../model/schemas.ts';
+import { USER_PLANS, type UserPlan } from '../model/reach.ts';
 import { TODAY_STATES } from '../model/status.ts';
 
 // The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
 const instant = z.iso.datetime({ offset: false, precision: 0 });
+const instantOrNull = instant.nullable();
 const instantOrDate = z.union([instant, z.iso.date()]);
 const probability = z.number().gt(0).lt(1);
 const share = z.number().min(0).max(1);
+const shareOrNull = share.nullable();
 const count = z.number().int().nonnegative();
+const positive = z.number().int().positive();
+// Shapes many fields share (each `.describe()` makes its own copy).
+const str = z.string();
+const strOrNull = z.string().nullable();
+const strings = z.array(str);
+const bool = z.boolean();
+const eventType = z.enum(EVENT_TYPES);
+const source = z.strictObject({ platform: str, url: str, author: str.optional() });
 
 export const API_VERSION = '1';
 
+/** A document part published as its own named schema (a component of the OpenAPI document). */
+const named = <S extends z.ZodRawShape>(id: string, shape: S) => z.strictObject(shape).meta({ id });
+
 const metaCommon = {
   api_version: z.literal(API_VERSION),
-  docs: z.string().describe('Path of the OpenAPI document.'),
-  license: z.string().describe('Notice for data derived from third-party archives.'),
-  license_url: z.string().describe('Path of the full license texts of that data (plain text).'),
+  docs: str.describe('Path of the OpenAPI document.'),
+  license: str.describe('Notice for data derived from third-party archives.'),
+  license_url: str.describe('Path of the full license texts of that data (plain text).'),
   credits: z
-    .array(z.strictObject({ name: z.string(), url: z.string() }))
+    .array(z.strictObject({ name: str, url: str }))
     .describe(
       'The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none.',
     ),
 };
 
 /** Meta of a live document (latest, status, forecast, signals, accuracy): it describes the present, so it says when. */
-export const MetaSchema = z
-  .strictObject({
-    lang: z.enum(LANGS),
-    generated_at: instant.describe('When the builder produced this document.'),
-    stale_after: instant.describe(
-      "Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.",
-    ),
-    ...metaCommon,
-  })
-  .meta({ id: 'Meta' });
+export const MetaSchema = named('Meta', {
+  lang: z.enum(LANGS),
+  generated_at: instant.describe('When the builder produced this document.'),
+  stale_after: instant.describe(
+    "Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.",
+  ),
+  ...metaCommon,
+});
 
 /**
  * Meta of a stable document (events, history): no build time, so its bytes (and ETag) change only when its content
  * does. `updated_at` is derived from the content itself.
  */
-export const StableMetaSchema = z
-  .strictObject({
-    lang: z.enum(LANGS),
-    updated_at: instantOrDate
-      .nullable()
-      .describe(
-        'The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.',
-      ),
-    ...metaCommon,
-  })
-  .meta({ id: 'StableMeta' });
+export const StableMetaSchema = named('StableMeta', {
+  lang: z.enum(LANGS),
+  updated_at: instantOrDate
+    .nullable()
+    .describe(
+      'The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.',
+    ),
+  ...metaCommon,
+});
 
 /** Meta of the index: stable and language-independent. */
 export const IndexMetaSchema = z.strictObject({ lang: z.literal('en'), ...metaCommon }).meta({ id: 'IndexMeta' });
 
-const quote = z
-  .string()
-  .nullable()
-  .describe("The post's own words this field was read from (never translated); null when the post does not state it.");
-const label = z
-  .string()
-  .describe('The value in words, translated; "not stated" (translated) when the post does not state it.');
+const quote = strOrNull.describe(
+  "The post's own words this field was read from (never translated); null when the post does not state it.",
+);
+const label = str.describe(
+  'The value in words, translated; "not stated" (translated) when the post does not state it.',
+);
 
 /** A value read from the post, with its label and the post's words. */
 const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value, label, quote });
 
 export const ReachDocSchema = z
   .strictObject({
-    reviewed: z
-      .boolean()
-      .describe(
-        'Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.',
-      ),
-    summary: z
-      .string()
-      .describe(
-        'What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").',
-      ),
+    reviewed: bool.describe(
+      'Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.',
+    ),
+    summary: str.describe(
+      'What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").',
+    ),
     plans: stated(
       z
         .array(z.enum(PLANS))
@@ -100,12 +105,11 @@ export const ReachDocSchema = z
     ).describe('The plans the reset reached.'),
     products: stated(z.array(z.enum(PRODUCTS)).nullable()).describe('The products whose limits it reset or credited.'),
     models: stated(
-      z
-        .array(z.string())
+      strings
         .nullable()
         .describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'),
     ),
-    cohort: stated(z.number().int().positive().nullable().describe('How many users it reached, when the post says.')),
+    cohort: stated(positive.nullable().describe('How many users it reached, when the post says.')),
     limits: stated(
       z
         .array(z.enum(LIMITS))
@@ -116,18 +120,13 @@ export const ReachDocSchema = z
     ).describe('Which limits it reset or credited.'),
     landing: z
       .strictObject({
-        from: instant.nullable().describe("When it started landing: the post's time."),
-        until: instant
-          .nullable()
-          .describe(
-            'When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise.',
-          ),
-        as_written: z
-          .string()
-          .nullable()
-          .describe(
-            'The post\'s words for when it lands, never translated ("Should land over next 30 minutes", "Lands end of day").',
-          ),
+        from: instantOrNull.describe("When it started landing: the post's time."),
+        until: instantOrNull.describe(
+          'When it has landed for everyone, when the post bounds it exactly ("over the next 10 mins"); null otherwise.',
+        ),
+        as_written: strOrNull.describe(
+          'The post\'s words for when it lands, never translated ("Should land over next 30 minutes", "Lands end of day").',
+        ),
         label,
         quote,
       })
@@ -138,70 +137,60 @@ export const ReachDocSchema = z
     description: 'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).',
   });
 
-export const EventDocSchema = z
-  .strictObject({
-    id: z.string(),
-    url: z.string().describe('Path of this event in the API.'),
-    type: z.enum(EVENT_TYPES),
-    status: z.enum(['archived', 'verified']),
-    reason: z.enum(REASONS),
-    origin: z.enum(ORIGINS),
-    title: z.string(),
-    summary: z.string(),
-    scope: z.string(),
-    author_notes: z.string().nullable(),
-    verification_notes: z.string().nullable(),
-    evidence_text: z.string().describe('The original announcement, never translated.'),
-    time_precision: z.enum(TIME_PRECISIONS),
-    time_basis: z.enum(TIME_BASES),
-    occurred_at: instantOrDate.describe('The time named by time_basis: effective, else observed, else announced.'),
-    announced_at: instantOrDate.nullable(),
-    observed_at: instantOrDate.nullable(),
-    effective_at: instantOrDate.nullable(),
-    sources: z.array(z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() })),
-    same_as: z.array(z.string()),
-    untranslated_fields: z
-      .array(z.string())
-      .describe('Fields shown in their original language because no translation exists yet.'),
-    reach: ReachDocSchema.nullable().describe(
-      'Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).',
-    ),
-  })
-  .meta({ id: 'Event' });
+export const EventDocSchema = named('Event', {
+  id: str,
+  url: str.describe('Path of this event in the API.'),
+  type: eventType,
+  status: z.enum(['archived', 'verified']),
+  reason: z.enum(REASONS),
+  origin: z.enum(ORIGINS),
+  title: str,
+  summary: str,
+  scope: str,
+  author_notes: strOrNull,
+  verification_notes: strOrNull,
+  evidence_text: str.describe('The original announcement, never translated.'),
+  time_precision: z.enum(TIME_PRECISIONS),
+  time_basis: z.enum(TIME_BASES),
+  occurred_at: instantOrDate.describe('The time named by time_basis: effective, else observed, else announced.'),
+  announced_at: instantOrDate.nullable(),
+  observed_at: instantOrDate.nullable(),
+  effective_at: instantOrDate.nullable(),
+  sources: z.array(source),
+  same_as: strings,
+  untranslated_fields: strings.describe('Fields shown in their original language because no translation exists yet.'),
+  reach: ReachDocSchema.nullable().describe(
+    'Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).',
+  ),
+});
 
-export const TodaySchema = z
-  .strictObject({
-    date: z.iso
-      .date()
-      .nullable()
-      .describe(
-        'The UTC date the state is about. null only in the edge\'s "builds stopped" answer (state unknown), served once no build has run for more than 3 UTC dates after the last one: it names no day rather than a wrong one.',
-      ),
-    state: z.enum(TODAY_STATES),
-    reset: z.boolean().nullable(),
-    event_ids: z.array(z.string()),
-    last_good_check_at: instant.nullable(),
-    valid_until: instant.nullable(),
-    explanation: z.string(),
-  })
-  .meta({ id: 'Today' });
+export const TodaySchema = named('Today', {
+  date: z.iso
+    .date()
+    .nullable()
+    .describe(
+      'The UTC date the state is about. null only in the edge\'s "builds stopped" answer (state unknown), served once no build has run for more than 3 UTC dates after the last one: it names no day rather than a wrong one.',
+    ),
+  state: z.enum(TODAY_STATES),
+  reset: bool.nullable(),
+  event_ids: strings,
+  last_good_check_at: instantOrNull,
+  valid_until: instantOrNull,
+  explanation: str,
+});
 
 export const UpcomingDocSchema = z
   .strictObject({
-    id: z.string().describe("The announcement's id; the recorded reset usually takes the same id once applied."),
-    type: z
-      .enum(EVENT_TYPES)
-      .nullable()
-      .describe('null: the tracker announced a kind of reset this API does not know.'),
+    id: str.describe("The announcement's id; the recorded reset usually takes the same id once applied."),
+    type: eventType.nullable().describe('null: the tracker announced a kind of reset this API does not know.'),
     announced_at: instant,
-    scheduled_for: instant.nullable().describe('When the reset is to land; null when the announcement named no time.'),
-    text: z.string().describe("The announcement's own words, never translated."),
-    source_url: z
-      .string()
-      .nullable()
-      .describe('The original post; null for an observed announcement the tracker gave no link for.'),
-    source: z.strictObject({ platform: z.string(), url: z.string(), author: z.string().optional() }).nullable(),
-    summary: z.string().describe('A translated one-line summary.'),
+    scheduled_for: instantOrNull.describe('When the reset is to land; null when the announcement named no time.'),
+    text: str.describe("The announcement's own words, never translated."),
+    source_url: strOrNull.describe(
+      'The original post; null for an observed announcement the tracker gave no link for.',
+    ),
+    source: source.nullable(),
+    summary: str.describe('A translated one-line summary.'),
   })
   .meta({
     id: 'Upcoming',
@@ -211,54 +200,35 @@ export const UpcomingDocSchema = z
 
 const planAnswer = z.enum(['yes', 'no', 'not_stated']);
 
-export const ReachTodaySchema = z
-  .strictObject({
-    event_ids: z
-      .array(z.string())
-      .describe(
-        "Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset.",
-      ),
-    plans: z
-      .strictObject(
-        Object.fromEntries(
-          ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'].map((p) => [p, planAnswer]),
-        ) as Record<'free' | 'go' | 'plus' | 'pro' | 'business' | 'enterprise' | 'edu', typeof planAnswer>,
-      )
-      .describe(
-        "Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it.",
-      ),
-    summary: z
-      .string()
-      .describe('What today\'s posts state, translated (each reset\'s reach summary, joined by " / ").'),
-    propagating_until: instant
-      .nullable()
-      .describe('While a reset is still landing: when its post says it has landed for everyone; else null.'),
-    note: z
-      .string()
-      .nullable()
-      .describe('"propagating until 17:30 UTC", translated, while propagating_until is set; else null.'),
-  })
-  .meta({ id: 'ReachToday' });
+export const ReachTodaySchema = named('ReachToday', {
+  event_ids: strings.describe(
+    "Today's resets (UTC date), those narrowed to some plans, one model or a cohort included, and one still landing: they need not count as a global reset.",
+  ),
+  plans: z
+    .strictObject(Object.fromEntries(USER_PLANS.map((p) => [p, planAnswer])) as Record<UserPlan, typeof planAnswer>)
+    .describe(
+      "Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it.",
+    ),
+  summary: z.string().describe('What today\'s posts state, translated (each reset\'s reach summary, joined by " / ").'),
+  propagating_until: instantOrNull.describe(
+    'While a reset is still landing: when its post says it has landed for everyone; else null.',
+  ),
+  note: strOrNull.describe('"propagating until 17:30 UTC", translated, while propagating_until is set; else null.'),
+});
 
-export const BankedResetWarningSchema = z
-  .strictObject({
-    kind: z
-      .enum(['announced', 'landing'])
-      .describe(
-        '`announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.',
-      ),
-    at: instant
-      .nullable()
-      .describe(
-        'When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone.',
-      ),
-    note: z
-      .string()
-      .describe(
-        '"A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast.',
-      ),
-  })
-  .meta({ id: 'BankedResetWarning' });
+export const BankedResetWarningSchema = named('BankedResetWarning', {
+  kind: z
+    .enum(['announced', 'landing'])
+    .describe(
+      '`announced`: a global reset is announced and not recorded yet (`upcoming`); `landing`: a global reset is still inside the landing window its post states.',
+    ),
+  at: instantOrNull.describe(
+    'When the announced reset is to land (null: the announcement named no time), or when the landing one has landed for everyone.',
+  ),
+  note: str.describe(
+    '"A global reset is announced for 17:00 UTC: using a banked reset now may waste it.", translated: the announcement restated, never a forecast.',
+  ),
+});
 
 /** Today's state as latest and status both carry it, with the announced reset still ahead. */
 const todayFields = {
@@ -272,36 +242,31 @@ const todayFields = {
 };
 const upcoming = UpcomingDocSchema.nullable().describe('The announced reset still ahead, or null.');
 
-export const LatestDocSchema = z
-  .strictObject({
-    meta: MetaSchema,
-    reset: z
-      .boolean()
-      .nullable()
-      .describe('true: a global reset today; false: fresh checks found none; null: unknown (never false then).'),
-    latestReset: EventDocSchema.nullable(),
-    latestVerifiedReset: EventDocSchema.nullable(),
-    last_source_check_at: instant.nullable(),
-    ...todayFields,
-    upcoming,
-  })
-  .meta({ id: 'Latest' });
+export const LatestDocSchema = named('Latest', {
+  meta: MetaSchema,
+  reset: bool
+    .nullable()
+    .describe('true: a global reset today; false: fresh checks found none; null: unknown (never false then).'),
+  latestReset: EventDocSchema.nullable(),
+  latestVerifiedReset: EventDocSchema.nullable(),
+  last_source_check_at: instantOrNull,
+  ...todayFields,
+  upcoming,
+});
 
 export const CoverageSchema = z.strictObject({
   partial: z.literal(true),
   since: z.iso.date().nullable(),
   until: z.iso.date().nullable(),
-  archives: z.array(
-    z.strictObject({ name: z.string(), url: z.string(), records: z.number().int(), notice: z.string() }),
-  ),
-  note: z.string(),
+  archives: z.array(z.strictObject({ name: str, url: str, records: z.number().int(), notice: str })),
+  note: str,
 });
 
 export const HistoryDocSchema = z
   .strictObject({
     meta: StableMetaSchema,
-    type: z.enum(EVENT_TYPES).nullable(),
-    types: z.array(z.enum(EVENT_TYPES)),
+    type: eventType.nullable(),
+    types: z.array(eventType),
     coverage: CoverageSchema,
     count: count.describe(
       'How many events are recorded (of `type`, when given): all of them, not only those in this document.',
@@ -310,12 +275,9 @@ export const HistoryDocSchema = z
     archived_pages: count.describe(
       'How many older pages are archived: `?page=1` (the oldest events) to `?page=archived_pages`.',
     ),
-    next: z
-      .string()
-      .nullable()
-      .describe(
-        'The path of the next older page (the newest archived one), or null when this document lists every event.',
-      ),
+    next: strOrNull.describe(
+      'The path of the next older page (the newest archived one), or null when this document lists every event.',
+    ),
     events: z
       .array(EventDocSchema)
       .describe(
@@ -330,17 +292,13 @@ export const HistoryDocSchema = z
 export const HistoryPageDocSchema = z
   .strictObject({
     meta: StableMetaSchema,
-    type: z.enum(EVENT_TYPES).nullable(),
-    page: z
-      .number()
-      .int()
-      .positive()
-      .describe(
-        'This page: it holds events first_position to first_position + page_size - 1, counted from the oldest (1).',
-      ),
+    type: eventType.nullable(),
+    page: positive.describe(
+      'This page: it holds events first_position to first_position + page_size - 1, counted from the oldest (1).',
+    ),
     page_size: z.literal(HISTORY_PAGE_SIZE),
-    first_position: z.number().int().positive(),
-    next: z.string().nullable().describe('The path of the next older page, or null on page 1.'),
+    first_position: positive,
+    next: strOrNull.describe('The path of the next older page, or null on page 1.'),
     events: z.array(EventDocSchema).describe('The events of this page, newest first.'),
   })
   .meta({
@@ -349,122 +307,101 @@ export const HistoryPageDocSchema = z
       'An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them.',
   });
 
-export const EventResponseSchema = z
-  .strictObject({ meta: StableMetaSchema, event: EventDocSchema })
-  .meta({ id: 'EventResponse' });
+export const EventResponseSchema = named('EventResponse', { meta: StableMetaSchema, event: EventDocSchema });
 
-export const ForecastDocSchema = z
-  .strictObject({
-    meta: MetaSchema,
-    probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
-    probability_48h: probability.nullable(),
-    // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
-    base_rate_24h: share.nullable(),
-    base_rate_48h: share.nullable(),
-    trailing_base_rate_30d_24h: share
-      .nullable()
-      .describe(
-        'Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.',
+export const ForecastDocSchema = named('Forecast', {
+  meta: MetaSchema,
+  probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
+  probability_48h: probability.nullable(),
+  // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
+  base_rate_24h: shareOrNull,
+  base_rate_48h: shareOrNull,
+  trailing_base_rate_30d_24h: shareOrNull.describe(
+    'Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.',
+  ),
+  trailing_base_rate_30d_48h: shareOrNull,
+  trailing_base_rate_90d_24h: shareOrNull.describe(
+    'The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).',
+  ),
+  trailing_base_rate_90d_48h: shareOrNull,
+  compared_with: z
+    .literal('trailing_base_rate_90d')
+    .describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
+  observed_until: instantOrNull.describe(
+    'End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).',
+  ),
+  sample_size: count,
+  model_version: str.describe(
+    'The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).',
+  ),
+  explanation: str,
+  issued_at: instant,
+  last_global_reset_at: instantOrDate.nullable(),
+  announced: z
+    .strictObject({
+      id: str,
+      scheduled_for: instantOrNull.describe(
+        'When the announcement says the reset lands; null when it names no time (then no probability changes).',
       ),
-    trailing_base_rate_30d_48h: share.nullable(),
-    trailing_base_rate_90d_24h: share
-      .nullable()
-      .describe(
-        'The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).',
+      announced_at: instant,
+      inside_24h: bool.describe(
+        'The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.',
       ),
-    trailing_base_rate_90d_48h: share.nullable(),
-    compared_with: z
-      .literal('trailing_base_rate_90d')
-      .describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
-    observed_until: instant
-      .nullable()
-      .describe(
-        'End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).',
+      inside_48h: bool,
+      follow_through: share.describe('Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).'),
+      followed: count.describe('Earlier announcements in the records that were followed by the reset.'),
+      sample_size: count.describe('Earlier announcements in the records.'),
+    })
+    .nullable()
+    .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
+  tracker_watch: z
+    .strictObject({
+      level: str.describe("The tracker's own level (elevated, strong, or another word it uses)."),
+      reset_chance_percent: z
+        .number()
+        .min(0)
+        .max(100)
+        .nullable()
+        .describe("The tracker's own chance in percent; null when it gives none. Not this API's probability."),
+      forecast_window: str.describe("The tracker's window, verbatim (display text, never translated)."),
+      observed_at: instant,
+      expires_at: instantOrNull,
+      text: str.describe("The tracker's words, never translated."),
+      source_url: strOrNull.describe('null: the tracker gave no link.'),
+      note: str.describe(
+        'Translated: whose watch this is, and that it does not change probability_24h or probability_48h.',
       ),
-    sample_size: count,
-    model_version: z
-      .string()
-      .describe(
-        'The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).',
-      ),
-    explanation: z.string(),
-    issued_at: instant,
-    last_global_reset_at: instantOrDate.nullable(),
-    announced: z
-      .strictObject({
-        id: z.string(),
-        scheduled_for: instant
-          .nullable()
-          .describe(
-            'When the announcement says the reset lands; null when it names no time (then no probability changes).',
-          ),
-        announced_at: instant,
-        inside_24h: z
-          .boolean()
-          .describe(
-            'The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.',
-          ),
-        inside_48h: z.boolean(),
-        follow_through: share.describe(
-          'Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).',
-        ),
-        followed: count.describe('Earlier announcements in the records that were followed by the reset.'),
-        sample_size: count.describe('Earlier announcements in the records.'),
-      })
-      .nullable()
-      .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
-    tracker_watch: z
-      .strictObject({
-        level: z.string().describe("The tracker's own level (elevated, strong, or another word it uses)."),
-        reset_chance_percent: z
-          .number()
-          .min(0)
-          .max(100)
-          .nullable()
-          .describe("The tracker's own chance in percent; null when it gives none. Not this API's probability."),
-        forecast_window: z.string().describe("The tracker's window, verbatim (display text, never translated)."),
-        observed_at: instant,
-        expires_at: instant.nullable(),
-        text: z.string().describe("The tracker's words, never translated."),
-        source_url: z.string().nullable().describe('null: the tracker gave no link.'),
-        note: z
-          .string()
-          .describe('Translated: whose watch this is, and that it does not change probability_24h or probability_48h.'),
-      })
-      .nullable()
-      .describe(
-        "The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it.",
-      ),
-  })
-  .meta({ id: 'Forecast' });
+    })
+    .nullable()
+    .describe(
+      "The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it.",
+    ),
+});
 
 export const SourceCheckDocSchema = z.strictObject({
-  source: z.string(),
+  source: str,
   kind: z.enum(SOURCE_KINDS),
-  url: z
-    .string()
-    .describe('Scheme and host of the source only (`https://host/…`): the rest of a configured URL may be a secret.'),
-  ok: z.boolean(),
+  url: str.describe(
+    'Scheme and host of the source only (`https://host/…`): the rest of a configured URL may be a secret.',
+  ),
+  ok: bool,
   http_status: z.number().int().nullable(),
   latency_ms: z.number().nullable(),
   items_read: z.number().int(),
   checked_at: instant,
-  detail_code: z.string(),
-  detail: z.string(),
-  affects_today: z.boolean().describe("Whether this source can report a reset and so keeps today's state fresh."),
+  detail_code: str,
+  detail: str,
+  affects_today: bool.describe("Whether this source can report a reset and so keeps today's state fresh."),
 });
 
 export const UpstreamStatusDocSchema = z.strictObject({
-  page_url: z.string(),
-  indicator: z.string(),
-  description: z.string().describe("The upstream service's own words, never translated."),
-  page_updated_at: z
-    .string()
-    .nullable()
-    .describe(
-      "The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules.",
-    ),
-  updated_at: z.string().nullable().meta({
+  page_url: str,
+  indicator: str,
+  description: str.describe("The upstream service's own words, never translated."),
+  page_updated_at: strOrNull.describe(
+    "The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules.",
+  ),
+  updated_at: strOrNull.meta({
     deprecated: true,
     description:
       "Deprecated alias of page_updated_at, the same value (the page's own time, never our freshness); removed in api_version 2.",
@@ -473,13 +410,11 @@ export const UpstreamStatusDocSchema = z.strictObject({
   components: z
     .array(
       z.strictObject({
-        id: z.string(),
-        name: z.string(),
-        status: z
-          .string()
-          .describe(
-            "The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.",
-          ),
+        id: str,
+        name: str,
+        status: str.describe(
+          "The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.",
+        ),
       }),
     )
     .describe(
@@ -487,64 +422,53 @@ export const UpstreamStatusDocSchema = z.strictObject({
     ),
 });
 
-export const StatusDocSchema = z
-  .strictObject({
-    meta: MetaSchema,
-    reset: z.boolean().nullable(),
-    ...todayFields,
-    recent_events: z.array(EventDocSchema),
-    source_checks: z.array(SourceCheckDocSchema),
-    upstream_status: UpstreamStatusDocSchema.nullable(),
-    upcoming,
-  })
-  .meta({ id: 'Status' });
+export const StatusDocSchema = named('Status', {
+  meta: MetaSchema,
+  reset: bool.nullable(),
+  ...todayFields,
+  recent_events: z.array(EventDocSchema),
+  source_checks: z.array(SourceCheckDocSchema),
+  upstream_status: UpstreamStatusDocSchema.nullable(),
+  upcoming,
+});
 
 export const SignalDocSchema = z.strictObject({
-  id: z.string(),
+  id: str,
   kind: z.enum(SIGNAL_KINDS),
-  source: z.string(),
-  title: z.string(),
-  excerpt: z.string(),
-  url: z.string().nullable(),
-  published_at: instant.nullable(),
+  source: str,
+  title: str,
+  excerpt: str,
+  url: strOrNull,
+  published_at: instantOrNull,
   first_seen_at: instant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
-  promoted_to: z.string().nullable(),
+  promoted_to: strOrNull,
   count: count
     .optional()
     .describe('kind source_anomaly only: how many new global resets the quarantined run of this source brought.'),
-  origin: z
-    .string()
-    .optional()
-    .describe("kind source_anomaly only: the source's scheme and host (nothing more of its URL)."),
-  expires_at: instant
-    .nullable()
+  origin: str.optional().describe("kind source_anomaly only: the source's scheme and host (nothing more of its URL)."),
+  expires_at: instantOrNull
     .optional()
     .describe("kind tracker_watch only: when the tracker's watch expires (null: it named no end)."),
-  curated_type: z
-    .enum(EVENT_TYPES)
+  curated_type: eventType
     .optional()
     .describe(
       'kind type_disagreement only: the type curated history (ledger, curated, verified records) gives the post; the published event has this type.',
     ),
-  tracker_type: z
-    .enum(EVENT_TYPES)
+  tracker_type: eventType
     .optional()
     .describe('kind type_disagreement only: the type the upstream tracker gives the post.'),
-  event_ids: z
-    .array(z.string())
+  event_ids: strings
     .optional()
     .describe('kinds type_disagreement and same_day_resets: the events concerned, curated first.'),
 });
 
-export const SignalsDocSchema = z
-  .strictObject({
-    meta: MetaSchema,
-    note: z.string(),
-    count,
-    signals: z.array(SignalDocSchema),
-  })
-  .meta({ id: 'Signals' });
+export const SignalsDocSchema = named('Signals', {
+  meta: MetaSchema,
+  note: str,
+  count,
+  signals: z.array(SignalDocSchema),
+});
 
 /** A score, or null when none could be computed. */
 const score = z.number().nullable();
@@ -567,7 +491,7 @@ const SkillEntrySchema = z.strictObject({
   lower: score.describe('95% moving-block bootstrap interval (blocks of 28 checkpoints, 2000 resamples, seed 16).'),
   upper: score,
   n: count,
-  reason: z.string().nullable(),
+  reason: strOrNull,
 });
 
 const ReliabilityBinSchema = z.strictObject({
@@ -578,130 +502,116 @@ const ReliabilityBinSchema = z.strictObject({
   observed_frequency: z.number().nullable(),
 });
 
-export const AccuracyDocSchema = z
-  .strictObject({
-    meta: MetaSchema,
-    note: z.string(),
-    window_days: z.number().int().positive(),
-    counts: z
-      .strictObject({
-        resolved_24h: count,
-        resolved_48h: count,
-        pending_24h: count.describe(
-          'Window closed or open, not yet observed by the reset sources; resolves once it is.',
-        ),
-        pending_48h: count,
-        unresolvable_24h: count.describe('Window never observed within 7 days of closing: excluded from every score.'),
-        unresolvable_48h: count,
-        missed: count.describe('Checkpoints with no forecast at most 6 h old.'),
-      })
-      .describe('Checkpoint counts in the window, per horizon.'),
-    skill: z
-      .strictObject({
-        all_history_24h: SkillEntrySchema,
-        all_history_48h: SkillEntrySchema,
-        trailing_30d_24h: SkillEntrySchema,
-        trailing_30d_48h: SkillEntrySchema,
-        trailing_90d_24h: SkillEntrySchema,
-        trailing_90d_48h: SkillEntrySchema,
-      })
-      .describe(
-        'Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison.',
-      ),
-    scoring: z
-      .strictObject({
-        rules: z.string(),
-        late_after_minutes: z.number(),
-        resolve_after_hours: z.number(),
-        trailing_climatology_days: z.number(),
-        model_version: z
-          .string()
-          .nullable()
-          .describe('The model of the newest scored forecast in the window; null when none is scored.'),
-        model_baseline: z
-          .enum(['all_history', 'trailing_30d', 'trailing_90d'])
-          .nullable()
-          .describe(
-            'The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them.',
-          ),
-      })
-      .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
-    summary_24h: HorizonSummarySchema.describe('Scores of the 24-hour forecast.'),
-    summary_48h: HorizonSummarySchema.describe('Scores of the 48-hour forecast.'),
-    reliability_24h: z
-      .array(ReliabilityBinSchema)
-      .describe('Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed.'),
-    reliability_48h: z.array(ReliabilityBinSchema).describe('As reliability_24h, for the 48-hour forecast.'),
-    // The names before the one horizon rule (`probability_24h` style); kept for api_version 1 only.
-    summary: z.strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }).meta({
-      deprecated: true,
-      description:
-        'Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.',
-    }),
-    reliability: z.strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) }).meta({
-      deprecated: true,
-      description:
-        'Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.',
-    }),
-    forecasts: z.array(
-      z.strictObject({
-        checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),
-        horizon_hours: z.union([z.literal(24), z.literal(48)]),
-        issued_at: instant.describe(
-          'When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.',
-        ),
-        age_minutes: count,
-        late: z.boolean(),
-        model_version: z.string(),
-        probability: share,
-        outcome: z.boolean().describe('As first resolved; never edited.'),
-        resolved_at: instant.describe('When the outcome was recorded, once, after the window closed.'),
-        event_ids: z.array(z.string()).describe('The global resets that decided the outcome.'),
-        brier: share,
-        correction: z
-          .strictObject({
-            outcome: z.boolean(),
-            corrected_at: instant,
-            event_ids: z.array(z.string()),
-            brier: share,
-          })
-          .nullable()
-          .describe('A later, visible correction of the outcome (records changed); the summary uses it.'),
-      }),
+export const AccuracyDocSchema = named('Accuracy', {
+  meta: MetaSchema,
+  note: str,
+  window_days: positive,
+  counts: z
+    .strictObject({
+      resolved_24h: count,
+      resolved_48h: count,
+      pending_24h: count.describe('Window closed or open, not yet observed by the reset sources; resolves once it is.'),
+      pending_48h: count,
+      unresolvable_24h: count.describe('Window never observed within 7 days of closing: excluded from every score.'),
+      unresolvable_48h: count,
+      missed: count.describe('Checkpoints with no forecast at most 6 h old.'),
+    })
+    .describe('Checkpoint counts in the window, per horizon.'),
+  skill: z
+    .strictObject({
+      all_history_24h: SkillEntrySchema,
+      all_history_48h: SkillEntrySchema,
+      trailing_30d_24h: SkillEntrySchema,
+      trailing_30d_48h: SkillEntrySchema,
+      trailing_90d_24h: SkillEntrySchema,
+      trailing_90d_48h: SkillEntrySchema,
+    })
+    .describe(
+      'Skill against the all-history and the trailing 30- and 90-day base rates logged with each forecast. A forecast whose model is itself one of these base rates (scoring.model_baseline) is left out of that comparison.',
     ),
-    missed: z
-      .array(z.strictObject({ checkpoint: instant }))
-      .describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
-  })
-  .meta({ id: 'Accuracy' });
-
-export const ErrorDocSchema = z
-  .strictObject({
-    error: z.strictObject({
-      status: z.number().int(),
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      messages: z.record(z.string(), z.string()).optional(),
-      valid_values: z.array(z.string()).optional(),
+  scoring: z
+    .strictObject({
+      rules: str,
+      late_after_minutes: z.number(),
+      resolve_after_hours: z.number(),
+      trailing_climatology_days: z.number(),
+      model_version: strOrNull.describe(
+        'The model of the newest scored forecast in the window; null when none is scored.',
+      ),
+      model_baseline: z
+        .enum(['all_history', 'trailing_30d', 'trailing_90d'])
+        .nullable()
+        .describe(
+          'The skill baseline that model is itself (a trailing base rate shipped as the forecast), whose comparison would be 0 by construction; null when the model is none of them.',
+        ),
+    })
+    .describe('How checkpoints are scored (ResetBench rules) and the thresholds used.'),
+  summary_24h: HorizonSummarySchema.describe('Scores of the 24-hour forecast.'),
+  summary_48h: HorizonSummarySchema.describe('Scores of the 48-hour forecast.'),
+  reliability_24h: z
+    .array(ReliabilityBinSchema)
+    .describe('Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed.'),
+  reliability_48h: z.array(ReliabilityBinSchema).describe('As reliability_24h, for the 48-hour forecast.'),
+  // The names before the one horizon rule (`probability_24h` style); kept for api_version 1 only.
+  summary: z.strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }).meta({
+    deprecated: true,
+    description:
+      'Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.',
+  }),
+  reliability: z.strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) }).meta({
+    deprecated: true,
+    description:
+      'Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.',
+  }),
+  forecasts: z.array(
+    z.strictObject({
+      checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),
+      horizon_hours: z.union([z.literal(24), z.literal(48)]),
+      issued_at: instant.describe(
+        'When the scored forecast was published: the last one at or before the checkpoint, at most 6 h old.',
+      ),
+      age_minutes: count,
+      late: bool,
+      model_version: str,
+      probability: share,
+      outcome: bool.describe('As first resolved; never edited.'),
+      resolved_at: instant.describe('When the outcome was recorded, once, after the window closed.'),
+      event_ids: strings.describe('The global resets that decided the outcome.'),
+      brier: share,
+      correction: z
+        .strictObject({ outcome: bool, corrected_at: instant, event_ids: strings, brier: share })
+        .nullable()
+        .describe('A later, visible correction of the outcome (records changed); the summary uses it.'),
     }),
-    meta: z.strictObject({ lang: z.enum(LANGS).nullable() }),
-  })
-  .meta({ id: 'Error' });
+  ),
+  missed: z
+    .array(z.strictObject({ checkpoint: instant }))
+    .describe('Checkpoints with no forecast at most 6 h old: published, never scored.'),
+});
 
-export const IndexDocSchema = z
-  .strictObject({
-    meta: IndexMetaSchema,
-    api_version: z.literal(API_VERSION),
-    languages: z.array(z.enum(LANGS)),
-    default_language: z.enum(LANGS),
-    types: z.array(z.enum(EVENT_TYPES)),
-    endpoints: z.array(z.strictObject({ path: z.string(), description: z.string() })),
-    openapi: z.string(),
-    license_url: z.string(),
-    schemas: z.array(z.string()),
-    license: z.string(),
-  })
-  .meta({ id: 'Index' });
+export const ErrorDocSchema = named('Error', {
+  error: z.strictObject({
+    status: z.number().int(),
+    code: z.enum(ERROR_CODES),
+    message: str,
+    messages: z.record(str, str).optional(),
+    valid_values: strings.optional(),
+  }),
+  meta: z.strictObject({ lang: z.enum(LANGS).nullable() }),
+});
+
+export const IndexDocSchema = named('Index', {
+  meta: IndexMetaSchema,
+  api_version: z.literal(API_VERSION),
+  languages: z.array(z.enum(LANGS)),
+  default_language: z.enum(LANGS),
+  types: z.array(eventType),
+  endpoints: z.array(z.strictObject({ path: str, description: str })),
+  openapi: str,
+  license_url: str,
+  schemas: strings,
+  license: str,
+});
 
 /** Every document schema by the name its JSON Schema is published under (api/schemas/<name>.json). */
 export const DOCUMENT_SCHEMAS = {

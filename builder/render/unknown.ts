@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey, LANGS } from '../contract.ts';
 import { computeExplanation, explanationDetail } from '../model/explanation.ts';
 import type { UnknownVariant } from '../model/freshness.ts';
+import { jsonDoc } from './documents.ts';
 import type { OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
@@ -58,12 +59,7 @@ export function renderUnknownVariants(
         // Whom today's reset reached is about the build's day: unknown too. The banked-reset warning restates the
         // announcement as this build read it; past its answer's time it is not repeated.
         const doc = { ...base, reset: null, today, today_reach: null, banked_reset_warning: null };
-        const r = DOCUMENT_SCHEMAS[endpoint].safeParse(doc);
-        if (!r.success)
-          throw new Error(
-            `[render/unknown] ${key} does not match the ${endpoint} schema: ${r.error.issues[0]?.message ?? ''}`,
-          );
-        out.push({ ...live, key, body: JSON.stringify(doc) });
+        out.push(jsonDoc(endpoint, key, lang, live.phase, doc));
       }
     }
   }

@@ -13,24 +13,23 @@ export const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
 export const roundProbability = (v: number | null): number | null =>
   v === null || v <= 0 || v >= 1 ? v : Math.min(0.9999, Math.max(0.0001, round4(v)));
 export const roundOrNull = (v: number | null): number | null => (v === null ? null : round4(v));
-/** A copy with every number rounded to 4 decimals (integers stay as they are). */
-export function roundDeep<T>(value: T): T {
-  if (typeof value === 'number') return (Number.isInteger(value) ? value : round4(value)) as T;
-  if (Array.isArray(value)) return value.map(roundDeep) as T;
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundDeep(v)])) as T;
+/** A deep copy of a JSON value with `leaf` applied to every value that is not an array or object, given its key. */
+function mapLeaves<T>(value: T, leaf: (v: unknown, key: string) => unknown, key = ''): T {
+  if (Array.isArray(value)) return value.map((v) => mapLeaves(v, leaf)) as T;
+  if (value === null || typeof value !== 'object') return leaf(value, key) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapLeaves(v, leaf, k)])) as T;
 }
+
+/** A copy with every number rounded to 4 decimals (integers stay as they are). */
+export const roundDeep = <T>(value: T): T =>
+  mapLeaves(value, (v) => (typeof v === 'number' && !Number.isInteger(v) ? round4(v) : v));
 
 /** The newest time among the events, in the form it is recorded (a date or an instant); null for none. */
 export function newestAmong(events: readonly Event[]): string | null {
-  let best: string | null = null;
-  let bestMs = -Infinity;
-  for (const e of events) {
-    const t = newestTime(e);
-    const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
-    if (ms > bestMs) [best, bestMs] = [t, ms];
-  }
-  return best;
+  const ms = (t: string) => Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
+  return events
+    .map(newestTime)
+    .reduce<string | null>((best, t) => (best === null || ms(t) > ms(best) ? t : best), null);
 }
 
 // codex-resets.com asks everyone who shows its data to link back to it; a document holding anything from its API (a
@@ -80,16 +79,8 @@ const INSTANT_WITH_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
  * (contract.ts formatInstant): state written before that rule, and upstream times with fractions, become it too.
  * Dates stay dates.
  */
-export function timesToSeconds<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(timesToSeconds) as T;
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      TIME_FIELD.test(k) && typeof v === 'string' ? instantToSeconds(v) : timesToSeconds(v),
-    ]),
-  ) as T;
-}
+export const timesToSeconds = <T>(value: T): T =>
+  mapLeaves(value, (v, key) => (typeof v === 'string' && TIME_FIELD.test(key) ? instantToSeconds(v) : v));
 
 /** One instant (or date) in the API's format, to the second; a date, or null, as it is. */
 export function instantToSeconds<T extends string | null>(value: T): T {
