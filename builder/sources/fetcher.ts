@@ -1,10 +1,9 @@
 // The one HTTP interface every source uses. Failures are values, never exceptions.
 import type { Detail, SourceKind } from '../model/schemas.ts';
 
-/** `url` is always redacted (redact.ts): a FetchResult may be logged. */
 export type FetchResult =
-  | { ok: true; status: number; body: string; latencyMs: number; url: string }
-  | { ok: false; status: number | null; latencyMs: number; url: string; detail: Detail; error: string };
+  | { ok: true; status: number; body: string; latencyMs: number }
+  | { ok: false; status: number | null; latencyMs: number; detail: Detail };
 
 export interface Fetcher {
   get(url: string, opts?: { accept?: string }): Promise<FetchResult>;
