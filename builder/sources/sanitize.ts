@@ -99,12 +99,8 @@ export function readDetail(
   return { code, params: { ...params, ...r, ...n } };
 }
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
+/** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
+export const HTML_ENTITIES: Readonly<Record<string, string>> = {
   nbsp: ' ',
   hellip: '…',
   mdash: '—',
@@ -119,11 +115,14 @@ const NAMED_ENTITIES: Record<string, string> = {
   middot: '·',
   bull: '•',
 };
-
-/** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
-export const HTML_ENTITIES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(NAMED_ENTITIES).filter(([k]) => !['amp', 'lt', 'gt', 'quot', 'apos'].includes(k)),
-);
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  ...HTML_ENTITIES,
+};
 
 /** Decodes numeric and a small set of named character references; unknown names stay as written. */
 export function decodeEntities(s: string): string {
@@ -225,16 +224,9 @@ export function cleanEvidence(raw: string, max: number): string {
 
 /** An http(s) URL with a host, at most URL_MAX_CHARS long, as its normalised href; anything else → null. */
 export function cleanUrl(raw: string | null | undefined): string | null {
-  if (typeof raw !== 'string') return null;
-  const s = raw.trim();
-  if (s === '' || s.length > URL_MAX_CHARS) return null;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return null;
-  }
-  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return null;
+  const s = typeof raw === 'string' ? raw.trim() : '';
+  const u = s.length <= URL_MAX_CHARS ? URL.parse(s) : null;
+  if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return null;
   // Credentials in a published link are somebody's secret, or a phishing disguise: neither belongs in the API.
   if (u.username !== '' || u.password !== '') return null;
   return u.href.length > URL_MAX_CHARS ? null : u.href;
