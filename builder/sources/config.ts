@@ -73,28 +73,22 @@ function resolve(env: SourceEnv): { configs: SourceConfig[]; disabled: DisabledS
   const disabled: DisabledSource[] = [];
   const add = (id: string, kind: SourceKind, variable: string, url: string | null) =>
     url === null ? disabled.push({ id, kind, variable }) : configs.push({ id, kind, url });
-  const page = address(env, 'RESET_STATUS_PAGE_URL', DEFAULT_STATUS_PAGE_URL);
-  add('status-page', 'status_page', 'RESET_STATUS_PAGE_URL', page);
+  /** Adds the source at `variable`'s address (see address()) and returns that address. */
+  const source = (id: string, kind: SourceKind, variable: string, fallback: string | null, none = false) => {
+    const url = address(env, variable, fallback, none);
+    add(id, kind, variable, url);
+    return url;
+  };
+  const page = source('status-page', 'status_page', 'RESET_STATUS_PAGE_URL', DEFAULT_STATUS_PAGE_URL);
   // incident.io's incident feed of the status page: `/proxy/<page host name>/incidents`.
   const incidents = beside(page, /\/api\/v2\/summary\.json$/, (u) => `/proxy/${u.hostname}/incidents`);
-  add(
-    'status-incidents',
-    'status_incidents',
-    'RESET_STATUS_INCIDENTS_URL',
-    address(env, 'RESET_STATUS_INCIDENTS_URL', incidents),
-  );
+  source('status-incidents', 'status_incidents', 'RESET_STATUS_INCIDENTS_URL', incidents);
   const codex = codexComponentIds(env);
-  if (codex)
-    for (const c of configs) if (c.kind === 'status_page' || c.kind === 'status_incidents') c.codexComponents = codex;
-  const tracker = address(env, 'RESET_UPSTREAM_URL', DEFAULT_UPSTREAM_URL);
-  add('reset-tracker', 'reset_tracker', 'RESET_UPSTREAM_URL', tracker);
-  const status = address(
-    env,
-    'RESET_UPSTREAM_STATUS_URL',
-    beside(tracker, /\/resets\/?$/, () => '/status'),
-    true,
-  );
-  add('tracker-status', 'tracker_status', 'RESET_UPSTREAM_STATUS_URL', status);
+  // The two status sources, the only ones so far, read the Codex component list.
+  if (codex) for (const c of configs) c.codexComponents = codex;
+  const tracker = source('reset-tracker', 'reset_tracker', 'RESET_UPSTREAM_URL', DEFAULT_UPSTREAM_URL);
+  const status = beside(tracker, /\/resets\/?$/, () => '/status');
+  source('tracker-status', 'tracker_status', 'RESET_UPSTREAM_STATUS_URL', status, true);
 
   const feeds = env.RESET_SIGNAL_FEEDS;
   if (feeds?.trim() === '') add('feed-1', 'signal_feed', 'RESET_SIGNAL_FEEDS', null);
