@@ -138,7 +138,7 @@ function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Dat
   const latest = read('latest_reset', TrackerRecordSchema, (r) => {
     const m = computeTrackerEvent(r, asOf);
     if (m.ok) return { ok: true, value: m.event };
-    return m.error ? invalid(m.error) : refused(m.reason, ...(m.unreadable ? [m.unreadable] : []));
+    return refused(m.reason, ...(m.path ?? []));
   });
   const announcement = read('scheduled_reset', ScheduledResetSchema, (r) => computeAnnouncement(r, asOf));
   const watch = read('active_watch', ActiveWatchSchema, (r) => computeWatch(r, asOf));
