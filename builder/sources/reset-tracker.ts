@@ -182,7 +182,7 @@ export function takeTrackerRecords(
 
 /** One page's body → its validated envelope under the parse budget, or the failed check's detail. */
 export const parseTrackerPage = (body: string, budget: ParseBudget = JSON_BUDGET) =>
-  parseJsonWithin(body, TrackerPageSchema, budget);
+  parseJsonWithin(body, TrackerPageSchema, (value) => ({ ok: true, value }) as const, budget);
 
 /**
  * Follows `pagination.next_cursor` up to `maxPages`. The API lists newest first, so the first pages hold the

@@ -64,6 +64,12 @@ export function count<R extends string>(counts: Partial<Record<R, number>>, reas
   counts[reason] = (counts[reason] ?? 0) + n;
 }
 
+/** The first `max` entries of an upstream list (none when absent); the rest are counted as `over_item_cap`. */
+export function capList<T>(list: readonly T[] | null | undefined, max: number, rejected: RejectCounts): readonly T[] {
+  if (list && list.length > max) count(rejected, 'over_item_cap', list.length - max);
+  return list?.slice(0, max) ?? [];
+}
+
 /** `bad_url 2, future_date 5`: the reasons counted, in their list's order. */
 const listed = <R extends string>(reasons: readonly R[], counts: Partial<Record<R, number>>): string =>
   reasons

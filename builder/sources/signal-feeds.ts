@@ -105,21 +105,20 @@ const JsonFeedEnvelopeSchema = z.object({
 });
 
 function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget): ParseFeedResult {
-  const envelope = parseJsonWithin(body, JsonFeedEnvelopeSchema, budget);
-  if (!envelope.ok) return envelope;
-  const kept = envelope.value.items.slice(0, MAX_FEED_ITEMS);
-  const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
-  if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) };
-  const raws = parsed.data.map((i) => ({
-    id: String(i.id),
-    title: i.title ?? '',
-    link: i.url ?? '',
-    date: i.date_published ?? i.date_modified ?? '',
-    excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
-  }));
-  const result = collect('json', envelope.value.title ?? '', raws, envelope.value.items.length - kept.length, asOf);
-  const over = envelope.over();
-  return over ? { ok: false, detail: over } : result;
+  const read = (envelope: z.infer<typeof JsonFeedEnvelopeSchema>): ParseFeedResult => {
+    const kept = envelope.items.slice(0, MAX_FEED_ITEMS);
+    const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
+    if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) };
+    const raws = parsed.data.map((i) => ({
+      id: String(i.id),
+      title: i.title ?? '',
+      link: i.url ?? '',
+      date: i.date_published ?? i.date_modified ?? '',
+      excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
+    }));
+    return collect('json', envelope.title ?? '', raws, envelope.items.length - kept.length, asOf);
+  };
+  return parseJsonWithin(body, JsonFeedEnvelopeSchema, read, budget);
 }
 
 /**

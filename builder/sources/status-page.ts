@@ -7,7 +7,16 @@ import type { SourceResult } from '../model/inputs.ts';
 import { JSON_BUDGET, parseJsonWithin, type ParseBudget } from './budget.ts';
 import { readSource, stableIdPart, type SourceRead } from './common.ts';
 import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { cleanText, cleanUrl, count, judgedInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+import {
+  capList,
+  cleanText,
+  cleanUrl,
+  count,
+  judgedInstant,
+  readDetail,
+  TEXT_LIMITS,
+  type RejectCounts,
+} from './sanitize.ts';
 
 /** More components than any real page has; the rest are counted (over_item_cap), not read. */
 const MAX_COMPONENTS = 500;
@@ -120,11 +129,8 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
 function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date, rejected: RejectCounts) {
   const pageUrl = cleanUrl(summary.page.url);
   if (pageUrl === null) count(rejected, 'bad_url');
-  if (summary.components.length > MAX_COMPONENTS)
-    count(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
-  const incidents = summary.incidents ?? [];
-  if (incidents.length > MAX_INCIDENTS) count(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
-  const components = summary.components.slice(0, MAX_COMPONENTS);
+  const components = capList(summary.components, MAX_COMPONENTS, rejected);
+  const incidents = capList(summary.incidents, MAX_INCIDENTS, rejected);
   const ids = codexComponentIds(config);
   const listed = components.filter((c) => ids.has(c.id));
   const codex = listed.length > 0 ? listed : components.filter((c) => mentionsCodex(c.name));
@@ -144,7 +150,6 @@ function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: D
   // A Codex incident names Codex or affects one of the page's Codex components (by id or name).
   const codexIds = new Set(codex.map((c) => c.id));
   const signals = incidents
-    .slice(0, MAX_INCIDENTS)
     .filter(
       (i) =>
         mentionsCodex(i.name) ||
@@ -165,14 +170,13 @@ export function parseStatusPage(
   asOf: Date,
   budget: ParseBudget = JSON_BUDGET,
 ): SourceRead {
-  const parsed = parseJsonWithin(body, StatusSummarySchema, budget);
-  if (!parsed.ok) return parsed;
   const rejected: RejectCounts = {};
-  const data = computeStatusPage(config, parsed.value, asOf, rejected);
-  const over = parsed.over();
-  if (over) return { ok: false, detail: over };
-  const items = data.status.components.length + data.signals.length;
-  return { ok: true, items, detail: readDetail('ok', {}, rejected), data };
+  const read = (summary: StatusSummary) => {
+    const data = computeStatusPage(config, summary, asOf, rejected);
+    const items = data.status.components.length + data.signals.length;
+    return { ok: true, items, detail: readDetail('ok', {}, rejected), data } as const;
+  };
+  return parseJsonWithin(body, StatusSummarySchema, read, budget);
 }
 
 export function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
