@@ -1,10 +1,9 @@
 // Runs every configured source once, in parallel and bounded, and returns one result per source, in config order.
 import pLimit from 'p-limit';
 import { SourceError, messageOf } from '../errors.ts';
-import { computeCheck } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { SourceKind } from '../model/schemas.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { computeCheck, type Fetcher, type SourceConfig } from './fetcher.ts';
 import { fetchResetTracker } from './reset-tracker.ts';
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusIncidents } from './status-incidents.ts';

@@ -5,8 +5,7 @@ import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { formatIssuePath, JSON_BUDGET, parseJsonWithin, type ParseBudget } from './budget.ts';
-import { computeCheck, stableIdPart } from './common.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { computeCheck, type Fetcher, type SourceConfig } from './fetcher.ts';
 import {
   cleanEvidence,
   cleanText,
@@ -15,6 +14,7 @@ import {
   judgedInstant,
   judgeInstant,
   readDetail,
+  stableIdPart,
   TEXT_LIMITS,
   type NoteCounts,
   type RejectCounts,

@@ -2,6 +2,7 @@
 // markup and capped; URLs must be http(s) with a host; instants must fall inside the tracked era and not after
 // `asOf` (plus a small skew). What fails is not dropped silently: callers count it per reason (RejectCounts) and the
 // source check names the reasons. No clock, no I/O: `asOf` comes in.
+import { createHash } from 'node:crypto';
 import type { Detail } from '../model/schemas.ts';
 import { readInstant } from './instant.ts';
 
@@ -259,4 +260,30 @@ export function judgedInstant(
   if (!read.ok) return read;
   const verdict = judgeInstant(read.iso, asOf);
   return verdict === 'ok' ? read : { ok: false, reason: verdict };
+}
+
+/** Upstream ids → the `[a-z0-9._-]` alphabet our ids use. Lossy (case, other characters, length): see stableIdPart. */
+function sanitizeIdPart(raw: string, max: number): string {
+  return raw
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-._]+|-+$/g, '')
+    .slice(0, max);
+}
+
+/** Hex digits of the exact upstream id appended when sanitising changed it: 32 bits keep ids apart that differ only by case. */
+const ID_HASH_HEX_CHARS = 8;
+
+/**
+ * An upstream id → our id part, a function of that id alone (never of arrival order or of the other records). An id
+ * already in our alphabet (lower case `a-z0-9._-`, starting with a letter or digit, at most `max` characters) is kept as
+ * it is; any other (`A` next to `a`, `RST 2026/11/18`, an overlong one) is sanitised, cut to leave room, and suffixed
+ * with `-` and a short SHA-256 of the exact original, so `A` and `a` stay two records, with the same ids on every run.
+ */
+export function stableIdPart(raw: string, max: number): string {
+  const clean = sanitizeIdPart(raw, max);
+  if (clean === raw && raw !== '') return raw;
+  const hash = createHash('sha256').update(raw).digest('hex').slice(0, ID_HASH_HEX_CHARS);
+  const head = sanitizeIdPart(raw, max - ID_HASH_HEX_CHARS - 1).replace(/[-._]+$/, '');
+  return head === '' ? hash : `${head}-${hash}`;
 }

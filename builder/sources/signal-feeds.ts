@@ -6,9 +6,8 @@ import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
-import { readSource } from './common.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { readSource, type Fetcher, type SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
 import { cleanText, cleanUrl, count, judgeInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
 

@@ -5,8 +5,7 @@ import { z } from 'zod';
 import { ComponentStatusSchema, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { JSON_BUDGET, parseJsonWithin, type ParseBudget } from './budget.ts';
-import { readSource, stableIdPart, type SourceRead } from './common.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
 import {
   capList,
   cleanText,
@@ -14,6 +13,7 @@ import {
   count,
   judgedInstant,
   readDetail,
+  stableIdPart,
   TEXT_LIMITS,
   type RejectCounts,
 } from './sanitize.ts';

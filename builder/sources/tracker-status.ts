@@ -9,11 +9,18 @@ import { formatInstant } from '../contract.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { AnnouncementSchema, TrackerWatchSchema, type Detail } from '../model/schemas.ts';
 import { formatIssuePath, parseJsonWithin } from './budget.ts';
-import { readSource, stableIdPart, type SourceRead } from './common.ts';
 import { readInstant } from './instant.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
 import { citedSource, computeTrackerEvent, trackerEventType, TrackerRecordSchema } from './reset-tracker.ts';
-import { cleanEvidence, cleanText, judgedInstant, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
+import {
+  cleanEvidence,
+  cleanText,
+  judgedInstant,
+  judgeInstant,
+  stableIdPart,
+  TEXT_LIMITS,
+  type RejectReason,
+} from './sanitize.ts';
 
 const UPSTREAM_ID_MAX_CHARS = 120;
 /** An announced time further ahead than this is not a plausible announcement of a reset (a crafted date). */
