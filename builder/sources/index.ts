@@ -68,19 +68,11 @@ export function compareTrackerTotal(results: SourceResult[]): SourceResult[] {
   );
   if (!resets) return results;
   const listed = resets.check.items_read + Number(resets.check.detail.params.rejected ?? 0);
-  return results.map((r) =>
-    r.check.kind !== 'tracker_status' ||
-    !r.check.ok ||
-    r.stats_total === undefined ||
-    r.stats_total === listed ||
-    r.check.detail.code !== 'ok'
-      ? r
-      : {
-          ...r,
-          check: {
-            ...r.check,
-            detail: { code: 'ok_total_differs', params: { stats_total: r.stats_total, records_listed: listed } },
-          },
-        },
-  );
+  return results.map((r) => {
+    const total = r.stats_total;
+    if (r.check.kind !== 'tracker_status' || r.check.detail.code !== 'ok' || total === undefined || total === listed)
+      return r;
+    const detail = { code: 'ok_total_differs', params: { stats_total: total, records_listed: listed } };
+    return { ...r, check: { ...r.check, detail } };
+  });
 }
