@@ -8,20 +8,13 @@ import { readInstant } from './instant.ts';
 
 /** Length caps, in UTF-16 code units, for every kind of upstream text we keep. */
 export const TEXT_LIMITS = {
-  /** Feed item and incident titles. */
-  title: 300,
-  /** Feed item excerpts and incident update bodies. */
-  excerpt: 1000,
-  /** A tracker record's text, kept as the event's `evidence_text` (the event schema's maximum). */
-  evidence: 4000,
-  /** A record's author handle. */
-  author: 80,
-  /** The status page's own description of its state, and its indicator. */
-  status_description: 300,
-  /** Status page component names. */
-  component_name: 120,
-  /** Upstream ids before they are mapped to ours. */
-  id: 200,
+  title: 300, // feed item and incident titles
+  excerpt: 1000, // feed item excerpts and incident update bodies
+  evidence: 4000, // a tracker record's text, kept as the event's `evidence_text` (the event schema's maximum)
+  author: 80, // a record's author handle
+  status_description: 300, // the status page's own description of its state, and its indicator
+  component_name: 120, // status page component names
+  id: 200, // upstream ids before they are mapped to ours
 } as const;
 
 /** Longer links are almost certainly not links (or carry payloads we do not want to publish). */
@@ -98,12 +91,10 @@ export function readDetail(
   rejected: RejectCounts,
   noted: NoteCounts = {},
 ): Detail {
-  const r = rejectionParams(rejected);
   const notes = listed(NOTE_REASONS, noted);
-  const n = notes === '' ? {} : { noted: notes };
-  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: { ...r, ...n } };
-  if (code === 'ok' && notes !== '') return { code: 'ok_with_notes', params: n };
-  return { code, params: { ...params, ...r, ...n } };
+  const counts = { ...rejectionParams(rejected), ...(notes === '' ? {} : { noted: notes }) };
+  const ok = 'rejected' in counts ? 'ok_with_rejections' : notes !== '' ? 'ok_with_notes' : 'ok';
+  return { code: code === 'ok' ? ok : code, params: { ...params, ...counts } };
 }
 
 /** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
