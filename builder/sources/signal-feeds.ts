@@ -9,7 +9,16 @@ import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudg
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
 import { readSource, type Fetcher, type SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
-import { cleanText, cleanUrl, count, judgeInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+import {
+  cleanText,
+  cleanUrl,
+  count,
+  judgeInstant,
+  readDetail,
+  TEXT_LIMITS,
+  type RejectCounts,
+  type RejectReason,
+} from './sanitize.ts';
 
 export const MAX_FEED_ITEMS = 200;
 
@@ -28,6 +37,7 @@ interface ParsedFeed {
   title: string;
   items: FeedItem[];
 }
+type RawFeed = Omit<ParsedFeed, 'items'> & { items: readonly RawFeedItem[]; itemsOverCap: number };
 
 type ParseFeedResult = { ok: true; feed: ParsedFeed; rejected: RejectCounts } | { ok: false; detail: Detail };
 
@@ -43,47 +53,35 @@ export function isResetNews(item: Pick<FeedItem, 'title' | 'excerpt'>, feedTitle
   return RESET_WORD.test(text) && (CODEX_WORD.test(text) || CODEX_WORD.test(feedTitle));
 }
 
-/** Raw items → cleaned, validated items; what fails the sanity rules is counted per reason. */
-function collect(
-  format: ParsedFeed['format'],
-  title: string,
-  raws: readonly RawFeedItem[],
-  overCap: number,
-  asOf: Date,
-): ParseFeedResult {
+/** One raw item → a cleaned, validated item, or the reason it is refused. */
+function cleanItem(raw: RawFeedItem, asOf: Date): FeedItem | RejectReason {
+  // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
+  const read = readInstant(raw.date, 'utc');
+  const published_at = read.ok ? read.iso : null;
+  const verdict = published_at === null ? 'ok' : judgeInstant(published_at, asOf);
+  if (verdict !== 'ok') return verdict;
+  const title = cleanText(raw.title, TEXT_LIMITS.title);
+  const excerpt = cleanText(raw.excerpt, TEXT_LIMITS.excerpt);
+  if (title === '' && excerpt === '') return 'empty_text';
+  const link = cleanUrl(raw.link);
+  const id = cleanText(raw.id, TEXT_LIMITS.id) || link || `${title}|${published_at ?? ''}`;
+  const parsed = FeedItemSchema.safeParse({ id: id.slice(0, 2000), title, link, published_at, excerpt });
+  return parsed.success ? parsed.data : 'invalid_record';
+}
+
+/** A feed's raw items → cleaned, validated items; what fails the sanity rules is counted per reason. */
+function collect(feed: RawFeed, asOf: Date): ParseFeedResult {
   const rejected: RejectCounts = {};
-  if (overCap > 0) count(rejected, 'over_item_cap', overCap);
+  if (feed.itemsOverCap > 0) count(rejected, 'over_item_cap', feed.itemsOverCap);
   const items: FeedItem[] = [];
-  for (const raw of raws) {
-    // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
-    const read = readInstant(raw.date, 'utc');
-    const published = read.ok ? read.iso : null;
-    const verdict = published === null ? 'ok' : judgeInstant(published, asOf);
-    if (verdict !== 'ok') {
-      count(rejected, verdict);
-      continue;
-    }
-    const item = {
-      title: cleanText(raw.title, TEXT_LIMITS.title),
-      link: cleanUrl(raw.link),
-      published_at: published,
-      excerpt: cleanText(raw.excerpt, TEXT_LIMITS.excerpt),
-    };
-    if (item.title === '' && item.excerpt === '') {
-      count(rejected, 'empty_text');
-      continue;
-    }
-    const id = cleanText(raw.id, TEXT_LIMITS.id) || item.link || `${item.title}|${item.published_at ?? ''}`;
-    const parsed = FeedItemSchema.safeParse({ ...item, id: id.slice(0, 2000) });
-    if (!parsed.success) {
-      count(rejected, 'invalid_record');
-      continue;
-    }
-    items.push(parsed.data);
+  for (const raw of feed.items) {
+    const item = cleanItem(raw, asOf);
+    if (typeof item === 'string') count(rejected, item);
+    else items.push(item);
     // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
-    if (raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
+    if (typeof item !== 'string' && raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
   }
-  return { ok: true, feed: { format, title: cleanText(title, TEXT_LIMITS.title), items }, rejected };
+  return { ok: true, feed: { format: feed.format, title: cleanText(feed.title, TEXT_LIMITS.title), items }, rejected };
 }
 
 const JsonFeedItemSchema = z.object({
@@ -115,7 +113,8 @@ function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget): ParseFeed
       date: i.date_published ?? i.date_modified ?? '',
       excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
     }));
-    return collect('json', envelope.title ?? '', raws, envelope.items.length - kept.length, asOf);
+    const itemsOverCap = envelope.items.length - kept.length;
+    return collect({ format: 'json', title: envelope.title ?? '', items: raws, itemsOverCap }, asOf);
   };
   return parseJsonWithin(body, JsonFeedEnvelopeSchema, read, budget);
 }
@@ -131,7 +130,7 @@ export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_B
   if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget);
   const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS);
   if (!xml.ok) return xml;
-  return collect(xml.format, xml.title, xml.items, xml.itemsOverCap, asOf);
+  return collect(xml, asOf);
 }
 
 function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf: Date): Signal[] {
