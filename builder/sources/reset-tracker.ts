@@ -46,7 +46,7 @@ export const TrackerRecordSchema = z.object({
     url: z.string().nullable().optional(),
   }),
 });
-export type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
+type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
 /** The envelope; records are validated one by one, so one bad record is counted instead of failing the page. */
 const TrackerPageSchema = z.object({
@@ -54,12 +54,6 @@ const TrackerPageSchema = z.object({
   pagination: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable().optional() }),
   meta: z.object({ api_version: z.union([z.string(), z.number()]), generated_at: z.string() }).optional(),
 });
-
-export interface ResetTrackerOptions {
-  pageLimit?: number;
-  maxPages?: number;
-  maxRecords?: number;
-}
 
 /** The upstream tracker's reset types (its records and its scheduled reset) → ours; others are not ours to track. */
 const TRACKER_TYPES: Readonly<Record<string, EventType>> = { regular: 'global_reset', banked: 'banked_grant' };
@@ -198,7 +192,7 @@ export async function fetchResetTracker(
   fetcher: Fetcher,
   config: SourceConfig,
   asOf: Date,
-  opts: ResetTrackerOptions = {},
+  opts: { pageLimit?: number; maxPages?: number; maxRecords?: number } = {},
 ): Promise<SourceResult> {
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
