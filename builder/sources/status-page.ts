@@ -110,18 +110,6 @@ export function incidentSignalOf(
 }
 
 /**
- * The page's own timestamp passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
- * dated so): without a zone, far ahead of `asOf` or before the tracked era it is published as null, and counted.
- */
-function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: RejectCounts): string | null {
-  if (raw === null || raw === undefined || raw.trim() === '') return null;
-  const at = judgedInstant(raw, asOf);
-  if (at.ok) return at.iso;
-  count(rejected, at.reason);
-  return null;
-}
-
-/**
  * Pure: a parsed summary → our UpstreamStatus (the Codex components: those whose id is listed, or when none of the
  * listed ids is on the page, those whose name mentions Codex; upstream words cleaned and capped) and Codex incident
  * signals (Statuspage lists them; incident.io does not). `updated_at` is the page's own time, not when we read it.
@@ -129,6 +117,10 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
 function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date, rejected: RejectCounts) {
   const pageUrl = cleanUrl(summary.page.url);
   if (pageUrl === null) count(rejected, 'bad_url');
+  // The page's own time passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
+  // dated so): without a zone, far ahead of `asOf` or before the tracked era it is published as null, and counted.
+  const updated = summary.page.updated_at?.trim() ? judgedInstant(summary.page.updated_at, asOf) : null;
+  if (updated?.ok === false) count(rejected, updated.reason);
   const components = capList(summary.components, MAX_COMPONENTS, rejected);
   const incidents = capList(summary.incidents, MAX_INCIDENTS, rejected);
   const ids = codexComponentIds(config);
@@ -138,7 +130,7 @@ function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: D
     page_url: pageUrl ?? '',
     indicator: cleanText(summary.status.indicator, TEXT_LIMITS.status_description),
     description: cleanText(summary.status.description, TEXT_LIMITS.status_description),
-    updated_at: pageUpdatedAt(summary.page.updated_at, asOf, rejected),
+    updated_at: updated?.ok ? updated.iso : null,
     // A status is the page's own word (incident.io's `full_outage` included), kept as written when it is a plain word.
     components: codex.map((c) => ({
       id: cleanText(c.id, TEXT_LIMITS.id),
