@@ -5,14 +5,10 @@ import type { z } from 'zod';
 import type { Detail } from '../model/schemas.ts';
 
 export interface ParseBudget {
-  /** Largest body accepted, in bytes (the fetcher's transport cap is larger: this is the source's own). */
-  maxBytes: number;
-  /** Longest array (or most keys of an object) accepted anywhere in a JSON body. */
-  maxArrayItems: number;
-  /** Deepest nesting accepted (JSON arrays/objects, XML elements). */
-  maxDepth: number;
-  /** Wall time the parse (and validation) may take; checked between steps and between XML chunks. */
-  maxMs: number;
+  maxBytes: number; // largest body accepted, in bytes (the source's own cap, below the fetcher's transport cap)
+  maxArrayItems: number; // longest array (or most keys of an object) accepted anywhere in a JSON body
+  maxDepth: number; // deepest nesting accepted (JSON arrays/objects, XML elements)
+  maxMs: number; // wall time the parse and validation may take, checked between steps and between XML chunks
 }
 
 const KiB = 1024;
