@@ -9,14 +9,14 @@ export const MIN_ATTEMPT_MS = 250;
 /**
  * A connection pool whose requests fail with undici's own errors past `timeoutMs` to connect, to receive the head,
  * or between two pieces of the body, and whose response bodies fail past `maxBodyBytes` (UND_ERR_RES_EXCEEDED_MAX_SIZE).
- * Idle kept-alive sockets do not hold the process open; `close()` ends the pool.
  */
 export function createAgent(opts: { timeoutMs: number; maxBodyBytes: number }): Agent {
+  const { timeoutMs, maxBodyBytes } = opts;
   return new Agent({
-    connect: { timeout: opts.timeoutMs },
-    headersTimeout: opts.timeoutMs,
-    bodyTimeout: opts.timeoutMs,
-    maxResponseSize: opts.maxBodyBytes,
+    connect: { timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    maxResponseSize: maxBodyBytes,
   });
 }
 
@@ -30,12 +30,11 @@ export function errorCode(err: unknown): string | null {
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 export const isTimeout = (err: unknown): boolean =>
   TIMEOUT_CODES.has(errorCode(err) ?? '') || (err as { name?: string } | null)?.name === 'TimeoutError';
-export const isBodyTooLarge = (err: unknown): boolean => errorCode(err) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
 /** `Retry-After` as milliseconds from `nowMs`: delta seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfterMs(value: string | null | undefined, nowMs: number): number | null {
-  if (value === null || value === undefined) return null;
-  const v = value.trim();
+  const v = value?.trim();
+  if (v === undefined) return null;
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   // An HTTP date is always GMT (RFC 9110 §5.6.7): the obsolete forms without a zone name are read as GMT too, never
   // in the machine's zone.
@@ -58,20 +57,10 @@ export interface Retryable {
   retryAfterMs: number | null;
 }
 
-interface RetryPolicy {
-  /** Retries after the first attempt. */
-  retries: number;
-  backoffBaseMs: number;
-  /** Epoch ms by which every attempt and wait must be over. */
-  deadlineMs: number;
-}
-
-type RetryDecision = { retry: true; waitMs: number } | { retry: false; retryAfterPastDeadline: boolean };
-
 /**
- * After a failed attempt (0-based `attempt`): wait and retry, or give up. Retry-After is honoured or the caller gives
- * up at once (retrying earlier would be rude, waiting past the deadline useless); otherwise exponential backoff
- * without jitter (one scheduled client per receiver: no herd to spread out).
+ * After a failed attempt (0-based `attempt`): the wait before the next one, or null to give up. Retry-After is
+ * honoured or the caller gives up at once (retrying earlier would be rude, waiting past the deadline useless);
+ * otherwise exponential backoff without jitter (one scheduled client per receiver: no herd to spread out).
  */
 export function retryDecision(
   f: Retryable,
@@ -79,32 +68,31 @@ export function retryDecision(
   retries: number,
   remainingMs: number,
   backoffBaseMs: number,
-): RetryDecision {
-  if (!f.retryable || attempt >= retries) return { retry: false, retryAfterPastDeadline: false };
-  if (f.retryAfterMs !== null) {
-    return f.retryAfterMs + MIN_ATTEMPT_MS <= remainingMs
-      ? { retry: true, waitMs: f.retryAfterMs }
-      : { retry: false, retryAfterPastDeadline: true };
-  }
-  const waitMs = Math.min(backoffBaseMs * 2 ** attempt, BACKOFF_MAX_MS);
-  return waitMs + MIN_ATTEMPT_MS > remainingMs
-    ? { retry: false, retryAfterPastDeadline: false }
-    : { retry: true, waitMs };
+): number | null {
+  if (!f.retryable || attempt >= retries) return null;
+  const waitMs = f.retryAfterMs ?? Math.min(backoffBaseMs * 2 ** attempt, BACKOFF_MAX_MS);
+  return waitMs + MIN_ATTEMPT_MS <= remainingMs ? waitMs : null;
 }
 
 export type Attempt<T, F> = { ok: true; value: T } | { ok: false; failure: F };
 
-/** Runs `attempt` until it succeeds or the policy gives up; the last failure says whether Retry-After was too late. */
+/**
+ * Runs `attempt` until it succeeds or the policy gives up (`retries` after the first attempt, every wait ending
+ * before `deadlineMs`); the last failure says whether it was a Retry-After past the deadline that ended it.
+ */
 export async function withRetries<T, F extends Retryable>(
   attempt: () => Promise<Attempt<T, F>>,
-  policy: RetryPolicy,
+  policy: { retries: number; backoffBaseMs: number; deadlineMs: number },
 ): Promise<Attempt<T, F & { retryAfterPastDeadline: boolean }>> {
   for (let n = 0; ; n++) {
     const a = await attempt();
     if (a.ok) return a;
-    const next = retryDecision(a.failure, n, policy.retries, policy.deadlineMs - Date.now(), policy.backoffBaseMs);
-    if (!next.retry)
-      return { ok: false, failure: { ...a.failure, retryAfterPastDeadline: next.retryAfterPastDeadline } };
-    await new Promise<void>((resolve) => setTimeout(resolve, next.waitMs));
+    const f = a.failure;
+    const waitMs = retryDecision(f, n, policy.retries, policy.deadlineMs - Date.now(), policy.backoffBaseMs);
+    if (waitMs === null) {
+      const retryAfterPastDeadline = f.retryable && n < policy.retries && f.retryAfterMs !== null;
+      return { ok: false, failure: { ...f, retryAfterPastDeadline } };
+    }
+    await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
   }
 }

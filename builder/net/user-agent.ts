@@ -18,33 +18,23 @@ const HEADER_SAFE = /^[\x20-\x7e]{1,256}$/;
  * when its variable is set, or `(local build)` when neither is. Throws ConfigError naming the variable on a bad value.
  */
 export function userAgentFromEnv(env: Readonly<Record<string, string | undefined>>): string {
-  const explicit = env.RESET_USER_AGENT?.trim();
-  if (explicit) {
-    if (!HEADER_SAFE.test(explicit))
-      throw new ConfigError('net/user-agent', 'RESET_USER_AGENT must be printable ASCII, at most 256 characters');
-    return explicit;
-  }
-  const parts: string[] = [];
-  const user = env.RESET_REDDIT_USER?.trim();
-  if (user) {
-    if (!REDDIT_USER.test(user))
-      throw new ConfigError(
-        'net/user-agent',
-        'RESET_REDDIT_USER must be a Reddit user name (3-20 letters, digits, _ or -), without /u/',
-      );
-    parts.push(`by /u/${user}`);
-  }
-  const repo = env.GITHUB_REPOSITORY?.trim();
-  if (repo) {
-    if (!REPOSITORY.test(repo)) throw new ConfigError('net/user-agent', 'GITHUB_REPOSITORY must be owner/name');
-    let server = 'https://github.com';
-    if (env.GITHUB_SERVER_URL) {
-      const u = URL.parse(env.GITHUB_SERVER_URL);
-      if (u === null || (u.protocol !== 'https:' && u.protocol !== 'http:'))
-        throw new ConfigError('net/user-agent', 'GITHUB_SERVER_URL must be an http(s) URL');
-      server = u.origin;
-    }
-    parts.push(`+${server}/${repo}`);
-  }
-  return parts.length === 0 ? LOCAL_USER_AGENT : `node:reset-status-api:v${APP_VERSION} (${parts.join('; ')})`;
+  /** The variable, trimmed, when set and not blank; a value that breaks `rule` stops the build. */
+  const read = (variable: string, rule: (v: string) => boolean, must: string): string | undefined => {
+    const v = env[variable]?.trim();
+    if (v && !rule(v)) throw new ConfigError('net/user-agent', `${variable} must ${must}`);
+    return v || undefined;
+  };
+  const explicit = read('RESET_USER_AGENT', (v) => HEADER_SAFE.test(v), 'be printable ASCII, at most 256 characters');
+  if (explicit) return explicit;
+  const user = read(
+    'RESET_REDDIT_USER',
+    (v) => REDDIT_USER.test(v),
+    'be a Reddit user name (3-20 letters, digits, _ or -), without /u/',
+  );
+  const repo = read('GITHUB_REPOSITORY', (v) => REPOSITORY.test(v), 'be owner/name');
+  const isHttp = (v: string) => ['http:', 'https:'].includes(URL.parse(v)?.protocol ?? '');
+  const server = repo && read('GITHUB_SERVER_URL', isHttp, 'be an http(s) URL');
+  const parts = [user && `by /u/${user}`, repo && `+${server ? new URL(server).origin : 'https://github.com'}/${repo}`];
+  const known = parts.filter(Boolean);
+  return known.length === 0 ? LOCAL_USER_AGENT : `node:reset-status-api:v${APP_VERSION} (${known.join('; ')})`;
 }

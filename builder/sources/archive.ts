@@ -24,6 +24,11 @@ const ArchiveFileSchema = z
   })
   .strict();
 
+const VerifiedEventSchema = EventSchema.refine((e) => e.status === 'verified', {
+  path: ['status'],
+  message: 'records in data/verified must have status "verified"',
+});
+
 export interface CuratedData {
   events: Event[];
   archives: ArchiveInfo[];
@@ -39,42 +44,34 @@ export interface CuratedData {
 }
 
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
-class DataValidationError extends DataError {
-  constructor(file: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]) {
-    const lines = issues
-      .slice(0, 10)
-      .map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-    super('sources/archive', `invalid curated data\n${lines.join('\n')}`);
-  }
+function invalidData(file: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): DataError {
+  const lines = issues.slice(0, 10).map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+  return new DataError('sources/archive', `invalid curated data\n${lines.join('\n')}`);
 }
 
 async function jsonFiles(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir))
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => path.join(dir, f));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
     throw err;
-  }
+  });
+  return names
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
-/** A file of data/ read and validated; with `optional`, null when it is absent. */
-async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string, optional: true): Promise<T | null>;
-async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string): Promise<T>;
-async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string, optional = false) {
+/** A file of data/ read and validated (a missing one fails with its ENOENT). */
+async function parseFile<T>(file: string, schema: z.ZodType<T>, dataDir: string): Promise<T> {
   const rel = path.relative(path.dirname(dataDir), file);
+  const text = await readFile(file, 'utf8');
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    if (!(err instanceof SyntaxError)) throw err;
-    throw new DataValidationError(rel, [{ path: [], message: `not valid JSON: ${err.message}` }]);
+    throw invalidData(rel, [{ path: [], message: `not valid JSON: ${(err as Error).message}` }]);
   }
   const r = schema.safeParse(raw);
-  if (!r.success) throw new DataValidationError(rel, r.error.issues);
+  if (!r.success) throw invalidData(rel, r.error.issues);
   return r.data;
 }
 
@@ -133,14 +130,8 @@ function checkReviews(events: readonly Event[], trackerReviews: TrackerReview[],
 export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   const events: Event[] = [];
   const archives = await loadArchives(dataDir, events);
-  for (const file of await jsonFiles(path.join(dataDir, 'verified'))) {
-    const e = await parseFile(file, EventSchema, dataDir);
-    if (e.status !== 'verified')
-      throw new DataValidationError(path.relative(path.dirname(dataDir), file), [
-        { path: ['status'], message: 'records in data/verified must have status "verified"' },
-      ]);
-    events.push(e);
-  }
+  for (const file of await jsonFiles(path.join(dataDir, 'verified')))
+    events.push(await parseFile(file, VerifiedEventSchema, dataDir));
   const reviews: ReviewDecision[] = [];
   for (const file of await jsonFiles(path.join(dataDir, 'reviews')))
     reviews.push(...(await parseFile(file, z.array(ReviewDecisionSchema), dataDir)));
@@ -150,7 +141,10 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     ids.add(e.id);
   }
   const optional = <T>(name: string, schema: z.ZodType<T>) =>
-    parseFile(path.join(dataDir, name), schema, dataDir, true);
+    parseFile(path.join(dataDir, name), schema, dataDir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
   const announcements = (await optional('announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
   const decisions = (await optional('ledger-review.json', LedgerReviewSchema))?.decisions ?? [];
   const review_dates: ReviewDate[] = decisions

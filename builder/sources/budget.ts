@@ -5,14 +5,10 @@ import type { z } from 'zod';
 import type { Detail } from '../model/schemas.ts';
 
 export interface ParseBudget {
-  /** Largest body accepted, in bytes (the fetcher's transport cap is larger: this is the source's own). */
-  maxBytes: number;
-  /** Longest array (or most keys of an object) accepted anywhere in a JSON body. */
-  maxArrayItems: number;
-  /** Deepest nesting accepted (JSON arrays/objects, XML elements). */
-  maxDepth: number;
-  /** Wall time the parse (and validation) may take; checked between steps and between XML chunks. */
-  maxMs: number;
+  maxBytes: number; // largest body accepted, in bytes (the source's own cap, below the fetcher's transport cap)
+  maxArrayItems: number; // longest array (or most keys of an object) accepted anywhere in a JSON body
+  maxDepth: number; // deepest nesting accepted (JSON arrays/objects, XML elements)
+  maxMs: number; // wall time the parse and validation may take, checked between steps and between XML chunks
 }
 
 const KiB = 1024;
@@ -79,15 +75,18 @@ export function schemaMismatch(error: z.ZodError, prefix: readonly PropertyKey[]
   return { code: 'schema_mismatch', params: { path: formatIssuePath([...prefix, ...(error.issues[0]?.path ?? [])]) } };
 }
 
+type Refused = { ok: false; detail: Detail };
+
 /**
- * JSON text → a value of `schema`, under `budget`: size, then shape (nesting, list lengths) before `JSON.parse`, then
- * the time check. The running clock comes back so a caller can check it again after its own mapping.
+ * JSON text → a value of `schema` → what `map` makes of it, under `budget`: size, then shape (nesting, list lengths)
+ * before `JSON.parse`, then the time check before validation and once more after the mapping.
  */
-export function parseJsonWithin<S extends z.ZodType>(
+export function parseJsonWithin<S extends z.ZodType, R extends { ok: boolean }>(
   body: string,
   schema: S,
+  map: (value: z.output<S>) => R,
   budget: ParseBudget = JSON_BUDGET,
-): { ok: true; value: z.output<S>; over: () => Detail | null } | { ok: false; detail: Detail } {
+): R | Refused {
   const over = budgetClock(budget);
   const problem = checkSize(body, budget) ?? checkJsonShape(body, budget);
   if (problem) return { ok: false, detail: problem };
@@ -100,5 +99,8 @@ export function parseJsonWithin<S extends z.ZodType>(
   const slow = over();
   if (slow) return { ok: false, detail: slow };
   const parsed = schema.safeParse(json);
-  return parsed.success ? { ok: true, value: parsed.data, over } : { ok: false, detail: schemaMismatch(parsed.error) };
+  if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error) };
+  const mapped = map(parsed.data);
+  const late = over();
+  return late ? { ok: false, detail: late } : mapped;
 }

@@ -19,60 +19,28 @@ export interface DisabledSource {
 const configError = (message: string) => new ConfigError('sources/config', message);
 
 function parseHttpUrl(variable: string, raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    // The value is not shown: it may be a secret (a credentialed URL), mistyped.
-    throw configError(`${variable} is not a valid URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    // Not even the scheme is shown (`token:abc` parses as one): the value may be a secret, mistyped.
+  const url = URL.parse(raw);
+  // The value is never shown, nor its scheme (`token:abc` parses as one): it may be a secret, mistyped.
+  if (url === null) throw configError(`${variable} is not a valid URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw configError(`${variable} must be an http(s) URL (the value is not shown)`);
-  }
   return url.href;
 }
 
-/** Unset → the default; set to an empty (or blank) string → disabled; anything else → that value. */
-function setting(
-  env: SourceEnv,
-  variable: string,
-): { state: 'default' } | { state: 'disabled' } | { state: 'set'; value: string } {
-  const v = env[variable];
-  if (v === undefined) return { state: 'default' };
-  if (v.trim() === '') return { state: 'disabled' };
-  return { state: 'set', value: v.trim() };
+/** A source's address: unset → `fallback`; empty or blank (or `none`, where allowed) → null, disabled; else the URL. */
+function address(env: SourceEnv, variable: string, fallback: string | null, none = false): string | null {
+  const v = env[variable]?.trim();
+  if (v === undefined) return fallback;
+  return v === '' || (none && v.toLowerCase() === 'none') ? null : parseHttpUrl(variable, v);
 }
 
-interface Resolved {
-  configs: SourceConfig[];
-  disabled: DisabledSource[];
-}
-
-/**
- * A source whose address follows from another's: `variable` unset → the address of `from` (or its default) with its
- * final `pattern` replaced (disabled with `from`, and when that address does not match `pattern`); set to a URL →
- * that URL; empty (or `none`, where `none` is allowed) → disabled.
- */
-function derived(
-  env: SourceEnv,
-  out: Resolved,
-  o: { variable: string; id: string; kind: SourceKind; none: boolean; from: string; fallback: string },
-  pattern: RegExp,
-  replacement: (base: URL) => string,
-): void {
-  const off = (): void => void out.disabled.push({ id: o.id, kind: o.kind, variable: o.variable });
-  const s = setting(env, o.variable);
-  if (s.state === 'disabled' || (o.none && s.state === 'set' && s.value.toLowerCase() === 'none')) return off();
-  if (s.state === 'set')
-    return void out.configs.push({ id: o.id, kind: o.kind, url: parseHttpUrl(o.variable, s.value) });
-  const from = setting(env, o.from);
-  if (from.state === 'disabled') return off();
-  const base = new URL(parseHttpUrl(o.from, from.state === 'set' ? from.value : o.fallback));
-  if (!pattern.test(base.pathname)) return off();
-  base.pathname = base.pathname.replace(pattern, replacement(base));
-  base.search = '';
-  out.configs.push({ id: o.id, kind: o.kind, url: base.href });
+/** The address of a source beside another: `base` with its final `pattern` replaced; null when off or no match. */
+function beside(base: string | null, pattern: RegExp, replacement: (base: URL) => string): string | null {
+  const url = base === null ? null : new URL(base);
+  if (url === null || !pattern.test(url.pathname)) return null;
+  url.pathname = url.pathname.replace(pattern, replacement(url));
+  url.search = '';
+  return url.href;
 }
 
 /** Longest list RESET_STATUS_CODEX_COMPONENTS may hold (the Codex group has five). */
@@ -100,65 +68,35 @@ function codexComponentIds(env: SourceEnv): string[] | undefined {
   return ids;
 }
 
-function resolve(env: SourceEnv): Resolved {
+function resolve(env: SourceEnv): { configs: SourceConfig[]; disabled: DisabledSource[] } {
   const configs: SourceConfig[] = [];
   const disabled: DisabledSource[] = [];
-  const single = (variable: string, id: string, kind: SourceKind, fallback: string) => {
-    const s = setting(env, variable);
-    if (s.state === 'disabled') disabled.push({ id, kind, variable });
-    else configs.push({ id, kind, url: parseHttpUrl(variable, s.state === 'set' ? s.value : fallback) });
+  const add = (id: string, kind: SourceKind, variable: string, url: string | null) =>
+    url === null ? disabled.push({ id, kind, variable }) : configs.push({ id, kind, url });
+  /** Adds the source at `variable`'s address (see address()) and returns that address. */
+  const source = (id: string, kind: SourceKind, variable: string, fallback: string | null, none = false) => {
+    const url = address(env, variable, fallback, none);
+    add(id, kind, variable, url);
+    return url;
   };
-  const out = { configs, disabled };
-  single('RESET_STATUS_PAGE_URL', 'status-page', 'status_page', DEFAULT_STATUS_PAGE_URL);
+  const page = source('status-page', 'status_page', 'RESET_STATUS_PAGE_URL', DEFAULT_STATUS_PAGE_URL);
   // incident.io's incident feed of the status page: `/proxy/<page host name>/incidents`.
-  derived(
-    env,
-    out,
-    {
-      variable: 'RESET_STATUS_INCIDENTS_URL',
-      id: 'status-incidents',
-      kind: 'status_incidents',
-      none: false,
-      from: 'RESET_STATUS_PAGE_URL',
-      fallback: DEFAULT_STATUS_PAGE_URL,
-    },
-    /\/api\/v2\/summary\.json$/,
-    (u) => `/proxy/${u.hostname}/incidents`,
-  );
+  const incidents = beside(page, /\/api\/v2\/summary\.json$/, (u) => `/proxy/${u.hostname}/incidents`);
+  source('status-incidents', 'status_incidents', 'RESET_STATUS_INCIDENTS_URL', incidents);
   const codex = codexComponentIds(env);
-  if (codex)
-    for (const c of configs) if (c.kind === 'status_page' || c.kind === 'status_incidents') c.codexComponents = codex;
-  single('RESET_UPSTREAM_URL', 'reset-tracker', 'reset_tracker', DEFAULT_UPSTREAM_URL);
-  derived(
-    env,
-    out,
-    {
-      variable: 'RESET_UPSTREAM_STATUS_URL',
-      id: 'tracker-status',
-      kind: 'tracker_status',
-      none: true,
-      from: 'RESET_UPSTREAM_URL',
-      fallback: DEFAULT_UPSTREAM_URL,
-    },
-    /\/resets\/?$/,
-    () => '/status',
-  );
+  // The two status sources, the only ones so far, read the Codex component list.
+  if (codex) for (const c of configs) c.codexComponents = codex;
+  const tracker = source('reset-tracker', 'reset_tracker', 'RESET_UPSTREAM_URL', DEFAULT_UPSTREAM_URL);
+  const status = beside(tracker, /\/resets\/?$/, () => '/status');
+  source('tracker-status', 'tracker_status', 'RESET_UPSTREAM_STATUS_URL', status, true);
 
-  const feeds = setting(env, 'RESET_SIGNAL_FEEDS');
-  if (feeds.state === 'disabled') disabled.push({ id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' });
-  else {
-    const raw =
-      feeds.state === 'set'
-        ? feeds.value
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-        : [...DEFAULT_SIGNAL_FEEDS];
-    const urls = [...new Set(raw.map((u) => parseHttpUrl('RESET_SIGNAL_FEEDS', u)))];
-    // Ids follow the list order: reordering the list renames feeds, which only affects check history, since
-    // signals are keyed by their link.
-    urls.forEach((url, i) => configs.push({ id: `feed-${i + 1}`, kind: 'signal_feed', url }));
-  }
+  const feeds = env.RESET_SIGNAL_FEEDS;
+  if (feeds?.trim() === '') add('feed-1', 'signal_feed', 'RESET_SIGNAL_FEEDS', null);
+  const list = feeds === undefined ? [...DEFAULT_SIGNAL_FEEDS] : feeds.split(',').map((s) => s.trim());
+  const urls = new Set(list.filter((s) => s !== '').map((u) => parseHttpUrl('RESET_SIGNAL_FEEDS', u)));
+  // Ids follow the list order: reordering the list renames feeds, which only affects check history, since
+  // signals are keyed by their link.
+  [...urls].forEach((url, i) => add(`feed-${i + 1}`, 'signal_feed', 'RESET_SIGNAL_FEEDS', url));
   return { configs, disabled };
 }
 

@@ -53,7 +53,7 @@ interface Walk {
   depth: number;
   title: string | null;
   item: { fields: Partial<Record<Slot, string>>; links: { href: string; rel: string }[]; depth: number } | null;
-  capture: { field: Slot | 'feed_title'; tag: string; depth: number; text: string } | null;
+  capture: { field: Slot | 'feed_title'; depth: number; text: string } | null;
   items: RawFeedItem[];
   itemsOverCap: number;
 }
@@ -77,7 +77,7 @@ function onOpen(w: Walk, tag: SaxesTagPlain, budget: ParseBudget): void {
     if (tag.name === ITEM_TAG[w.format]) w.item = { fields: {}, links: [], depth: w.depth };
     // The feed's own title: a child of <channel> (RSS, at depth 3) or of <feed> (Atom, depth 2).
     else if (tag.name === 'title' && w.title === null && w.depth === (w.format === 'rss' ? 3 : 2))
-      w.capture = { field: 'feed_title', tag: tag.name, depth: w.depth, text: '' };
+      w.capture = { field: 'feed_title', depth: w.depth, text: '' };
     return;
   }
   if (w.format === 'atom' && tag.name === 'link' && w.item.links.length < 20)
@@ -85,7 +85,7 @@ function onOpen(w: Walk, tag: SaxesTagPlain, budget: ParseBudget): void {
   const fields: Record<string, Slot> = FIELDS[w.format];
   const field = Object.hasOwn(fields, tag.name) ? fields[tag.name] : undefined;
   if (field !== undefined && w.item.fields[field] === undefined && !tag.isSelfClosing)
-    w.capture = { field, tag: tag.name, depth: w.depth, text: '' };
+    w.capture = { field, depth: w.depth, text: '' };
 }
 
 function onText(w: Walk, text: string): void {

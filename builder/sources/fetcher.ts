@@ -1,10 +1,13 @@
-// The one HTTP interface every source uses. Failures are values, never exceptions.
-import type { Detail, SourceKind } from '../model/schemas.ts';
+// What every source reader shares: the HTTP interface (failures are values, never exceptions), a source's
+// configuration, and reading a source into its check.
+import { formatInstant } from '../contract.ts';
+import type { SourceResult } from '../model/inputs.ts';
+import type { Detail, SourceCheck, SourceKind } from '../model/schemas.ts';
+import { redactUrl } from '../redact.ts';
 
-/** `url` is always redacted (redact.ts): a FetchResult may be logged. */
 export type FetchResult =
-  | { ok: true; status: number; body: string; latencyMs: number; url: string }
-  | { ok: false; status: number | null; latencyMs: number; url: string; detail: Detail; error: string };
+  | { ok: true; status: number; body: string; latencyMs: number }
+  | { ok: false; status: number | null; latencyMs: number; detail: Detail };
 
 export interface Fetcher {
   get(url: string, opts?: { accept?: string }): Promise<FetchResult>;
@@ -18,4 +21,44 @@ export interface SourceConfig {
   url: string;
   /** Status page and its incident feed: the Codex component ids (default: status-page.ts's documented list). */
   codexComponents?: readonly string[];
+}
+
+export function computeCheck(
+  config: SourceConfig,
+  asOf: Date,
+  fields: { ok: boolean; http_status: number | null; latency_ms: number | null; items_read: number; detail: Detail },
+): SourceCheck {
+  // The configured URL may carry credentials: a check (state, /api/status) only ever holds its redacted form.
+  return {
+    source: config.id,
+    kind: config.kind,
+    url: redactUrl(config.url),
+    checked_at: formatInstant(asOf),
+    ...fields,
+  };
+}
+
+/** What a source's reader made of a body: why it failed, or what the check counts and the result carries. */
+export type SourceRead =
+  { ok: false; detail: Detail } | { ok: true; items: number; detail: Detail; data: Omit<SourceResult, 'check'> };
+
+/**
+ * Fetches a source's URL and reads the body. A failed fetch is a failed check with the fetcher's detail, a failed
+ * read one with the reader's; no data comes with either.
+ */
+export async function readSource(
+  fetcher: Fetcher,
+  config: SourceConfig,
+  asOf: Date,
+  accept: string,
+  read: (body: string) => SourceRead,
+): Promise<SourceResult> {
+  const r = await fetcher.get(config.url, { accept });
+  const base = { http_status: r.status, latency_ms: r.latencyMs };
+  const got: SourceRead = r.ok ? read(r.body) : { ok: false, detail: r.detail };
+  if (!got.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: got.detail }) };
+  return {
+    check: computeCheck(config, asOf, { ...base, ok: true, items_read: got.items, detail: got.detail }),
+    ...got.data,
+  };
 }

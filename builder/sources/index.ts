@@ -1,10 +1,9 @@
 // Runs every configured source once, in parallel and bounded, and returns one result per source, in config order.
 import pLimit from 'p-limit';
 import { SourceError, messageOf } from '../errors.ts';
-import { computeCheck } from './common.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { SourceKind } from '../model/schemas.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { computeCheck, type Fetcher, type SourceConfig } from './fetcher.ts';
 import { fetchResetTracker } from './reset-tracker.ts';
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusIncidents } from './status-incidents.ts';
@@ -69,19 +68,11 @@ export function compareTrackerTotal(results: SourceResult[]): SourceResult[] {
   );
   if (!resets) return results;
   const listed = resets.check.items_read + Number(resets.check.detail.params.rejected ?? 0);
-  return results.map((r) =>
-    r.check.kind !== 'tracker_status' ||
-    !r.check.ok ||
-    r.stats_total === undefined ||
-    r.stats_total === listed ||
-    r.check.detail.code !== 'ok'
-      ? r
-      : {
-          ...r,
-          check: {
-            ...r.check,
-            detail: { code: 'ok_total_differs', params: { stats_total: r.stats_total, records_listed: listed } },
-          },
-        },
-  );
+  return results.map((r) => {
+    const total = r.stats_total;
+    if (r.check.kind !== 'tracker_status' || r.check.detail.code !== 'ok' || total === undefined || total === listed)
+      return r;
+    const detail = { code: 'ok_total_differs', params: { stats_total: total, records_listed: listed } };
+    return { ...r, check: { ...r.check, detail } };
+  });
 }

@@ -12,87 +12,43 @@ export type InstantReading = { ok: true; iso: string } | { ok: false; reason: 'b
 
 /** Longer is not a date (and would only cost regex time). */
 const MAX_DATE_CHARS = 64;
-const MINUTE_MS = 60_000;
 
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const RFC2822 =
   /^(?:[a-z]{3},?\s*)?(\d{1,2})\s+([a-z]{3})\s+(\d{2}|\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?(?:\s*([+-]\d{4}|[a-z]{1,3}))?$/i;
-/** RFC 2822 §4.3 zone names, in minutes east of UTC. Military letters other than Z are unreliable: refused. */
-const NAMED_ZONES: Readonly<Record<string, number>> = {
-  ut: 0,
-  utc: 0,
-  gmt: 0,
-  z: 0,
-  edt: -240,
-  est: -300,
-  cdt: -300,
-  cst: -360,
-  mdt: -360,
-  mst: -420,
-  pdt: -420,
-  pst: -480,
-};
 
-interface Fields {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  ms: number;
-  /** Minutes east of UTC; null when the value names no zone. */
-  offsetMin: number | null;
-}
+/** Year, month, day, hour, minute, second and millisecond as written, and the zone if one is named. */
+type Fields = { values: [number, number, number, number, number, number, number]; zone: string | undefined };
 
-function offsetMinutes(raw: string): number | null {
-  const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(raw);
-  if (m === null) return null;
-  const h = Number(m[2]);
-  const min = Number(m[3] ?? '0');
-  if (h > 23 || min > 59) return null;
-  return (m[1] === '-' ? -1 : 1) * (h * 60 + min);
-}
-
-function isoFields(s: string): Fields | 'bad' | null {
-  const m = ISO.exec(s);
-  if (m === null) return null;
-  const zone = m[8];
-  let offsetMin: number | null = null;
-  if (zone !== undefined) {
-    offsetMin = zone === 'Z' || zone === 'z' ? 0 : offsetMinutes(zone);
-    if (offsetMin === null) return 'bad';
+function fields(s: string): Fields | null {
+  const iso = ISO.exec(s);
+  const n = (m: RegExpExecArray, i: number) => Number(m[i] ?? 0);
+  if (iso !== null) {
+    const ms = Math.floor(Number(`0.${iso[7] ?? 0}`) * 1000);
+    return { values: [n(iso, 1), n(iso, 2), n(iso, 3), n(iso, 4), n(iso, 5), n(iso, 6), ms], zone: iso[8] };
   }
-  const ms = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000);
-  return {
-    year: +m[1]!,
-    month: +m[2]!,
-    day: +m[3]!,
-    hour: +(m[4] ?? 0),
-    minute: +(m[5] ?? 0),
-    second: +(m[6] ?? 0),
-    ms,
-    offsetMin,
-  };
-}
-
-function rfc2822Fields(s: string): Fields | 'bad' | null {
   const m = RFC2822.exec(s);
   if (m === null) return null;
-  const month = MONTHS.indexOf(m[2]!.toLowerCase()) + 1;
-  if (month === 0) return 'bad';
   // RFC 2822 §4.3: a two-digit year 00-49 is 2000-2049, 50-99 is 1950-1999.
-  const y = Number(m[3]);
-  const year = m[3]!.length === 2 ? (y < 50 ? 2000 + y : 1900 + y) : y;
-  const zone = m[7];
-  let offsetMin: number | null = null;
-  if (zone !== undefined) {
-    offsetMin = /^[+-]/.test(zone) ? offsetMinutes(zone) : (NAMED_ZONES[zone.toLowerCase()] ?? null);
-    if (offsetMin === null) return 'bad';
-  }
-  return { year, month, day: +m[1]!, hour: +m[4]!, minute: +m[5]!, second: +(m[6] ?? 0), ms: 0, offsetMin };
+  const year = m[3]!.length === 4 ? n(m, 3) : n(m, 3) + (n(m, 3) < 50 ? 2000 : 1900);
+  const month = MONTHS.indexOf(m[2]!.toLowerCase()) + 1;
+  return { values: [year, month, n(m, 1), n(m, 4), n(m, 5), n(m, 6), 0], zone: m[7] };
+}
+
+/**
+ * A zone → minutes east of UTC, or undefined: `±HH`, `±HHMM`, `±HH:MM`, or an RFC 2822 §4.3 name (universal time, or
+ * North America's four zones as standard `est` or daylight `edt` time). Military letters other than Z are unreliable.
+ */
+function offsetMinutes(zone: string): number | undefined {
+  const name = zone.toLowerCase();
+  if (['z', 'ut', 'utc', 'gmt'].includes(name)) return 0;
+  const us = /^([ecmp])([sd])t$/.exec(name);
+  if (us !== null) return (-5 - 'ecmp'.indexOf(us[1]!) + (us[2] === 'd' ? 1 : 0)) * 60;
+  const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
+  if (m === null || Number(m[2]) > 23 || Number(m[3] ?? 0) > 59) return undefined;
+  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
 }
 
 /**
@@ -101,35 +57,18 @@ function rfc2822Fields(s: string): Fields | 'bad' | null {
  * `bad_date`. A date alone (`2026-11-21`) names no zone either.
  */
 export function readInstant(value: string | null | undefined, zoneless: ZonelessRule): InstantReading {
-  if (typeof value !== 'string') return { ok: false, reason: 'bad_date' };
-  const s = value.trim();
-  if (s === '' || s.length > MAX_DATE_CHARS) return { ok: false, reason: 'bad_date' };
-  const f = isoFields(s) ?? rfc2822Fields(s);
-  if (f === null || f === 'bad') return { ok: false, reason: 'bad_date' };
-  const { year, month, day, hour, minute, second, ms } = f;
-  // A leap second (:60) is read as the last moment of its minute; everything else must exist on the calendar.
-  if (
-    year < 1970 ||
-    year > 9999 ||
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > daysIn(year, month) ||
-    hour > 23 ||
-    minute > 59 ||
-    second > 60
-  ) {
-    return { ok: false, reason: 'bad_date' };
-  }
-  if (f.offsetMin === null && zoneless === 'reject') return { ok: false, reason: 'no_timezone' };
-  const t =
-    Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), second === 60 ? 999 : ms) -
-    (f.offsetMin ?? 0) * MINUTE_MS;
-  const d = new Date(t);
-  if (d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999) return { ok: false, reason: 'bad_date' };
-  return { ok: true, iso: formatInstant(d) };
-}
-
-function daysIn(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const bad = { ok: false, reason: 'bad_date' } as const;
+  const s = typeof value === 'string' ? value.trim() : '';
+  const f = s.length <= MAX_DATE_CHARS ? fields(s) : null;
+  if (f === null) return bad;
+  const [year, month, day, hour, minute, second, ms] = f.values;
+  // A leap second (:60) is read as the last moment of its minute; every other field must exist on the calendar, as
+  // the round trip shows (Date.UTC rolls 2026-02-30 over into March).
+  const d = new Date(Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), second === 60 ? 999 : ms));
+  const back = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()];
+  const offset = f.zone === undefined ? 0 : offsetMinutes(f.zone);
+  if (year < 1970 || second > 60 || back.some((v, i) => v !== f.values[i]) || offset === undefined) return bad;
+  if (f.zone === undefined && zoneless === 'reject') return { ok: false, reason: 'no_timezone' };
+  const at = new Date(d.getTime() - offset * 60_000);
+  return at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999 ? bad : { ok: true, iso: formatInstant(at) };
 }

@@ -4,9 +4,8 @@ import type { EventType } from '../contract.ts';
 import { citedPost, timesFromPost } from '../model/evidence.ts';
 import { EventSchema, type Detail, type Event } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { formatIssuePath, JSON_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
-import { computeCheck, stableIdPart } from './common.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { formatIssuePath, JSON_BUDGET, parseJsonWithin, type ParseBudget } from './budget.ts';
+import { computeCheck, type Fetcher, type SourceConfig } from './fetcher.ts';
 import {
   cleanEvidence,
   cleanText,
@@ -15,9 +14,9 @@ import {
   judgedInstant,
   judgeInstant,
   readDetail,
+  stableIdPart,
   TEXT_LIMITS,
   type NoteCounts,
-  type NoteReason,
   type RejectCounts,
   type RejectReason,
 } from './sanitize.ts';
@@ -47,7 +46,7 @@ export const TrackerRecordSchema = z.object({
     url: z.string().nullable().optional(),
   }),
 });
-export type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
+type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
 /** The envelope; records are validated one by one, so one bad record is counted instead of failing the page. */
 const TrackerPageSchema = z.object({
@@ -55,12 +54,6 @@ const TrackerPageSchema = z.object({
   pagination: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable().optional() }),
   meta: z.object({ api_version: z.union([z.string(), z.number()]), generated_at: z.string() }).optional(),
 });
-
-export interface ResetTrackerOptions {
-  pageLimit?: number;
-  maxPages?: number;
-  maxRecords?: number;
-}
 
 /** The upstream tracker's reset types (its records and its scheduled reset) → ours; others are not ours to track. */
 const TRACKER_TYPES: Readonly<Record<string, EventType>> = { regular: 'global_reset', banked: 'banked_grant' };
@@ -87,32 +80,29 @@ export function citedSource(source: {
   return { ok: true, source: { platform: source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) } };
 }
 
-/** Why a record was refused: `unreadable` names a date field that could not be read (a shape failure, like `error`). */
-export type Refused = { ok: false; reason: RejectReason; error?: z.ZodError; unreadable?: string };
+/** Why a record was refused; `path` (inside the record) only when its shape or a date could not be read. */
+type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
 
 /**
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
  * (sanity rules of sanitize.ts: dates inside the tracked era and not in the future, an http(s) link, text left).
+ * What a kept record was kept despite is counted in `noted`, a cited post time it could not use in `rejected`.
  */
 export function computeTrackerEvent(
   r: TrackerRecord,
   asOf: Date,
-): { ok: true; event: Event | null; dropped?: RejectReason; noted: NoteReason[] } | Refused {
+  noted: NoteCounts = {},
+  rejected: RejectCounts = {},
+): { ok: true; event: Event | null } | Refused {
   const type = trackerEventType(r.reset_type);
-  if (!type) return { ok: true, event: null, noted: [] };
+  if (!type) return { ok: true, event: null };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
   const read = judgedInstant(r.announced_at, asOf);
   if (!read.ok)
-    return read.reason === 'bad_date' || read.reason === 'no_timezone'
-      ? { ok: false, reason: read.reason, unreadable: 'announced_at' }
-      : read;
+    return read.reason === 'bad_date' || read.reason === 'no_timezone' ? { ...read, path: ['announced_at'] } : read;
   const at = read.iso;
   const cited = citedSource(r.source);
   if (!cited.ok) return { ok: false, reason: 'bad_url' };
-  const noted: NoteReason[] = [];
-  if (cited.source === null) noted.push('no_link');
-  const evidence = cleanEvidence(r.text, TEXT_LIMITS.evidence);
-  if (evidence === '') noted.push('empty_text');
   // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
   // more than a minute, is kept as the observation.
   const sources = cited.source === null ? [] : [cited.source];
@@ -122,6 +112,7 @@ export function computeTrackerEvent(
   const postVerdict = citedPost(sources) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
   const posted = citedPost(sources) !== null && postVerdict === 'ok';
   const basis = posted ? fromPost.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
+  const evidence = cleanEvidence(r.text, TEXT_LIMITS.evidence);
   const parsed = EventSchema.safeParse({
     id: `sr-${stableIdPart(String(r.id), 77)}`,
     type,
@@ -137,10 +128,11 @@ export function computeTrackerEvent(
     sources,
     same_as: [],
   });
-  if (!parsed.success) return { ok: false, reason: 'invalid_record', error: parsed.error };
-  return postVerdict === 'ok'
-    ? { ok: true, event: parsed.data, noted }
-    : { ok: true, event: parsed.data, dropped: postVerdict, noted };
+  if (!parsed.success) return { ok: false, reason: 'invalid_record', path: parsed.error.issues[0]?.path ?? [] };
+  if (cited.source === null) count(noted, 'no_link');
+  if (evidence === '') count(noted, 'empty_text');
+  if (postVerdict !== 'ok') count(rejected, postVerdict);
+  return { ok: true, event: parsed.data };
 }
 
 /**
@@ -165,29 +157,26 @@ export function takeTrackerRecords(
     }
     const record = TrackerRecordSchema.safeParse(raw);
     const mapped: ReturnType<typeof computeTrackerEvent> = record.success
-      ? computeTrackerEvent(record.data, asOf)
-      : { ok: false, reason: 'invalid_record', error: record.error };
-    if (!mapped.ok) {
-      count(counts.rejected, mapped.reason);
-      // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
-      if (invalid === null && mapped.error) invalid = schemaMismatch(mapped.error, ['data', i]);
-      else if (invalid === null && mapped.unreadable) {
-        const path = `${formatIssuePath(['data', i, mapped.unreadable])} (${mapped.reason})`;
-        invalid = { code: 'schema_mismatch', params: { path } };
-      }
+      ? computeTrackerEvent(record.data, asOf, counts.noted, counts.rejected)
+      : { ok: false, reason: 'invalid_record', path: record.error.issues[0]?.path ?? [] };
+    if (mapped.ok) {
+      valid++;
+      if (mapped.event && !events.has(mapped.event.id)) events.set(mapped.event.id, mapped.event);
       continue;
     }
-    valid++;
-    if (mapped.dropped) count(counts.rejected, mapped.dropped);
-    for (const n of mapped.noted) count(counts.noted, n);
-    if (mapped.event && !events.has(mapped.event.id)) events.set(mapped.event.id, mapped.event);
+    count(counts.rejected, mapped.reason);
+    // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
+    if (invalid === null && mapped.path) {
+      const why = mapped.reason === 'invalid_record' ? '' : ` (${mapped.reason})`;
+      invalid = { code: 'schema_mismatch', params: { path: `${formatIssuePath(['data', i, ...mapped.path])}${why}` } };
+    }
   }
   return { capped: false, valid, invalid };
 }
 
 /** One page's body → its validated envelope under the parse budget, or the failed check's detail. */
 export const parseTrackerPage = (body: string, budget: ParseBudget = JSON_BUDGET) =>
-  parseJsonWithin(body, TrackerPageSchema, budget);
+  parseJsonWithin(body, TrackerPageSchema, (value) => ({ ok: true, value }) as const, budget);
 
 /**
  * Follows `pagination.next_cursor` up to `maxPages`. The API lists newest first, so the first pages hold the
@@ -203,49 +192,40 @@ export async function fetchResetTracker(
   fetcher: Fetcher,
   config: SourceConfig,
   asOf: Date,
-  opts: ResetTrackerOptions = {},
+  opts: { pageLimit?: number; maxPages?: number; maxRecords?: number } = {},
 ): Promise<SourceResult> {
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
   const counts: { rejected: RejectCounts; noted: NoteCounts } = { rejected: {}, noted: {} };
   const seenCursors = new Set<string>();
-  let cursor: string | null = null;
   let latencyMs = 0;
   let itemsRead = 0;
-  for (let page = 0; ; page++) {
+  for (let page = 0, cursor: string | null = null; ; page++) {
     const pageUrl = new URL(config.url);
     pageUrl.searchParams.set('limit', String(opts.pageLimit ?? 100));
     if (cursor === null) pageUrl.searchParams.delete('cursor');
     else pageUrl.searchParams.set('cursor', cursor);
     const r = await fetcher.get(pageUrl.href, { accept: 'application/json' });
     latencyMs += r.latencyMs;
-    const check = (ok: boolean, detail: Detail, items = 0) => ({
-      check: computeCheck(config, asOf, {
-        ok,
-        http_status: r.status,
-        latency_ms: latencyMs,
-        items_read: items,
-        detail,
-      }),
-    });
-    if (!r.ok) return check(false, r.detail);
-    const done = (code: string, params: Record<string, string | number>): SourceResult => ({
-      ...check(true, readDetail(code, params, counts.rejected, counts.noted), itemsRead),
-      events: [...events.values()],
-    });
-    const parsed = parseTrackerPage(r.body);
-    if (!parsed.ok) return check(false, parsed.detail);
-    const records = parsed.value.data;
-    const taken = takeTrackerRecords(records, asOf, events, counts, maxRecords);
+    const result = (ok: boolean, detail: Detail): SourceResult => {
+      const fields = { ok, http_status: r.status, latency_ms: latencyMs, items_read: ok ? itemsRead : 0, detail };
+      const check = computeCheck(config, asOf, fields);
+      return ok ? { check, events: [...events.values()] } : { check };
+    };
+    const done = (code: string, params: Record<string, string | number> = {}) =>
+      result(true, readDetail(code, params, counts.rejected, counts.noted));
+    const parsed = r.ok ? parseTrackerPage(r.body) : r;
+    if (!parsed.ok) return result(false, parsed.detail);
+    const { data, pagination } = parsed.value;
+    const taken = takeTrackerRecords(data, asOf, events, counts, maxRecords);
     itemsRead += taken.valid;
     if (taken.capped) return done('record_cap_reached', { max: maxRecords });
     // Not one valid record on a page is a changed API, not a few bad records.
-    if (records.length > 0 && taken.valid === 0 && taken.invalid !== null) return check(false, taken.invalid);
-    const next = parsed.value.pagination.has_more ? (parsed.value.pagination.next_cursor ?? null) : null;
-    if (next === null) return done('ok', {});
-    if (seenCursors.has(next)) return done('cursor_repeated', { pages: page + 1 });
+    if (data.length > 0 && taken.valid === 0 && taken.invalid !== null) return result(false, taken.invalid);
+    cursor = pagination.has_more ? (pagination.next_cursor ?? null) : null;
+    if (cursor === null) return done('ok');
+    if (seenCursors.has(cursor)) return done('cursor_repeated', { pages: page + 1 });
     if (page + 1 >= (opts.maxPages ?? TRACKER_MAX_PAGES)) return done('page_cap_reached', { pages: page + 1 });
-    seenCursors.add(next);
-    cursor = next;
+    seenCursors.add(cursor);
   }
 }

@@ -2,25 +2,19 @@
 // markup and capped; URLs must be http(s) with a host; instants must fall inside the tracked era and not after
 // `asOf` (plus a small skew). What fails is not dropped silently: callers count it per reason (RejectCounts) and the
 // source check names the reasons. No clock, no I/O: `asOf` comes in.
+import { createHash } from 'node:crypto';
 import type { Detail } from '../model/schemas.ts';
 import { readInstant } from './instant.ts';
 
 /** Length caps, in UTF-16 code units, for every kind of upstream text we keep. */
 export const TEXT_LIMITS = {
-  /** Feed item and incident titles. */
-  title: 300,
-  /** Feed item excerpts and incident update bodies. */
-  excerpt: 1000,
-  /** A tracker record's text, kept as the event's `evidence_text` (the event schema's maximum). */
-  evidence: 4000,
-  /** A record's author handle. */
-  author: 80,
-  /** The status page's own description of its state, and its indicator. */
-  status_description: 300,
-  /** Status page component names. */
-  component_name: 120,
-  /** Upstream ids before they are mapped to ours. */
-  id: 200,
+  title: 300, // feed item and incident titles
+  excerpt: 1000, // feed item excerpts and incident update bodies
+  evidence: 4000, // a tracker record's text, kept as the event's `evidence_text` (the event schema's maximum)
+  author: 80, // a record's author handle
+  status_description: 300, // the status page's own description of its state, and its indicator
+  component_name: 120, // status page component names
+  id: 200, // upstream ids before they are mapped to ours
 } as const;
 
 /** Longer links are almost certainly not links (or carry payloads we do not want to publish). */
@@ -64,6 +58,12 @@ export function count<R extends string>(counts: Partial<Record<R, number>>, reas
   counts[reason] = (counts[reason] ?? 0) + n;
 }
 
+/** The first `max` entries of an upstream list (none when absent); the rest are counted as `over_item_cap`. */
+export function capList<T>(list: readonly T[] | null | undefined, max: number, rejected: RejectCounts): readonly T[] {
+  if (list && list.length > max) count(rejected, 'over_item_cap', list.length - max);
+  return list?.slice(0, max) ?? [];
+}
+
 /** `bad_url 2, future_date 5`: the reasons counted, in their list's order. */
 const listed = <R extends string>(reasons: readonly R[], counts: Partial<Record<R, number>>): string =>
   reasons
@@ -91,20 +91,14 @@ export function readDetail(
   rejected: RejectCounts,
   noted: NoteCounts = {},
 ): Detail {
-  const r = rejectionParams(rejected);
   const notes = listed(NOTE_REASONS, noted);
-  const n = notes === '' ? {} : { noted: notes };
-  if (code === 'ok' && Object.keys(r).length > 0) return { code: 'ok_with_rejections', params: { ...r, ...n } };
-  if (code === 'ok' && notes !== '') return { code: 'ok_with_notes', params: n };
-  return { code, params: { ...params, ...r, ...n } };
+  const counts = { ...rejectionParams(rejected), ...(notes === '' ? {} : { noted: notes }) };
+  const ok = 'rejected' in counts ? 'ok_with_rejections' : notes !== '' ? 'ok_with_notes' : 'ok';
+  return { code: code === 'ok' ? ok : code, params: { ...params, ...counts } };
 }
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
+/** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
+export const HTML_ENTITIES: Readonly<Record<string, string>> = {
   nbsp: ' ',
   hellip: '…',
   mdash: '—',
@@ -119,11 +113,14 @@ const NAMED_ENTITIES: Record<string, string> = {
   middot: '·',
   bull: '•',
 };
-
-/** HTML named entities feeds use in text although XML does not define them (the XML parser learns these). */
-export const HTML_ENTITIES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(NAMED_ENTITIES).filter(([k]) => !['amp', 'lt', 'gt', 'quot', 'apos'].includes(k)),
-);
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  ...HTML_ENTITIES,
+};
 
 /** Decodes numeric and a small set of named character references; unknown names stay as written. */
 export function decodeEntities(s: string): string {
@@ -225,16 +222,9 @@ export function cleanEvidence(raw: string, max: number): string {
 
 /** An http(s) URL with a host, at most URL_MAX_CHARS long, as its normalised href; anything else → null. */
 export function cleanUrl(raw: string | null | undefined): string | null {
-  if (typeof raw !== 'string') return null;
-  const s = raw.trim();
-  if (s === '' || s.length > URL_MAX_CHARS) return null;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return null;
-  }
-  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return null;
+  const s = typeof raw === 'string' ? raw.trim() : '';
+  const u = s.length <= URL_MAX_CHARS ? URL.parse(s) : null;
+  if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return null;
   // Credentials in a published link are somebody's secret, or a phishing disguise: neither belongs in the API.
   if (u.username !== '' || u.password !== '') return null;
   return u.href.length > URL_MAX_CHARS ? null : u.href;
@@ -261,4 +251,30 @@ export function judgedInstant(
   if (!read.ok) return read;
   const verdict = judgeInstant(read.iso, asOf);
   return verdict === 'ok' ? read : { ok: false, reason: verdict };
+}
+
+/** Upstream ids → the `[a-z0-9._-]` alphabet our ids use. Lossy (case, other characters, length): see stableIdPart. */
+function sanitizeIdPart(raw: string, max: number): string {
+  return raw
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-._]+|-+$/g, '')
+    .slice(0, max);
+}
+
+/** Hex digits of the exact upstream id appended when sanitising changed it: 32 bits keep ids apart that differ only by case. */
+const ID_HASH_HEX_CHARS = 8;
+
+/**
+ * An upstream id → our id part, a function of that id alone (never of arrival order or of the other records). An id
+ * already in our alphabet (lower case `a-z0-9._-`, starting with a letter or digit, at most `max` characters) is kept as
+ * it is; any other (`A` next to `a`, `RST 2026/11/18`, an overlong one) is sanitised, cut to leave room, and suffixed
+ * with `-` and a short SHA-256 of the exact original, so `A` and `a` stay two records, with the same ids on every run.
+ */
+export function stableIdPart(raw: string, max: number): string {
+  const clean = sanitizeIdPart(raw, max);
+  if (clean === raw && raw !== '') return raw;
+  const hash = createHash('sha256').update(raw).digest('hex').slice(0, ID_HASH_HEX_CHARS);
+  const head = sanitizeIdPart(raw, max - ID_HASH_HEX_CHARS - 1).replace(/[-._]+$/, '');
+  return head === '' ? hash : `${head}-${hash}`;
 }

@@ -6,11 +6,19 @@ import { z } from 'zod';
 import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
-import { readSource } from './common.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { readSource, type Fetcher, type SourceConfig } from './fetcher.ts';
 import { readInstant } from './instant.ts';
-import { cleanText, cleanUrl, count, judgeInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+import {
+  cleanText,
+  cleanUrl,
+  count,
+  judgeInstant,
+  readDetail,
+  TEXT_LIMITS,
+  type RejectCounts,
+  type RejectReason,
+} from './sanitize.ts';
 
 export const MAX_FEED_ITEMS = 200;
 
@@ -29,6 +37,7 @@ interface ParsedFeed {
   title: string;
   items: FeedItem[];
 }
+type RawFeed = Omit<ParsedFeed, 'items'> & { items: readonly RawFeedItem[]; itemsOverCap: number };
 
 type ParseFeedResult = { ok: true; feed: ParsedFeed; rejected: RejectCounts } | { ok: false; detail: Detail };
 
@@ -44,47 +53,35 @@ export function isResetNews(item: Pick<FeedItem, 'title' | 'excerpt'>, feedTitle
   return RESET_WORD.test(text) && (CODEX_WORD.test(text) || CODEX_WORD.test(feedTitle));
 }
 
-/** Raw items → cleaned, validated items; what fails the sanity rules is counted per reason. */
-function collect(
-  format: ParsedFeed['format'],
-  title: string,
-  raws: readonly RawFeedItem[],
-  overCap: number,
-  asOf: Date,
-): ParseFeedResult {
+/** One raw item → a cleaned, validated item, or the reason it is refused. */
+function cleanItem(raw: RawFeedItem, asOf: Date): FeedItem | RejectReason {
+  // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
+  const read = readInstant(raw.date, 'utc');
+  const published_at = read.ok ? read.iso : null;
+  const verdict = published_at === null ? 'ok' : judgeInstant(published_at, asOf);
+  if (verdict !== 'ok') return verdict;
+  const title = cleanText(raw.title, TEXT_LIMITS.title);
+  const excerpt = cleanText(raw.excerpt, TEXT_LIMITS.excerpt);
+  if (title === '' && excerpt === '') return 'empty_text';
+  const link = cleanUrl(raw.link);
+  const id = cleanText(raw.id, TEXT_LIMITS.id) || link || `${title}|${published_at ?? ''}`;
+  const parsed = FeedItemSchema.safeParse({ id: id.slice(0, 2000), title, link, published_at, excerpt });
+  return parsed.success ? parsed.data : 'invalid_record';
+}
+
+/** A feed's raw items → cleaned, validated items; what fails the sanity rules is counted per reason. */
+function collect(feed: RawFeed, asOf: Date): ParseFeedResult {
   const rejected: RejectCounts = {};
-  if (overCap > 0) count(rejected, 'over_item_cap', overCap);
+  if (feed.itemsOverCap > 0) count(rejected, 'over_item_cap', feed.itemsOverCap);
   const items: FeedItem[] = [];
-  for (const raw of raws) {
-    // Feeds are written by hand and by every kind of software: a date without a zone is read as UTC (docs/sources.md).
-    const read = readInstant(raw.date, 'utc');
-    const published = read.ok ? read.iso : null;
-    const verdict = published === null ? 'ok' : judgeInstant(published, asOf);
-    if (verdict !== 'ok') {
-      count(rejected, verdict);
-      continue;
-    }
-    const item = {
-      title: cleanText(raw.title, TEXT_LIMITS.title),
-      link: cleanUrl(raw.link),
-      published_at: published,
-      excerpt: cleanText(raw.excerpt, TEXT_LIMITS.excerpt),
-    };
-    if (item.title === '' && item.excerpt === '') {
-      count(rejected, 'empty_text');
-      continue;
-    }
-    const id = cleanText(raw.id, TEXT_LIMITS.id) || item.link || `${item.title}|${item.published_at ?? ''}`;
-    const parsed = FeedItemSchema.safeParse({ ...item, id: id.slice(0, 2000) });
-    if (!parsed.success) {
-      count(rejected, 'invalid_record');
-      continue;
-    }
-    items.push(parsed.data);
+  for (const raw of feed.items) {
+    const item = cleanItem(raw, asOf);
+    if (typeof item === 'string') count(rejected, item);
+    else items.push(item);
     // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
-    if (raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
+    if (typeof item !== 'string' && raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
   }
-  return { ok: true, feed: { format, title: cleanText(title, TEXT_LIMITS.title), items }, rejected };
+  return { ok: true, feed: { format: feed.format, title: cleanText(feed.title, TEXT_LIMITS.title), items }, rejected };
 }
 
 const JsonFeedItemSchema = z.object({
@@ -105,21 +102,21 @@ const JsonFeedEnvelopeSchema = z.object({
 });
 
 function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget): ParseFeedResult {
-  const envelope = parseJsonWithin(body, JsonFeedEnvelopeSchema, budget);
-  if (!envelope.ok) return envelope;
-  const kept = envelope.value.items.slice(0, MAX_FEED_ITEMS);
-  const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
-  if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) };
-  const raws = parsed.data.map((i) => ({
-    id: String(i.id),
-    title: i.title ?? '',
-    link: i.url ?? '',
-    date: i.date_published ?? i.date_modified ?? '',
-    excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
-  }));
-  const result = collect('json', envelope.value.title ?? '', raws, envelope.value.items.length - kept.length, asOf);
-  const over = envelope.over();
-  return over ? { ok: false, detail: over } : result;
+  const read = (envelope: z.infer<typeof JsonFeedEnvelopeSchema>): ParseFeedResult => {
+    const kept = envelope.items.slice(0, MAX_FEED_ITEMS);
+    const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
+    if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) };
+    const raws = parsed.data.map((i) => ({
+      id: String(i.id),
+      title: i.title ?? '',
+      link: i.url ?? '',
+      date: i.date_published ?? i.date_modified ?? '',
+      excerpt: i.summary ?? i.content_text ?? i.content_html ?? '',
+    }));
+    const itemsOverCap = envelope.items.length - kept.length;
+    return collect({ format: 'json', title: envelope.title ?? '', items: raws, itemsOverCap }, asOf);
+  };
+  return parseJsonWithin(body, JsonFeedEnvelopeSchema, read, budget);
 }
 
 /**
@@ -133,7 +130,7 @@ export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_B
   if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget);
   const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS);
   if (!xml.ok) return xml;
-  return collect(xml.format, xml.title, xml.items, xml.itemsOverCap, asOf);
+  return collect(xml, asOf);
 }
 
 function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf: Date): Signal[] {

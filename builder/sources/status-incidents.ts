@@ -7,10 +7,9 @@ import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { urlOrigin } from '../contract.ts';
 import { parseJsonWithin, schemaMismatch } from './budget.ts';
-import { readSource, type SourceRead } from './common.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
 import { readInstant } from './instant.ts';
-import { cleanUrl, count, judgedInstant, readDetail, type RejectCounts } from './sanitize.ts';
+import { capList, cleanUrl, count, judgedInstant, readDetail, type RejectCounts } from './sanitize.ts';
 import { codexComponentIds, incidentSignalOf, mentionsCodex } from './status-page.ts';
 
 /** Incidents read from one answer (the feed lists recent ones; the capture holds 5); more are counted, not read. */
@@ -42,24 +41,18 @@ const IncidentFeedSchema = z.object({ incidents: z.array(z.unknown()) });
 const LINKABLE_ID = /^[0-9A-Za-z]{1,64}$/;
 const PLAIN_WORD = /^[a-z_]{1,40}$/;
 
-function capped<T>(list: readonly T[] | null | undefined, max: number, rejected: RejectCounts): readonly T[] {
-  if (!list) return [];
-  if (list.length > max) count(rejected, 'over_item_cap', list.length - max);
-  return list.slice(0, max);
-}
-
 /** The component references an incident names, in both of incident.io's lists. */
 function componentRefs(i: FeedIncident, rejected: RejectCounts = {}) {
   return [
-    ...capped(i.affected_components, MAX_INCIDENT_COMPONENTS, rejected),
-    ...capped(i.component_impacts, MAX_INCIDENT_COMPONENTS, rejected),
+    ...capList(i.affected_components, MAX_INCIDENT_COMPONENTS, rejected),
+    ...capList(i.component_impacts, MAX_INCIDENT_COMPONENTS, rejected),
   ];
 }
 
 /** The newest update with words (by its own zoned time; list order when none is readable), else null. */
 function newestMessage(i: FeedIncident, rejected: RejectCounts): string | null {
   let best: { ms: number; message: string } | null = null;
-  for (const u of capped(i.updates, MAX_INCIDENT_UPDATES, rejected)) {
+  for (const u of capList(i.updates, MAX_INCIDENT_UPDATES, rejected)) {
     if (!u.message_string || u.message_string.trim() === '') continue;
     const read = readInstant(u.published_at, 'reject');
     const ms = read.ok ? Date.parse(read.iso) : -Infinity;
@@ -107,33 +100,31 @@ function incidentSignal(
  * `schema_mismatch`.
  */
 function parseIncidentFeed(config: SourceConfig, body: string, asOf: Date): SourceRead {
-  const parsed = parseJsonWithin(body, IncidentFeedSchema);
-  if (!parsed.ok) return parsed;
-  const rejected: RejectCounts = {};
-  const incidents: FeedIncident[] = [];
-  let firstProblem: Detail | null = null;
-  for (const [n, raw] of capped(parsed.value.incidents, MAX_FEED_INCIDENTS, rejected).entries()) {
-    const r = FeedIncidentSchema.safeParse(raw);
-    if (r.success) incidents.push(r.data);
-    else {
-      count(rejected, 'invalid_record');
-      firstProblem ??= schemaMismatch(r.error, ['incidents', n]);
+  return parseJsonWithin(body, IncidentFeedSchema, (feed): SourceRead => {
+    const rejected: RejectCounts = {};
+    const incidents: FeedIncident[] = [];
+    let firstProblem: Detail | null = null;
+    for (const [n, raw] of capList(feed.incidents, MAX_FEED_INCIDENTS, rejected).entries()) {
+      const r = FeedIncidentSchema.safeParse(raw);
+      if (r.success) incidents.push(r.data);
+      else {
+        count(rejected, 'invalid_record');
+        firstProblem ??= schemaMismatch(r.error, ['incidents', n]);
+      }
     }
-  }
-  if (incidents.length === 0 && firstProblem !== null) return { ok: false, detail: firstProblem };
-  const ids = codexComponentIds(config);
-  const origin = urlOrigin(config.url);
-  const signals = incidents
-    .filter(
-      (i) =>
-        componentRefs(i, rejected).some((c) => typeof c.component_id === 'string' && ids.has(c.component_id)) ||
-        mentionsCodex(i.name),
-    )
-    .map((i) => incidentSignal(config, origin, i, asOf, rejected))
-    .filter((s) => s !== null);
-  const over = parsed.over();
-  if (over) return { ok: false, detail: over };
-  return { ok: true, items: incidents.length, detail: readDetail('ok', {}, rejected), data: { signals } };
+    if (incidents.length === 0 && firstProblem !== null) return { ok: false, detail: firstProblem };
+    const ids = codexComponentIds(config);
+    const origin = urlOrigin(config.url);
+    const signals = incidents
+      .filter(
+        (i) =>
+          componentRefs(i, rejected).some((c) => typeof c.component_id === 'string' && ids.has(c.component_id)) ||
+          mentionsCodex(i.name),
+      )
+      .map((i) => incidentSignal(config, origin, i, asOf, rejected))
+      .filter((s) => s !== null);
+    return { ok: true, items: incidents.length, detail: readDetail('ok', {}, rejected), data: { signals } };
+  });
 }
 
 export function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {

@@ -5,9 +5,18 @@ import { z } from 'zod';
 import { ComponentStatusSchema, type Signal, type UpstreamStatus } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { JSON_BUDGET, parseJsonWithin, type ParseBudget } from './budget.ts';
-import { readSource, stableIdPart, type SourceRead } from './common.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
-import { cleanText, cleanUrl, count, judgedInstant, readDetail, TEXT_LIMITS, type RejectCounts } from './sanitize.ts';
+import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
+import {
+  capList,
+  cleanText,
+  cleanUrl,
+  count,
+  judgedInstant,
+  readDetail,
+  stableIdPart,
+  TEXT_LIMITS,
+  type RejectCounts,
+} from './sanitize.ts';
 
 /** More components than any real page has; the rest are counted (over_item_cap), not read. */
 const MAX_COMPONENTS = 500;
@@ -101,18 +110,6 @@ export function incidentSignalOf(
 }
 
 /**
- * The page's own timestamp passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
- * dated so): without a zone, far ahead of `asOf` or before the tracked era it is published as null, and counted.
- */
-function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: RejectCounts): string | null {
-  if (raw === null || raw === undefined || raw.trim() === '') return null;
-  const at = judgedInstant(raw, asOf);
-  if (at.ok) return at.iso;
-  count(rejected, at.reason);
-  return null;
-}
-
-/**
  * Pure: a parsed summary → our UpstreamStatus (the Codex components: those whose id is listed, or when none of the
  * listed ids is on the page, those whose name mentions Codex; upstream words cleaned and capped) and Codex incident
  * signals (Statuspage lists them; incident.io does not). `updated_at` is the page's own time, not when we read it.
@@ -120,11 +117,12 @@ function pageUpdatedAt(raw: string | null | undefined, asOf: Date, rejected: Rej
 function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date, rejected: RejectCounts) {
   const pageUrl = cleanUrl(summary.page.url);
   if (pageUrl === null) count(rejected, 'bad_url');
-  if (summary.components.length > MAX_COMPONENTS)
-    count(rejected, 'over_item_cap', summary.components.length - MAX_COMPONENTS);
-  const incidents = summary.incidents ?? [];
-  if (incidents.length > MAX_INCIDENTS) count(rejected, 'over_item_cap', incidents.length - MAX_INCIDENTS);
-  const components = summary.components.slice(0, MAX_COMPONENTS);
+  // The page's own time passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
+  // dated so): without a zone, far ahead of `asOf` or before the tracked era it is published as null, and counted.
+  const updated = summary.page.updated_at?.trim() ? judgedInstant(summary.page.updated_at, asOf) : null;
+  if (updated?.ok === false) count(rejected, updated.reason);
+  const components = capList(summary.components, MAX_COMPONENTS, rejected);
+  const incidents = capList(summary.incidents, MAX_INCIDENTS, rejected);
   const ids = codexComponentIds(config);
   const listed = components.filter((c) => ids.has(c.id));
   const codex = listed.length > 0 ? listed : components.filter((c) => mentionsCodex(c.name));
@@ -132,7 +130,7 @@ function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: D
     page_url: pageUrl ?? '',
     indicator: cleanText(summary.status.indicator, TEXT_LIMITS.status_description),
     description: cleanText(summary.status.description, TEXT_LIMITS.status_description),
-    updated_at: pageUpdatedAt(summary.page.updated_at, asOf, rejected),
+    updated_at: updated?.ok ? updated.iso : null,
     // A status is the page's own word (incident.io's `full_outage` included), kept as written when it is a plain word.
     components: codex.map((c) => ({
       id: cleanText(c.id, TEXT_LIMITS.id),
@@ -144,7 +142,6 @@ function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: D
   // A Codex incident names Codex or affects one of the page's Codex components (by id or name).
   const codexIds = new Set(codex.map((c) => c.id));
   const signals = incidents
-    .slice(0, MAX_INCIDENTS)
     .filter(
       (i) =>
         mentionsCodex(i.name) ||
@@ -165,14 +162,13 @@ export function parseStatusPage(
   asOf: Date,
   budget: ParseBudget = JSON_BUDGET,
 ): SourceRead {
-  const parsed = parseJsonWithin(body, StatusSummarySchema, budget);
-  if (!parsed.ok) return parsed;
   const rejected: RejectCounts = {};
-  const data = computeStatusPage(config, parsed.value, asOf, rejected);
-  const over = parsed.over();
-  if (over) return { ok: false, detail: over };
-  const items = data.status.components.length + data.signals.length;
-  return { ok: true, items, detail: readDetail('ok', {}, rejected), data };
+  const read = (summary: StatusSummary) => {
+    const data = computeStatusPage(config, summary, asOf, rejected);
+    const items = data.status.components.length + data.signals.length;
+    return { ok: true, items, detail: readDetail('ok', {}, rejected), data } as const;
+  };
+  return parseJsonWithin(body, StatusSummarySchema, read, budget);
 }
 
 export function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {

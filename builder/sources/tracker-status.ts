@@ -9,11 +9,18 @@ import { formatInstant } from '../contract.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { AnnouncementSchema, TrackerWatchSchema, type Detail } from '../model/schemas.ts';
 import { formatIssuePath, parseJsonWithin } from './budget.ts';
-import { readSource, stableIdPart } from './common.ts';
 import { readInstant } from './instant.ts';
-import type { Fetcher, SourceConfig } from './fetcher.ts';
+import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
 import { citedSource, computeTrackerEvent, trackerEventType, TrackerRecordSchema } from './reset-tracker.ts';
-import { cleanEvidence, cleanText, judgedInstant, judgeInstant, TEXT_LIMITS, type RejectReason } from './sanitize.ts';
+import {
+  cleanEvidence,
+  cleanText,
+  judgedInstant,
+  judgeInstant,
+  stableIdPart,
+  TEXT_LIMITS,
+  type RejectReason,
+} from './sanitize.ts';
 
 const UPSTREAM_ID_MAX_CHARS = 120;
 /** An announced time further ahead than this is not a plausible announcement of a reset (a crafted date). */
@@ -121,10 +128,10 @@ function computeWatch(raw: z.infer<typeof ActiveWatchSchema>, asOf: Date) {
 /**
  * Pure: the envelope's `data` → its parts. A part that is missing reads as null (none announced, no watch), as the
  * service omits what it does not have; one that is present but malformed, or fails the date and link rules, is named
- * in `unreadable` (`scheduled_reset.announced_at (future_date)`) and left out, so the state keeps what the last good
- * read of it gave. Each value is present in the result only when its part was read.
+ * in the detail (`ok_with_unreadable_parts`: `scheduled_reset.announced_at (future_date)`) and left out of the
+ * result, so the state keeps what the last good read of it gave.
  */
-function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Date) {
+function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Date): SourceRead {
   const unreadable: string[] = [];
   const read = <S extends z.ZodType, T>(name: string, schema: S, map: (v: z.output<S>) => Mapped<T>) => {
     const raw = Object.hasOwn(data, name) ? data[name] : null;
@@ -137,36 +144,33 @@ function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Dat
   };
   const latest = read('latest_reset', TrackerRecordSchema, (r) => {
     const m = computeTrackerEvent(r, asOf);
-    if (m.ok) return { ok: true, value: m.event };
-    return m.error ? invalid(m.error) : refused(m.reason, ...(m.unreadable ? [m.unreadable] : []));
+    return m.ok ? { ok: true, value: m.event } : refused(m.reason, ...(m.path ?? []));
   });
   const announcement = read('scheduled_reset', ScheduledResetSchema, (r) => computeAnnouncement(r, asOf));
   const watch = read('active_watch', ActiveWatchSchema, (r) => computeWatch(r, asOf));
   const StatsSchema = z.object({ total: z.number().int().nonnegative() }).loose();
   const stats = read('stats', StatsSchema, (s) => ({ ok: true, value: s.total }));
-  return { latest, announcement, watch, stats, unreadable };
+  const detail: Detail =
+    unreadable.length > 0
+      ? { code: 'ok_with_unreadable_parts', params: { parts: unreadable.join(', ') } }
+      : { code: 'ok', params: {} };
+  const items = [latest, announcement, watch].filter((x) => x !== undefined && x !== null).length;
+  const result = {
+    ...(latest ? { events: [latest] } : {}),
+    ...(announcement !== undefined ? { announcement } : {}),
+    ...(watch !== undefined ? { watch } : {}),
+    ...(stats !== undefined && stats !== null ? { stats_total: stats } : {}),
+  };
+  return { ok: true, items, detail, data: result };
 }
 
 /**
  * Reads the status. Its envelope failing (not JSON, no `data` object, over budget) fails the check; a malformed part
- * only names itself in the detail (`ok_with_unreadable_parts`), and the other parts are used.
+ * only names itself in the detail, and the other parts are used.
  */
 export function fetchTrackerStatus(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  return readSource(fetcher, config, asOf, 'application/json', (body) => {
-    const parsed = parseJsonWithin(body, z.object({ data: z.record(z.string(), z.unknown()) }));
-    if (!parsed.ok) return parsed;
-    const p = computeTrackerStatus(parsed.value.data, asOf);
-    const detail: Detail =
-      p.unreadable.length > 0
-        ? { code: 'ok_with_unreadable_parts', params: { parts: p.unreadable.join(', ') } }
-        : { code: 'ok', params: {} };
-    const data = {
-      ...(p.latest ? { events: [p.latest] } : {}),
-      ...(p.announcement !== undefined ? { announcement: p.announcement } : {}),
-      ...(p.watch !== undefined ? { watch: p.watch } : {}),
-      ...(p.stats !== undefined && p.stats !== null ? { stats_total: p.stats } : {}),
-    };
-    const items = [p.latest, p.announcement, p.watch].filter((x) => x !== undefined && x !== null).length;
-    return { ok: true, items, detail, data };
-  });
+  const EnvelopeSchema = z.object({ data: z.record(z.string(), z.unknown()) });
+  return readSource(fetcher, config, asOf, 'application/json', (body) =>
+    parseJsonWithin(body, EnvelopeSchema, (envelope) => computeTrackerStatus(envelope.data, asOf)),
+  );
 }

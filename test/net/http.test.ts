@@ -7,6 +7,7 @@ import {
   parseRetryAfterMs,
   retryDecision,
   type Retryable,
+  withRetries,
 } from '../../builder/net/http.ts';
 import { classifyNetworkError, classifyStatus } from '../../builder/sources/http-fetcher.ts';
 
@@ -29,29 +30,28 @@ describe('classifyStatus', () => {
       retryAfterMs: 30_000,
       detail: { code: 'rate_limited' },
     });
-    expect(classifyStatus(404, '5', NOW)).toMatchObject({ retryable: false, retryAfterMs: null, why: '404' });
+    expect(classifyStatus(404, '5', NOW)).toMatchObject({ retryable: false, retryAfterMs: null });
     expect(classifyStatus(199, undefined, NOW)).toMatchObject({ retryable: false });
   });
 });
 
 describe('classifyNetworkError', () => {
   it('tells refused, DNS and other network errors apart, retrying only what may pass', () => {
-    expect(classifyNetworkError('ECONNREFUSED', 'h', '')).toMatchObject({
+    expect(classifyNetworkError('ECONNREFUSED', 'h')).toMatchObject({
       retryable: true,
       detail: { code: 'connection_refused' },
     });
-    expect(classifyNetworkError('ENOTFOUND', 'example.test', '')).toMatchObject({
+    expect(classifyNetworkError('ENOTFOUND', 'example.test')).toMatchObject({
       retryable: false,
       detail: { code: 'dns_error', params: { host: 'example.test' } },
     });
-    expect(classifyNetworkError('EAI_AGAIN', 'h', '')).toMatchObject({
+    expect(classifyNetworkError('EAI_AGAIN', 'h')).toMatchObject({
       retryable: true,
       detail: { code: 'dns_error' },
     });
-    expect(classifyNetworkError(null, 'h', 'socket hang up')).toMatchObject({
+    expect(classifyNetworkError(null, 'h')).toMatchObject({
       retryable: true,
       detail: { code: 'network_error', params: { code: 'unknown' } },
-      why: 'network error: socket hang up',
     });
   });
 });
@@ -60,28 +60,32 @@ describe('retryDecision', () => {
   const f = (over: Partial<Retryable> = {}): Retryable => ({ retryable: true, retryAfterMs: null, ...over });
 
   it('backs off exponentially from the base, capped, without jitter', () => {
-    expect(retryDecision(f(), 0, 5, 60_000, 500)).toEqual({ retry: true, waitMs: 500 });
-    expect(retryDecision(f(), 1, 5, 60_000, 500)).toEqual({ retry: true, waitMs: 1000 });
-    expect(retryDecision(f(), 4, 5, 60_000, 1000)).toEqual({ retry: true, waitMs: BACKOFF_MAX_MS });
+    expect(retryDecision(f(), 0, 5, 60_000, 500)).toBe(500);
+    expect(retryDecision(f(), 1, 5, 60_000, 500)).toBe(1000);
+    expect(retryDecision(f(), 4, 5, 60_000, 1000)).toBe(BACKOFF_MAX_MS);
   });
 
   it('stops after the last retry, on a failure not worth retrying, and when the wait would reach the deadline', () => {
-    expect(retryDecision(f(), 2, 2, 60_000, 500)).toMatchObject({ retry: false });
-    expect(retryDecision(f({ retryable: false }), 0, 2, 60_000, 500)).toMatchObject({ retry: false });
-    expect(retryDecision(f(), 0, 2, 500 + MIN_ATTEMPT_MS - 1, 500)).toMatchObject({ retry: false });
-    expect(retryDecision(f(), 0, 2, 500 + MIN_ATTEMPT_MS, 500)).toEqual({ retry: true, waitMs: 500 });
+    expect(retryDecision(f(), 2, 2, 60_000, 500)).toBeNull();
+    expect(retryDecision(f({ retryable: false }), 0, 2, 60_000, 500)).toBeNull();
+    expect(retryDecision(f(), 0, 2, 500 + MIN_ATTEMPT_MS - 1, 500)).toBeNull();
+    expect(retryDecision(f(), 0, 2, 500 + MIN_ATTEMPT_MS, 500)).toBe(500);
   });
 
-  it('waits exactly what Retry-After asks, or gives up at once saying so when that passes the deadline', () => {
-    expect(retryDecision(f({ retryAfterMs: 2000 }), 0, 2, 10_000, 500)).toEqual({ retry: true, waitMs: 2000 });
-    expect(retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500)).toEqual({
-      retry: false,
-      retryAfterPastDeadline: true,
-    });
-    expect(retryDecision(f({ retryAfterMs: 120_000 }), 2, 2, 10_000, 500)).toEqual({
-      retry: false,
-      retryAfterPastDeadline: false,
-    });
+  it('waits exactly what Retry-After asks, or gives up at once saying so when that passes the deadline', async () => {
+    expect(retryDecision(f({ retryAfterMs: 2000 }), 0, 2, 10_000, 500)).toBe(2000);
+    expect(retryDecision(f({ retryAfterMs: 120_000 }), 0, 2, 10_000, 500)).toBeNull();
+    let attempts = 0;
+    const failing = (over: Partial<Retryable>) => async () => {
+      attempts++;
+      return { ok: false as const, failure: f(over) };
+    };
+    const policy = { retries: 2, backoffBaseMs: 500, deadlineMs: Date.now() + 10_000 };
+    const tooLate = await withRetries(failing({ retryAfterMs: 120_000 }), policy);
+    expect(tooLate).toMatchObject({ ok: false, failure: { retryAfterPastDeadline: true } });
+    expect(attempts).toBe(1);
+    const notWorth = await withRetries(failing({ retryAfterMs: 120_000, retryable: false }), policy);
+    expect(notWorth).toMatchObject({ ok: false, failure: { retryAfterPastDeadline: false } });
   });
 });
 

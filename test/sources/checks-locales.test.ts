@@ -14,7 +14,7 @@ function emittedCodes(): string[] {
     'budget.ts',
     'feed-xml.ts',
     'sanitize.ts',
-    'common.ts',
+    'fetcher.ts',
     'config.ts',
     'http-fetcher.ts',
     'index.ts',

@@ -33,7 +33,7 @@ describe('createHttpFetcher', () => {
   it('returns the body and identifies itself with a clear User-Agent', async () => {
     server = await startServer((_req, res) => res.end('hello'));
     const r = await testFetcher().get(`${server.url}/x`, { accept: 'application/json' });
-    expect(r).toMatchObject({ ok: true, status: 200, body: 'hello', url: `${server.url}/…` });
+    expect(r).toMatchObject({ ok: true, status: 200, body: 'hello' });
     expect(r.latencyMs).toBeGreaterThanOrEqual(0);
     expect(server.requests[0]!.headers['user-agent']).toBe(USER_AGENT);
     expect(server.requests[0]!.headers.accept).toBe('application/json');
@@ -44,7 +44,6 @@ describe('createHttpFetcher', () => {
     const r = failure(await testFetcher().get(url));
     expect(r.detail).toEqual({ code: 'connection_refused', params: {} });
     expect(r.status).toBeNull();
-    expect(r.error).toContain(`[sources/http] GET ${url}`);
   });
 
   it('times out a server that never answers, and retries the timeout', async () => {
@@ -77,7 +76,6 @@ describe('createHttpFetcher', () => {
     expect(r.detail).toEqual({ code: 'http_status', params: { status: 500 } });
     expect(r.status).toBe(500);
     expect(server.requests).toHaveLength(3);
-    expect(r.error).toBe(`[sources/http] GET ${server.url}/… -> 500`);
   });
 
   it('recovers when a retry after a 502 succeeds', async () => {
@@ -179,7 +177,7 @@ describe('createHttpFetcher', () => {
       } else res.end(`at ${req.url}`);
     });
     const f = testFetcher();
-    expect(await f.get(`${server.url}/old`)).toMatchObject({ ok: true, body: 'at /new', url: `${server.url}/…` });
+    expect(await f.get(`${server.url}/old`)).toMatchObject({ ok: true, body: 'at /new' });
     const loop = failure(await f.get(`${server.url}/a`));
     expect(loop.detail).toEqual({ code: 'redirect_loop', params: {} });
     expect(loop.status).toBe(302);
@@ -268,10 +266,10 @@ describe('redirect policy', () => {
       res.end();
     });
     const f = testFetcher();
-    expect(await f.get(`${server.url}/same`)).toMatchObject({ ok: true, body: 'here', url: `${server.url}/…` });
+    expect(await f.get(`${server.url}/same`)).toMatchObject({ ok: true, body: 'here' });
     const r = failure(await f.get(`${server.url}/away`));
     expect(r.detail).toEqual({ code: 'redirect_not_allowed', params: { location: `${other.url}/…` } });
-    expect(r.error).not.toContain('s3cr3t');
+    expect(JSON.stringify(r)).not.toContain('s3cr3t');
     expect(other.requests).toHaveLength(0);
   });
 
