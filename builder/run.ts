@@ -41,19 +41,6 @@ import { updateState, type LockHandle, type StateStore } from './state/store.ts'
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
 
-/**
- * Pure: refuses to build on state newer than this run (by as-of time). State is saved before every publish, so its
- * `updated_at` is the as-of of the newest data published or being published: an older run must not overwrite it.
- */
-export function assertNotOlderThan(state: State, asOf: Date): void {
-  if (state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
-    throw new ConflictError(
-      'run',
-      `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
-    );
-  }
-}
-
 /** Proves the lock is still this run's before `step`; the lost lock becomes a ConflictError naming the step. */
 async function fence(store: StateStore, lock: LockHandle, step: string): Promise<void> {
   try {
@@ -84,8 +71,6 @@ export interface RunDeps {
   /** Where the edge reads until when the answer holds and which event ids exist; none: the edge is not told. */
   edgeStore?: EdgeStore;
   log?: (line: string) => void;
-  /** Called after each stage (lock, fetch, state, compute, render, publish) with its wall time, for benchmarks. */
-  onStage?: (name: string, ms: number) => void;
   /** A deliberate rebuild as of a past instant (`--rebuild-past`, local only): builds on state newer than `now`. */
   allowOlderState?: boolean;
 }
@@ -217,33 +202,20 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
   return { documents, count: () => count };
 }
 
-/** Reports each stage's time since the one before (or the start) to `onStage`, when given. */
-function stageTimer(onStage: RunDeps['onStage']): (name: string) => void {
-  let mark = performance.now();
-  return (name) => {
-    if (!onStage) return;
-    const t = performance.now();
-    onStage(name, t - mark);
-    mark = t;
-  };
-}
-
 export async function run(deps: RunDeps): Promise<RunSummary> {
   const asOf = deps.now();
-  const stage = stageTimer(deps.onStage);
   // The curated data (data/, parsed and checked) is read while the lock is taken and the sources answer: it is only
   // needed once they have. A run that does not get the lock drops it; one whose data is invalid fails after fetching.
   const curated = loadCuratedData(deps.dataDir);
   curated.catch(() => undefined); // awaited later; this only keeps an early return from leaving it unhandled
   const lock = await deps.store.acquireLock(`run-${randomUUID()}`, RUN_LOCK_TTL_MS, asOf);
-  stage('lock');
   if (lock === null) {
     deps.log?.('another run holds the lock; nothing published by this one');
     const none = { published: null, documents: 0, sources: [], today: null, reset: null, forecast: null };
     return { asOf: asOf.toISOString(), skipped: true, ...none, warnings: [] };
   }
   try {
-    return await runLocked(deps, lock, asOf, curated, stage);
+    return await runLocked(deps, lock, asOf, curated);
   } finally {
     await deps.store.releaseLock(lock);
   }
@@ -255,14 +227,12 @@ async function runLocked(
   lock: LockHandle,
   asOf: Date,
   curatedLoad: Promise<CuratedData>,
-  stage: (name: string) => void,
 ): Promise<RunSummary> {
   const warnings: string[] = [];
   const [results, curated] = await Promise.all([
     fetchAllSources([...deps.sources], deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
     curatedLoad,
   ]);
-  stage('fetch');
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
@@ -271,18 +241,23 @@ async function runLocked(
   const state = await updateState(
     deps.store,
     (s) => {
-      if (!deps.allowOlderState) assertNotOlderThan(s, asOf);
+      // State is saved before every publish, so its `updated_at` is the as-of of the newest data published or being
+      // published: an older run must not overwrite it.
+      if (!deps.allowOlderState && s.updated_at !== null && Date.parse(s.updated_at) > asOf.getTime()) {
+        throw new ConflictError(
+          'run',
+          `the stored state is as of ${s.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
+        );
+      }
       return (next = computeNextState(s, results, curated, asOf)).state;
     },
     5,
     (w) => warnings.push(...w),
   );
-  stage('state');
   const { events, forecast, upcoming } = next!;
   const seen = stateAsOf(state, asOf);
   const today = computeToday(events, seen.checks, asOf);
   const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
-  stage('compute');
   const input: RenderInput = {
     ...computeLatest(events, asOf),
     asOf,
@@ -299,8 +274,6 @@ async function runLocked(
     trackerWatch: seen.tracker_watch,
   };
   const build = renderBuild(input, deps.publicUrl ?? DEFAULT_PUBLIC_URL);
-  // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
-  stage('render');
   const published = await deps.sink.publish(build.documents, {
     beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
   });
@@ -313,7 +286,6 @@ async function runLocked(
     const ids = events.map((e) => e.id);
     edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
   }
-  stage('publish');
   // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
   const notifications = deps.notify
     ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch(
