@@ -84,28 +84,6 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   };
 }
 
-export async function createTargets(
-  opts: BuildOptions,
-  env: Env,
-): Promise<{ store: StateStore; sink: Sink; edgeStore?: EdgeStore }> {
-  const now = () => opts.now;
-  if (opts.target === 's3') {
-    // Loaded only for S3 runs so a local build never pays for the AWS SDK.
-    const { createS3Targets } = await import('./s3-targets.ts');
-    const targets = createS3Targets(env, now);
-    // The CloudFront KeyValueStore the edge router reads (stack output KeyValueStoreArn).
-    if (!env.RESET_EDGE_STORE_ARN) return targets;
-    const { createKvsEdgeStore } = await import('./publish/kvs-edge-store.ts');
-    return { ...targets, edgeStore: createKvsEdgeStore({ arn: env.RESET_EDGE_STORE_ARN }) };
-  }
-  // The edge store next to the documents, where the preview reads it.
-  return {
-    store: createLocalStateStore(opts.stateDir, { now }),
-    sink: createLocalSink(opts.outDir),
-    edgeStore: createLocalEdgeStore(opts.outDir),
-  };
-}
-
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
 export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<RunSummary> {
   // First, before any store, sink or edge store exists: a publishing build without its https public URL stops here
@@ -113,27 +91,35 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   const urls = requirePublicUrls(env, opts.target);
   // One User-Agent for every request the run makes, to sources and notification channels alike.
   const userAgent = userAgentFromEnv(env);
-  const { store, sink, edgeStore } = await createTargets(opts, env);
+  const now = () => opts.now;
+  let targets: { store: StateStore; sink: Sink; edgeStore?: EdgeStore | undefined };
+  if (opts.target === 's3') {
+    // Loaded only for S3 runs so a local build never pays for the AWS SDK.
+    targets = (await import('./s3-targets.ts')).createS3Targets(env, now);
+    // The CloudFront KeyValueStore the edge router reads (stack output KeyValueStoreArn).
+    const arn = env.RESET_EDGE_STORE_ARN;
+    if (arn) targets.edgeStore = (await import('./publish/kvs-edge-store.ts')).createKvsEdgeStore({ arn });
+  } else {
+    // The edge store next to the documents, where the preview reads it.
+    const store = createLocalStateStore(opts.stateDir, { now });
+    targets = { store, sink: createLocalSink(opts.outDir), edgeStore: createLocalEdgeStore(opts.outDir) };
+  }
   const { channels, warnings } = channelsFromEnv(env);
   for (const w of warnings) io.err(w);
   // Like a bad channel, a bad language must not stop the API from being published: English, with a warning.
   const lang = LangSchema.catch('en').parse(env.RESET_NOTIFY_LANG || 'en');
   if (lang !== (env.RESET_NOTIFY_LANG || 'en'))
     io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
-  const telegramApiUrl = env.RESET_NOTIFY_TELEGRAM_API_URL || undefined;
-  const notifier = createNotifier(channels, { log: io.out, userAgent, ...(telegramApiUrl ? { telegramApiUrl } : {}) });
+  const telegram = env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {};
+  const notifier = createNotifier(channels, { log: io.out, userAgent, ...telegram });
   return run({
-    ...(edgeStore ? { edgeStore } : {}),
-    ...(channels.length > 0 ? { notify: { notifier, lang } } : {}),
-    now: () => opts.now,
+    ...targets,
+    notify: channels.length > 0 ? { notifier, lang } : undefined,
+    now,
     fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent }),
     sources: sourceConfigsFromEnv(env),
-    store,
-    sink,
     dataDir: path.resolve(opts.dataDir),
-    // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
-    openapi: urls,
-    publicUrl: urls.publicUrl,
+    urls,
     log: io.out,
     allowOlderState: opts.rebuildPast,
   });

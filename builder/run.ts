@@ -14,10 +14,10 @@ import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
 import type { RenderInput } from './render/input.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
-import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
+import type { PublicUrls } from './public-url.ts';
 import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
 import {
@@ -62,14 +62,15 @@ export interface RunDeps {
   store: StateStore;
   sink: Sink;
   dataDir: string;
-  /** The OpenAPI document's public base URL and contact. */
-  openapi?: OpenApiOptions;
-  /** Absolute URL the API is served from (feeds and the calendar link to it); DEFAULT_PUBLIC_URL when absent. */
-  publicUrl?: string;
+  /**
+   * Where the API is served (feeds, the calendar and notifications link to it) and the OpenAPI document's server and
+   * contact; absent: DEFAULT_PUBLIC_URL, the OpenAPI defaults.
+   */
+  urls?: PublicUrls | undefined;
   /** Notification channels and the language of their messages; absent: nothing is sent. */
-  notify?: { notifier: Notifier; lang: Lang };
+  notify?: { notifier: Notifier; lang: Lang } | undefined;
   /** Where the edge reads until when the answer holds and which event ids exist; none: the edge is not told. */
-  edgeStore?: EdgeStore;
+  edgeStore?: EdgeStore | undefined;
   log?: (line: string) => void;
   /** A deliberate rebuild as of a past instant (`--rebuild-past`, local only): builds on state newer than `now`. */
   allowOlderState?: boolean;
@@ -146,12 +147,12 @@ function computeNextState(
 async function notify(
   deps: RunDeps,
   n: NonNullable<RunDeps['notify']>,
+  publicUrl: string,
   state: State,
   view: { events: Event[]; upcoming: Announcement | null; today: TodayStatus },
   asOf: Date,
   warnings: string[],
 ): Promise<NonNullable<RunSummary['notifications']>> {
-  const publicUrl = (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl };
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
@@ -269,11 +270,12 @@ async function runLocked(
     forecast,
     accuracy,
     archives: curated.archives,
-    ...(deps.openapi ? { openapi: deps.openapi } : {}),
+    ...(deps.urls ? { openapi: deps.urls } : {}),
     upcoming,
     trackerWatch: seen.tracker_watch,
   };
-  const build = renderBuild(input, deps.publicUrl ?? DEFAULT_PUBLIC_URL);
+  const publicUrl = deps.urls?.publicUrl ?? DEFAULT_PUBLIC_URL;
+  const build = renderBuild(input, publicUrl);
   const published = await deps.sink.publish(build.documents, {
     beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
   });
@@ -288,7 +290,7 @@ async function runLocked(
   }
   // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
   const notifications = deps.notify
-    ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch(
+    ? await notify(deps, deps.notify, publicUrl, state, { events, upcoming, today }, asOf, warnings).catch(
         (err: Error) => void warnings.push(`notifications: ${err.message}`),
       )
     : undefined;

@@ -465,7 +465,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         sink,
         edgeStore,
         dataDir,
-        publicUrl: PUBLIC_URL,
+        urls: { publicUrl: PUBLIC_URL },
         notify: { notifier, lang: 'en' },
       });
 
