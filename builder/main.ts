@@ -59,15 +59,13 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   } catch (err) {
     throw new ConfigError('build', messageOf(err), { cause: err });
   }
-  let now = clock();
-  if (values.now !== undefined) {
-    if (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(Date.parse(values.now))) {
-      throw new ConfigError(
-        'build',
-        `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`,
-      );
-    }
-    now = new Date(values.now);
+  const now = values.now === undefined ? clock() : new Date(values.now);
+  if (values.now !== undefined && (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(now.getTime()))) {
+    const got = JSON.stringify(values.now);
+    throw new ConfigError(
+      'build',
+      `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${got}`,
+    );
   }
   if (values.target !== 'local' && values.target !== 's3')
     throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);

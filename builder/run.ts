@@ -8,7 +8,7 @@ import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { applyReviewDates } from './model/review-dates.ts';
 import { attachReach } from './model/reach.ts';
-import type { Announcement, Event, SourceCheck, State } from './model/schemas.ts';
+import type { Announcement, Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts } from './render/documents.ts';
@@ -87,9 +87,9 @@ export interface RunSummary {
   forecast: Pick<Forecast, 'probability_24h' | 'probability_48h' | 'sample_size' | 'model_version'> | null;
   warnings: string[];
   /** Deliveries this run: sent, failed (retried next run), skipped (the run's notification budget ran out). */
-  notifications?: { sent: number; failed: number; skipped: number };
+  notifications?: { sent: number; failed: number; skipped: number } | undefined;
   /** What the edge store was told (stale_after, keys put and deleted); absent when the run has no edge store. */
-  edge?: { stale_after: string; store: EdgeStoreReport };
+  edge?: { stale_after: string; store: EdgeStoreReport } | undefined;
 }
 
 /**
@@ -103,9 +103,8 @@ function computeNextState(
   asOf: Date,
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
-  // An as-of build shows nothing from after asOf (state may hold what later runs saw).
-  // A reviewed decision applies only from its own date (model/review-dates.ts).
-  // Whom each reset reached, from its post's words (model/reach.ts), also only from the decision's date.
+  // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
+  // (model/review-dates.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
   const curatedEvents = attachReach(
     applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
     curated.reach ?? {},
@@ -296,7 +295,9 @@ async function runLocked(
     : undefined;
   const { probability_24h, probability_48h, sample_size, model_version } = forecast;
   // Sources as state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
-  const checks = results.map((r) => stateCheck(state, r.check));
+  const checks = results.map(
+    ({ check }) => state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check,
+  );
   return {
     asOf: asOf.toISOString(),
     skipped: false,
@@ -307,12 +308,7 @@ async function runLocked(
     reset: today.reset,
     forecast: { probability_24h, probability_48h, sample_size, model_version },
     warnings,
-    ...(notifications ? { notifications } : {}),
-    ...(edge ? { edge } : {}),
+    notifications: notifications || undefined,
+    edge,
   };
-}
-
-/** This run's check of a source as state holds it (the anomaly rule may have failed it), else as fetched. */
-function stateCheck(state: State, check: SourceCheck): SourceCheck {
-  return state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check;
 }
