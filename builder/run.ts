@@ -94,14 +94,23 @@ export interface RunSummary {
 
 /**
  * Pure: the state after this run's source results, with the as-issued forecast logged at checkpoints, and the
- * merged events and forecast it was computed from (the run publishes exactly these).
+ * merged events and forecast it was computed from (the run publishes exactly these). Refuses state newer than this
+ * run unless `allowOlderState`: state is saved before every publish, so its `updated_at` is the as-of of the newest
+ * data published or being published.
  */
 function computeNextState(
   state: State,
   results: readonly SourceResult[],
   curated: CuratedData,
   asOf: Date,
+  allowOlderState = false,
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
+  if (!allowOlderState && state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
+    throw new ConflictError(
+      'run',
+      `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
+    );
+  }
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
   // (model/review-dates.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
@@ -241,15 +250,7 @@ async function runLocked(
   const state = await updateState(
     deps.store,
     (s) => {
-      // State is saved before every publish, so its `updated_at` is the as-of of the newest data published or being
-      // published: an older run must not overwrite it.
-      if (!deps.allowOlderState && s.updated_at !== null && Date.parse(s.updated_at) > asOf.getTime()) {
-        throw new ConflictError(
-          'run',
-          `the stored state is as of ${s.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
-        );
-      }
-      return (next = computeNextState(s, results, curated, asOf)).state;
+      return (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state;
     },
     5,
     (w) => warnings.push(...w),
