@@ -17,16 +17,14 @@ import type { Channel } from './channels.ts';
 import { LOCAL_USER_AGENT } from '../net/user-agent.ts';
 import type { Delivery, DeliveryOutcome, NotifyMessage } from './plan.ts';
 
-export const NOTIFY_TIMEOUT_MS = 5_000;
-export const NOTIFY_BUDGET_MS = 20_000;
 /** Less budget than this left is not worth a request: the delivery is skipped and due again next run. */
 const MIN_REQUEST_MS = 50;
 /** A receiver's answer is read this far at most (to reuse the connection) and otherwise ignored. */
 const ANSWER_MAX_BYTES = 64 * 1024;
 
 const DEFAULTS = {
-  timeoutMs: NOTIFY_TIMEOUT_MS,
-  budgetMs: NOTIFY_BUDGET_MS,
+  timeoutMs: 5_000,
+  budgetMs: 20_000,
   /** Retries after the first attempt of one delivery, within the budget. */
   retries: 2,
   backoffBaseMs: 500,
@@ -97,17 +95,11 @@ function requestFor(c: Channel, m: NotifyMessage, telegramApiUrl: string): { url
 /** `detail`: `HTTP 503`, `timeout`, or the network error's code; never the message, which can quote the secret URL. */
 type PostFailure = { detail: string; retryable: boolean; retryAfterMs: number | null };
 
-async function post(
-  agent: Agent,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-): Promise<Attempt<string, PostFailure>> {
+type PostInit = { headers: Record<string, string>; body: string; dispatcher: Agent; signal: AbortSignal };
+
+async function post(url: string, init: PostInit): Promise<Attempt<string, PostFailure>> {
   try {
-    // The timeout covers connecting, the answer's head and its body alike.
-    const signal = AbortSignal.timeout(timeoutMs);
-    const res = await request(url, { method: 'POST', headers, body, dispatcher: agent, signal });
+    const res = await request(url, { method: 'POST', ...init });
     await res.body.dump({ limit: ANSWER_MAX_BYTES }).catch(() => undefined);
     const detail = `HTTP ${res.statusCode}`;
     if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, value: detail };
@@ -122,6 +114,7 @@ async function post(
 
 export function createNotifier(channels: readonly Channel[], opts: NotifierOptions = {}): Notifier {
   const o = { ...DEFAULTS, ...opts };
+  const common = { 'content-type': 'application/json', 'user-agent': o.userAgent };
   return {
     channels,
     async send(deliveries) {
@@ -136,17 +129,12 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
             continue;
           }
           const { url, body } = requestFor(c, d.message, o.telegramApiUrl);
-          const headers = {
-            'content-type': 'application/json',
-            'idempotency-key': d.message.idempotency_key,
-            'user-agent': o.userAgent,
-          };
-          const timeout = () => Math.max(1, Math.floor(Math.min(o.timeoutMs, deadlineMs - Date.now())));
-          const r = await withRetries(() => post(agent, url, headers, JSON.stringify(body), timeout()), {
-            retries: o.retries,
-            backoffBaseMs: o.backoffBaseMs,
-            deadlineMs,
-          });
+          const headers = { ...common, 'idempotency-key': d.message.idempotency_key };
+          const init = { headers, body: JSON.stringify(body), dispatcher: agent };
+          // Each attempt's timeout covers connecting, the answer's head and its body alike.
+          const timeoutMs = () => Math.max(1, Math.floor(Math.min(o.timeoutMs, deadlineMs - Date.now())));
+          const policy = { retries: o.retries, backoffBaseMs: o.backoffBaseMs, deadlineMs };
+          const r = await withRetries(() => post(url, { ...init, signal: AbortSignal.timeout(timeoutMs()) }), policy);
           const detail = r.ok ? r.value : r.failure.detail;
           const result = r.ok ? 'sent' : 'failed';
           o.log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${result} (${detail})`);
