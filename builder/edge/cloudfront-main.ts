@@ -15,13 +15,6 @@ interface CloudFrontRequest {
   querystring: Record<string, { value: string; multiValue?: { value: string }[] }>;
 }
 
-interface CloudFrontResponse {
-  statusCode: number;
-  statusDescription: string;
-  headers: Record<string, { value: string }>;
-  body?: { encoding: 'text'; data: string };
-}
-
 // Only the statuses the router can produce; CloudFront fills nothing in for us.
 const STATUS_TEXT: Record<number, string> = {
   204: 'No Content',
@@ -37,7 +30,7 @@ const kvs = cf.kvs();
  * Reads the freshness values (one key) and, for an event path, whether the id exists (one more), then routes. A store
  * that cannot be read is treated as empty: the documents are then served as published, never an error of ours.
  */
-export async function handler(event: { request: CloudFrontRequest }): Promise<CloudFrontRequest | CloudFrontResponse> {
+export async function handler(event: { request: CloudFrontRequest }) {
   const request = event.request;
   let freshness = null;
   let eventKnown = null;
@@ -67,12 +60,8 @@ export async function handler(event: { request: CloudFrontRequest }): Promise<Cl
   }
   const headers: Record<string, { value: string }> = {};
   for (const name in result.headers) headers[name] = { value: result.headers[name]! };
-  const status = result.status;
-  const response: CloudFrontResponse = {
-    statusCode: status,
-    statusDescription: STATUS_TEXT[status]!,
-    headers: headers,
-  };
+  const response: Record<string, unknown> = { statusCode: result.status, headers: headers };
+  response.statusDescription = STATUS_TEXT[result.status];
   if (result.body !== '') response.body = { encoding: 'text', data: result.body };
   return response;
 }

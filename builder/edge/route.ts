@@ -314,9 +314,7 @@ export function eventIdOf(uri: string): string | null {
  * preview's edge-store.json, the Worker's copy of it): the freshness values and whether the event id is published.
  */
 export function edgeContextFrom(store: Readonly<Record<string, string>>, uri: string, now: number): EdgeContext {
-  const has = function (k: string): boolean {
-    return Object.prototype.hasOwnProperty.call(store, k);
-  };
+  const has = Object.prototype.hasOwnProperty.bind(store);
   const freshness = parseFreshness(has(EDGE_FRESHNESS_KEY) ? store[EDGE_FRESHNESS_KEY] : undefined);
   const id = freshness === null ? null : eventIdOf(uri);
   return { now: now, freshness: freshness, eventKnown: id === null ? null : has(EDGE_EVENT_KEY_PREFIX + id) };

@@ -12,7 +12,7 @@ import { translator } from '../render/i18n.ts';
 import { announcementSummary } from '../render/reach.ts';
 
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
-export const RESET_NEWS_WINDOW_MS = DAY_MS;
+const RESET_NEWS_WINDOW_MS = DAY_MS;
 export const NOTIFY_RETRY_MS = 6 * 60 * 60 * 1000;
 /**
  * Deliveries are remembered at least this long, and longer while their message is still due (its key open): never
@@ -189,10 +189,9 @@ export function openNotificationKeys(
 }
 
 /**
- * The deliveries due now: per channel, every message whose news window is open, not yet sent to that channel, and
- * not given up on (failing for longer than NOTIFY_RETRY_MS); at most NOTIFY_MAX_PER_RUN of them, and past that one
- * digest standing for the rest. Messages: a global reset recorded within the last 24 hours (ledger imports and
- * day-precision records never); the announced reset still upcoming; today turning `confirmed_today`.
+ * The deliveries due now: per channel, every message due (dueMessages) not yet sent to that channel and not given up
+ * on (failing for longer than NOTIFY_RETRY_MS); at most NOTIFY_MAX_PER_RUN of them, and past that one digest standing
+ * for the rest.
  */
 export function planNotifications(
   log: NotifyLog,
