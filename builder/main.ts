@@ -125,26 +125,22 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
 
 export function formatSummary(s: RunSummary): string {
   if (s.skipped) return `as of ${s.asOf}: skipped, another run holds the lock`;
+  const { notifications: n, edge: e } = s;
   const p = s.published!;
+  const f = s.forecast!;
   const pct = (v: number | null) => (v === null ? 'null (too little data)' : `${(v * 100).toFixed(1)}%`);
   const failed = s.sources.filter((x) => !x.ok);
   const lines = [
     `as of ${s.asOf}`,
     `documents: ${s.documents} rendered, ${p.written} written, ${p.unchanged} unchanged, ${p.deleted} deleted (${p.target})`,
-    `sources: ${s.sources.length - failed.length} ok, ${failed.length} failed${failed.length ? ` (${failed.map((f) => `${f.id}: ${f.detail}`).join(', ')})` : ''}`,
+    `sources: ${s.sources.length - failed.length} ok, ${failed.length} failed${failed.length ? ` (${failed.map((x) => `${x.id}: ${x.detail}`).join(', ')})` : ''}`,
     `today: ${s.today} (reset: ${s.reset})`,
-    `forecast: 24h ${pct(s.forecast!.probability_24h)}, 48h ${pct(s.forecast!.probability_48h)}, sample ${s.forecast!.sample_size}, model ${s.forecast!.model_version}`,
+    `forecast: 24h ${pct(f.probability_24h)}, 48h ${pct(f.probability_48h)}, sample ${f.sample_size}, model ${f.model_version}`,
+    n && `notifications: ${n.sent} sent, ${n.failed} failed (retried next run), ${n.skipped} skipped (budget)`,
+    e && `edge: stale after ${e.stale_after}; store ${e.store.put} put, ${e.store.deleted} deleted (${e.store.target})`,
+    ...s.warnings.map((w) => `warning: ${w}`),
   ];
-  if (s.notifications)
-    lines.push(
-      `notifications: ${s.notifications.sent} sent, ${s.notifications.failed} failed (retried next run), ${s.notifications.skipped} skipped (budget)`,
-    );
-  if (s.edge)
-    lines.push(
-      `edge: stale after ${s.edge.stale_after}; store ${s.edge.store.put} put, ${s.edge.store.deleted} deleted (${s.edge.store.target})`,
-    );
-  for (const w of s.warnings) lines.push(`warning: ${w}`);
-  return lines.join('\n');
+  return lines.filter(Boolean).join('\n');
 }
 
 /**

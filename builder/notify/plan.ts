@@ -15,10 +15,9 @@ import { announcementSummary } from '../render/reach.ts';
 const RESET_NEWS_WINDOW_MS = DAY_MS;
 export const NOTIFY_RETRY_MS = 6 * 60 * 60 * 1000;
 /**
- * Deliveries are remembered at least this long, and longer while their message is still due (its key open): never
- * dropped by a count, so a key whose window is open is never sent again. The log is bounded by time: at most 8 days
- * of runs, each adding per channel NOTIFY_MAX_PER_RUN messages, one digest and the keys that digest covers (few: a
- * source adding more than a few new global resets in a run is quarantined, model/apply.ts).
+ * Deliveries are remembered this long, and longer while their message is still due: never dropped by a count, so a key
+ * whose window is open is never sent again. Bounded by time: 8 days of runs, each adding per channel at most
+ * NOTIFY_MAX_PER_RUN messages and one digest with its few keys (a source adding many resets is quarantined).
  */
 export const SENT_LOG_KEEP_MS = 8 * DAY_MS;
 /** Messages one channel gets per run at most; what is due past it goes out as one digest ("N more resets recorded"). */
