@@ -118,21 +118,20 @@ function dueMessages(
       return due(`reset:${e.id}`, fields, o, { keys: [e.id, ...e.same_as].map((id) => `reset:${id}`) });
     });
   if (upcoming) {
-    const a = upcoming;
-    const type = a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`);
+    const type = upcoming.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${upcoming.type}`);
     const fields: MessageFields = {
       kind: 'announcement',
-      id: a.id,
-      type: a.type,
+      id: upcoming.id,
+      type: upcoming.type,
       title: t('follow:feed.announcement_title', { type }),
-      summary: announcementSummary(a, t),
-      announced_at: a.announced_at,
-      scheduled_for: a.scheduled_for,
-      date: (a.scheduled_for ?? a.announced_at).slice(0, 10),
+      summary: announcementSummary(upcoming, t),
+      announced_at: upcoming.announced_at,
+      scheduled_for: upcoming.scheduled_for,
+      date: (upcoming.scheduled_for ?? upcoming.announced_at).slice(0, 10),
       api: 'latest',
-      source: a.source?.url,
+      source: upcoming.source?.url,
     };
-    messages.push(due(`announcement:${a.id}`, fields, o));
+    messages.push(due(`announcement:${upcoming.id}`, fields, o));
   }
   if (today.state === 'confirmed_today') {
     const fields: MessageFields = {
@@ -172,9 +171,7 @@ function digest(covers: readonly string[], asOf: Date, o: PlanOptions): Due {
 }
 
 /** A delivery log key: the channel and the message key. */
-function pair(channel: string, key: string): string {
-  return `${channel}\u0000${key}`;
-}
+const pair = (channel: string, key: string): string => `${channel}\u0000${key}`;
 
 /** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
 export function openNotificationKeys(
