@@ -36,23 +36,14 @@ export function parseChannel(entry: string): Channel | null {
 }
 
 /** The configured channels, deduplicated, and a warning (by position, never by value) for each entry skipped. */
-export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>): {
-  channels: Channel[];
-  warnings: string[];
-} {
+export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>) {
   const channels = new Map<string, Channel>();
   const warnings: string[] = [];
-  (env.RESET_NOTIFY_WEBHOOKS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .forEach((entry, i) => {
-      if (entry === '') return;
-      const c = parseChannel(entry);
-      if (c === null)
-        warnings.push(
-          `[notify/channels] RESET_NOTIFY_WEBHOOKS entry ${i + 1} is not an https URL, discord=/slack=/ntfy= URL or telegram=BOT_TOKEN:CHAT_ID; skipped`,
-        );
-      else channels.set(c.id, c);
-    });
+  const expected = 'an https URL, discord=/slack=/ntfy= URL or telegram=BOT_TOKEN:CHAT_ID';
+  (env.RESET_NOTIFY_WEBHOOKS ?? '').split(',').forEach((entry, i) => {
+    const c = entry.trim() === '' ? undefined : parseChannel(entry.trim());
+    if (c === null) warnings.push(`[notify/channels] RESET_NOTIFY_WEBHOOKS entry ${i + 1} is not ${expected}; skipped`);
+    if (c) channels.set(c.id, c);
+  });
   return { channels: [...channels.values()], warnings };
 }
