@@ -57,12 +57,10 @@ export function historyByTypeKey(lang: Lang, type: EventType): string {
 }
 
 /**
- * History is paged: `/api/history` (and `?type=`) holds the newest events, and older ones are archived in
- * pages of HISTORY_PAGE_SIZE counted from the oldest event, so page N holds events (N-1)*size+1 .. N*size. A page is
- * archived once a full page of newer events follows it, which keeps the newest document between `size` and
- * `2*size - 1` events long (every event when there are fewer than `2*size`): a reader always finds the newest `size`
- * in one request. Appending an event rewrites only the newest document; an archived page changes only when an event
- * older than its newest is added, corrected or removed.
+ * History is paged: `/api/history` (and `?type=`) holds the newest events; older ones are archived in pages of
+ * HISTORY_PAGE_SIZE counted from the oldest, page N holding events (N-1)*size+1 .. N*size, once a full page of newer
+ * events follows. The newest document so holds `size` to `2*size - 1` events (a reader finds the newest `size` in one
+ * request), and an archived page changes only when an event older than its newest is added, corrected or removed.
  */
 export const HISTORY_PAGE_SIZE = 100;
 /** `page` values the router passes on: a positive integer without leading zeros, at most 7 digits. */
@@ -137,9 +135,8 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 // The edge store: what each refresh writes (a CloudFront KeyValueStore in production, `edge-store.json` next to the
 // local build) and the router reads with its clock. Flat string keys and values, as the KeyValueStore holds them.
 /**
- * JSON `{"stale_after": ISO, "build_date": "YYYY-MM-DD", "next_date": "YYYY-MM-DD", "variant_dates": ["YYYY-MM-DD", ...]}`:
- * until when the build's answer holds, and the dates it published `unknown` variants for (the build's date first, one a
- * day).
+ * JSON `{"stale_after": ISO, "build_date", "next_date", "variant_dates": [...]}` (dates `YYYY-MM-DD`): until when the
+ * build's answer holds, and the dates it published `unknown` variants for (the build's date first, one a day).
  */
 export const EDGE_FRESHNESS_KEY = 'freshness';
 /** One key per published event id (value `1`), so the edge can answer an unknown id with the translated 404. */
@@ -151,16 +148,10 @@ export const UNKNOWN_VARIANT_ENDPOINTS: readonly Endpoint[] = ['latest', 'status
 
 export const isUnknownVariantEndpoint = (value: string): value is Endpoint => isOneOf(UNKNOWN_VARIANT_ENDPOINTS, value);
 
-/**
- * The variant served after the last of `variant_dates`: builds have stopped for days, so it names no date
- * (`today.date` null) and sits where a date would, at `api/<lang>/unknown/stopped/…`.
- */
+/** Served after the last of `variant_dates`: builds have stopped for days, so it names no date (`today.date` null). */
 export const BUILDS_STOPPED_VARIANT = 'stopped';
 
-/**
- * `api/<lang>/unknown/<date>/<endpoint>.json`: what `endpoint` says on `date` once the build's answer no longer holds;
- * `date` is BUILDS_STOPPED_VARIANT for the dateless one.
- */
+/** `api/<lang>/unknown/<date or BUILDS_STOPPED_VARIANT>/<endpoint>.json`, once the build's answer no longer holds. */
 export function unknownVariantKey(lang: Lang, date: string, endpoint: Endpoint): string {
   return API_ROOT + lang + '/unknown/' + date + '/' + endpoint + '.json';
 }
@@ -180,10 +171,7 @@ export function unknownPageKey(lang: Lang, date: string): string {
   return API_ROOT + lang + '/unknown/' + date + '/index.html';
 }
 
-/**
- * An instant given on a command line (`--now`): ISO 8601 with `Z` or an offset. One without a zone would be read in
- * the machine's time zone, so it is refused.
- */
+/** An instant given on a command line (`--now`): ISO 8601 with `Z` or an offset (without, it would be local time). */
 export const ZONED_INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**

@@ -27,11 +27,7 @@ export class StorageError extends BuilderError {}
 /** A source misbehaved in a way a value cannot carry (an adapter bug, a refused configuration). */
 export class SourceError extends BuilderError {}
 
-/**
- * Exit codes of the build and the scheduled jobs (README, "Configure"; docs/configure.md): 0 success; 1 no valid API
- * (data, source or an unexpected bug); 2 usage or configuration; 3 lost a conditional write to another run; 4 storage
- * failure.
- */
+/** Exit codes of the build and the scheduled jobs (docs/configure.md); `failed`: no valid API (data, source, a bug). */
 export const EXIT = { ok: 0, failed: 1, config: 2, conflict: 3, storage: 4 } as const;
 
 export function exitCodeFor(err: unknown): number {

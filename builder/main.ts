@@ -59,15 +59,13 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   } catch (err) {
     throw new ConfigError('build', messageOf(err), { cause: err });
   }
-  let now = clock();
-  if (values.now !== undefined) {
-    if (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(Date.parse(values.now))) {
-      throw new ConfigError(
-        'build',
-        `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`,
-      );
-    }
-    now = new Date(values.now);
+  const now = values.now === undefined ? clock() : new Date(values.now);
+  if (values.now !== undefined && (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(now.getTime()))) {
+    const got = JSON.stringify(values.now);
+    throw new ConfigError(
+      'build',
+      `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${got}`,
+    );
   }
   if (values.target !== 'local' && values.target !== 's3')
     throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);
@@ -84,28 +82,6 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   };
 }
 
-export async function createTargets(
-  opts: BuildOptions,
-  env: Env,
-): Promise<{ store: StateStore; sink: Sink; edgeStore?: EdgeStore }> {
-  const now = () => opts.now;
-  if (opts.target === 's3') {
-    // Loaded only for S3 runs so a local build never pays for the AWS SDK.
-    const { createS3Targets } = await import('./s3-targets.ts');
-    const targets = createS3Targets(env, now);
-    // The CloudFront KeyValueStore the edge router reads (stack output KeyValueStoreArn).
-    if (!env.RESET_EDGE_STORE_ARN) return targets;
-    const { createKvsEdgeStore } = await import('./publish/kvs-edge-store.ts');
-    return { ...targets, edgeStore: createKvsEdgeStore({ arn: env.RESET_EDGE_STORE_ARN }) };
-  }
-  // The edge store next to the documents, where the preview reads it.
-  return {
-    store: createLocalStateStore(opts.stateDir, { now }),
-    sink: createLocalSink(opts.outDir),
-    edgeStore: createLocalEdgeStore(opts.outDir),
-  };
-}
-
 /** Wires the real dependencies for one run; every entry point (build, scheduled refresh) goes through here. */
 export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<RunSummary> {
   // First, before any store, sink or edge store exists: a publishing build without its https public URL stops here
@@ -113,27 +89,35 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
   const urls = requirePublicUrls(env, opts.target);
   // One User-Agent for every request the run makes, to sources and notification channels alike.
   const userAgent = userAgentFromEnv(env);
-  const { store, sink, edgeStore } = await createTargets(opts, env);
+  const now = () => opts.now;
+  let targets: { store: StateStore; sink: Sink; edgeStore?: EdgeStore | undefined };
+  if (opts.target === 's3') {
+    // Loaded only for S3 runs so a local build never pays for the AWS SDK.
+    targets = (await import('./s3-targets.ts')).createS3Targets(env, now);
+    // The CloudFront KeyValueStore the edge router reads (stack output KeyValueStoreArn).
+    const arn = env.RESET_EDGE_STORE_ARN;
+    if (arn) targets.edgeStore = (await import('./publish/kvs-edge-store.ts')).createKvsEdgeStore({ arn });
+  } else {
+    // The edge store next to the documents, where the preview reads it.
+    const store = createLocalStateStore(opts.stateDir, { now });
+    targets = { store, sink: createLocalSink(opts.outDir), edgeStore: createLocalEdgeStore(opts.outDir) };
+  }
   const { channels, warnings } = channelsFromEnv(env);
   for (const w of warnings) io.err(w);
   // Like a bad channel, a bad language must not stop the API from being published: English, with a warning.
   const lang = LangSchema.catch('en').parse(env.RESET_NOTIFY_LANG || 'en');
   if (lang !== (env.RESET_NOTIFY_LANG || 'en'))
     io.err(`RESET_NOTIFY_LANG is one of en, de, ko, ja, zh, got ${JSON.stringify(env.RESET_NOTIFY_LANG)}; using en`);
-  const telegramApiUrl = env.RESET_NOTIFY_TELEGRAM_API_URL || undefined;
-  const notifier = createNotifier(channels, { log: io.out, userAgent, ...(telegramApiUrl ? { telegramApiUrl } : {}) });
+  const telegram = env.RESET_NOTIFY_TELEGRAM_API_URL ? { telegramApiUrl: env.RESET_NOTIFY_TELEGRAM_API_URL } : {};
+  const notifier = createNotifier(channels, { log: io.out, userAgent, ...telegram });
   return run({
-    ...(edgeStore ? { edgeStore } : {}),
-    ...(channels.length > 0 ? { notify: { notifier, lang } } : {}),
-    now: () => opts.now,
+    ...targets,
+    notify: channels.length > 0 ? { notifier, lang } : undefined,
+    now,
     fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent }),
     sources: sourceConfigsFromEnv(env),
-    store,
-    sink,
     dataDir: path.resolve(opts.dataDir),
-    // The OpenAPI `servers` URL (default `/`, the serving origin) and `info.contact.url`.
-    openapi: urls,
-    publicUrl: urls.publicUrl,
+    urls,
     log: io.out,
     allowOlderState: opts.rebuildPast,
   });
@@ -141,26 +125,22 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
 
 export function formatSummary(s: RunSummary): string {
   if (s.skipped) return `as of ${s.asOf}: skipped, another run holds the lock`;
+  const { notifications: n, edge: e } = s;
   const p = s.published!;
+  const f = s.forecast!;
   const pct = (v: number | null) => (v === null ? 'null (too little data)' : `${(v * 100).toFixed(1)}%`);
   const failed = s.sources.filter((x) => !x.ok);
   const lines = [
     `as of ${s.asOf}`,
     `documents: ${s.documents} rendered, ${p.written} written, ${p.unchanged} unchanged, ${p.deleted} deleted (${p.target})`,
-    `sources: ${s.sources.length - failed.length} ok, ${failed.length} failed${failed.length ? ` (${failed.map((f) => `${f.id}: ${f.detail}`).join(', ')})` : ''}`,
+    `sources: ${s.sources.length - failed.length} ok, ${failed.length} failed${failed.length ? ` (${failed.map((x) => `${x.id}: ${x.detail}`).join(', ')})` : ''}`,
     `today: ${s.today} (reset: ${s.reset})`,
-    `forecast: 24h ${pct(s.forecast!.probability_24h)}, 48h ${pct(s.forecast!.probability_48h)}, sample ${s.forecast!.sample_size}, model ${s.forecast!.model_version}`,
+    `forecast: 24h ${pct(f.probability_24h)}, 48h ${pct(f.probability_48h)}, sample ${f.sample_size}, model ${f.model_version}`,
+    n && `notifications: ${n.sent} sent, ${n.failed} failed (retried next run), ${n.skipped} skipped (budget)`,
+    e && `edge: stale after ${e.stale_after}; store ${e.store.put} put, ${e.store.deleted} deleted (${e.store.target})`,
+    ...s.warnings.map((w) => `warning: ${w}`),
   ];
-  if (s.notifications)
-    lines.push(
-      `notifications: ${s.notifications.sent} sent, ${s.notifications.failed} failed (retried next run), ${s.notifications.skipped} skipped (budget)`,
-    );
-  if (s.edge)
-    lines.push(
-      `edge: stale after ${s.edge.stale_after}; store ${s.edge.store.put} put, ${s.edge.store.deleted} deleted (${s.edge.store.target})`,
-    );
-  for (const w of s.warnings) lines.push(`warning: ${w}`);
-  return lines.join('\n');
+  return lines.filter(Boolean).join('\n');
 }
 
 /**

@@ -39,49 +39,34 @@ function parseBase(value: string): URL | null {
   return u.username === '' && u.password === '' ? u : null;
 }
 
-/** RESET_PUBLIC_BASE_URL without trailing slashes, null when unset in a local build; a string when refused. */
-function parseBaseUrl(value: string | undefined, target: 'local' | 's3'): { url: string | null } | string {
+/**
+ * The public URLs of a build for `target`, or the ConfigError (exit 2) that names the variable. Unset or empty
+ * RESET_PUBLIC_BASE_URL is the local preview's DEFAULT_PUBLIC_URL for a local build and an error for every publishing
+ * one; a set value must be an absolute http(s) URL (https and not loopback when publishing). RESET_CONTACT_URL, when
+ * set, must be an absolute http(s) URL.
+ */
+export function requirePublicUrls(env: Env, target: 'local' | 's3'): PublicUrls {
+  const fail = (error: string): never => {
+    throw new ConfigError('config/public-url', error);
+  };
   const publishing = target !== 'local';
   const wanted = publishing
     ? `RESET_PUBLIC_BASE_URL must be the absolute https:// URL the API is served from (e.g. https://api.example.org) for --target ${target}: feeds, the calendar and notifications link to it, and a build that publishes never falls back to the local preview's ${DEFAULT_PUBLIC_URL}`
     : `RESET_PUBLIC_BASE_URL must be ${ABSOLUTE} (e.g. https://api.example.org)`;
-  if (value === undefined || value === '') {
-    return publishing ? `${wanted}; it is ${value === undefined ? 'not set' : 'empty'}` : { url: null };
+  const value = env.RESET_PUBLIC_BASE_URL || undefined;
+  const urls: PublicUrls = { publicUrl: DEFAULT_PUBLIC_URL };
+  if (value === undefined && publishing)
+    fail(`${wanted}; it is ${env.RESET_PUBLIC_BASE_URL === '' ? 'empty' : 'not set'}`);
+  if (value !== undefined) {
+    const u = parseBase(value) ?? fail(`${wanted}; got ${quote(value)}`);
+    if (publishing && u.protocol !== 'https:') fail(`${wanted}; got ${quote(value)}, which is not https`);
+    if (publishing && LOOPBACK_HOST.test(u.hostname))
+      fail(`${wanted}; got ${quote(value)}, a loopback address no reader can reach`);
+    urls.publicUrl = urls.serverUrl = value.replace(/\/+$/, '');
   }
-  const u = parseBase(value);
-  if (u === null) return `${wanted}; got ${quote(value)}`;
-  if (publishing && u.protocol !== 'https:') return `${wanted}; got ${quote(value)}, which is not https`;
-  if (publishing && LOOPBACK_HOST.test(u.hostname)) {
-    return `${wanted}; got ${quote(value)}, a loopback address no reader can reach`;
-  }
-  return { url: value.replace(/\/+$/, '') };
-}
-
-/**
- * Pure: the public URLs of a build for `target`. Unset or empty RESET_PUBLIC_BASE_URL is the local preview's
- * DEFAULT_PUBLIC_URL for a local build and an error for every publishing one; a set value must be an absolute
- * http(s) URL (https and not loopback when publishing). RESET_CONTACT_URL, when set, must be an absolute http(s) URL.
- */
-export function parsePublicUrls(
-  env: Env,
-  target: 'local' | 's3',
-): { ok: true; urls: PublicUrls } | { ok: false; error: string } {
-  const base = parseBaseUrl(env.RESET_PUBLIC_BASE_URL, target);
-  if (typeof base === 'string') return { ok: false, error: base };
   const contact = env.RESET_CONTACT_URL || undefined;
-  if (contact !== undefined && parseBase(contact) === null) {
-    const error = `RESET_CONTACT_URL must be ${ABSOLUTE} (the OpenAPI info.contact.url); got ${quote(contact)}`;
-    return { ok: false, error };
-  }
-  const urls: PublicUrls = { publicUrl: base.url ?? DEFAULT_PUBLIC_URL };
-  if (base.url !== null) urls.serverUrl = base.url;
+  if (contact !== undefined && parseBase(contact) === null)
+    fail(`RESET_CONTACT_URL must be ${ABSOLUTE} (the OpenAPI info.contact.url); got ${quote(contact)}`);
   if (contact !== undefined) urls.contactUrl = contact;
-  return { ok: true, urls };
-}
-
-/** parsePublicUrls, or the ConfigError (exit 2) that names the variable. */
-export function requirePublicUrls(env: Env, target: 'local' | 's3'): PublicUrls {
-  const r = parsePublicUrls(env, target);
-  if (!r.ok) throw new ConfigError('config/public-url', r.error);
-  return r.urls;
+  return urls;
 }

@@ -8,15 +8,15 @@ import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { applyReviewDates } from './model/review-dates.ts';
 import { attachReach } from './model/reach.ts';
-import type { Announcement, Event, SourceCheck, State } from './model/schemas.ts';
+import type { Announcement, Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
 import { renderApiParts, type RenderInput } from './render/documents.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
-import type { OpenApiOptions } from './render/openapi.ts';
 import { renderPages } from './render/page.tsx';
 import { renderFollow, renderUnknownBadges } from './render/follow.ts';
 import { openNotificationKeys, planNotifications, recordOutcomes } from './notify/plan.ts';
+import type { PublicUrls } from './public-url.ts';
 import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
 import {
@@ -40,19 +40,6 @@ import { updateState, type LockHandle, type StateStore } from './state/store.ts'
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
 
-/**
- * Pure: refuses to build on state newer than this run (by as-of time). State is saved before every publish, so its
- * `updated_at` is the as-of of the newest data published or being published: an older run must not overwrite it.
- */
-export function assertNotOlderThan(state: State, asOf: Date): void {
-  if (state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
-    throw new ConflictError(
-      'run',
-      `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
-    );
-  }
-}
-
 /** Proves the lock is still this run's before `step`; the lost lock becomes a ConflictError naming the step. */
 async function fence(store: StateStore, lock: LockHandle, step: string): Promise<void> {
   try {
@@ -74,17 +61,16 @@ export interface RunDeps {
   store: StateStore;
   sink: Sink;
   dataDir: string;
-  /** The OpenAPI document's public base URL and contact. */
-  openapi?: OpenApiOptions;
-  /** Absolute URL the API is served from (feeds and the calendar link to it); DEFAULT_PUBLIC_URL when absent. */
-  publicUrl?: string;
+  /**
+   * Where the API is served (feeds, the calendar and notifications link to it) and the OpenAPI document's server and
+   * contact; absent: DEFAULT_PUBLIC_URL, the OpenAPI defaults.
+   */
+  urls?: PublicUrls | undefined;
   /** Notification channels and the language of their messages; absent: nothing is sent. */
-  notify?: { notifier: Notifier; lang: Lang };
+  notify?: { notifier: Notifier; lang: Lang } | undefined;
   /** Where the edge reads until when the answer holds and which event ids exist; none: the edge is not told. */
-  edgeStore?: EdgeStore;
+  edgeStore?: EdgeStore | undefined;
   log?: (line: string) => void;
-  /** Called after each stage (lock, fetch, state, compute, render, publish) with its wall time, for benchmarks. */
-  onStage?: (name: string, ms: number) => void;
   /** A deliberate rebuild as of a past instant (`--rebuild-past`, local only): builds on state newer than `now`. */
   allowOlderState?: boolean;
 }
@@ -100,25 +86,33 @@ export interface RunSummary {
   forecast: Pick<Forecast, 'probability_24h' | 'probability_48h' | 'sample_size' | 'model_version'> | null;
   warnings: string[];
   /** Deliveries this run: sent, failed (retried next run), skipped (the run's notification budget ran out). */
-  notifications?: { sent: number; failed: number; skipped: number };
+  notifications?: { sent: number; failed: number; skipped: number } | undefined;
   /** What the edge store was told (stale_after, keys put and deleted); absent when the run has no edge store. */
-  edge?: { stale_after: string; store: EdgeStoreReport };
+  edge?: { stale_after: string; store: EdgeStoreReport } | undefined;
 }
 
 /**
  * Pure: the state after this run's source results, with the as-issued forecast logged at checkpoints, and the
- * merged events and forecast it was computed from (the run publishes exactly these).
+ * merged events and forecast it was computed from (the run publishes exactly these). Refuses state newer than this
+ * run unless `allowOlderState`: state is saved before every publish, so its `updated_at` is the as-of of the newest
+ * data published or being published.
  */
 function computeNextState(
   state: State,
   results: readonly SourceResult[],
   curated: CuratedData,
   asOf: Date,
+  allowOlderState = false,
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
+  if (!allowOlderState && state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
+    throw new ConflictError(
+      'run',
+      `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
+    );
+  }
   const applied = applySourceResults(state, results, curated.reviews, asOf);
-  // An as-of build shows nothing from after asOf (state may hold what later runs saw).
-  // A reviewed decision applies only from its own date (model/review-dates.ts).
-  // Whom each reset reached, from its post's words (model/reach.ts), also only from the decision's date.
+  // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
+  // (model/review-dates.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
   const curatedEvents = attachReach(
     applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
     curated.reach ?? {},
@@ -160,12 +154,12 @@ function computeNextState(
 async function notify(
   deps: RunDeps,
   n: NonNullable<RunDeps['notify']>,
+  publicUrl: string,
   state: State,
   view: { events: Event[]; upcoming: Announcement | null; today: TodayStatus },
   asOf: Date,
   warnings: string[],
 ): Promise<NonNullable<RunSummary['notifications']>> {
-  const publicUrl = (deps.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl };
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
@@ -216,33 +210,20 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
   return { documents, count: () => count };
 }
 
-/** Reports each stage's time since the one before (or the start) to `onStage`, when given. */
-function stageTimer(onStage: RunDeps['onStage']): (name: string) => void {
-  let mark = performance.now();
-  return (name) => {
-    if (!onStage) return;
-    const t = performance.now();
-    onStage(name, t - mark);
-    mark = t;
-  };
-}
-
 export async function run(deps: RunDeps): Promise<RunSummary> {
   const asOf = deps.now();
-  const stage = stageTimer(deps.onStage);
   // The curated data (data/, parsed and checked) is read while the lock is taken and the sources answer: it is only
   // needed once they have. A run that does not get the lock drops it; one whose data is invalid fails after fetching.
   const curated = loadCuratedData(deps.dataDir);
   curated.catch(() => undefined); // awaited later; this only keeps an early return from leaving it unhandled
   const lock = await deps.store.acquireLock(`run-${randomUUID()}`, RUN_LOCK_TTL_MS, asOf);
-  stage('lock');
   if (lock === null) {
     deps.log?.('another run holds the lock; nothing published by this one');
     const none = { published: null, documents: 0, sources: [], today: null, reset: null, forecast: null };
     return { asOf: asOf.toISOString(), skipped: true, ...none, warnings: [] };
   }
   try {
-    return await runLocked(deps, lock, asOf, curated, stage);
+    return await runLocked(deps, lock, asOf, curated);
   } finally {
     await deps.store.releaseLock(lock);
   }
@@ -254,14 +235,12 @@ async function runLocked(
   lock: LockHandle,
   asOf: Date,
   curatedLoad: Promise<CuratedData>,
-  stage: (name: string) => void,
 ): Promise<RunSummary> {
   const warnings: string[] = [];
   const [results, curated] = await Promise.all([
     fetchAllSources([...deps.sources], deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
     curatedLoad,
   ]);
-  stage('fetch');
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
@@ -270,18 +249,15 @@ async function runLocked(
   const state = await updateState(
     deps.store,
     (s) => {
-      if (!deps.allowOlderState) assertNotOlderThan(s, asOf);
-      return (next = computeNextState(s, results, curated, asOf)).state;
+      return (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state;
     },
     5,
     (w) => warnings.push(...w),
   );
-  stage('state');
   const { events, forecast, upcoming } = next!;
   const seen = stateAsOf(state, asOf);
   const today = computeToday(events, seen.checks, asOf);
   const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
-  stage('compute');
   const input: RenderInput = {
     ...computeLatest(events, asOf),
     asOf,
@@ -293,13 +269,12 @@ async function runLocked(
     forecast,
     accuracy,
     archives: curated.archives,
-    ...(deps.openapi ? { openapi: deps.openapi } : {}),
+    ...(deps.urls ? { openapi: deps.urls } : {}),
     upcoming,
     trackerWatch: seen.tracker_watch,
   };
-  const build = renderBuild(input, deps.publicUrl ?? DEFAULT_PUBLIC_URL);
-  // Render and publish now overlap: 'render' is the documents above, 'publish' includes producing the stable ones.
-  stage('render');
+  const publicUrl = deps.urls?.publicUrl ?? DEFAULT_PUBLIC_URL;
+  const build = renderBuild(input, publicUrl);
   const published = await deps.sink.publish(build.documents, {
     beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
   });
@@ -312,16 +287,17 @@ async function runLocked(
     const ids = events.map((e) => e.id);
     edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
   }
-  stage('publish');
   // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
   const notifications = deps.notify
-    ? await notify(deps, deps.notify, state, { events, upcoming, today }, asOf, warnings).catch(
+    ? await notify(deps, deps.notify, publicUrl, state, { events, upcoming, today }, asOf, warnings).catch(
         (err: Error) => void warnings.push(`notifications: ${err.message}`),
       )
     : undefined;
   const { probability_24h, probability_48h, sample_size, model_version } = forecast;
   // Sources as state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
-  const checks = results.map((r) => stateCheck(state, r.check));
+  const checks = results.map(
+    ({ check }) => state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check,
+  );
   return {
     asOf: asOf.toISOString(),
     skipped: false,
@@ -332,12 +308,7 @@ async function runLocked(
     reset: today.reset,
     forecast: { probability_24h, probability_48h, sample_size, model_version },
     warnings,
-    ...(notifications ? { notifications } : {}),
-    ...(edge ? { edge } : {}),
+    notifications: notifications || undefined,
+    edge,
   };
-}
-
-/** This run's check of a source as state holds it (the anomaly rule may have failed it), else as fetched. */
-function stateCheck(state: State, check: SourceCheck): SourceCheck {
-  return state.checks.find((c) => c.source === check.source && c.checked_at === check.checked_at) ?? check;
 }

@@ -5,38 +5,42 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PUBLIC_URL } from '../builder/contract.ts';
-import { ConfigError } from '../builder/errors.ts';
+import { ConfigError, messageOf } from '../builder/errors.ts';
 import { main, type Io } from '../builder/main.ts';
-import { parsePublicUrls, requirePublicUrls } from '../builder/public-url.ts';
+import { requirePublicUrls } from '../builder/public-url.ts';
 import { DATA_DIR } from './helpers/build.ts';
 
-describe('parsePublicUrls', () => {
+/** What `f` throws. */
+function errorOf(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('did not throw');
+}
+
+describe('requirePublicUrls', () => {
   it('gives a local build the preview address when RESET_PUBLIC_BASE_URL is unset or empty, and no OpenAPI server', () => {
     expect(DEFAULT_PUBLIC_URL).toBe('http://127.0.0.1:8080');
-    expect(parsePublicUrls({}, 'local')).toEqual({ ok: true, urls: { publicUrl: DEFAULT_PUBLIC_URL } });
-    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: '' }, 'local')).toEqual({
-      ok: true,
-      urls: { publicUrl: DEFAULT_PUBLIC_URL },
-    });
+    expect(requirePublicUrls({}, 'local')).toEqual({ publicUrl: DEFAULT_PUBLIC_URL });
+    expect(requirePublicUrls({ RESET_PUBLIC_BASE_URL: '' }, 'local')).toEqual({ publicUrl: DEFAULT_PUBLIC_URL });
   });
 
   it('accepts an http(s) base for a local build, trailing slashes dropped, and uses it as the OpenAPI server', () => {
-    expect(parsePublicUrls({ RESET_PUBLIC_BASE_URL: 'http://127.0.0.1:9000/' }, 'local')).toEqual({
-      ok: true,
-      urls: { publicUrl: 'http://127.0.0.1:9000', serverUrl: 'http://127.0.0.1:9000' },
+    expect(requirePublicUrls({ RESET_PUBLIC_BASE_URL: 'http://127.0.0.1:9000/' }, 'local')).toEqual({
+      publicUrl: 'http://127.0.0.1:9000',
+      serverUrl: 'http://127.0.0.1:9000',
     });
     expect(
-      parsePublicUrls(
+      requirePublicUrls(
         { RESET_PUBLIC_BASE_URL: 'https://example.org/status//', RESET_CONTACT_URL: 'https://example.org/issues' },
         's3',
       ),
     ).toEqual({
-      ok: true,
-      urls: {
-        publicUrl: 'https://example.org/status',
-        serverUrl: 'https://example.org/status',
-        contactUrl: 'https://example.org/issues',
-      },
+      publicUrl: 'https://example.org/status',
+      serverUrl: 'https://example.org/status',
+      contactUrl: 'https://example.org/issues',
     });
   });
 
@@ -63,33 +67,27 @@ describe('parsePublicUrls', () => {
     ['https://[::ffff:127.0.0.1]/', /loopback/],
     ['https://0.0.0.0', /loopback/],
   ])('refuses RESET_PUBLIC_BASE_URL=%j for a publishing build', (value, message) => {
-    const r = parsePublicUrls(value === undefined ? {} : { RESET_PUBLIC_BASE_URL: value }, 's3');
-    expect(r.ok).toBe(false);
-    if (!r.ok) {
-      expect(r.error).toMatch(/^RESET_PUBLIC_BASE_URL must be the absolute https:\/\/ URL/);
-      expect(r.error).toMatch(message);
-      expect(r.error).not.toContain('secret');
-    }
+    const error = messageOf(
+      errorOf(() => requirePublicUrls(value === undefined ? {} : { RESET_PUBLIC_BASE_URL: value }, 's3')),
+    );
+    expect(error).toMatch(/^\[config\/public-url\] RESET_PUBLIC_BASE_URL must be the absolute https:\/\/ URL/);
+    expect(error).toMatch(message);
+    expect(error).not.toContain('secret');
   });
 
   it('refuses a malformed value in a local build too, and a malformed RESET_CONTACT_URL anywhere', () => {
     for (const bad of ['/api', 'api.example.org', 'https://api.example.org/?x=1']) {
-      const r = parsePublicUrls({ RESET_PUBLIC_BASE_URL: bad }, 'local');
-      expect(r.ok, bad).toBe(false);
+      expect(() => requirePublicUrls({ RESET_PUBLIC_BASE_URL: bad }, 'local'), bad).toThrow(ConfigError);
     }
     for (const target of ['local', 's3'] as const) {
-      const r = parsePublicUrls(
-        { RESET_PUBLIC_BASE_URL: 'https://api.example.org', RESET_CONTACT_URL: 'mail me' },
-        target,
+      const env = { RESET_PUBLIC_BASE_URL: 'https://api.example.org', RESET_CONTACT_URL: 'mail me' };
+      expect(() => requirePublicUrls(env, target)).toThrow(
+        /^\[config\/public-url\] RESET_CONTACT_URL must be an absolute http\(s\) URL/,
       );
-      expect(r).toEqual({
-        ok: false,
-        error: expect.stringMatching(/^RESET_CONTACT_URL must be an absolute http\(s\) URL/),
-      });
     }
   });
 
-  it('throws a ConfigError (exit 2) from requirePublicUrls', () => {
+  it('throws a ConfigError (exit 2)', () => {
     expect(() => requirePublicUrls({}, 's3')).toThrow(ConfigError);
     expect(() => requirePublicUrls({}, 's3')).toThrow(/\[config\/public-url\] RESET_PUBLIC_BASE_URL/);
   });

@@ -2,19 +2,12 @@
 declare module 'http-server' {
   import type { IncomingMessage, Server, ServerResponse } from 'node:http';
   export interface Options {
-    root?: string;
-    cache?: number | string;
-    showDir?: boolean | 'false';
-    autoIndex?: boolean | 'false';
-    headers?: Record<string, string>;
-    before?: Array<(req: IncomingMessage, res: ServerResponse & { emit(event: 'next'): boolean }) => void>;
+    root: string;
+    cache: string;
+    showDir: 'false';
+    autoIndex: 'false';
+    before: Array<(req: IncomingMessage, res: ServerResponse & { emit(event: 'next'): boolean }) => void>;
   }
-  export interface HttpServer {
-    server: Server;
-    listen(port: number, host: string, cb?: () => void): void;
-    close(): void;
-  }
-  export function createServer(options?: Options): HttpServer;
-  const _default: { createServer: typeof createServer };
+  const _default: { createServer(options: Options): { server: Server } };
   export default _default;
 }

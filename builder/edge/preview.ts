@@ -11,7 +11,6 @@ import httpServer from 'http-server';
 import {
   CACHE_CONTROL,
   EDGE_STORE_FILE,
-  JSON_CONTENT_TYPE,
   NOT_FOUND_CONTENT_LANGUAGE,
   NOT_FOUND_FALLBACK,
   NOT_FOUND_KEY,
@@ -37,57 +36,49 @@ function readOr(file: string, fallback: string): string {
   }
 }
 
-function send(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  headers: Record<string, string>,
-  body: string,
-): void {
-  const buf = Buffer.from(body, 'utf8');
-  res.writeHead(status, { ...headers, ...(status === 204 ? {} : { 'content-length': String(buf.length) }) });
-  res.end(req.method === 'HEAD' || status === 204 ? undefined : buf);
-}
+type Res = ServerResponse & { emit(event: 'next'): boolean };
 
 /**
  * The `before` middleware: route with the shared router; answer its responses and missing objects here, and hand
  * every object to http-server's file serving (its 200, 304, 206 and 416) with the contract's headers.
  */
-function createRoutingMiddleware(root: string, now: () => number) {
+function routing(root: string, now: () => number) {
   const prefix = path.join(path.resolve(root), path.sep);
-  return function routing(req: IncomingMessage, res: ServerResponse & { emit(event: 'next'): boolean }): void {
-    const raw = req.url ?? '/';
-    const qi = raw.indexOf('?');
-    const uri = qi === -1 ? raw : raw.slice(0, qi);
+  return function (req: IncomingMessage, res: Res): void {
+    const [uri = '/', query = ''] = (req.url ?? '/').split(/\?(.*)/s);
     // The store as the edge reads it, read on every request (a build rewrites it atomically): a missing or unreadable
     // file is an empty store, as an empty KeyValueStore is.
-    let store: Record<string, string>;
+    let store: Record<string, string> = {};
     try {
       store = JSON.parse(readOr(prefix + EDGE_STORE_FILE, '{}')) as Record<string, string>;
     } catch {
-      store = {};
+      // unreadable: empty
     }
-    const query = qi === -1 ? '' : raw.slice(qi + 1);
-    const result = route({ method: req.method ?? 'GET', uri, query }, edgeContextFrom(store, uri, now()));
-    if (result.kind === 'response') return send(req, res, result.status, result.headers, result.body);
+    let r = route({ method: req.method ?? 'GET', uri, query }, edgeContextFrom(store, uri, now()));
     // As at the CDN: a missing object is answered with the stored not-found document, status 404.
-    if (!isFile(prefix + result.key)) {
+    if (r.kind === 'object' && !isFile(prefix + r.key)) {
       const body = readOr(prefix + NOT_FOUND_KEY, NOT_FOUND_FALLBACK);
-      return send(req, res, 404, baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body);
+      r = { kind: 'response', status: 404, headers: baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body };
     }
-    for (const k in result.headers) res.setHeader(k, result.headers[k] as string);
-    // http-server sets its own spelling of the content type (with a charset); the contract fixes ours.
-    const contentType = result.headers['content-type'] ?? JSON_CONTENT_TYPE;
+    if (r.kind === 'response') {
+      const buf = Buffer.from(r.body, 'utf8');
+      res.writeHead(r.status, { ...r.headers, ...(r.status === 204 ? {} : { 'content-length': String(buf.length) }) });
+      res.end(req.method === 'HEAD' || r.status === 204 ? undefined : buf);
+      return;
+    }
+    for (const k in r.headers) res.setHeader(k, r.headers[k]!);
+    // http-server sets its own spelling of the content type (with a charset), through setHeader or, for its 206,
+    // writeHead's headers; the contract fixes ours.
+    const contentType = r.headers['content-type']!;
     const setHeader = res.setHeader.bind(res);
     res.setHeader = ((name: string, value: number | string | readonly string[]) =>
       setHeader(name, name.toLowerCase() === 'content-type' ? contentType : value)) as typeof res.setHeader;
-    // Its 206 passes the headers to writeHead directly.
     const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, unknown>) => ServerResponse;
     res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
       for (const k of Object.keys(headers ?? {})) if (k.toLowerCase() === 'content-type') headers![k] = contentType;
       return writeHead(status, headers);
     }) as typeof res.writeHead;
-    req.url = '/' + result.key;
+    req.url = '/' + r.key;
     res.emit('next');
   };
 }
@@ -104,39 +95,35 @@ export async function startPreview(opts: {
   host?: string;
   now?: () => number;
 }): Promise<PreviewServer> {
-  const server = httpServer.createServer({
+  const { server } = httpServer.createServer({
     root: opts.root,
     cache: CACHE_CONTROL,
     showDir: 'false',
     autoIndex: 'false',
-    before: [createRoutingMiddleware(opts.root, opts.now ?? Date.now)],
+    before: [routing(opts.root, opts.now ?? Date.now)],
   });
   const host = opts.host ?? '127.0.0.1';
-  const inner = server.server;
   // Requests Node's parser refuses (a raw non-ASCII byte in the path, say) never reach the router; answer them
   // with the same JSON 400 the router gives a bad path instead of Node's bare one.
-  inner.on('clientError', (_err, socket) => {
+  server.on('clientError', (_err, socket) => {
     if (!socket.writable) return socket.destroy();
-    const r = errorResponse(400, 'en', 'invalid_path', {});
-    const body = r.kind === 'response' ? r.body : '';
-    const head = Object.entries(r.headers)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\r\n');
+    const { headers, body } = errorResponse(400, 'en', 'invalid_path', {});
+    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\n${head.join('')}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   await new Promise<void>((resolve, reject) => {
-    inner.once('error', reject);
-    inner.listen(opts.port, host, () => resolve());
+    server.once('error', reject);
+    server.listen(opts.port, host, () => resolve());
   });
-  const { port } = inner.address() as AddressInfo;
+  const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        inner.closeAllConnections?.();
-        inner.close(() => resolve());
+        server.closeAllConnections();
+        server.close(() => resolve());
       }),
   };
 }
@@ -163,8 +150,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     fail(`--now wants an ISO 8601 instant with a zone such as 2026-11-21T12:10:00Z, got ${JSON.stringify(values.now)}`);
   if (!isFile(path.join(values.dir, 'api/index.json')))
     fail(`${values.dir}/api/index.json is missing; run \`npm run build\` first`);
-  const now = fixed === null ? {} : { now: () => fixed };
-  const p = await startPreview({ root: values.dir, port, host: values.host, ...now });
+  const now = fixed === null ? Date.now : () => fixed;
+  const p = await startPreview({ root: values.dir, port, host: values.host, now });
   const clock = fixed === null ? 'the real clock' : `the fixed clock ${new Date(fixed).toISOString()}`;
   console.log(`preview of ${values.dir}/ on ${p.url}/api/latest with ${clock} (Ctrl-C to stop)`);
 }

@@ -1,6 +1,7 @@
-// The one router, shared by the CloudFront Function and the local preview. Pure and dependency-free: it maps a
-// request to an object key or answers it itself. It is bundled into a CloudFront Function (runtime 2.0), so it
-// keeps to plain functions and simple syntax, and imports nothing but the contract and the error messages.
+// The one router, shared by the CloudFront Function, the Worker and the local preview. Pure and dependency-free: it
+// maps a request to an object key or answers it itself. It is bundled into a CloudFront Function (runtime 2.0, ES 5.1
+// with few additions), so it keeps to plain functions and simple syntax, and imports nothing but the contract and the
+// error messages.
 import de from '../../locales/de/errors.json' with { type: 'json' };
 import en from '../../locales/en/errors.json' with { type: 'json' };
 import ja from '../../locales/ja/errors.json' with { type: 'json' };
@@ -42,7 +43,6 @@ import {
   unknownBadgeKey,
   unknownVariantKey,
   type Endpoint,
-  type EventType,
   type Lang,
 } from '../contract.ts';
 
@@ -53,6 +53,7 @@ export const MAX_QUERY_PARAMS = 20;
 type MessageKey = keyof typeof en;
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, de, ko, ja, zh };
 const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+const ALLOW = 'GET, HEAD, OPTIONS';
 
 export interface RouteRequest {
   method: string;
@@ -62,56 +63,51 @@ export interface RouteRequest {
   query: string;
 }
 
-export type RouteResult =
-  | { kind: 'object'; key: string; lang: Lang | null; headers: Record<string, string> }
-  | { kind: 'response'; status: number; headers: Record<string, string>; body: string };
+type Answer = { kind: 'response'; status: number; headers: Record<string, string>; body: string };
+export type RouteResult = { kind: 'object'; key: string; lang: Lang | null; headers: Record<string, string> } | Answer;
 
-/** Headers of every answer; `contentLanguage` null only for the empty preflight answer. */
-export function baseHeaders(contentLanguage: string | null): Record<string, string> {
-  const h: Record<string, string> = {
+/** Headers of every answer but the empty preflight one. */
+export function baseHeaders(contentLanguage: string): Record<string, string> {
+  return {
     'content-type': JSON_CONTENT_TYPE,
     'cache-control': CACHE_CONTROL,
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSE_HEADERS,
+    'content-language': contentLanguage,
   };
-  if (contentLanguage !== null) h['content-language'] = contentLanguage;
-  return h;
 }
 
-/** Caps and quotes untrusted input before it is echoed in a message. */
+/** Caps untrusted input before it is echoed in a message. */
 function echo(value: string): string {
   return value.length > 64 ? value.slice(0, 64) + '…' : value;
 }
 
+/**
+ * The JSON error answer with message `key` in `lang`. Its `error.code` is the key, except that a missing event is
+ * `not_found` with the event's own message.
+ */
 export function errorResponse(
   status: number,
   lang: Lang,
-  code: ErrorCode,
+  key: ErrorCode | 'event_not_found',
   params: Record<string, string>,
-  extra?: Record<string, unknown>,
-  /** The message, when not the code's own (a malformed event id is `not_found` with the event's message). */
-  messageKey?: MessageKey,
-): RouteResult {
-  const message = MESSAGES[lang][messageKey || code].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
+  validValues?: readonly string[],
+): Answer {
+  const message = MESSAGES[lang][key].replace(/\{\{(\w+)\}\}/g, function (_m: string, name: string) {
     return Object.prototype.hasOwnProperty.call(params, name) ? (params[name] as string) : '';
   });
+  const code = key === 'event_not_found' ? 'not_found' : key;
   const error: Record<string, unknown> = { status: status, code: code, message: message };
-  if (extra) for (const k in extra) error[k] = extra[k];
+  if (validValues) error.valid_values = validValues.slice();
   const headers = baseHeaders(lang);
-  if (status === 405) headers['allow'] = 'GET, HEAD, OPTIONS';
+  if (status === 405) headers['allow'] = ALLOW;
   const body = JSON.stringify({ error: error, meta: { lang: lang } });
   return { kind: 'response', status: status, headers: headers, body: body };
 }
 
 /** A parameter value that is none of `valid`: 400, naming the valid values in the message and the body. */
-function invalidValue(lang: Lang, code: ErrorCode, value: string, valid: readonly string[]): RouteResult {
-  return errorResponse(
-    400,
-    lang,
-    code,
-    { value: echo(value), valid: valid.join(', ') },
-    { valid_values: valid.slice() },
-  );
+function invalidValue(lang: Lang, key: ErrorCode, value: string, valid: readonly string[]): Answer {
+  return errorResponse(400, lang, key, { value: echo(value), valid: valid.join(', ') }, valid);
 }
 
 /** An object to serve; `lang` null for the language-neutral ones, which say `en`. */
@@ -136,49 +132,22 @@ export function parseQuery(query: string): Record<string, string[]> | null {
   const out: Record<string, string[]> = Object.create(null);
   const parts = query.split('&');
   for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] as string;
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    let name: string;
-    let value: string;
+    if (parts[i] === '') continue;
+    const pair = (parts[i] as string).replace(/\+/g, ' ').split('=');
     try {
-      name = decodeURIComponent((eq === -1 ? part : part.slice(0, eq)).replace(/\+/g, ' '));
-      value = eq === -1 ? '' : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '));
+      const name = decodeURIComponent(pair[0] as string);
+      (out[name] || (out[name] = [])).push(decodeURIComponent(pair.slice(1).join('=')));
     } catch (_e) {
       return null;
     }
-    (out[name] || (out[name] = [])).push(value);
   }
   return out;
 }
 
 /**
- * `/api/history` with `type` (case-insensitive, ASCII only, as lang is) or `page`, each at most once; null for the
- * plain document. A page value that names no page is a missing page, as a malformed event id is a missing event:
- * the same 404 an unarchived page gets from the origin.
- */
-function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): RouteResult | null {
-  const types = q['type'];
-  const pages = q['page'];
-  let type: EventType | null = null;
-  if (types !== undefined) {
-    if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
-    const t = asciiLower(types[0] as string);
-    if (!isEventType(t)) return invalidValue(lang, 'unknown_type', types[0] as string, EVENT_TYPES);
-    type = t;
-  }
-  if (pages === undefined) return type === null ? null : object(historyByTypeKey(lang, type), lang);
-  if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
-  const p = pages[0] as string;
-  if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
-  return object(historyPageKey(lang, type, +p), lang);
-}
-
-/**
  * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
  * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
- * unsupported or repeated; path → object key, or 404/400 answered here (history: `type` and `page`, each at most
- * once). Unknown parameters are ignored.
+ * unsupported or repeated; path → object key, or 404/400 answered here. Unknown parameters are ignored.
  * `ctx` (the clock and the edge store's values) decides which variant of a present-tense document is served and
  * whether an event id exists; without it every document is served as published and any well-formed event id goes
  * to the origin.
@@ -188,12 +157,13 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
     return errorResponse(414, 'en', 'request_too_long', {});
   }
   if (req.method === 'OPTIONS') {
-    const h = baseHeaders(null);
-    delete h['content-type'];
-    h['access-control-allow-methods'] = 'GET, HEAD, OPTIONS';
-    h['access-control-allow-headers'] = '*';
-    h['access-control-max-age'] = '86400';
-    return { kind: 'response', status: 204, headers: h, body: '' };
+    const headers = baseHeaders('');
+    delete headers['content-type'];
+    delete headers['content-language'];
+    headers['access-control-allow-methods'] = ALLOW;
+    headers['access-control-allow-headers'] = '*';
+    headers['access-control-max-age'] = '86400';
+    return { kind: 'response', status: 204, headers: headers, body: '' };
   }
   const q = parseQuery(req.query);
   const langs = q === null ? undefined : q['lang'];
@@ -219,79 +189,85 @@ function routePath(uri: string, lang: Lang, q: Record<string, string[]>, ctx?: E
   if (!SAFE_PATH.test(uri) || uri.indexOf('//') !== -1 || /\/\.\.?(\/|$)/.test(uri)) {
     return errorResponse(400, lang, 'invalid_path', {});
   }
+  const stale = unknownDate(ctx);
   // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`.
   const page = uri === '/' ? lang : /^\/[a-z]{2}\/?$/.test(uri) ? uri.slice(1, 3) : '';
-  if (isLang(page)) {
-    const d = unknownDate(ctx);
-    return object(d === null ? pageKey(page) : unknownPageKey(page, d), page, HTML_CONTENT_TYPE);
-  }
-  const segs = uri.split('/');
-  // segs[0] is '' (leading slash)
+  if (isLang(page)) return object(stale ? unknownPageKey(page, stale) : pageKey(page), page, HTML_CONTENT_TYPE);
+  const segs = uri.split('/'); // segs[0] is '' (leading slash)
   if (segs[1] !== 'api') return notFound();
   if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) return object(INDEX_KEY, null);
   const name = segs[2] as string;
-  if (segs.length === 3) {
-    if (name === 'openapi.json') return object(OPENAPI_KEY, null);
-    if ('api/' + name === LICENSE_KEY) return object(LICENSE_KEY, null, TEXT_CONTENT_TYPE);
-    if (isFollowDocument(name)) {
-      const stale = isBadgeDocument(name) && unknownDate(ctx) !== null;
-      return object(stale ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name), lang, FOLLOW_DOCUMENTS[name]);
-    }
-    if (!isEndpoint(name)) return notFound();
-    return (name === 'history' && historyRoute(q, lang, uri)) || object(liveKey(lang, name, ctx), lang);
-  }
   const file = segs[3] as string;
   if (segs.length === 4 && name === 'events') {
-    // A malformed id and, when the store lists every published id, an unknown one: the same translated 404 (the
-    // code of a missing event, the event's message), here at the edge rather than from the origin.
+    // A malformed id and, when the store lists every published id, an unknown one: the same translated 404, here
+    // at the edge rather than from the origin.
     if (!EVENT_ID_PATTERN.test(file) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false)) {
-      return errorResponse(404, lang, 'not_found', { id: echo(file) }, undefined, 'event_not_found');
+      return errorResponse(404, lang, 'event_not_found', { id: echo(file) });
     }
     return object(eventKey(lang, file), lang);
   }
-  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(file))
+  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(file)) {
     return object(schemaKey(file), null);
-  return notFound();
+  }
+  if (segs.length !== 3) return notFound();
+  if (name === 'openapi.json') return object(OPENAPI_KEY, null);
+  if ('api/' + name === LICENSE_KEY) return object(LICENSE_KEY, null, TEXT_CONTENT_TYPE);
+  if (isFollowDocument(name)) {
+    const key = stale && isBadgeDocument(name) ? unknownBadgeKey(lang, name) : followDocumentKey(lang, name);
+    return object(key, lang, FOLLOW_DOCUMENTS[name]);
+  }
+  if (name === 'history' && (q['type'] || q['page'])) return historyRoute(q, lang, uri);
+  return isEndpoint(name) ? object(liveKey(lang, name, ctx), lang) : notFound();
 }
 
-/** The edge store's values as the router uses them (see EDGE_* in contract.ts). */
+/**
+ * `/api/history` with `type` (case-insensitive, ASCII only, as lang is) or `page`, each at most once. A page value
+ * that names no page is a missing page, as a malformed event id is a missing event: the same 404 an unarchived page
+ * gets from the origin.
+ */
+function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): RouteResult {
+  const types = q['type'] || [];
+  const pages = q['page'] || [];
+  if (types.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'type' });
+  const type = types.length === 0 ? null : asciiLower(types[0] as string);
+  if (type !== null && !isEventType(type)) return invalidValue(lang, 'unknown_type', types[0] as string, EVENT_TYPES);
+  if (pages.length === 0) return object(historyByTypeKey(lang, type!), lang);
+  if (pages.length > 1) return errorResponse(400, lang, 'ambiguous_parameter', { name: 'page' });
+  const p = pages[0] as string;
+  if (!HISTORY_PAGE_PATTERN.test(p)) return errorResponse(404, lang, 'not_found', { path: echo(uri + '?page=' + p) });
+  return object(historyPageKey(lang, type, +p), lang);
+}
+
+/**
+ * The edge store's values as the router uses them (see EDGE_* in contract.ts): until when the build's present-tense
+ * documents hold (epoch ms), the build's UTC date and the first instant of the next (epoch ms), and the dates it
+ * published `unknown` variants for, one a day from buildDate on.
+ */
 export interface EdgeFreshness {
-  /** Epoch ms after which the build's present-tense documents no longer hold. */
   staleAfter: number;
-  /** The build's UTC date, `YYYY-MM-DD`. */
   buildDate: string;
-  /** The first instant of the next UTC date (epoch ms). */
   nextDay: number;
-  /**
-   * The dates the build published `unknown` variants for, one a day from buildDate on (the store's `variant_dates`).
-   * Past the last one the dateless "builds stopped" variant is served.
-   */
   variantDates: string[];
 }
 
+/**
+ * The clock (epoch ms); the store's values, null when it has none usable (nothing published yet, or unreadable):
+ * documents are then served as they are; whether the requested event id is in the store, null when not looked up.
+ */
 export interface EdgeContext {
-  /** The clock, epoch ms. */
   now: number;
-  /** null when the store has no usable values (nothing published yet, or unreadable): documents are served as they are. */
   freshness: EdgeFreshness | null;
-  /** Whether the requested event id is in the store; null when it was not looked up. */
   eventKnown: boolean | null;
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DAY_MS = 86400000;
 /** More dates than any build publishes: a longer list is not ours. */
 const MAX_VARIANT_DATES = 31;
 
 /** Reads the store's freshness value; anything unexpected counts as no value (the store is written by us, but guard). */
 export function parseFreshness(value: unknown): EdgeFreshness | null {
   try {
-    const raw = JSON.parse(value as string) as {
-      stale_after: string;
-      build_date: string;
-      next_date: string;
-      variant_dates: unknown;
-    };
+    const raw = JSON.parse(value as string);
     const staleAfter = Date.parse(raw.stale_after);
     const nextDay = Date.parse(raw.next_date + 'T00:00:00Z');
     const dates = raw.variant_dates;
@@ -301,24 +277,23 @@ export function parseFreshness(value: unknown): EdgeFreshness | null {
     if (!Array.isArray(dates) || dates.length < 2 || dates.length > MAX_VARIANT_DATES || dates[0] !== raw.build_date)
       return null;
     for (let i = 0; i < dates.length; i++) if (typeof dates[i] !== 'string' || !ISO_DATE.test(dates[i])) return null;
-    return { staleAfter, buildDate: raw.build_date, nextDay, variantDates: dates as string[] };
+    return { staleAfter: staleAfter, buildDate: raw.build_date, nextDay: nextDay, variantDates: dates };
   } catch (_e) {
     return null;
   }
 }
 
 /**
- * The date whose `unknown` variants the present-tense documents (latest, status, the page) are served from, or null
- * while the build's answer holds (before stale_after, never later than the build's UTC date) or without a store. On
- * the build's date and each later one the build published variants for, that date's; after the last of them
- * BUILDS_STOPPED_VARIANT, the dateless one (it names no day rather than a wrong one). The day is counted from the
- * clock in whole UTC days after the build's: plain arithmetic, no date formatting at the edge.
+ * The date whose `unknown` variants the present-tense documents (latest, status, the badge, the page) are served
+ * from, or null while the build's answer holds (before stale_after, never later than the build's UTC date) or without
+ * a store. On the build's date and each later one the build published variants for, that date's; after the last of
+ * them BUILDS_STOPPED_VARIANT, the dateless one (it names no day rather than a wrong one). The day is counted from
+ * the clock in whole UTC days after the build's: plain arithmetic, no date formatting at the edge.
  */
-export function unknownDate(ctx: EdgeContext | undefined): string | null {
-  const f = ctx === undefined ? null : ctx.freshness;
-  if (f === null || ctx!.now < f.staleAfter) return null;
-  if (ctx!.now < f.nextDay) return f.buildDate;
-  const day = Math.floor((ctx!.now - f.nextDay) / DAY_MS) + 1;
+function unknownDate(ctx: EdgeContext | undefined): string | null {
+  const f = ctx && ctx.freshness;
+  if (!f || ctx!.now < f.staleAfter) return null;
+  const day = ctx!.now < f.nextDay ? 0 : Math.floor((ctx!.now - f.nextDay) / 86400000) + 1;
   return day < f.variantDates.length ? (f.variantDates[day] as string) : BUILDS_STOPPED_VARIANT;
 }
 
@@ -339,9 +314,7 @@ export function eventIdOf(uri: string): string | null {
  * preview's edge-store.json, the Worker's copy of it): the freshness values and whether the event id is published.
  */
 export function edgeContextFrom(store: Readonly<Record<string, string>>, uri: string, now: number): EdgeContext {
-  const has = function (k: string): boolean {
-    return Object.prototype.hasOwnProperty.call(store, k);
-  };
+  const has = Object.prototype.hasOwnProperty.bind(store);
   const freshness = parseFreshness(has(EDGE_FRESHNESS_KEY) ? store[EDGE_FRESHNESS_KEY] : undefined);
   const id = freshness === null ? null : eventIdOf(uri);
   return { now: now, freshness: freshness, eventKnown: id === null ? null : has(EDGE_EVENT_KEY_PREFIX + id) };

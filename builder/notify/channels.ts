@@ -19,53 +19,31 @@ export interface Channel {
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const TELEGRAM = /^(\d{1,20}:[A-Za-z0-9_-]{10,100}):(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/;
 
-/** https only; plain http is accepted for loopback receivers (tests, a local relay). */
-function isAllowedUrl(raw: string): boolean {
-  const u = URL.parse(raw);
-  return u?.protocol === 'https:' || (u?.protocol === 'http:' && LOOPBACK_HOSTS.includes(u.hostname));
-}
-
-function channelId(kind: ChannelKind, value: string): string {
-  return `${kind}-${createHash('sha256').update(`${kind}=${value}`).digest('hex').slice(0, 16)}`;
-}
-
 export function parseChannel(entry: string): Channel | null {
   const m = /^(discord|slack|ntfy|telegram)=(.*)$/s.exec(entry);
-  const kind: ChannelKind = m ? (m[1] as ChannelKind) : 'webhook';
-  const value = (m ? m[2]! : entry).trim();
+  const kind = (m?.[1] ?? 'webhook') as ChannelKind;
+  const url = (m ? m[2]! : entry).trim();
+  const id = `${kind}-${createHash('sha256').update(`${kind}=${url}`).digest('hex').slice(0, 16)}`;
   if (kind === 'telegram') {
-    const t = TELEGRAM.exec(value);
-    if (!t) return null;
-    return {
-      id: channelId(kind, value),
-      kind,
-      url: value,
-      telegram: { token: t[1]!, chatId: t[2]! },
-      label: 'telegram (bot token and chat redacted)',
-    };
+    const t = TELEGRAM.exec(url);
+    const label = 'telegram (bot token and chat redacted)';
+    return t && { id, kind, url, telegram: { token: t[1]!, chatId: t[2]! }, label };
   }
-  if (!isAllowedUrl(value)) return null;
-  return { id: channelId(kind, value), kind, url: value, label: `${kind} ${redactUrl(value)}` };
+  // https only; plain http is accepted for loopback receivers (tests, a local relay).
+  const u = URL.parse(url);
+  const allowed = u?.protocol === 'https:' || (u?.protocol === 'http:' && LOOPBACK_HOSTS.includes(u.hostname));
+  return allowed ? { id, kind, url, label: `${kind} ${redactUrl(url)}` } : null;
 }
 
 /** The configured channels, deduplicated, and a warning (by position, never by value) for each entry skipped. */
-export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>): {
-  channels: Channel[];
-  warnings: string[];
-} {
+export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>) {
   const channels = new Map<string, Channel>();
   const warnings: string[] = [];
-  (env.RESET_NOTIFY_WEBHOOKS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .forEach((entry, i) => {
-      if (entry === '') return;
-      const c = parseChannel(entry);
-      if (c === null)
-        warnings.push(
-          `[notify/channels] RESET_NOTIFY_WEBHOOKS entry ${i + 1} is not an https URL, discord=/slack=/ntfy= URL or telegram=BOT_TOKEN:CHAT_ID; skipped`,
-        );
-      else channels.set(c.id, c);
-    });
+  const expected = 'an https URL, discord=/slack=/ntfy= URL or telegram=BOT_TOKEN:CHAT_ID';
+  (env.RESET_NOTIFY_WEBHOOKS ?? '').split(',').forEach((entry, i) => {
+    const c = entry.trim() === '' ? undefined : parseChannel(entry.trim());
+    if (c === null) warnings.push(`[notify/channels] RESET_NOTIFY_WEBHOOKS entry ${i + 1} is not ${expected}; skipped`);
+    if (c) channels.set(c.id, c);
+  });
   return { channels: [...channels.values()], warnings };
 }

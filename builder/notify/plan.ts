@@ -12,23 +12,20 @@ import { translator } from '../render/i18n.ts';
 import { announcementSummary } from '../render/reach.ts';
 
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
-export const RESET_NEWS_WINDOW_MS = DAY_MS;
+const RESET_NEWS_WINDOW_MS = DAY_MS;
 export const NOTIFY_RETRY_MS = 6 * 60 * 60 * 1000;
 /**
- * Deliveries are remembered at least this long, and longer while their message is still due (its key open): never
- * dropped by a count, so a key whose window is open is never sent again. The log is bounded by time: at most 8 days
- * of runs, each adding per channel NOTIFY_MAX_PER_RUN messages, one digest and the keys that digest covers (few: a
- * source adding more than a few new global resets in a run is quarantined, model/apply.ts).
+ * Deliveries are remembered this long, and longer while their message is still due: never dropped by a count, so a key
+ * whose window is open is never sent again. Bounded by time: 8 days of runs, each adding per channel at most
+ * NOTIFY_MAX_PER_RUN messages and one digest with its few keys (a source adding many resets is quarantined).
  */
 export const SENT_LOG_KEEP_MS = 8 * DAY_MS;
 /** Messages one channel gets per run at most; what is due past it goes out as one digest ("N more resets recorded"). */
 export const NOTIFY_MAX_PER_RUN = 5;
 
-export type MessageKind = 'reset' | 'announcement' | 'confirmed_today' | 'digest';
-
 /** The documented JSON body of a plain webhook; the other channels adapt the same fields. */
 export interface NotifyMessage {
-  kind: MessageKind;
+  kind: 'reset' | 'announcement' | 'confirmed_today' | 'digest';
   /** Also sent as the `Idempotency-Key` header: the same on every retry. */
   idempotency_key: string;
   id: string;
@@ -58,131 +55,123 @@ export interface PlanOptions {
   publicUrl: string;
 }
 
-function resetMessages(events: readonly Event[], asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'>[] {
-  const t = translator(o.lang);
-  const now = asOf.getTime();
-  return (
-    events
-      .filter((e) => e.type === 'global_reset' && e.origin !== 'ledger' && e.time_precision !== 'day')
-      .filter((e) => eventMs(e) <= now && now - eventMs(e) <= RESET_NEWS_WINDOW_MS)
-      // Oldest first, so which ones a digest stands for is the same on every run.
-      .sort((a, b) => eventMs(a) - eventMs(b) || a.id.localeCompare(b.id))
-      .map((e) => {
-        const r = renderEvent(e, o.lang, t);
-        return {
-          keys: [e.id, ...e.same_as].map((id) => `reset:${id}`),
-          message: {
-            kind: 'reset',
-            idempotency_key: `reset-status-api:reset:${e.id}`,
-            id: e.id,
-            type: e.type,
-            lang: o.lang,
-            title: r.title,
-            // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated).
-            summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
-            occurred_at: r.occurred_at,
-            announced_at: e.announced_at,
-            scheduled_for: null,
-            date: r.occurred_at.slice(0, 10),
-            links: { api: `${o.publicUrl}/api/events/${e.id}?lang=${o.lang}`, source: e.sources[0]?.url ?? null },
-          },
-        };
-      })
-  );
-}
-
-function announcementMessage(a: Announcement, o: PlanOptions): Omit<Delivery, 'channel'> {
-  const t = translator(o.lang);
-  return {
-    keys: [`announcement:${a.id}`],
-    message: {
-      kind: 'announcement',
-      idempotency_key: `reset-status-api:announcement:${a.id}`,
-      id: a.id,
-      type: a.type,
-      lang: o.lang,
-      title: t('follow:feed.announcement_title', {
-        type: a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`),
-      }),
-      summary: announcementSummary(a, t),
-      occurred_at: null,
-      announced_at: a.announced_at,
-      scheduled_for: a.scheduled_for,
-      date: (a.scheduled_for ?? a.announced_at).slice(0, 10),
-      links: { api: `${o.publicUrl}/api/latest?lang=${o.lang}`, source: a.source?.url ?? null },
-    },
+type Due = Omit<Delivery, 'channel'>;
+type MessageFields = Pick<NotifyMessage, 'kind' | 'id' | 'type' | 'title' | 'summary' | 'date'> &
+  Partial<Pick<NotifyMessage, 'occurred_at' | 'announced_at' | 'scheduled_for'>> & {
+    api: string;
+    source?: string | null | undefined;
   };
-}
 
-function confirmedMessage(today: TodayStatus, o: PlanOptions): Omit<Delivery, 'channel'> {
-  const t = translator(o.lang);
-  return {
-    keys: [`confirmed:${today.date}`],
-    message: {
-      kind: 'confirmed_today',
-      idempotency_key: `reset-status-api:confirmed:${today.date}`,
-      id: today.event_ids[0] ?? today.date,
-      type: 'global_reset',
-      lang: o.lang,
-      title: t('follow:notify.confirmed_title'),
-      summary: t('follow:notify.confirmed_summary', { date: today.date }),
-      occurred_at: null,
-      announced_at: null,
-      scheduled_for: null,
-      date: today.date,
-      links: { api: `${o.publicUrl}/api/status?lang=${o.lang}`, source: null },
-    },
+/** A message under `key` (its Idempotency-Key too); `api`: the path under /api/ it links to, before `lang`. */
+function due(key: string, f: MessageFields, o: PlanOptions, extra: Partial<Due> = {}): Due {
+  const api = `${o.publicUrl}/api/${f.api}${f.api.includes('?') ? '&' : '?'}lang=${o.lang}`;
+  const message: NotifyMessage = {
+    kind: f.kind,
+    idempotency_key: `reset-status-api:${key}`,
+    id: f.id,
+    type: f.type,
+    lang: o.lang,
+    title: f.title,
+    summary: f.summary,
+    occurred_at: f.occurred_at ?? null,
+    announced_at: f.announced_at ?? null,
+    scheduled_for: f.scheduled_for ?? null,
+    date: f.date,
+    links: { api, source: f.source ?? null },
   };
+  return { keys: [key], message, ...extra };
 }
 
 /**
- * One message standing for `rest`, the messages due past the per-run cap. Its key is a hash of the keys it covers, so
- * a retry of the same digest carries the same Idempotency-Key.
+ * Every message due now, before dedupe: a global reset recorded within the last 24 hours (oldest first; ledger
+ * imports and day-precision records never), the announced reset still upcoming, today turning `confirmed_today`.
  */
-function digestMessage(covers: readonly string[], asOf: Date, o: PlanOptions): Omit<Delivery, 'channel'> {
-  const t = translator(o.lang);
-  const id = `digest-${createHash('sha256')
-    .update([...covers].sort().join('\n'))
-    .digest('hex')
-    .slice(0, 16)}`;
-  return {
-    keys: [`digest:${id}`],
-    covers: [...covers],
-    message: {
-      kind: 'digest',
-      idempotency_key: `reset-status-api:digest:${id}`,
-      id,
-      type: 'global_reset',
-      lang: o.lang,
-      title: t('follow:notify.digest_title', { count: covers.length }),
-      summary: t('follow:notify.digest_summary', { count: covers.length }),
-      occurred_at: null,
-      announced_at: null,
-      scheduled_for: null,
-      date: asOf.toISOString().slice(0, 10),
-      links: { api: `${o.publicUrl}/api/history?type=global_reset&lang=${o.lang}`, source: null },
-    },
-  };
-}
-
-/** A delivery log key: the channel and the message key. */
-function pair(channel: string, key: string): string {
-  return `${channel}\u0000${key}`;
-}
-
-/** Every message due now, before dedupe: resets (oldest first), the announcement, a confirmed day. */
 function dueMessages(
   events: readonly Event[],
   upcoming: Announcement | null,
   today: TodayStatus,
   asOf: Date,
   o: PlanOptions,
-): Omit<Delivery, 'channel'>[] {
-  const messages = resetMessages(events, asOf, o);
-  if (upcoming) messages.push(announcementMessage(upcoming, o));
-  if (today.state === 'confirmed_today') messages.push(confirmedMessage(today, o));
+): Due[] {
+  const t = translator(o.lang);
+  const now = asOf.getTime();
+  const messages = events
+    .filter((e) => e.type === 'global_reset' && e.origin !== 'ledger' && e.time_precision !== 'day')
+    .filter((e) => eventMs(e) <= now && now - eventMs(e) <= RESET_NEWS_WINDOW_MS)
+    // Oldest first, so which ones a digest stands for is the same on every run.
+    .sort((a, b) => eventMs(a) - eventMs(b) || a.id.localeCompare(b.id))
+    .map((e) => {
+      const r = renderEvent(e, o.lang, t);
+      const fields: MessageFields = {
+        kind: 'reset',
+        id: e.id,
+        type: e.type,
+        title: r.title,
+        // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated).
+        summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
+        occurred_at: r.occurred_at,
+        announced_at: e.announced_at,
+        date: r.occurred_at.slice(0, 10),
+        api: `events/${e.id}`,
+        source: e.sources[0]?.url,
+      };
+      return due(`reset:${e.id}`, fields, o, { keys: [e.id, ...e.same_as].map((id) => `reset:${id}`) });
+    });
+  if (upcoming) {
+    const type = upcoming.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${upcoming.type}`);
+    const fields: MessageFields = {
+      kind: 'announcement',
+      id: upcoming.id,
+      type: upcoming.type,
+      title: t('follow:feed.announcement_title', { type }),
+      summary: announcementSummary(upcoming, t),
+      announced_at: upcoming.announced_at,
+      scheduled_for: upcoming.scheduled_for,
+      date: (upcoming.scheduled_for ?? upcoming.announced_at).slice(0, 10),
+      api: 'latest',
+      source: upcoming.source?.url,
+    };
+    messages.push(due(`announcement:${upcoming.id}`, fields, o));
+  }
+  if (today.state === 'confirmed_today') {
+    const fields: MessageFields = {
+      kind: 'confirmed_today',
+      id: today.event_ids[0] ?? today.date,
+      type: 'global_reset',
+      title: t('follow:notify.confirmed_title'),
+      summary: t('follow:notify.confirmed_summary', { date: today.date }),
+      date: today.date,
+      api: 'status',
+    };
+    messages.push(due(`confirmed:${today.date}`, fields, o));
+  }
   return messages;
 }
+
+/**
+ * One message standing for the messages due past the per-run cap. Its key is a hash of the keys it covers, so a
+ * retry of the same digest carries the same Idempotency-Key.
+ */
+function digest(covers: readonly string[], asOf: Date, o: PlanOptions): Due {
+  const t = translator(o.lang);
+  const hash = createHash('sha256')
+    .update([...covers].sort().join('\n'))
+    .digest('hex');
+  const id = `digest-${hash.slice(0, 16)}`;
+  const fields: MessageFields = {
+    kind: 'digest',
+    id,
+    type: 'global_reset',
+    title: t('follow:notify.digest_title', { count: covers.length }),
+    summary: t('follow:notify.digest_summary', { count: covers.length }),
+    date: asOf.toISOString().slice(0, 10),
+    api: 'history?type=global_reset',
+  };
+  return due(`digest:${id}`, fields, o, { covers: [...covers] });
+}
+
+/** A delivery log key: the channel and the message key. */
+const pair = (channel: string, key: string): string => `${channel}\u0000${key}`;
 
 /** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
 export function openNotificationKeys(
@@ -196,10 +185,9 @@ export function openNotificationKeys(
 }
 
 /**
- * The deliveries due now: per channel, every message whose news window is open, not yet sent to that channel, and
- * not given up on (failing for longer than NOTIFY_RETRY_MS); at most NOTIFY_MAX_PER_RUN of them, and past that one
- * digest standing for the rest. Messages: a global reset recorded within the last 24 hours (ledger imports and
- * day-precision records never); the announced reset still upcoming; today turning `confirmed_today`.
+ * The deliveries due now: per channel, every message due (dueMessages) not yet sent to that channel and not given up
+ * on (failing for longer than NOTIFY_RETRY_MS); at most NOTIFY_MAX_PER_RUN of them, and past that one digest standing
+ * for the rest.
  */
 export function planNotifications(
   log: NotifyLog,
@@ -233,7 +221,7 @@ export function planNotifications(
     for (const m of due) if (m.message.kind !== 'reset' || single.has(m)) out.push({ channel, ...m });
     // One digest per run at most: a retried one first; a new overflow waits for the next run.
     const covers = retry ? retry.covers! : resets.slice(room).map((m) => m.keys[0]!);
-    if (covers.length > 0) out.push({ channel, ...digestMessage(covers, asOf, o) });
+    if (covers.length > 0) out.push({ channel, ...digest(covers, asOf, o) });
   }
   return out;
 }

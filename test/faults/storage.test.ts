@@ -293,7 +293,6 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
     const env = targetEnv(bucket, endpoint);
     const { store, sink } = createS3Targets(env, now);
     // The same public URLs the child process (builder/main.ts) derives, so both pipelines publish the same bytes.
-    const { publicUrl, serverUrl } = requirePublicUrls(env, 's3');
     return run({
       now,
       fetcher: createHttpFetcher({ timeoutMs: 2_000, retries: 0 }),
@@ -301,8 +300,7 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
       store,
       sink,
       dataDir,
-      publicUrl,
-      ...(serverUrl === undefined ? {} : { openapi: { serverUrl } }),
+      urls: requirePublicUrls(env, 's3'),
     });
   }
 

@@ -86,7 +86,7 @@ async function build(now: string): Promise<RunSummary> {
     store: createLocalStateStore(stateDir, { now: () => new Date(now) }),
     sink: createLocalSink(outDir),
     dataDir: DATA_DIR,
-    publicUrl: 'https://api.example.test',
+    urls: { publicUrl: 'https://api.example.test' },
     notify: { notifier: createNotifier(channels, { timeoutMs: 1_000, budgetMs: 5_000 }), lang: 'de' },
   });
 }

@@ -45,7 +45,7 @@ export async function createTempBuild(options: { edgeStore?: boolean; publicUrl?
         sink: createLocalSink(outDir),
         ...(options.edgeStore ? { edgeStore: createLocalEdgeStore(outDir) } : {}),
         ...(options.publicUrl !== undefined
-          ? { publicUrl: options.publicUrl, openapi: { serverUrl: options.publicUrl } }
+          ? { urls: { publicUrl: options.publicUrl, serverUrl: options.publicUrl } }
           : {}),
         dataDir,
         allowOlderState: opts.rebuildPast ?? false,

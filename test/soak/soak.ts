@@ -137,7 +137,6 @@ export interface SoakReport {
   maxDistObjects: number;
   tickMs: { p50: number; p99: number; max: number };
   /** Median wall time of each stage of the in-process runs. */
-  stageMs: Record<string, number>;
   faults: Record<string, number>;
   runs: { ok: number; failed: number; skipped: number; killed: number };
   violations: Record<Invariant, number>;
@@ -413,7 +412,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const faults: Record<string, number> = {};
   const countFault = (kind: string, n = 1) => (faults[kind] = (faults[kind] ?? 0) + n);
   const tickMs: number[] = [];
-  const stages = new Map<string, number[]>();
   const runs = { ok: 0, failed: 0, skipped: 0, killed: 0 };
   let maxState = 0;
   let maxDist = 0;
@@ -467,9 +465,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         sink,
         edgeStore,
         dataDir,
-        publicUrl: PUBLIC_URL,
+        urls: { publicUrl: PUBLIC_URL },
         notify: { notifier, lang: 'en' },
-        onStage: (name, ms) => stages.set(name, [...(stages.get(name) ?? []), ms]),
       });
 
     /** A production run as its own process; `killAtPublicPut`: SIGKILLed when it sends that many public PUTs. */
@@ -748,7 +745,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       maxDistBytes: maxDist,
       maxDistObjects: maxObjects,
       tickMs: { p50: percentile(tickMs, 50), p99: percentile(tickMs, 99), max: Math.max(...tickMs) },
-      stageMs: Object.fromEntries([...stages].map(([k, v]) => [k, percentile(v, 50)])),
       faults: Object.fromEntries(Object.entries(faults).sort(([a], [b]) => a.localeCompare(b))),
       runs,
       violations,
@@ -778,9 +774,6 @@ export function formatSoakReport(r: SoakReport): string {
     `max state: ${r.maxStateBytes} bytes (${mib(r.maxStateBytes)}; bound ${mib(MAX_STATE_BYTES)})`,
     `max published: ${r.maxDistBytes} bytes (${mib(r.maxDistBytes)}; bound ${mib(MAX_DIST_BYTES)}) in at most ${r.maxDistObjects} objects (bound ${MAX_DIST_OBJECTS})`,
     `tick time: p50 ${(r.tickMs.p50 / 1000).toFixed(2)} s, p99 ${(r.tickMs.p99 / 1000).toFixed(2)} s, max ${(r.tickMs.max / 1000).toFixed(2)} s`,
-    `stages (median of in-process runs): ${Object.entries(r.stageMs)
-      .map(([k, ms]) => `${k} ${ms.toFixed(0)} ms`)
-      .join(', ')}`,
     `faults injected: ${Object.entries(r.faults)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
