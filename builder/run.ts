@@ -10,7 +10,7 @@ import { applyReviewDates } from './model/review-dates.ts';
 import { attachReach } from './model/reach.ts';
 import type { Announcement, Event, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
-import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
+import { computeUpcoming, withOverdueAnnouncement } from './model/announcement.ts';
 import { renderApiParts } from './render/documents.ts';
 import type { RenderInput } from './render/input.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';

@@ -29,7 +29,7 @@ import {
   skillWithInterval,
   type ReliabilityBin,
   type SkillInterval,
-} from '../builder/model/resetbench.ts';
+} from '../builder/model/accuracy.ts';
 import type { Event } from '../builder/model/schemas.ts';
 import {
   BASELINES,

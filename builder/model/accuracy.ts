@@ -1,5 +1,6 @@
-// Pure: the append-only forecast log (the forecast live at each 00/06/12/18 UTC checkpoint, as issued), its
-// one-time resolutions and visible corrections, and the published accuracy, all by ResetBench's rules.
+// Pure: ResetBench, the public benchmark 24h/48h reset forecasts are scored on (research/backtest.ts scores by the same
+// functions), and what /api/accuracy publishes by its rules: the append-only forecast log (the forecast live at each
+// checkpoint, as issued), its one-time resolutions and visible corrections, and the scores.
 import {
   CHECKPOINT_INTERVAL_MS,
   HORIZONS_HOURS,
@@ -14,14 +15,6 @@ import { DAY_MS, eventMs } from './events.ts';
 import type { Forecast } from './forecast.ts';
 import { windowObserved, type CoverageSpan } from './coverage.ts';
 import {
-  RESETBENCH_RULES,
-  brier,
-  forecastAtCheckpoint,
-  reliabilityTable,
-  resolveCheckpoint,
-  skillWithInterval,
-} from './resetbench.ts';
-import {
   IssuedForecastSchema,
   type Detail,
   type Event,
@@ -30,6 +23,106 @@ import {
   type IssuedForecast,
 } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
+
+export const RESETBENCH_RULES =
+  'ResetBench rules: checkpoints 00/06/12/18 UTC; the last forecast issued at or before the checkpoint and at most 6 h old; outcome = a global reset in (t, t+h]; a checkpoint resolves only after its window closed';
+const MAX_FORECAST_AGE_MS = 6 * HOUR_MS;
+
+/** The forecast scored at checkpoint `t`: the last issued at or before t (the first of equals), if at most 6 h old. */
+export function forecastAtCheckpoint<T extends { issued_ms: number }>(forecasts: readonly T[], t: number): T | null {
+  let live: T | null = null;
+  for (const f of forecasts) if (f.issued_ms <= t && (live === null || f.issued_ms > live.issued_ms)) live = f;
+  return live !== null && t - live.issued_ms <= MAX_FORECAST_AGE_MS ? live : null;
+}
+
+/** Null while the window (t, t + h] is still open at `nowMs`; else the resets (by id) that fell in it. */
+export function resolveCheckpoint(
+  resets: readonly { ms: number; id: string }[],
+  t: number,
+  horizonHours: number,
+  nowMs: number,
+): { outcome: boolean; event_ids: string[] } | null {
+  const end = t + horizonHours * HOUR_MS;
+  if (end > nowMs) return null;
+  const ids = resets
+    .filter((r) => r.ms > t && r.ms <= end)
+    .map((r) => r.id)
+    .sort();
+  return { outcome: ids.length > 0, event_ids: ids };
+}
+
+export const brier = (p: number, outcome: boolean): number => (p - (outcome ? 1 : 0)) ** 2;
+
+/** Forecast probability in ten equal-width bins against how often the outcome happened, with counts. */
+export function reliabilityTable(pairs: readonly { p: number; outcome: boolean }[]) {
+  const bins = 10;
+  const acc = Array.from({ length: bins }, () => ({ n: 0, p: 0, o: 0 }));
+  for (const { p, outcome } of pairs) {
+    const b = acc[Math.min(bins - 1, Math.floor(p * bins))]!;
+    b.n++;
+    b.p += p;
+    b.o += outcome ? 1 : 0;
+  }
+  return acc.map((b, i) => ({
+    lower: i / bins,
+    upper: (i + 1) / bins,
+    count: b.n,
+    mean_probability: b.n === 0 ? null : b.p / b.n,
+    observed_frequency: b.n === 0 ? null : b.o / b.n,
+  }));
+}
+export type ReliabilityBin = ReturnType<typeof reliabilityTable>[number];
+
+/** mulberry32: a tiny seeded PRNG, so the bootstrap gives the same interval on every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type SkillInterval = { skill: number | null; lower: number | null; upper: number | null };
+
+/**
+ * Brier skill score 1 - sum(model Brier) / sum(baseline Brier) over rows in time order, with a 95% moving-block
+ * bootstrap interval (percentiles 2.5 and 97.5). `blockLength` consecutive rows are resampled together: overlapping
+ * windows and bursts make neighbours dependent.
+ */
+export function skillWithInterval(
+  rows: readonly { p: number; base: number; outcome: boolean }[],
+  opts: { blockLength: number; iterations: number; seed: number },
+): SkillInterval {
+  const n = rows.length;
+  const bm = rows.map((r) => brier(r.p, r.outcome));
+  const bb = rows.map((r) => brier(r.base, r.outcome));
+  const ratio = (m: number, b: number) => (b === 0 ? null : 1 - m / b);
+  const total = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const skill = n === 0 ? null : ratio(total(bm), total(bb));
+  if (n === 0 || skill === null) return { skill, lower: null, upper: null };
+  const L = Math.max(1, Math.min(opts.blockLength, n));
+  const random = seededRandom(opts.seed);
+  const draws: number[] = [];
+  for (let it = 0; it < opts.iterations; it++) {
+    let m = 0;
+    let b = 0;
+    for (let taken = 0; taken < n;) {
+      const start = Math.floor(random() * (n - L + 1));
+      for (let k = 0; k < L && taken < n; k++, taken++) {
+        m += bm[start + k]!;
+        b += bb[start + k]!;
+      }
+    }
+    const s = ratio(m, b);
+    if (s !== null) draws.push(s);
+  }
+  draws.sort((x, y) => x - y);
+  const q = (f: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.round(f * (draws.length - 1))))] ?? null;
+  return { skill, lower: q(0.025), upper: q(0.975) };
+}
 
 /** Accuracy is published for the last 30 days: long enough for ~120 checkpoints a horizon, short enough to show drift. */
 export const ACCURACY_WINDOW_DAYS = 30;
@@ -148,52 +241,24 @@ function resolve(
   return out;
 }
 
-export interface ScoredCheckpoint {
-  checkpoint: string;
-  horizon_hours: HorizonHours;
-  issued_at: string;
-  /** Age of the forecast at the checkpoint, in minutes. */
-  age_minutes: number;
-  late: boolean;
-  model_version: string;
-  probability: number;
-  /** As first resolved: never edited. */
-  outcome: boolean;
-  resolved_at: string;
-  event_ids: string[];
-  brier: number;
-  /** A later correction of the outcome, if any; the summary scores the corrected outcome. */
-  correction: { outcome: boolean; corrected_at: string; event_ids: string[]; brier: number } | null;
-}
-
-/** Skill against one baseline over the window's resolved checkpoints; null with the reason when n is too small. */
-export interface SkillEntry {
-  skill: number | null;
-  lower: number | null;
-  upper: number | null;
-  n: number;
-  /** Why skill is null, as a message code the render translates (forecast:skill.*); null when skill is a number. */
-  reason: Detail | null;
-}
-
 /** The skill baselines /api/accuracy reports, each the field of the base rate logged with the forecast. */
 const BASELINE_FIELDS = {
   all_history: 'base_rate',
   trailing_30d: 'trailing_base_rate',
   trailing_90d: 'trailing_90d_base_rate',
 } as const;
-export type SkillBaseline = keyof typeof BASELINE_FIELDS;
+type SkillBaseline = keyof typeof BASELINE_FIELDS;
 /**
  * A model that is itself one of the baselines: its skill against that baseline is 0 by construction, so its
  * checkpoints are left out of that comparison. The shipped model is none of them; earlier logged versions were.
  */
-export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
+const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
   'climatology-30d': 'trailing_30d',
   'climatology-90d': 'trailing_90d',
 };
 
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
-export const MIN_SKILL_SAMPLE = 28;
+const MIN_SKILL_SAMPLE = 28;
 /** The bootstrap of the backtest (research/backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
@@ -209,10 +274,11 @@ interface InForceRow {
 }
 
 /**
- * Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap). A
- * forecast whose model is this baseline is left out of it: its skill there is 0 by construction, not evidence.
+ * Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap); null
+ * with the reason (a forecast:skill.* message code) when n is too small. A forecast whose model is this baseline is
+ * left out of it: its skill there is 0 by construction, not evidence.
  */
-function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline): SkillEntry {
+function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline) {
   const withBase = inForce.filter((r) => r.h === h && r.bases[baseline] !== null);
   const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
   const rows = withBase
@@ -220,7 +286,7 @@ function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: Skil
     .map((r) => ({ p: r.p, base: r.bases[baseline]!, outcome: r.outcome }));
   const n = rows.length;
   if (n < MIN_SKILL_SAMPLE) {
-    const reason =
+    const reason: Detail =
       same.length > 0
         ? {
             code: 'skill.same_as_model',
@@ -234,15 +300,16 @@ function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: Skil
 }
 
 /**
- * Every issued checkpoint of `entries` at each horizon: scored (with its first resolution and any correction),
- * pending, or given up as unresolvable once its window closed UNRESOLVABLE_AFTER_MS ago unobserved.
+ * Every issued checkpoint of `entries` at each horizon: scored (with its first resolution, never edited, and any
+ * later correction, which the summary scores), pending, or given up as unresolvable once its window closed
+ * UNRESOLVABLE_AFTER_MS ago unobserved.
  */
 function scoreEntries(
   entries: readonly ForecastLogEntry[],
   resolutions: readonly ForecastResolution[],
   asOfMs: number,
 ) {
-  const forecasts: ScoredCheckpoint[] = [];
+  const forecasts = [];
   const rows: InForceRow[] = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
@@ -324,7 +391,6 @@ export function computeAccuracy(
       corrections: forecasts.filter((f) => f.horizon_hours === h && f.correction !== null).length,
     };
   };
-  const reliability = (h: HorizonHours) => reliabilityTable(rowsAt(h));
   const missed = entries
     .filter((e) => e.status === 'missed')
     .map((e) => ({ checkpoint: e.checkpoint }))
@@ -336,7 +402,7 @@ export function computeAccuracy(
     Object.keys(BASELINE_FIELDS).flatMap((b) =>
       HORIZONS_HOURS.map((h) => [`${b}_${h}h`, skillOf(rows, h, b as SkillBaseline)]),
     ),
-  ) as Record<`${SkillBaseline}_${'24h' | '48h'}`, SkillEntry>;
+  ) as Record<`${SkillBaseline}_${'24h' | '48h'}`, ReturnType<typeof skillOf>>;
   return {
     window_days: ACCURACY_WINDOW_DAYS,
     counts: {
@@ -360,6 +426,6 @@ export function computeAccuracy(
     forecasts,
     missed,
     summary: { h24: summarise(24), h48: summarise(48) },
-    reliability: { h24: reliability(24), h48: reliability(48) },
+    reliability: { h24: reliabilityTable(rowsAt(24)), h48: reliabilityTable(rowsAt(48)) },
   };
 }

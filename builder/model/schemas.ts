@@ -173,7 +173,7 @@ export const UpstreamStatusSchema = z.object({
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
 /**
- * Besides feed items and status incidents: `overdue_announcement` (model/upcoming.ts), `source_anomaly` (the anomaly
+ * Besides feed items and status incidents: `overdue_announcement` (model/announcement.ts), `source_anomaly` (the anomaly
  * rule, model/apply.ts), `tracker_watch` (the tracker's own watch, never our probability), and `type_disagreement` and
  * `same_day_resets` (model/reconcile.ts), which wait until a review in data/tracker-review.json settles them.
  */
@@ -357,7 +357,7 @@ export const StateSchema = z.object({
   forecast_resolutions: z.array(ForecastResolutionSchema).default([]),
   /** The forecast the previous run published: the one live at a checkpoint that falls before the next run. */
   last_forecast: IssuedForecastSchema.nullable().default(null),
-  /** The tracker's last good announced reset (`null`: none announced); see model/upcoming.ts. */
+  /** The tracker's last good announced reset (`null`: none announced); see model/announcement.ts. */
   announcement: AnnouncementSchema.nullable().default(null),
   /** The tracker's current watch (null: none raised) and every watch seen, kept so a later backtest can score them. */
   tracker_watch: TrackerWatchSchema.nullable().default(null),
