@@ -2,11 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
-import { knownBy, mergeEvents } from './model/events.ts';
+import { applyReviewDates, knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
-import { applyReviewDates } from './model/review-dates.ts';
 import { attachReach } from './model/reach.ts';
 import type { Announcement, Event, SourceCheck, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
@@ -118,7 +117,7 @@ function computeNextState(
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw).
-  // A reviewed decision applies only from its own date (model/review-dates.ts).
+  // A reviewed decision applies only from its own date (model/events.ts).
   // Whom each reset reached, from its post's words (model/reach.ts), also only from the decision's date.
   const curatedEvents = attachReach(
     applyReviewDates(curated.events, curated.review_dates ?? [], asOf),

@@ -1,5 +1,6 @@
-// Pure: when an event happened, merging records from several origins, and filtering.
-import type { Event } from './schemas.ts';
+// Pure: when an event happened, what a build as of an instant knows, and merging records from several origins.
+import type { EventType } from '../contract.ts';
+import type { Event, Reason } from './schemas.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -21,9 +22,8 @@ export const instantMs = (at: string): number => Date.parse(at.length === 10 ? `
 /** Milliseconds since epoch of the time that decides "which day" (eventTime). */
 export const eventMs = (e: Event): number => instantMs(eventTime(e).at);
 
-function recordedTimes(e: Event): string[] {
-  return [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
-}
+const recordedTimes = (e: Event): string[] =>
+  [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
 
 /** The newest time recorded on an event (announced, observed or effective), as recorded. */
 export function newestTime(e: Event): string {
@@ -38,8 +38,36 @@ export function knownBy(e: Event, asOf: Date): boolean {
   return Math.min(...recordedTimes(e).map(instantMs)) <= asOf.getTime();
 }
 
-export function utcDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
+export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);
+
+/** Whether a reviewed decision (`reviewed_at`, a UTC date) is known to a build as of `asOf`: from 00:00 UTC that day. */
+export const reviewedBy = (reviewedAt: string, asOf: Date): boolean => instantMs(reviewedAt) <= asOf.getTime();
+
+/** A decision of the ledger import, baked into the archive: what the record was before it, and when it was made. */
+export interface ReviewDate {
+  record_id: string;
+  reviewed_at: string;
+  before: { type?: EventType; reason?: Reason; effective_at_null?: boolean };
+}
+
+/**
+ * The events as a build as of `asOf` may know them: decisions reviewed after asOf are undone, so an as-of build
+ * (`--now`) shows the record as the ledger had it.
+ */
+export function applyReviewDates(events: readonly Event[], reviews: readonly ReviewDate[], asOf: Date): Event[] {
+  const pending = new Map(reviews.filter((r) => !reviewedBy(r.reviewed_at, asOf)).map((r) => [r.record_id, r]));
+  return events.map((e) => {
+    const r = pending.get(e.id);
+    if (r === undefined) return e;
+    const { author_notes: _note, ...rest } = e;
+    const basis = rest.observed_at !== null ? 'observation' : 'announcement';
+    return {
+      ...rest,
+      ...(r.before.type ? { type: r.before.type } : {}),
+      ...(r.before.reason ? { reason: r.before.reason } : {}),
+      ...(r.before.effective_at_null ? { effective_at: null, time_basis: basis } : {}),
+    };
+  });
 }
 
 const STATUS_RANK = { verified: 2, archived: 1 } as const;
@@ -60,12 +88,7 @@ function better(a: Event, b: Event): Event {
 export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 /** Every instant a record carries (announced, observed, effective); day-precision records have none. */
-function instantsOf(e: Event): number[] {
-  if (e.time_precision === 'day') return [];
-  return [e.announced_at, e.observed_at, e.effective_at]
-    .filter((t): t is string => t !== null)
-    .map((t) => Date.parse(t));
-}
+const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse));
 
 /**
  * Merges records from every origin into one list, one record per real-world event, newest first.

@@ -2,7 +2,7 @@
 // A field the post does not state, and every field of an event nobody reviewed, is "not stated" (null), never a guess.
 import { z } from 'zod';
 import { toIso } from './climatology.ts';
-import { eventDate, eventMs } from './events.ts';
+import { eventDate, eventMs, reviewedBy } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
 /** The plans a user can hold (what a client asks about); `all` and `all_paid` are only what a post says. */
@@ -109,7 +109,7 @@ export function attachReach(
   return events.map((e) => {
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
-    const known = d !== undefined && Date.parse(`${d.reviewed_at}T00:00:00Z`) <= asOf.getTime() ? d : undefined;
+    const known = d !== undefined && reviewedBy(d.reviewed_at, asOf) ? d : undefined;
     return { ...e, reach: reachFrom(e, known) };
   });
 }

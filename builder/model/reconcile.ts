@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost } from './evidence.ts';
-import { eventDate, eventMs, MERGE_WINDOW_MS } from './events.ts';
+import { eventDate, eventMs, MERGE_WINDOW_MS, reviewedBy } from './events.ts';
 import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
 /**
@@ -103,8 +103,7 @@ export function reconcileTracker(
   reviews: readonly TrackerReview[],
   asOf: Date,
 ): Reconciled {
-  const known = reviews.filter((r) => Date.parse(`${r.reviewed_at}T00:00:00Z`) <= asOf.getTime());
-  const decided = new Map(known.map((r) => [r.post_id, r]));
+  const decided = new Map(reviews.filter((r) => reviewedBy(r.reviewed_at, asOf)).map((r) => [r.post_id, r]));
   const byPost = new Map<string, Event>();
   for (const c of curated)
     for (const s of c.sources) {

@@ -5,9 +5,8 @@
 import type { TFunction } from 'i18next';
 import { renderToString } from 'preact-render-to-string';
 import { HTML_CONTENT_TYPE, pageKey, LANGS, type Lang } from '../contract.ts';
-import { explanationKey } from '../model/explanation.ts';
 import type { Event } from '../model/schemas.ts';
-import { TODAY_STATES } from '../model/status.ts';
+import { explanationKey, TODAY_STATES } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';
 import { Reliability, Timeline } from './page-charts.tsx';
@@ -39,7 +38,7 @@ function scriptConfig(data: PageData, t: TFunction): string {
       never_checked: t('page:today.never_checked'),
       stale: t('page:today.stale', { time: '{{time}}' }),
       offline: t('page:today.offline', { time: '{{time}}' }),
-      // Why unknown once the build's answer has expired (model/explanation.ts's `expired` case), placeholder left for the
+      // Why unknown once the build's answer has expired (model/status.ts's `expired` case), placeholder left for the
       // script. Before that instant every other case is the one the build already rendered from the same facts.
       expired: t(`common:${explanationKey('expired')}`, { since: '{{since}}' }),
       no_time: t('page:upcoming.no_time'),
