@@ -6,9 +6,9 @@ import { eventDate, eventMs, reviewedBy } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
 /** The plans a user can hold (what a client asks about); `all` and `all_paid` are only what a post says. */
-export const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
-export type UserPlan = (typeof USER_PLANS)[number];
-const PAID_PLANS: readonly UserPlan[] = ['go', 'plus', 'pro', 'business', 'enterprise', 'edu'];
+const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
+type UserPlan = (typeof USER_PLANS)[number];
+type PlanAnswer = 'yes' | 'no' | 'not_stated';
 
 const Quote = z.string().min(1).max(500);
 const read = <T extends z.ZodType>(value: T) => z.strictObject({ value, quote: Quote }).nullable();
@@ -63,26 +63,16 @@ export const hasReach = (e: Event): boolean => e.type === 'global_reset' || e.ty
 
 /** Every quote of a decision that is not a substring of the event's evidence text (empty: all are its words). */
 export function misquotes(d: ReachDecision, evidenceText: string): string[] {
-  const quotes = [
-    d.plans?.quote,
-    d.products?.quote,
-    d.models?.quote,
-    d.cohort?.quote,
-    d.limits?.quote,
-    d.landing?.quote,
-    d.landing?.as_written,
-  ];
-  return quotes.filter((q): q is string => q !== undefined && !evidenceText.includes(q));
+  const { plans, products, models, cohort, limits, landing } = d;
+  const quotes = [plans, products, models, cohort, limits, landing].map((f) => f?.quote);
+  return [...quotes, landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
 }
 
 /** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
-function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
-  if (d === undefined) return NOT_STATED;
+function reachFrom(e: Event, d: ReachDecision): Reach {
   const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
-  const until =
-    post !== null && d.landing?.within_minutes != null
-      ? toIso(Date.parse(post) + d.landing.within_minutes * 60_000)
-      : null;
+  const minutes = d.landing?.within_minutes ?? null;
+  const until = post !== null && minutes !== null ? toIso(Date.parse(post) + minutes * 60_000) : null;
   return {
     reviewed: true,
     plans: d.plans ?? UNSTATED,
@@ -109,8 +99,7 @@ export function attachReach(
   return events.map((e) => {
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
-    const known = d !== undefined && reviewedBy(d.reviewed_at, asOf) ? d : undefined;
-    return { ...e, reach: reachFrom(e, known) };
+    return { ...e, reach: d !== undefined && reviewedBy(d.reviewed_at, asOf) ? reachFrom(e, d) : NOT_STATED };
   });
 }
 
@@ -140,30 +129,23 @@ export const countsAsGlobal = (e: Event): boolean => e.type === 'global_reset' &
  * Whether a reset reached a user of `plan`: 'yes' when the post names the plan, every plan, or every paid plan for a
  * paid one; 'no' when it names plans and not this one; 'not_stated' when it names none (or nobody reviewed it).
  */
-export function reachesPlan(r: Reach, plan: UserPlan): 'yes' | 'no' | 'not_stated' {
+export function reachesPlan(r: Reach, plan: UserPlan): PlanAnswer {
   const plans = r.plans.value;
   if (plans === null) return 'not_stated';
   if (plans.includes('all') || plans.includes(plan)) return 'yes';
-  if (plans.includes('all_paid')) return PAID_PLANS.includes(plan) ? 'yes' : 'no';
-  return 'no';
+  return plans.includes('all_paid') && plan !== 'free' ? 'yes' : 'no';
 }
 
 /** Today's resets per plan: what /api/latest and /api/status say about whom today's resets reached. */
-export interface ReachToday {
-  /** Today's `global_reset` events, the narrowed ones included: landed today by asOf, or landing now. */
-  event_ids: string[];
-  /** Per plan across them: 'yes' if one reached it, else 'not_stated' if one does not say, else 'no'. */
-  plans: Record<UserPlan, 'yes' | 'no' | 'not_stated'>;
-  /** While one is still landing: the latest end of a landing window after asOf (the post's words bound it); else null. */
-  propagating_until: string | null;
-}
+export type ReachToday = NonNullable<ReturnType<typeof computeReachToday>>;
 
 /**
- * Whom today's resets reached (UTC date of asOf), per plan, and until when one is still landing. A reset counts from
- * its post while its landing window is open, and once its time (eventTime) is today and not after asOf; null when
- * there is none.
+ * Whom today's `global_reset` events (the narrowed ones included) reached, per plan: 'yes' if one reached it, else
+ * 'not_stated' if one does not say, else 'no'; and while one is still landing, the latest end of a landing window
+ * (`propagating_until`). A reset counts from its post while its landing window is open, and once its time (eventTime)
+ * is today (the UTC date of asOf) and not after asOf; null when there is none.
  */
-export function computeReachToday(events: readonly Event[], asOf: Date): ReachToday | null {
+export function computeReachToday(events: readonly Event[], asOf: Date) {
   const now = asOf.getTime();
   const date = asOf.toISOString().slice(0, 10);
   const todays = events.filter(
@@ -175,7 +157,7 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
       const answers = todays.map((e) => reachesPlan(reachOf(e), p));
       return [p, answers.includes('yes') ? 'yes' : answers.includes('not_stated') ? 'not_stated' : 'no'];
     }),
-  ) as ReachToday['plans'];
+  ) as Record<UserPlan, PlanAnswer>;
   const ends = todays.flatMap((e) => landingUntil(e, now) ?? []).sort();
   return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends.at(-1) ?? null };
 }
