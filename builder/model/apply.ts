@@ -141,8 +141,8 @@ function signalKey(s: Signal): string | null {
 
 /** The instant that places a signal in the window; a published_at in the future is not trusted. */
 function signalMs(s: Signal, asOfMs: number): number {
-  const published = s.published_at === null ? NaN : Date.parse(s.published_at);
-  return !Number.isNaN(published) && published <= asOfMs ? published : Date.parse(s.first_seen_at);
+  const published = Date.parse(s.published_at ?? '');
+  return published <= asOfMs ? published : Date.parse(s.first_seen_at);
 }
 
 function computeSignals(

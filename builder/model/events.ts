@@ -104,15 +104,11 @@ const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : re
  */
 export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const all = lists.flat();
+  // Union-find over the records' indices.
   const parent = all.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
     return i;
-  };
-  const union = (a: number, b: number) => {
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent[rb] = ra;
   };
   const byKey = new Map<string, number>();
   all.forEach((e, i) => {
@@ -125,15 +121,19 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
     for (const k of keys) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
-      else union(j, i);
+      else parent[find(i)] = find(j);
     }
   });
-  unionByProximity(all, find, union);
+  const origins = new Map<number, Set<string>>();
+  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(e.origin)));
+  for (const { i, j } of proximityPairs(all)) {
+    const [ri, rj] = [find(i), find(j)];
+    if (ri === rj || [...origins.get(rj)!].some((o) => origins.get(ri)!.has(o))) continue;
+    parent[rj] = ri;
+    origins.set(ri, new Set([...origins.get(ri)!, ...origins.get(rj)!]));
+  }
   const groups = new Map<number, Event[]>();
-  all.forEach((e, i) => {
-    const r = find(i);
-    groups.set(r, [...(groups.get(r) ?? []), e]);
-  });
+  all.forEach((e, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), e]));
   const merged: Event[] = [];
   for (const group of groups.values()) {
     const winner = group.reduce(better);
@@ -177,23 +177,6 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
     }
   }
   return pairs.sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
-}
-
-/** Joins the closest pairs first; a group never gains a second record of an origin it already holds. */
-function unionByProximity(
-  all: readonly Event[],
-  find: (i: number) => number,
-  union: (a: number, b: number) => void,
-): void {
-  const origins = new Map<number, Set<string>>();
-  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(e.origin)));
-  for (const { i, j } of proximityPairs(all)) {
-    const oi = origins.get(find(i))!;
-    const oj = origins.get(find(j))!;
-    if (find(i) === find(j) || [...oj].some((o) => oi.has(o))) continue;
-    union(i, j);
-    origins.set(find(i), new Set([...oi, ...oj]));
-  }
 }
 
 /** Lower-cases host, drops query, fragment and trailing slash, and treats twitter.com as x.com. */
