@@ -44,31 +44,24 @@ export const TrackerReviewFileSchema = z
   .object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) })
   .strict();
 
-export interface Reconciled {
-  /** Curated history, each event naming in `same_as` the tracker records folded into it. */
-  curated: Event[];
-  /** The tracker's events that stay events of their own. */
-  tracker: Event[];
-  /** Open questions for a reviewer: type disagreements and same-day global resets (first_seen_at is asOf). */
-  signals: Signal[];
-}
-
 const postOf = (e: Event): string | null => citedPost(e.sources)?.id ?? null;
 
-function signalBase(asOf: Date): Pick<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'> {
-  return {
-    source: 'reset-tracker',
-    published_at: null,
-    first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
-  };
-}
+/** An open question for a reviewer, first seen at asOf. */
+const question = (
+  asOf: Date,
+  q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>,
+) => ({
+  source: 'reset-tracker',
+  published_at: null,
+  first_seen_at: formatInstant(asOf),
+  review: 'awaiting_review' as const,
+  promoted_to: null,
+  ...q,
+});
 
 function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signal {
   const typeName = (t: EventType) => t.replace('_', ' ');
-  return {
-    ...signalBase(asOf),
+  return question(asOf, {
     id: `type-disagreement-${post}`,
     kind: 'type_disagreement',
     title: `The tracker calls post ${post} a ${typeName(e.type)}; curated history calls it a ${typeName(curated.type)}`,
@@ -77,32 +70,32 @@ function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signa
     curated_type: curated.type,
     tracker_type: e.type,
     event_ids: [curated.id, e.id],
-  };
+  });
 }
 
 function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
   const date = eventDate(e);
-  return {
-    ...signalBase(asOf),
+  return question(asOf, {
     id: `same-day-resets-${date}-${postOf(e) ?? e.id}`.slice(0, 120),
     kind: 'same_day_resets',
     title: `Two global resets on ${date}? The tracker lists one that curated history does not hold`,
     excerpt: capText(e.evidence_text, 1000),
     url: e.sources[0]?.url ?? null,
     event_ids: [...curated.map((c) => c.id), e.id].slice(0, 10),
-  };
+  });
 }
 
 /**
- * The tracker's events placed against curated history as of `asOf`, and the questions left for review. Decisions
- * reviewed after `asOf` are not known to that build.
+ * The tracker's events placed against curated history as of `asOf`: `curated`, each event naming in `same_as` the
+ * tracker records folded into it; `tracker`, the tracker's events that stay events of their own; and `signals`, the
+ * questions left for review. Decisions reviewed after `asOf` are not known to that build.
  */
 export function reconcileTracker(
   curated: readonly Event[],
   tracker: readonly Event[],
   reviews: readonly TrackerReview[],
   asOf: Date,
-): Reconciled {
+) {
   const decided = new Map(reviews.filter((r) => reviewedBy(r.reviewed_at, asOf)).map((r) => [r.post_id, r]));
   const byPost = new Map<string, Event>();
   for (const c of curated)
@@ -133,18 +126,17 @@ export function reconcileTracker(
     fold(holder.id, e);
   }
   // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
-  const curatedGlobalByDay = new Map<string, Event[]>();
-  for (const c of curated)
-    if (c.type === 'global_reset')
-      curatedGlobalByDay.set(eventDate(c), [...(curatedGlobalByDay.get(eventDate(c)) ?? []), c]);
   const absorbed = new Set(curated.flatMap((c) => c.same_as));
   for (const e of placed) {
     const post = postOf(e);
     if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post))))
       continue;
     // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
-    const others = (curatedGlobalByDay.get(eventDate(e)) ?? []).filter(
-      (c) => Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
+    const others = curated.filter(
+      (c) =>
+        c.type === 'global_reset' &&
+        eventDate(c) === eventDate(e) &&
+        Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
     );
     if (others.length > 0) signals.push(sameDay(e, others, asOf));
   }
@@ -162,7 +154,7 @@ export function reconcileTracker(
 export const MAX_RECONCILE_SIGNALS = 100;
 
 /** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */
-export const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
+const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
 
 /**
  * The signals with this run's open reconcile questions: those already waiting keep when they were first seen (they stay
