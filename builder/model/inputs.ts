@@ -37,14 +37,13 @@ export interface ArchiveInfo {
 
 /** A reviewer's decision on a signal, kept in data/reviews (git review is the verification). */
 export const ReviewDecisionSchema = z
-  .object({
+  .strictObject({
     signal_id: z.string().min(1),
     decision: z.enum(['dismissed', 'promoted']),
     event_id: EventIdSchema.optional(),
     reviewed_by: z.string().min(1),
     note: z.string().optional(),
   })
-  .strict()
   .refine((d) => d.decision !== 'promoted' || !!d.event_id, {
     path: ['event_id'],
     message: 'a promoted signal names the verified event it became',

@@ -18,7 +18,7 @@ import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from
  * It applies in builds as of its `reviewed_at` date or later, like every review in data/.
  */
 export const TrackerReviewSchema = z
-  .object({
+  .strictObject({
     post_id: z.string().regex(/^\d{1,20}$/),
     decision: z.enum(['type', 'same_reset', 'distinct']),
     type: EventTypeSchema.optional(),
@@ -29,7 +29,6 @@ export const TrackerReviewSchema = z
     reviewed_by: z.string().min(1),
     reviewed_at: z.iso.date(),
   })
-  .strict()
   .refine((d) => d.decision !== 'type' || d.type !== undefined, {
     path: ['type'],
     message: 'a type decision names the type',
@@ -40,9 +39,10 @@ export const TrackerReviewSchema = z
   });
 export type TrackerReview = z.infer<typeof TrackerReviewSchema>;
 
-export const TrackerReviewFileSchema = z
-  .object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) })
-  .strict();
+export const TrackerReviewFileSchema = z.strictObject({
+  rule: z.string().min(1),
+  decisions: z.array(TrackerReviewSchema),
+});
 
 const postOf = (e: Event): string | null => citedPost(e.sources)?.id ?? null;
 

@@ -16,15 +16,13 @@ export const EventIdSchema = z
   .regex(EVENT_ID_PATTERN, 'ids are 1-80 chars of a-z 0-9 . _ - starting with a letter or digit');
 
 /** Text with an English original and optional hand-written translations; a missing language falls back to `en`. */
-export const LocalizedSchema = z
-  .object({
-    en: z.string().min(1),
-    de: z.string().min(1).optional(),
-    ko: z.string().min(1).optional(),
-    ja: z.string().min(1).optional(),
-    zh: z.string().min(1).optional(),
-  })
-  .strict();
+export const LocalizedSchema = z.strictObject({
+  en: z.string().min(1),
+  de: z.string().min(1).optional(),
+  ko: z.string().min(1).optional(),
+  ja: z.string().min(1).optional(),
+  zh: z.string().min(1).optional(),
+});
 export type Localized = z.infer<typeof LocalizedSchema>;
 
 const isoInstant = z.iso.datetime({ offset: false });
@@ -34,13 +32,11 @@ export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
 export const ORIGINS = ['ledger', 'service_resets', 'curated'] as const;
 
-export const EvidenceSourceSchema = z
-  .object({
-    platform: z.string().min(1).max(40),
-    url: z.url(),
-    author: z.string().max(80).optional(),
-  })
-  .strict();
+export const EvidenceSourceSchema = z.strictObject({
+  platform: z.string().min(1).max(40),
+  url: z.url(),
+  author: z.string().max(80).optional(),
+});
 
 /** Plans a post can name; `all` (everyone, every plan) and `all_paid` (every paid plan) as the post says them. */
 export const PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu', 'all', 'all_paid'] as const;
@@ -73,7 +69,7 @@ export type Reach = z.infer<typeof ReachSchema>;
  * of them `occurred_at` is. With `time_precision: day` the instants are plain dates `YYYY-MM-DD`.
  */
 export const EventSchema = z
-  .object({
+  .strictObject({
     id: EventIdSchema,
     type: EventTypeSchema,
     status: z.enum(['archived', 'verified']),
@@ -101,7 +97,6 @@ export const EventSchema = z
     /** Attached by the model from data/reach-review.json (model/reach.ts); never read from a source. */
     reach: ReachSchema.optional(),
   })
-  .strict()
   .superRefine((e, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (e.announced_at === null && e.observed_at === null && e.effective_at === null)
@@ -172,11 +167,7 @@ export const UpstreamStatusSchema = z.object({
 });
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
-/**
- * Besides feed items and status incidents: `overdue_announcement` (model/announcement.ts), `source_anomaly` (the anomaly
- * rule, model/apply.ts), `tracker_watch` (the tracker's own watch, never our probability), and `type_disagreement` and
- * `same_day_resets` (model/reconcile.ts), which wait until a review in data/tracker-review.json settles them.
- */
+/** Besides feed items and status incidents, the kinds model/announcement.ts, apply.ts and reconcile.ts raise. */
 export const SIGNAL_KINDS = [
   'feed_item',
   'status_incident',
@@ -224,13 +215,11 @@ export const IssuedForecastSchema = z.object({
   /** Null when the run published no probability (too little data). */
   probability_24h: probability01.nullable(),
   probability_48h: probability01.nullable(),
-  /** All-history climatology known at issue time. */
+  /** All-history, trailing 30-day and 90-day climatology known at issue time (the trailing ones null in older entries). */
   base_rate_24h: probability01.nullable(),
   base_rate_48h: probability01.nullable(),
-  /** Trailing 30-day climatology known at issue time (null in entries from before it was logged). */
   trailing_base_rate_24h: probability01.nullable().default(null),
   trailing_base_rate_48h: probability01.nullable().default(null),
-  /** Trailing 90-day climatology known at issue time (null in entries from before it was logged). */
   trailing_90d_base_rate_24h: probability01.nullable().default(null),
   trailing_90d_base_rate_48h: probability01.nullable().default(null),
   sample_size: z.number().int().nonnegative(),
@@ -321,17 +310,14 @@ export type TrackerWatch = z.infer<typeof TrackerWatchSchema>;
 /** Watches kept in state for a later backtest (a few a month are raised); the oldest go first. */
 export const MAX_WATCHES = 1_000;
 
+/** A channel (a hash, never the secret URL) and a message key. */
+const delivery = z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200) });
 export const NotifyLogSchema = z.object({
-  /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
-  sent: z
-    .array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant }))
-    .default([]),
+  sent: z.array(delivery.extend({ at: isoInstant })).default([]),
   /** Deliveries that failed and are retried until `first_failed_at` + NOTIFY_RETRY_MS. */
   failed: z
     .array(
-      z.object({
-        channel: z.string().min(1).max(80),
-        key: z.string().min(1).max(200),
+      delivery.extend({
         first_failed_at: isoInstant,
         attempts: z.number().int().positive(),
         /** A digest's covered keys, so its retry is the same digest (notify/plan.ts). */
