@@ -21,6 +21,7 @@ import {
   type ForecastLogEntry,
   type ForecastResolution,
   type IssuedForecast,
+  type State,
 } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
@@ -89,8 +90,7 @@ export type SkillInterval = { skill: number | null; lower: number | null; upper:
 
 /**
  * Brier skill score 1 - sum(model Brier) / sum(baseline Brier) over rows in time order, with a 95% moving-block
- * bootstrap interval (percentiles 2.5 and 97.5). `blockLength` consecutive rows are resampled together: overlapping
- * windows and bursts make neighbours dependent.
+ * bootstrap interval: blocks of consecutive rows, as overlapping windows and bursts make neighbours dependent.
  */
 export function skillWithInterval(
   rows: readonly { p: number; base: number; outcome: boolean }[],
@@ -128,39 +128,14 @@ export function skillWithInterval(
 export const ACCURACY_WINDOW_DAYS = 30;
 /** The log keeps four times the accuracy window. */
 export const FORECAST_LOG_RETENTION_DAYS = 120;
-/**
- * A window is resolved this long after it closed, not at once: the sources report a reset minutes to hours after it
- * lands, and resolving early would turn most late reports into corrections.
- */
+/** Resolving only this long after a window closed: sources report a reset late, and most would become corrections. */
 export const RESOLVE_AFTER_MS = 6 * HOUR_MS;
-/**
- * A window still unobserved this long after it closed is given up as `unresolvable`: never scored, counted in the
- * summary. A week covers a long source outage and a reviewed archive update in git.
- */
+/** A window unobserved this long after it closed is `unresolvable` (a week covers an outage and an archive update). */
 export const UNRESOLVABLE_AFTER_MS = 7 * DAY_MS;
 /** The builder runs every 15 minutes; a live forecast older than this at its checkpoint means runs were dropped. */
 const LATE_AFTER_MS = HOUR_MS;
 
-export interface ForecastRecord {
-  forecast_log: ForecastLogEntry[];
-  forecast_resolutions: ForecastResolution[];
-  last_forecast: IssuedForecast | null;
-}
-
-/** The log entry for checkpoint t: the forecast live at t by ResetBench's rule, if it has probabilities. */
-function entryFor(t: number, candidates: readonly IssuedForecast[], asOf: Date): ForecastLogEntry {
-  const live = forecastAtCheckpoint(
-    candidates.map((f) => ({ issued_ms: Date.parse(f.issued_at), f })),
-    t,
-  )?.f;
-  const usable = live !== undefined && live.probability_24h !== null && live.probability_48h !== null;
-  return {
-    checkpoint: toIso(t),
-    status: usable ? 'issued' : 'missed',
-    logged_at: toIso(asOf.getTime()),
-    forecast: usable ? live : null,
-  };
-}
+export type ForecastRecord = Pick<State, 'forecast_log' | 'forecast_resolutions' | 'last_forecast'>;
 
 /**
  * Appends an entry for every checkpoint passed since the last logged one (a missed one as `missed`), resolves each
@@ -183,9 +158,17 @@ export function recordForecast(
   const first = Number.isFinite(lastLogged)
     ? lastLogged + CHECKPOINT_INTERVAL_MS
     : checkpointAtOrAfter(prev.last_forecast !== null ? Date.parse(prev.last_forecast.issued_at) : asOfMs);
-  const candidates = prev.last_forecast === null ? [current] : [prev.last_forecast, current];
-  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS)
-    log.push(entryFor(t, candidates, asOf));
+  const candidates = (prev.last_forecast === null ? [current] : [prev.last_forecast, current]).map((f) => ({
+    issued_ms: Date.parse(f.issued_at),
+    f,
+  }));
+  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS) {
+    // The forecast live at t by ResetBench's rule, if it has probabilities.
+    const live = forecastAtCheckpoint(candidates, t)?.f;
+    const usable = live !== undefined && live.probability_24h !== null && live.probability_48h !== null;
+    const status = usable ? 'issued' : 'missed';
+    log.push({ checkpoint: toIso(t), status, logged_at: toIso(asOfMs), forecast: usable ? live : null });
+  }
   const resolutions = prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom);
   return {
     forecast_log: log,
@@ -199,11 +182,7 @@ function inForce(resolutions: readonly ForecastResolution[], checkpoint: string,
   return resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
 }
 
-/**
- * Resolves only what was observed: a window resolves when the reset sources covered it (coverage.ts
- * `windowObserved`); otherwise it stays pending, and UNRESOLVABLE_AFTER_MS after it closed it is given up.
- * `coverage` undefined: the caller vouches that everything was observed (tests of other rules).
- */
+/** Resolves only windows the reset sources observed; `coverage` undefined: the caller vouches for all of them. */
 function resolve(
   log: readonly ForecastLogEntry[],
   resolutions: readonly ForecastResolution[],
@@ -248,10 +227,7 @@ const BASELINE_FIELDS = {
   trailing_90d: 'trailing_90d_base_rate',
 } as const;
 type SkillBaseline = keyof typeof BASELINE_FIELDS;
-/**
- * A model that is itself one of the baselines: its skill against that baseline is 0 by construction, so its
- * checkpoints are left out of that comparison. The shipped model is none of them; earlier logged versions were.
- */
+/** Earlier logged models that are themselves a baseline: skill 0 by construction, so left out of that comparison. */
 const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
   'climatology-30d': 'trailing_30d',
   'climatology-90d': 'trailing_90d',
@@ -259,12 +235,11 @@ const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
 
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
 const MIN_SKILL_SAMPLE = 28;
-/** The bootstrap of the backtest (research/backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
+/** As research/backtest.ts BOOTSTRAP: blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
-/** One scored forecast with the outcome in force, the model that issued it and the base rates it was issued with. */
 interface InForceRow {
   h: HorizonHours;
   p: number;
@@ -273,11 +248,7 @@ interface InForceRow {
   bases: Record<SkillBaseline, number | null>;
 }
 
-/**
- * Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap); null
- * with the reason (a forecast:skill.* message code) when n is too small. A forecast whose model is this baseline is
- * left out of it: its skill there is 0 by construction, not evidence.
- */
+/** Skill against one baseline at one horizon (rows in log order); null with a forecast:skill.* reason when n is small. */
 function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline) {
   const withBase = inForce.filter((r) => r.h === h && r.bases[baseline] !== null);
   const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
@@ -299,11 +270,7 @@ function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: Skil
   return { ...s, n, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
 }
 
-/**
- * Every issued checkpoint of `entries` at each horizon: scored (with its first resolution, never edited, and any
- * later correction, which the summary scores), pending, or given up as unresolvable once its window closed
- * UNRESOLVABLE_AFTER_MS ago unobserved.
- */
+/** Each issued checkpoint at each horizon: scored (first resolution and any correction), pending or unresolvable. */
 function scoreEntries(
   entries: readonly ForecastLogEntry[],
   resolutions: readonly ForecastResolution[],
