@@ -34,7 +34,6 @@ export const AnnouncementReviewFileSchema = z.strictObject({
          * next hour"). `done_now`: the reset was made and is only propagating ("We have reset ...", "Propagating").
          */
         classification: z.enum(['ahead', 'done_now']),
-        /** The post's own words the classification rests on. */
         quote: z.string().min(1).max(1000),
         /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
         due_within_hours: z
@@ -59,10 +58,8 @@ export const dueMs = (a: AnnouncementReview) =>
   Date.parse(a.announced_at) + (a.due_within_hours ?? FOLLOW_THROUGH_DEFAULT_HOURS) * HOUR_MS;
 
 /**
- * Follow-through of `ahead` announcements as known at asOf: only posts whose promised window had closed by asOf
- * count (their outcome is known then), each followed when a global reset known at asOf landed inside it. `done_now`
- * posts are their own outcome and never count. The records are a reset ledger, so a promise that fell through
- * may be missing from it: the estimate still leans optimistic, and the prior keeps it off certainty.
+ * Follow-through of `ahead` announcements whose promised window had closed by asOf: followed when a global reset known
+ * at asOf landed inside it. A promise that fell through may be missing from a reset ledger, so this leans optimistic.
  */
 export function pastAnnouncements(events: readonly Event[], asOfMs: number, review: readonly AnnouncementReview[]) {
   const resets = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= asOfMs);
@@ -115,18 +112,10 @@ export function announcementEffect(
   };
 }
 
-/**
- * How late a reset may land after its announced time (or a day after an announcement with no time) and still count
- * as upcoming. Later than that with no recorded reset, the announcement becomes a signal awaiting review: it may have
- * been postponed, cancelled, or applied without the tracker recording it.
- */
+/** Later than this after its time (or a day after an untimed one), an unfulfilled announcement awaits review. */
 export const OVERDUE_AFTER_MS = 3 * HOUR_MS;
 
-/**
- * A recorded event fulfils the announcement when it is the same record (the tracker lists the applied reset under
- * the same id, or a curated record names it in `same_as`), cites the same post, or is a reset of the announced type
- * that happened at or after the announcement.
- */
+/** Fulfilled by the same record (id or same_as), one citing the same post, or a reset of its type at or after it. */
 function isFulfilled(a: Announcement, events: readonly Event[], asOf: Date): boolean {
   const post = a.source === null ? null : normalizeUrl(a.source.url);
   return events.some(

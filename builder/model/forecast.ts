@@ -52,13 +52,10 @@ export function poissonProbability(times: readonly number[], asOfMs: number, hor
 
 /** The trailing climatology /api/accuracy compares the forecast with, beside the all-history one. */
 const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
-/**
- * Withhold the forecast when the reset sources have not been observed for longer than this before asOf: a reset in
- * that time would be unknown, and "N days since the last reset" would be a data gap read as "no reset".
- */
+/** Sources unobserved for longer than this before asOf withhold the forecast: a gap is not "no reset". */
 export const MAX_UNOBSERVED_MS = 6 * HOUR_MS;
 
-/** The model's numbers, as the forecast log keeps them; all null when the forecast is withheld. */
+/** All null when the forecast is withheld. */
 type Probabilities = Omit<IssuedForecast, 'issued_at' | 'model_version' | 'sample_size'>;
 export type Forecast = ReturnType<typeof computeForecast>;
 
@@ -71,10 +68,7 @@ export interface ForecastOptions {
   coveredUntil?: string | null;
 }
 
-/**
- * The global resets in (asOf - HISTORY_WINDOW_DAYS, asOf], oldest first. Banked grants, policy notes and narrowed
- * resets (docs/reach.md) are not the forecast target and do not feed it either.
- */
+/** The global resets (docs/reach.md: the forecast target) in (asOf - HISTORY_WINDOW_DAYS, asOf], oldest first. */
 function knownResets(events: readonly Event[], asOfMs: number): Event[] {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
   return events
@@ -86,13 +80,9 @@ function knownResets(events: readonly Event[], asOfMs: number): Event[] {
 export const resetsKnownAt = (events: readonly Event[], asOf: Date): number[] =>
   knownResets(events, asOf.getTime()).map(eventMs);
 
-/**
- * Climatology: the share of 24h (48h) windows starting at a checkpoint from the first known reset up to `asOf` that
- * held at least one global reset. It is measured on exactly what a forecast is scored on, and assumes no
- * distribution: resets cluster, and a Poisson conversion of the mean rate would overstate the chance of at least one.
- */
+/** All-history climatology, on the grid forecasts are scored on: resets cluster, so no Poisson conversion. */
 function baseRate(times: readonly number[], asOfMs: number, h: number): number | null {
-  return windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS)?.rate ?? null;
+  return windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS);
 }
 
 const percent = (p: number) => Math.round(p * 100);
@@ -115,8 +105,6 @@ function whyWithheld(times: readonly number[], asOfMs: number, lastAt: string | 
     };
     return { code: 'insufficient_data', params };
   }
-  // A data gap is not "no reset": with the sources unobserved since before the last stretch of asOf, the time since
-  // the last recorded reset is not known to be reset-free, so no probability is honest.
   if (opts.coveredUntil === undefined) return null;
   const lastMs = times.at(-1)!;
   const observedUntil = opts.coveredUntil === null ? lastMs : Math.max(Date.parse(opts.coveredUntil), lastMs);
