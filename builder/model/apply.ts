@@ -47,10 +47,7 @@ function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceChec
 
 const newestMs = (e: Event): number => instantMs(newestTime(e));
 
-/**
- * At most MAX_TRACKER_EVENTS, newest first; the event with the newest recorded time of each type is always kept, so
- * the cap never takes a type's newest event out of its history document (it would go back in time).
- */
+/** At most MAX_TRACKER_EVENTS, newest first, always keeping each type's newest (its history never goes back). */
 function capTrackerEvents(events: readonly Event[]): Event[] {
   const byTime = [...events].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
   const newestOfType = new Map<string, Event>();
@@ -66,10 +63,7 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
   return byTime.filter((e) => kept.has(e));
 }
 
-/**
- * Tracker records are history, not a mirror: a record is fixed at first sight (by id) and kept when the tracker stops
- * listing it, so no document goes back in time because a tracker lied for a run; a retraction is a review in data/.
- */
+/** Tracker records are history, not a mirror: fixed at first sight (by id), kept when the tracker drops them. */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
   const good = okResults(results, ['reset_tracker', 'tracker_status'], 'events');
@@ -84,10 +78,7 @@ function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceK
   return results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
 }
 
-/**
- * The anomaly rule: an anomalous tracker result becomes a failed check (`source_anomaly`) whose records never enter
- * state, and leaves one `source_anomaly` signal per source and UTC day with the count and the source's scheme and host.
- */
+/** The anomaly rule: such a run becomes a failed check, and one `source_anomaly` signal per source and UTC day. */
 function quarantineAnomalies(
   stored: readonly Event[],
   results: readonly SourceResult[],
@@ -191,7 +182,7 @@ function computeSignals(
 /** A watch is the same watch when it was raised at the same time with the same level and window. */
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
-/** The same watch or announcement seen again keeps when it was first seen. */
+/** Seen again, a watch or announcement keeps when it was first seen. */
 function keepFirstSeen<T extends { first_seen_at: string }>(
   previous: T | null,
   fresh: T | null,

@@ -12,9 +12,7 @@ export function eventTime(e: Event): { at: string; basis: Event['time_basis'] } 
 }
 
 /** The UTC calendar date (YYYY-MM-DD) an event belongs to. */
-export function eventDate(e: Event): string {
-  return eventTime(e).at.slice(0, 10);
-}
+export const eventDate = (e: Event): string => eventTime(e).at.slice(0, 10);
 
 /** Milliseconds since epoch of a recorded time; a plain date counts from the start of its UTC day. */
 export const instantMs = (at: string): number => Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
@@ -26,17 +24,12 @@ const recordedTimes = (e: Event): string[] =>
   [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
 
 /** The newest time recorded on an event (announced, observed or effective), as recorded. */
-export function newestTime(e: Event): string {
-  return recordedTimes(e).reduce((a, b) => (instantMs(b) > instantMs(a) ? b : a));
-}
+export const newestTime = (e: Event): string =>
+  recordedTimes(e).reduce((a, b) => (instantMs(b) > instantMs(a) ? b : a));
 
-/**
- * Whether the event was known at `asOf`: its earliest recorded time (usually the announcement) is not after it. A
- * reset announced before `asOf` to take effect later is known (and listed), but not yet today's reset.
- */
-export function knownBy(e: Event, asOf: Date): boolean {
-  return Math.min(...recordedTimes(e).map(instantMs)) <= asOf.getTime();
-}
+/** Known at `asOf` from its earliest recorded time: a reset announced for later is listed, not yet today's. */
+export const knownBy = (e: Event, asOf: Date): boolean =>
+  Math.min(...recordedTimes(e).map(instantMs)) <= asOf.getTime();
 
 export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);
 

@@ -5,9 +5,8 @@ import { DAY_MS, instantMs, utcDate } from './events.ts';
 import { STALE_AFTER_MS, type TodayState } from './status.ts';
 
 /**
- * How many UTC dates after its own a build publishes dated `unknown` variants for. Past the last of them the edge serves
- * the dateless "builds stopped" variant, so it never names a day that is not the reader's. Each date costs 15 objects a
- * tick (latest, status and the page in five languages), rewritten every tick since they carry the build's facts.
+ * UTC dates after its own a build publishes dated `unknown` variants for (15 objects a date, every tick); past them the
+ * edge serves the dateless "builds stopped" variant, so it never names a day that is not the reader's.
  */
 export const UNKNOWN_VARIANT_DAYS_AHEAD = 3;
 
@@ -15,11 +14,8 @@ export const nextUtcMidnight = (at: Date): Date => new Date(instantMs(utcDate(at
 export const nextUtcDate = (date: string): string => utcDate(new Date(instantMs(date) + DAY_MS));
 
 /**
- * Until when today's answer holds: 30 minutes after the last successful reset-source check, and never past the next
- * UTC midnight (the answer is about a date). A day that already has a recorded or confirmed reset stays so until
- * midnight, whatever the checks do: a reset that happened does not un-happen. With no successful check at all the
- * answer is `unknown` already, and stale from the build on; so is one whose last good check is over 30 minutes old
- * (never an instant before the build).
+ * Until when today's answer holds: 30 minutes after the last good reset-source check, never past the next UTC midnight
+ * and never before the build; a recorded reset holds until midnight (it does not un-happen).
  */
 export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): Date {
   const midnight = nextUtcMidnight(asOf);

@@ -4,21 +4,14 @@ import { z } from 'zod';
 import { EventIdSchema } from './schemas.ts';
 import type { Announcement, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from './schemas.ts';
 
-/**
- * What one source produced in one run. Data fields are present only when the check succeeded; a failed
- * source leaves the previous good data in state untouched.
- */
+/** What one source produced in one run; data fields only when the check succeeded. */
 export interface SourceResult {
   check: SourceCheck;
   events?: Event[];
   status?: UpstreamStatus;
   signals?: Signal[];
-  /**
-   * The tracker's announced reset; `null` when it announces none, absent when this run could not read it (only from an
-   * ok `tracker_status` check).
-   */
+  /** The tracker's announced reset and its own watch (`tracker_status`): null for none, absent when not read. */
   announcement?: Announcement | null;
-  /** The tracker's own watch; `null` when none is raised, absent when this run could not read it (`tracker_status`). */
   watch?: TrackerWatch | null;
   /** The number of resets the tracker says it holds (`stats.total` of its status), to compare with the records read. */
   stats_total?: number;

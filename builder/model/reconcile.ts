@@ -147,19 +147,13 @@ export function reconcileTracker(
   return { curated: withFolded, tracker: placed, signals };
 }
 
-/**
- * Open questions held in the queue at once, as one source's share of it (apply.ts MAX_SIGNALS_PER_SOURCE): a tracker
- * that mislabels every record it lists asks a reviewer a hundred questions, not thousands. The rest wait their turn.
- */
+/** Open questions held at once (one source's share of the queue, as apply.ts); the rest wait their turn. */
 export const MAX_RECONCILE_SIGNALS = 100;
 
 /** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */
 const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
 
-/**
- * The signals with this run's open reconcile questions: those already waiting keep when they were first seen (they stay
- * in the queue while open, however long), settled ones leave it.
- */
+/** The signals with this run's open questions (those already waiting keep first_seen_at); settled ones leave. */
 export function withReconcileSignals(
   signals: readonly Signal[],
   previous: readonly Signal[],

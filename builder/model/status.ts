@@ -4,11 +4,7 @@ import { eventDate, eventMs, utcDate } from './events.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
-/**
- * The source kinds that can report a reset: today's state goes stale when these have not been checked successfully
- * recently. The status page (outages) and the signal feeds (unreviewed chatter) cannot report a reset, so their
- * failures must not turn today's state `unknown`.
- */
+/** The source kinds that can report a reset: only their failures turn today's state `unknown`. */
 export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
 
 export const isGoodResetCheck = (c: SourceCheck): boolean =>
@@ -29,14 +25,10 @@ export const explanationKey = (c: 'unchecked' | 'failed' | 'failed_since' | 'sta
   `state.unknown_${c}`;
 
 /**
- * Why today's state is unknown, decided once from the facts every surface has (the build's documents, the edge's
- * `unknown` variants, the page), so they all say the same sentence; the page's inline script (render/page-script.ts)
- * carries the same decision in plain JavaScript. The facts are the fields of `/api/latest` and the reader's clock
- * `now`; `stale_after` equals `generated_at` when the build's answer was unknown already. In order: the answer read is
- * past its time and no newer one is here (`expired`, since the build's stale_after, or 30 minutes after a build that
- * was unknown already); no source was ever checked (`unchecked`); no reset-source check ever succeeded (`failed`);
- * checks ran after the last good one and none succeeded (`failed_since` that one); nothing checked after the last good
- * one, which is over 30 minutes old (`stale`).
+ * Why today's state is unknown, from the fields of `/api/latest` and the reader's clock `now`, so the documents, the
+ * edge's variants and the page (render/page-script.ts repeats it in plain JavaScript) say the same sentence. In order:
+ * the answer is past its time (`expired`); no source was ever checked (`unchecked`); no reset-source check ever
+ * succeeded (`failed`); checks after the last good one all failed (`failed_since`); the last good one is old (`stale`).
  */
 export function computeExplanation(f: {
   last_check_at: string | null;
