@@ -11,6 +11,7 @@ type UserPlan = (typeof USER_PLANS)[number];
 type PlanAnswer = 'yes' | 'no' | 'not_stated';
 
 const Quote = z.string().min(1).max(500);
+const WEEK_MINUTES = 7 * 24 * 60;
 const read = <T extends z.ZodType>(value: T) => z.strictObject({ value, quote: Quote }).nullable();
 
 /** One reviewed event: each field is what the post states with the words it was read from, or null (not stated). */
@@ -27,12 +28,7 @@ const ReachDecisionSchema = z.strictObject({
   landing: z
     .strictObject({
       as_written: Quote,
-      within_minutes: z
-        .number()
-        .int()
-        .positive()
-        .max(7 * 24 * 60)
-        .nullable(),
+      within_minutes: z.number().int().positive().max(WEEK_MINUTES).nullable(),
       quote: Quote,
     })
     .nullable(),

@@ -64,10 +64,7 @@ export const ReachSchema = z.strictObject({
 });
 export type Reach = z.infer<typeof ReachSchema>;
 
-/**
- * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names which
- * of them `occurred_at` is. With `time_precision: day` the instants are plain dates `YYYY-MM-DD`.
- */
+/** One reset-related event; `time_basis` names which instant `occurred_at` is (plain dates at `time_precision: day`). */
 export const EventSchema = z
   .strictObject({
     id: EventIdSchema,
@@ -86,10 +83,7 @@ export const EventSchema = z
     scope: LocalizedSchema.optional(),
     author_notes: LocalizedSchema.optional(),
     verification_notes: LocalizedSchema.optional(),
-    /**
-     * The original announcement, never translated or edited. Empty only on a tracker record (origin service_resets),
-     * whose API documents that its text may be empty; curated history always quotes its evidence.
-     */
+    /** The original announcement, never translated or edited; empty only on a tracker record (its API allows it). */
     evidence_text: z.string().max(4000),
     sources: z.array(EvidenceSourceSchema).default([]),
     /** Ids of other records describing the same event (e.g. the ledger row a verified record replaces). */
@@ -192,9 +186,8 @@ export const SignalSchema = z.object({
   first_seen_at: isoInstant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
   promoted_to: EventIdSchema.nullable(),
-  /** source_anomaly only: the new global resets the quarantined run brought. */
+  /** source_anomaly only: the new global resets the quarantined run brought, and the source's scheme and host. */
   count: z.number().int().nonnegative().optional(),
-  /** source_anomaly only: the source's scheme and host, nothing more of its URL. */
   origin: z.string().max(300).optional(),
   /** tracker_watch only: when the tracker's watch expires (null: it named no end). */
   expires_at: isoInstant.nullable().optional(),
@@ -226,10 +219,7 @@ export const IssuedForecastSchema = z.object({
 });
 export type IssuedForecast = z.infer<typeof IssuedForecastSchema>;
 
-/**
- * One checkpoint (00/06/12/18 UTC) of the append-only forecast log: the forecast that was live at it (the last one
- * issued at or before it, at most 6 h old, copied as issued), or `missed` when there was none.
- */
+/** One checkpoint of the append-only forecast log: the forecast live at it, as issued, or `missed`. */
 export const ForecastLogEntrySchema = z.preprocess(
   migrateLogEntry,
   z.object({
@@ -243,10 +233,7 @@ export const ForecastLogEntrySchema = z.preprocess(
 );
 export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
 
-/**
- * Old log entries (`checkpoint` = the slot start, issued just after it) become entries for the next checkpoint:
- * ResetBench never scores a forecast issued after its checkpoint.
- */
+/** An old entry (`checkpoint` = its slot start) is one of the next checkpoint: none is scored issued after it. */
 function migrateLogEntry(raw: unknown): unknown {
   const old = raw as Record<string, unknown>;
   if (typeof raw !== 'object' || raw === null || 'status' in old || !('probability_24h' in old)) return raw;
@@ -262,10 +249,7 @@ function migrateLogEntry(raw: unknown): unknown {
   };
 }
 
-/**
- * How a checkpoint's window turned out, appended once after it closed (`resolution`); a later change of the
- * records that flips the outcome appends a `correction`, never an edit.
- */
+/** How a checkpoint's window turned out (`resolution`, once); a later flip appends a `correction`, never an edit. */
 export const ForecastResolutionSchema = z.object({
   checkpoint: isoInstant,
   horizon_hours: z.union([z.literal(24), z.literal(48)]),
@@ -296,11 +280,10 @@ export const TrackerWatchSchema = z.object({
   level: z.string().min(1).max(40),
   /** The tracker's own chance in percent, or null when it gives none. */
   reset_chance_percent: z.number().min(0).max(100).nullable(),
-  /** The tracker's window, verbatim (display text, never translated). */
+  /** The tracker's window and words, verbatim, never translated. */
   forecast_window: z.string().max(300),
   observed_at: isoInstant,
   expires_at: isoInstant.nullable(),
-  /** The tracker's words, never translated. */
   text: z.string().max(1000),
   /** null: the tracker gave no link (an observed watch). */
   source_url: z.url().nullable(),
