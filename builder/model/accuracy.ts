@@ -138,9 +138,8 @@ const LATE_AFTER_MS = HOUR_MS;
 export type ForecastRecord = Pick<State, 'forecast_log' | 'forecast_resolutions' | 'last_forecast'>;
 
 /**
- * Appends an entry for every checkpoint passed since the last logged one (a missed one as `missed`), resolves each
- * window once, RESOLVE_AFTER_MS after it closed, and appends a correction when the records now say otherwise.
- * Nothing already in the log or the resolutions is ever changed; entries past the retention are dropped.
+ * Appends an entry for every checkpoint passed since the last logged one, resolves each window once, and appends a
+ * correction when the records now say otherwise: only entries past the retention ever leave the log.
  */
 export function recordForecast(
   prev: ForecastRecord,

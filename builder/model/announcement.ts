@@ -30,10 +30,7 @@ export const AnnouncementReviewFileSchema = z.strictObject({
         /** The archive record the post is (the ledger row citing it). */
         record_id: z.string().min(1).max(200),
         announced_at: z.iso.datetime(),
-        /**
-         * `ahead`: the reset has not been applied and is promised for a later time ("will be fully reset again in the
-         * next hour"). `done_now`: the reset was made and is only propagating ("We have reset ...", "Propagating").
-         */
+        /** `ahead`: promised for later ("in the next hour"); `done_now`: made and propagating ("We have reset"). */
         classification: z.enum(['ahead', 'done_now']),
         quote: z.string().min(1).max(1000),
         /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
@@ -74,9 +71,8 @@ export const followThrough = (past: { followed: number; sample_size: number }): 
   (past.followed + 1) / (past.sample_size + 2);
 
 /**
- * The announcement's effect at asOf, or null when there is none or a global reset at or after its announcement is
- * already recorded (the announcement is spent). A scheduled time in (asOf - grace, asOf + h] is inside horizon h;
- * an announcement without a time is reported but changes no probability.
+ * The announcement's effect at asOf; null when none, or spent (a global reset since is recorded). A scheduled time in
+ * (asOf - grace, asOf + h] is inside horizon h; an untimed one changes no probability.
  */
 export function announcementEffect(
   events: readonly Event[],
@@ -101,9 +97,7 @@ export function announcementEffect(
     announced_at: announced.announced_at,
     inside_24h: inside(24),
     inside_48h: inside(48),
-    /** Estimated chance an announced reset follows (followThrough). */
     follow_through: followThrough(past),
-    /** Reviewed `ahead` announcements whose window had closed by asOf that were followed by a reset, and how many. */
     followed: past.followed,
     sample_size: past.sample_size,
   };

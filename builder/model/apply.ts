@@ -22,10 +22,7 @@ export const MAX_SIGNALS = 500;
 export const MAX_SIGNALS_PER_SOURCE = 100;
 /** Tracker events kept in state, newest first: the tracker holds a few hundred; a runaway source stops here. */
 export const MAX_TRACKER_EVENTS = 2_000;
-/**
- * The anomaly rule: a tracker run bringing more than this many new global resets dated within the last day is
- * quarantined. Real history has at most a few a day (the shortest gap between two is 11.9 h).
- */
+/** The anomaly rule: a tracker run bringing more new global resets of the last day is quarantined (real: a few). */
 export const ANOMALY_MAX_NEW_RESETS = 10;
 
 /** The first `max` items of each source, in order. */
@@ -218,9 +215,8 @@ function watchSignal(w: TrackerWatch, source: string): Signal {
 }
 
 /**
- * The state after this run: checks appended, anomalous tracker runs quarantined, tracker records folded in, and data
- * replaced only by ok results (a failed or malformed response never wipes the last good data); signals merged by link
- * (or id), kept for 7 days, with review decisions applied.
+ * The state after this run: checks appended, anomalous runs quarantined, data replaced only by ok results (a failed
+ * response never wipes the last good data); signals merged by link (or id), kept 7 days, review decisions applied.
  */
 export function applySourceResults(
   state: State,

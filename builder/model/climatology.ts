@@ -24,10 +24,7 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 }
 
-/**
- * Share of checkpoint windows (c, c + h] with c >= fromMs and c + h <= asOfMs that held at least one reset; `times`
- * ascending. Null when no such window exists.
- */
+/** Share of checkpoint windows (c, c + h] in [fromMs, asOfMs] holding a reset (`times` ascending); null for none. */
 export function windowFrequency(times: readonly number[], fromMs: number, asOfMs: number, horizonMs: number) {
   let i = 0;
   let windows = 0;

@@ -52,10 +52,7 @@ export function extendCoverage(
   return merged.slice(-MAX_COVERAGE_SPANS).map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
 }
 
-/**
- * What a reviewed archive vouches for: from its first to its last record (git review of data/ is the
- * verification; the archive is taken to have been kept up throughout its span, and to say nothing after it).
- */
+/** What a reviewed archive vouches for: its span, from its first to its last record, and nothing after it. */
 export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
   const byOrigin = new Map<string, number[]>();
   // Only imported archives keep a continuous record; a verified record is one event, not a watch.

@@ -43,10 +43,7 @@ export interface ReviewDate {
   before: { type?: EventType; reason?: Reason; effective_at_null?: boolean };
 }
 
-/**
- * The events as a build as of `asOf` may know them: decisions reviewed after asOf are undone, so an as-of build
- * (`--now`) shows the record as the ledger had it.
- */
+/** The events as a build as of `asOf` knows them: decisions reviewed after asOf are undone. */
 export function applyReviewDates(events: readonly Event[], reviews: readonly ReviewDate[], asOf: Date): Event[] {
   const pending = new Map(reviews.filter((r) => !reviewedBy(r.reviewed_at, asOf)).map((r) => [r.record_id, r]));
   return events.map((e) => {
@@ -72,11 +69,8 @@ function better(a: Event, b: Event): Event {
 }
 
 /**
- * Records of the same reset from different origins are merged when their times are this close and their type
- * is the same, even without a shared id or URL (a tracker's observation and the ledger's post, say). Three hours
- * is wider than the propagation windows announcements name ("in the next hour", "over the next 30 minutes"),
- * and a quarter of the shortest gap between two distinct global resets in the bundled history (11.9 h,
- * 2026-07-10 17:59 to 2026-07-11 05:54), so two real resets are not folded into one.
+ * Records of one type from different origins this close are the same reset: wider than the propagation windows posts
+ * name ("in the next hour"), a quarter of the shortest gap between two real global resets (11.9 h, 2026-07-10/11).
  */
 export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 
@@ -84,16 +78,11 @@ export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse));
 
 /**
- * Merges records from every origin into one list, one record per real-world event, newest first.
- * Two records are the same event when one lists the other in `same_as`, they cite the same source post, or
- * (the proximity rule) they come from different origins, have the same type and carry instants within
- * MERGE_WINDOW_MS of each other. Proximity never joins two records of the same origin (one source listing two
- * resets an hour apart means two resets), closest pairs are joined first, and a group never gains a second
- * record of an origin it already holds by proximity alone.
- * The winner is the verified one (then curated, ledger, tracker); it keeps its own text and translations,
- * and gains the `same_as` ids of the records it absorbed and their sources, except a tracker record's when the winner
- * is a ledger, curated or verified record (a tracker cannot vouch for curated history). A shared link joins only
- * records of the same type.
+ * One record per real-world event, newest first. Two records are one event when one lists the other in `same_as`,
+ * they cite the same post (and have one type), or by proximity: different origins, one type, instants within
+ * MERGE_WINDOW_MS; closest pairs first, and never a second record of an origin the group holds (one source listing two
+ * resets an hour apart means two). The winner (verified, then curated, ledger, tracker) keeps its text and gains the
+ * others' ids in `same_as` and their sources (a tracker's only when it is a tracker record itself).
  */
 export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const all = lists.flat();
@@ -147,11 +136,7 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
 }
 
-/**
- * The proximity rule's candidate pairs, closest first: records of different origins and the same type whose instants
- * come within MERGE_WINDOW_MS, at their closest distance. A sweep in order of each record's earliest instant, so large
- * histories stay fast.
- */
+/** The proximity rule's pairs, closest first; a sweep by earliest instant, so large histories stay fast. */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
   const instants = all.map(instantsOf);
   const lo = instants.map((ts) => Math.min(...ts));

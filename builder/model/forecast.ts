@@ -37,10 +37,7 @@ export const MODEL_VERSION = 'poisson-v1';
 /** The rate's window, fixed a priori (one quarter) and never tuned. */
 const POISSON_TRAILING_DAYS = 90;
 
-/**
- * poisson-v1: the global resets of the trailing 90 days (or of the known history, if shorter) as a constant Poisson
- * rate; P(>=1 reset in the next h) = 1 - exp(-rate x h), clipped. `times` ascending, at least one.
- */
+/** poisson-v1: the trailing 90 days' resets (or all, if shorter) as a Poisson rate: P = 1 - exp(-rate x h), clipped. */
 export function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
   const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - times[0]!);
   const from = asOfMs - spanMs;
@@ -131,10 +128,8 @@ const WITHHELD: Probabilities = {
 };
 
 /**
- * The forecast published at `asOf`. Only global resets with an event time at or before `asOf` are read, so
- * adding a later record never changes an earlier forecast. Below the minimum sample the probabilities are
- * null (never 0) and the explanation says why. An announced upcoming reset scheduled inside a horizon raises
- * that horizon's probability to the share of past announcements that were followed by a reset (announcement.ts).
+ * The forecast published at `asOf`, from resets at or before it only (a later record never changes it); withheld as
+ * null (never 0) with the reason. An announced reset inside a horizon raises it to the announcements' follow-through.
  */
 export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}) {
   const asOfMs = asOf.getTime();
@@ -144,15 +139,12 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const announced = announcementEffect(events, asOfMs, opts.announced ?? null, opts.announcementReview ?? []);
   const forecast = (p: Probabilities, explanation: Detail) => ({
     ...p,
-    /** End of the reset sources' observed time; null when the caller did not say (backtests on a complete archive). */
     covered_until: opts.coveredUntil ?? null,
     sample_size: times.length,
-    /** The model that computed it (a logged forecast keeps the version live when it was issued). */
     model_version: MODEL_VERSION as string,
     explanation,
     last_global_reset_at: lastAt,
     window_days: HISTORY_WINDOW_DAYS,
-    /** The announced upcoming reset this forecast read, with the follow-through estimate; null when none. */
     announced,
   });
   const withheld = whyWithheld(times, asOfMs, lastAt, opts);

@@ -21,10 +21,7 @@ const ReachDecisionSchema = z.strictObject({
   models: read(z.array(z.string().min(1).max(60)).min(1).max(10)),
   cohort: read(z.number().int().positive()),
   limits: read(z.array(z.enum(LIMITS)).min(1).max(LIMITS.length)),
-  /**
-   * The landing window as the post words it: `as_written` (the words, never translated), `within_minutes` from the
-   * post (null when the words bound nothing exactly: "in a bit", "by end of day").
-   */
+  /** The landing window in the post's words; `within_minutes` null when they bound nothing exactly ("in a bit"). */
   landing: z
     .strictObject({
       as_written: Quote,
@@ -83,10 +80,7 @@ function reachFrom(e: Event, d: ReachDecision): Reach {
   };
 }
 
-/**
- * The events with their reach as a build as of `asOf` may know it: a decision applies from 00:00 UTC of its
- * `reviewed_at` date, so an as-of build before it says "not stated". Events that are not resets carry none.
- */
+/** The resets with their reach as a build as of `asOf` knows it ("not stated" before the decision's date). */
 export function attachReach(
   events: readonly Event[],
   decisions: Readonly<Record<string, ReachDecision>>,
@@ -108,10 +102,7 @@ function landingUntil(e: Event, now: number): string | null {
   return from !== null && until !== null && Date.parse(from) <= now && now < Date.parse(until) ? until : null;
 }
 
-/**
- * Whether a post's words narrow a reset to part of the users: it names plans other than all / all paid, one model,
- * or a cohort. Such a reset is not a global reset (docs/reach.md).
- */
+/** A post naming some plans, a model or a cohort narrows a reset: it is not a global one (docs/reach.md). */
 export function isNarrowed(r: Reach): boolean {
   const plans = r.plans.value;
   const partialPlans = plans !== null && !plans.includes('all') && !plans.includes('all_paid');
@@ -121,10 +112,7 @@ export function isNarrowed(r: Reach): boolean {
 /** The rule for what counts as a global reset (today's state, the forecast's ground truth, accuracy): docs/reach.md. */
 export const countsAsGlobal = (e: Event): boolean => e.type === 'global_reset' && !isNarrowed(reachOf(e));
 
-/**
- * Whether a reset reached a user of `plan`: 'yes' when the post names the plan, every plan, or every paid plan for a
- * paid one; 'no' when it names plans and not this one; 'not_stated' when it names none (or nobody reviewed it).
- */
+/** Whether a reset reached a user of `plan`, by the plans its post names ('not_stated' when it names none). */
 export function reachesPlan(r: Reach, plan: UserPlan): PlanAnswer {
   const plans = r.plans.value;
   if (plans === null) return 'not_stated';
@@ -136,10 +124,8 @@ export function reachesPlan(r: Reach, plan: UserPlan): PlanAnswer {
 export type ReachToday = NonNullable<ReturnType<typeof computeReachToday>>;
 
 /**
- * Whom today's `global_reset` events (the narrowed ones included) reached, per plan: 'yes' if one reached it, else
- * 'not_stated' if one does not say, else 'no'; and while one is still landing, the latest end of a landing window
- * (`propagating_until`). A reset counts from its post while its landing window is open, and once its time (eventTime)
- * is today (the UTC date of asOf) and not after asOf; null when there is none.
+ * Whom today's `global_reset` events (narrowed ones included: landed today by asOf, or landing now) reached per plan,
+ * and the latest end of an open landing window; null when there is none.
  */
 export function computeReachToday(events: readonly Event[], asOf: Date) {
   const now = asOf.getTime();
@@ -159,9 +145,8 @@ export function computeReachToday(events: readonly Event[], asOf: Date) {
 }
 
 /**
- * What to say next to a banked reset while a global reset is announced or landing: using a banked reset then may waste
- * it. Read only from the announcement (`upcoming`, a global reset not yet recorded) or a global reset whose post's
- * landing window is still open: a statement of what was announced, never a forecast. null when neither holds.
+ * While a global reset is landing (its post's window open) or announced (`upcoming`), using a banked reset may waste
+ * it: a statement of what was announced, never a forecast.
  */
 export function bankedResetWarning(
   events: readonly Event[],

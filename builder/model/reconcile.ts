@@ -1,8 +1,6 @@
-// Pure: one post, one event. The upstream tracker labels some posts with the wrong kind of reset (two banked grants of
-// 2026-07 are `regular` there), so a tracker record never overrides curated history (the ledger, curated and verified
-// records): it takes the type curated history gives the post it cites, and the disagreement waits as a signal until a
-// review decision (data/tracker-review.json) settles it. A tracker-only global reset on a UTC day that curated history
-// already has a global reset on waits the same way: a review decides whether that day had one reset or two.
+// Pure: one post, one event. The tracker mislabels some posts (two banked grants of 2026-07 are `regular` there), so a
+// tracker record takes the type curated history gives the post it cites, and the disagreement waits as a signal for a
+// review (data/tracker-review.json); so does a tracker-only global reset on a day curated history has one on.
 import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost } from './evidence.ts';
@@ -10,12 +8,8 @@ import { eventDate, eventMs, MERGE_WINDOW_MS, reviewedBy } from './events.ts';
 import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
 /**
- * A reviewed decision about one tracker record, named by the X post it cites:
- * - `type`: the post is of this type (the curated type stands; the disagreement is settled);
- * - `same_reset`: the record is the same reset as curated event `event_id` (a later post about the same reset, such as
- *   "all propagated"), so it is folded into that event;
- * - `distinct`: the record is a reset of its own, although curated history has another on the same UTC day.
- * It applies in builds as of its `reviewed_at` date or later, like every review in data/.
+ * A reviewed decision about the tracker record citing X post `post_id`: `type` (the curated type stands),
+ * `same_reset` (a later post about curated event `event_id`, folded into it) or `distinct` (a reset of its own).
  */
 export const TrackerReviewSchema = z
   .strictObject({
@@ -86,9 +80,8 @@ function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
 }
 
 /**
- * The tracker's events placed against curated history as of `asOf`: `curated`, each event naming in `same_as` the
- * tracker records folded into it; `tracker`, the tracker's events that stay events of their own; and `signals`, the
- * questions left for review. Decisions reviewed after `asOf` are not known to that build.
+ * The tracker's events placed against curated history as of `asOf`: `curated` naming in `same_as` the tracker records
+ * folded into it, the `tracker` events that stay their own, and the `signals` left for review.
  */
 export function reconcileTracker(
   curated: readonly Event[],

@@ -62,10 +62,8 @@ const latestCheck = (checks: readonly SourceCheck[]): SourceCheck | null =>
   );
 
 /**
- * Today's state for the UTC date of `asOf`. Events only count once they happened (a reset announced for later
- * is not today's reset yet), and the day is decided on the effective time when known. `reset` is true for a reset
- * today, false only when fresh checks found none, null when unknown; `valid_until` is when a `no_verified_reset`
- * answer expires if no newer good check arrives.
+ * Today's state for the UTC date of `asOf`, from resets that happened by then. `reset` is false only when fresh checks
+ * found none (null when unknown); `valid_until` is when a `no_verified_reset` answer expires.
  */
 export function computeToday(events: readonly Event[], checks: readonly SourceCheck[], asOf: Date) {
   const date = utcDate(asOf);
