@@ -20,7 +20,6 @@ import {
   type Event,
   type ForecastLogEntry,
   type ForecastResolution,
-  type IssuedForecast,
   type State,
 } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
