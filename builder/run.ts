@@ -2,15 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
-import { knownBy, mergeEvents } from './model/events.ts';
+import { applyReviewDates, knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
-import { applyReviewDates } from './model/review-dates.ts';
 import { attachReach } from './model/reach.ts';
 import type { Announcement, Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
-import { computeUpcoming, withOverdueAnnouncement } from './model/upcoming.ts';
+import { computeUpcoming, withOverdueAnnouncement } from './model/announcement.ts';
 import { renderApiParts, type RenderInput } from './render/documents.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
 import { renderPages } from './render/page.tsx';
@@ -112,7 +111,7 @@ function computeNextState(
   }
   const applied = applySourceResults(state, results, curated.reviews, asOf);
   // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
-  // (model/review-dates.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
+  // (model/events.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
   const curatedEvents = attachReach(
     applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
     curated.reach ?? {},

@@ -28,7 +28,7 @@ import {
   reliabilityTable,
   resolveCheckpoint,
   skillWithInterval,
-} from '../builder/model/resetbench.ts';
+} from '../builder/model/accuracy.ts';
 import type { Event } from '../builder/model/schemas.ts';
 import { BASELINES, CANDIDATES, SHIPPED_PARAMS, family, type Candidate, type Row } from './candidates.ts';
 import { LEADERBOARD, announcementMs, scoreLeaderboardWindow } from './resetbench-window.ts';

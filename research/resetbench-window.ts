@@ -6,7 +6,7 @@
 //  - a case resolves only when its whole window falls at or before the ground truth's `reviewed_at`.
 import { HOUR_MS, HORIZONS_HOURS, toIso, type HorizonHours } from '../builder/model/climatology.ts';
 import { eventMs } from '../builder/model/events.ts';
-import { brier, resolveCheckpoint } from '../builder/model/resetbench.ts';
+import { brier, resolveCheckpoint } from '../builder/model/accuracy.ts';
 import type { Event } from '../builder/model/schemas.ts';
 import { countsAsGlobal } from '../builder/model/reach.ts';
 

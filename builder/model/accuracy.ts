@@ -1,5 +1,6 @@
-// Pure: the append-only forecast log (the forecast live at each 00/06/12/18 UTC checkpoint, as issued), its
-// one-time resolutions and visible corrections, and the published accuracy, all by ResetBench's rules.
+// Pure: ResetBench, the public benchmark 24h/48h reset forecasts are scored on (research/backtest.ts scores by the same
+// functions), and what /api/accuracy publishes by its rules: the append-only forecast log (the forecast live at each
+// checkpoint, as issued), its one-time resolutions and visible corrections, and the scores.
 import {
   CHECKPOINT_INTERVAL_MS,
   HORIZONS_HOURS,
@@ -14,65 +15,130 @@ import { DAY_MS, eventMs } from './events.ts';
 import type { Forecast } from './forecast.ts';
 import { windowObserved, type CoverageSpan } from './coverage.ts';
 import {
-  RESETBENCH_RULES,
-  brier,
-  forecastAtCheckpoint,
-  reliabilityTable,
-  resolveCheckpoint,
-  skillWithInterval,
-} from './resetbench.ts';
-import {
   IssuedForecastSchema,
   type Detail,
   type Event,
   type ForecastLogEntry,
   type ForecastResolution,
-  type IssuedForecast,
+  type State,
 } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
+
+export const RESETBENCH_RULES =
+  'ResetBench rules: checkpoints 00/06/12/18 UTC; the last forecast issued at or before the checkpoint and at most 6 h old; outcome = a global reset in (t, t+h]; a checkpoint resolves only after its window closed';
+const MAX_FORECAST_AGE_MS = 6 * HOUR_MS;
+
+/** The forecast scored at checkpoint `t`: the last issued at or before t (the first of equals), if at most 6 h old. */
+export function forecastAtCheckpoint<T extends { issued_ms: number }>(forecasts: readonly T[], t: number): T | null {
+  let live: T | null = null;
+  for (const f of forecasts) if (f.issued_ms <= t && (live === null || f.issued_ms > live.issued_ms)) live = f;
+  return live !== null && t - live.issued_ms <= MAX_FORECAST_AGE_MS ? live : null;
+}
+
+/** Null while the window (t, t + h] is still open at `nowMs`; else the resets (by id) that fell in it. */
+export function resolveCheckpoint(
+  resets: readonly { ms: number; id: string }[],
+  t: number,
+  horizonHours: number,
+  nowMs: number,
+): { outcome: boolean; event_ids: string[] } | null {
+  const end = t + horizonHours * HOUR_MS;
+  if (end > nowMs) return null;
+  const ids = resets
+    .filter((r) => r.ms > t && r.ms <= end)
+    .map((r) => r.id)
+    .sort();
+  return { outcome: ids.length > 0, event_ids: ids };
+}
+
+export const brier = (p: number, outcome: boolean): number => (p - (outcome ? 1 : 0)) ** 2;
+
+/** Forecast probability in ten equal-width bins against how often the outcome happened, with counts. */
+export function reliabilityTable(pairs: readonly { p: number; outcome: boolean }[]) {
+  const bins = 10;
+  const acc = Array.from({ length: bins }, () => ({ n: 0, p: 0, o: 0 }));
+  for (const { p, outcome } of pairs) {
+    const b = acc[Math.min(bins - 1, Math.floor(p * bins))]!;
+    b.n++;
+    b.p += p;
+    b.o += outcome ? 1 : 0;
+  }
+  return acc.map((b, i) => ({
+    lower: i / bins,
+    upper: (i + 1) / bins,
+    count: b.n,
+    mean_probability: b.n === 0 ? null : b.p / b.n,
+    observed_frequency: b.n === 0 ? null : b.o / b.n,
+  }));
+}
+export type ReliabilityBin = ReturnType<typeof reliabilityTable>[number];
+
+/** mulberry32: a tiny seeded PRNG, so the bootstrap gives the same interval on every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type SkillInterval = { skill: number | null; lower: number | null; upper: number | null };
+
+/**
+ * Brier skill score 1 - sum(model Brier) / sum(baseline Brier) over rows in time order, with a 95% moving-block
+ * bootstrap interval: blocks of consecutive rows, as overlapping windows and bursts make neighbours dependent.
+ */
+export function skillWithInterval(
+  rows: readonly { p: number; base: number; outcome: boolean }[],
+  opts: { blockLength: number; iterations: number; seed: number },
+): SkillInterval {
+  const n = rows.length;
+  const bm = rows.map((r) => brier(r.p, r.outcome));
+  const bb = rows.map((r) => brier(r.base, r.outcome));
+  const ratio = (m: number, b: number) => (b === 0 ? null : 1 - m / b);
+  const total = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const skill = n === 0 ? null : ratio(total(bm), total(bb));
+  if (n === 0 || skill === null) return { skill, lower: null, upper: null };
+  const L = Math.max(1, Math.min(opts.blockLength, n));
+  const random = seededRandom(opts.seed);
+  const draws: number[] = [];
+  for (let it = 0; it < opts.iterations; it++) {
+    let m = 0;
+    let b = 0;
+    for (let taken = 0; taken < n;) {
+      const start = Math.floor(random() * (n - L + 1));
+      for (let k = 0; k < L && taken < n; k++, taken++) {
+        m += bm[start + k]!;
+        b += bb[start + k]!;
+      }
+    }
+    const s = ratio(m, b);
+    if (s !== null) draws.push(s);
+  }
+  draws.sort((x, y) => x - y);
+  const q = (f: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.round(f * (draws.length - 1))))] ?? null;
+  return { skill, lower: q(0.025), upper: q(0.975) };
+}
 
 /** Accuracy is published for the last 30 days: long enough for ~120 checkpoints a horizon, short enough to show drift. */
 export const ACCURACY_WINDOW_DAYS = 30;
 /** The log keeps four times the accuracy window. */
 export const FORECAST_LOG_RETENTION_DAYS = 120;
-/**
- * A window is resolved this long after it closed, not at once: the sources report a reset minutes to hours after it
- * lands, and resolving early would turn most late reports into corrections.
- */
+/** Resolving only this long after a window closed: sources report a reset late, and most would become corrections. */
 export const RESOLVE_AFTER_MS = 6 * HOUR_MS;
-/**
- * A window still unobserved this long after it closed is given up as `unresolvable`: never scored, counted in the
- * summary. A week covers a long source outage and a reviewed archive update in git.
- */
+/** A window unobserved this long after it closed is `unresolvable` (a week covers an outage and an archive update). */
 export const UNRESOLVABLE_AFTER_MS = 7 * DAY_MS;
 /** The builder runs every 15 minutes; a live forecast older than this at its checkpoint means runs were dropped. */
 const LATE_AFTER_MS = HOUR_MS;
 
-export interface ForecastRecord {
-  forecast_log: ForecastLogEntry[];
-  forecast_resolutions: ForecastResolution[];
-  last_forecast: IssuedForecast | null;
-}
-
-/** The log entry for checkpoint t: the forecast live at t by ResetBench's rule, if it has probabilities. */
-function entryFor(t: number, candidates: readonly IssuedForecast[], asOf: Date): ForecastLogEntry {
-  const live = forecastAtCheckpoint(
-    candidates.map((f) => ({ issued_ms: Date.parse(f.issued_at), f })),
-    t,
-  )?.f;
-  const usable = live !== undefined && live.probability_24h !== null && live.probability_48h !== null;
-  return {
-    checkpoint: toIso(t),
-    status: usable ? 'issued' : 'missed',
-    logged_at: toIso(asOf.getTime()),
-    forecast: usable ? live : null,
-  };
-}
+export type ForecastRecord = Pick<State, 'forecast_log' | 'forecast_resolutions' | 'last_forecast'>;
 
 /**
- * Appends an entry for every checkpoint passed since the last logged one (a missed one as `missed`), resolves each
- * window once, RESOLVE_AFTER_MS after it closed, and appends a correction when the records now say otherwise.
- * Nothing already in the log or the resolutions is ever changed; entries past the retention are dropped.
+ * Appends an entry for every checkpoint passed since the last logged one, resolves each window once, and appends a
+ * correction when the records now say otherwise: only entries past the retention ever leave the log.
  */
 export function recordForecast(
   prev: ForecastRecord,
@@ -90,9 +156,17 @@ export function recordForecast(
   const first = Number.isFinite(lastLogged)
     ? lastLogged + CHECKPOINT_INTERVAL_MS
     : checkpointAtOrAfter(prev.last_forecast !== null ? Date.parse(prev.last_forecast.issued_at) : asOfMs);
-  const candidates = prev.last_forecast === null ? [current] : [prev.last_forecast, current];
-  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS)
-    log.push(entryFor(t, candidates, asOf));
+  const candidates = (prev.last_forecast === null ? [current] : [prev.last_forecast, current]).map((f) => ({
+    issued_ms: Date.parse(f.issued_at),
+    f,
+  }));
+  for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS) {
+    // The forecast live at t by ResetBench's rule, if it has probabilities.
+    const live = forecastAtCheckpoint(candidates, t)?.f;
+    const usable = live !== undefined && live.probability_24h !== null && live.probability_48h !== null;
+    const status = usable ? 'issued' : 'missed';
+    log.push({ checkpoint: toIso(t), status, logged_at: toIso(asOfMs), forecast: usable ? live : null });
+  }
   const resolutions = prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom);
   return {
     forecast_log: log,
@@ -106,11 +180,7 @@ function inForce(resolutions: readonly ForecastResolution[], checkpoint: string,
   return resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
 }
 
-/**
- * Resolves only what was observed: a window resolves when the reset sources covered it (coverage.ts
- * `windowObserved`); otherwise it stays pending, and UNRESOLVABLE_AFTER_MS after it closed it is given up.
- * `coverage` undefined: the caller vouches that everything was observed (tests of other rules).
- */
+/** Resolves only windows the reset sources observed; `coverage` undefined: the caller vouches for all of them. */
 function resolve(
   log: readonly ForecastLogEntry[],
   resolutions: readonly ForecastResolution[],
@@ -148,58 +218,26 @@ function resolve(
   return out;
 }
 
-export interface ScoredCheckpoint {
-  checkpoint: string;
-  horizon_hours: HorizonHours;
-  issued_at: string;
-  /** Age of the forecast at the checkpoint, in minutes. */
-  age_minutes: number;
-  late: boolean;
-  model_version: string;
-  probability: number;
-  /** As first resolved: never edited. */
-  outcome: boolean;
-  resolved_at: string;
-  event_ids: string[];
-  brier: number;
-  /** A later correction of the outcome, if any; the summary scores the corrected outcome. */
-  correction: { outcome: boolean; corrected_at: string; event_ids: string[]; brier: number } | null;
-}
-
-/** Skill against one baseline over the window's resolved checkpoints; null with the reason when n is too small. */
-export interface SkillEntry {
-  skill: number | null;
-  lower: number | null;
-  upper: number | null;
-  n: number;
-  /** Why skill is null, as a message code the render translates (forecast:skill.*); null when skill is a number. */
-  reason: Detail | null;
-}
-
 /** The skill baselines /api/accuracy reports, each the field of the base rate logged with the forecast. */
 const BASELINE_FIELDS = {
   all_history: 'base_rate',
   trailing_30d: 'trailing_base_rate',
   trailing_90d: 'trailing_90d_base_rate',
 } as const;
-export type SkillBaseline = keyof typeof BASELINE_FIELDS;
-/**
- * A model that is itself one of the baselines: its skill against that baseline is 0 by construction, so its
- * checkpoints are left out of that comparison. The shipped model is none of them; earlier logged versions were.
- */
-export const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
+type SkillBaseline = keyof typeof BASELINE_FIELDS;
+/** Earlier logged models that are themselves a baseline: skill 0 by construction, so left out of that comparison. */
+const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
   'climatology-30d': 'trailing_30d',
   'climatology-90d': 'trailing_90d',
 };
 
 /** Below a week of checkpoints (one bootstrap block) an interval says nothing: skill is null with the reason. */
-export const MIN_SKILL_SAMPLE = 28;
-/** The bootstrap of the backtest (research/backtest.ts BOOTSTRAP): blocks of 7 days of checkpoints, seeded. */
+const MIN_SKILL_SAMPLE = 28;
+/** As research/backtest.ts BOOTSTRAP: blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
-/** One scored forecast with the outcome in force, the model that issued it and the base rates it was issued with. */
 interface InForceRow {
   h: HorizonHours;
   p: number;
@@ -208,11 +246,8 @@ interface InForceRow {
   bases: Record<SkillBaseline, number | null>;
 }
 
-/**
- * Skill against one baseline at one horizon, over the rows that have it (in log order, for the block bootstrap). A
- * forecast whose model is this baseline is left out of it: its skill there is 0 by construction, not evidence.
- */
-function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline): SkillEntry {
+/** Skill against one baseline at one horizon (rows in log order); null with a forecast:skill.* reason when n is small. */
+function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline) {
   const withBase = inForce.filter((r) => r.h === h && r.bases[baseline] !== null);
   const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
   const rows = withBase
@@ -220,7 +255,7 @@ function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: Skil
     .map((r) => ({ p: r.p, base: r.bases[baseline]!, outcome: r.outcome }));
   const n = rows.length;
   if (n < MIN_SKILL_SAMPLE) {
-    const reason =
+    const reason: Detail =
       same.length > 0
         ? {
             code: 'skill.same_as_model',
@@ -233,16 +268,13 @@ function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: Skil
   return { ...s, n, reason: s.skill === null ? { code: 'skill.perfect_baseline', params: {} } : null };
 }
 
-/**
- * Every issued checkpoint of `entries` at each horizon: scored (with its first resolution and any correction),
- * pending, or given up as unresolvable once its window closed UNRESOLVABLE_AFTER_MS ago unobserved.
- */
+/** Each issued checkpoint at each horizon: scored (first resolution and any correction), pending or unresolvable. */
 function scoreEntries(
   entries: readonly ForecastLogEntry[],
   resolutions: readonly ForecastResolution[],
   asOfMs: number,
 ) {
-  const forecasts: ScoredCheckpoint[] = [];
+  const forecasts = [];
   const rows: InForceRow[] = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
@@ -324,7 +356,6 @@ export function computeAccuracy(
       corrections: forecasts.filter((f) => f.horizon_hours === h && f.correction !== null).length,
     };
   };
-  const reliability = (h: HorizonHours) => reliabilityTable(rowsAt(h));
   const missed = entries
     .filter((e) => e.status === 'missed')
     .map((e) => ({ checkpoint: e.checkpoint }))
@@ -336,7 +367,7 @@ export function computeAccuracy(
     Object.keys(BASELINE_FIELDS).flatMap((b) =>
       HORIZONS_HOURS.map((h) => [`${b}_${h}h`, skillOf(rows, h, b as SkillBaseline)]),
     ),
-  ) as Record<`${SkillBaseline}_${'24h' | '48h'}`, SkillEntry>;
+  ) as Record<`${SkillBaseline}_${'24h' | '48h'}`, ReturnType<typeof skillOf>>;
   return {
     window_days: ACCURACY_WINDOW_DAYS,
     counts: {
@@ -360,6 +391,6 @@ export function computeAccuracy(
     forecasts,
     missed,
     summary: { h24: summarise(24), h48: summarise(48) },
-    reliability: { h24: reliability(24), h48: reliability(48) },
+    reliability: { h24: reliabilityTable(rowsAt(24)), h48: reliabilityTable(rowsAt(48)) },
   };
 }

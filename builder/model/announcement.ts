@@ -1,33 +1,22 @@
-// Pure: what an announced, not yet applied, global reset does to the forecast. "We will reset everyone's limits
-// at 10am PT today" says more about the next 24 hours than any history can.
+// Pure: the tracker's announced, not yet applied, reset: whether it is still upcoming or overdue, and what it does to
+// the forecast. "We will reset everyone's limits at 10am PT today" says more about the next 24 hours than any history.
 import { z } from 'zod';
+import { formatInstant } from '../contract.ts';
 import { HOUR_MS } from './climatology.ts';
-import { eventMs } from './events.ts';
-import type { Event } from './schemas.ts';
+import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
+import { capText, type Announcement, type Event, type Signal, type State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
-/** The model's input: the tracker's `scheduled_reset` (or any announced upcoming reset), times ISO 8601 UTC. */
-export interface AnnouncedReset {
-  id: string;
-  /** When the announcement says it lands; null when it names no time. */
-  scheduled_for: string | null;
-  announced_at: string;
-}
-
-export interface AnnouncementEffect extends AnnouncedReset {
-  inside_24h: boolean;
-  inside_48h: boolean;
-  /** Estimated chance an announced reset follows: (followed + 1) / (sample_size + 2), the Beta(1, 1) posterior mean. */
-  follow_through: number;
-  /** Reviewed `ahead` announcements whose window had closed by asOf that were followed by a reset, and how many. */
-  followed: number;
-  sample_size: number;
-}
+/** The model's input: the tracker's `scheduled_reset` (or any announced upcoming reset). */
+export type AnnouncedReset = Pick<Announcement, 'id' | 'scheduled_for' | 'announced_at'>;
 
 /** A scheduled time up to this far in the past still counts while no reset is recorded: rollouts run late. */
 export const ANNOUNCEMENT_OVERDUE_GRACE_MS = 6 * HOUR_MS;
 /** A recorded reset this close before a post's time still counts for it (clock skew between sources). */
 const POST_SKEW_MS = 60_000;
+/** An `ahead` post that names no time counts as followed when a reset lands within this long. */
+const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
+const TWO_WEEKS_HOURS = 24 * 14;
 
 /** data/announcement-review.json: each reviewed post, does it promise a reset for later, or report one made now? */
 export const AnnouncementReviewFileSchema = z.strictObject({
@@ -41,19 +30,11 @@ export const AnnouncementReviewFileSchema = z.strictObject({
         /** The archive record the post is (the ledger row citing it). */
         record_id: z.string().min(1).max(200),
         announced_at: z.iso.datetime(),
-        /**
-         * `ahead`: the reset has not been applied and is promised for a later time ("will be fully reset again in the
-         * next hour"). `done_now`: the reset was made and is only propagating ("We have reset ...", "Propagating").
-         */
+        /** `ahead`: promised for later ("in the next hour"); `done_now`: made and propagating ("We have reset"). */
         classification: z.enum(['ahead', 'done_now']),
-        /** The post's own words the classification rests on. */
         quote: z.string().min(1).max(1000),
         /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
-        due_within_hours: z
-          .number()
-          .positive()
-          .max(24 * 14)
-          .nullable(),
+        due_within_hours: z.number().positive().max(TWO_WEEKS_HOURS).nullable(),
         /** False when the post also reports a reset made now and promises another: its own record is not the promised one. */
         record_is_the_promised_reset: z.boolean(),
       }),
@@ -63,9 +44,6 @@ export const AnnouncementReviewFileSchema = z.strictObject({
 
 export type AnnouncementReview = z.infer<typeof AnnouncementReviewFileSchema>['posts'][number];
 
-/** An `ahead` post that names no time counts as followed when a reset lands within this long. */
-const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
-
 /** Whether a recorded reset can be the one an announcement promised (not the post's own "done now" reset). */
 export const promisedBy = (a: AnnouncementReview, r: { id: string }) =>
   a.record_is_the_promised_reset || r.id !== a.record_id;
@@ -74,49 +52,34 @@ export const dueMs = (a: AnnouncementReview) =>
   Date.parse(a.announced_at) + (a.due_within_hours ?? FOLLOW_THROUGH_DEFAULT_HOURS) * HOUR_MS;
 
 /**
- * Follow-through of `ahead` announcements as known at asOf: only posts whose promised window had closed by asOf
- * count (their outcome is known then), each followed when a global reset known at asOf landed inside it. `done_now`
- * posts are their own outcome and never count. The records are a reset ledger, so a promise that fell through
- * may be missing from it: the estimate still leans optimistic, and the prior keeps it off certainty.
+ * Follow-through of `ahead` announcements whose promised window had closed by asOf: followed when a global reset known
+ * at asOf landed inside it. A promise that fell through may be missing from a reset ledger, so this leans optimistic.
  */
-export function pastAnnouncements(
-  events: readonly Event[],
-  asOfMs: number,
-  review: readonly AnnouncementReview[],
-): { followed: number; sample_size: number } {
-  const resets = events
-    .filter(countsAsGlobal)
-    .map((e) => ({ id: e.id, ms: eventMs(e) }))
-    .filter((r) => Number.isFinite(r.ms) && r.ms <= asOfMs);
-  let n = 0;
-  let followed = 0;
-  for (const a of review) {
-    if (a.classification !== 'ahead') continue;
-    const from = Date.parse(a.announced_at);
-    const due = dueMs(a);
-    if (!Number.isFinite(from) || due > asOfMs) continue;
-    n++;
-    if (resets.some((r) => promisedBy(a, r) && r.ms >= from - POST_SKEW_MS && r.ms <= due)) followed++;
-  }
-  return { followed, sample_size: n };
+export function pastAnnouncements(events: readonly Event[], asOfMs: number, review: readonly AnnouncementReview[]) {
+  const resets = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= asOfMs);
+  const closed = review.filter((a) => a.classification === 'ahead' && dueMs(a) <= asOfMs);
+  const followed = closed.filter((a) =>
+    resets.some(
+      (r) => promisedBy(a, r) && eventMs(r) >= Date.parse(a.announced_at) - POST_SKEW_MS && eventMs(r) <= dueMs(a),
+    ),
+  );
+  return { followed: followed.length, sample_size: closed.length };
 }
 
 /** Beta(1, 1) (uniform) prior, which does not assume success: the posterior mean (followed + 1) / (n + 2). */
-export function followThrough(past: { followed: number; sample_size: number }): number {
-  return (past.followed + 1) / (past.sample_size + 2);
-}
+export const followThrough = (past: { followed: number; sample_size: number }): number =>
+  (past.followed + 1) / (past.sample_size + 2);
 
 /**
- * The announcement's effect at asOf, or null when there is none or a global reset at or after its announcement is
- * already recorded (the announcement is spent). A scheduled time in (asOf - grace, asOf + h] is inside horizon h;
- * an announcement without a time is reported but changes no probability.
+ * The announcement's effect at asOf; null when none, or spent (a global reset since is recorded). A scheduled time in
+ * (asOf - grace, asOf + h] is inside horizon h; an untimed one changes no probability.
  */
 export function announcementEffect(
   events: readonly Event[],
   asOfMs: number,
   announced: AnnouncedReset | null,
-  review: readonly AnnouncementReview[] = [],
-): AnnouncementEffect | null {
+  review: readonly AnnouncementReview[],
+) {
   if (announced === null) return null;
   const announcedMs = Date.parse(announced.announced_at);
   if (!Number.isFinite(announcedMs) || announcedMs > asOfMs) return null;
@@ -126,9 +89,7 @@ export function announcementEffect(
   if (spent) return null;
   const scheduledMs = announced.scheduled_for === null ? NaN : Date.parse(announced.scheduled_for);
   const inside = (h: number) =>
-    Number.isFinite(scheduledMs) &&
-    scheduledMs > asOfMs - ANNOUNCEMENT_OVERDUE_GRACE_MS &&
-    scheduledMs <= asOfMs + h * HOUR_MS;
+    scheduledMs > asOfMs - ANNOUNCEMENT_OVERDUE_GRACE_MS && scheduledMs <= asOfMs + h * HOUR_MS;
   const past = pastAnnouncements(events, asOfMs, review);
   return {
     id: announced.id,
@@ -140,4 +101,56 @@ export function announcementEffect(
     followed: past.followed,
     sample_size: past.sample_size,
   };
+}
+
+/** Later than this after its time (or a day after an untimed one), an unfulfilled announcement awaits review. */
+export const OVERDUE_AFTER_MS = 3 * HOUR_MS;
+
+/** Fulfilled by the same record (id or same_as), one citing the same post, or a reset of its type at or after it. */
+function isFulfilled(a: Announcement, events: readonly Event[], asOf: Date): boolean {
+  const post = a.source === null ? null : normalizeUrl(a.source.url);
+  return events.some(
+    (e) =>
+      e.id === a.id ||
+      e.same_as.includes(a.id) ||
+      (post !== null && e.sources.some((s) => normalizeUrl(s.url) === post)) ||
+      (e.type === (a.type ?? 'global_reset') &&
+        eventMs(e) >= Date.parse(a.announced_at) &&
+        eventMs(e) <= asOf.getTime()),
+  );
+}
+
+/** The announced reset still ahead (or landing late, within OVERDUE_AFTER_MS), or the one overdue past it. */
+export function computeUpcoming(
+  a: Announcement | null,
+  events: readonly Event[],
+  asOf: Date,
+): { upcoming: Announcement | null; overdue: Announcement | null } {
+  // An as-of build shows nothing first seen after asOf.
+  if (a === null || Date.parse(a.first_seen_at) > asOf.getTime() || isFulfilled(a, events, asOf))
+    return { upcoming: null, overdue: null };
+  const due = a.scheduled_for !== null ? Date.parse(a.scheduled_for) : Date.parse(a.announced_at) + DAY_MS;
+  if (asOf.getTime() > due + OVERDUE_AFTER_MS) return { upcoming: null, overdue: a };
+  return { upcoming: a, overdue: null };
+}
+
+/** The state with the overdue announcement (if any) among the signals awaiting review, once. */
+export function withOverdueAnnouncement(state: State, events: readonly Event[], asOf: Date): State {
+  const { overdue: a } = computeUpcoming(state.announcement, events, asOf);
+  if (a === null) return state;
+  const id = `overdue-${a.id}`.slice(0, 120);
+  if (state.signals.some((s) => s.id === id)) return state;
+  const signal: Signal = {
+    id,
+    kind: 'overdue_announcement',
+    source: 'tracker-status',
+    title: capText(a.text, 300),
+    excerpt: capText(a.text, 1000),
+    url: a.source?.url ?? null,
+    published_at: a.announced_at,
+    first_seen_at: formatInstant(asOf),
+    review: 'awaiting_review',
+    promoted_to: null,
+  };
+  return { ...state, signals: [signal, ...state.signals] };
 }

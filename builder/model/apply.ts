@@ -6,7 +6,6 @@ import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.t
 import {
   MAX_WATCHES,
   capText,
-  type Announcement,
   type Event,
   type Signal,
   type SourceCheck,
@@ -23,35 +22,29 @@ export const MAX_SIGNALS = 500;
 export const MAX_SIGNALS_PER_SOURCE = 100;
 /** Tracker events kept in state, newest first: the tracker holds a few hundred; a runaway source stops here. */
 export const MAX_TRACKER_EVENTS = 2_000;
-/**
- * The anomaly rule: a tracker run bringing more than this many new global resets dated within the last day is
- * quarantined. Real history has at most a few a day (the shortest gap between two is 11.9 h).
- */
+/** The anomaly rule: a tracker run bringing more new global resets of the last day is quarantined (real: a few). */
 export const ANOMALY_MAX_NEW_RESETS = 10;
 
-/**
- * This run's checks appended, at most `perSource` kept per source (the newest). A check of the same source at the same
- * instant replaces the stored one: a retried run for the same instant is one check, not two.
- */
-function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[], perSource: number): SourceCheck[] {
+/** The first `max` items of each source, in order. */
+function firstPerSource<T extends { source: string }>(items: readonly T[], max: number): T[] {
+  const seen = new Map<string, number>();
+  return items.filter((t) => {
+    seen.set(t.source, (seen.get(t.source) ?? 0) + 1);
+    return seen.get(t.source)! <= max;
+  });
+}
+
+/** The newest checks of each source; one of the same source and instant replaces the stored one (a retried run). */
+function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[]): SourceCheck[] {
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
-  const seen = new Map<string, number>();
-  return [...stored.filter((c) => !replaced.has(key(c))), ...fresh]
-    .reverse()
-    .filter((c) => {
-      seen.set(c.source, (seen.get(c.source) ?? 0) + 1);
-      return seen.get(c.source)! <= perSource;
-    })
-    .reverse();
+  const all = [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
+  return firstPerSource(all.reverse(), CHECK_HISTORY_PER_SOURCE).reverse();
 }
 
 const newestMs = (e: Event): number => instantMs(newestTime(e));
 
-/**
- * At most MAX_TRACKER_EVENTS, newest first; the event with the newest recorded time of each type is always kept, so
- * the cap never takes a type's newest event out of its history document (it would go back in time).
- */
+/** At most MAX_TRACKER_EVENTS, newest first, always keeping each type's newest (its history never goes back). */
 function capTrackerEvents(events: readonly Event[]): Event[] {
   const byTime = [...events].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
   const newestOfType = new Map<string, Event>();
@@ -67,10 +60,7 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
   return byTime.filter((e) => kept.has(e));
 }
 
-/**
- * Tracker records are history, not a mirror: a record is fixed at first sight (by id) and kept when the tracker stops
- * listing it, so no document goes back in time because a tracker lied for a run; a retraction is a review in data/.
- */
+/** Tracker records are history, not a mirror: fixed at first sight (by id), kept when the tracker drops them. */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
   const good = okResults(results, ['reset_tracker', 'tracker_status'], 'events');
@@ -85,33 +75,25 @@ function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceK
   return results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
 }
 
-/**
- * A tracker result's global resets new to state and dated within the last day. Only recent ones count: a quarantined
- * run's records never enter state, so counting older ones would quarantine the same backlog on every run for good.
- */
-function newGlobalResets(stored: readonly Event[], r: SourceResult, asOfMs: number): number {
-  const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
-  return (r.events ?? []).filter((e) => e.type === 'global_reset' && !known.has(e.id) && asOfMs - eventMs(e) <= DAY_MS)
-    .length;
-}
-
-/**
- * The anomaly rule: an anomalous tracker result becomes a failed check (`source_anomaly`) whose records never enter
- * state, and leaves one `source_anomaly` signal per source and UTC day with the count and the source's scheme and host.
- */
+/** The anomaly rule: such a run becomes a failed check, and one `source_anomaly` signal per source and UTC day. */
 function quarantineAnomalies(
   stored: readonly Event[],
   results: readonly SourceResult[],
   asOf: Date,
 ): { results: SourceResult[]; signals: Signal[] } {
+  const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
+  const at = toIso(asOf.getTime());
   const signals: Signal[] = [];
   const screened = results.map((r): SourceResult => {
     if (!r.check.ok || r.check.kind !== 'reset_tracker' || r.events === undefined) return r;
-    const count = newGlobalResets(stored, r, asOf.getTime());
+    // New global resets dated within the last day: a quarantined run's records never enter state, so counting older
+    // ones would quarantine the same backlog on every run for good.
+    const count = r.events.filter(
+      (e) => e.type === 'global_reset' && !known.has(e.id) && asOf.getTime() - eventMs(e) <= DAY_MS,
+    ).length;
     if (count <= ANOMALY_MAX_NEW_RESETS) return r;
     // Scheme and host of the source (the check holds its URL redacted already): all the signal says of it.
     const origin = urlOrigin(r.check.url) ?? '(unknown)';
-    const at = toIso(asOf.getTime());
     signals.push({
       id: `source-anomaly-${r.check.source
         .toLowerCase()
@@ -147,8 +129,8 @@ function signalKey(s: Signal): string | null {
 
 /** The instant that places a signal in the window; a published_at in the future is not trusted. */
 function signalMs(s: Signal, asOfMs: number): number {
-  const published = s.published_at === null ? NaN : Date.parse(s.published_at);
-  return !Number.isNaN(published) && published <= asOfMs ? published : Date.parse(s.first_seen_at);
+  const published = Date.parse(s.published_at ?? '');
+  return published <= asOfMs ? published : Date.parse(s.first_seen_at);
 }
 
 function computeSignals(
@@ -181,15 +163,8 @@ function computeSignals(
   }
   // data/reviews is the truth for review state: a decision reverted in git puts the signal back in the queue.
   const decisions = new Map(reviews.map((d) => [d.signal_id, d]));
-  const cutoff = asOfMs - SIGNAL_WINDOW_MS;
-  const perSource = new Map<string, number>();
-  const fairShare = (s: Signal) => {
-    const n = (perSource.get(s.source) ?? 0) + 1;
-    perSource.set(s.source, n);
-    return n <= MAX_SIGNALS_PER_SOURCE;
-  };
-  return all
-    .filter((s) => signalMs(s, asOfMs) >= cutoff)
+  const reviewed = all
+    .filter((s) => signalMs(s, asOfMs) >= asOfMs - SIGNAL_WINDOW_MS)
     .map((s): Signal => {
       const d = decisions.get(s.id);
       if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
@@ -197,17 +172,20 @@ function computeSignals(
       // ReviewDecisionSchema holds a promoted decision to a valid event id.
       return { ...s, review: 'promoted', promoted_to: d.event_id! };
     })
-    .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id))
-    .filter(fairShare)
-    .slice(0, MAX_SIGNALS);
+    .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id));
+  return firstPerSource(reviewed, MAX_SIGNALS_PER_SOURCE).slice(0, MAX_SIGNALS);
 }
 
 /** A watch is the same watch when it was raised at the same time with the same level and window. */
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
-/** The same watch seen again keeps when it was first seen. */
-function keepWatchFirstSeen(previous: TrackerWatch | null, fresh: TrackerWatch | null): TrackerWatch | null {
-  return fresh && previous && watchKey(previous) === watchKey(fresh)
+/** Seen again, a watch or announcement keeps when it was first seen. */
+function keepFirstSeen<T extends { first_seen_at: string }>(
+  previous: T | null,
+  fresh: T | null,
+  key: (x: T) => string,
+) {
+  return fresh && previous && key(previous) === key(fresh)
     ? { ...fresh, first_seen_at: previous.first_seen_at }
     : fresh;
 }
@@ -219,7 +197,7 @@ function recordWatch(watches: readonly TrackerWatch[], w: TrackerWatch | null): 
 }
 
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
-export function watchSignal(w: TrackerWatch, source: string): Signal {
+function watchSignal(w: TrackerWatch, source: string): Signal {
   const title = `${w.level} watch: ${w.forecast_window}`.trim();
   return {
     id: `tracker-watch-${w.observed_at.replace(/[^0-9]/g, '')}`,
@@ -236,15 +214,9 @@ export function watchSignal(w: TrackerWatch, source: string): Signal {
   };
 }
 
-/** The same announcement seen again keeps when it was first seen. */
-function keepFirstSeen(previous: Announcement | null, fresh: Announcement | null): Announcement | null {
-  return fresh && previous?.id === fresh.id ? { ...fresh, first_seen_at: previous.first_seen_at } : fresh;
-}
-
 /**
- * The state after this run: checks appended, anomalous tracker runs quarantined, tracker records folded in, and data
- * replaced only by ok results (a failed or malformed response never wipes the last good data); signals merged by link
- * (or id), kept for 7 days, with review decisions applied.
+ * The state after this run: checks appended, anomalous runs quarantined, data replaced only by ok results (a failed
+ * response never wipes the last good data); signals merged by link (or id), kept 7 days, review decisions applied.
  */
 export function applySourceResults(
   state: State,
@@ -256,7 +228,7 @@ export function applySourceResults(
   const status = okResults(results, 'status_page', 'status').at(-1)?.status;
   const announced = okResults(results, 'tracker_status', 'announcement').at(-1);
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
-  const watch = watched ? keepWatchFirstSeen(state.tracker_watch, watched.watch ?? null) : state.tracker_watch;
+  const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
   return {
     ...state,
@@ -264,11 +236,12 @@ export function applySourceResults(
     checks: appendChecks(
       state.checks,
       results.map((r) => r.check),
-      CHECK_HISTORY_PER_SOURCE,
     ),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     upstream_status: status ?? state.upstream_status,
-    announcement: announced ? keepFirstSeen(state.announcement, announced.announcement ?? null) : state.announcement,
+    announcement: announced
+      ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)
+      : state.announcement,
     tracker_watch: watch,
     watches: recordWatch(state.watches, watch),
     signals: computeSignals(

@@ -24,16 +24,8 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 }
 
-/**
- * Share (and count) of checkpoint windows (c, c + h] with c >= fromMs and c + h <= asOfMs that held at least one
- * reset; `times` ascending. Null when no such window exists.
- */
-export function windowFrequency(
-  times: readonly number[],
-  fromMs: number,
-  asOfMs: number,
-  horizonMs: number,
-): { rate: number; windows: number } | null {
+/** Share of checkpoint windows (c, c + h] in [fromMs, asOfMs] holding a reset (`times` ascending); null for none. */
+export function windowFrequency(times: readonly number[], fromMs: number, asOfMs: number, horizonMs: number) {
   let i = 0;
   let windows = 0;
   let hits = 0;
@@ -42,18 +34,9 @@ export function windowFrequency(
     windows++;
     if (i < times.length && times[i]! <= c + horizonMs) hits++;
   }
-  return windows === 0 ? null : { rate: hits / windows, windows };
+  return windows === 0 ? null : hits / windows;
 }
 
-/**
- * The trailing climatology: the share of checkpoint windows that closed in the last `days` days (window start
- * at or after asOf - days) holding at least one reset. Null before any such window closed.
- */
-export function trailingClimatology(
-  times: readonly number[],
-  asOfMs: number,
-  days: number,
-  horizonMs: number,
-): number | null {
-  return windowFrequency(times, asOfMs - days * DAY_MS, asOfMs, horizonMs)?.rate ?? null;
-}
+/** The trailing climatology: the share of windows starting in the last `days` days, closed by asOf. */
+export const trailingClimatology = (times: readonly number[], asOfMs: number, days: number, horizonMs: number) =>
+  windowFrequency(times, asOfMs - days * DAY_MS, asOfMs, horizonMs);

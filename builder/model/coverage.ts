@@ -3,7 +3,7 @@
 // unobserved time is withheld (forecast.ts).
 import { HOUR_MS, toIso } from './climatology.ts';
 import { DAY_MS, eventMs } from './events.ts';
-import type { Event, SourceCheck } from './schemas.ts';
+import type { Event, SourceCheck, State } from './schemas.ts';
 import { isGoodResetCheck } from './status.ts';
 
 /** Good checks of a reset source at most this far apart form one observed stretch; a longer gap is a hole. */
@@ -13,11 +13,8 @@ export const COVERAGE_RETENTION_DAYS = 120;
 /** Bounded under any input: beyond this many stretches the oldest go (a flapping source cannot grow state). */
 export const MAX_COVERAGE_SPANS = 2000;
 
-/** An observed stretch, both ends inclusive, ISO 8601 UTC. */
-export interface CoverageSpan {
-  from: string;
-  to: string;
-}
+/** An observed stretch, both ends inclusive. */
+export type CoverageSpan = State['reset_coverage'][number];
 
 type Span = { from: number; to: number };
 
@@ -38,10 +35,7 @@ function merge(spans: readonly Span[]): Span[] {
   return out;
 }
 
-/**
- * The stored stretches extended with this run's good reset-source checks (a check is an instant; consecutive
- * good checks no more than 2 h apart join into one stretch). Stretches that ended before the retention go.
- */
+/** The stored stretches extended with this run's good reset-source checks; those ended before the retention go. */
 export function extendCoverage(
   prev: readonly CoverageSpan[],
   checks: readonly SourceCheck[],
@@ -58,10 +52,7 @@ export function extendCoverage(
   return merged.slice(-MAX_COVERAGE_SPANS).map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
 }
 
-/**
- * What a reviewed archive vouches for: from its first to its last record (git review of data/ is the
- * verification; the archive is taken to have been kept up throughout its span, and to say nothing after it).
- */
+/** What a reviewed archive vouches for: its span, from its first to its last record, and nothing after it. */
 export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
   const byOrigin = new Map<string, number[]>();
   // Only imported archives keep a continuous record; a verified record is one event, not a watch.
@@ -70,11 +61,7 @@ export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
   return [...byOrigin.values()].map((ms) => ({ from: toIso(Math.min(...ms)), to: toIso(Math.max(...ms)) }));
 }
 
-/**
- * The resolution rule: the window (startMs, endMs] was observed when it lies inside one stretch of reset-source
- * coverage, i.e. good checks (or a reviewed archive) with no gap over 2 h from at or before its start to at or
- * after its end.
- */
+/** The resolution rule: the window (startMs, endMs] was observed when it lies inside one stretch of coverage. */
 export function windowObserved(coverage: readonly CoverageSpan[], startMs: number, endMs: number): boolean {
   return merge(toSpans(coverage)).some((s) => s.from <= startMs && s.to >= endMs);
 }

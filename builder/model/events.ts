@@ -1,5 +1,6 @@
-// Pure: when an event happened, merging records from several origins, and filtering.
-import type { Event } from './schemas.ts';
+// Pure: when an event happened, what a build as of an instant knows, and merging records from several origins.
+import type { EventType } from '../contract.ts';
+import type { Event, Reason } from './schemas.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -11,9 +12,7 @@ export function eventTime(e: Event): { at: string; basis: Event['time_basis'] } 
 }
 
 /** The UTC calendar date (YYYY-MM-DD) an event belongs to. */
-export function eventDate(e: Event): string {
-  return eventTime(e).at.slice(0, 10);
-}
+export const eventDate = (e: Event): string => eventTime(e).at.slice(0, 10);
 
 /** Milliseconds since epoch of a recorded time; a plain date counts from the start of its UTC day. */
 export const instantMs = (at: string): number => Date.parse(at.length === 10 ? `${at}T00:00:00Z` : at);
@@ -21,25 +20,44 @@ export const instantMs = (at: string): number => Date.parse(at.length === 10 ? `
 /** Milliseconds since epoch of the time that decides "which day" (eventTime). */
 export const eventMs = (e: Event): number => instantMs(eventTime(e).at);
 
-function recordedTimes(e: Event): string[] {
-  return [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
-}
+const recordedTimes = (e: Event): string[] =>
+  [e.announced_at, e.observed_at, e.effective_at].filter((t): t is string => t !== null);
 
 /** The newest time recorded on an event (announced, observed or effective), as recorded. */
-export function newestTime(e: Event): string {
-  return recordedTimes(e).reduce((a, b) => (instantMs(b) > instantMs(a) ? b : a));
+export const newestTime = (e: Event): string =>
+  recordedTimes(e).reduce((a, b) => (instantMs(b) > instantMs(a) ? b : a));
+
+/** Known at `asOf` from its earliest recorded time: a reset announced for later is listed, not yet today's. */
+export const knownBy = (e: Event, asOf: Date): boolean =>
+  Math.min(...recordedTimes(e).map(instantMs)) <= asOf.getTime();
+
+export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);
+
+/** Whether a reviewed decision (`reviewed_at`, a UTC date) is known to a build as of `asOf`: from 00:00 UTC that day. */
+export const reviewedBy = (reviewedAt: string, asOf: Date): boolean => instantMs(reviewedAt) <= asOf.getTime();
+
+/** A decision of the ledger import, baked into the archive: what the record was before it, and when it was made. */
+export interface ReviewDate {
+  record_id: string;
+  reviewed_at: string;
+  before: { type?: EventType; reason?: Reason; effective_at_null?: boolean };
 }
 
-/**
- * Whether the event was known at `asOf`: its earliest recorded time (usually the announcement) is not after it. A
- * reset announced before `asOf` to take effect later is known (and listed), but not yet today's reset.
- */
-export function knownBy(e: Event, asOf: Date): boolean {
-  return Math.min(...recordedTimes(e).map(instantMs)) <= asOf.getTime();
-}
-
-export function utcDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
+/** The events as a build as of `asOf` knows them: decisions reviewed after asOf are undone. */
+export function applyReviewDates(events: readonly Event[], reviews: readonly ReviewDate[], asOf: Date): Event[] {
+  const pending = new Map(reviews.filter((r) => !reviewedBy(r.reviewed_at, asOf)).map((r) => [r.record_id, r]));
+  return events.map((e) => {
+    const r = pending.get(e.id);
+    if (r === undefined) return e;
+    const { author_notes: _note, ...rest } = e;
+    const basis = rest.observed_at !== null ? 'observation' : 'announcement';
+    return {
+      ...rest,
+      ...(r.before.type ? { type: r.before.type } : {}),
+      ...(r.before.reason ? { reason: r.before.reason } : {}),
+      ...(r.before.effective_at_null ? { effective_at: null, time_basis: basis } : {}),
+    };
+  });
 }
 
 const STATUS_RANK = { verified: 2, archived: 1 } as const;
@@ -51,45 +69,28 @@ function better(a: Event, b: Event): Event {
 }
 
 /**
- * Records of the same reset from different origins are merged when their times are this close and their type
- * is the same, even without a shared id or URL (a tracker's observation and the ledger's post, say). Three hours
- * is wider than the propagation windows announcements name ("in the next hour", "over the next 30 minutes"),
- * and a quarter of the shortest gap between two distinct global resets in the bundled history (11.9 h,
- * 2026-07-10 17:59 to 2026-07-11 05:54), so two real resets are not folded into one.
+ * Records of one type from different origins this close are the same reset: wider than the propagation windows posts
+ * name ("in the next hour"), a quarter of the shortest gap between two real global resets (11.9 h, 2026-07-10/11).
  */
 export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 /** Every instant a record carries (announced, observed, effective); day-precision records have none. */
-function instantsOf(e: Event): number[] {
-  if (e.time_precision === 'day') return [];
-  return [e.announced_at, e.observed_at, e.effective_at]
-    .filter((t): t is string => t !== null)
-    .map((t) => Date.parse(t));
-}
+const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse));
 
 /**
- * Merges records from every origin into one list, one record per real-world event, newest first.
- * Two records are the same event when one lists the other in `same_as`, they cite the same source post, or
- * (the proximity rule) they come from different origins, have the same type and carry instants within
- * MERGE_WINDOW_MS of each other. Proximity never joins two records of the same origin (one source listing two
- * resets an hour apart means two resets), closest pairs are joined first, and a group never gains a second
- * record of an origin it already holds by proximity alone.
- * The winner is the verified one (then curated, ledger, tracker); it keeps its own text and translations,
- * and gains the `same_as` ids of the records it absorbed and their sources, except a tracker record's when the winner
- * is a ledger, curated or verified record (a tracker cannot vouch for curated history). A shared link joins only
- * records of the same type.
+ * One record per real-world event, newest first. Two records are one event when one lists the other in `same_as`,
+ * they cite the same post (and have one type), or by proximity: different origins, one type, instants within
+ * MERGE_WINDOW_MS; closest pairs first, and never a second record of an origin the group holds (one source listing two
+ * resets an hour apart means two). The winner (verified, then curated, ledger, tracker) keeps its text and gains the
+ * others' ids in `same_as` and their sources (a tracker's only when it is a tracker record itself).
  */
 export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const all = lists.flat();
+  // Union-find over the records' indices.
   const parent = all.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
     return i;
-  };
-  const union = (a: number, b: number) => {
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent[rb] = ra;
   };
   const byKey = new Map<string, number>();
   all.forEach((e, i) => {
@@ -102,15 +103,19 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
     for (const k of keys) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
-      else union(j, i);
+      else parent[find(i)] = find(j);
     }
   });
-  unionByProximity(all, find, union);
+  const origins = new Map<number, Set<string>>();
+  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(e.origin)));
+  for (const { i, j } of proximityPairs(all)) {
+    const [ri, rj] = [find(i), find(j)];
+    if (ri === rj || [...origins.get(rj)!].some((o) => origins.get(ri)!.has(o))) continue;
+    parent[rj] = ri;
+    origins.set(ri, new Set([...origins.get(ri)!, ...origins.get(rj)!]));
+  }
   const groups = new Map<number, Event[]>();
-  all.forEach((e, i) => {
-    const r = find(i);
-    groups.set(r, [...(groups.get(r) ?? []), e]);
-  });
+  all.forEach((e, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), e]));
   const merged: Event[] = [];
   for (const group of groups.values()) {
     const winner = group.reduce(better);
@@ -131,11 +136,7 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
 }
 
-/**
- * The proximity rule's candidate pairs, closest first: records of different origins and the same type whose instants
- * come within MERGE_WINDOW_MS, at their closest distance. A sweep in order of each record's earliest instant, so large
- * histories stay fast.
- */
+/** The proximity rule's pairs, closest first; a sweep by earliest instant, so large histories stay fast. */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
   const instants = all.map(instantsOf);
   const lo = instants.map((ts) => Math.min(...ts));
@@ -154,23 +155,6 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
     }
   }
   return pairs.sort((x, y) => x.d - y.d || x.i - y.i || x.j - y.j);
-}
-
-/** Joins the closest pairs first; a group never gains a second record of an origin it already holds. */
-function unionByProximity(
-  all: readonly Event[],
-  find: (i: number) => number,
-  union: (a: number, b: number) => void,
-): void {
-  const origins = new Map<number, Set<string>>();
-  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(e.origin)));
-  for (const { i, j } of proximityPairs(all)) {
-    const oi = origins.get(find(i))!;
-    const oj = origins.get(find(j))!;
-    if (find(i) === find(j) || [...oj].some((o) => oi.has(o))) continue;
-    union(i, j);
-    origins.set(find(i), new Set([...oi, ...oj]));
-  }
 }
 
 /** Lower-cases host, drops query, fragment and trailing slash, and treats twitter.com as x.com. */

@@ -2,7 +2,6 @@
 // whose top bits are the post's creation time, so a record citing a post can be checked against it.
 import { formatInstant } from '../contract.ts';
 import { normalizeUrl } from './events.ts';
-import type { Event } from './schemas.ts';
 
 /** X's snowflake epoch (2010-11-04T01:42:54.657Z), in ms since the Unix epoch. */
 const SNOWFLAKE_EPOCH_MS = 1288834974657n;
@@ -16,9 +15,7 @@ export function xPostId(url: string): string | null {
 }
 
 /** Creation time (ms since the epoch) encoded in a snowflake id; BigInt because ids exceed 2^53. */
-export function snowflakeMs(id: string): number {
-  return Number((BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS);
-}
+export const snowflakeMs = (id: string): number => Number((BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS);
 
 /** The first X post a record cites (its primary evidence), with the post's creation time to the whole second. */
 export function citedPost(sources: readonly { url: string }[]): { id: string; at: string; ms: number } | null {
@@ -29,35 +26,23 @@ export function citedPost(sources: readonly { url: string }[]): { id: string; at
   return null;
 }
 
-export interface PostTimeDisagreement {
-  post_id: string;
-  post_at: string;
-  record_at: string;
-  /** record time minus post time, in seconds. */
-  difference_s: number;
-}
+export type PostTimeDisagreement = NonNullable<ReturnType<typeof timesFromPost>['disagreement']>;
 
 /**
  * The times a record should carry given the post it cites: the post's time is the announcement; a record time
- * more than a minute away is kept as the observation (and reported), never silently replaced.
+ * more than a minute away is kept as the observation (and reported with the difference in seconds), never replaced.
  */
-export function timesFromPost(
-  recordAt: string,
-  sources: readonly { url: string }[],
-): {
-  announced_at: string;
-  observed_at: string | null;
-  time_basis: Event['time_basis'];
-  disagreement: PostTimeDisagreement | null;
-} {
+export function timesFromPost(recordAt: string, sources: readonly { url: string }[]) {
   const post = citedPost(sources);
   const diff = post === null ? 0 : Date.parse(recordAt) - post.ms;
-  if (post === null || Math.abs(diff) <= POST_TIME_TOLERANCE_MS)
-    return { announced_at: post?.at ?? recordAt, observed_at: null, time_basis: 'announcement', disagreement: null };
+  if (post === null || Math.abs(diff) <= POST_TIME_TOLERANCE_MS) {
+    const announced_at = post?.at ?? recordAt;
+    return { announced_at, observed_at: null, time_basis: 'announcement' as const, disagreement: null };
+  }
   return {
     announced_at: post.at,
     observed_at: recordAt,
-    time_basis: 'observation',
+    time_basis: 'observation' as const,
     disagreement: { post_id: post.id, post_at: post.at, record_at: recordAt, difference_s: Math.round(diff / 1000) },
   };
 }

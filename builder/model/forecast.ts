@@ -1,11 +1,6 @@
 // Pure: the chance of a global reset in the next 24 h and 48 h, from the global resets known at `asOf`.
 // No clock, no I/O: the caller passes `asOf`, and nothing later than `asOf` is ever read.
-import {
-  announcementEffect,
-  type AnnouncedReset,
-  type AnnouncementEffect,
-  type AnnouncementReview,
-} from './announcement.ts';
+import { announcementEffect, type AnnouncedReset, type AnnouncementReview } from './announcement.ts';
 import {
   HORIZONS_HOURS,
   HOUR_MS,
@@ -16,7 +11,7 @@ import {
   windowFrequency,
 } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
-import type { Detail, Event } from './schemas.ts';
+import type { Detail, Event, IssuedForecast } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
 /**
@@ -35,19 +30,14 @@ const HISTORY_WINDOW_DAYS = 365;
 export const MIN_PROBABILITY = 0.01;
 export const MAX_PROBABILITY = 0.99;
 
-export function clipProbability(p: number): number {
-  return Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
-}
+export const clipProbability = (p: number): number => Math.min(MAX_PROBABILITY, Math.max(MIN_PROBABILITY, p));
 
 /** The shipped model (research/ scores it against the other candidates; `npm run backtest`). */
 export const MODEL_VERSION = 'poisson-v1';
 /** The rate's window, fixed a priori (one quarter) and never tuned. */
 const POISSON_TRAILING_DAYS = 90;
 
-/**
- * poisson-v1: the global resets of the trailing 90 days (or of the known history, if shorter) as a constant Poisson
- * rate; P(>=1 reset in the next h) = 1 - exp(-rate x h), clipped. `times` ascending, at least one.
- */
+/** poisson-v1: the trailing 90 days' resets (or all, if shorter) as a Poisson rate: P = 1 - exp(-rate x h), clipped. */
 export function poissonProbability(times: readonly number[], asOfMs: number, horizonMs: number): number {
   const spanMs = Math.min(POISSON_TRAILING_DAYS * DAY_MS, asOfMs - times[0]!);
   const from = asOfMs - spanMs;
@@ -59,78 +49,37 @@ export function poissonProbability(times: readonly number[], asOfMs: number, hor
 
 /** The trailing climatology /api/accuracy compares the forecast with, beside the all-history one. */
 const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
-/**
- * Withhold the forecast when the reset sources have not been observed for longer than this before asOf: a reset in
- * that time would be unknown, and "N days since the last reset" would be a data gap read as "no reset".
- */
+/** Sources unobserved for longer than this before asOf withhold the forecast: a gap is not "no reset". */
 export const MAX_UNOBSERVED_MS = 6 * HOUR_MS;
 
-/** The model's numbers; all null when the forecast is withheld. */
-interface Probabilities {
-  probability_24h: number | null;
-  probability_48h: number | null;
-  /** All-history climatology: the share of checkpoint windows that held a reset. */
-  base_rate_24h: number | null;
-  base_rate_48h: number | null;
-  /** Trailing 30-day climatology at asOf (the baseline a user could compute). */
-  trailing_base_rate_24h: number | null;
-  trailing_base_rate_48h: number | null;
-  /** Trailing 90-day climatology at asOf: the baseline the model is compared with (COMPARED_WITH_DAYS). */
-  trailing_90d_base_rate_24h: number | null;
-  trailing_90d_base_rate_48h: number | null;
-}
-
-export interface Forecast extends Probabilities {
-  /** End of the reset sources' observed time; null when the caller did not say (backtests on a complete archive). */
-  covered_until: string | null;
-  sample_size: number;
-  /** The model that computed it (MODEL_VERSION today; a logged forecast keeps the version live when it was issued). */
-  model_version: string;
-  explanation: Detail;
-  last_global_reset_at: string | null;
-  window_days: number;
-  /** The announced upcoming reset this forecast read, with the follow-through estimate; null when none. */
-  announced: AnnouncementEffect | null;
-}
+/** All null when the forecast is withheld. */
+type Probabilities = Omit<IssuedForecast, 'issued_at' | 'model_version' | 'sample_size'>;
+export type Forecast = ReturnType<typeof computeForecast>;
 
 export interface ForecastOptions {
   /** An upcoming reset the tracker says was announced but not yet applied (its `/status` `scheduled_reset`). */
   announced?: AnnouncedReset | null;
   /** The reviewed announcement posts (data/announcement-review.json); only `ahead` ones estimate follow-through. */
   announcementReview?: readonly AnnouncementReview[];
-  /**
-   * End of the reset sources' observed time (coverage.ts `coveredUntil`); undefined: not checked (the backtest,
-   * on an archive that covers its span). Past MAX_UNOBSERVED_MS before asOf the probabilities are null.
-   */
+  /** End of the reset sources' observed time (coverage.ts); undefined: not checked (a backtest on a whole archive). */
   coveredUntil?: string | null;
 }
 
-/**
- * Ascending epoch ms of the global resets in (asOf - HISTORY_WINDOW_DAYS, asOf], and the latest of them. Banked
- * grants, policy notes and narrowed resets (docs/reach.md) are not the forecast target and do not feed it either.
- */
-function knownResets(events: readonly Event[], asOfMs: number): { times: number[]; last: Event | null } {
+/** The global resets (docs/reach.md: the forecast target) in (asOf - HISTORY_WINDOW_DAYS, asOf], oldest first. */
+function knownResets(events: readonly Event[], asOfMs: number): Event[] {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
-  const known = events
-    .filter(countsAsGlobal)
-    .map((e) => ({ e, ms: eventMs(e) }))
-    .filter(({ ms }) => Number.isFinite(ms) && ms <= asOfMs && ms > from)
-    .sort((a, b) => a.ms - b.ms || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
-  return { times: known.map((k) => k.ms), last: known.at(-1)?.e ?? null };
+  return events
+    .filter((e) => countsAsGlobal(e) && eventMs(e) > from && eventMs(e) <= asOfMs)
+    .sort((a, b) => eventMs(a) - eventMs(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Epoch ms of the global resets a forecast at `asOf` may use, oldest first (research/ scores candidates on them). */
-export function resetsKnownAt(events: readonly Event[], asOf: Date): number[] {
-  return knownResets(events, asOf.getTime()).times;
-}
+export const resetsKnownAt = (events: readonly Event[], asOf: Date): number[] =>
+  knownResets(events, asOf.getTime()).map(eventMs);
 
-/**
- * Climatology: the share of 24h (48h) windows starting at a checkpoint from the first known reset up to `asOf` that
- * held at least one global reset. It is measured on exactly what a forecast is scored on, and assumes no
- * distribution: resets cluster, and a Poisson conversion of the mean rate would overstate the chance of at least one.
- */
+/** All-history climatology, on the grid forecasts are scored on: resets cluster, so no Poisson conversion. */
 function baseRate(times: readonly number[], asOfMs: number, h: number): number | null {
-  return windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS)?.rate ?? null;
+  return windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS);
 }
 
 const percent = (p: number) => Math.round(p * 100);
@@ -153,8 +102,6 @@ function whyWithheld(times: readonly number[], asOfMs: number, lastAt: string | 
     };
     return { code: 'insufficient_data', params };
   }
-  // A data gap is not "no reset": with the sources unobserved since before the last stretch of asOf, the time since
-  // the last recorded reset is not known to be reset-free, so no probability is honest.
   if (opts.coveredUntil === undefined) return null;
   const lastMs = times.at(-1)!;
   const observedUntil = opts.coveredUntil === null ? lastMs : Math.max(Date.parse(opts.coveredUntil), lastMs);
@@ -181,21 +128,20 @@ const WITHHELD: Probabilities = {
 };
 
 /**
- * The forecast published at `asOf`. Only global resets with an event time at or before `asOf` are read, so
- * adding a later record never changes an earlier forecast. Below the minimum sample the probabilities are
- * null (never 0) and the explanation says why. An announced upcoming reset scheduled inside a horizon raises
- * that horizon's probability to the share of past announcements that were followed by a reset (announcement.ts).
+ * The forecast published at `asOf`, from resets at or before it only (a later record never changes it); withheld as
+ * null (never 0) with the reason. An announced reset inside a horizon raises it to the announcements' follow-through.
  */
-export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}): Forecast {
+export function computeForecast(events: readonly Event[], asOf: Date, opts: ForecastOptions = {}) {
   const asOfMs = asOf.getTime();
-  const { times, last } = knownResets(events, asOfMs);
-  const lastAt = last === null ? null : eventTime(last).at;
+  const known = knownResets(events, asOfMs);
+  const times = known.map(eventMs);
+  const lastAt = known.length === 0 ? null : eventTime(known.at(-1)!).at;
   const announced = announcementEffect(events, asOfMs, opts.announced ?? null, opts.announcementReview ?? []);
-  const forecast = (p: Probabilities, explanation: Detail): Forecast => ({
+  const forecast = (p: Probabilities, explanation: Detail) => ({
     ...p,
     covered_until: opts.coveredUntil ?? null,
     sample_size: times.length,
-    model_version: MODEL_VERSION,
+    model_version: MODEL_VERSION as string,
     explanation,
     last_global_reset_at: lastAt,
     window_days: HISTORY_WINDOW_DAYS,

@@ -1,44 +1,21 @@
 // Pure: until when the present-tense answer of a build holds, and the values the edge needs to stop serving it
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
 import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, formatInstant } from '../contract.ts';
-import { DAY_MS, utcDate } from './events.ts';
+import { DAY_MS, instantMs, utcDate } from './events.ts';
 import { STALE_AFTER_MS, type TodayState } from './status.ts';
 
 /**
- * How many UTC dates after its own a build publishes dated `unknown` variants for. Past the last of them the edge serves
- * the dateless "builds stopped" variant, so it never names a day that is not the reader's. Each date costs 15 objects a
- * tick (latest, status and the page in five languages), rewritten every tick since they carry the build's facts.
+ * UTC dates after its own a build publishes dated `unknown` variants for (15 objects a date, every tick); past them the
+ * edge serves the dateless "builds stopped" variant, so it never names a day that is not the reader's.
  */
 export const UNKNOWN_VARIANT_DAYS_AHEAD = 3;
 
-/** What the edge store holds after a build (the KeyValueStore in production, dist/edge-store.json locally). */
-export interface EdgeFreshness {
-  /** After this instant the build's present-tense documents are stale: the edge serves their `unknown` variants. */
-  stale_after: string;
-  /** The build's UTC date; on any other date the edge serves the `unknown` variant of that date. */
-  build_date: string;
-  /** The UTC date after it (precomputed, so the edge function does no date arithmetic). */
-  next_date: string;
-  /** The dates with published `unknown` variants, one a day from build_date on; the edge serves the dateless one after. */
-  variant_dates: string[];
-}
-
-/** The first instant of the UTC day after `at`. */
-export function nextUtcMidnight(at: Date): Date {
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()) + DAY_MS);
-}
-
-/** `YYYY-MM-DD` of the UTC day after `date` (`YYYY-MM-DD`). */
-export function nextUtcDate(date: string): string {
-  return utcDate(new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS));
-}
+export const nextUtcMidnight = (at: Date): Date => new Date(instantMs(utcDate(at)) + DAY_MS);
+export const nextUtcDate = (date: string): string => utcDate(new Date(instantMs(date) + DAY_MS));
 
 /**
- * Until when today's answer holds: 30 minutes after the last successful reset-source check, and never past the next
- * UTC midnight (the answer is about a date). A day that already has a recorded or confirmed reset stays so until
- * midnight, whatever the checks do: a reset that happened does not un-happen. With no successful check at all the
- * answer is `unknown` already, and stale from the build on; so is one whose last good check is over 30 minutes old
- * (never an instant before the build).
+ * Until when today's answer holds: 30 minutes after the last good reset-source check, never past the next UTC midnight
+ * and never before the build; a recorded reset holds until midnight (it does not un-happen).
  */
 export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }): Date {
   const midnight = nextUtcMidnight(asOf);
@@ -49,14 +26,18 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
   return new Date(Math.max(Math.min(checkedAt + STALE_AFTER_MS, midnight.getTime()), asOf.getTime()));
 }
 
-export function computeEdgeFreshness(
-  asOf: Date,
-  today: { state: TodayState; last_good_check_at: string | null },
-): EdgeFreshness {
+/**
+ * What the edge store holds after a build (edge/route.ts EdgeFreshness): after `stale_after` the edge serves the
+ * `unknown` variants; on a date other than `build_date` (`next_date` precomputed, so the edge does no date
+ * arithmetic) the variant of that date, and past the last of `variant_dates` the dateless one.
+ */
+export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }) {
   const variant_dates = unknownVariantDates(asOf);
   const [build_date, next_date] = variant_dates as [string, string];
   return { stale_after: formatInstant(computeStaleAfter(asOf, today)), build_date, next_date, variant_dates };
 }
+
+type EdgeFreshness = ReturnType<typeof computeEdgeFreshness>;
 
 /** The edge store's entries for a build: the freshness values and one key per published event id. */
 export function edgeStoreEntries(freshness: EdgeFreshness, eventIds: Iterable<string>): Record<string, string> {
@@ -66,21 +47,18 @@ export function edgeStoreEntries(freshness: EdgeFreshness, eventIds: Iterable<st
 }
 
 /** The dates the build publishes dated `unknown` variants for: its own UTC date and UNKNOWN_VARIANT_DAYS_AHEAD more. */
-export function unknownVariantDates(asOf: Date): string[] {
-  const dates = [utcDate(asOf)];
-  for (let i = 0; i < UNKNOWN_VARIANT_DAYS_AHEAD; i++) dates.push(nextUtcDate(dates[i]!));
-  return dates;
-}
+export const unknownVariantDates = (asOf: Date): string[] =>
+  Array.from({ length: UNKNOWN_VARIANT_DAYS_AHEAD + 1 }, (_, i) => utcDate(new Date(asOf.getTime() + i * DAY_MS)));
 
 /** One `unknown` variant to publish: its date (null: the dateless one) and the first instant the edge may serve it. */
 export interface UnknownVariant {
   date: string | null;
-  /** The start of `date`; for the dateless one, the start of the day after the last dated one. */
   served_from: string;
 }
 
+/** The dated variants, each served from the start of its day, and the dateless one from the day after the last. */
 export function unknownVariants(asOf: Date): UnknownVariant[] {
   const dates = unknownVariantDates(asOf);
-  const dateless = { date: null, served_from: `${nextUtcDate(dates.at(-1)!)}T00:00:00.000Z` };
-  return [...dates.map((d) => ({ date: d, served_from: `${d}T00:00:00.000Z` })), dateless];
+  const from = (date: string | null, day: string) => ({ date, served_from: `${day}T00:00:00.000Z` });
+  return [...dates.map((d) => from(d, d)), from(null, nextUtcDate(dates.at(-1)!))];
 }

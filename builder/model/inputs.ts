@@ -4,21 +4,14 @@ import { z } from 'zod';
 import { EventIdSchema } from './schemas.ts';
 import type { Announcement, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from './schemas.ts';
 
-/**
- * What one source produced in one run. Data fields are present only when the check succeeded; a failed
- * source leaves the previous good data in state untouched.
- */
+/** What one source produced in one run; data fields only when the check succeeded. */
 export interface SourceResult {
   check: SourceCheck;
   events?: Event[];
   status?: UpstreamStatus;
   signals?: Signal[];
-  /**
-   * The tracker's announced reset; `null` when it announces none, absent when this run could not read it (only from an
-   * ok `tracker_status` check).
-   */
+  /** The tracker's announced reset and its own watch (`tracker_status`): null for none, absent when not read. */
   announcement?: Announcement | null;
-  /** The tracker's own watch; `null` when none is raised, absent when this run could not read it (`tracker_status`). */
   watch?: TrackerWatch | null;
   /** The number of resets the tracker says it holds (`stats.total` of its status), to compare with the records read. */
   stats_total?: number;
@@ -37,14 +30,13 @@ export interface ArchiveInfo {
 
 /** A reviewer's decision on a signal, kept in data/reviews (git review is the verification). */
 export const ReviewDecisionSchema = z
-  .object({
+  .strictObject({
     signal_id: z.string().min(1),
     decision: z.enum(['dismissed', 'promoted']),
     event_id: EventIdSchema.optional(),
     reviewed_by: z.string().min(1),
     note: z.string().optional(),
   })
-  .strict()
   .refine((d) => d.decision !== 'promoted' || !!d.event_id, {
     path: ['event_id'],
     message: 'a promoted signal names the verified event it became',

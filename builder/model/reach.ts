@@ -2,15 +2,16 @@
 // A field the post does not state, and every field of an event nobody reviewed, is "not stated" (null), never a guess.
 import { z } from 'zod';
 import { toIso } from './climatology.ts';
-import { eventDate, eventMs } from './events.ts';
+import { eventDate, eventMs, reviewedBy } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
 /** The plans a user can hold (what a client asks about); `all` and `all_paid` are only what a post says. */
-export const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
-export type UserPlan = (typeof USER_PLANS)[number];
-const PAID_PLANS: readonly UserPlan[] = ['go', 'plus', 'pro', 'business', 'enterprise', 'edu'];
+const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
+type UserPlan = (typeof USER_PLANS)[number];
+type PlanAnswer = 'yes' | 'no' | 'not_stated';
 
 const Quote = z.string().min(1).max(500);
+const WEEK_MINUTES = 7 * 24 * 60;
 const read = <T extends z.ZodType>(value: T) => z.strictObject({ value, quote: Quote }).nullable();
 
 /** One reviewed event: each field is what the post states with the words it was read from, or null (not stated). */
@@ -20,19 +21,11 @@ const ReachDecisionSchema = z.strictObject({
   models: read(z.array(z.string().min(1).max(60)).min(1).max(10)),
   cohort: read(z.number().int().positive()),
   limits: read(z.array(z.enum(LIMITS)).min(1).max(LIMITS.length)),
-  /**
-   * The landing window as the post words it: `as_written` (the words, never translated), `within_minutes` from the
-   * post (null when the words bound nothing exactly: "in a bit", "by end of day").
-   */
+  /** The landing window in the post's words; `within_minutes` null when they bound nothing exactly ("in a bit"). */
   landing: z
     .strictObject({
       as_written: Quote,
-      within_minutes: z
-        .number()
-        .int()
-        .positive()
-        .max(7 * 24 * 60)
-        .nullable(),
+      within_minutes: z.number().int().positive().max(WEEK_MINUTES).nullable(),
       quote: Quote,
     })
     .nullable(),
@@ -63,26 +56,16 @@ export const hasReach = (e: Event): boolean => e.type === 'global_reset' || e.ty
 
 /** Every quote of a decision that is not a substring of the event's evidence text (empty: all are its words). */
 export function misquotes(d: ReachDecision, evidenceText: string): string[] {
-  const quotes = [
-    d.plans?.quote,
-    d.products?.quote,
-    d.models?.quote,
-    d.cohort?.quote,
-    d.limits?.quote,
-    d.landing?.quote,
-    d.landing?.as_written,
-  ];
-  return quotes.filter((q): q is string => q !== undefined && !evidenceText.includes(q));
+  const { plans, products, models, cohort, limits, landing } = d;
+  const quotes = [plans, products, models, cohort, limits, landing].map((f) => f?.quote);
+  return [...quotes, landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
 }
 
 /** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
-function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
-  if (d === undefined) return NOT_STATED;
+function reachFrom(e: Event, d: ReachDecision): Reach {
   const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
-  const until =
-    post !== null && d.landing?.within_minutes != null
-      ? toIso(Date.parse(post) + d.landing.within_minutes * 60_000)
-      : null;
+  const minutes = d.landing?.within_minutes ?? null;
+  const until = post !== null && minutes !== null ? toIso(Date.parse(post) + minutes * 60_000) : null;
   return {
     reviewed: true,
     plans: d.plans ?? UNSTATED,
@@ -97,10 +80,7 @@ function reachFrom(e: Event, d: ReachDecision | undefined): Reach {
   };
 }
 
-/**
- * The events with their reach as a build as of `asOf` may know it: a decision applies from 00:00 UTC of its
- * `reviewed_at` date, so an as-of build before it says "not stated". Events that are not resets carry none.
- */
+/** The resets with their reach as a build as of `asOf` knows it ("not stated" before the decision's date). */
 export function attachReach(
   events: readonly Event[],
   decisions: Readonly<Record<string, ReachDecision>>,
@@ -109,8 +89,7 @@ export function attachReach(
   return events.map((e) => {
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
-    const known = d !== undefined && Date.parse(`${d.reviewed_at}T00:00:00Z`) <= asOf.getTime() ? d : undefined;
-    return { ...e, reach: reachFrom(e, known) };
+    return { ...e, reach: d !== undefined && reviewedBy(d.reviewed_at, asOf) ? reachFrom(e, d) : NOT_STATED };
   });
 }
 
@@ -123,10 +102,7 @@ function landingUntil(e: Event, now: number): string | null {
   return from !== null && until !== null && Date.parse(from) <= now && now < Date.parse(until) ? until : null;
 }
 
-/**
- * Whether a post's words narrow a reset to part of the users: it names plans other than all / all paid, one model,
- * or a cohort. Such a reset is not a global reset (docs/reach.md).
- */
+/** A post naming some plans, a model or a cohort narrows a reset: it is not a global one (docs/reach.md). */
 export function isNarrowed(r: Reach): boolean {
   const plans = r.plans.value;
   const partialPlans = plans !== null && !plans.includes('all') && !plans.includes('all_paid');
@@ -136,34 +112,22 @@ export function isNarrowed(r: Reach): boolean {
 /** The rule for what counts as a global reset (today's state, the forecast's ground truth, accuracy): docs/reach.md. */
 export const countsAsGlobal = (e: Event): boolean => e.type === 'global_reset' && !isNarrowed(reachOf(e));
 
-/**
- * Whether a reset reached a user of `plan`: 'yes' when the post names the plan, every plan, or every paid plan for a
- * paid one; 'no' when it names plans and not this one; 'not_stated' when it names none (or nobody reviewed it).
- */
-export function reachesPlan(r: Reach, plan: UserPlan): 'yes' | 'no' | 'not_stated' {
+/** Whether a reset reached a user of `plan`, by the plans its post names ('not_stated' when it names none). */
+export function reachesPlan(r: Reach, plan: UserPlan): PlanAnswer {
   const plans = r.plans.value;
   if (plans === null) return 'not_stated';
   if (plans.includes('all') || plans.includes(plan)) return 'yes';
-  if (plans.includes('all_paid')) return PAID_PLANS.includes(plan) ? 'yes' : 'no';
-  return 'no';
+  return plans.includes('all_paid') && plan !== 'free' ? 'yes' : 'no';
 }
 
 /** Today's resets per plan: what /api/latest and /api/status say about whom today's resets reached. */
-export interface ReachToday {
-  /** Today's `global_reset` events, the narrowed ones included: landed today by asOf, or landing now. */
-  event_ids: string[];
-  /** Per plan across them: 'yes' if one reached it, else 'not_stated' if one does not say, else 'no'. */
-  plans: Record<UserPlan, 'yes' | 'no' | 'not_stated'>;
-  /** While one is still landing: the latest end of a landing window after asOf (the post's words bound it); else null. */
-  propagating_until: string | null;
-}
+export type ReachToday = NonNullable<ReturnType<typeof computeReachToday>>;
 
 /**
- * Whom today's resets reached (UTC date of asOf), per plan, and until when one is still landing. A reset counts from
- * its post while its landing window is open, and once its time (eventTime) is today and not after asOf; null when
- * there is none.
+ * Whom today's `global_reset` events (narrowed ones included: landed today by asOf, or landing now) reached per plan,
+ * and the latest end of an open landing window; null when there is none.
  */
-export function computeReachToday(events: readonly Event[], asOf: Date): ReachToday | null {
+export function computeReachToday(events: readonly Event[], asOf: Date) {
   const now = asOf.getTime();
   const date = asOf.toISOString().slice(0, 10);
   const todays = events.filter(
@@ -175,15 +139,14 @@ export function computeReachToday(events: readonly Event[], asOf: Date): ReachTo
       const answers = todays.map((e) => reachesPlan(reachOf(e), p));
       return [p, answers.includes('yes') ? 'yes' : answers.includes('not_stated') ? 'not_stated' : 'no'];
     }),
-  ) as ReachToday['plans'];
+  ) as Record<UserPlan, PlanAnswer>;
   const ends = todays.flatMap((e) => landingUntil(e, now) ?? []).sort();
   return { event_ids: todays.map((e) => e.id), plans, propagating_until: ends.at(-1) ?? null };
 }
 
 /**
- * What to say next to a banked reset while a global reset is announced or landing: using a banked reset then may waste
- * it. Read only from the announcement (`upcoming`, a global reset not yet recorded) or a global reset whose post's
- * landing window is still open: a statement of what was announced, never a forecast. null when neither holds.
+ * While a global reset is landing (its post's window open) or announced (`upcoming`), using a banked reset may waste
+ * it: a statement of what was announced, never a forecast.
  */
 export function bankedResetWarning(
   events: readonly Event[],

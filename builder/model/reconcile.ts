@@ -1,24 +1,18 @@
-// Pure: one post, one event. The upstream tracker labels some posts with the wrong kind of reset (two banked grants of
-// 2026-07 are `regular` there), so a tracker record never overrides curated history (the ledger, curated and verified
-// records): it takes the type curated history gives the post it cites, and the disagreement waits as a signal until a
-// review decision (data/tracker-review.json) settles it. A tracker-only global reset on a UTC day that curated history
-// already has a global reset on waits the same way: a review decides whether that day had one reset or two.
+// Pure: one post, one event. The tracker mislabels some posts (two banked grants of 2026-07 are `regular` there), so a
+// tracker record takes the type curated history gives the post it cites, and the disagreement waits as a signal for a
+// review (data/tracker-review.json); so does a tracker-only global reset on a day curated history has one on.
 import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost } from './evidence.ts';
-import { eventDate, eventMs, MERGE_WINDOW_MS } from './events.ts';
+import { eventDate, eventMs, MERGE_WINDOW_MS, reviewedBy } from './events.ts';
 import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
 /**
- * A reviewed decision about one tracker record, named by the X post it cites:
- * - `type`: the post is of this type (the curated type stands; the disagreement is settled);
- * - `same_reset`: the record is the same reset as curated event `event_id` (a later post about the same reset, such as
- *   "all propagated"), so it is folded into that event;
- * - `distinct`: the record is a reset of its own, although curated history has another on the same UTC day.
- * It applies in builds as of its `reviewed_at` date or later, like every review in data/.
+ * A reviewed decision about the tracker record citing X post `post_id`: `type` (the curated type stands),
+ * `same_reset` (a later post about curated event `event_id`, folded into it) or `distinct` (a reset of its own).
  */
 export const TrackerReviewSchema = z
-  .object({
+  .strictObject({
     post_id: z.string().regex(/^\d{1,20}$/),
     decision: z.enum(['type', 'same_reset', 'distinct']),
     type: EventTypeSchema.optional(),
@@ -29,7 +23,6 @@ export const TrackerReviewSchema = z
     reviewed_by: z.string().min(1),
     reviewed_at: z.iso.date(),
   })
-  .strict()
   .refine((d) => d.decision !== 'type' || d.type !== undefined, {
     path: ['type'],
     message: 'a type decision names the type',
@@ -40,35 +33,29 @@ export const TrackerReviewSchema = z
   });
 export type TrackerReview = z.infer<typeof TrackerReviewSchema>;
 
-export const TrackerReviewFileSchema = z
-  .object({ rule: z.string().min(1), decisions: z.array(TrackerReviewSchema) })
-  .strict();
-
-export interface Reconciled {
-  /** Curated history, each event naming in `same_as` the tracker records folded into it. */
-  curated: Event[];
-  /** The tracker's events that stay events of their own. */
-  tracker: Event[];
-  /** Open questions for a reviewer: type disagreements and same-day global resets (first_seen_at is asOf). */
-  signals: Signal[];
-}
+export const TrackerReviewFileSchema = z.strictObject({
+  rule: z.string().min(1),
+  decisions: z.array(TrackerReviewSchema),
+});
 
 const postOf = (e: Event): string | null => citedPost(e.sources)?.id ?? null;
 
-function signalBase(asOf: Date): Pick<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'> {
-  return {
-    source: 'reset-tracker',
-    published_at: null,
-    first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
-  };
-}
+/** An open question for a reviewer, first seen at asOf. */
+const question = (
+  asOf: Date,
+  q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>,
+) => ({
+  source: 'reset-tracker',
+  published_at: null,
+  first_seen_at: formatInstant(asOf),
+  review: 'awaiting_review' as const,
+  promoted_to: null,
+  ...q,
+});
 
 function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signal {
   const typeName = (t: EventType) => t.replace('_', ' ');
-  return {
-    ...signalBase(asOf),
+  return question(asOf, {
     id: `type-disagreement-${post}`,
     kind: 'type_disagreement',
     title: `The tracker calls post ${post} a ${typeName(e.type)}; curated history calls it a ${typeName(curated.type)}`,
@@ -77,34 +64,32 @@ function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signa
     curated_type: curated.type,
     tracker_type: e.type,
     event_ids: [curated.id, e.id],
-  };
+  });
 }
 
 function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
   const date = eventDate(e);
-  return {
-    ...signalBase(asOf),
+  return question(asOf, {
     id: `same-day-resets-${date}-${postOf(e) ?? e.id}`.slice(0, 120),
     kind: 'same_day_resets',
     title: `Two global resets on ${date}? The tracker lists one that curated history does not hold`,
     excerpt: capText(e.evidence_text, 1000),
     url: e.sources[0]?.url ?? null,
     event_ids: [...curated.map((c) => c.id), e.id].slice(0, 10),
-  };
+  });
 }
 
 /**
- * The tracker's events placed against curated history as of `asOf`, and the questions left for review. Decisions
- * reviewed after `asOf` are not known to that build.
+ * The tracker's events placed against curated history as of `asOf`: `curated` naming in `same_as` the tracker records
+ * folded into it, the `tracker` events that stay their own, and the `signals` left for review.
  */
 export function reconcileTracker(
   curated: readonly Event[],
   tracker: readonly Event[],
   reviews: readonly TrackerReview[],
   asOf: Date,
-): Reconciled {
-  const known = reviews.filter((r) => Date.parse(`${r.reviewed_at}T00:00:00Z`) <= asOf.getTime());
-  const decided = new Map(known.map((r) => [r.post_id, r]));
+) {
+  const decided = new Map(reviews.filter((r) => reviewedBy(r.reviewed_at, asOf)).map((r) => [r.post_id, r]));
   const byPost = new Map<string, Event>();
   for (const c of curated)
     for (const s of c.sources) {
@@ -134,18 +119,17 @@ export function reconcileTracker(
     fold(holder.id, e);
   }
   // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
-  const curatedGlobalByDay = new Map<string, Event[]>();
-  for (const c of curated)
-    if (c.type === 'global_reset')
-      curatedGlobalByDay.set(eventDate(c), [...(curatedGlobalByDay.get(eventDate(c)) ?? []), c]);
   const absorbed = new Set(curated.flatMap((c) => c.same_as));
   for (const e of placed) {
     const post = postOf(e);
     if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post))))
       continue;
     // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
-    const others = (curatedGlobalByDay.get(eventDate(e)) ?? []).filter(
-      (c) => Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
+    const others = curated.filter(
+      (c) =>
+        c.type === 'global_reset' &&
+        eventDate(c) === eventDate(e) &&
+        Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
     );
     if (others.length > 0) signals.push(sameDay(e, others, asOf));
   }
@@ -156,19 +140,13 @@ export function reconcileTracker(
   return { curated: withFolded, tracker: placed, signals };
 }
 
-/**
- * Open questions held in the queue at once, as one source's share of it (apply.ts MAX_SIGNALS_PER_SOURCE): a tracker
- * that mislabels every record it lists asks a reviewer a hundred questions, not thousands. The rest wait their turn.
- */
+/** Open questions held at once (one source's share of the queue, as apply.ts); the rest wait their turn. */
 export const MAX_RECONCILE_SIGNALS = 100;
 
 /** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */
-export const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
+const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
 
-/**
- * The signals with this run's open reconcile questions: those already waiting keep when they were first seen (they stay
- * in the queue while open, however long), settled ones leave it.
- */
+/** The signals with this run's open questions (those already waiting keep first_seen_at); settled ones leave. */
 export function withReconcileSignals(
   signals: readonly Signal[],
   previous: readonly Signal[],

@@ -16,15 +16,13 @@ export const EventIdSchema = z
   .regex(EVENT_ID_PATTERN, 'ids are 1-80 chars of a-z 0-9 . _ - starting with a letter or digit');
 
 /** Text with an English original and optional hand-written translations; a missing language falls back to `en`. */
-export const LocalizedSchema = z
-  .object({
-    en: z.string().min(1),
-    de: z.string().min(1).optional(),
-    ko: z.string().min(1).optional(),
-    ja: z.string().min(1).optional(),
-    zh: z.string().min(1).optional(),
-  })
-  .strict();
+export const LocalizedSchema = z.strictObject({
+  en: z.string().min(1),
+  de: z.string().min(1).optional(),
+  ko: z.string().min(1).optional(),
+  ja: z.string().min(1).optional(),
+  zh: z.string().min(1).optional(),
+});
 export type Localized = z.infer<typeof LocalizedSchema>;
 
 const isoInstant = z.iso.datetime({ offset: false });
@@ -34,13 +32,11 @@ export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
 export const ORIGINS = ['ledger', 'service_resets', 'curated'] as const;
 
-export const EvidenceSourceSchema = z
-  .object({
-    platform: z.string().min(1).max(40),
-    url: z.url(),
-    author: z.string().max(80).optional(),
-  })
-  .strict();
+export const EvidenceSourceSchema = z.strictObject({
+  platform: z.string().min(1).max(40),
+  url: z.url(),
+  author: z.string().max(80).optional(),
+});
 
 /** Plans a post can name; `all` (everyone, every plan) and `all_paid` (every paid plan) as the post says them. */
 export const PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu', 'all', 'all_paid'] as const;
@@ -68,12 +64,9 @@ export const ReachSchema = z.strictObject({
 });
 export type Reach = z.infer<typeof ReachSchema>;
 
-/**
- * One reset-related event. `announced_at`, `observed_at` and `effective_at` are kept apart; `time_basis` names which
- * of them `occurred_at` is. With `time_precision: day` the instants are plain dates `YYYY-MM-DD`.
- */
+/** One reset-related event; `time_basis` names which instant `occurred_at` is (plain dates at `time_precision: day`). */
 export const EventSchema = z
-  .object({
+  .strictObject({
     id: EventIdSchema,
     type: EventTypeSchema,
     status: z.enum(['archived', 'verified']),
@@ -90,10 +83,7 @@ export const EventSchema = z
     scope: LocalizedSchema.optional(),
     author_notes: LocalizedSchema.optional(),
     verification_notes: LocalizedSchema.optional(),
-    /**
-     * The original announcement, never translated or edited. Empty only on a tracker record (origin service_resets),
-     * whose API documents that its text may be empty; curated history always quotes its evidence.
-     */
+    /** The original announcement, never translated or edited; empty only on a tracker record (its API allows it). */
     evidence_text: z.string().max(4000),
     sources: z.array(EvidenceSourceSchema).default([]),
     /** Ids of other records describing the same event (e.g. the ledger row a verified record replaces). */
@@ -101,7 +91,6 @@ export const EventSchema = z
     /** Attached by the model from data/reach-review.json (model/reach.ts); never read from a source. */
     reach: ReachSchema.optional(),
   })
-  .strict()
   .superRefine((e, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (e.announced_at === null && e.observed_at === null && e.effective_at === null)
@@ -172,11 +161,7 @@ export const UpstreamStatusSchema = z.object({
 });
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
-/**
- * Besides feed items and status incidents: `overdue_announcement` (model/upcoming.ts), `source_anomaly` (the anomaly
- * rule, model/apply.ts), `tracker_watch` (the tracker's own watch, never our probability), and `type_disagreement` and
- * `same_day_resets` (model/reconcile.ts), which wait until a review in data/tracker-review.json settles them.
- */
+/** Besides feed items and status incidents, the kinds model/announcement.ts, apply.ts and reconcile.ts raise. */
 export const SIGNAL_KINDS = [
   'feed_item',
   'status_incident',
@@ -201,9 +186,8 @@ export const SignalSchema = z.object({
   first_seen_at: isoInstant,
   review: z.enum(['awaiting_review', 'dismissed', 'promoted']),
   promoted_to: EventIdSchema.nullable(),
-  /** source_anomaly only: the new global resets the quarantined run brought. */
+  /** source_anomaly only: the new global resets the quarantined run brought, and the source's scheme and host. */
   count: z.number().int().nonnegative().optional(),
-  /** source_anomaly only: the source's scheme and host, nothing more of its URL. */
   origin: z.string().max(300).optional(),
   /** tracker_watch only: when the tracker's watch expires (null: it named no end). */
   expires_at: isoInstant.nullable().optional(),
@@ -224,23 +208,18 @@ export const IssuedForecastSchema = z.object({
   /** Null when the run published no probability (too little data). */
   probability_24h: probability01.nullable(),
   probability_48h: probability01.nullable(),
-  /** All-history climatology known at issue time. */
+  /** All-history, trailing 30-day and 90-day climatology known at issue time (the trailing ones null in older entries). */
   base_rate_24h: probability01.nullable(),
   base_rate_48h: probability01.nullable(),
-  /** Trailing 30-day climatology known at issue time (null in entries from before it was logged). */
   trailing_base_rate_24h: probability01.nullable().default(null),
   trailing_base_rate_48h: probability01.nullable().default(null),
-  /** Trailing 90-day climatology known at issue time (null in entries from before it was logged). */
   trailing_90d_base_rate_24h: probability01.nullable().default(null),
   trailing_90d_base_rate_48h: probability01.nullable().default(null),
   sample_size: z.number().int().nonnegative(),
 });
 export type IssuedForecast = z.infer<typeof IssuedForecastSchema>;
 
-/**
- * One checkpoint (00/06/12/18 UTC) of the append-only forecast log: the forecast that was live at it (the last one
- * issued at or before it, at most 6 h old, copied as issued), or `missed` when there was none.
- */
+/** One checkpoint of the append-only forecast log: the forecast live at it, as issued, or `missed`. */
 export const ForecastLogEntrySchema = z.preprocess(
   migrateLogEntry,
   z.object({
@@ -254,10 +233,7 @@ export const ForecastLogEntrySchema = z.preprocess(
 );
 export type ForecastLogEntry = z.infer<typeof ForecastLogEntrySchema>;
 
-/**
- * Old log entries (`checkpoint` = the slot start, issued just after it) become entries for the next checkpoint:
- * ResetBench never scores a forecast issued after its checkpoint.
- */
+/** An old entry (`checkpoint` = its slot start) is one of the next checkpoint: none is scored issued after it. */
 function migrateLogEntry(raw: unknown): unknown {
   const old = raw as Record<string, unknown>;
   if (typeof raw !== 'object' || raw === null || 'status' in old || !('probability_24h' in old)) return raw;
@@ -273,10 +249,7 @@ function migrateLogEntry(raw: unknown): unknown {
   };
 }
 
-/**
- * How a checkpoint's window turned out, appended once after it closed (`resolution`); a later change of the
- * records that flips the outcome appends a `correction`, never an edit.
- */
+/** How a checkpoint's window turned out (`resolution`, once); a later flip appends a `correction`, never an edit. */
 export const ForecastResolutionSchema = z.object({
   checkpoint: isoInstant,
   horizon_hours: z.union([z.literal(24), z.literal(48)]),
@@ -307,11 +280,10 @@ export const TrackerWatchSchema = z.object({
   level: z.string().min(1).max(40),
   /** The tracker's own chance in percent, or null when it gives none. */
   reset_chance_percent: z.number().min(0).max(100).nullable(),
-  /** The tracker's window, verbatim (display text, never translated). */
+  /** The tracker's window and words, verbatim, never translated. */
   forecast_window: z.string().max(300),
   observed_at: isoInstant,
   expires_at: isoInstant.nullable(),
-  /** The tracker's words, never translated. */
   text: z.string().max(1000),
   /** null: the tracker gave no link (an observed watch). */
   source_url: z.url().nullable(),
@@ -321,17 +293,14 @@ export type TrackerWatch = z.infer<typeof TrackerWatchSchema>;
 /** Watches kept in state for a later backtest (a few a month are raised); the oldest go first. */
 export const MAX_WATCHES = 1_000;
 
+/** A channel (a hash, never the secret URL) and a message key. */
+const delivery = z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200) });
 export const NotifyLogSchema = z.object({
-  /** Per channel (a hash, never the secret URL) and message key, when it was delivered. */
-  sent: z
-    .array(z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200), at: isoInstant }))
-    .default([]),
+  sent: z.array(delivery.extend({ at: isoInstant })).default([]),
   /** Deliveries that failed and are retried until `first_failed_at` + NOTIFY_RETRY_MS. */
   failed: z
     .array(
-      z.object({
-        channel: z.string().min(1).max(80),
-        key: z.string().min(1).max(200),
+      delivery.extend({
         first_failed_at: isoInstant,
         attempts: z.number().int().positive(),
         /** A digest's covered keys, so its retry is the same digest (notify/plan.ts). */
@@ -357,7 +326,7 @@ export const StateSchema = z.object({
   forecast_resolutions: z.array(ForecastResolutionSchema).default([]),
   /** The forecast the previous run published: the one live at a checkpoint that falls before the next run. */
   last_forecast: IssuedForecastSchema.nullable().default(null),
-  /** The tracker's last good announced reset (`null`: none announced); see model/upcoming.ts. */
+  /** The tracker's last good announced reset (`null`: none announced); see model/announcement.ts. */
   announcement: AnnouncementSchema.nullable().default(null),
   /** The tracker's current watch (null: none raised) and every watch seen, kept so a later backtest can score them. */
   tracker_watch: TrackerWatchSchema.nullable().default(null),

@@ -1,18 +1,12 @@
-// Pure: today's four-state status, `reset`, and the latest resets.
+// Pure: today's four-state status, `reset`, the latest resets, and why today's state is unknown.
 import { formatInstant } from '../contract.ts';
 import { eventDate, eventMs, utcDate } from './events.ts';
-import { computeExplanation, explanationDetail } from './explanation.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
-/**
- * The source kinds that can report a reset: today's state goes stale when these have not been checked successfully
- * recently. The status page (outages) and the signal feeds (unreviewed chatter) cannot report a reset, so their
- * failures must not turn today's state `unknown`.
- */
+/** The source kinds that can report a reset: only their failures turn today's state `unknown`. */
 export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
 
-/** A successful check of a reset source. */
 export const isGoodResetCheck = (c: SourceCheck): boolean =>
   c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind);
 
@@ -21,17 +15,43 @@ export const STALE_AFTER_MS = 30 * 60 * 1000;
 
 export const TODAY_STATES = ['confirmed_today', 'recorded_today', 'no_verified_reset', 'unknown'] as const;
 export type TodayState = (typeof TODAY_STATES)[number];
+export type TodayStatus = ReturnType<typeof computeToday>;
 
-export interface TodayStatus {
-  date: string;
-  state: TodayState;
-  /** true for a reset today, false only when fresh checks found none, null when unknown (never false then). */
-  reset: boolean | null;
-  event_ids: string[];
+/** The answer of a build that was already `unknown` is out of date once this passes without a newer one (two ticks). */
+const UNKNOWN_ANSWER_HOLDS_MS = 30 * 60 * 1000;
+
+/** The i18next key (common namespace) of each reason for `unknown`. */
+export const explanationKey = (c: 'unchecked' | 'failed' | 'failed_since' | 'stale' | 'expired'): string =>
+  `state.unknown_${c}`;
+
+/**
+ * Why today's state is unknown, from the fields of `/api/latest` and the reader's clock `now`, so the documents, the
+ * edge's variants and the page (render/page-script.ts repeats it in plain JavaScript) say the same sentence. In order:
+ * the answer is past its time (`expired`); no source was ever checked (`unchecked`); no reset-source check ever
+ * succeeded (`failed`); checks after the last good one all failed (`failed_since`); the last good one is old (`stale`).
+ */
+export function computeExplanation(f: {
+  last_check_at: string | null;
   last_good_check_at: string | null;
-  /** When a `no_verified_reset` answer expires if no newer good check arrives; null for the other states. */
-  valid_until: string | null;
-  explanation: Detail;
+  generated_at: string;
+  stale_after: string;
+  now: string;
+}): Detail {
+  const generated = Date.parse(f.generated_at);
+  const staleAfter = Date.parse(f.stale_after);
+  const expiredAt = staleAfter > generated ? staleAfter : generated + UNKNOWN_ANSWER_HOLDS_MS;
+  // The build's own stale_after as written (not re-serialized), so the sentence shows the instant meta shows.
+  if (Date.parse(f.now) >= expiredAt) {
+    const since = staleAfter > generated ? f.stale_after : formatInstant(expiredAt);
+    return { code: explanationKey('expired'), params: { since } };
+  }
+  if (f.last_check_at === null) return { code: explanationKey('unchecked'), params: {} };
+  if (f.last_good_check_at === null) return { code: explanationKey('failed'), params: { checked: f.last_check_at } };
+  if (Date.parse(f.last_check_at) > Date.parse(f.last_good_check_at)) {
+    const params = { since: f.last_good_check_at, checked: f.last_check_at };
+    return { code: explanationKey('failed_since'), params };
+  }
+  return { code: explanationKey('stale'), params: { last: f.last_good_check_at } };
 }
 
 /** The latest of `checks` by checked_at (the first of equals), or null. */
@@ -42,10 +62,10 @@ const latestCheck = (checks: readonly SourceCheck[]): SourceCheck | null =>
   );
 
 /**
- * Today's state for the UTC date of `asOf`. Events only count once they happened (a reset announced for later
- * is not today's reset yet), and the day is decided on the effective time when known.
+ * Today's state for the UTC date of `asOf`, from resets that happened by then. `reset` is false only when fresh checks
+ * found none (null when unknown); `valid_until` is when a `no_verified_reset` answer expires.
  */
-export function computeToday(events: readonly Event[], checks: readonly SourceCheck[], asOf: Date): TodayStatus {
+export function computeToday(events: readonly Event[], checks: readonly SourceCheck[], asOf: Date) {
   const date = utcDate(asOf);
   const now = asOf.getTime();
   const todays = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= now && eventDate(e) === date);
@@ -87,7 +107,7 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     stale_after: at,
     now: at,
   });
-  return answer('unknown', null, [], explanationDetail(why));
+  return answer('unknown', null, [], why);
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
@@ -108,10 +128,7 @@ export function stateAsOf(
 }
 
 /** Latest global reset that has happened by `asOf`, among all records and among verified ones. */
-export function computeLatest(
-  events: readonly Event[],
-  asOf: Date,
-): { latestReset: Event | null; latestVerifiedReset: Event | null } {
+export function computeLatest(events: readonly Event[], asOf: Date) {
   const past = events
     .filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime())
     .sort((a, b) => eventMs(b) - eventMs(a));

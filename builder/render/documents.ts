@@ -77,7 +77,7 @@ export interface RenderInput {
   archives: readonly ArchiveInfo[];
   /** The OpenAPI document's `servers` (the public base URL). */
   openapi?: OpenApiOptions;
-  /** The announced reset still ahead (model/upcoming.ts), or null. */
+  /** The announced reset still ahead (model/announcement.ts), or null. */
   upcoming?: Announcement | null;
   /** The upstream tracker's own watch while it lasts, or null. */
   trackerWatch?: TrackerWatch | null;

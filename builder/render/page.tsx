@@ -4,9 +4,8 @@
 // the Content-Security-Policy below.
 import { renderToString } from 'preact-render-to-string';
 import { HTML_CONTENT_TYPE, pageKey, LANGS, type Lang } from '../contract.ts';
-import { explanationKey } from '../model/explanation.ts';
 import type { Event } from '../model/schemas.ts';
-import { TODAY_STATES } from '../model/status.ts';
+import { explanationKey, TODAY_STATES } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translator } from './i18n.ts';
 import { Reliability, Timeline } from './page-charts.tsx';
@@ -36,7 +35,7 @@ function scriptConfig({ lang, t }: Ctx, data: PageData): string {
       never_checked: t('page:today.never_checked'),
       stale: t('page:today.stale', { time: '{{time}}' }),
       offline: t('page:today.offline', { time: '{{time}}' }),
-      // Why unknown once the build's answer has expired (model/explanation.ts's `expired` case), placeholder left for the
+      // Why unknown once the build's answer has expired (model/status.ts's `expired` case), placeholder left for the
       // script. Before that instant every other case is the one the build already rendered from the same facts.
       expired: t(`common:${explanationKey('expired')}`, { since: '{{since}}' }),
       no_time: t('page:upcoming.no_time'),

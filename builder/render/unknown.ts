@@ -5,7 +5,7 @@
 // explanation decided by computeExplanation from those very facts, read at the first instant the edge serves it.
 import type { z } from 'zod';
 import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey, LANGS } from '../contract.ts';
-import { computeExplanation, explanationDetail } from '../model/explanation.ts';
+import { computeExplanation } from '../model/status.ts';
 import type { UnknownVariant } from '../model/freshness.ts';
 import { jsonDoc } from './documents.ts';
 import type { OutputDocument } from './output.ts';
@@ -54,7 +54,7 @@ export function renderUnknownVariants(
           event_ids: [],
           last_good_check_at: facts.today.last_good_check_at,
           valid_until: null,
-          explanation: translateDetail(t, explanationDetail(why)),
+          explanation: translateDetail(t, why),
         };
         // Whom today's reset reached is about the build's day: unknown too. The banked-reset warning restates the
         // announcement as this build read it; past its answer's time it is not repeated.

@@ -6,7 +6,7 @@ import { DataError } from '../errors.ts';
 import { ReviewDecisionSchema, type ArchiveInfo, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 import { AnnouncementReviewFileSchema, type AnnouncementReview } from '../model/announcement.ts';
-import type { ReviewDate } from '../model/review-dates.ts';
+import type { ReviewDate } from '../model/events.ts';
 import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.ts';
 import { hasReach, misquotes, ReachReviewFileSchema, type ReachDecision } from '../model/reach.ts';
 import { LedgerReviewSchema, typeOf } from './ledger.ts';

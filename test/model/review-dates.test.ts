@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyReviewDates } from '../../builder/model/review-dates.ts';
+import { applyReviewDates } from '../../builder/model/events.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { loadCuratedData, type CuratedData } from '../../builder/sources/archive.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventSchema, emptyState, type Announcement, type Event } from '../../builder/model/schemas.ts';
-import { computeUpcoming, OVERDUE_AFTER_MS, withOverdueAnnouncement } from '../../builder/model/upcoming.ts';
+import { computeUpcoming, OVERDUE_AFTER_MS, withOverdueAnnouncement } from '../../builder/model/announcement.ts';
 
 const a: Announcement = {
   id: 'sr-rst_pm',

@@ -10,7 +10,7 @@ import {
   reliabilityTable,
   resolveCheckpoint,
   skillWithInterval,
-} from '../../builder/model/resetbench.ts';
+} from '../../builder/model/accuracy.ts';
 import type { Event } from '../../builder/model/schemas.ts';
 import { loadCuratedData } from '../../builder/sources/archive.ts';
 

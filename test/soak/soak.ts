@@ -18,7 +18,7 @@ import { parseChannel, type Channel } from '../../builder/notify/channels.ts';
 import { NOTIFY_MAX_PER_RUN } from '../../builder/notify/plan.ts';
 import { MAX_TRACKER_EVENTS } from '../../builder/model/apply.ts';
 import { createNotifier } from '../../builder/notify/send.ts';
-import { seededRandom } from '../../builder/model/resetbench.ts';
+import { seededRandom } from '../../builder/model/accuracy.ts';
 import { createLocalEdgeStore } from '../../builder/publish/edge-store.ts';
 import { run, type RunSummary } from '../../builder/run.ts';
 import { DEFAULT_LOCK_KEY, DEFAULT_MANIFEST_KEY, DEFAULT_STATE_KEY } from '../../builder/s3/config.ts';
