@@ -6,8 +6,8 @@ import { eventDate, eventMs, reviewedBy } from './events.ts';
 import { EventIdSchema, LIMITS, PLANS, PRODUCTS, type Event, type Reach } from './schemas.ts';
 
 /** The plans a user can hold (what a client asks about); `all` and `all_paid` are only what a post says. */
-const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
-type UserPlan = (typeof USER_PLANS)[number];
+export const USER_PLANS = ['free', 'go', 'plus', 'pro', 'business', 'enterprise', 'edu'] as const;
+export type UserPlan = (typeof USER_PLANS)[number];
 type PlanAnswer = 'yes' | 'no' | 'not_stated';
 
 const Quote = z.string().min(1).max(500);
