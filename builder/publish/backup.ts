@@ -8,6 +8,7 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
+import { parseJsonWith } from '../fsutil/json.ts';
 import { assertSafeKey, isSafeKey } from '../fsutil/safe-key.ts';
 import { getObject, listObjects, putIf } from '../s3/client.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
@@ -139,17 +140,8 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
 
 /** The snapshot's manifest, or why it cannot be trusted. */
 function parseManifest(bytes: Uint8Array, id: string): BackupManifest | string {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch (err) {
-    return `not valid JSON (${(err as Error).message})`;
-  }
-  const r = BackupManifestSchema.safeParse(raw);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    return `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`;
-  }
+  const r = parseJsonWith(Buffer.from(bytes).toString('utf8'), BackupManifestSchema);
+  if (!r.ok) return r.reason;
   return r.data.id === id ? r.data : `the manifest is of backup ${JSON.stringify(r.data.id)}`;
 }
 
