@@ -11,7 +11,6 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
-import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 
 const MANIFEST_VERSION = 3;
@@ -116,55 +115,41 @@ export function shouldList(
 }
 
 /**
- * What one publish has seen so far, document by document, holding no body: every key (a second document for one
- * is refused), and the entries that change (uploads, and after a recovery the kept objects' fingerprints).
+ * What one publish decides, document by document, holding no body: which documents are already as wanted, and the
+ * entries that change (uploads, and after a recovery the kept objects' fingerprints).
  */
-export function createPublishLedger(manifest: Manifest, where: string) {
-  const built = new Set<string>();
+export function createPublishLedger(manifest: Manifest) {
   const changes = new Map<string, ManifestEntry | null>();
-  let unchanged = 0;
-  let uploaded = 0;
   return {
-    /** Refuses a key the build already had (DataError); remembers it as built. */
-    admit(key: string) {
-      if (built.has(key)) throw new DataError(where, `the build has two documents for ${key}`);
-      built.add(key);
-    },
     /**
      * Whether the object is already as wanted: its recorded fingerprint is `print`, and on a listing publish the
      * listing shows its recorded ETag. With the manifest recovered from the listing: the listed ETag is `md5()`.
      */
-    keep(key: string, print: string, listing: ReadonlyMap<string, string> | null, md5: () => string) {
+    keep(key: string, print: string, listing: ReadonlyMap<string, string> | null, md5: () => string): boolean {
       const listed = listing?.get(key);
       if (manifest.recovered) {
         if (listed === undefined || listed !== md5()) return false;
         changes.set(key, { etag: listed, fingerprint: print });
-      } else {
-        const seen = manifest.objects.get(key);
-        if (seen === undefined || seen.fingerprint !== print || (listing !== null && listed !== seen.etag))
-          return false;
+        return true;
       }
-      unchanged++;
-      return true;
+      const seen = manifest.objects.get(key);
+      return seen?.fingerprint === print && (listing === null || listed === seen.etag);
     },
     /** Records an upload that landed. */
-    landed(key: string, entry: ManifestEntry) {
-      changes.set(key, entry);
-      uploaded++;
-    },
-    get unchanged() {
-      return unchanged;
-    },
-    get uploaded() {
-      return uploaded;
-    },
+    landed: (key: string, entry: ManifestEntry) => void changes.set(key, entry),
     /**
-     * After the whole build: the dropped keys to delete now, the ones kept for now (→ since when they are missing),
-     * how many entries changed, and the manifest to write once the deletes are done. Objects we published before and the build no
-     * longer has are deleted once missing longer than the delay (clients and CDN caches may still follow links).
+     * After the whole build (`built`, every key of it): the dropped keys to delete now, the ones kept for now (→ since
+     * when they are missing), how many entries changed, and the manifest to write once the deletes are done. Objects
+     * we published before and the build no longer has are deleted once missing longer than the delay (clients and
+     * CDN caches may still follow links).
      */
-    finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }) {
-      const { listing, listed, asOf, deleteAfterMs } = input;
+    finish(input: {
+      built: ReadonlySet<string>;
+      listing: ReadonlyMap<string, string> | null;
+      asOf: Date;
+      deleteAfterMs: number;
+    }) {
+      const { built, listing, asOf, deleteAfterMs } = input;
       const remove: string[] = [];
       const pending: Record<string, string> = {};
       for (const key of manifest.objects.keys()) {
@@ -182,6 +167,7 @@ export function createPublishLedger(manifest: Manifest, where: string) {
         if (v === null) objects.delete(k);
         else objects.set(k, v);
       }
+      const listed = listing !== null;
       const next: Manifest = {
         objects,
         missingSince: { ...pending },

@@ -117,7 +117,7 @@ export async function listObjects(
   bucket: string,
   prefix: string,
   where: string,
-  opts: { pageKeys?: number; onRequest?: () => void } = {},
+  opts: { pageKeys?: number | undefined; onRequest?: () => void } = {},
 ): Promise<Map<string, string>> {
   const objects = new Map<string, string>();
   let token: string | undefined;
