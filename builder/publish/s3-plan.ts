@@ -46,35 +46,33 @@ export const emptyManifest = (): Manifest => ({
 });
 
 const Iso = z.string().refine((v) => Number.isFinite(Date.parse(v)));
-/** A readable manifest; inside it, what cannot be trusted (malformed entries and dates) is dropped below. */
+/** A record's entries that pass `value`: inside a readable manifest, what cannot be trusted is dropped. */
+const trusted = <T extends z.ZodType>(value: T) =>
+  z.record(z.string(), z.unknown()).transform((o) =>
+    Object.entries(o).flatMap(([k, v]) => {
+      const r = value.safeParse(v);
+      return r.success ? [[k, r.data as z.output<T>] as const] : [];
+    }),
+  );
 const StoredManifest = z.object({
   version: z.literal(MANIFEST_VERSION),
-  objects: z.record(z.string(), z.unknown()),
-  missingSince: z.record(z.string(), z.unknown()).catch({}),
+  objects: trusted(z.tuple([z.string(), z.string()])),
+  missingSince: trusted(Iso).catch([]),
   listedAt: Iso.nullable().catch(null),
   sinceListing: z.int().min(0).catch(0),
 });
-const StoredEntry = z.tuple([z.string(), z.string()]);
 
 /** The stored manifest, or null when it is unreadable or of another version (then it is recovered from a listing). */
 export function parseManifest(text: string): Manifest | null {
-  let raw: unknown;
+  let m;
   try {
-    raw = JSON.parse(text);
+    m = StoredManifest.parse(JSON.parse(text));
   } catch {
     return null;
   }
-  const m = StoredManifest.safeParse(raw);
-  if (!m.success) return null;
-  const objects = new Map<string, ManifestEntry>();
-  for (const [k, v] of Object.entries(m.data.objects)) {
-    const e = StoredEntry.safeParse(v);
-    if (e.success) objects.set(k, { etag: e.data[0], fingerprint: e.data[1] });
-  }
-  const missingSince = Object.fromEntries(
-    Object.entries(m.data.missingSince).filter((e): e is [string, string] => Iso.safeParse(e[1]).success),
-  );
-  return { objects, missingSince, listedAt: m.data.listedAt, sinceListing: m.data.sinceListing, recovered: false };
+  const objects = new Map(m.objects.map(([k, [etag, fingerprint]]) => [k, { etag, fingerprint }]));
+  const { listedAt, sinceListing } = m;
+  return { objects, missingSince: Object.fromEntries(m.missingSince), listedAt, sinceListing, recovered: false };
 }
 
 /** The manifest as stored: one JSON object, each entry as [etag, fingerprint]. */
