@@ -11,7 +11,7 @@ import path from 'node:path';
 import { EDGE_STORE_FILE } from '../contract.ts';
 import { DataError, StorageError } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
-import { emptyReport, type Sink } from './sink.ts';
+import type { PublishReport, Sink } from './sink.ts';
 import { consumeInPhases } from './stream.ts';
 
 const WHERE = 'publish/local';
@@ -43,7 +43,7 @@ function listTree(root: string) {
 }
 
 /** Runs one file operation, its failure described. */
-async function attempt(name: string, what: string, op: () => Promise<unknown>): Promise<void> {
+async function attempt(target: string, what: string, op: () => Promise<unknown>): Promise<void> {
   try {
     await op();
   } catch (err) {
@@ -51,18 +51,31 @@ async function attempt(name: string, what: string, op: () => Promise<unknown>): 
     const code = (err as NodeJS.ErrnoException).code;
     const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
     const reason = err instanceof Error ? err.message : String(err);
-    throw new StorageError(WHERE, `${name}: ${what}${hint}: ${reason}`, { cause: err });
+    throw new StorageError(WHERE, `${target}: ${what}${hint}: ${reason}`, { cause: err });
+  }
+}
+
+/**
+ * The file's text, or null when it is gone or unreadable (written again, which reports a real problem). Read
+ * synchronously: most documents of a tick are unchanged, and a small file read in one call costs far less than
+ * fs/promises' readFile (four thread-pool round trips and their promises).
+ */
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
   }
 }
 
 /** `windowDocs`: documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
 export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } = {}): Sink {
-  const name = `local:${dir}`;
+  const target = `local:${dir}`;
   return {
-    name,
+    name: target,
     async publish(docs, opts = {}) {
-      const report = emptyReport(name);
-      await attempt(name, 'could not create the output directory', () => mkdir(dir, { recursive: true }));
+      const report: PublishReport = { target, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
+      await attempt(target, 'could not create the output directory', () => mkdir(dir, { recursive: true }));
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
       const { files, dirs, staleStaging } = listTree(dir);
       const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
@@ -72,17 +85,7 @@ export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } =
 
       async function write(key: string, body: string): Promise<'written' | 'unchanged'> {
         const file = path.join(dir, key);
-        if (files.has(key)) {
-          let current: string | null = null;
-          try {
-            // Read synchronously: most documents of a tick are unchanged, and a small file read in one call costs
-            // far less than fs/promises' readFile (four thread-pool round trips and their promises).
-            current = readFileSync(file, 'utf8');
-          } catch {
-            // gone or unreadable: written again below, which reports a real problem
-          }
-          if (current === body) return 'unchanged';
-        }
+        if (files.has(key) && readOrNull(file) === body) return 'unchanged';
         const parent = key.includes('/') ? key.slice(0, key.lastIndexOf('/')) : '';
         if (dirs.has(parent)) {
           await replaceFile(file, body);
@@ -112,11 +115,11 @@ export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } =
                 `refusing object key ${JSON.stringify(d.key)}: ${STAGING_PREFIX}* is the local sink's staging area`,
               );
           },
-          write: (d) => attempt(name, `could not write ${d.key}`, async () => report[await write(d.key, d.body)]++),
+          write: (d) => attempt(target, `could not write ${d.key}`, async () => report[await write(d.key, d.body)]++),
           // The phase's new directories appear whole, each with one rename, before the next phase starts.
           endPhase: async () => {
             for (const top of tops)
-              await attempt(name, `could not move the new directory ${top} into place`, () =>
+              await attempt(target, `could not move the new directory ${top} into place`, () =>
                 rename(path.join(staging, top), path.join(dir, top)),
               );
             for (const p of created) dirs.add(p);
@@ -129,11 +132,11 @@ export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } =
       // The edge store's file lives next to the documents (the preview reads it there) but is not one of them.
       for (const f of files) {
         if (built.has(f) || f === EDGE_STORE_FILE) continue;
-        await attempt(name, `could not delete ${f}`, () => rm(path.join(dir, f), { force: true }));
+        await attempt(target, `could not delete ${f}`, () => rm(path.join(dir, f), { force: true }));
         report.deleted++;
       }
       for (const s of staleStaging)
-        await attempt(name, `could not remove ${s}, left by a publish that did not finish`, () =>
+        await attempt(target, `could not remove ${s}, left by a publish that did not finish`, () =>
           rm(path.join(dir, s), { recursive: true, force: true }),
         );
       return report;

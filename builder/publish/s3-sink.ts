@@ -30,7 +30,7 @@ import {
   shouldList,
 } from './s3-plan.ts';
 import type { OutputDocument } from '../render/output.ts';
-import { emptyReport, type DocumentStream, type PublishOptions, type PublishReport, type Sink } from './sink.ts';
+import { type DocumentStream, type PublishOptions, type PublishReport, type Sink } from './sink.ts';
 import { consumeInPhases } from './stream.ts';
 
 const WHERE = 'publish/s3';
@@ -46,8 +46,6 @@ export interface S3SinkOptions {
   concurrency?: number;
   /** List the bucket on every this-many-th publish (1: every publish); default DEFAULT_LIST_EVERY. */
   listEvery?: number;
-  /** ... and whenever the last listing is at least this old; default DEFAULT_LIST_MAX_AGE_MS. */
-  listMaxAgeMs?: number;
   /** The clock; read once per publish. */
   now: () => Date;
   /** Keys per listing page; default 1000 (the S3 maximum). Smaller only to test the paging. */
@@ -57,9 +55,7 @@ export interface S3SinkOptions {
 }
 
 type Target = S3SinkOptions &
-  Required<
-    Pick<S3SinkOptions, 'prefix' | 'manifestKey' | 'concurrency' | 'listEvery' | 'listMaxAgeMs' | 'deleteAfterMs'>
-  >;
+  Required<Pick<S3SinkOptions, 'prefix' | 'manifestKey' | 'concurrency' | 'listEvery' | 'deleteAfterMs'>>;
 
 export function createS3Sink(opts: S3SinkOptions): Sink {
   const { prefix = '', manifestKey = DEFAULT_MANIFEST_KEY } = opts;
@@ -73,7 +69,6 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
     manifestKey,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY,
-    listMaxAgeMs: opts.listMaxAgeMs ?? DEFAULT_LIST_MAX_AGE_MS,
     deleteAfterMs: opts.deleteAfterMs ?? DELETE_AFTER_MS,
   };
   return { name: `s3://${opts.bucket}/${prefix}`, publish: (docs, publishOpts = {}) => publish(t, docs, publishOpts) };
@@ -82,7 +77,8 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
 async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): Promise<PublishReport> {
   const { client, bucket, prefix, manifestKey } = t;
   const asOf = t.now();
-  const report = emptyReport(`s3://${bucket}/${prefix}`);
+  const target = `s3://${bucket}/${prefix}`;
+  const report: PublishReport = { target, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
   const count = () => report.requests++;
   count();
   const stored = await getObject(client, bucket, manifestKey, WHERE);
@@ -94,7 +90,8 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
   // first path segments of the manifest's keys; standing in for a lost manifest, it covers the whole prefix. It runs
   // while the build streams in, and the first comparison waits for it.
   const roots = manifest.recovered ? [''] : new Set([...manifest.objects.keys()].map((k) => k.replace(/\/.*/, '/')));
-  const listed = manifest.recovered || shouldList(manifest, asOf, t);
+  const listed =
+    manifest.recovered || shouldList(manifest, asOf, { listEvery: t.listEvery, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS });
   const listing = listed ? listRelative(t, [...roots].sort(), count) : Promise.resolve(null);
   listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
   /** beforePhase of each phase, asked once, before its first upload: a phase with nothing to upload costs no fence. */

@@ -11,15 +11,6 @@ export interface PublishReport {
   requests: number;
 }
 
-export const emptyReport = (target: string): PublishReport => ({
-  target,
-  written: 0,
-  unchanged: 0,
-  deleted: 0,
-  pendingDelete: 0,
-  requests: 0,
-});
-
 export interface PublishOptions {
   /**
    * Awaited before each phase writes anything (`phase 0`, `phase 1`, ...) and before the final step (`deletes`):

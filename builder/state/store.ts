@@ -137,12 +137,9 @@ export function createStateStore(
         if (created !== null) return { ...fresh, version: created };
         const held = await objects.read(keys.lock);
         if (held === null) continue;
-        let lock: LockRecord | null = null;
-        try {
-          lock = LockRecordSchema.parse(JSON.parse(utf8(held.body)));
-        } catch {
-          // An unreadable lock counts as expired: refusing forever would stop every future run.
-        }
+        // An unreadable lock counts as expired: refusing forever would stop every future run.
+        const read = parseJsonWith(utf8(held.body), LockRecordSchema);
+        const lock = read.ok ? read.data : null;
         if (lock !== null && Date.parse(lock.expiresAt) > now.getTime()) return null;
         const next = { owner, expiresAt, run: (lock?.run ?? 0) + 1 };
         const version = await objects.writeIf(keys.lock, lockBody(next), held.version);
