@@ -114,10 +114,10 @@ export function shouldList(
 
 /**
  * What one publish decides, document by document, holding no body: which documents are already as wanted, and the
- * entries that change (uploads, and after a recovery the kept objects' fingerprints).
+ * next manifest's entries (uploads, and after a recovery the kept objects' fingerprints).
  */
 export function createPublishLedger(manifest: Manifest) {
-  const changes = new Map<string, ManifestEntry | null>();
+  const objects = new Map(manifest.objects);
   return {
     /**
      * Whether the object is already as wanted: its recorded fingerprint is `print`, and on a listing publish the
@@ -125,21 +125,21 @@ export function createPublishLedger(manifest: Manifest) {
      */
     keep(key: string, print: string, listing: ReadonlyMap<string, string> | null, md5: () => string): boolean {
       const listed = listing?.get(key);
-      if (manifest.recovered) {
-        if (listed === undefined || listed !== md5()) return false;
-        changes.set(key, { etag: listed, fingerprint: print });
-        return true;
+      if (!manifest.recovered) {
+        const seen = manifest.objects.get(key);
+        return seen?.fingerprint === print && (listing === null || listed === seen.etag);
       }
-      const seen = manifest.objects.get(key);
-      return seen?.fingerprint === print && (listing === null || listed === seen.etag);
+      if (listed === undefined || listed !== md5()) return false;
+      objects.set(key, { etag: listed, fingerprint: print });
+      return true;
     },
     /** Records an upload that landed. */
-    landed: (key: string, entry: ManifestEntry) => void changes.set(key, entry),
+    landed: (key: string, entry: ManifestEntry) => void objects.set(key, entry),
     /**
      * After the whole build (`built`, every key of it): the dropped keys to delete now, the ones kept for now (→ since
-     * when they are missing), how many entries changed, and the manifest to write once the deletes are done. Objects
-     * we published before and the build no longer has are deleted once missing longer than the delay (clients and
-     * CDN caches may still follow links).
+     * when they are missing), and the manifest to write once the deletes are done. Objects we published before and
+     * the build no longer has are deleted once missing longer than the delay (clients and CDN caches may still follow
+     * links).
      */
     finish(input: {
       built: ReadonlySet<string>;
@@ -154,16 +154,11 @@ export function createPublishLedger(manifest: Manifest) {
         if (built.has(key)) continue;
         const since = manifest.missingSince[key] ?? asOf.toISOString();
         // Already gone (the listing says so), or due: forgotten. A key built again is never forgotten.
-        if (listing !== null && !listing.has(key)) changes.set(key, null);
+        if (listing !== null && !listing.has(key)) objects.delete(key);
         else if (asOf.getTime() - Date.parse(since) >= deleteAfterMs) {
           remove.push(key);
-          changes.set(key, null);
+          objects.delete(key);
         } else pending[key] = since;
-      }
-      const objects = new Map(manifest.objects);
-      for (const [k, v] of changes) {
-        if (v === null) objects.delete(k);
-        else objects.set(k, v);
       }
       const listed = listing !== null;
       const next: Manifest = {
@@ -173,7 +168,7 @@ export function createPublishLedger(manifest: Manifest) {
         sinceListing: listed ? 0 : manifest.sinceListing + 1,
         recovered: false,
       };
-      return { remove, pending, changed: changes.size, next };
+      return { remove, pending, next };
     },
   };
 }
