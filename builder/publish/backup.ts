@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { z } from 'zod';
+import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConfigError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
 import { parseJsonWith } from '../fsutil/json.ts';
@@ -200,8 +201,8 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
       Bucket: bucket,
       Key: stateKey,
       Body: state,
-      ContentType: 'application/json; charset=utf-8',
-      CacheControl: 'no-store',
+      ContentType: JSON_CONTENT_TYPE,
+      CacheControl: NO_STORE,
     };
     const conflict = `the state changed while restoring ${id}; nothing was overwritten, try again`;
     await putIf(client, input, current?.etag ?? null, WHERE, conflict);

@@ -20,13 +20,12 @@ const ATTEMPTS = 3;
 
 export interface KvsEdgeStoreOptions {
   arn: string;
-  client?: CloudFrontKeyValueStoreClient;
-  /** For a client built here: region, endpoint (tests point it at a loopback server), credentials. */
+  /** Region, endpoint (tests point it at a loopback server), credentials. */
   clientConfig?: CloudFrontKeyValueStoreClientConfig;
 }
 
 export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
-  const client = opts.client ?? new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...opts.clientConfig });
+  const client = new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...opts.clientConfig });
   const arn = opts.arn;
   /** One call, its failure a StorageError naming the call and the store (the SDK error as its cause). */
   async function call<T>(what: string, send: () => Promise<T>): Promise<T> {

@@ -1,13 +1,8 @@
-// Pure: what the S3 sink does in one publish, decided document by document as the build streams in, from the previous
-// manifest and (on the ticks that list the bucket) the listing.
-//
-// The manifest is one private object: per published key, the ETag S3 returned for our PUT and a fingerprint of body +
-// headers; the keys pending deletion; the listing clock. It is written back once per publish, conditionally, so two
-// publishers at once fail loudly. A document is unchanged when its fingerprint equals the recorded one and, on a
-// listing tick, the listing still shows the recorded ETag (catching objects changed or deleted behind our back).
-// A manifest that is missing or unreadable is recovered from a listing: a document whose listed ETag is the MD5 of its
-// body (what S3 and radosgw give a single-part PUT without KMS) is kept, everything else uploaded; the keys that
-// were pending deletion then stay in the bucket.
+// Pure: what the S3 sink does in one publish, document by document, from the previous manifest (one private object:
+// per published key the ETag of our PUT and a fingerprint of body + headers, the keys pending deletion, the listing
+// clock) and, on the ticks that list the bucket, the listing, which catches objects changed or deleted behind our
+// back. A missing or unreadable manifest is recovered from a listing: a document whose listed ETag is the MD5 of its
+// body (a single-part PUT without KMS) is kept, everything else uploaded (docs/s3.md).
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';

@@ -64,9 +64,6 @@ export interface VersionedObjects {
   setAside(key: string, stored: StoredObject): Promise<{ name: string; version: string | null }>;
 }
 
-/** The text a store writes for `state`, checked against the schema first. */
-const serializeState = (state: State): string => JSON.stringify(StateSchema.parse(state));
-
 /** The one serialisation of a lock record: a holder proves its lock by writing the very same bytes again. */
 const lockBody = (r: LockRecord): string => JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
 
@@ -82,11 +79,6 @@ export function createStateStore(
   objects: VersionedObjects,
   keys: { state: string; lastGood: string; lock: string },
 ): StateStore {
-  const lost = (handle: LockHandle) =>
-    new ConflictError(
-      where,
-      `${objects.name(keys.lock)}: the run lock is no longer this run's (run ${handle.run}): another run took it over`,
-    );
   return {
     name,
 
@@ -113,7 +105,7 @@ export function createStateStore(
     },
 
     async save(state, expectedVersion) {
-      const body = serializeState(state);
+      const body = JSON.stringify(StateSchema.parse(state)); // checked against the schema first
       const version = await objects.writeIf(keys.state, body, expectedVersion);
       if (version === null)
         throw new ConflictError(
@@ -151,7 +143,9 @@ export function createStateStore(
     async confirmLock(handle) {
       // Writing the very bytes this run wrote, conditional on their version: it lands (nothing changes) only while
       // the lock is still that version. A takeover or a release by anyone else changed it.
-      if ((await objects.writeIf(keys.lock, lockBody(handle), handle.version)) === null) throw lost(handle);
+      if ((await objects.writeIf(keys.lock, lockBody(handle), handle.version)) !== null) return;
+      const lost = `the run lock is no longer this run's (run ${handle.run}): another run took it over`;
+      throw new ConflictError(where, `${objects.name(keys.lock)}: ${lost}`);
     },
 
     async releaseLock(handle) {
