@@ -59,14 +59,12 @@ function resolveTarget(t: BackupTarget) {
   if (!backupPrefix.endsWith('/'))
     throw new ConfigError(WHERE, `backup prefix must end in '/', got ${JSON.stringify(backupPrefix)}`);
   assertPrivateKey(backupPrefix, t.publicPrefix ?? '', WHERE);
-  const { client, bucket } = t;
   return {
-    client,
-    bucket,
+    ...t,
     backupPrefix,
     stateKey: t.stateKey ?? DEFAULT_STATE_KEY,
     limit: pLimit(t.concurrency ?? DEFAULT_CONCURRENCY),
-    get: async (key: string) => (await getObject(client, bucket, key, WHERE))?.body ?? null,
+    get: async (key: string) => (await getObject(t.client, t.bucket, key, WHERE))?.body ?? null,
   };
 }
 

@@ -25,13 +25,12 @@ export interface EdgeStore {
 
 /** What turns `current` into `desired`; sorted, so a plan is the same whatever order the store listed its keys in. */
 export function planEdgeStore(current: Readonly<Record<string, string>>, desired: Readonly<Record<string, string>>) {
-  const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   const puts = Object.keys(desired)
     .sort()
-    .filter((key) => !has(current, key) || current[key] !== desired[key])
+    .filter((key) => !Object.hasOwn(current, key) || current[key] !== desired[key])
     .map((key) => ({ key, value: desired[key]! }));
   const deletes = Object.keys(current)
-    .filter((k) => !has(desired, k))
+    .filter((k) => !Object.hasOwn(desired, k))
     .sort();
   return { puts, deletes, unchanged: Object.keys(desired).length - puts.length };
 }

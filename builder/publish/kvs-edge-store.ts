@@ -24,9 +24,8 @@ export interface KvsEdgeStoreOptions {
   clientConfig?: CloudFrontKeyValueStoreClientConfig;
 }
 
-export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
-  const client = new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...opts.clientConfig });
-  const arn = opts.arn;
+export function createKvsEdgeStore({ arn, clientConfig }: KvsEdgeStoreOptions): EdgeStore {
+  const client = new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...clientConfig });
   /** One call, its failure a StorageError naming the call and the store (the SDK error as its cause). */
   async function call<T>(what: string, send: () => Promise<T>): Promise<T> {
     try {

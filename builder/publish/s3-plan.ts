@@ -32,12 +32,13 @@ export interface Manifest {
   recovered: boolean;
 }
 
-export const emptyManifest = (): Manifest => ({
+/** `recovered`: there is no readable manifest, and the listing stands in for it. */
+export const emptyManifest = (recovered = false): Manifest => ({
   objects: new Map(),
   missingSince: {},
   listedAt: null,
   sinceListing: 0,
-  recovered: false,
+  recovered,
 });
 
 const Iso = z.string().refine((v) => Number.isFinite(Date.parse(v)));

@@ -54,8 +54,7 @@ export interface S3SinkOptions {
   windowDocs?: number;
 }
 
-type Target = S3SinkOptions &
-  Required<Pick<S3SinkOptions, 'prefix' | 'manifestKey' | 'concurrency' | 'listEvery' | 'deleteAfterMs'>>;
+type Target = S3SinkOptions & { prefix: string; manifestKey: string };
 
 export function createS3Sink(opts: S3SinkOptions): Sink {
   const { prefix = '', manifestKey = DEFAULT_MANIFEST_KEY } = opts;
@@ -63,35 +62,27 @@ export function createS3Sink(opts: S3SinkOptions): Sink {
     throw new ConfigError(WHERE, `prefix must be empty or end in '/', got ${JSON.stringify(prefix)}`);
   if (prefix !== '') assertSafeKey(prefix.slice(0, -1), WHERE);
   assertPrivateKey(manifestKey, prefix, WHERE);
-  const t: Target = {
-    ...opts,
-    prefix,
-    manifestKey,
-    concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
-    listEvery: opts.listEvery ?? DEFAULT_LIST_EVERY,
-    deleteAfterMs: opts.deleteAfterMs ?? DELETE_AFTER_MS,
-  };
+  const t: Target = { ...opts, prefix, manifestKey };
   return { name: `s3://${opts.bucket}/${prefix}`, publish: (docs, publishOpts = {}) => publish(t, docs, publishOpts) };
 }
 
 async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): Promise<PublishReport> {
   const { client, bucket, prefix, manifestKey } = t;
   const asOf = t.now();
+  const concurrency = t.concurrency ?? DEFAULT_CONCURRENCY;
   const target = `s3://${bucket}/${prefix}`;
   const report: PublishReport = { target, written: 0, unchanged: 0, deleted: 0, pendingDelete: 0, requests: 0 };
   const count = () => report.requests++;
   count();
   const stored = await getObject(client, bucket, manifestKey, WHERE);
-  const manifest = (stored && parseManifest(Buffer.from(stored.body).toString('utf8'))) ?? {
-    ...emptyManifest(),
-    recovered: true,
-  };
+  const manifest = (stored && parseManifest(Buffer.from(stored.body).toString('utf8'))) ?? emptyManifest(true);
   // The listing confirms what the manifest names (objects changed or deleted behind our back), so it covers the
   // first path segments of the manifest's keys; standing in for a lost manifest, it covers the whole prefix. It runs
   // while the build streams in, and the first comparison waits for it.
   const roots = manifest.recovered ? [''] : new Set([...manifest.objects.keys()].map((k) => k.replace(/\/.*/, '/')));
   const listed =
-    manifest.recovered || shouldList(manifest, asOf, { listEvery: t.listEvery, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS });
+    manifest.recovered ||
+    shouldList(manifest, asOf, { listEvery: t.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS });
   const listing = listed ? listRelative(t, [...roots].sort(), count) : Promise.resolve(null);
   listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
   /** beforePhase of each phase, asked once, before its first upload: a phase with nothing to upload costs no fence. */
@@ -105,7 +96,7 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
   const built = await consumeInPhases(
     docs,
     WHERE,
-    { windowDocs: t.windowDocs, concurrency: t.concurrency },
+    { windowDocs: t.windowDocs, concurrency },
     {
       accept: (d) => {
         if (d.key === manifestDocKey)
@@ -130,13 +121,13 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
     built,
     listing: await listing,
     asOf,
-    deleteAfterMs: t.deleteAfterMs,
+    deleteAfterMs: t.deleteAfterMs ?? DELETE_AFTER_MS,
   });
   report.pendingDelete = Object.keys(pending).length;
   await opts.beforePhase?.('deletes');
   // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
   // and the next listing run, not finding them, forgets them. The other order could orphan objects.
-  const limit = pLimit(t.concurrency);
+  const limit = pLimit(concurrency);
   await Promise.all(
     remove.map((key) =>
       limit(() => {

@@ -77,19 +77,10 @@ export function describeS3Error(where: string, verb: string, bucket: string, key
 }
 
 /** Runs one request, its failure described as for describeS3Error. */
-export async function described<T>(
-  where: string,
-  verb: string,
-  bucket: string,
-  key: string,
-  request: () => Promise<T>,
-) {
-  try {
-    return await request();
-  } catch (err) {
+export const described = <T>(where: string, verb: string, bucket: string, key: string, request: () => Promise<T>) =>
+  request().catch((err: unknown) => {
     throw describeS3Error(where, verb, bucket, key, err);
-  }
-}
+  });
 
 /** ETags are opaque strings; the quotes are transport syntax and never part of a version token here. */
 export const bareEtag = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');

@@ -6,11 +6,6 @@ import path from 'node:path';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
 import { createStateStore, type StateStore } from './store.ts';
 
-export interface LocalStateStoreOptions {
-  /** The clock, read only to name a corrupt file set aside. */
-  now: () => Date;
-}
-
 /** A mutex file older than this was left by a crashed writer and may be broken. */
 const MUTEX_STALE_MS = 10_000;
 const MUTEX_RETRY_MS = 5;
@@ -43,7 +38,8 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions): StateStore {
+/** `opts.now`: the clock, read only to name a corrupt file set aside. */
+export function createLocalStateStore(dir: string, opts: { now: () => Date }): StateStore {
   /** A file's version is the hash of its contents. */
   const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
   async function read(file: string) {
