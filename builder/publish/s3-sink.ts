@@ -149,11 +149,10 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
 /** Key (relative to the prefix) → ETag of every object under the prefix's `roots`. */
 async function listRelative(t: Target, roots: readonly string[], count: () => void): Promise<Map<string, string>> {
   const relative = new Map<string, string>();
-  for (const root of roots) {
-    const opts = { onRequest: count, pageKeys: t.listPageKeys };
+  const opts = { onRequest: count, pageKeys: t.listPageKeys };
+  for (const root of roots)
     for (const [k, etag] of await listObjects(t.client, t.bucket, t.prefix + root, WHERE, opts))
       relative.set(k.slice(t.prefix.length), etag);
-  }
   return relative;
 }
 

@@ -51,9 +51,7 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
         return stored && { body: stored.body, version: stored.etag };
       },
       writeIf: (k, body, expected) => putIf(client, json(k, body), expected, WHERE),
-      write: async (k, body) => {
-        await described(WHERE, 'PUT', bucket, k, () => client.send(new PutObjectCommand(json(k, body))));
-      },
+      write: (k, body) => described(WHERE, 'PUT', bucket, k, () => client.send(new PutObjectCommand(json(k, body)))),
       // The exact bytes, named by their ETag: loading the same corrupt object twice keeps one copy. The corrupt
       // object stays, and the next save replaces it conditionally on its ETag.
       setAside: async (k, stored) => {

@@ -59,7 +59,7 @@ export interface VersionedObjects {
   read(key: string): Promise<StoredObject | null>;
   /** Writes `body` if the object's version is still `expected` (null: no object); the new version, or null if not. */
   writeIf(key: string, body: string, expected: string | null): Promise<string | null>;
-  write(key: string, body: string): Promise<void>;
+  write(key: string, body: string): Promise<unknown>;
   /** Keeps an unusable object somewhere else: where, and the version the next save of `key` must expect. */
   setAside(key: string, stored: StoredObject): Promise<{ name: string; version: string | null }>;
 }
