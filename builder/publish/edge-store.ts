@@ -25,59 +25,41 @@ export interface EdgeStore {
 
 /** What turns `current` into `desired`; sorted, so a plan is the same whatever order the store listed its keys in. */
 export function planEdgeStore(current: Readonly<Record<string, string>>, desired: Readonly<Record<string, string>>) {
-  const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   const puts = Object.keys(desired)
     .sort()
-    .filter((key) => !has(current, key) || current[key] !== desired[key])
+    .filter((key) => !Object.hasOwn(current, key) || current[key] !== desired[key])
     .map((key) => ({ key, value: desired[key]! }));
   const deletes = Object.keys(current)
-    .filter((k) => !has(desired, k))
+    .filter((k) => !Object.hasOwn(desired, k))
     .sort();
   return { puts, deletes, unchanged: Object.keys(desired).length - puts.length };
-}
-
-/** Reads a store file; anything but a flat string map is an error. */
-function parseEdgeStoreFile(text: string, where: string): Record<string, string> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new DataError(WHERE, `${where} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw new DataError(WHERE, `${where} is not a JSON object`);
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'string')
-      throw new DataError(WHERE, `${where}: the value of ${JSON.stringify(k)} is not a string`);
-    out[k] = v;
-  }
-  return out;
 }
 
 /** `<dir>/edge-store.json`, written atomically (the preview may be reading it). */
 export function createLocalEdgeStore(dir: string): EdgeStore {
   const file = path.join(dir, EDGE_STORE_FILE);
+  /** The file's map; anything but a flat string map is an error. */
   async function read(): Promise<Record<string, string>> {
-    let text: string;
+    let raw: unknown;
     try {
-      text = await readFile(file, 'utf8');
+      raw = JSON.parse(await readFile(file, 'utf8'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw err;
+      if (!(err instanceof SyntaxError)) throw err;
+      throw new DataError(WHERE, `${file} is not valid JSON: ${(err as Error).message}`);
     }
-    return parseEdgeStoreFile(text, file);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new DataError(WHERE, `${file} is not a JSON object`);
+    const bad = Object.entries(raw).find(([, v]) => typeof v !== 'string');
+    if (bad) throw new DataError(WHERE, `${file}: the value of ${JSON.stringify(bad[0])} is not a string`);
+    return Object.assign(Object.create(null) as Record<string, string>, raw);
   }
   return {
     read,
     async write(entries) {
       const plan = planEdgeStore(await read(), entries);
       if (plan.puts.length > 0 || plan.deletes.length > 0) {
-        const sorted = Object.fromEntries(
-          Object.keys(entries)
-            .sort()
-            .map((k) => [k, entries[k]]),
-        );
+        const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : 1)));
         await writeFileAtomic(file, JSON.stringify(sorted, null, 2) + '\n');
       }
       return { target: file, put: plan.puts.length, deleted: plan.deletes.length, unchanged: plan.unchanged };

@@ -20,68 +20,57 @@ const ATTEMPTS = 3;
 
 export interface KvsEdgeStoreOptions {
   arn: string;
-  client?: CloudFrontKeyValueStoreClient;
-  /** For a client built here: region, endpoint (tests point it at a loopback server), credentials. */
+  /** Region, endpoint (tests point it at a loopback server), credentials. */
   clientConfig?: CloudFrontKeyValueStoreClientConfig;
 }
 
-export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
-  const client = opts.client ?? new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...opts.clientConfig });
-  const arn = opts.arn;
-  const fail = (what: string, err: unknown) =>
-    new StorageError(WHERE, `${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+export function createKvsEdgeStore({ arn, clientConfig }: KvsEdgeStoreOptions): EdgeStore {
+  const client = new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...clientConfig });
+  /** One call, its failure a StorageError naming the call and the store (the SDK error as its cause). */
+  async function call<T>(what: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (err) {
+      throw new StorageError(WHERE, `${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
 
   async function read(): Promise<Record<string, string>> {
     const out: Record<string, string> = Object.create(null) as Record<string, string>;
     let token: string | undefined;
     do {
-      let page;
-      try {
-        page = await client.send(
-          new ListKeysCommand({ KvsARN: arn, ...(token !== undefined ? { NextToken: token } : {}) }),
-        );
-      } catch (err) {
-        throw fail('ListKeys', err);
-      }
-      for (const item of page.Items ?? [])
-        if (item.Key !== undefined && item.Value !== undefined) out[item.Key] = item.Value;
+      const page = await call('ListKeys', () => client.send(new ListKeysCommand({ KvsARN: arn, NextToken: token })));
+      for (const { Key, Value } of page.Items ?? []) if (Key !== undefined && Value !== undefined) out[Key] = Value;
       token = page.NextToken;
     } while (token);
     return out;
   }
 
-  async function etag(): Promise<string> {
-    try {
-      const d = await client.send(new DescribeKeyValueStoreCommand({ KvsARN: arn }));
-      if (d.ETag === undefined) throw new Error('no ETag in the answer'); // wrapped below
-      return d.ETag;
-    } catch (err) {
-      throw fail('DescribeKeyValueStore', err);
-    }
-  }
-
   async function writeOnce(entries: Readonly<Record<string, string>>) {
-    let tag = await etag();
+    const described = await call('DescribeKeyValueStore', () =>
+      client.send(new DescribeKeyValueStoreCommand({ KvsARN: arn })),
+    );
+    let tag = described.ETag;
     const plan = planEdgeStore(await read(), entries);
     // New keys first and deletions last, so a reader between two batches sees more event ids, never fewer.
     const changes = [
-      ...plan.puts.map((p) => ({ put: { Key: p.key, Value: p.value } })),
-      ...plan.deletes.map((d) => ({ del: { Key: d } })),
+      ...plan.puts.map((p) => ({ Key: p.key, Value: p.value })),
+      ...plan.deletes.map((Key) => ({ Key })),
     ];
     for (let i = 0; i < changes.length; i += KVS_BATCH) {
+      if (tag === undefined) throw new StorageError(WHERE, `${arn}: the KeyValueStore API answered without an ETag`);
       const batch = changes.slice(i, i + KVS_BATCH);
-      const Puts = batch.flatMap((c) => ('put' in c ? [c.put] : []));
-      const Deletes = batch.flatMap((c) => ('del' in c ? [c.del] : []));
-      const r = await client.send(
-        new UpdateKeysCommand({
-          KvsARN: arn,
-          IfMatch: tag,
-          Puts: Puts.length ? Puts : undefined,
-          Deletes: Deletes.length ? Deletes : undefined,
-        }),
-      );
-      if (r.ETag === undefined) throw new StorageError(WHERE, `UpdateKeys ${arn}: no ETag in the answer`);
-      tag = r.ETag;
+      const Puts = batch.filter((c): c is { Key: string; Value: string } => 'Value' in c);
+      const Deletes = batch.filter((c) => !('Value' in c));
+      const update = new UpdateKeysCommand({
+        KvsARN: arn,
+        IfMatch: tag,
+        Puts: Puts.length ? Puts : undefined,
+        Deletes: Deletes.length ? Deletes : undefined,
+      });
+      tag = (await call('UpdateKeys', () => client.send(update))).ETag;
     }
     return { target: arn, put: plan.puts.length, deleted: plan.deletes.length, unchanged: plan.unchanged };
   }
@@ -94,8 +83,7 @@ export function createKvsEdgeStore(opts: KvsEdgeStoreOptions): EdgeStore {
           return await writeOnce(entries);
         } catch (err) {
           // Another writer moved the ETag between our read and our write: plan again from what is there now.
-          if (err instanceof ConflictException && attempt < ATTEMPTS) continue;
-          throw err instanceof StorageError ? err : fail('UpdateKeys', err);
+          if (!((err as Error).cause instanceof ConflictException) || attempt >= ATTEMPTS) throw err;
         }
       }
     },

@@ -1,17 +1,11 @@
-// Pure: what the S3 sink does in one publish, decided document by document as the build streams in, from the previous
-// manifest and (on the ticks that list the bucket) the listing.
-//
-// The manifest is one private object: per published key, the ETag S3 returned for our PUT and a fingerprint of body +
-// headers; the keys pending deletion; the listing clock. It is written back once per publish, conditionally, so two
-// publishers at once fail loudly. A document is unchanged when its fingerprint equals the recorded one and, on a
-// listing tick, the listing still shows the recorded ETag (catching objects changed or deleted behind our back).
-// A manifest that is missing or unreadable is recovered from a listing: a document whose listed ETag is the MD5 of its
-// body (what S3 and radosgw give a single-part PUT without KMS) is kept, everything else uploaded; the keys that
-// were pending deletion then stay in the bucket.
+// Pure: what the S3 sink does in one publish, document by document, from the previous manifest (one private object:
+// per published key the ETag of our PUT and a fingerprint of body + headers, the keys pending deletion, the listing
+// clock) and, on the ticks that list the bucket, the listing, which catches objects changed or deleted behind our
+// back. A missing or unreadable manifest is recovered from a listing: a document whose listed ETag is the MD5 of its
+// body (a single-part PUT without KMS) is kept, everything else uploaded (docs/s3.md).
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
-import { DataError } from '../errors.ts';
 import type { OutputDocument } from '../render/output.ts';
 
 const MANIFEST_VERSION = 3;
@@ -38,44 +32,43 @@ export interface Manifest {
   recovered: boolean;
 }
 
-export const emptyManifest = (): Manifest => ({
+/** `recovered`: there is no readable manifest, and the listing stands in for it. */
+export const emptyManifest = (recovered = false): Manifest => ({
   objects: new Map(),
   missingSince: {},
   listedAt: null,
   sinceListing: 0,
-  recovered: false,
+  recovered,
 });
 
 const Iso = z.string().refine((v) => Number.isFinite(Date.parse(v)));
-/** A readable manifest; inside it, what cannot be trusted (malformed entries and dates) is dropped below. */
+/** A record's entries that pass `value`: inside a readable manifest, what cannot be trusted is dropped. */
+const trusted = <T extends z.ZodType>(value: T) =>
+  z.record(z.string(), z.unknown()).transform((o) =>
+    Object.entries(o).flatMap(([k, v]) => {
+      const r = value.safeParse(v);
+      return r.success ? [[k, r.data as z.output<T>] as const] : [];
+    }),
+  );
 const StoredManifest = z.object({
   version: z.literal(MANIFEST_VERSION),
-  objects: z.record(z.string(), z.unknown()),
-  missingSince: z.record(z.string(), z.unknown()).catch({}),
+  objects: trusted(z.tuple([z.string(), z.string()])),
+  missingSince: trusted(Iso).catch([]),
   listedAt: Iso.nullable().catch(null),
   sinceListing: z.int().min(0).catch(0),
 });
-const StoredEntry = z.tuple([z.string(), z.string()]);
 
 /** The stored manifest, or null when it is unreadable or of another version (then it is recovered from a listing). */
 export function parseManifest(text: string): Manifest | null {
-  let raw: unknown;
+  let m;
   try {
-    raw = JSON.parse(text);
+    m = StoredManifest.parse(JSON.parse(text));
   } catch {
     return null;
   }
-  const m = StoredManifest.safeParse(raw);
-  if (!m.success) return null;
-  const objects = new Map<string, ManifestEntry>();
-  for (const [k, v] of Object.entries(m.data.objects)) {
-    const e = StoredEntry.safeParse(v);
-    if (e.success) objects.set(k, { etag: e.data[0], fingerprint: e.data[1] });
-  }
-  const missingSince = Object.fromEntries(
-    Object.entries(m.data.missingSince).filter((e): e is [string, string] => Iso.safeParse(e[1]).success),
-  );
-  return { objects, missingSince, listedAt: m.data.listedAt, sinceListing: m.data.sinceListing, recovered: false };
+  const objects = new Map(m.objects.map(([k, [etag, fingerprint]]) => [k, { etag, fingerprint }]));
+  const { listedAt, sinceListing } = m;
+  return { objects, missingSince: Object.fromEntries(m.missingSince), listedAt, sinceListing, recovered: false };
 }
 
 /** The manifest as stored: one JSON object, each entry as [etag, fingerprint]. */
@@ -116,72 +109,54 @@ export function shouldList(
 }
 
 /**
- * What one publish has seen so far, document by document, holding no body: every key (a second document for one
- * is refused), and the entries that change (uploads, and after a recovery the kept objects' fingerprints).
+ * What one publish decides, document by document, holding no body: which documents are already as wanted, and the
+ * next manifest's entries (uploads, and after a recovery the kept objects' fingerprints).
  */
-export function createPublishLedger(manifest: Manifest, where: string) {
-  const built = new Set<string>();
-  const changes = new Map<string, ManifestEntry | null>();
-  let unchanged = 0;
-  let uploaded = 0;
+export function createPublishLedger(manifest: Manifest) {
+  const objects = new Map(manifest.objects);
   return {
-    /** Refuses a key the build already had (DataError); remembers it as built. */
-    admit(key: string) {
-      if (built.has(key)) throw new DataError(where, `the build has two documents for ${key}`);
-      built.add(key);
-    },
     /**
      * Whether the object is already as wanted: its recorded fingerprint is `print`, and on a listing publish the
      * listing shows its recorded ETag. With the manifest recovered from the listing: the listed ETag is `md5()`.
      */
-    keep(key: string, print: string, listing: ReadonlyMap<string, string> | null, md5: () => string) {
+    keep(key: string, print: string, listing: ReadonlyMap<string, string> | null, md5: () => string): boolean {
       const listed = listing?.get(key);
-      if (manifest.recovered) {
-        if (listed === undefined || listed !== md5()) return false;
-        changes.set(key, { etag: listed, fingerprint: print });
-      } else {
+      if (!manifest.recovered) {
         const seen = manifest.objects.get(key);
-        if (seen === undefined || seen.fingerprint !== print || (listing !== null && listed !== seen.etag))
-          return false;
+        return seen?.fingerprint === print && (listing === null || listed === seen.etag);
       }
-      unchanged++;
+      if (listed === undefined || listed !== md5()) return false;
+      objects.set(key, { etag: listed, fingerprint: print });
       return true;
     },
     /** Records an upload that landed. */
-    landed(key: string, entry: ManifestEntry) {
-      changes.set(key, entry);
-      uploaded++;
-    },
-    get unchanged() {
-      return unchanged;
-    },
-    get uploaded() {
-      return uploaded;
-    },
+    landed: (key: string, entry: ManifestEntry) => void objects.set(key, entry),
     /**
-     * After the whole build: the dropped keys to delete now, the ones kept for now (→ since when they are missing),
-     * how many entries changed, and the manifest to write once the deletes are done. Objects we published before and the build no
-     * longer has are deleted once missing longer than the delay (clients and CDN caches may still follow links).
+     * After the whole build (`built`, every key of it): the dropped keys to delete now, the ones kept for now (→ since
+     * when they are missing), and the manifest to write once the deletes are done. Objects we published before and
+     * the build no longer has are deleted once missing longer than the delay (clients and CDN caches may still follow
+     * links).
      */
-    finish(input: { listing: ReadonlyMap<string, string> | null; listed: boolean; asOf: Date; deleteAfterMs: number }) {
-      const { listing, listed, asOf, deleteAfterMs } = input;
+    finish(input: {
+      built: ReadonlySet<string>;
+      listing: ReadonlyMap<string, string> | null;
+      asOf: Date;
+      deleteAfterMs: number;
+    }) {
+      const { built, listing, asOf, deleteAfterMs } = input;
       const remove: string[] = [];
       const pending: Record<string, string> = {};
       for (const key of manifest.objects.keys()) {
         if (built.has(key)) continue;
         const since = manifest.missingSince[key] ?? asOf.toISOString();
         // Already gone (the listing says so), or due: forgotten. A key built again is never forgotten.
-        if (listing !== null && !listing.has(key)) changes.set(key, null);
+        if (listing !== null && !listing.has(key)) objects.delete(key);
         else if (asOf.getTime() - Date.parse(since) >= deleteAfterMs) {
           remove.push(key);
-          changes.set(key, null);
+          objects.delete(key);
         } else pending[key] = since;
       }
-      const objects = new Map(manifest.objects);
-      for (const [k, v] of changes) {
-        if (v === null) objects.delete(k);
-        else objects.set(k, v);
-      }
+      const listed = listing !== null;
       const next: Manifest = {
         objects,
         missingSince: { ...pending },
@@ -189,7 +164,7 @@ export function createPublishLedger(manifest: Manifest, where: string) {
         sinceListing: listed ? 0 : manifest.sinceListing + 1,
         recovered: false,
       };
-      return { remove, pending, changed: changes.size, next };
+      return { remove, pending, next };
     },
   };
 }

@@ -11,15 +11,6 @@ export interface PublishReport {
   requests: number;
 }
 
-export const emptyReport = (target: string): PublishReport => ({
-  target,
-  written: 0,
-  unchanged: 0,
-  deleted: 0,
-  pendingDelete: 0,
-  requests: 0,
-});
-
 export interface PublishOptions {
   /**
    * Awaited before each phase writes anything (`phase 0`, `phase 1`, ...) and before the final step (`deletes`):
@@ -30,9 +21,8 @@ export interface PublishOptions {
 
 /**
  * What a sink publishes: documents in non-decreasing `phase` order, produced as the sink consumes them, so a build
- * never has to hold every rendered body at once. An array is taken in any order and put in
- * phase order (stable) by the sink; any other iterable must already be in phase order, and a document of a lower
- * phase after a higher one is refused with a DataError.
+ * never has to hold every rendered body at once. An array is taken in any order and put in phase order (stable) by
+ * the sink; any other iterable must already be in phase order, and a lower phase after a higher one is a DataError.
  */
 export type DocumentStream = readonly OutputDocument[] | Iterable<OutputDocument> | AsyncIterable<OutputDocument>;
 

@@ -1,7 +1,8 @@
 // How every sink consumes a DocumentStream: in phase order, holding a bounded window of documents, finishing one
-// phase before the next starts. What a sink does with each document stays in the sink.
+// phase before the next starts, every key checked once. What a sink does with each document stays in the sink.
 import pLimit from 'p-limit';
 import { DataError } from '../errors.ts';
+import { assertSafeKey } from '../fsutil/safe-key.ts';
 import type { OutputDocument } from '../render/output.ts';
 import type { DocumentStream } from './sink.ts';
 
@@ -13,26 +14,20 @@ import type { DocumentStream } from './sink.ts';
 export const STREAM_WINDOW_DOCS = 256;
 
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
-export async function* inPhaseOrder(
-  docs: DocumentStream,
-  where: string,
-): AsyncGenerator<OutputDocument, void, undefined> {
+async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument> {
   if (Array.isArray(docs)) {
     // A copy of the references: the caller's array is left as it is.
     yield* [...(docs as readonly OutputDocument[])].sort((a, b) => a.phase - b.phase);
     return;
   }
-  let last = -Infinity;
-  let lastKey = '';
+  let last: OutputDocument | null = null;
   for await (const d of docs) {
-    if (d.phase < last) {
+    if (last !== null && d.phase < last.phase)
       throw new DataError(
         where,
-        `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(lastKey)} of phase ${last}: a document stream must be in phase order`,
+        `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(last.key)} of phase ${last.phase}: a document stream must be in phase order`,
       );
-    }
-    last = d.phase;
-    lastKey = d.key;
+    last = d;
     yield d;
   }
 }
@@ -43,34 +38,30 @@ export interface StreamWork {
   /** Awaited once every document of the phase is finished, before the next phase starts, and at the end. */
   endPhase?(phase: number): Promise<void>;
   /** Checks a document as it arrives, before it is started; a throw stops the publish with nothing of it written. */
-  accept(doc: OutputDocument): void;
+  accept?(doc: OutputDocument): void;
   /** Writes (or finds unchanged) one document. */
   write(doc: OutputDocument): Promise<void>;
 }
 
-export interface StreamLimits {
-  /** At most this many documents taken and not finished (STREAM_WINDOW_DOCS). */
-  windowDocs: number;
-  /** At most this many `write`s at once. */
-  concurrency: number;
-}
-
 /**
- * Takes the documents as they come, `concurrency` writes at a time, never more than `windowDocs` taken and not
- * finished. A phase ends when the first document of a higher phase arrives (or the stream ends): its writes are
- * finished and `endPhase` awaited before `startPhase` of the next. After the first failure (a write, a check, the
- * stream itself) nothing more is taken or started; the stream is closed (its `finally` blocks run), the writes under
- * way are waited for and the first failure is thrown.
+ * Takes the documents as they come, `concurrency` writes at a time, never more than `windowDocs` (STREAM_WINDOW_DOCS)
+ * taken and not finished. An unsafe key or a second document for a key is refused (DataError) as it arrives. A phase
+ * ends when the first document of a higher phase arrives (or the stream ends): its writes are finished and
+ * `endPhase` awaited before `startPhase` of the next. After the first failure (a write, a check, the stream itself)
+ * nothing more is taken or started; the stream is closed (its `finally` blocks run), the writes under way are waited
+ * for and the first failure is thrown. Returns every key of the build.
  */
 export async function consumeInPhases(
   docs: DocumentStream,
   where: string,
-  limits: StreamLimits,
+  limits: { windowDocs?: number | undefined; concurrency: number },
   work: StreamWork,
-): Promise<void> {
-  if (!(limits.windowDocs >= 1 && limits.concurrency >= 1))
+): Promise<Set<string>> {
+  const windowDocs = limits.windowDocs ?? STREAM_WINDOW_DOCS;
+  if (!(windowDocs >= 1 && limits.concurrency >= 1))
     throw new RangeError(`[${where}] windowDocs and concurrency must be at least 1`);
   const limit = pLimit(limits.concurrency);
+  const keys = new Set<string>();
   /** One promise per document taken and not finished; none rejects. */
   const taken = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
@@ -87,13 +78,16 @@ export async function consumeInPhases(
         phase = doc.phase;
         await work.startPhase?.(phase);
       }
-      work.accept(doc);
+      assertSafeKey(doc.key, where);
+      if (keys.has(doc.key)) throw new DataError(where, `the build has two documents for ${doc.key}`);
+      work.accept?.(doc);
+      keys.add(doc.key);
       // A failure is recorded before the write's slot frees, so no write queued behind it starts.
       const done: Promise<void> = limit(async () => {
         if (failure === null) await work.write(doc).catch(fail);
       }).finally(() => taken.delete(done));
       taken.add(done);
-      while (failure === null && taken.size >= limits.windowDocs) await Promise.race(taken);
+      while (failure === null && taken.size >= windowDocs) await Promise.race(taken);
       if (failure !== null) break;
     }
     await Promise.all(taken);
@@ -103,4 +97,5 @@ export async function consumeInPhases(
   }
   await Promise.all(taken);
   if (failure !== null) throw (failure as { error: unknown }).error;
+  return keys;
 }

@@ -58,9 +58,8 @@ function httpStatusOf(err: unknown): number | null {
 const isNotFound = (err: unknown): boolean =>
   httpStatusOf(err) === 404 || ['NoSuchKey', 'NotFound'].includes((err as SdkError)?.name ?? '');
 
-/** A lost conditional write: our ConflictError, 412 Precondition Failed, or AWS's 409 when two conditional writes overlap. */
+/** A lost conditional write: 412 Precondition Failed, or AWS's 409 when two conditional writes overlap. */
 function isConditionFailure(err: unknown): boolean {
-  if (err instanceof ConflictError) return true;
   const status = httpStatusOf(err);
   const name = (err as SdkError)?.name;
   return status === 412 || name === 'PreconditionFailed' || (status === 409 && name === 'ConditionalRequestConflict');
@@ -78,19 +77,10 @@ export function describeS3Error(where: string, verb: string, bucket: string, key
 }
 
 /** Runs one request, its failure described as for describeS3Error. */
-export async function described<T>(
-  where: string,
-  verb: string,
-  bucket: string,
-  key: string,
-  request: () => Promise<T>,
-) {
-  try {
-    return await request();
-  } catch (err) {
+export const described = <T>(where: string, verb: string, bucket: string, key: string, request: () => Promise<T>) =>
+  request().catch((err: unknown) => {
     throw describeS3Error(where, verb, bucket, key, err);
-  }
-}
+  });
 
 /** ETags are opaque strings; the quotes are transport syntax and never part of a version token here. */
 export const bareEtag = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
@@ -117,7 +107,7 @@ export async function listObjects(
   bucket: string,
   prefix: string,
   where: string,
-  opts: { pageKeys?: number; onRequest?: () => void } = {},
+  opts: { pageKeys?: number | undefined; onRequest?: () => void } = {},
 ): Promise<Map<string, string>> {
   const objects = new Map<string, string>();
   let token: string | undefined;
@@ -136,27 +126,6 @@ export async function listObjects(
   return objects;
 }
 
-/** The metadata key that tags each conditional write, so its outcome can be told after an ambiguous answer. */
-const WRITE_ID_META = 'write-id';
-
-type PutInput = PutObjectCommandInput & { Bucket: string; Key: string };
-
-const lost = (input: PutInput, cause: unknown, why: string) =>
-  new ConflictError('s3', `PUT s3://${input.Bucket}/${input.Key}: ${why}`, { cause });
-
-async function headOrNull(
-  client: S3Client,
-  input: PutInput,
-): Promise<{ etag: string; writeId?: string | undefined } | null> {
-  try {
-    const h = await client.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }));
-    return { etag: bareEtag(h.ETag), writeId: h.Metadata?.[WRITE_ID_META] };
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw err;
-  }
-}
-
 /**
  * radosgw compares If-Match against the bare ETag (a quoted one always fails); other servers may want the quoted
  * form. The bare form is tried first; when it fails while the object still carries that very ETag, the server
@@ -166,57 +135,57 @@ const wantsQuotedIfMatch = new WeakMap<object, boolean>();
 
 /**
  * One conditional PUT: only if the object still has ETag `expected` (quoted or not), or only if there is none
- * (`expected` null). Its outcome is always known, though answers can mislead: radosgw answers 500 (ECANCELED) to the
- * losers of a race, and an SDK retry of a write that did land gets 412. So after any failure the object is looked at
- * once: carrying our write id, the write landed; carrying another ETag, another writer won (ConflictError). Other
- * failures are rethrown as the SDK gave them, for the caller to describe. Returns the new bare ETag.
+ * (`expected` null). Returns the new bare ETag. A lost condition throws ConflictError saying `conflict` when given,
+ * or else returns null (another writer got there first); other failures are described for `where`.
+ *
+ * Its outcome is always known, though answers can mislead: radosgw answers 500 (ECANCELED) to the losers of a race,
+ * and an SDK retry of a write that did land gets 412. So every write carries a random id in its metadata, and after
+ * any such failure the object is looked at once: carrying our id, the write landed; carrying another ETag, another
+ * writer won.
  */
-async function putConditional(client: S3Client, input: PutInput, expected: string | null): Promise<string> {
+export async function putIf(
+  client: S3Client,
+  input: PutObjectCommandInput & { Bucket: string; Key: string },
+  expected: string | null,
+  where: string,
+  conflict?: string,
+): Promise<string | null> {
+  const { Bucket, Key } = input;
+  const lost = (err: unknown, why: string) => {
+    if (conflict === undefined) return null;
+    throw new ConflictError(where, `PUT s3://${Bucket}/${Key}: ${conflict}`, {
+      cause: new ConflictError('s3', why, { cause: err }),
+    });
+  };
   const writeId = randomUUID();
   const bare = expected === null ? null : bareEtag(expected);
   const quoted = wantsQuotedIfMatch.get(client) === true;
   const condition = bare === null ? { IfNoneMatch: '*' } : { IfMatch: quoted ? `"${bare}"` : bare };
   try {
-    const metadata = { ...input.Metadata, [WRITE_ID_META]: writeId };
-    return bareEtag((await client.send(new PutObjectCommand({ ...input, ...condition, Metadata: metadata }))).ETag);
+    const put = new PutObjectCommand({ ...input, ...condition, Metadata: { ...input.Metadata, 'write-id': writeId } });
+    return bareEtag((await client.send(put)).ETag);
   } catch (err) {
     const status = httpStatusOf(err);
     const ambiguous = status === null || status >= 500;
-    if (!isConditionFailure(err) && !ambiguous) throw err;
-    const current = await headOrNull(client, input);
+    if (!isConditionFailure(err) && !ambiguous) throw describeS3Error(where, 'PUT', Bucket, Key, err);
+    let current: { etag: string; writeId: string | undefined } | null = null;
+    try {
+      const h = await client.send(new HeadObjectCommand({ Bucket, Key }));
+      current = { etag: bareEtag(h.ETag), writeId: h.Metadata?.['write-id'] };
+    } catch (headErr) {
+      if (!isNotFound(headErr)) throw describeS3Error(where, 'PUT', Bucket, Key, headErr);
+    }
     if (current !== null && current.writeId === writeId) return current.etag;
-    const unchanged = bare === null ? current === null : current?.etag === bare;
-    if (!unchanged)
-      throw lost(
-        input,
+    if (bare === null ? current !== null : current?.etag !== bare)
+      return lost(
         err,
         isConditionFailure(err)
           ? 'another writer changed the object'
           : "found another writer's object after an ambiguous answer",
       );
-    if (ambiguous) throw err;
-    if (bare === null || quoted) throw lost(input, err, 'the condition failed');
+    if (ambiguous) throw describeS3Error(where, 'PUT', Bucket, Key, err);
+    if (bare === null || quoted) return lost(err, 'the condition failed');
     wantsQuotedIfMatch.set(client, true);
-    return await putConditional(client, input, expected);
-  }
-}
-
-/**
- * putConditional for `where`, other failures described: a lost condition throws ConflictError saying `conflict`
- * when given, or else returns null (another writer got there first).
- */
-export async function putIf(
-  client: S3Client,
-  input: PutInput,
-  expected: string | null,
-  where: string,
-  conflict?: string,
-): Promise<string | null> {
-  try {
-    return await putConditional(client, input, expected);
-  } catch (err) {
-    if (!isConditionFailure(err)) throw describeS3Error(where, 'PUT', input.Bucket, input.Key, err);
-    if (conflict === undefined) return null;
-    throw new ConflictError(where, `PUT s3://${input.Bucket}/${input.Key}: ${conflict}`, { cause: err });
+    return putIf(client, input, expected, where, conflict);
   }
 }

@@ -42,12 +42,15 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const withSlash = (p: string) => (p === '' || p.endsWith('/') ? p : `${p}/`);
 
-function nonNegativeInt(env: Env, name: string, fallback: number): number {
+function integer(env: Env, name: string, fallback: number, min: 0 | 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0)
-    throw new ConfigError(WHERE, `${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new ConfigError(
+      WHERE,
+      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${JSON.stringify(raw)}`,
+    );
   return n;
 }
 
@@ -65,8 +68,6 @@ export function requireS3Config(env: Env): S3Config {
   // A custom endpoint ignores the region for routing but the signature still needs one.
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint !== null ? 'us-east-1' : '');
   if (region === '') throw new ConfigError(WHERE, 'AWS_REGION is not set');
-  const listEvery = nonNegativeInt(env, 'RESET_S3_LIST_EVERY', DEFAULT_LIST_EVERY);
-  if (listEvery < 1) throw new ConfigError(WHERE, 'RESET_S3_LIST_EVERY must be a positive integer');
   const config: S3Config = {
     bucket,
     prefix: withSlash(env.RESET_S3_PREFIX ?? ''),
@@ -76,8 +77,8 @@ export function requireS3Config(env: Env): S3Config {
     backupPrefix: withSlash(env.RESET_S3_BACKUP_PREFIX || DEFAULT_BACKUP_PREFIX),
     region,
     endpoint,
-    deleteAfterMs: nonNegativeInt(env, 'RESET_S3_DELETE_AFTER_MS', DELETE_AFTER_MS),
-    listEvery,
+    deleteAfterMs: integer(env, 'RESET_S3_DELETE_AFTER_MS', DELETE_AFTER_MS, 0),
+    listEvery: integer(env, 'RESET_S3_LIST_EVERY', DEFAULT_LIST_EVERY, 1),
   };
   for (const [name, key] of [
     ['RESET_S3_STATE_KEY', config.stateKey],

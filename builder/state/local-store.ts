@@ -1,48 +1,13 @@
-// StateStore on the local disk: atomic writes, a corrupt file set aside (never deleted) and replaced by the last
-// good copy, a lock file.
+// StateStore on the local disk: state.json, state.last-good.json and run.lock in one directory, each written
+// atomically; a corrupt state file is renamed aside (never deleted).
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConflictError } from '../errors.ts';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
-import type { State } from '../model/schemas.ts';
-import {
-  loadState,
-  lockBody,
-  lockIsLive,
-  nextLockRecord,
-  parseLockRecord,
-  releasedLockRecord,
-  serializeState,
-  type LoadedState,
-  type LockHandle,
-  type StateStore,
-} from './store.ts';
-
-export interface LocalStateStoreOptions {
-  /** The clock, read only to name a corrupt file set aside. */
-  now: () => Date;
-}
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-async function readIfExists(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-}
-
-/** A file's version: the hash of its contents (null: no file). */
-async function versionOf(file: string): Promise<string | null> {
-  const text = await readIfExists(file);
-  return text === null ? null : sha256(text);
-}
+import { createStateStore, type StateStore } from './store.ts';
 
 /** A mutex file older than this was left by a crashed writer and may be broken. */
-export const MUTEX_STALE_MS = 10_000;
+const MUTEX_STALE_MS = 10_000;
 const MUTEX_RETRY_MS = 5;
 
 /**
@@ -54,8 +19,7 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   const mutex = path.join(dir, '.write.mutex');
   for (;;) {
     try {
-      const fh = await open(mutex, 'wx');
-      await fh.close();
+      await (await open(mutex, 'wx')).close();
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -74,72 +38,43 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createLocalStateStore(dir: string, opts: LocalStateStoreOptions): StateStore {
-  const file = path.join(dir, 'state.json');
-  const lockFile = path.join(dir, 'run.lock');
-  const lastGoodFile = path.join(dir, 'state.last-good.json');
-  return {
-    name: `local:${dir}`,
-    async load(): Promise<LoadedState> {
-      const text = await readIfExists(file);
-      return loadState({
-        where: 'state/local',
-        name: file,
-        text,
-        version: text === null ? null : sha256(text),
-        // Beside it, named by the time it was found.
-        setAside: async () => {
-          const aside = `${file}.corrupt-${opts.now().toISOString().replace(/[:.]/g, '-')}`;
-          await rename(file, aside);
-          return aside;
-        },
-        versionAfterAside: null,
-        lastGood: () => readIfExists(lastGoodFile),
-        lastGoodName: lastGoodFile,
-      });
+/** `opts.now`: the clock, read only to name a corrupt file set aside. */
+export function createLocalStateStore(dir: string, opts: { now: () => Date }): StateStore {
+  /** A file's version is the hash of its contents. */
+  const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
+  async function read(file: string) {
+    try {
+      const body = await readFile(file);
+      return { body, version: sha256(body) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+  return createStateStore(
+    `local:${dir}`,
+    'state/local',
+    {
+      name: (file) => file,
+      read,
+      writeIf: (file, body, expected) =>
+        withMutex(dir, async () => {
+          if (((await read(file))?.version ?? null) !== expected) return null;
+          await writeFileAtomic(file, body);
+          return sha256(body);
+        }),
+      write: replaceFile,
+      // Beside it, named by the time it was found; the next save creates the file anew.
+      setAside: async (file) => {
+        const aside = `${file}.corrupt-${opts.now().toISOString().replace(/[:.]/g, '-')}`;
+        await rename(file, aside);
+        return { name: aside, version: null };
+      },
     },
-    async save(state: State, expectedVersion: string | null): Promise<string> {
-      const body = serializeState(state);
-      return withMutex(dir, async () => {
-        if ((await versionOf(file)) !== expectedVersion)
-          throw new ConflictError(
-            'state/local',
-            `${file}: state changed since it was read (conditional write refused)`,
-          );
-        await writeFileAtomic(file, body);
-        // Only after the state landed: the copy is never ahead of the state.
-        await replaceFile(lastGoodFile, body);
-        return sha256(body);
-      });
+    {
+      state: path.join(dir, 'state.json'),
+      lastGood: path.join(dir, 'state.last-good.json'),
+      lock: path.join(dir, 'run.lock'),
     },
-    async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
-      // Read, judge and write under the mutex: of several racers for a free or expired lock, exactly one wins.
-      return withMutex(dir, async () => {
-        const text = await readIfExists(lockFile);
-        const held = text === null ? null : parseLockRecord(text);
-        if (lockIsLive(held, now)) return null;
-        const body = lockBody(nextLockRecord(held, owner, ttlMs, now));
-        await writeFileAtomic(lockFile, body);
-        return { ...parseLockRecord(body)!, version: sha256(body) };
-      });
-    },
-    async confirmLock(handle: LockHandle): Promise<void> {
-      // The file's hash is its version: unchanged under the mutex means no other run has written it since.
-      await withMutex(dir, async () => {
-        if ((await versionOf(lockFile)) !== handle.version) {
-          throw new ConflictError(
-            'state/local',
-            `${lockFile}: the run lock is no longer this run's (run ${handle.run}): another run took it over`,
-          );
-        }
-      });
-    },
-    async releaseLock(handle: LockHandle): Promise<void> {
-      // Overwritten as released, not deleted: the record keeps the run number the next holder counts on.
-      await withMutex(dir, async () => {
-        if ((await versionOf(lockFile)) === handle.version)
-          await writeFileAtomic(lockFile, lockBody(releasedLockRecord(handle)));
-      });
-    },
-  };
+  );
 }

@@ -1,7 +1,9 @@
 // One interface for every place state is kept (local directory, S3 object), and what every store shares: loading with
-// recovery, the lock record, read-modify-write with retries.
+// recovery, the run lock with fencing, read-modify-write with retries. A store only says how it reads and writes
+// versioned objects (VersionedObjects); everything else is decided here once.
 import { z } from 'zod';
 import { ConflictError } from '../errors.ts';
+import { parseJsonWith } from '../fsutil/json.ts';
 import { StateSchema, emptyState, type State } from '../model/schemas.ts';
 
 export interface LoadedState {
@@ -22,97 +24,12 @@ const LockRecordSchema = z.object({
   expiresAt: z.string().refine((v) => Number.isFinite(Date.parse(v))),
   run: z.int().min(0).catch(0),
 });
-export type LockRecord = z.infer<typeof LockRecordSchema>;
-
-/** The text a store writes for `state`, checked against the schema first. */
-export const serializeState = (state: State): string => JSON.stringify(StateSchema.parse(state));
-
-/** Parses a stored state document; returns the reason when it cannot be used. */
-function parseStoredState(text: string): { ok: true; state: State } | { ok: false; reason: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
-  }
-  const r = StateSchema.safeParse(raw);
-  if (r.success) return { ok: true, state: r.data };
-  const i = r.error.issues[0]!;
-  return { ok: false, reason: `schema mismatch at ${i.path.map(String).join('.') || '(root)'}: ${i.message}` };
-}
-
-/** What a store read (`text`, null when nothing is stored, and its `version`), and how it sets an unusable one aside. */
-export interface StoredState {
-  /** Prefix and name (file, object) for the warning. */
-  where: string;
-  name: string;
-  text: string | null;
-  version: string | null;
-  /** Keeps the unusable state somewhere else; returns where. */
-  setAside(): Promise<string>;
-  /** The version a load reports after setting the state aside (the next save is conditional on it). */
-  versionAfterAside: string | null;
-  lastGood(): Promise<string | null>;
-  lastGoodName: string;
-}
-
-/**
- * How every store loads: nothing stored is a clean state, a usable one comes with its version. An unusable state is
- * never deleted: the store sets it aside, then carries on from the last good copy, or from a clean state when that is
- * unusable too, and says so in a warning.
- */
-export async function loadState(s: StoredState): Promise<LoadedState> {
-  if (s.text === null) return { state: emptyState(), version: null, warnings: [] };
-  const first = parseStoredState(s.text);
-  if (first.ok) return { state: first.state, version: s.version, warnings: [] };
-  const problem = `[${s.where}] ${s.name} is unusable (${first.reason}); kept it as ${await s.setAside()}`;
-  const lastGood = await s.lastGood();
-  const fallback = lastGood === null ? null : parseStoredState(lastGood);
-  if (fallback?.ok) {
-    const when = fallback.state.updated_at ?? 'an unknown time';
-    const warning = `${problem} and carried on from the last good copy ${s.lastGoodName} (saved at ${when})`;
-    return { state: fallback.state, version: s.versionAfterAside, warnings: [warning] };
-  }
-  const why =
-    fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
-  const warning = `${problem}; ${why}, so this run started from a clean state`;
-  return { state: emptyState(), version: s.versionAfterAside, warnings: [warning] };
-}
+type LockRecord = z.infer<typeof LockRecordSchema>;
 
 /** The lock as its holder knows it: the record it wrote and that record's stored version (ETag, hash, revision). */
 export interface LockHandle extends LockRecord {
   version: string;
 }
-
-/** A stored lock record; null if unreadable. */
-export function parseLockRecord(text: string): LockRecord | null {
-  try {
-    return LockRecordSchema.parse(JSON.parse(text));
-  } catch {
-    return null;
-  }
-}
-
-/** Whether a stored record still holds the lock at `now` (an unreadable one never does: it would block forever). */
-export function lockIsLive(held: LockRecord | null, now: Date): boolean {
-  return held !== null && Date.parse(held.expiresAt) > now.getTime();
-}
-
-/** The record a new holder writes over `held` (null: none stored, or unreadable). */
-export function nextLockRecord(held: LockRecord | null, owner: string, ttlMs: number, now: Date): LockRecord {
-  return { owner, expiresAt: new Date(now.getTime() + ttlMs).toISOString(), run: (held?.run ?? 0) + 1 };
-}
-
-/** A released lock: expired for everyone, its run number kept for the next holder to count on. */
-export const releasedLockRecord = (handle: LockHandle): LockRecord => ({
-  owner: handle.owner,
-  expiresAt: new Date(0).toISOString(),
-  run: handle.run,
-});
-
-/** The one serialisation of a lock record: a holder proves its lock by writing the very same bytes again. */
-export const lockBody = (r: LockRecord): string =>
-  JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
 
 export interface StateStore {
   readonly name: string;
@@ -128,6 +45,116 @@ export interface StateStore {
   confirmLock(handle: LockHandle): Promise<void>;
   /** Releases the lock if it is still this run's; a lock another run took over is left alone. */
   releaseLock(handle: LockHandle): Promise<void>;
+}
+
+export interface StoredObject {
+  body: Uint8Array;
+  version: string;
+}
+
+/** The storage under a store: objects read with a version and written only while they still have a given one. */
+export interface VersionedObjects {
+  /** `key` as a message names it (a path, an s3:// URL). */
+  name(key: string): string;
+  read(key: string): Promise<StoredObject | null>;
+  /** Writes `body` if the object's version is still `expected` (null: no object); the new version, or null if not. */
+  writeIf(key: string, body: string, expected: string | null): Promise<string | null>;
+  write(key: string, body: string): Promise<unknown>;
+  /** Keeps an unusable object somewhere else: where, and the version the next save of `key` must expect. */
+  setAside(key: string, stored: StoredObject): Promise<{ name: string; version: string | null }>;
+}
+
+/** The one serialisation of a lock record: a holder proves its lock by writing the very same bytes again. */
+const lockBody = (r: LockRecord): string => JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
+
+const utf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+
+/**
+ * A StateStore on `objects`: the state at `keys.state`, a copy of every saved state at `keys.lastGood` (written after
+ * the state landed, read only when the state is unusable), the run lock at `keys.lock`.
+ */
+export function createStateStore(
+  name: string,
+  where: string,
+  objects: VersionedObjects,
+  keys: { state: string; lastGood: string; lock: string },
+): StateStore {
+  return {
+    name,
+
+    // Nothing stored is a clean state, a usable one comes with its version. An unusable state is never deleted: it is
+    // set aside, and the run carries on from the last good copy, or from a clean state when that is unusable too.
+    async load(): Promise<LoadedState> {
+      const stored = await objects.read(keys.state);
+      if (stored === null) return { state: emptyState(), version: null, warnings: [] };
+      const first = parseJsonWith(utf8(stored.body), StateSchema);
+      if (first.ok) return { state: first.data, version: stored.version, warnings: [] };
+      const aside = await objects.setAside(keys.state, stored);
+      const problem = `[${where}] ${objects.name(keys.state)} is unusable (${first.reason}); kept it as ${aside.name}`;
+      const copy = await objects.read(keys.lastGood);
+      const fallback = copy === null ? null : parseJsonWith(utf8(copy.body), StateSchema);
+      if (fallback?.ok) {
+        const when = fallback.data.updated_at ?? 'an unknown time';
+        const warning = `${problem} and carried on from the last good copy ${objects.name(keys.lastGood)} (saved at ${when})`;
+        return { state: fallback.data, version: aside.version, warnings: [warning] };
+      }
+      const why =
+        fallback === null ? 'there is no last good copy' : `the last good copy is unusable too (${fallback.reason})`;
+      const warning = `${problem}; ${why}, so this run started from a clean state`;
+      return { state: emptyState(), version: aside.version, warnings: [warning] };
+    },
+
+    async save(state, expectedVersion) {
+      const body = JSON.stringify(StateSchema.parse(state)); // checked against the schema first
+      const version = await objects.writeIf(keys.state, body, expectedVersion);
+      if (version === null)
+        throw new ConflictError(
+          where,
+          `${objects.name(keys.state)}: state changed since it was read (conditional write refused)`,
+        );
+      // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly (the
+      // state itself is saved; the next run writes the copy again).
+      await objects.write(keys.lastGood, body);
+      return version;
+    },
+
+    // Only conditional writes decide: of several runners creating a free lock or taking over an expired one (with
+    // If-Match on its version), exactly one wins.
+    async acquireLock(owner, ttlMs, now) {
+      const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+      // Two rounds: the lock may vanish between a failed create and the read (deleted by hand).
+      for (let round = 0; round < 2; round++) {
+        const fresh = { owner, expiresAt, run: 1 };
+        const created = await objects.writeIf(keys.lock, lockBody(fresh), null);
+        if (created !== null) return { ...fresh, version: created };
+        const held = await objects.read(keys.lock);
+        if (held === null) continue;
+        // An unreadable lock counts as expired: refusing forever would stop every future run.
+        const read = parseJsonWith(utf8(held.body), LockRecordSchema);
+        const lock = read.ok ? read.data : null;
+        if (lock !== null && Date.parse(lock.expiresAt) > now.getTime()) return null;
+        const next = { owner, expiresAt, run: (lock?.run ?? 0) + 1 };
+        const version = await objects.writeIf(keys.lock, lockBody(next), held.version);
+        return version === null ? null : { ...next, version };
+      }
+      return null;
+    },
+
+    async confirmLock(handle) {
+      // Writing the very bytes this run wrote, conditional on their version: it lands (nothing changes) only while
+      // the lock is still that version. A takeover or a release by anyone else changed it.
+      if ((await objects.writeIf(keys.lock, lockBody(handle), handle.version)) !== null) return;
+      const lost = `the run lock is no longer this run's (run ${handle.run}): another run took it over`;
+      throw new ConflictError(where, `${objects.name(keys.lock)}: ${lost}`);
+    },
+
+    async releaseLock(handle) {
+      // Overwritten as expired, not deleted, conditional on the version this run wrote: a lock another run took over
+      // is left alone (radosgw ignores If-Match on DELETE), and the record keeps the run number the next holder
+      // counts on.
+      await objects.writeIf(keys.lock, lockBody({ ...handle, expiresAt: new Date(0).toISOString() }), handle.version);
+    },
+  };
 }
 
 /**

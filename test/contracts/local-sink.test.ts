@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EDGE_STORE_FILE } from '../../builder/contract.ts';
 import { createLocalSink, STAGING_PREFIX } from '../../builder/publish/local-sink.ts';
 import { PHASE } from '../../builder/render/output.ts';
 import { doc, sampleBuild, sinkContract } from './sink.ts';
@@ -110,6 +111,43 @@ describe('local sink', () => {
     }
     expect((await publishing).written).toBe(build.length);
     expect(await tree(dir)).toEqual(build.map((d) => d.key).sort());
+  });
+
+  it('stages new directories under their topmost new one, which appears whole once its phase has ended', async () => {
+    const dir = await tmp();
+    const sink = createLocalSink(dir);
+    await sink.publish([doc('api/en/latest.json', {}, PHASE.summaries)]);
+    const seen: string[][] = [];
+    async function* build() {
+      yield doc('api/en/events/a.json', {}, PHASE.leaves);
+      yield doc('api/de/events/a.json', {}, PHASE.leaves);
+      yield doc('api/en/new.json', {}, PHASE.leaves);
+      // The leaves phase is not over yet: of its new directories nothing is visible, the new file in api/en may be.
+      seen.push(await readdir(path.join(dir, 'api')));
+      yield doc('api/de/events/b.json', {}, PHASE.lists);
+      seen.push(await readdir(path.join(dir, 'api')));
+      yield doc('api/en/latest.json', {}, PHASE.summaries);
+    }
+    await sink.publish(build());
+    expect(seen.map((names) => names.sort())).toEqual([['en'], ['de', 'en']]);
+    expect(await tree(dir)).toEqual([
+      'api/de/events/a.json',
+      'api/de/events/b.json',
+      'api/en/events/a.json',
+      'api/en/latest.json',
+      'api/en/new.json',
+    ]);
+  });
+
+  it('removes what the build dropped, but never the edge store file next to it', async () => {
+    const dir = await tmp();
+    const sink = createLocalSink(dir);
+    await sink.publish(sampleBuild(1));
+    await writeFile(path.join(dir, EDGE_STORE_FILE), '{}');
+    const report = await sink.publish(sampleBuild(1).filter((d) => d.key !== 'api/openapi.json'));
+    expect(report.deleted).toBe(1);
+    expect(await tree(dir)).toContain(EDGE_STORE_FILE);
+    expect(await tree(dir)).not.toContain('api/openapi.json');
   });
 
   it('fails with the key and the cause, keeps the earlier phases, writes no later one and leaves no staging behind', async () => {

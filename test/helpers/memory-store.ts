@@ -1,86 +1,45 @@
-// StateStore in memory: the same contract as the local and S3 stores (conditional saves, last good copy, corrupt
-// state set aside, run lock), for tests and benches that need no disk or bucket. Several stores may share one
+// StateStore in memory: the shared store (conditional saves, last good copy, corrupt state set aside, run lock) on
+// objects kept in a map, for tests and benches that need no disk or bucket. Several stores may share one
 // `MemoryStateStorage`, as several runs share one bucket.
-import { ConflictError } from '../../builder/errors.ts';
-import type { State } from '../../builder/model/schemas.ts';
-import {
-  loadState,
-  lockIsLive,
-  nextLockRecord,
-  releasedLockRecord,
-  serializeState,
-  type LoadedState,
-  type LockHandle,
-  type LockRecord,
-  type StateStore,
-} from '../../builder/state/store.ts';
+import { createHash } from 'node:crypto';
+import { createStateStore, type StateStore } from '../../builder/state/store.ts';
 
 export interface MemoryStateStorage {
-  /** The stored state document as text (what a file or an object would hold); null when none. */
-  text: string | null;
-  /** Bumped on every write; the version token is its decimal string. */
-  revision: number;
-  lastGood: string | null;
-  /** Unusable state documents set aside, oldest first. */
+  /** Object key (`state`, `last-good`, `lock`) → its text. */
+  objects: Map<string, string>;
+  /** Unusable state documents set aside, oldest first, each once. */
   aside: string[];
-  /** The lock record and its revision (the version a holder proves), as a lock object would hold them. */
-  lock: { record: LockRecord; revision: number } | null;
 }
 
 export function createMemoryStateStorage(): MemoryStateStorage {
-  return { text: null, revision: 0, lastGood: null, aside: [], lock: null };
+  return { objects: new Map(), aside: [] };
 }
 
-const WHERE = 'state/memory';
-
 export function createMemoryStateStore(storage: MemoryStateStorage = createMemoryStateStorage()): StateStore {
-  const version = () => (storage.text === null ? null : String(storage.revision));
-  return {
-    name: 'memory',
-    async load(): Promise<LoadedState> {
-      return loadState({
-        where: WHERE,
-        name: 'memory:state',
-        text: storage.text,
-        version: version(),
-        // Kept once per revision, as the S3 store keeps one copy per ETag.
-        setAside: async () => {
-          if (!storage.aside.includes(storage.text!)) storage.aside.push(storage.text!);
-          return `memory:state@${storage.revision}`;
-        },
-        versionAfterAside: version(),
-        lastGood: async () => storage.lastGood,
-        lastGoodName: 'memory:last-good',
-      });
-    },
-    async save(state: State, expectedVersion: string | null): Promise<string> {
-      const body = serializeState(state);
-      if (version() !== expectedVersion)
-        throw new ConflictError(WHERE, 'state changed since it was read (conditional write refused)');
-      storage.text = body;
-      storage.revision++;
-      storage.lastGood = body;
-      return String(storage.revision);
-    },
-    async acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null> {
-      const held = storage.lock;
-      if (lockIsLive(held?.record ?? null, now)) return null;
-      const record = nextLockRecord(held?.record ?? null, owner, ttlMs, now);
-      storage.lock = { record, revision: (held?.revision ?? 0) + 1 };
-      return { ...record, version: String(storage.lock.revision) };
-    },
-    async confirmLock(handle: LockHandle): Promise<void> {
-      if (storage.lock === null || String(storage.lock.revision) !== handle.version) {
-        throw new ConflictError(
-          WHERE,
-          `the run lock is no longer this run's (run ${handle.run}): another run took it over`,
-        );
-      }
-    },
-    async releaseLock(handle: LockHandle): Promise<void> {
-      const held = storage.lock;
-      if (held !== null && String(held.revision) === handle.version)
-        storage.lock = { record: releasedLockRecord(handle), revision: held.revision + 1 };
-    },
+  const versionOf = (text: string) => createHash('sha256').update(text).digest('hex');
+  const read = (key: string) => {
+    const text = storage.objects.get(key);
+    return text === undefined ? null : { body: Buffer.from(text), version: versionOf(text) };
   };
+  return createStateStore(
+    'memory',
+    'state/memory',
+    {
+      name: (key) => `memory:${key}`,
+      read: async (key) => read(key),
+      // Compared and written in one synchronous step: no other write can come in between.
+      writeIf: async (key, body, expected) => {
+        if ((read(key)?.version ?? null) !== expected) return null;
+        storage.objects.set(key, body);
+        return versionOf(body);
+      },
+      write: async (key, body) => void storage.objects.set(key, body),
+      setAside: async (key, stored) => {
+        const text = Buffer.from(stored.body).toString('utf8');
+        if (!storage.aside.includes(text)) storage.aside.push(text);
+        return { name: `memory:${key}@${stored.version}`, version: stored.version };
+      },
+    },
+    { state: 'state', lastGood: 'last-good', lock: 'lock' },
+  );
 }

@@ -1,7 +1,8 @@
 // How every sink takes a document stream: phase order, a bounded window, phase ends, stopping on a failure.
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../builder/errors.ts';
-import { consumeInPhases, inPhaseOrder, type StreamWork } from '../../builder/publish/stream.ts';
+import type { DocumentStream } from '../../builder/publish/sink.ts';
+import { consumeInPhases, type StreamWork } from '../../builder/publish/stream.ts';
 import type { OutputDocument } from '../../builder/render/output.ts';
 
 const doc = (key: string, phase = 0): OutputDocument => ({
@@ -16,9 +17,10 @@ const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
 };
 
-async function collect(it: AsyncIterable<OutputDocument>): Promise<string[]> {
+/** The keys in the order consumeInPhases writes them, one at a time. */
+async function collect(docs: DocumentStream, where = 'test'): Promise<string[]> {
   const keys: string[] = [];
-  for await (const d of it) keys.push(d.key);
+  await consumeInPhases(docs, where, { concurrency: 1 }, { write: async (d) => void keys.push(d.key) });
   return keys;
 }
 
@@ -42,19 +44,32 @@ function recorder(slow: (d: OutputDocument) => number = () => 3) {
   return { log, state, work };
 }
 
-describe('inPhaseOrder', () => {
+describe('phase order', () => {
   it('sorts an array by phase, keeping the order within a phase, and leaves the array alone', async () => {
     const docs = [doc('c', 2), doc('a1'), doc('b', 1), doc('a2')];
-    expect(await collect(inPhaseOrder(docs, 'test'))).toEqual(['a1', 'a2', 'b', 'c']);
+    expect(await collect(docs)).toEqual(['a1', 'a2', 'b', 'c']);
     expect(docs.map((d) => d.key)).toEqual(['c', 'a1', 'b', 'a2']);
   });
 
   it('passes a stream through and refuses a lower phase after a higher one, naming both documents', async () => {
-    expect(await collect(inPhaseOrder([doc('a'), doc('b', 1), doc('c', 1)].values(), 'test'))).toEqual(['a', 'b', 'c']);
-    const late = inPhaseOrder([doc('a'), doc('b', 2), doc('c', 1)].values(), 'publish/test');
-    await expect(collect(late)).rejects.toThrow(DataError);
-    await expect(collect(inPhaseOrder([doc('a'), doc('b', 2), doc('c', 1)].values(), 'publish/test'))).rejects.toThrow(
+    expect(await collect([doc('a'), doc('b', 1), doc('c', 1)].values())).toEqual(['a', 'b', 'c']);
+    const late = () => collect([doc('a'), doc('b', 2), doc('c', 1)].values(), 'publish/test');
+    await expect(late()).rejects.toThrow(DataError);
+    await expect(late()).rejects.toThrow(
       '[publish/test] "c" of phase 1 came after "b" of phase 2: a document stream must be in phase order',
+    );
+  });
+});
+
+describe('keys', () => {
+  it('refuses an unsafe key and a second document for a key (DataError), and returns every key', async () => {
+    await expect(collect([doc('a'), doc('../b')], 'publish/test')).rejects.toThrow(/unsafe object key "\.\.\/b"/);
+    await expect(collect([doc('a'), doc('b'), doc('a', 1)], 'publish/test')).rejects.toThrow(
+      /\[publish\/test\] the build has two documents for a/,
+    );
+    const work = { write: async () => {} };
+    expect(await consumeInPhases([doc('b', 1), doc('a')], 'test', { concurrency: 2 }, work)).toEqual(
+      new Set(['a', 'b']),
     );
   });
 });

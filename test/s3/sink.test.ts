@@ -3,6 +3,7 @@ import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../builder/errors.ts';
 import { createS3Sink } from '../../builder/publish/s3-sink.ts';
+import { DEFAULT_LIST_MAX_AGE_MS } from '../../builder/s3/config.ts';
 import { PHASE, type OutputDocument } from '../../builder/render/output.ts';
 import { byPhase, doc, sampleBuild, sinkContract, stream } from '../contracts/sink.ts';
 import { startS3Proxy, type S3Proxy, type S3Request } from '../helpers/s3-proxy.ts';
@@ -57,7 +58,6 @@ describeS3('S3 sink (radosgw)', () => {
       prefix?: string;
       listPageKeys?: number;
       listEvery?: number;
-      listMaxAgeMs?: number;
       windowDocs?: number;
       concurrency?: number;
     } = {},
@@ -73,7 +73,6 @@ describeS3('S3 sink (radosgw)', () => {
         deleteAfterMs: DELETE_AFTER_MS,
         concurrency: opts.concurrency ?? 4,
         listEvery: opts.listEvery ?? 1,
-        ...(opts.listMaxAgeMs !== undefined ? { listMaxAgeMs: opts.listMaxAgeMs } : {}),
         now: () => new Date(clock.ms),
         ...(opts.listPageKeys ? { listPageKeys: opts.listPageKeys } : {}),
         ...(opts.windowDocs ? { windowDocs: opts.windowDocs } : {}),
@@ -392,16 +391,12 @@ describeS3('S3 sink (radosgw)', () => {
     expect(await h.read('api/en/history.json')).toBe(sampleBuild(1)[3]!.body);
   });
 
-  it('lists when the last listing is older than listMaxAgeMs, whatever the tick count', async () => {
+  it('lists when the last listing is older than DEFAULT_LIST_MAX_AGE_MS, whatever the tick count', async () => {
     const sent: string[] = [];
-    const h = s3Harness({
-      client: createTestClient({ onSend: (c) => sent.push(c) }),
-      listEvery: 100,
-      listMaxAgeMs: 60 * 60 * 1000,
-    });
+    const h = s3Harness({ client: createTestClient({ onSend: (c) => sent.push(c) }), listEvery: 100 });
     await h.sink.publish(sampleBuild(1));
     sent.length = 0;
-    h.advance(59 * 60 * 1000);
+    h.advance(DEFAULT_LIST_MAX_AGE_MS - 60 * 1000);
     await h.sink.publish(sampleBuild(1));
     expect(sent).not.toContain('ListObjectsV2Command');
     h.advance(60 * 1000);

@@ -7,14 +7,9 @@ stateStoreContract('memory', async () => {
   return {
     store: createMemoryStateStore(storage),
     another: () => createMemoryStateStore(storage),
-    // Behind the store's back, as a hand edit or a corrupt write would: a new revision with that text.
-    writeRaw: async (text) => {
-      storage.text = text;
-      storage.revision++;
-    },
-    writeRawCopy: async (text) => {
-      storage.lastGood = text;
-    },
+    // Behind the store's back, as a hand edit or a corrupt write would.
+    writeRaw: async (text) => void storage.objects.set('state', text),
+    writeRawCopy: async (text) => void storage.objects.set('last-good', text),
     keptAside: async () => [...storage.aside],
   };
 });

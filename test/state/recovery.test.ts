@@ -1,27 +1,30 @@
-// State loading with recovery, shared by the local and S3 stores, without a disk or a bucket.
+// State loading with recovery, shared by every store, on storage that records what it is asked.
 import { describe, expect, it } from 'vitest';
 import { emptyState } from '../../builder/model/schemas.ts';
-import { loadState } from '../../builder/state/store.ts';
+import { createStateStore } from '../../builder/state/store.ts';
 
 const good = JSON.stringify({ ...emptyState(), updated_at: '2026-11-21T00:00:00.000Z' });
 
-/** A load of `text` from storage whose last good copy is `lastGood`; `setAside` records each call. */
+/** A load of `text` (at S) from storage whose last good copy (at L) is `lastGood`; `setAside` records each call. */
 function load(text: string | null, lastGood: string | null = null) {
   const asides: string[] = [];
-  const loaded = loadState({
-    where: 'state/test',
-    name: 'S',
-    text,
-    version: 'v1',
-    setAside: async () => {
-      asides.push(text!);
-      return 'A';
+  const stored: Record<string, string | null> = { S: text, L: lastGood };
+  const store = createStateStore(
+    'test',
+    'state/test',
+    {
+      name: (key) => key,
+      read: async (key) => (stored[key] == null ? null : { body: Buffer.from(stored[key]), version: 'v1' }),
+      writeIf: async () => null,
+      write: async () => {},
+      setAside: async (_key, s) => {
+        asides.push(Buffer.from(s.body).toString('utf8'));
+        return { name: 'A', version: 'v0' };
+      },
     },
-    versionAfterAside: 'v0',
-    lastGood: async () => lastGood,
-    lastGoodName: 'L',
-  });
-  return { loaded, asides };
+    { state: 'S', lastGood: 'L', lock: 'K' },
+  );
+  return { loaded: store.load(), asides };
 }
 
 describe('state recovery', () => {
