@@ -71,7 +71,6 @@ export function reliabilityTable(pairs: readonly { p: number; outcome: boolean }
     observed_frequency: b.n === 0 ? null : b.o / b.n,
   }));
 }
-type ReliabilityBin = ReturnType<typeof reliabilityTable>[number];
 
 /** mulberry32: a tiny seeded PRNG, so the bootstrap gives the same interval on every run. */
 export function seededRandom(seed: number): () => number {
