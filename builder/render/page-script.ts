@@ -78,7 +78,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
       return r.json();
     });
   }
-  // model/explanation.ts's computeExplanation as the reader's clock moves: from the instant the build's answer expires
+  // model/status.ts's computeExplanation as the reader's clock moves: from the instant the build's answer expires
   // it is the expired case; before it, the build's own sentence (rendered from the same facts and the same decision) holds.
   function explain(now) {
     var gen = Date.parse(cfg.generated_at), sa = Date.parse(cfg.stale_after);
