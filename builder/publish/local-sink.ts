@@ -25,6 +25,39 @@ export const STAGING_PREFIX = '.publish-staging-';
 /** Files written at once: each is a read, a write and a rename, which the filesystem can overlap. */
 const WRITE_CONCURRENCY = 16;
 
+/**
+ * Pure: the plan of a publish, from the listing of what is there. `place` says how a file is written: compared with
+ * the one there, created in a directory that exists, or staged under `top`, the topmost directory it is new in;
+ * `endPhase` returns the phase's topmost new directories, each renamed into place whole, which exist from then on.
+ */
+export function createLocalPlanner(listing: { files: ReadonlySet<string>; dirs: ReadonlySet<string> }) {
+  const dirs = new Set(listing.dirs);
+  let tops = new Set<string>();
+  let created: string[] = [];
+  return {
+    place(key: string): 'compare' | 'create' | { top: string } {
+      if (listing.files.has(key)) return 'compare';
+      const parent = key.includes('/') ? key.slice(0, key.lastIndexOf('/')) : '';
+      if (dirs.has(parent)) return 'create';
+      const parts = parent.split('/');
+      let top = parts[0]!;
+      for (let i = 1; dirs.has(top); i++) top = `${top}/${parts[i]!}`;
+      tops.add(top);
+      for (let p = parent; p.length >= top.length; p = p.slice(0, p.lastIndexOf('/'))) created.push(p);
+      return { top };
+    },
+    endPhase(): string[] {
+      for (const p of created) dirs.add(p);
+      const ended = [...tops];
+      tops = new Set();
+      created = [];
+      return ended;
+    },
+    /** Files there that the build (all of its keys) no longer has; the edge store's file is not a document. */
+    leftovers: (built: ReadonlySet<string>) => [...listing.files].filter((f) => !built.has(f) && f !== EDGE_STORE_FILE),
+  };
+}
+
 /** The files and directories under `root` ('' is the root itself), read synchronously (a few dozen directories). */
 function listTree(root: string) {
   const listing = { files: new Set<string>(), dirs: new Set(['']), staleStaging: [] as string[] };
@@ -79,26 +112,18 @@ export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } =
       // One listing up front: new files need no read to compare, and directories that exist need no mkdir.
       const { files, dirs, staleStaging } = listTree(dir);
       const staging = path.join(dir, `${STAGING_PREFIX}${process.pid}-${randomUUID()}`);
-      /** This phase's topmost new directories (each staged whole, renamed in at its end) and every new directory. */
-      let tops = new Set<string>();
-      let created = new Set<string>();
+      const plan = createLocalPlanner({ files, dirs });
 
       async function write(key: string, body: string): Promise<'written' | 'unchanged'> {
         const file = path.join(dir, key);
-        if (files.has(key) && readOrNull(file) === body) return 'unchanged';
-        const parent = key.includes('/') ? key.slice(0, key.lastIndexOf('/')) : '';
-        if (dirs.has(parent)) {
-          await replaceFile(file, body);
-          return 'written';
+        const how = plan.place(key);
+        if (how === 'compare' && readOrNull(file) === body) return 'unchanged';
+        if (typeof how === 'string') await replaceFile(file, body);
+        else {
+          const staged = path.join(staging, key);
+          await mkdir(path.dirname(staged), { recursive: true });
+          await writeFile(staged, body);
         }
-        const parts = parent.split('/');
-        let top = parts[0]!;
-        for (let i = 1; dirs.has(top); i++) top = `${top}/${parts[i]!}`;
-        tops.add(top);
-        for (let p = parent; p.length >= top.length; p = p.slice(0, p.lastIndexOf('/'))) created.add(p);
-        const staged = path.join(staging, key);
-        await mkdir(path.dirname(staged), { recursive: true });
-        await writeFile(staged, body);
         return 'written';
       }
 
@@ -118,20 +143,15 @@ export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } =
           write: (d) => attempt(target, `could not write ${d.key}`, async () => report[await write(d.key, d.body)]++),
           // The phase's new directories appear whole, each with one rename, before the next phase starts.
           endPhase: async () => {
-            for (const top of tops)
+            for (const top of plan.endPhase())
               await attempt(target, `could not move the new directory ${top} into place`, () =>
                 rename(path.join(staging, top), path.join(dir, top)),
               );
-            for (const p of created) dirs.add(p);
-            tops = new Set();
-            created = new Set();
           },
         },
       ).finally(() => rm(staging, { recursive: true, force: true }));
       await opts.beforePhase?.('deletes');
-      // The edge store's file lives next to the documents (the preview reads it there) but is not one of them.
-      for (const f of files) {
-        if (built.has(f) || f === EDGE_STORE_FILE) continue;
+      for (const f of plan.leftovers(built)) {
         await attempt(target, `could not delete ${f}`, () => rm(path.join(dir, f), { force: true }));
         report.deleted++;
       }
