@@ -179,7 +179,7 @@ async function notify(
  * Every document of the build, in phase order: the few about the present (with the page, the follow documents and
  * the unknown variants made from them) at once, the event documents and history pages as the sink takes them.
  */
-function renderBuild(input: RenderInput, publicUrl: string): { documents: Generator<OutputDocument>; count(): number } {
+function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocument> {
   const { asOf, events, today } = input;
   const upcoming = input.upcoming ?? null;
   const rendered = renderApiParts(input);
@@ -199,14 +199,7 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
     variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
   }
   variants.push(...renderUnknownBadges());
-  let count = 0;
-  const documents = (function* (): Generator<OutputDocument> {
-    for (const d of mergeInPhaseOrder([...docs, ...variants], rendered.stable())) {
-      count++;
-      yield d;
-    }
-  })();
-  return { documents, count: () => count };
+  return mergeInPhaseOrder([...docs, ...variants], rendered.stable());
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -247,9 +240,7 @@ async function runLocked(
   await fence(deps.store, lock, 'saving state');
   const state = await updateState(
     deps.store,
-    (s) => {
-      return (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state;
-    },
+    (s) => (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state,
     5,
     (w) => warnings.push(...w),
   );
@@ -273,8 +264,7 @@ async function runLocked(
     trackerWatch: seen.tracker_watch,
   };
   const publicUrl = deps.urls?.publicUrl ?? DEFAULT_PUBLIC_URL;
-  const build = renderBuild(input, publicUrl);
-  const published = await deps.sink.publish(build.documents, {
+  const published = await deps.sink.publish(renderBuild(input, publicUrl), {
     beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
   });
   // After the documents: the store then never names an event, or a variant, that is not published yet; and a run that
@@ -301,7 +291,8 @@ async function runLocked(
     asOf: asOf.toISOString(),
     skipped: false,
     published,
-    documents: build.count(),
+    // Every document of the build is either written or found unchanged.
+    documents: published.written + published.unchanged,
     sources: checks.map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
     today: today.state,
     reset: today.reset,
