@@ -39,20 +39,6 @@ import { updateState, type LockHandle, type StateStore } from './state/store.ts'
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
 
-/** Proves the lock is still this run's before `step`; the lost lock becomes a ConflictError naming the step. */
-async function fence(store: StateStore, lock: LockHandle, step: string): Promise<void> {
-  try {
-    await store.confirmLock(lock);
-  } catch (err) {
-    if (!(err instanceof ConflictError)) throw err;
-    throw new ConflictError(
-      'run',
-      `lost the run lock (run ${lock.run}) before ${step}: another run took it over, so this run writes nothing more`,
-      { cause: err },
-    );
-  }
-}
-
 export interface RunDeps {
   now: () => Date;
   fetcher: Fetcher;
@@ -237,7 +223,7 @@ async function runLocked(
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
   // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
-  await fence(deps.store, lock, 'saving state');
+  await deps.store.confirmLock(lock, 'saving state');
   const state = await updateState(
     deps.store,
     (s) => (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state,
@@ -265,14 +251,14 @@ async function runLocked(
   };
   const publicUrl = deps.urls?.publicUrl ?? DEFAULT_PUBLIC_URL;
   const published = await deps.sink.publish(renderBuild(input, publicUrl), {
-    beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
+    beforePhase: (step) => deps.store.confirmLock(lock, `publish ${step}`),
   });
   // After the documents: the store then never names an event, or a variant, that is not published yet; and a run that
   // lost its lock must not move the edge's clock.
   let edge: RunSummary['edge'];
   if (deps.edgeStore) {
     const freshness = computeEdgeFreshness(asOf, today);
-    await fence(deps.store, lock, 'writing the edge store');
+    await deps.store.confirmLock(lock, 'writing the edge store');
     const ids = events.map((e) => e.id);
     edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
   }
