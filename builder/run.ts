@@ -166,8 +166,7 @@ async function notify(
  * the unknown variants made from them) at once, the event documents and history pages as the sink takes them.
  */
 function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocument> {
-  const { asOf, events, today } = input;
-  const upcoming = input.upcoming ?? null;
+  const { asOf, events, today, upcoming = null } = input;
   const rendered = renderApiParts(input);
   const docs = rendered.eager;
   docs.push(...renderPages({ asOf, docs, events }));
