@@ -3,11 +3,9 @@
 // Expected failures of a source are values (FetchResult, SourceResult), not these: these are for runs that stop.
 
 export class BuilderError extends Error {
-  /** The module or step that failed, e.g. `publish/s3` or `state/local`. */
-  readonly where: string;
+  /** `where`: the module or step that failed, e.g. `publish/s3` or `state/local`. */
   constructor(where: string, message: string, opts: ErrorOptions = {}) {
     super(`[${where}] ${message}`, opts);
-    this.where = where;
     this.name = new.target.name;
   }
 }

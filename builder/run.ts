@@ -39,20 +39,6 @@ import { updateState, type LockHandle, type StateStore } from './state/store.ts'
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
 
-/** Proves the lock is still this run's before `step`; the lost lock becomes a ConflictError naming the step. */
-async function fence(store: StateStore, lock: LockHandle, step: string): Promise<void> {
-  try {
-    await store.confirmLock(lock);
-  } catch (err) {
-    if (!(err instanceof ConflictError)) throw err;
-    throw new ConflictError(
-      'run',
-      `lost the run lock (run ${lock.run}) before ${step}: another run took it over, so this run writes nothing more`,
-      { cause: err },
-    );
-  }
-}
-
 export interface RunDeps {
   now: () => Date;
   fetcher: Fetcher;
@@ -179,9 +165,8 @@ async function notify(
  * Every document of the build, in phase order: the few about the present (with the page, the follow documents and
  * the unknown variants made from them) at once, the event documents and history pages as the sink takes them.
  */
-function renderBuild(input: RenderInput, publicUrl: string): { documents: Generator<OutputDocument>; count(): number } {
-  const { asOf, events, today } = input;
-  const upcoming = input.upcoming ?? null;
+function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocument> {
+  const { asOf, events, today, upcoming = null } = input;
   const rendered = renderApiParts(input);
   const docs = rendered.eager;
   docs.push(...renderPages({ asOf, docs, events }));
@@ -199,14 +184,7 @@ function renderBuild(input: RenderInput, publicUrl: string): { documents: Genera
     variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
   }
   variants.push(...renderUnknownBadges());
-  let count = 0;
-  const documents = (function* (): Generator<OutputDocument> {
-    for (const d of mergeInPhaseOrder([...docs, ...variants], rendered.stable())) {
-      count++;
-      yield d;
-    }
-  })();
-  return { documents, count: () => count };
+  return mergeInPhaseOrder([...docs, ...variants], rendered.stable());
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -244,12 +222,10 @@ async function runLocked(
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
   // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
-  await fence(deps.store, lock, 'saving state');
+  await deps.store.confirmLock(lock, 'saving state');
   const state = await updateState(
     deps.store,
-    (s) => {
-      return (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state;
-    },
+    (s) => (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state,
     5,
     (w) => warnings.push(...w),
   );
@@ -273,16 +249,15 @@ async function runLocked(
     trackerWatch: seen.tracker_watch,
   };
   const publicUrl = deps.urls?.publicUrl ?? DEFAULT_PUBLIC_URL;
-  const build = renderBuild(input, publicUrl);
-  const published = await deps.sink.publish(build.documents, {
-    beforePhase: (step) => fence(deps.store, lock, `publish ${step}`),
+  const published = await deps.sink.publish(renderBuild(input, publicUrl), {
+    beforePhase: (step) => deps.store.confirmLock(lock, `publish ${step}`),
   });
   // After the documents: the store then never names an event, or a variant, that is not published yet; and a run that
   // lost its lock must not move the edge's clock.
   let edge: RunSummary['edge'];
   if (deps.edgeStore) {
     const freshness = computeEdgeFreshness(asOf, today);
-    await fence(deps.store, lock, 'writing the edge store');
+    await deps.store.confirmLock(lock, 'writing the edge store');
     const ids = events.map((e) => e.id);
     edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
   }
@@ -301,7 +276,8 @@ async function runLocked(
     asOf: asOf.toISOString(),
     skipped: false,
     published,
-    documents: build.count(),
+    // Every document of the build is either written or found unchanged.
+    documents: published.written + published.unchanged,
     sources: checks.map((c) => ({ id: c.source, ok: c.ok, detail: c.detail.code })),
     today: today.state,
     reset: today.reset,

@@ -42,7 +42,6 @@ describe('errors', () => {
     const e = new StorageError('publish/local', 'could not write x', { cause });
     expect(e).toBeInstanceOf(BuilderError);
     expect(e.message).toBe('[publish/local] could not write x');
-    expect(e.where).toBe('publish/local');
     expect(e.cause).toBe(cause);
     expect(e.name).toBe('StorageError');
   });

@@ -99,16 +99,12 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
     created_at: opts.now.toISOString(),
     state_key: stateKey,
     state: stateBytes === null ? null : checksum(stateBytes),
-    files: await Promise.all(
-      files.map((rel) =>
-        limit(async () => {
-          assertSafeKey(rel);
-          const body = new Uint8Array(await readFile(path.join(opts.dataDir, rel)));
-          await put(DATA_DIR + rel, body, 'application/octet-stream');
-          return { path: rel, ...checksum(body) };
-        }),
-      ),
-    ),
+    files: await limit.map(files, async (rel) => {
+      assertSafeKey(rel);
+      const body = new Uint8Array(await readFile(path.join(opts.dataDir, rel)));
+      await put(DATA_DIR + rel, body, 'application/octet-stream');
+      return { path: rel, ...checksum(body) };
+    }),
   };
   await put(MANIFEST, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), 'application/json');
   const { created_at } = manifest;
@@ -150,14 +146,10 @@ async function loadSnapshot(target: BackupTarget, id: string) {
       return null;
     };
     state = manifest.state === null ? null : await fetchChecked(STATE_OBJECT, manifest.state);
-    await Promise.all(
-      manifest.files.map((f) =>
-        limit(async () => {
-          const body = await fetchChecked(DATA_DIR + f.path, f);
-          if (body !== null) files.set(f.path, body);
-        }),
-      ),
-    );
+    await limit.map(manifest.files, async (f) => {
+      const body = await fetchChecked(DATA_DIR + f.path, f);
+      if (body !== null) files.set(f.path, body);
+    });
     // A snapshot is immutable: anything added after the fact is suspect too.
     const expected = new Set([MANIFEST, ...manifest.files.map((f) => DATA_DIR + f.path)]);
     if (manifest.state !== null) expected.add(STATE_OBJECT);

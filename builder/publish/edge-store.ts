@@ -3,9 +3,11 @@
 // by the same pure plan and run through one contract suite.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { EDGE_STORE_FILE } from '../contract.ts';
 import { DataError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
+import { parseJsonWith } from '../fsutil/json.ts';
 
 const WHERE = 'publish/edge-store';
 
@@ -40,19 +42,13 @@ export function createLocalEdgeStore(dir: string): EdgeStore {
   const file = path.join(dir, EDGE_STORE_FILE);
   /** The file's map; anything but a flat string map is an error. */
   async function read(): Promise<Record<string, string>> {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await readFile(file, 'utf8'));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      if (!(err instanceof SyntaxError)) throw err;
-      throw new DataError(WHERE, `${file} is not valid JSON: ${(err as Error).message}`);
-    }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-      throw new DataError(WHERE, `${file} is not a JSON object`);
-    const bad = Object.entries(raw).find(([, v]) => typeof v !== 'string');
-    if (bad) throw new DataError(WHERE, `${file}: the value of ${JSON.stringify(bad[0])} is not a string`);
-    return Object.assign(Object.create(null) as Record<string, string>, raw);
+    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return '{}';
+      throw err;
+    });
+    const parsed = parseJsonWith(text, z.record(z.string(), z.string()));
+    if (!parsed.ok) throw new DataError(WHERE, `${file} is not a flat string map: ${parsed.reason}`);
+    return Object.assign(Object.create(null) as Record<string, string>, parsed.data);
   }
   return {
     read,

@@ -27,15 +27,10 @@ export interface KvsEdgeStoreOptions {
 export function createKvsEdgeStore({ arn, clientConfig }: KvsEdgeStoreOptions): EdgeStore {
   const client = new CloudFrontKeyValueStoreClient({ region: 'us-east-1', ...clientConfig });
   /** One call, its failure a StorageError naming the call and the store (the SDK error as its cause). */
-  async function call<T>(what: string, send: () => Promise<T>): Promise<T> {
-    try {
-      return await send();
-    } catch (err) {
-      throw new StorageError(WHERE, `${what} ${arn}: ${(err as Error).name}: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-  }
+  const call = <T>(what: string, send: () => Promise<T>): Promise<T> =>
+    send().catch((err: Error) => {
+      throw new StorageError(WHERE, `${what} ${arn}: ${err.name}: ${err.message}`, { cause: err });
+    });
 
   async function read(): Promise<Record<string, string>> {
     const out: Record<string, string> = Object.create(null) as Record<string, string>;

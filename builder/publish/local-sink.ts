@@ -61,17 +61,11 @@ export function createLocalPlanner(listing: { files: ReadonlySet<string>; dirs: 
 /** The files and directories under `root` ('' is the root itself), read synchronously (a few dozen directories). */
 function listTree(root: string) {
   const listing = { files: new Set<string>(), dirs: new Set(['']), staleStaging: [] as string[] };
-  const walk = (rel: string) => {
-    for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (!rel && e.name.startsWith(STAGING_PREFIX)) listing.staleStaging.push(e.name);
-      else if (e.isDirectory()) {
-        listing.dirs.add(r);
-        walk(r);
-      } else listing.files.add(r);
-    }
-  };
-  walk('');
+  for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    const r = path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/');
+    if (!r.startsWith(STAGING_PREFIX)) (e.isDirectory() ? listing.dirs : listing.files).add(r);
+    else if (!r.includes('/')) listing.staleStaging.push(r);
+  }
   return listing;
 }
 

@@ -127,16 +127,11 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
   await opts.beforePhase?.('deletes');
   // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
   // and the next listing run, not finding them, forgets them. The other order could orphan objects.
-  const limit = pLimit(concurrency);
-  await Promise.all(
-    remove.map((key) =>
-      limit(() => {
-        count();
-        const del = new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key });
-        return described(WHERE, 'DELETE', bucket, prefix + key, () => client.send(del));
-      }),
-    ),
-  );
+  await pLimit(concurrency).map(remove, (key) => {
+    count();
+    const del = new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key });
+    return described(WHERE, 'DELETE', bucket, prefix + key, () => client.send(del));
+  });
   report.deleted = remove.length;
   // Conditional on the manifest this publish read: two publishers at once must not silently overwrite each other.
   count();

@@ -16,8 +16,7 @@ export const STREAM_WINDOW_DOCS = 256;
 /** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
 async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument> {
   if (Array.isArray(docs)) {
-    // A copy of the references: the caller's array is left as it is.
-    yield* [...(docs as readonly OutputDocument[])].sort((a, b) => a.phase - b.phase);
+    yield* (docs as readonly OutputDocument[]).toSorted((a, b) => a.phase - b.phase);
     return;
   }
   let last: OutputDocument | null = null;

@@ -10,7 +10,6 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { ConflictError, StorageError } from '../errors.ts';
-import type { S3Config } from './config.ts';
 
 /**
  * A request whose connection stays silent this long fails (and is retried by the SDK) instead of hanging the run:
@@ -26,7 +25,7 @@ export const S3_CONNECT_TIMEOUT_MS = 5_000;
  * radosgw's test keys.
  */
 export function createS3Client(
-  cfg: Pick<S3Config, 'region' | 'endpoint'>,
+  cfg: { region: string; endpoint: string | null },
   opts: { idleMs?: number; connectMs?: number; credentials?: { accessKeyId: string; secretAccessKey: string } } = {},
 ): S3Client {
   return new S3Client({

@@ -1,23 +1,6 @@
 // S3 settings from the environment (RESET_S3_*), and the rule that keeps private objects out of the public prefix.
 import { ConfigError } from '../errors.ts';
 
-export interface S3Config {
-  bucket: string;
-  /** Public API prefix ('' or ending in '/'); the CDN serves `${prefix}api/...`. */
-  prefix: string;
-  stateKey: string;
-  lockKey: string;
-  /** Where the S3 sink remembers what it published and since when a dropped object has been missing. */
-  manifestKey: string;
-  backupPrefix: string;
-  region: string;
-  /** Set for non-AWS S3 (radosgw, MinIO); path-style addressing is then forced. */
-  endpoint: string | null;
-  deleteAfterMs: number;
-  /** The sink lists the bucket (to catch drift) at most every this many publishes; 1 lists on every publish. */
-  listEvery: number;
-}
-
 export const DEFAULT_STATE_KEY = 'state/state.json';
 export const DEFAULT_LOCK_KEY = 'state/run.lock';
 export const DEFAULT_MANIFEST_KEY = 'state/publish-manifest.json';
@@ -58,7 +41,7 @@ function integer(env: Env, name: string, fallback: number, min: 0 | 1): number {
  * Reads the RESET_S3_* variables and AWS_REGION, throwing a ConfigError: a run cannot start without them.
  * Credentials are never read here: the SDK's default chain finds them.
  */
-export function requireS3Config(env: Env): S3Config {
+export function requireS3Config(env: Env) {
   const bucket = env.RESET_S3_BUCKET ?? '';
   if (bucket === '') throw new ConfigError(WHERE, 'RESET_S3_BUCKET is not set');
   const endpoint = env.RESET_S3_ENDPOINT || null;
@@ -68,16 +51,20 @@ export function requireS3Config(env: Env): S3Config {
   // A custom endpoint ignores the region for routing but the signature still needs one.
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint !== null ? 'us-east-1' : '');
   if (region === '') throw new ConfigError(WHERE, 'AWS_REGION is not set');
-  const config: S3Config = {
+  const config = {
     bucket,
+    /** Public API prefix ('' or ending in '/'); the CDN serves `${prefix}api/...`. */
     prefix: withSlash(env.RESET_S3_PREFIX ?? ''),
     stateKey: env.RESET_S3_STATE_KEY || DEFAULT_STATE_KEY,
     lockKey: env.RESET_S3_LOCK_KEY || DEFAULT_LOCK_KEY,
+    /** Where the S3 sink remembers what it published and since when a dropped object has been missing. */
     manifestKey: env.RESET_S3_MANIFEST_KEY || DEFAULT_MANIFEST_KEY,
     backupPrefix: withSlash(env.RESET_S3_BACKUP_PREFIX || DEFAULT_BACKUP_PREFIX),
     region,
+    /** Set for non-AWS S3 (radosgw, MinIO); path-style addressing is then forced. */
     endpoint,
     deleteAfterMs: integer(env, 'RESET_S3_DELETE_AFTER_MS', DELETE_AFTER_MS, 0),
+    /** The sink lists the bucket (to catch drift) at most every this many publishes; 1 lists on every publish. */
     listEvery: integer(env, 'RESET_S3_LIST_EVERY', DEFAULT_LIST_EVERY, 1),
   };
   for (const [name, key] of [

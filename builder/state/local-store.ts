@@ -43,13 +43,11 @@ export function createLocalStateStore(dir: string, opts: { now: () => Date }): S
   /** A file's version is the hash of its contents. */
   const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
   async function read(file: string) {
-    try {
-      const body = await readFile(file);
-      return { body, version: sha256(body) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const body = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
       throw err;
-    }
+    });
+    return body && { body, version: sha256(body) };
   }
   return createStateStore(
     `local:${dir}`,

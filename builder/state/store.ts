@@ -40,9 +40,9 @@ export interface StateStore {
   acquireLock(owner: string, ttlMs: number, now: Date): Promise<LockHandle | null>;
   /**
    * Proves with a conditional request that the lock is still exactly the record this run wrote (fencing: before
-   * saving state and before each publish phase). Throws ConflictError when another run has taken it over since.
+   * `step`, i.e. saving state and each publish phase). Throws ConflictError when another run has taken it over since.
    */
-  confirmLock(handle: LockHandle): Promise<void>;
+  confirmLock(handle: LockHandle, step?: string): Promise<void>;
   /** Releases the lock if it is still this run's; a lock another run took over is left alone. */
   releaseLock(handle: LockHandle): Promise<void>;
 }
@@ -140,12 +140,12 @@ export function createStateStore(
       return null;
     },
 
-    async confirmLock(handle) {
+    async confirmLock(handle, step = 'writing') {
       // Writing the very bytes this run wrote, conditional on their version: it lands (nothing changes) only while
       // the lock is still that version. A takeover or a release by anyone else changed it.
       if ((await objects.writeIf(keys.lock, lockBody(handle), handle.version)) !== null) return;
-      const lost = `the run lock is no longer this run's (run ${handle.run}): another run took it over`;
-      throw new ConflictError(where, `${objects.name(keys.lock)}: ${lost}`);
+      const lost = `lost the run lock (run ${handle.run}) before ${step}: another run took it over`;
+      throw new ConflictError(where, `${objects.name(keys.lock)}: ${lost}, so this run writes nothing more`);
     },
 
     async releaseLock(handle) {

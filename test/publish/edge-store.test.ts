@@ -113,7 +113,7 @@ describe('local edge store file', () => {
     await createLocalEdgeStore(dir).write({ b: '2', a: '1' });
     expect(await readFile(path.join(dir, EDGE_STORE_FILE), 'utf8')).toBe('{\n  "a": "1",\n  "b": "2"\n}\n');
     await writeFile(path.join(dir, EDGE_STORE_FILE), '{"a": 1}');
-    await expect(createLocalEdgeStore(dir).read()).rejects.toThrow(/the value of "a" is not a string/);
+    await expect(createLocalEdgeStore(dir).read()).rejects.toThrow(/is not a flat string map: schema mismatch at a: /);
   });
 });
 
