@@ -125,11 +125,9 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
 
 /** The latest check of each source, in a stable order. */
 function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
-  const by = new Map<string, SourceCheck>();
-  for (const c of checks) {
-    const prev = by.get(c.source);
-    if (!prev || Date.parse(c.checked_at) >= Date.parse(prev.checked_at)) by.set(c.source, c);
-  }
+  // Oldest first (a stable sort: of equal times the later stays later), so each source's newest check wins.
+  const oldestFirst = checks.toSorted((a, b) => Date.parse(a.checked_at) - Date.parse(b.checked_at));
+  const by = new Map(oldestFirst.map((c) => [c.source, c]));
   return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 

@@ -133,14 +133,11 @@ export function renderFollow(input: FollowInput): OutputDocument[] {
     const t = translator(lang);
     const all = followEntries(input, lang, t, base);
     const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (input.upcoming ? 1 : 0)) };
+    const calendar = all.filter((e) => e.scheduled);
     const bodies: Record<FollowDocumentName, string> = {
       'feed.atom': renderAtom(feed),
       'feed.json': renderJsonFeed(feed),
-      'calendar.ics': renderCalendar(
-        lang,
-        t,
-        all.filter((e) => e.scheduled),
-      ),
+      'calendar.ics': renderCalendar(lang, t, calendar),
       ...renderBadge(input.today.state, t),
     };
     const names = Object.keys(bodies) as FollowDocumentName[];

@@ -34,12 +34,8 @@ export function newestAmong(events: readonly Event[]): string | null {
 
 // codex-resets.com asks everyone who shows its data to link back to it; a document holding anything from its API (a
 // tracker record, its announced reset, its watch) names it with a link.
-export interface Credit {
-  name: string;
-  url: string;
-}
-
-const TRACKER_CREDIT: Credit = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+const TRACKER_CREDIT = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+export type Credit = typeof TRACKER_CREDIT;
 
 /** A tracker record (origin service_resets) came from the tracker's API. */
 export const fromTracker = (e: Event): boolean => e.origin === 'service_resets';
