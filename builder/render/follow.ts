@@ -35,32 +35,6 @@ interface FollowInput {
   publicUrl: string;
 }
 
-/** One entry of the feeds and the calendar, already in one language. */
-interface FollowEntry {
-  kind: 'reset' | 'announcement';
-  /** The event or announcement id; an announcement takes the id its recorded reset will have. */
-  id: string;
-  title: string;
-  summary: string;
-  /** The original words (evidence or announcement), never translated. */
-  text: string;
-  /** When it happened, or is to happen (an announcement's scheduled_for): the calendar event's time. */
-  at: Date;
-  /** When the entry's news appeared (an announcement's announced_at): feed order, `updated` and DTSTAMP. */
-  updated: Date;
-  /** `day` precision: an all-day calendar event. */
-  allDay: boolean;
-  /** Whether `at` is a real time: a reset's, or an announcement's scheduled_for (only these go in the calendar). */
-  scheduled: boolean;
-  /** The human page, at the entry's anchor: what a person following the feed or calendar opens. */
-  link: string;
-  /** The entry's JSON document (the event, or /api/latest for an announcement): the alternate link. */
-  json: string;
-  sourceUrl: string | null;
-  /** From the upstream tracker's API (a tracker record, or its announcement): the feed and calendar credit it. */
-  fromTracker: boolean;
-}
-
 /** The page's anchor for a listed event (page-charts.tsx writes it): `/<lang>/#event-<id>`. */
 export const eventAnchor = (id: string): string => `event-${id}`;
 
@@ -69,9 +43,15 @@ export function followedEvents(events: readonly Event[], max: number): Event[] {
   return events.filter((e) => e.type === 'global_reset' || e.type === 'banked_grant').slice(0, max);
 }
 
-/** The entries in one language, newest first: recorded resets and the announcement (if any), by their news time. */
-function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: string): FollowEntry[] {
-  const entries = followedEvents(input.events, CALENDAR_MAX_EVENTS).map((e): FollowEntry => {
+/**
+ * The entries of the feeds and the calendar in one language, newest first by their news time (`updated`, also the
+ * feeds' `updated` and DTSTAMP): the recorded resets and the announcement (if any). An announcement takes the id its
+ * recorded reset will have; its `at` is its scheduled_for, and only a real time (`scheduled`) goes in the calendar.
+ * `link` is the human page's anchor a follower opens, `json` the entry's document (the alternate link); `text` is the
+ * original words, never translated; a `fromTracker` entry came from the tracker's API, which the feeds then credit.
+ */
+function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: string) {
+  const entries = followedEvents(input.events, CALENDAR_MAX_EVENTS).map((e) => {
     const r = renderEvent(e, lang, t);
     const at = new Date(eventMs(e));
     return {
@@ -110,6 +90,7 @@ function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: strin
     });
   return entries.sort((x, y) => y.updated.getTime() - x.updated.getTime() || x.id.localeCompare(y.id));
 }
+type FollowEntry = ReturnType<typeof followEntries>[number];
 
 const BADGES = ['badge.json', 'badge.svg'] as const;
 const followDoc = (key: string, lang: Lang, name: FollowDocumentName, body: string) =>
@@ -211,12 +192,7 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
 /** Ids are tag URIs (RFC 4151): independent of where the API is hosted, identical in every language. */
 const TAG_PREFIX = 'tag:reset-status-api,2026:';
 
-interface FeedInput {
-  lang: Lang;
-  t: TFunction;
-  base: string;
-  entries: readonly FollowEntry[];
-}
+type FeedInput = { lang: Lang; t: TFunction; base: string; entries: readonly FollowEntry[] };
 
 // Characters XML 1.0 cannot carry at all (escaped or not), and lone surrogates: upstream text may hold them.
 const NOT_XML =
