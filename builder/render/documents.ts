@@ -299,7 +299,10 @@ function liveFacts(input: RenderInput, license: string) {
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
     common: commonMeta(license, credits),
     lastCheckAt: instantToSeconds(
-      input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
+      input.checks
+        .map((c) => c.checked_at)
+        .sort()
+        .at(-1) ?? null,
     ),
     current: latestChecks(input.checks),
     reachToday: computeReachToday(input.events, asOf),

@@ -49,18 +49,13 @@ export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
   return rtf.format(Math.round(s / 86400), 'day');
 }
 
-export function formatPercent(lang: Lang, p: number): string {
-  return formatter(
-    `${lang}:%`,
-    () => new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 }),
-  ).format(p);
+/** A number with at most `digits` decimals, or (`percent`) a share as a percentage with at most one. */
+export function formatNumber(lang: Lang, n: number, digits = 3, style?: 'percent'): string {
+  const options: Intl.NumberFormatOptions = { style, maximumFractionDigits: style ? 1 : digits };
+  return formatter(`${lang}:${style ?? digits}`, () => new Intl.NumberFormat(lang, options)).format(n);
 }
 
-export function formatNumber(lang: Lang, n: number, digits = 3): string {
-  return formatter(`${lang}:n${digits}`, () => new Intl.NumberFormat(lang, { maximumFractionDigits: digits })).format(
-    n,
-  );
-}
+export const formatPercent = (lang: Lang, p: number): string => formatNumber(lang, p, 1, 'percent');
 
 /** The URL when it is an absolute http(s) URL, else null: upstream links never become javascript:, data: or relative. */
 export function safeHref(url: string | null | undefined): string | null {

@@ -4,7 +4,7 @@
 // shares.
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
-import { hasReach, reachOf, type ReachToday } from '../model/reach.ts';
+import { type bankedResetWarning, hasReach, reachOf, type ReachToday } from '../model/reach.ts';
 import type { z } from 'zod';
 import type { Announcement, Event, Reach } from '../model/schemas.ts';
 import type { UpcomingDocSchema } from './schemas.ts';
@@ -69,11 +69,7 @@ const timeOfDay = (at: string, asOf: Date): string =>
   at.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(at).slice(11, 16)} UTC` : utcMinute(at);
 
 /** The banked-reset warning as latest and status show it; null when no global reset is announced or landing. */
-export function renderBankedWarning(
-  w: { kind: 'announced' | 'landing'; at: string | null } | null,
-  asOf: Date,
-  t: TFunction,
-) {
+export function renderBankedWarning(w: ReturnType<typeof bankedResetWarning>, asOf: Date, t: TFunction) {
   if (w === null) return null;
   const key = w.kind === 'landing' ? 'banked_landing' : w.at === null ? 'banked_announced' : 'banked_announced_at';
   return {
