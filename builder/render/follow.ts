@@ -139,6 +139,10 @@ function renderBadge(state: TodayState, t: TFunction): Record<(typeof BADGES)[nu
   return { 'badge.json': JSON.stringify({ schemaVersion: 1, ...badge }), 'badge.svg': makeBadge(badge) };
 }
 
+/** The text of `key`, with the tracker's credit when an entry came from it (codex-resets.com asks for a link back). */
+const credited = (t: TFunction, key: string, entries: readonly FollowEntry[]): string =>
+  entries.some((e) => e.fromTracker) ? `${t(key)} ${t('follow:credit')}` : t(key);
+
 /** A reset is an instant; calendars show zero-length events poorly, so each one lasts this long. */
 const CALENDAR_EVENT_MS = 30 * 60 * 1000;
 /**
@@ -161,9 +165,7 @@ function excerpt(text: string): string {
 function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[]): string {
   const cal = ical({
     name: t('follow:calendar.name'),
-    description: entries.some((e) => e.fromTracker)
-      ? `${t('follow:calendar.description')} ${t('follow:credit')}`
-      : t('follow:calendar.description'),
+    description: credited(t, 'follow:calendar.description', entries),
     prodId: { company: 'reset-status-api', product: 'calendar', language: lang.toUpperCase() },
     method: ICalCalendarMethod.PUBLISH,
     // REFRESH-INTERVAL (RFC 7986) and X-PUBLISHED-TTL: the builder runs every 15 minutes.
@@ -222,10 +224,7 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   const feed = new Feed({
     id: `${TAG_PREFIX}feed`,
     title: t('follow:feed.title'),
-    // codex-resets.com asks everyone who shows its data to link back to it.
-    description: entries.some((e) => e.fromTracker)
-      ? `${t('follow:feed.subtitle')} ${t('follow:credit')}`
-      : t('follow:feed.subtitle'),
+    description: credited(t, 'follow:feed.subtitle', entries),
     link: `${base}/${lang}/`,
     language: lang,
     updated: entries[0]?.updated ?? new Date(0),
