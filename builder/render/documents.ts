@@ -427,10 +427,7 @@ function renderContract(input: RenderInput, license: string): OutputDocument[] {
  * the unknown variants are made from them), and `stable()`, the event documents and the history pages, produced one at
  * a time in phase order as a sink consumes them (their number grows with the events).
  */
-export function renderApiParts(input: RenderInput): {
-  eager: OutputDocument[];
-  stable: () => Generator<OutputDocument>;
-} {
+export function renderApiParts(input: RenderInput) {
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const facts = liveFacts(input, license);
   return {
