@@ -39,9 +39,8 @@ interface FollowInput {
 export const eventAnchor = (id: string): string => `event-${id}`;
 
 /** The recorded resets the feeds and the calendar follow, newest first (the events come newest first). */
-export function followedEvents(events: readonly Event[], max: number): Event[] {
-  return events.filter((e) => e.type === 'global_reset' || e.type === 'banked_grant').slice(0, max);
-}
+export const followedEvents = (events: readonly Event[], max: number): Event[] =>
+  events.filter((e) => e.type === 'global_reset' || e.type === 'banked_grant').slice(0, max);
 
 /**
  * The entries of the feeds and the calendar in one language, newest first by their news time (`updated`, also the

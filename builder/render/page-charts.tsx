@@ -154,10 +154,8 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   const summary = summaryOf(w);
   // The table lists the newest events of the year, and every event the feeds and the calendar link to (their
   // anchors), however old: a link from a feed always lands on its row.
-  const listed = new Set<string>();
-  const rows = [...w.points.slice(0, MAX_TIMELINE_ROWS), ...followedEvents(events, FEED_MAX_ENTRIES).map(toPoint)]
-    .filter((p) => !listed.has(p.e.id) && listed.add(p.e.id))
-    .sort((a, b) => b.ms - a.ms);
+  const listed = [...w.points.slice(0, MAX_TIMELINE_ROWS), ...followedEvents(events, FEED_MAX_ENTRIES).map(toPoint)];
+  const rows = [...new Map(listed.map((p) => [p.e.id, p])).values()].sort((a, b) => b.ms - a.ms);
   return (
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>

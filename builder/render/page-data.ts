@@ -18,11 +18,7 @@ export type PageData = { [N in PageDocName]: Doc<N> };
 export type DocKeyOf = (lang: Lang, name: PageDocName) => string;
 export const apiDocKey: DocKeyOf = (lang, name) => `api/${lang}/${name}.json`;
 
-export function readPageData(
-  byKey: ReadonlyMap<string, OutputDocument>,
-  lang: Lang,
-  keyOf: DocKeyOf = apiDocKey,
-): PageData {
+export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf): PageData {
   // renderApi validated each of these documents against its schema moments ago: it is only parsed here.
   const read = (name: PageDocName): unknown => {
     const key = keyOf(lang, name);

@@ -98,9 +98,8 @@ export function renderReachToday(today: ReachToday | null, events: readonly Even
   };
 }
 
-export function announcementTypeName(a: Announcement, t: TFunction): string {
-  return a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`);
-}
+export const announcementTypeName = (a: Announcement, t: TFunction): string =>
+  a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`);
 
 /** The translated one-line summary: the announced type and, when the post named one, the time in UTC. */
 export function announcementSummary(a: Announcement, t: TFunction): string {

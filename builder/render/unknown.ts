@@ -13,9 +13,7 @@ import { translateDetail, translator } from './i18n.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
 
 /** The key segment of a variant: its date, or the dateless "builds stopped" one. */
-export function variantSegment(v: UnknownVariant): string {
-  return v.date ?? BUILDS_STOPPED_VARIANT;
-}
+export const variantSegment = (v: UnknownVariant): string => v.date ?? BUILDS_STOPPED_VARIANT;
 
 export function renderUnknownVariants(
   docs: readonly OutputDocument[],
