@@ -46,7 +46,7 @@ import {
   spliceLastArray,
   timesToSeconds,
 } from './values.ts';
-import { buildOpenApi, documentSchemas, type OpenApiOptions } from './openapi.ts';
+import { buildOpenApi, documentSchema, type OpenApiOptions } from './openapi.ts';
 import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } from './reach.ts';
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
@@ -380,8 +380,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
 
 /** The language-independent documents: the index, OpenAPI, the JSON Schemas, the license texts, the not-found answer. */
 function renderContract(input: RenderInput, license: string): OutputDocument[] {
-  const published = documentSchemas();
-  const names = Object.keys(published) as DocumentSchemaName[];
+  const names = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
   const index = {
     meta: { lang: 'en', ...commonMeta(license) },
     api_version: API_VERSION,
@@ -416,7 +415,7 @@ function renderContract(input: RenderInput, license: string): OutputDocument[] {
   return [
     jsonDoc('index', 'api/index.json', 'en', PHASE.summaries, index),
     outputDoc('api/openapi.json', JSON.stringify(buildOpenApi(input.openapi)), 'en', PHASE.schemas),
-    ...names.map((n) => outputDoc(`api/schemas/${n}.json`, JSON.stringify(published[n]), 'en', PHASE.schemas)),
+    ...names.map((n) => outputDoc(`api/schemas/${n}.json`, JSON.stringify(documentSchema(n)), 'en', PHASE.schemas)),
     outputDoc(LICENSE_KEY, renderLicense(input.archives), 'en', PHASE.leaves, TEXT_CONTENT_TYPE),
     jsonDoc('error', NOT_FOUND_KEY, NOT_FOUND_CONTENT_LANGUAGE, PHASE.leaves, notFound),
   ];

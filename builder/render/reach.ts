@@ -5,9 +5,7 @@
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
 import { type bankedResetWarning, hasReach, reachOf, type ReachToday } from '../model/reach.ts';
-import type { z } from 'zod';
 import type { Announcement, Event, Reach } from '../model/schemas.ts';
-import type { UpcomingDocSchema } from './schemas.ts';
 
 /** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
 const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
@@ -112,7 +110,7 @@ export function announcementSummary(a: Announcement, t: TFunction): string {
   });
 }
 
-export function renderUpcoming(a: Announcement | null, t: TFunction): z.infer<typeof UpcomingDocSchema> | null {
+export function renderUpcoming(a: Announcement | null, t: TFunction) {
   if (a === null) return null;
   return {
     id: a.id,

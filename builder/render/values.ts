@@ -79,6 +79,5 @@ export const timesToSeconds = <T>(value: T): T =>
   mapLeaves(value, (v, key) => (typeof v === 'string' && TIME_FIELD.test(key) ? instantToSeconds(v) : v));
 
 /** One instant (or date) in the API's format, to the second; a date, or null, as it is. */
-export function instantToSeconds<T extends string | null>(value: T): T {
-  return (value !== null && INSTANT_WITH_FRACTION.test(value) ? formatInstant(value) : value) as T;
-}
+export const instantToSeconds = <T extends string | null>(value: T): T =>
+  (value !== null && INSTANT_WITH_FRACTION.test(value) ? formatInstant(value) : value) as T;
