@@ -85,14 +85,12 @@ export function renderReachToday(today: ReachToday | null, events: readonly Even
     .filter((e): e is Event => e !== undefined)
     .map((e) => renderReach(e, t)?.summary ?? '');
   const until = today.propagating_until;
-  // "17:30 UTC" on the day of the build, the full date when the window ends on another day.
-  const time = until === null ? null : timeOfDay(until, asOf);
   return {
     event_ids: [...today.event_ids],
     plans: { ...today.plans },
     summary: summaries.join(' / '),
     propagating_until: until === null ? null : formatInstant(until),
-    note: time === null ? null : t('common:reach.propagating_until', { time }),
+    note: until === null ? null : t('common:reach.propagating_until', { time: timeOfDay(until, asOf) }),
   };
 }
 
