@@ -46,7 +46,7 @@ import {
   spliceLastArray,
   timesToSeconds,
 } from './values.ts';
-import { buildOpenApi, documentSchemas, type OpenApiOptions } from './openapi.ts';
+import { buildOpenApi, documentSchema, type OpenApiOptions } from './openapi.ts';
 import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } from './reach.ts';
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
@@ -125,11 +125,9 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
 
 /** The latest check of each source, in a stable order. */
 function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
-  const by = new Map<string, SourceCheck>();
-  for (const c of checks) {
-    const prev = by.get(c.source);
-    if (!prev || Date.parse(c.checked_at) >= Date.parse(prev.checked_at)) by.set(c.source, c);
-  }
+  // Oldest first (a stable sort: of equal times the later stays later), so each source's newest check wins.
+  const oldestFirst = checks.toSorted((a, b) => Date.parse(a.checked_at) - Date.parse(b.checked_at));
+  const by = new Map(oldestFirst.map((c) => [c.source, c]));
   return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 
@@ -301,7 +299,10 @@ function liveFacts(input: RenderInput, license: string) {
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
     common: commonMeta(license, credits),
     lastCheckAt: instantToSeconds(
-      input.checks.reduce<string | null>((m, c) => (m === null || c.checked_at > m ? c.checked_at : m), null),
+      input.checks
+        .map((c) => c.checked_at)
+        .sort()
+        .at(-1) ?? null,
     ),
     current: latestChecks(input.checks),
     reachToday: computeReachToday(input.events, asOf),
@@ -379,8 +380,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
 
 /** The language-independent documents: the index, OpenAPI, the JSON Schemas, the license texts, the not-found answer. */
 function renderContract(input: RenderInput, license: string): OutputDocument[] {
-  const published = documentSchemas();
-  const names = Object.keys(published) as DocumentSchemaName[];
+  const names = Object.keys(DOCUMENT_SCHEMAS) as DocumentSchemaName[];
   const index = {
     meta: { lang: 'en', ...commonMeta(license) },
     api_version: API_VERSION,
@@ -415,7 +415,7 @@ function renderContract(input: RenderInput, license: string): OutputDocument[] {
   return [
     jsonDoc('index', 'api/index.json', 'en', PHASE.summaries, index),
     outputDoc('api/openapi.json', JSON.stringify(buildOpenApi(input.openapi)), 'en', PHASE.schemas),
-    ...names.map((n) => outputDoc(`api/schemas/${n}.json`, JSON.stringify(published[n]), 'en', PHASE.schemas)),
+    ...names.map((n) => outputDoc(`api/schemas/${n}.json`, JSON.stringify(documentSchema(n)), 'en', PHASE.schemas)),
     outputDoc(LICENSE_KEY, renderLicense(input.archives), 'en', PHASE.leaves, TEXT_CONTENT_TYPE),
     jsonDoc('error', NOT_FOUND_KEY, NOT_FOUND_CONTENT_LANGUAGE, PHASE.leaves, notFound),
   ];
@@ -426,10 +426,7 @@ function renderContract(input: RenderInput, license: string): OutputDocument[] {
  * the unknown variants are made from them), and `stable()`, the event documents and the history pages, produced one at
  * a time in phase order as a sink consumes them (their number grows with the events).
  */
-export function renderApiParts(input: RenderInput): {
-  eager: OutputDocument[];
-  stable: () => Generator<OutputDocument>;
-} {
+export function renderApiParts(input: RenderInput) {
   const license = input.archives.map((a) => a.notice).join(' ') || 'No third-party data.';
   const facts = liveFacts(input, license);
   return {

@@ -35,43 +35,22 @@ interface FollowInput {
   publicUrl: string;
 }
 
-/** One entry of the feeds and the calendar, already in one language. */
-interface FollowEntry {
-  kind: 'reset' | 'announcement';
-  /** The event or announcement id; an announcement takes the id its recorded reset will have. */
-  id: string;
-  title: string;
-  summary: string;
-  /** The original words (evidence or announcement), never translated. */
-  text: string;
-  /** When it happened, or is to happen (an announcement's scheduled_for): the calendar event's time. */
-  at: Date;
-  /** When the entry's news appeared (an announcement's announced_at): feed order, `updated` and DTSTAMP. */
-  updated: Date;
-  /** `day` precision: an all-day calendar event. */
-  allDay: boolean;
-  /** Whether `at` is a real time: a reset's, or an announcement's scheduled_for (only these go in the calendar). */
-  scheduled: boolean;
-  /** The human page, at the entry's anchor: what a person following the feed or calendar opens. */
-  link: string;
-  /** The entry's JSON document (the event, or /api/latest for an announcement): the alternate link. */
-  json: string;
-  sourceUrl: string | null;
-  /** From the upstream tracker's API (a tracker record, or its announcement): the feed and calendar credit it. */
-  fromTracker: boolean;
-}
-
 /** The page's anchor for a listed event (page-charts.tsx writes it): `/<lang>/#event-<id>`. */
 export const eventAnchor = (id: string): string => `event-${id}`;
 
 /** The recorded resets the feeds and the calendar follow, newest first (the events come newest first). */
-export function followedEvents(events: readonly Event[], max: number): Event[] {
-  return events.filter((e) => e.type === 'global_reset' || e.type === 'banked_grant').slice(0, max);
-}
+export const followedEvents = (events: readonly Event[], max: number): Event[] =>
+  events.filter((e) => e.type === 'global_reset' || e.type === 'banked_grant').slice(0, max);
 
-/** The entries in one language, newest first: recorded resets and the announcement (if any), by their news time. */
-function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: string): FollowEntry[] {
-  const entries = followedEvents(input.events, CALENDAR_MAX_EVENTS).map((e): FollowEntry => {
+/**
+ * The entries of the feeds and the calendar in one language, newest first by their news time (`updated`, also the
+ * feeds' `updated` and DTSTAMP): the recorded resets and the announcement (if any). An announcement takes the id its
+ * recorded reset will have; its `at` is its scheduled_for, and only a real time (`scheduled`) goes in the calendar.
+ * `link` is the human page's anchor a follower opens, `json` the entry's document (the alternate link); `text` is the
+ * original words, never translated; a `fromTracker` entry came from the tracker's API, which the feeds then credit.
+ */
+function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: string) {
+  const entries = followedEvents(input.events, CALENDAR_MAX_EVENTS).map((e) => {
     const r = renderEvent(e, lang, t);
     const at = new Date(eventMs(e));
     return {
@@ -110,6 +89,7 @@ function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: strin
     });
   return entries.sort((x, y) => y.updated.getTime() - x.updated.getTime() || x.id.localeCompare(y.id));
 }
+type FollowEntry = ReturnType<typeof followEntries>[number];
 
 const BADGES = ['badge.json', 'badge.svg'] as const;
 const followDoc = (key: string, lang: Lang, name: FollowDocumentName, body: string) =>
@@ -133,14 +113,11 @@ export function renderFollow(input: FollowInput): OutputDocument[] {
     const t = translator(lang);
     const all = followEntries(input, lang, t, base);
     const feed = { lang, t, base, entries: all.slice(0, FEED_MAX_ENTRIES + (input.upcoming ? 1 : 0)) };
+    const calendar = all.filter((e) => e.scheduled);
     const bodies: Record<FollowDocumentName, string> = {
       'feed.atom': renderAtom(feed),
       'feed.json': renderJsonFeed(feed),
-      'calendar.ics': renderCalendar(
-        lang,
-        t,
-        all.filter((e) => e.scheduled),
-      ),
+      'calendar.ics': renderCalendar(lang, t, calendar),
       ...renderBadge(input.today.state, t),
     };
     const names = Object.keys(bodies) as FollowDocumentName[];
@@ -160,6 +137,10 @@ function renderBadge(state: TodayState, t: TFunction): Record<(typeof BADGES)[nu
   const badge = { label: t('follow:badge.label'), message: t(`follow:badge.${state}`), color: BADGE_COLORS[state] };
   return { 'badge.json': JSON.stringify({ schemaVersion: 1, ...badge }), 'badge.svg': makeBadge(badge) };
 }
+
+/** The text of `key`, with the tracker's credit when an entry came from it (codex-resets.com asks for a link back). */
+const credited = (t: TFunction, key: string, entries: readonly FollowEntry[]): string =>
+  entries.some((e) => e.fromTracker) ? `${t(key)} ${t('follow:credit')}` : t(key);
 
 /** A reset is an instant; calendars show zero-length events poorly, so each one lasts this long. */
 const CALENDAR_EVENT_MS = 30 * 60 * 1000;
@@ -183,9 +164,7 @@ function excerpt(text: string): string {
 function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[]): string {
   const cal = ical({
     name: t('follow:calendar.name'),
-    description: entries.some((e) => e.fromTracker)
-      ? `${t('follow:calendar.description')} ${t('follow:credit')}`
-      : t('follow:calendar.description'),
+    description: credited(t, 'follow:calendar.description', entries),
     prodId: { company: 'reset-status-api', product: 'calendar', language: lang.toUpperCase() },
     method: ICalCalendarMethod.PUBLISH,
     // REFRESH-INTERVAL (RFC 7986) and X-PUBLISHED-TTL: the builder runs every 15 minutes.
@@ -214,12 +193,7 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
 /** Ids are tag URIs (RFC 4151): independent of where the API is hosted, identical in every language. */
 const TAG_PREFIX = 'tag:reset-status-api,2026:';
 
-interface FeedInput {
-  lang: Lang;
-  t: TFunction;
-  base: string;
-  entries: readonly FollowEntry[];
-}
+type FeedInput = { lang: Lang; t: TFunction; base: string; entries: readonly FollowEntry[] };
 
 // Characters XML 1.0 cannot carry at all (escaped or not), and lone surrogates: upstream text may hold them.
 const NOT_XML =
@@ -249,10 +223,7 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   const feed = new Feed({
     id: `${TAG_PREFIX}feed`,
     title: t('follow:feed.title'),
-    // codex-resets.com asks everyone who shows its data to link back to it.
-    description: entries.some((e) => e.fromTracker)
-      ? `${t('follow:feed.subtitle')} ${t('follow:credit')}`
-      : t('follow:feed.subtitle'),
+    description: credited(t, 'follow:feed.subtitle', entries),
     link: `${base}/${lang}/`,
     language: lang,
     updated: entries[0]?.updated ?? new Date(0),

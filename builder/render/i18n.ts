@@ -59,10 +59,7 @@ void instance.init({
   returnNull: false,
 });
 
-/** The language's `t`: i18next's fixed `t` for it. */
-export function translator(lang: Lang): TFunction {
-  return instance.getFixedT(lang);
-}
+export const translator = (lang: Lang): TFunction => instance.getFixedT(lang);
 
 /** Translates a Detail whose code is `ns:key` or a key of the common namespace. */
 export function translateDetail(t: TFunction, d: Detail, ns: Namespace = 'common'): string {

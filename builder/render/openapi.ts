@@ -31,14 +31,9 @@ const ref = (kind: 'schemas' | 'headers' | 'responses' | 'parameters', id: strin
 const openSchema = (schema: unknown): Record<string, unknown> =>
   JSON.parse(JSON.stringify(schema), (k, v: unknown) => (k === 'additionalProperties' && v === false ? undefined : v));
 
-/** The open JSON Schema of every document (api/schemas/<name>.json); the build's own check stays strict. */
-export const documentSchemas = (): Record<DocumentSchemaName, Record<string, unknown>> =>
-  Object.fromEntries(
-    Object.entries(DOCUMENT_SCHEMAS).map(([n, s]) => [
-      n,
-      openSchema(z.toJSONSchema(s, { target: 'draft-2020-12', io: 'output' })),
-    ]),
-  ) as Record<DocumentSchemaName, Record<string, unknown>>;
+/** The open JSON Schema of a document (api/schemas/<name>.json); the build's own check stays strict. */
+export const documentSchema = (name: DocumentSchemaName) =>
+  openSchema(z.toJSONSchema(DOCUMENT_SCHEMAS[name], { target: 'draft-2020-12', io: 'output' }));
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 
@@ -100,7 +95,6 @@ const param = (name: string, where: 'query' | 'path', description: string, schem
 });
 
 interface PathSpec {
-  path: string;
   id: string;
   tag: string;
   summary: string;
@@ -108,14 +102,13 @@ interface PathSpec {
   /** The body of a 200: a component schema id, or an inline media type map. */
   body: string | Record<string, unknown>;
   params?: ReturnType<typeof param>[];
-  /** Whether `lang` selects the language (false: the document is language-independent; `lang` is still validated). */
-  localized?: boolean;
 }
 
 function operations(p: PathSpec): Record<string, unknown> {
   const params = p.params ?? [];
   const parameters = [
-    ...(p.localized === false ? [] : [ref('parameters', 'lang')]),
+    // The contract's documents are language-independent: no `lang` parameter (the edge still validates one).
+    ...(p.tag === 'Contract' ? [] : [ref('parameters', 'lang')]),
     ...params.filter((x) => x.in === 'query'),
   ];
   const pathParams = params.filter((x) => x.in === 'path');
@@ -176,18 +169,15 @@ const BADGE_SCHEMA = {
   },
 };
 
-const PATHS: PathSpec[] = [
-  {
-    path: '/api',
+const PATHS: Record<string, PathSpec> = {
+  '/api': {
     id: 'index',
     tag: 'Contract',
     summary: 'The index',
     description: 'Languages, types, endpoints and where the contract lives. Language-independent and stable.',
     body: 'Index',
-    localized: false,
   },
-  {
-    path: '/api/latest',
+  '/api/latest': {
     id: 'latest',
     tag: 'Today',
     summary: "Today's answer and the latest resets",
@@ -195,8 +185,7 @@ const PATHS: PathSpec[] = [
       'Whether a global reset happened today (`reset`: true, false, or null when unknown), the latest recorded and the latest verified global reset. Live: carries `meta.generated_at` and `meta.stale_after`.',
     body: 'Latest',
   },
-  {
-    path: '/api/status',
+  '/api/status': {
     id: 'status',
     tag: 'Today',
     summary: "Today's state with its sources",
@@ -204,8 +193,7 @@ const PATHS: PathSpec[] = [
       "Today's state, the 10 most recent events, the latest check of every source and the official upstream status. Live.",
     body: 'Status',
   },
-  {
-    path: '/api/history',
+  '/api/history': {
     id: 'history',
     tag: 'History',
     summary: 'Recorded events, newest first',
@@ -226,8 +214,7 @@ const PATHS: PathSpec[] = [
       ),
     ],
   },
-  {
-    path: '/api/events/{id}',
+  '/api/events/{id}': {
     id: 'event',
     tag: 'History',
     summary: 'One event',
@@ -235,8 +222,7 @@ const PATHS: PathSpec[] = [
     body: 'EventResponse',
     params: [param('id', 'path', 'The event id.', { type: 'string', pattern: EVENT_ID_PATTERN_SOURCE })],
   },
-  {
-    path: '/api/forecast',
+  '/api/forecast': {
     id: 'forecast',
     tag: 'Forecast',
     summary: 'Chance of a global reset within 24h and 48h',
@@ -244,48 +230,36 @@ const PATHS: PathSpec[] = [
       'Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live.',
     body: 'Forecast',
   },
-  {
-    path: '/api/accuracy',
+  '/api/accuracy': {
     id: 'accuracy',
     tag: 'Forecast',
     summary: 'How good past forecasts were',
     description: 'Brier scores of the as-issued forecasts of the last 30 days next to climatology. Live.',
     body: 'Accuracy',
   },
-  {
-    path: '/api/signals',
+  '/api/signals': {
     id: 'signals',
     tag: 'Today',
     summary: 'Public signals awaiting review',
     description: 'Feed items and Codex incidents that may point at a reset; never counted as resets. Live.',
     body: 'Signals',
   },
-  {
-    path: '/api/openapi.json',
+  '/api/openapi.json': {
     id: 'openApi',
     tag: 'Contract',
     summary: 'This OpenAPI document',
     description: 'OpenAPI 3.1, generated from the schemas the build validates against. Stable.',
     body: { 'application/json': { schema: { type: 'object' } } },
-    localized: false,
   },
-  {
-    path: '/api/schemas/{name}.json',
+  '/api/schemas/{name}.json': {
     id: 'schema',
     tag: 'Contract',
     summary: 'JSON Schema of one document',
     description: 'JSON Schema 2020-12 of one document. Open: it accepts fields added later. Stable.',
     body: { 'application/json': { schema: { type: 'object' } } },
-    params: [
-      param('name', 'path', 'The document name.', {
-        type: 'string',
-        enum: Object.keys(DOCUMENT_SCHEMAS),
-      }),
-    ],
-    localized: false,
+    params: [param('name', 'path', 'The document name.', { type: 'string', enum: Object.keys(DOCUMENT_SCHEMAS) })],
   },
-  {
-    path: '/api/feed.atom',
+  '/api/feed.atom': {
     id: 'feedAtom',
     tag: 'Follow',
     summary: 'Atom feed of recorded and announced resets',
@@ -293,8 +267,7 @@ const PATHS: PathSpec[] = [
       "Atom (RFC 4287): the announced reset (if any) and the 50 most recent global resets and banked grants, newest first. Entry ids are tag URIs, the same in every language. Stable: `updated` is the newest entry's time.",
     body: body('feed.atom', { type: 'string', description: 'An Atom document.' }),
   },
-  {
-    path: '/api/feed.json',
+  '/api/feed.json': {
     id: 'feedJson',
     tag: 'Follow',
     summary: 'JSON Feed 1.1 of recorded and announced resets',
@@ -323,8 +296,7 @@ const PATHS: PathSpec[] = [
       },
     }),
   },
-  {
-    path: '/api/calendar.ics',
+  '/api/calendar.ics': {
     id: 'calendar',
     tag: 'Follow',
     summary: 'iCalendar of recorded resets and announced resets with a time',
@@ -332,42 +304,36 @@ const PATHS: PathSpec[] = [
       'iCalendar (RFC 5545): one event per recorded reset and per announced reset with `scheduled_for`; UIDs are `<id>@reset-status-api`, the same in every language, and an announcement keeps its UID once its reset is recorded. Stable.',
     body: body('calendar.ics', { type: 'string', description: 'An iCalendar document.' }),
   },
-  {
-    path: '/api/badge.json',
+  '/api/badge.json': {
     id: 'badgeJson',
     tag: 'Follow',
     summary: "Today's state as a shields.io endpoint badge",
     description: "Today's state in the language. Live, like /api/latest.",
     body: body('badge.json', BADGE_SCHEMA),
   },
-  {
-    path: '/api/badge.svg',
+  '/api/badge.svg': {
     id: 'badgeSvg',
     tag: 'Follow',
     summary: "Today's state as an SVG badge",
     description: 'The same badge as a self-contained SVG. Live.',
     body: body('badge.svg', { type: 'string', description: 'An SVG image.' }),
   },
-  {
-    path: `/${LICENSE_KEY}`,
+  [`/${LICENSE_KEY}`]: {
     id: 'license',
     tag: 'Contract',
     summary: 'License texts of the third-party data',
     description: 'The full license text of every archive the data is derived from (`meta.license_url`). Stable.',
     body: { 'text/plain': { schema: { type: 'string' } } },
-    localized: false,
   },
-];
+};
 
+/** The paragraphs of `info.description`. */
 const DESCRIPTION = [
   'Has OpenAI reset Codex usage limits for everyone today, and will it happen soon? Static JSON rebuilt every 15 minutes; every response is cacheable for 30 seconds and open to any origin.',
-  '',
   '**Unknown fields.** The published schemas accept added fields, and a client must ignore fields it does not know: new fields are added without a new `api_version`.',
-  '',
   "**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight; past it the CDN answers `unknown`, with `today.date` the reader's UTC date for 3 dates after the last build and `null` after that, when builds have stopped: it names no day rather than a wrong one; `today.explanation` says why, from the same facts `/api/status` shows). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.",
-  '',
   '**Errors** are `{"error": {"status", "code", "message", "valid_values"?, "messages"?}, "meta": {"lang"}}`; `code` is one of the `Error` schema\'s enum.',
-].join('\n');
+].join('\n\n');
 
 export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown> {
   // Every response schema carries a `.meta({ id })`, so each becomes one named component.
@@ -412,7 +378,7 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown>
       { name: 'Follow', description: 'Feeds, a calendar and a badge to follow resets without polling.' },
       { name: 'Contract', description: 'The index, the OpenAPI document, the JSON Schemas and the license texts.' },
     ],
-    paths: Object.fromEntries(PATHS.map((p) => [p.path, operations(p)])),
+    paths: Object.fromEntries(Object.entries(PATHS).map(([path, p]) => [path, operations(p)])),
     components: { schemas: openSchema(schemas), headers: HEADERS, responses: RESPONSES, parameters: { lang } },
   };
 }

@@ -1,7 +1,7 @@
 // Pure: the page's two inline SVG charts, each with a text alternative (a summary as its accessible name and a table
 // with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
 import type { ComponentChildren } from 'preact';
-import type { EventType } from '../contract.ts';
+import { EVENT_TYPES, type EventType } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
 import type { AccuracyDoc, PageData } from './page-data.ts';
@@ -16,7 +16,6 @@ const TIMELINE_DAYS = 365;
 const RECENT_DAYS = 92;
 /** Rows in the timeline's table (the newest); this bounds the page's weight, /api/history has every event. */
 const MAX_TIMELINE_ROWS = 60;
-const KINDS: readonly EventType[] = ['global_reset', 'banked_grant', 'policy_change'];
 
 /** viewBox widths: the year at desktop width, the recent months at phone width (text stays about 12 px). */
 const W_YEAR = 720;
@@ -72,7 +71,7 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
   return (
     <svg class={`timeline ${id}`} viewBox={`0 0 ${W} 130`} role="img" aria-labelledby={`${id}-title`}>
       <title id={`${id}-title`}>{summary}</title>
-      {KINDS.map((k) => (
+      {EVENT_TYPES.map((k) => (
         <line class="axis" x1={LEFT} x2={W - RIGHT} y1={LANE_Y[k]} y2={LANE_Y[k]} />
       ))}
       {months.map((m) => (
@@ -83,7 +82,7 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
           </text>
         </g>
       ))}
-      {KINDS.flatMap((k) =>
+      {EVENT_TYPES.flatMap((k) =>
         (['verified', 'archived'] as const).map((status) => (
           <g class={`k-${k} m ${status}`}>
             {points
@@ -155,10 +154,8 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
   const summary = summaryOf(w);
   // The table lists the newest events of the year, and every event the feeds and the calendar link to (their
   // anchors), however old: a link from a feed always lands on its row.
-  const listed = new Set<string>();
-  const rows = [...w.points.slice(0, MAX_TIMELINE_ROWS), ...followedEvents(events, FEED_MAX_ENTRIES).map(toPoint)]
-    .filter((p) => !listed.has(p.e.id) && listed.add(p.e.id))
-    .sort((a, b) => b.ms - a.ms);
+  const listed = [...w.points.slice(0, MAX_TIMELINE_ROWS), ...followedEvents(events, FEED_MAX_ENTRIES).map(toPoint)];
+  const rows = [...new Map(listed.map((p) => [p.e.id, p])).values()].sort((a, b) => b.ms - a.ms);
   return (
     <section id="timeline" aria-labelledby="tl-h">
       <h2 id="tl-h">{t('page:timeline.heading')}</h2>
@@ -168,7 +165,7 @@ export function Timeline({ ctx, events }: { ctx: Ctx; events: readonly Event[] }
       </div>
       <p>{summary}</p>
       <ul class="legend" aria-label={t('page:timeline.legend')}>
-        {KINDS.map((k) => (
+        {EVENT_TYPES.map((k) => (
           <LegendItem label={t(`common:type.${k}`)}>
             <g class={`k-${k}`}>
               <Mark kind={k} x={8} y={8.5} filled={true} />

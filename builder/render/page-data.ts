@@ -11,29 +11,20 @@ export type EventDoc = NonNullable<Doc<'latest'>['latestReset']>;
 /** An announced reset as `/api/latest` carries it in `upcoming`. */
 export type UpcomingView = NonNullable<Doc<'latest'>['upcoming']>;
 
-export type PageDocName = 'latest' | 'status' | 'forecast' | 'accuracy' | 'signals';
+const PAGE_DOCS = ['latest', 'status', 'forecast', 'accuracy', 'signals'] as const;
+export type PageDocName = (typeof PAGE_DOCS)[number];
 export type PageData = { [N in PageDocName]: Doc<N> };
 /** Where a language's document lies among the run's documents; another layout (an `unknown` variant) passes its own. */
 export type DocKeyOf = (lang: Lang, name: PageDocName) => string;
 export const apiDocKey: DocKeyOf = (lang, name) => `api/${lang}/${name}.json`;
 
-export function readPageData(
-  byKey: ReadonlyMap<string, OutputDocument>,
-  lang: Lang,
-  keyOf: DocKeyOf = apiDocKey,
-): PageData {
+export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf): PageData {
   // renderApi validated each of these documents against its schema moments ago: it is only parsed here.
-  const read = <N extends PageDocName>(name: N): Doc<N> => {
+  const read = (name: PageDocName): unknown => {
     const key = keyOf(lang, name);
     const d = byKey.get(key);
     if (!d) throw new Error(`[render/page] the page needs ${key}, which this run did not render`);
-    return JSON.parse(d.body) as Doc<N>;
+    return JSON.parse(d.body);
   };
-  return {
-    latest: read('latest'),
-    status: read('status'),
-    forecast: read('forecast'),
-    accuracy: read('accuracy'),
-    signals: read('signals'),
-  };
+  return Object.fromEntries(PAGE_DOCS.map((name) => [name, read(name)])) as PageData;
 }

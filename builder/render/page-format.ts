@@ -2,18 +2,12 @@
 // the one rule for links to elsewhere (http: and https: only). The inline script formats with the same options.
 import type { Lang } from '../contract.ts';
 
-const TIME_OPTIONS: Intl.DateTimeFormatOptions = {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-  timeZone: 'UTC',
-  timeZoneName: 'short',
-};
-const DATE_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' };
-const MONTH_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', timeZone: 'UTC' };
+const DATE = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' } as const;
+const DATE_OPTIONS = {
+  time: { ...DATE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' },
+  date: DATE,
+  month: { month: 'short', timeZone: 'UTC' },
+} as const satisfies Record<string, Intl.DateTimeFormatOptions>;
 
 /** Building an Intl formatter costs far more than using one, and a page formats hundreds of values with a few. */
 const formatters = new Map<string, { format(...args: never[]): string }>();
@@ -23,20 +17,19 @@ function formatter<F extends { format(...args: never[]): string }>(id: string, m
   return f;
 }
 
+const dateTime = (lang: Lang, kind: keyof typeof DATE_OPTIONS) =>
+  formatter(`${lang}:${kind}`, () => new Intl.DateTimeFormat(lang, DATE_OPTIONS[kind]));
+
 /** An instant as the reader of `lang` writes it, in UTC (the zone is named); a plain date stays a date. */
 export function formatUtc(lang: Lang, iso: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return formatDate(lang, iso);
-  return formatter(`${lang}:time`, () => new Intl.DateTimeFormat(lang, TIME_OPTIONS)).format(new Date(iso));
+  return dateTime(lang, 'time').format(new Date(iso));
 }
 
-export function formatDate(lang: Lang, isoDate: string): string {
-  const f = formatter(`${lang}:date`, () => new Intl.DateTimeFormat(lang, DATE_OPTIONS));
-  return f.format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
-}
+export const formatDate = (lang: Lang, isoDate: string): string =>
+  dateTime(lang, 'date').format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
 
-export function formatMonth(lang: Lang, d: Date): string {
-  return formatter(`${lang}:month`, () => new Intl.DateTimeFormat(lang, MONTH_OPTIONS)).format(d);
-}
+export const formatMonth = (lang: Lang, d: Date): string => dateTime(lang, 'month').format(d);
 
 /** "4 minutes ago" for `iso` seen from `asOf`, by Intl.RelativeTimeFormat. */
 export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
@@ -49,18 +42,13 @@ export function formatRelative(lang: Lang, iso: string, asOf: Date): string {
   return rtf.format(Math.round(s / 86400), 'day');
 }
 
-export function formatPercent(lang: Lang, p: number): string {
-  return formatter(
-    `${lang}:%`,
-    () => new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 }),
-  ).format(p);
+/** A number with at most `digits` decimals, or (`percent`) a share as a percentage with at most one. */
+export function formatNumber(lang: Lang, n: number, digits = 3, style?: 'percent'): string {
+  const options: Intl.NumberFormatOptions = { style, maximumFractionDigits: style ? 1 : digits };
+  return formatter(`${lang}:${style ?? digits}`, () => new Intl.NumberFormat(lang, options)).format(n);
 }
 
-export function formatNumber(lang: Lang, n: number, digits = 3): string {
-  return formatter(`${lang}:n${digits}`, () => new Intl.NumberFormat(lang, { maximumFractionDigits: digits })).format(
-    n,
-  );
-}
+export const formatPercent = (lang: Lang, p: number): string => formatNumber(lang, p, 1, 'percent');
 
 /** The URL when it is an absolute http(s) URL, else null: upstream links never become javascript:, data: or relative. */
 export function safeHref(url: string | null | undefined): string | null {

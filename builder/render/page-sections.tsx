@@ -39,17 +39,14 @@ export function StackRow(props: { heads: readonly string[]; cells: ComponentChil
   const { heads, cells, classes = [] } = props;
   return (
     <tr>
-      {cells.map((cell, i) =>
-        i === 0 ? (
-          <th scope="row" class={classes[0]} data-label={heads[0]}>
+      {cells.map((cell, i) => {
+        const Cell = i === 0 ? 'th' : 'td';
+        return (
+          <Cell scope={i === 0 ? 'row' : undefined} class={classes[i]} data-label={heads[i]}>
             {cell}
-          </th>
-        ) : (
-          <td class={classes[i]} data-label={heads[i]}>
-            {cell}
-          </td>
-        ),
-      )}
+          </Cell>
+        );
+      })}
     </tr>
   );
 }
@@ -276,15 +273,13 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
           {shown.map((s) => {
             const href = safeHref(s.url);
             const when = s.published_at ?? s.first_seen_at;
+            // A link only to an http(s) URL; the title alone otherwise.
+            const Title = href === null ? 'span' : 'a';
             return (
               <li>
-                {href === null ? (
-                  <span class="signal-title">{s.title}</span>
-                ) : (
-                  <a class="signal-title" href={href}>
-                    {s.title}
-                  </a>
-                )}{' '}
+                <Title class="signal-title" {...(href === null ? {} : { href })}>
+                  {s.title}
+                </Title>{' '}
                 <small>
                   {s.source} · <Time lang={lang} iso={when} />
                 </small>

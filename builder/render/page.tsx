@@ -152,17 +152,11 @@ export function renderPages(input: {
   docKeyOf?: DocKeyOf;
   pageKeyOf?: (lang: Lang) => string;
 }): OutputDocument[] {
+  const { asOf, events, docKeyOf = apiDocKey, pageKeyOf = pageKey } = input;
   const byKey = new Map(input.docs.map((d) => [d.key, d]));
   return LANGS.map((lang) => {
-    const data = readPageData(byKey, lang, input.docKeyOf ?? apiDocKey);
-    const ctx: Ctx = { lang, t: translator(lang), asOf: input.asOf };
-    const html = renderToString(<Page ctx={ctx} data={data} events={input.events} />);
-    return outputDoc(
-      (input.pageKeyOf ?? pageKey)(lang),
-      `<!doctype html>${html}`,
-      lang,
-      PHASE.summaries,
-      HTML_CONTENT_TYPE,
-    );
+    const ctx: Ctx = { lang, t: translator(lang), asOf };
+    const html = renderToString(<Page ctx={ctx} data={readPageData(byKey, lang, docKeyOf)} events={events} />);
+    return outputDoc(pageKeyOf(lang), `<!doctype html>${html}`, lang, PHASE.summaries, HTML_CONTENT_TYPE);
   });
 }

@@ -4,10 +4,8 @@
 // shares.
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
-import { hasReach, reachOf, type ReachToday } from '../model/reach.ts';
-import type { z } from 'zod';
+import { type bankedResetWarning, hasReach, reachOf, type ReachToday } from '../model/reach.ts';
 import type { Announcement, Event, Reach } from '../model/schemas.ts';
-import type { UpcomingDocSchema } from './schemas.ts';
 
 /** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
 const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
@@ -69,11 +67,7 @@ const timeOfDay = (at: string, asOf: Date): string =>
   at.slice(0, 10) === asOf.toISOString().slice(0, 10) ? `${formatInstant(at).slice(11, 16)} UTC` : utcMinute(at);
 
 /** The banked-reset warning as latest and status show it; null when no global reset is announced or landing. */
-export function renderBankedWarning(
-  w: { kind: 'announced' | 'landing'; at: string | null } | null,
-  asOf: Date,
-  t: TFunction,
-) {
+export function renderBankedWarning(w: ReturnType<typeof bankedResetWarning>, asOf: Date, t: TFunction) {
   if (w === null) return null;
   const key = w.kind === 'landing' ? 'banked_landing' : w.at === null ? 'banked_announced' : 'banked_announced_at';
   return {
@@ -91,20 +85,17 @@ export function renderReachToday(today: ReachToday | null, events: readonly Even
     .filter((e): e is Event => e !== undefined)
     .map((e) => renderReach(e, t)?.summary ?? '');
   const until = today.propagating_until;
-  // "17:30 UTC" on the day of the build, the full date when the window ends on another day.
-  const time = until === null ? null : timeOfDay(until, asOf);
   return {
     event_ids: [...today.event_ids],
     plans: { ...today.plans },
     summary: summaries.join(' / '),
     propagating_until: until === null ? null : formatInstant(until),
-    note: time === null ? null : t('common:reach.propagating_until', { time }),
+    note: until === null ? null : t('common:reach.propagating_until', { time: timeOfDay(until, asOf) }),
   };
 }
 
-export function announcementTypeName(a: Announcement, t: TFunction): string {
-  return a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`);
-}
+export const announcementTypeName = (a: Announcement, t: TFunction): string =>
+  a.type === null ? t('follow:upcoming.unknown_type') : t(`common:type.${a.type}`);
 
 /** The translated one-line summary: the announced type and, when the post named one, the time in UTC. */
 export function announcementSummary(a: Announcement, t: TFunction): string {
@@ -117,7 +108,7 @@ export function announcementSummary(a: Announcement, t: TFunction): string {
   });
 }
 
-export function renderUpcoming(a: Announcement | null, t: TFunction): z.infer<typeof UpcomingDocSchema> | null {
+export function renderUpcoming(a: Announcement | null, t: TFunction) {
   if (a === null) return null;
   return {
     id: a.id,

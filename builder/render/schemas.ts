@@ -36,7 +36,8 @@ const source = z.strictObject({ platform: str, url: str, author: str.optional() 
 export const API_VERSION = '1';
 
 /** A document part published as its own named schema (a component of the OpenAPI document). */
-const named = <S extends z.ZodRawShape>(id: string, shape: S) => z.strictObject(shape).meta({ id });
+const named = <S extends z.ZodRawShape>(id: string, shape: S, description?: string) =>
+  z.strictObject(shape).meta(description === undefined ? { id } : { id, description });
 
 const metaCommon = {
   api_version: z.literal(API_VERSION),
@@ -75,7 +76,7 @@ export const StableMetaSchema = named('StableMeta', {
 });
 
 /** Meta of the index: stable and language-independent. */
-export const IndexMetaSchema = z.strictObject({ lang: z.literal('en'), ...metaCommon }).meta({ id: 'IndexMeta' });
+export const IndexMetaSchema = named('IndexMeta', { lang: z.literal('en'), ...metaCommon });
 
 const quote = strOrNull.describe(
   "The post's own words this field was read from (never translated); null when the post does not state it.",
@@ -87,8 +88,9 @@ const label = str.describe(
 /** A value read from the post, with its label and the post's words. */
 const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value, label, quote });
 
-export const ReachDocSchema = z
-  .strictObject({
+export const ReachDocSchema = named(
+  'Reach',
+  {
     reviewed: bool.describe(
       'Whether a reviewer read this event\'s post for its reach. When false every field is null and "not stated": nothing is guessed.',
     ),
@@ -131,11 +133,9 @@ export const ReachDocSchema = z
         quote,
       })
       .describe('The landing window, read from the post.'),
-  })
-  .meta({
-    id: 'Reach',
-    description: 'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).',
-  });
+  },
+  'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).',
+);
 
 export const EventDocSchema = named('Event', {
   id: str,
@@ -179,8 +179,9 @@ export const TodaySchema = named('Today', {
   explanation: str,
 });
 
-export const UpcomingDocSchema = z
-  .strictObject({
+export const UpcomingDocSchema = named(
+  'Upcoming',
+  {
     id: str.describe("The announcement's id; the recorded reset usually takes the same id once applied."),
     type: eventType.nullable().describe('null: the tracker announced a kind of reset this API does not know.'),
     announced_at: instant,
@@ -191,12 +192,9 @@ export const UpcomingDocSchema = z
     ),
     source: source.nullable(),
     summary: str.describe('A translated one-line summary.'),
-  })
-  .meta({
-    id: 'Upcoming',
-    description:
-      'A reset announced but not recorded yet. It stops being upcoming once a matching reset is recorded, or 3 hours after its time (scheduled_for, else 24 hours after announced_at) with none recorded: then it becomes a signal awaiting review (kind overdue_announcement).',
-  });
+  },
+  'A reset announced but not recorded yet. It stops being upcoming once a matching reset is recorded, or 3 hours after its time (scheduled_for, else 24 hours after announced_at) with none recorded: then it becomes a signal awaiting review (kind overdue_announcement).',
+);
 
 const planAnswer = z.enum(['yes', 'no', 'not_stated']);
 
@@ -262,8 +260,9 @@ export const CoverageSchema = z.strictObject({
   note: str,
 });
 
-export const HistoryDocSchema = z
-  .strictObject({
+export const HistoryDocSchema = named(
+  'History',
+  {
     meta: StableMetaSchema,
     type: eventType.nullable(),
     types: z.array(eventType),
@@ -283,14 +282,13 @@ export const HistoryDocSchema = z
       .describe(
         `The newest events, newest first: all of them when fewer than ${2 * HISTORY_PAGE_SIZE} are recorded, else the ${HISTORY_PAGE_SIZE} to ${2 * HISTORY_PAGE_SIZE - 1} not yet archived.`,
       ),
-  })
-  .meta({
-    id: 'History',
-    description: `The newest recorded events. Older events are archived in pages of ${HISTORY_PAGE_SIZE}, counted from the oldest (\`?page=N\`, a HistoryPage); follow \`next\` from here to page 1 to read every event exactly once.`,
-  });
+  },
+  `The newest recorded events. Older events are archived in pages of ${HISTORY_PAGE_SIZE}, counted from the oldest (\`?page=N\`, a HistoryPage); follow \`next\` from here to page 1 to read every event exactly once.`,
+);
 
-export const HistoryPageDocSchema = z
-  .strictObject({
+export const HistoryPageDocSchema = named(
+  'HistoryPage',
+  {
     meta: StableMetaSchema,
     type: eventType.nullable(),
     page: positive.describe(
@@ -300,12 +298,9 @@ export const HistoryPageDocSchema = z
     first_position: positive,
     next: strOrNull.describe('The path of the next older page, or null on page 1.'),
     events: z.array(EventDocSchema).describe('The events of this page, newest first.'),
-  })
-  .meta({
-    id: 'HistoryPage',
-    description:
-      'An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them.',
-  });
+  },
+  'An archived page of history (`/api/history?page=N`): never rewritten when a newer event is added, so it can be cached for long. It carries no count or coverage, which change with every event; the newest history document has them.',
+);
 
 export const EventResponseSchema = named('EventResponse', { meta: StableMetaSchema, event: EventDocSchema });
 

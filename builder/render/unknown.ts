@@ -3,19 +3,16 @@
 // (past stale_after, or on another UTC date); the edge router serves them then. Each variant is the document just
 // rendered with today's state replaced: the same meta and the same facts about the past (latest resets, checks), and an
 // explanation decided by computeExplanation from those very facts, read at the first instant the edge serves it.
-import type { z } from 'zod';
 import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey, LANGS } from '../contract.ts';
 import { computeExplanation } from '../model/status.ts';
 import type { UnknownVariant } from '../model/freshness.ts';
 import { jsonDoc } from './documents.ts';
 import type { OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
-import { DOCUMENT_SCHEMAS } from './schemas.ts';
+import type { PageData } from './page-data.ts';
 
 /** The key segment of a variant: its date, or the dateless "builds stopped" one. */
-export function variantSegment(v: UnknownVariant): string {
-  return v.date ?? BUILDS_STOPPED_VARIANT;
-}
+export const variantSegment = (v: UnknownVariant): string => v.date ?? BUILDS_STOPPED_VARIANT;
 
 export function renderUnknownVariants(
   docs: readonly OutputDocument[],
@@ -31,7 +28,7 @@ export function renderUnknownVariants(
   for (const lang of LANGS) {
     const t = translator(lang);
     // The facts come from the language's latest document (status has no last_source_check_at); both are this build's.
-    const facts = JSON.parse(read(`api/${lang}/latest.json`).body) as z.infer<typeof DOCUMENT_SCHEMAS.latest>;
+    const facts = JSON.parse(read(`api/${lang}/latest.json`).body) as PageData['latest'];
     for (const endpoint of UNKNOWN_VARIANT_ENDPOINTS) {
       const live = read(`api/${lang}/${endpoint}.json`);
       const base = JSON.parse(live.body) as Record<string, unknown>;

@@ -34,12 +34,8 @@ export function newestAmong(events: readonly Event[]): string | null {
 
 // codex-resets.com asks everyone who shows its data to link back to it; a document holding anything from its API (a
 // tracker record, its announced reset, its watch) names it with a link.
-export interface Credit {
-  name: string;
-  url: string;
-}
-
-const TRACKER_CREDIT: Credit = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+const TRACKER_CREDIT = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+export type Credit = typeof TRACKER_CREDIT;
 
 /** A tracker record (origin service_resets) came from the tracker's API. */
 export const fromTracker = (e: Event): boolean => e.origin === 'service_resets';
@@ -83,6 +79,5 @@ export const timesToSeconds = <T>(value: T): T =>
   mapLeaves(value, (v, key) => (typeof v === 'string' && TIME_FIELD.test(key) ? instantToSeconds(v) : v));
 
 /** One instant (or date) in the API's format, to the second; a date, or null, as it is. */
-export function instantToSeconds<T extends string | null>(value: T): T {
-  return (value !== null && INSTANT_WITH_FRACTION.test(value) ? formatInstant(value) : value) as T;
-}
+export const instantToSeconds = <T extends string | null>(value: T): T =>
+  (value !== null && INSTANT_WITH_FRACTION.test(value) ? formatInstant(value) : value) as T;
