@@ -114,7 +114,8 @@ export function incidentSignalOf(
  * listed ids is on the page, those whose name mentions Codex; upstream words cleaned and capped) and Codex incident
  * signals (Statuspage lists them; incident.io does not). `updated_at` is the page's own time, not when we read it.
  */
-function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date, rejected: RejectCounts) {
+function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date) {
+  const rejected: RejectCounts = {};
   const pageUrl = cleanUrl(summary.page.url);
   if (pageUrl === null) count(rejected, 'bad_url');
   // The page's own time passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
@@ -149,7 +150,8 @@ function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: D
     )
     .map((i) => incidentSignal(config, i, asOf, rejected))
     .filter((s) => s !== null);
-  return { status, signals };
+  const items = status.components.length + signals.length;
+  return { ok: true, items, detail: readDetail('ok', {}, rejected), data: { status, signals } } as const;
 }
 
 /**
@@ -162,13 +164,7 @@ export function parseStatusPage(
   asOf: Date,
   budget: ParseBudget = JSON_BUDGET,
 ): SourceRead {
-  const rejected: RejectCounts = {};
-  const read = (summary: StatusSummary) => {
-    const data = computeStatusPage(config, summary, asOf, rejected);
-    const items = data.status.components.length + data.signals.length;
-    return { ok: true, items, detail: readDetail('ok', {}, rejected), data } as const;
-  };
-  return parseJsonWithin(body, StatusSummarySchema, read, budget);
+  return parseJsonWithin(body, StatusSummarySchema, (summary) => computeStatusPage(config, summary, asOf), budget);
 }
 
 export function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
