@@ -76,11 +76,7 @@ function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceK
 }
 
 /** The anomaly rule: such a run becomes a failed check, and one `source_anomaly` signal per source and UTC day. */
-function quarantineAnomalies(
-  stored: readonly Event[],
-  results: readonly SourceResult[],
-  asOf: Date,
-): { results: SourceResult[]; signals: Signal[] } {
+function quarantineAnomalies(stored: readonly Event[], results: readonly SourceResult[], asOf: Date) {
   const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
   const at = toIso(asOf.getTime());
   const signals: Signal[] = [];
@@ -123,9 +119,7 @@ function quarantineAnomalies(
   return { results: screened, signals };
 }
 
-function signalKey(s: Signal): string | null {
-  return s.url === null ? null : `url:${normalizeUrl(s.url)}`;
-}
+const signalKey = (s: Signal) => (s.url === null ? null : `url:${normalizeUrl(s.url)}`);
 
 /** The instant that places a signal in the window; a published_at in the future is not trusted. */
 function signalMs(s: Signal, asOfMs: number): number {
