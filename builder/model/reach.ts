@@ -81,11 +81,7 @@ function reachFrom(e: Event, d: ReachDecision): Reach {
 }
 
 /** The resets with their reach as a build as of `asOf` knows it ("not stated" before the decision's date). */
-export function attachReach(
-  events: readonly Event[],
-  decisions: Readonly<Record<string, ReachDecision>>,
-  asOf: Date,
-): Event[] {
+export function attachReach(events: readonly Event[], decisions: Readonly<Record<string, ReachDecision>>, asOf: Date) {
   return events.map((e) => {
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
