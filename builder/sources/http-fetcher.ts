@@ -55,13 +55,9 @@ export function classifyStatus(status: number, retryAfter: string | string[] | u
   if (status >= 200 && status <= 299) return null;
   // Reddit answers 403 "Blocked" to whole datacenter ranges (GitHub's runners among them): a refusal of this network,
   // which no retry changes (retryableStatus never retries a 4xx but 429).
-  const f =
-    status === 429
-      ? failure(status, 'rate_limited')
-      : status === 403
-        ? failure(status, 'blocked')
-        : failure(status, 'http_status', { status });
-  return { ...f, retryable: retryableStatus(status), retryAfterMs: retryAfterOf(status, retryAfter, nowMs) };
+  const code = status === 429 ? 'rate_limited' : status === 403 ? 'blocked' : 'http_status';
+  const f = failure(status, code, code === 'http_status' ? { status } : {}, retryableStatus(status));
+  return { ...f, retryAfterMs: retryAfterOf(status, retryAfter, nowMs) };
 }
 
 /** A request that got no answer: refused and network errors are retried, a missing host only when DNS was unsure. */
