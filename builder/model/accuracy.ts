@@ -84,8 +84,6 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export type SkillInterval = { skill: number | null; lower: number | null; upper: number | null };
-
 /**
  * Brier skill score 1 - sum(model Brier) / sum(baseline Brier) over rows in time order, with a 95% moving-block
  * bootstrap interval: blocks of consecutive rows, as overlapping windows and bursts make neighbours dependent.
@@ -93,7 +91,7 @@ export type SkillInterval = { skill: number | null; lower: number | null; upper:
 export function skillWithInterval(
   rows: readonly { p: number; base: number; outcome: boolean }[],
   opts: { blockLength: number; iterations: number; seed: number },
-): SkillInterval {
+) {
   const n = rows.length;
   const bm = rows.map((r) => brier(r.p, r.outcome));
   const bb = rows.map((r) => brier(r.base, r.outcome));
@@ -166,32 +164,12 @@ export function recordForecast(
     const status = usable ? 'issued' : 'missed';
     log.push({ checkpoint: toIso(t), status, logged_at: toIso(asOfMs), forecast: usable ? live : null });
   }
+  // Resolves each window once, and only windows the reset sources observed (`coverage` undefined: all of them).
   const resolutions = prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom);
-  return {
-    forecast_log: log,
-    forecast_resolutions: resolve(log, resolutions, events, asOfMs, coverage),
-    last_forecast: current,
-  };
-}
-
-/** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
-function inForce(resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) {
-  return resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
-}
-
-/** Resolves only windows the reset sources observed; `coverage` undefined: the caller vouches for all of them. */
-function resolve(
-  log: readonly ForecastLogEntry[],
-  resolutions: readonly ForecastResolution[],
-  events: readonly Event[],
-  asOfMs: number,
-  coverage?: readonly CoverageSpan[],
-): ForecastResolution[] {
   const resets = events
     .filter(countsAsGlobal)
     .map((e) => ({ ms: eventMs(e), id: e.id }))
     .filter((r) => r.ms <= asOfMs);
-  const out = [...resolutions];
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
   for (const entry of log) {
     const t = Date.parse(entry.checkpoint);
@@ -199,12 +177,12 @@ function resolve(
     for (const h of HORIZONS_HOURS) {
       const res = resolveCheckpoint(resets, t, h, asOfMs - RESOLVE_AFTER_MS);
       if (res === null) continue;
-      const previous = inForce(out, entry.checkpoint, h);
+      const previous = inForce(resolutions, entry.checkpoint, h);
       const end = t + h * HOUR_MS;
       const unobserved =
         coverage !== undefined && (!windowObserved(coverage, t, end) || asOfMs - end > UNRESOLVABLE_AFTER_MS);
       if (previous === undefined ? unobserved : previous.outcome === res.outcome) continue;
-      out.push({
+      resolutions.push({
         checkpoint: entry.checkpoint,
         horizon_hours: h,
         kind: previous === undefined ? 'resolution' : 'correction',
@@ -214,7 +192,12 @@ function resolve(
       });
     }
   }
-  return out;
+  return { forecast_log: log, forecast_resolutions: resolutions, last_forecast: current };
+}
+
+/** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
+function inForce(resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) {
+  return resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
 }
 
 /** The skill baselines /api/accuracy reports, each the field of the base rate logged with the forecast. */
@@ -237,16 +220,8 @@ const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
-interface InForceRow {
-  h: HorizonHours;
-  p: number;
-  outcome: boolean;
-  model: string;
-  bases: Record<SkillBaseline, number | null>;
-}
-
 /** Skill against one baseline at one horizon (rows in log order); null with a forecast:skill.* reason when n is small. */
-function skillOf(inForce: readonly InForceRow[], h: HorizonHours, baseline: SkillBaseline) {
+function skillOf(inForce: ReturnType<typeof scoreEntries>['rows'], h: HorizonHours, baseline: SkillBaseline) {
   const withBase = inForce.filter((r) => r.h === h && r.bases[baseline] !== null);
   const same = withBase.filter((r) => MODEL_BASELINES[r.model] === baseline);
   const rows = withBase
@@ -274,7 +249,7 @@ function scoreEntries(
   asOfMs: number,
 ) {
   const forecasts = [];
-  const rows: InForceRow[] = [];
+  const rows = [];
   const pending: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   const unresolvable: Record<HorizonHours, number> = { 24: 0, 48: 0 };
   for (const { checkpoint, forecast: f } of entries) {
@@ -317,7 +292,7 @@ function scoreEntries(
       });
       const bases = Object.fromEntries(
         Object.entries(BASELINE_FIELDS).map(([b, field]) => [b, f[`${field}_${h}h`]]),
-      ) as InForceRow['bases'];
+      ) as Record<SkillBaseline, number | null>;
       rows.push({ h, p, outcome: latest.outcome, model: f.model_version, bases });
     }
   }

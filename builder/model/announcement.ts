@@ -121,11 +121,7 @@ function isFulfilled(a: Announcement, events: readonly Event[], asOf: Date): boo
 }
 
 /** The announced reset still ahead (or landing late, within OVERDUE_AFTER_MS), or the one overdue past it. */
-export function computeUpcoming(
-  a: Announcement | null,
-  events: readonly Event[],
-  asOf: Date,
-): { upcoming: Announcement | null; overdue: Announcement | null } {
+export function computeUpcoming(a: Announcement | null, events: readonly Event[], asOf: Date) {
   // An as-of build shows nothing first seen after asOf.
   if (a === null || Date.parse(a.first_seen_at) > asOf.getTime() || isFulfilled(a, events, asOf))
     return { upcoming: null, overdue: null };

@@ -76,11 +76,7 @@ function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceK
 }
 
 /** The anomaly rule: such a run becomes a failed check, and one `source_anomaly` signal per source and UTC day. */
-function quarantineAnomalies(
-  stored: readonly Event[],
-  results: readonly SourceResult[],
-  asOf: Date,
-): { results: SourceResult[]; signals: Signal[] } {
+function quarantineAnomalies(stored: readonly Event[], results: readonly SourceResult[], asOf: Date) {
   const known = new Set(stored.flatMap((e) => [e.id, ...e.same_as]));
   const at = toIso(asOf.getTime());
   const signals: Signal[] = [];
@@ -123,9 +119,7 @@ function quarantineAnomalies(
   return { results: screened, signals };
 }
 
-function signalKey(s: Signal): string | null {
-  return s.url === null ? null : `url:${normalizeUrl(s.url)}`;
-}
+const signalKey = (s: Signal) => (s.url === null ? null : `url:${normalizeUrl(s.url)}`);
 
 /** The instant that places a signal in the window; a published_at in the future is not trusted. */
 function signalMs(s: Signal, asOfMs: number): number {
@@ -190,12 +184,6 @@ function keepFirstSeen<T extends { first_seen_at: string }>(
     : fresh;
 }
 
-/** Every watch seen, oldest first, once each, at most MAX_WATCHES (the oldest go first). */
-function recordWatch(watches: readonly TrackerWatch[], w: TrackerWatch | null): TrackerWatch[] {
-  if (w === null || watches.some((x) => watchKey(x) === watchKey(w))) return [...watches];
-  return [...watches, w].slice(-MAX_WATCHES);
-}
-
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
 function watchSignal(w: TrackerWatch, source: string): Signal {
   const title = `${w.level} watch: ${w.forecast_window}`.trim();
@@ -243,7 +231,11 @@ export function applySourceResults(
       ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)
       : state.announcement,
     tracker_watch: watch,
-    watches: recordWatch(state.watches, watch),
+    // Every watch seen, oldest first, once each; past MAX_WATCHES the oldest go.
+    watches:
+      watch === null || state.watches.some((x) => watchKey(x) === watchKey(watch))
+        ? state.watches
+        : [...state.watches, watch].slice(-MAX_WATCHES),
     signals: computeSignals(
       state.signals,
       [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...signals],

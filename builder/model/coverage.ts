@@ -36,11 +36,7 @@ function merge(spans: readonly Span[]): Span[] {
 }
 
 /** The stored stretches extended with this run's good reset-source checks; those ended before the retention go. */
-export function extendCoverage(
-  prev: readonly CoverageSpan[],
-  checks: readonly SourceCheck[],
-  asOf: Date,
-): CoverageSpan[] {
+export function extendCoverage(prev: readonly CoverageSpan[], checks: readonly SourceCheck[], asOf: Date) {
   const asOfMs = asOf.getTime();
   const fresh = checks
     .filter(isGoodResetCheck)

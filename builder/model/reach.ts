@@ -61,35 +61,29 @@ export function misquotes(d: ReachDecision, evidenceText: string): string[] {
   return [...quotes, landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
 }
 
-/** An event's reach from a decision: the landing window starts at the post and ends `within_minutes` later. */
-function reachFrom(e: Event, d: ReachDecision): Reach {
-  const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
-  const minutes = d.landing?.within_minutes ?? null;
-  const until = post !== null && minutes !== null ? toIso(Date.parse(post) + minutes * 60_000) : null;
-  return {
-    reviewed: true,
-    plans: d.plans ?? UNSTATED,
-    products: d.products ?? UNSTATED,
-    models: d.models ?? UNSTATED,
-    cohort: d.cohort ?? UNSTATED,
-    limits: d.limits ?? UNSTATED,
-    landing:
-      d.landing === null
-        ? NOT_STATED.landing
-        : { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote },
-  };
-}
-
 /** The resets with their reach as a build as of `asOf` knows it ("not stated" before the decision's date). */
-export function attachReach(
-  events: readonly Event[],
-  decisions: Readonly<Record<string, ReachDecision>>,
-  asOf: Date,
-): Event[] {
+export function attachReach(events: readonly Event[], decisions: Readonly<Record<string, ReachDecision>>, asOf: Date) {
   return events.map((e) => {
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
-    return { ...e, reach: d !== undefined && reviewedBy(d.reviewed_at, asOf) ? reachFrom(e, d) : NOT_STATED };
+    if (d === undefined || !reviewedBy(d.reviewed_at, asOf)) return { ...e, reach: NOT_STATED };
+    // The landing window starts at the post and ends `within_minutes` later.
+    const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
+    const minutes = d.landing?.within_minutes ?? null;
+    const until = post !== null && minutes !== null ? toIso(Date.parse(post) + minutes * 60_000) : null;
+    const reach: Reach = {
+      reviewed: true,
+      plans: d.plans ?? UNSTATED,
+      products: d.products ?? UNSTATED,
+      models: d.models ?? UNSTATED,
+      cohort: d.cohort ?? UNSTATED,
+      limits: d.limits ?? UNSTATED,
+      landing:
+        d.landing === null
+          ? NOT_STATED.landing
+          : { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote },
+    };
+    return { ...e, reach };
   });
 }
 

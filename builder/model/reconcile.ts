@@ -147,11 +147,7 @@ export const MAX_RECONCILE_SIGNALS = 100;
 const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
 
 /** The signals with this run's open questions (those already waiting keep first_seen_at); settled ones leave. */
-export function withReconcileSignals(
-  signals: readonly Signal[],
-  previous: readonly Signal[],
-  open: readonly Signal[],
-): Signal[] {
+export function withReconcileSignals(signals: readonly Signal[], previous: readonly Signal[], open: readonly Signal[]) {
   const seen = new Map(previous.filter((s) => RECONCILE_SIGNAL_KINDS.has(s.kind)).map((s) => [s.id, s.first_seen_at]));
   const kept = signals.filter((s) => !RECONCILE_SIGNAL_KINDS.has(s.kind));
   const asked = [...open].sort((a, b) => a.id.localeCompare(b.id)).slice(0, MAX_RECONCILE_SIGNALS);

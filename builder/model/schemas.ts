@@ -311,10 +311,9 @@ export const NotifyLogSchema = z.object({
 });
 export type NotifyLog = z.infer<typeof NotifyLogSchema>;
 
-export const STATE_SCHEMA_VERSION = 1;
 /** What must outlive a run. Every field has a default so an old or partial file still loads. */
 export const StateSchema = z.object({
-  schema_version: z.literal(STATE_SCHEMA_VERSION).default(STATE_SCHEMA_VERSION),
+  schema_version: z.literal(1).default(1),
   updated_at: isoInstant.nullable().default(null),
   /** Recent checks, newest last, capped per source. */
   checks: z.array(SourceCheckSchema).default([]),

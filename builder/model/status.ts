@@ -111,10 +111,7 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
-export function stateAsOf(
-  state: State,
-  asOf: Date,
-): Pick<State, 'checks' | 'signals' | 'forecast_log' | 'forecast_resolutions' | 'upstream_status' | 'tracker_watch'> {
+export function stateAsOf(state: State, asOf: Date) {
   const by = (t: string | null) => t === null || Date.parse(t) <= asOf.getTime();
   const u = state.upstream_status;
   return {

@@ -10,8 +10,7 @@ export const MIN_ATTEMPT_MS = 250;
  * A connection pool whose requests fail with undici's own errors past `timeoutMs` to connect, to receive the head,
  * or between two pieces of the body, and whose response bodies fail past `maxBodyBytes` (UND_ERR_RES_EXCEEDED_MAX_SIZE).
  */
-export function createAgent(opts: { timeoutMs: number; maxBodyBytes: number }): Agent {
-  const { timeoutMs, maxBodyBytes } = opts;
+export function createAgent({ timeoutMs, maxBodyBytes }: { timeoutMs: number; maxBodyBytes: number }): Agent {
   return new Agent({
     connect: { timeout: timeoutMs },
     headersTimeout: timeoutMs,
@@ -51,11 +50,8 @@ export function retryAfterOf(status: number, header: string | string[] | undefin
   return parseRetryAfterMs(Array.isArray(header) ? header[0] : header, nowMs);
 }
 
-export interface Retryable {
-  retryable: boolean;
-  /** What the server asked for with Retry-After, in ms; null when it did not. */
-  retryAfterMs: number | null;
-}
+/** A failure worth retrying or not, and the wait in ms the server asked for with Retry-After (null: none). */
+export type Retryable = { retryable: boolean; retryAfterMs: number | null };
 
 /**
  * After a failed attempt (0-based `attempt`): the wait before the next one, or null to give up. Retry-After is

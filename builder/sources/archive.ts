@@ -11,18 +11,16 @@ import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.
 import { hasReach, misquotes, ReachReviewFileSchema, type ReachDecision } from '../model/reach.ts';
 import { LedgerReviewSchema, typeOf } from './ledger.ts';
 
-const ArchiveFileSchema = z
-  .object({
-    archive: z.object({
-      name: z.string().min(1),
-      url: z.url(),
-      commit: z.string().optional(),
-      license: z.string().min(1),
-      notice: z.string().min(1),
-    }),
-    records: z.array(EventSchema),
-  })
-  .strict();
+const ArchiveFileSchema = z.strictObject({
+  archive: z.object({
+    name: z.string().min(1),
+    url: z.url(),
+    commit: z.string().optional(),
+    license: z.string().min(1),
+    notice: z.string().min(1),
+  }),
+  records: z.array(EventSchema),
+});
 
 const VerifiedEventSchema = EventSchema.refine((e) => e.status === 'verified', {
   path: ['status'],

@@ -75,8 +75,6 @@ export function schemaMismatch(error: z.ZodError, prefix: readonly PropertyKey[]
   return { code: 'schema_mismatch', params: { path: formatIssuePath([...prefix, ...(error.issues[0]?.path ?? [])]) } };
 }
 
-type Refused = { ok: false; detail: Detail };
-
 /**
  * JSON text → a value of `schema` → what `map` makes of it, under `budget`: size, then shape (nesting, list lengths)
  * before `JSON.parse`, then the time check before validation and once more after the mapping.
@@ -86,7 +84,7 @@ export function parseJsonWithin<S extends z.ZodType, R extends { ok: boolean }>(
   schema: S,
   map: (value: z.output<S>) => R,
   budget: ParseBudget = JSON_BUDGET,
-): R | Refused {
+): R | { ok: false; detail: Detail } {
   const over = budgetClock(budget);
   const problem = checkSize(body, budget) ?? checkJsonShape(body, budget);
   if (problem) return { ok: false, detail: problem };

@@ -9,12 +9,8 @@ export const DEFAULT_SIGNAL_FEEDS = ['https://www.reddit.com/r/codex/new/.rss'] 
 
 type SourceEnv = Readonly<Record<string, string | undefined>>;
 
-export interface DisabledSource {
-  id: string;
-  kind: SourceKind;
-  /** The variable that disabled it. */
-  variable: string;
-}
+/** A source switched off, and the variable that did it. */
+export type DisabledSource = { id: string; kind: SourceKind; variable: string };
 
 const configError = (message: string) => new ConfigError('sources/config', message);
 

@@ -17,10 +17,6 @@ export interface RawFeedItem {
   excerpt: string;
 }
 
-type XmlFeedResult =
-  | { ok: true; format: 'rss' | 'atom'; title: string; items: RawFeedItem[]; itemsOverCap: number }
-  | { ok: false; detail: Detail };
-
 /** Each field keeps at most this much raw text: enough to fill any capped output, bounded on hostile input. */
 const FIELD_CAPTURE_CHARS = 20_000;
 /** Chunks fed to the parser between two time checks. */
@@ -118,7 +114,7 @@ function onClose(w: Walk, maxItems: number): void {
 }
 
 /** An RSS 2.0 / RSS 1.0 (RDF) / Atom document → the raw fields of at most `maxItems` items, or why not. */
-export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number): XmlFeedResult {
+export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number) {
   const over = budgetClock(budget);
   const w: Walk = { format: null, depth: 0, title: null, item: null, capture: null, items: [], itemsOverCap: 0 };
   const parser = new SaxesParser({ xmlns: false, position: true });
@@ -140,13 +136,13 @@ export function parseXmlFeed(xml: string, budget: ParseBudget, maxItems: number)
     for (let i = 0; i < xml.length; i += CHUNK_CHARS) {
       parser.write(xml.slice(i, i + CHUNK_CHARS));
       const slow = over();
-      if (slow) return { ok: false, detail: slow };
+      if (slow) return { ok: false, detail: slow } as const;
     }
     parser.close();
   } catch (err) {
-    if (err instanceof Abort) return { ok: false, detail: err.detail };
+    if (err instanceof Abort) return { ok: false, detail: err.detail } as const;
     throw err;
   }
-  if (w.format === null) return { ok: false, detail: { code: 'unknown_feed_format', params: {} } };
-  return { ok: true, format: w.format, title: w.title ?? '', items: w.items, itemsOverCap: w.itemsOverCap };
+  if (w.format === null) return { ok: false, detail: { code: 'unknown_feed_format', params: {} } } as const;
+  return { ok: true, format: w.format, title: w.title ?? '', items: w.items, itemsOverCap: w.itemsOverCap } as const;
 }

@@ -54,11 +54,8 @@ export async function readSource(
   read: (body: string) => SourceRead,
 ): Promise<SourceResult> {
   const r = await fetcher.get(config.url, { accept });
-  const base = { http_status: r.status, latency_ms: r.latencyMs };
   const got: SourceRead = r.ok ? read(r.body) : { ok: false, detail: r.detail };
-  if (!got.ok) return { check: computeCheck(config, asOf, { ...base, ok: false, items_read: 0, detail: got.detail }) };
-  return {
-    check: computeCheck(config, asOf, { ...base, ok: true, items_read: got.items, detail: got.detail }),
-    ...got.data,
-  };
+  const items_read = got.ok ? got.items : 0;
+  const fields = { http_status: r.status, latency_ms: r.latencyMs, ok: got.ok, items_read, detail: got.detail };
+  return { check: computeCheck(config, asOf, fields), ...(got.ok ? got.data : {}) };
 }

@@ -20,7 +20,6 @@ import type { FetchResult, Fetcher } from './fetcher.ts';
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** The whole run's network budget: a scheduled run every 15 minutes must never pile up behind a slow source. */
 export const RUN_DEADLINE_MS = 60_000;
-export const USER_AGENT = LOCAL_USER_AGENT;
 /** At most this much of a redirect's or a failed status's body is read (to reuse the connection), the rest dropped. */
 const DRAIN_BYTES = 128 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -34,7 +33,7 @@ const DEFAULTS = {
   /** Redirects followed per request; each must keep the scheme and the host (see redirectAllowed). */
   maxRedirects: 3,
   concurrency: 4,
-  userAgent: USER_AGENT,
+  userAgent: LOCAL_USER_AGENT,
 };
 
 export type HttpFetcherOptions = Partial<typeof DEFAULTS> & {
@@ -43,32 +42,22 @@ export type HttpFetcherOptions = Partial<typeof DEFAULTS> & {
 };
 
 /** A failed attempt: what the FetchResult reports, and what the retry policy needs. */
-interface Failure {
-  status: number | null;
-  detail: Detail;
-  retryable: boolean;
-  retryAfterMs: number | null;
-}
-
-const failure = (status: number | null, code: string, params: Detail['params'] = {}, retryable = false): Failure => ({
+const failure = (status: number | null, code: string, params: Detail['params'] = {}, retryable = false) => ({
   status,
-  detail: { code, params },
+  detail: { code, params } as Detail,
   retryable,
-  retryAfterMs: null,
+  retryAfterMs: null as number | null,
 });
+type Failure = ReturnType<typeof failure>;
 
 /** A final (non-redirect) status: null for 2xx, else the failure; 5xx and 429 are worth a retry. */
 export function classifyStatus(status: number, retryAfter: string | string[] | undefined, nowMs: number) {
   if (status >= 200 && status <= 299) return null;
   // Reddit answers 403 "Blocked" to whole datacenter ranges (GitHub's runners among them): a refusal of this network,
   // which no retry changes (retryableStatus never retries a 4xx but 429).
-  const f =
-    status === 429
-      ? failure(status, 'rate_limited')
-      : status === 403
-        ? failure(status, 'blocked')
-        : failure(status, 'http_status', { status });
-  return { ...f, retryable: retryableStatus(status), retryAfterMs: retryAfterOf(status, retryAfter, nowMs) };
+  const code = status === 429 ? 'rate_limited' : status === 403 ? 'blocked' : 'http_status';
+  const f = failure(status, code, code === 'http_status' ? { status } : {}, retryableStatus(status));
+  return { ...f, retryAfterMs: retryAfterOf(status, retryAfter, nowMs) };
 }
 
 /** A request that got no answer: refused and network errors are retried, a missing host only when DNS was unsure. */
@@ -97,14 +86,17 @@ function nextHop(status: number, location: string | undefined, url: URL, start: 
 }
 
 type Settings = typeof DEFAULTS & { agent: Agent; deadlineMs: number };
-type Fetched = { status: number; body: string };
 
 /**
  * One attempt: the request and its redirects, each hop under its own timeout and never past the deadline.
  * Credentials in the configured URL's userinfo travel as HTTP Basic auth, never in the URL, and only to the
  * configured host (the only host a redirect may lead to).
  */
-async function attempt(o: Settings, start: URL, accept: string): Promise<Attempt<Fetched, Failure>> {
+async function attempt(
+  o: Settings,
+  start: URL,
+  accept: string,
+): Promise<Attempt<{ status: number; body: string }, Failure>> {
   const user = `${decodeURIComponent(start.username)}:${decodeURIComponent(start.password)}`;
   const authorization = user === ':' ? {} : { authorization: `Basic ${Buffer.from(user).toString('base64')}` };
   const seen = new Set<string>();
@@ -132,17 +124,15 @@ async function attempt(o: Settings, start: URL, accept: string): Promise<Attempt
       // Aborted by its own timeout, or by the deadline when that came first.
       if (signal.aborted && remaining < o.timeoutMs)
         return { ok: false, failure: failure(status, 'deadline_exceeded') };
-      return { ok: false, failure: thrownFailure(o, err, signal.aborted || isTimeout(err), status, url.hostname) };
+      const failed =
+        signal.aborted || isTimeout(err)
+          ? failure(status, 'timeout', { seconds: Math.round(o.timeoutMs / 100) / 10 }, true)
+          : errorCode(err) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
+            ? failure(status, 'body_too_large', { limit_kib: Math.floor(o.maxBodyBytes / 1024) })
+            : classifyNetworkError(errorCode(err), url.hostname);
+      return { ok: false, failure: failed };
     }
   }
-}
-
-/** What an attempt that threw (or that its timeout aborted) failed with. */
-function thrownFailure(o: Settings, err: unknown, timedOut: boolean, status: number | null, host: string): Failure {
-  if (timedOut) return failure(status, 'timeout', { seconds: Math.round(o.timeoutMs / 100) / 10 }, true);
-  if (errorCode(err) === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
-    return failure(status, 'body_too_large', { limit_kib: Math.floor(o.maxBodyBytes / 1024) });
-  return classifyNetworkError(errorCode(err), host);
 }
 
 export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {

@@ -5,11 +5,6 @@
 // means (docs/sources.md "Time"): read as UTC, or refused.
 import { formatInstant } from '../contract.ts';
 
-/** What a value without a zone means for a source: UTC, or a value the source must not send. */
-export type ZonelessRule = 'utc' | 'reject';
-
-export type InstantReading = { ok: true; iso: string } | { ok: false; reason: 'bad_date' | 'no_timezone' };
-
 /** Longer is not a date (and would only cost regex time). */
 const MAX_DATE_CHARS = 64;
 
@@ -56,7 +51,7 @@ function offsetMinutes(zone: string): number | undefined {
  * `no_timezone` (`reject`); anything that is not a real ISO 8601 or RFC 2822 date-time between 1970 and 9999 is
  * `bad_date`. A date alone (`2026-11-21`) names no zone either.
  */
-export function readInstant(value: string | null | undefined, zoneless: ZonelessRule): InstantReading {
+export function readInstant(value: string | null | undefined, zoneless: 'utc' | 'reject') {
   const bad = { ok: false, reason: 'bad_date' } as const;
   const s = typeof value === 'string' ? value.trim() : '';
   const f = s.length <= MAX_DATE_CHARS ? fields(s) : null;
@@ -68,7 +63,9 @@ export function readInstant(value: string | null | undefined, zoneless: Zoneless
   const back = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()];
   const offset = f.zone === undefined ? 0 : offsetMinutes(f.zone);
   if (year < 1970 || second > 60 || back.some((v, i) => v !== f.values[i]) || offset === undefined) return bad;
-  if (f.zone === undefined && zoneless === 'reject') return { ok: false, reason: 'no_timezone' };
+  if (f.zone === undefined && zoneless === 'reject') return { ok: false, reason: 'no_timezone' } as const;
   const at = new Date(d.getTime() - offset * 60_000);
-  return at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999 ? bad : { ok: true, iso: formatInstant(at) };
+  return at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999
+    ? bad
+    : ({ ok: true, iso: formatInstant(at) } as const);
 }

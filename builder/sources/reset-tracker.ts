@@ -29,6 +29,13 @@ const TRACKER_MAX_PAGES = 10;
  */
 export const MAX_RECORDS_PER_RUN = 1_000;
 
+/** A record's or an announcement's `source`; a watch may give none. */
+export const TrackerSourceSchema = z.object({
+  type: z.string().optional(),
+  author: z.string().nullable().optional(),
+  url: z.string().nullable().optional(),
+});
+
 export const TrackerRecordSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
   // A plain string: a reset type added upstream is skipped (it is not a global reset by the API's own
@@ -40,11 +47,7 @@ export const TrackerRecordSchema = z.object({
   text: z.string(),
   // The link is checked by citedSource, so a bad one is counted as bad_url, not as a bad shape. An `observed` source
   // may have no url and no author (the service documents it); an `x_post` always cites its post.
-  source: z.object({
-    type: z.enum(['x_post', 'observed']),
-    author: z.string().nullable().optional(),
-    url: z.string().nullable().optional(),
-  }),
+  source: TrackerSourceSchema.extend({ type: z.enum(['x_post', 'observed']) }),
 });
 type TrackerRecord = z.infer<typeof TrackerRecordSchema>;
 
@@ -67,11 +70,9 @@ export function trackerEventType(resetType: string | null | undefined): EventTyp
  * A tracker record's source as we publish it: an `x_post` must cite its post with a plain http(s) URL; an `observed`
  * source may have none (null: nothing is published), but one it does give must be a plain http(s) URL too.
  */
-export function citedSource(source: {
-  type?: string | undefined;
-  author?: string | null | undefined;
-  url?: string | null | undefined;
-}): { ok: true; source: { platform: string; url: string; author?: string } | null } | { ok: false } {
+export function citedSource(
+  source: z.infer<typeof TrackerSourceSchema>,
+): { ok: true; source: { platform: string; url: string; author?: string } | null } | { ok: false } {
   const raw = source.url ?? null;
   if (raw === null || raw.trim() === '') return source.type === 'observed' ? { ok: true, source: null } : { ok: false };
   const url = cleanUrl(raw);
@@ -93,9 +94,9 @@ export function computeTrackerEvent(
   asOf: Date,
   noted: NoteCounts = {},
   rejected: RejectCounts = {},
-): { ok: true; event: Event | null } | Refused {
+): { ok: true; value: Event | null } | Refused {
   const type = trackerEventType(r.reset_type);
-  if (!type) return { ok: true, event: null };
+  if (!type) return { ok: true, value: null };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
   const read = judgedInstant(r.announced_at, asOf);
   if (!read.ok)
@@ -132,7 +133,7 @@ export function computeTrackerEvent(
   if (cited.source === null) count(noted, 'no_link');
   if (evidence === '') count(noted, 'empty_text');
   if (postVerdict !== 'ok') count(rejected, postVerdict);
-  return { ok: true, event: parsed.data };
+  return { ok: true, value: parsed.data };
 }
 
 /**
@@ -161,7 +162,7 @@ export function takeTrackerRecords(
       : { ok: false, reason: 'invalid_record', path: record.error.issues[0]?.path ?? [] };
     if (mapped.ok) {
       valid++;
-      if (mapped.event && !events.has(mapped.event.id)) events.set(mapped.event.id, mapped.event);
+      if (mapped.value && !events.has(mapped.value.id)) events.set(mapped.value.id, mapped.value);
       continue;
     }
     count(counts.rejected, mapped.reason);

@@ -50,8 +50,7 @@ export type RejectCounts = Partial<Record<RejectReason, number>>;
  * be empty), `no_link` (an observed source may have no url). Counted in the check detail, never a rejection.
  */
 export const NOTE_REASONS = ['empty_text', 'no_link'] as const;
-export type NoteReason = (typeof NOTE_REASONS)[number];
-export type NoteCounts = Partial<Record<NoteReason, number>>;
+export type NoteCounts = Partial<Record<(typeof NOTE_REASONS)[number], number>>;
 
 /** Adds `n` to the count of a reason (a rejection or a note). */
 export function count<R extends string>(counts: Partial<Record<R, number>>, reason: R, n = 1): void {
@@ -75,15 +74,10 @@ export function totalRejected(counts: RejectCounts): number {
   return REJECT_REASONS.reduce((sum, r) => sum + (counts[r] ?? 0), 0);
 }
 
-/** `{ rejected: 7, reasons: 'bad_url 2, future_date 5' }`: what a check detail carries; empty when none. */
-export function rejectionParams(counts: RejectCounts): Record<string, string | number> {
-  const total = totalRejected(counts);
-  return total === 0 ? {} : { rejected: total, reasons: listed(REJECT_REASONS, counts) };
-}
-
 /**
- * The detail of a check that read its source: `code` as given, with the rejection and note counts added; a plain
- * `ok` that rejected or noted anything becomes `ok_with_rejections` or `ok_with_notes`, named in every language.
+ * The detail of a check that read its source: `code` as given, with the rejection and note counts added
+ * (`rejected: 7, reasons: 'bad_url 2, future_date 5'`, `noted: ...`); a plain `ok` that rejected or noted anything
+ * becomes `ok_with_rejections` or `ok_with_notes`, named in every language.
  */
 export function readDetail(
   code: string,
@@ -91,9 +85,13 @@ export function readDetail(
   rejected: RejectCounts,
   noted: NoteCounts = {},
 ): Detail {
+  const total = totalRejected(rejected);
   const notes = listed(NOTE_REASONS, noted);
-  const counts = { ...rejectionParams(rejected), ...(notes === '' ? {} : { noted: notes }) };
-  const ok = 'rejected' in counts ? 'ok_with_rejections' : notes !== '' ? 'ok_with_notes' : 'ok';
+  const counts = {
+    ...(total === 0 ? {} : { rejected: total, reasons: listed(REJECT_REASONS, rejected) }),
+    ...(notes === '' ? {} : { noted: notes }),
+  };
+  const ok = total > 0 ? 'ok_with_rejections' : notes !== '' ? 'ok_with_notes' : 'ok';
   return { code: code === 'ok' ? ok : code, params: { ...params, ...counts } };
 }
 
@@ -160,17 +158,14 @@ const JOINERS = new RegExp(
 );
 
 /**
- * Removes FORMAT_CHARS, keeping the two joiners only where they do their job: ZWJ between two emoji (👩‍💻, a family),
- * ZWJ and ZWNJ between two letters of a script that needs them (Persian می‌خواهم, Devanagari half forms). Between
- * Latin letters or anywhere else they are removed, so `re\u200Cset` is read as `reset`.
+ * Control characters (but tab and line breaks), lone surrogates and FORMAT_CHARS removed, keeping the two joiners only
+ * where they do their job: ZWJ between two emoji (👩‍💻, a family), ZWJ and ZWNJ between two letters of a script that
+ * needs them (Persian می‌خواهم, Devanagari half forms). Between Latin letters or anywhere else they are removed, so
+ * `re\u200Cset` is read as `reset`.
  */
-function removeFormatChars(s: string): string {
-  return s.replace(FORMAT_CHARS_BUT_JOINERS, '').replace(JOINERS, '$1');
-}
-
-/** Control characters (but tab and line breaks), lone surrogates and FORMAT_CHARS (bar the joiners kept) removed. */
 function removeInvisible(s: string): string {
-  return removeFormatChars(s.replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, ''));
+  const visible = s.replace(CONTROL_CHARS, '').replace(LONE_SURROGATES, '');
+  return visible.replace(FORMAT_CHARS_BUT_JOINERS, '').replace(JOINERS, '$1');
 }
 
 /**
@@ -230,10 +225,8 @@ export function cleanUrl(raw: string | null | undefined): string | null {
   return u.href.length > URL_MAX_CHARS ? null : u.href;
 }
 
-type DateVerdict = 'ok' | 'future_date' | 'before_era' | 'bad_date';
-
 /** Whether an instant may enter state: parseable, not before the tracked era, not after `asOf` + FUTURE_SKEW_MS. */
-export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVerdict {
+export function judgeInstant(iso: string | null | undefined, asOf: Date) {
   if (typeof iso !== 'string') return 'bad_date';
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return 'bad_date';
@@ -243,14 +236,11 @@ export function judgeInstant(iso: string | null | undefined, asOf: Date): DateVe
 }
 
 /** A source's zoned instant (instant.ts, a zone required) that passes the date rules, or the reason it does not. */
-export function judgedInstant(
-  raw: string | null | undefined,
-  asOf: Date,
-): { ok: true; iso: string } | { ok: false; reason: RejectReason } {
+export function judgedInstant(raw: string | null | undefined, asOf: Date) {
   const read = readInstant(raw, 'reject');
   if (!read.ok) return read;
   const verdict = judgeInstant(read.iso, asOf);
-  return verdict === 'ok' ? read : { ok: false, reason: verdict };
+  return verdict === 'ok' ? read : ({ ok: false, reason: verdict } as const);
 }
 
 /** Upstream ids → the `[a-z0-9._-]` alphabet our ids use. Lossy (case, other characters, length): see stableIdPart. */

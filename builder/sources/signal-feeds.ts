@@ -3,7 +3,6 @@
 import { formatInstant } from '../contract.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Detail, Signal } from '../model/schemas.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
 import { parseXmlFeed, type RawFeedItem } from './feed-xml.ts';
@@ -32,14 +31,7 @@ const FeedItemSchema = z.object({
 });
 type FeedItem = z.infer<typeof FeedItemSchema>;
 
-interface ParsedFeed {
-  format: 'rss' | 'atom' | 'json';
-  title: string;
-  items: FeedItem[];
-}
-type RawFeed = Omit<ParsedFeed, 'items'> & { items: readonly RawFeedItem[]; itemsOverCap: number };
-
-type ParseFeedResult = { ok: true; feed: ParsedFeed; rejected: RejectCounts } | { ok: false; detail: Detail };
+type RawFeed = { format: 'rss' | 'atom' | 'json'; title: string; items: readonly RawFeedItem[]; itemsOverCap: number };
 
 // An item is reset news when its title or text says "reset" (reset, resets, resetted, resetting; so also "reset
 // limits", "limits reset") AND Codex is the context: the item mentions "codex", or the feed itself is about Codex
@@ -70,7 +62,7 @@ function cleanItem(raw: RawFeedItem, asOf: Date): FeedItem | RejectReason {
 }
 
 /** A feed's raw items → cleaned, validated items; what fails the sanity rules is counted per reason. */
-function collect(feed: RawFeed, asOf: Date): ParseFeedResult {
+function collect(feed: RawFeed, asOf: Date) {
   const rejected: RejectCounts = {};
   if (feed.itemsOverCap > 0) count(rejected, 'over_item_cap', feed.itemsOverCap);
   const items: FeedItem[] = [];
@@ -81,7 +73,8 @@ function collect(feed: RawFeed, asOf: Date): ParseFeedResult {
     // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
     if (typeof item !== 'string' && raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
   }
-  return { ok: true, feed: { format: feed.format, title: cleanText(feed.title, TEXT_LIMITS.title), items }, rejected };
+  const title = cleanText(feed.title, TEXT_LIMITS.title);
+  return { ok: true, feed: { format: feed.format, title, items }, rejected } as const;
 }
 
 const JsonFeedItemSchema = z.object({
@@ -101,11 +94,11 @@ const JsonFeedEnvelopeSchema = z.object({
   items: z.array(z.unknown()),
 });
 
-function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget): ParseFeedResult {
-  const read = (envelope: z.infer<typeof JsonFeedEnvelopeSchema>): ParseFeedResult => {
+function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget) {
+  const read = (envelope: z.infer<typeof JsonFeedEnvelopeSchema>) => {
     const kept = envelope.items.slice(0, MAX_FEED_ITEMS);
     const parsed = z.array(JsonFeedItemSchema).safeParse(kept);
-    if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) };
+    if (!parsed.success) return { ok: false, detail: schemaMismatch(parsed.error, ['items']) } as const;
     const raws = parsed.data.map((i) => ({
       id: String(i.id),
       title: i.title ?? '',
@@ -123,35 +116,14 @@ function parseJsonFeed(body: string, asOf: Date, budget: ParseBudget): ParseFeed
  * A feed body in any supported format → cleaned, validated items, under the feed budget (size, items, nesting,
  * time). Items that fail the sanity rules (sanitize.ts) are counted per reason in `rejected`.
  */
-export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_BUDGET): ParseFeedResult {
+export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_BUDGET) {
   const tooBig = checkSize(body, budget);
-  if (tooBig) return { ok: false, detail: tooBig };
+  if (tooBig) return { ok: false, detail: tooBig } as const;
   const trimmed = body.trimStart();
   if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget);
   const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS);
   if (!xml.ok) return xml;
   return collect(xml, asOf);
-}
-
-function computeFeedSignals(config: SourceConfig, feed: ParsedFeed, asOf: Date): Signal[] {
-  return feed.items
-    .filter((i) => isResetNews(i, feed.title))
-    .map((i) => ({
-      // Keyed by link first, so the same post seen through two feeds is one signal.
-      id: `feed-item-${createHash('sha256')
-        .update(i.link ?? i.id)
-        .digest('hex')
-        .slice(0, 24)}`,
-      kind: 'feed_item' as const,
-      source: config.id,
-      title: i.title,
-      excerpt: i.excerpt,
-      url: i.link,
-      published_at: i.published_at,
-      first_seen_at: formatInstant(asOf),
-      review: 'awaiting_review' as const,
-      promoted_to: null,
-    }));
 }
 
 /** Fetches one feed. `items_read` counts every valid item in the feed, not only the ones that became signals. */
@@ -160,8 +132,25 @@ export function fetchSignalFeed(fetcher: Fetcher, config: SourceConfig, asOf: Da
   return readSource(fetcher, config, asOf, accept, (body) => {
     const parsed = parseFeed(body, asOf);
     if (!parsed.ok) return parsed;
-    const { items } = parsed.feed;
-    const data = { signals: computeFeedSignals(config, parsed.feed, asOf) };
-    return { ok: true, items: items.length, detail: readDetail('ok', {}, parsed.rejected), data };
+    const { items, title } = parsed.feed;
+    const signals = items
+      .filter((i) => isResetNews(i, title))
+      .map((i) => ({
+        // Keyed by link first, so the same post seen through two feeds is one signal.
+        id: `feed-item-${createHash('sha256')
+          .update(i.link ?? i.id)
+          .digest('hex')
+          .slice(0, 24)}`,
+        kind: 'feed_item' as const,
+        source: config.id,
+        title: i.title,
+        excerpt: i.excerpt,
+        url: i.link,
+        published_at: i.published_at,
+        first_seen_at: formatInstant(asOf),
+        review: 'awaiting_review' as const,
+        promoted_to: null,
+      }));
+    return { ok: true, items: items.length, detail: readDetail('ok', {}, parsed.rejected), data: { signals } };
   });
 }

@@ -94,13 +94,13 @@ function incidentSignal(
 }
 
 /**
- * Pure: a feed body → the Codex incidents of the signal window as signals. An incident is Codex's when it affects a
+ * Reads the feed: the Codex incidents of the signal window as signals. An incident is Codex's when it affects a
  * Codex component id (the configured list) or its name mentions Codex. `items` counts every incident of valid shape,
  * not only Codex's; malformed ones are counted as `invalid_record`, and a feed with incidents but none readable is a
  * `schema_mismatch`.
  */
-function parseIncidentFeed(config: SourceConfig, body: string, asOf: Date): SourceRead {
-  return parseJsonWithin(body, IncidentFeedSchema, (feed): SourceRead => {
+export function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
+  const read = (feed: z.infer<typeof IncidentFeedSchema>): SourceRead => {
     const rejected: RejectCounts = {};
     const incidents: FeedIncident[] = [];
     let firstProblem: Detail | null = null;
@@ -124,9 +124,8 @@ function parseIncidentFeed(config: SourceConfig, body: string, asOf: Date): Sour
       .map((i) => incidentSignal(config, origin, i, asOf, rejected))
       .filter((s) => s !== null);
     return { ok: true, items: incidents.length, detail: readDetail('ok', {}, rejected), data: { signals } };
-  });
-}
-
-export function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  return readSource(fetcher, config, asOf, 'application/json', (body) => parseIncidentFeed(config, body, asOf));
+  };
+  return readSource(fetcher, config, asOf, 'application/json', (body) =>
+    parseJsonWithin(body, IncidentFeedSchema, read),
+  );
 }

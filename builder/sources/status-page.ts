@@ -57,7 +57,6 @@ const IncidentSchema = z.object({
   incident_updates: z.array(z.object({ body: nullableText, status: nullableText })).optional(),
   components: z.array(z.object({ id: z.string().nullish(), name: z.string() })).optional(),
 });
-type Incident = z.infer<typeof IncidentSchema>;
 
 /** Atlassian Statuspage v2 `summary.json`; incident.io serves the same path without the two incident lists. */
 const StatusSummarySchema = z.object({
@@ -70,21 +69,6 @@ const StatusSummarySchema = z.object({
   scheduled_maintenances: z.array(z.unknown()).optional(),
 });
 type StatusSummary = z.infer<typeof StatusSummarySchema>;
-
-function incidentSignal(config: SourceConfig, i: Incident, asOf: Date, rejected: RejectCounts): Signal | null {
-  // Statuspage writes every time with a zone: one without (`9999-12-31` included) is refused like a future one,
-  // never read in the machine's zone. An unreadable time leaves the incident undated.
-  const at = judgedInstant(i.started_at ?? i.created_at, asOf);
-  if (!at.ok && at.reason !== 'bad_date') {
-    count(rejected, at.reason);
-    return null;
-  }
-  const url = i.shortlink ? cleanUrl(i.shortlink) : null;
-  if (i.shortlink && url === null) count(rejected, 'bad_url');
-  const update = i.incident_updates?.find((u) => u.body);
-  const fallback = [i.status, i.impact ? `impact: ${i.impact}` : ''].filter(Boolean).join(', ');
-  return incidentSignalOf(config, asOf, i, update?.body ?? fallback, url, at.ok ? at.iso : null);
-}
 
 /** A status incident (of the summary or of incident.io's feed) as a signal awaiting review, its words cleaned. */
 export function incidentSignalOf(
@@ -114,7 +98,8 @@ export function incidentSignalOf(
  * listed ids is on the page, those whose name mentions Codex; upstream words cleaned and capped) and Codex incident
  * signals (Statuspage lists them; incident.io does not). `updated_at` is the page's own time, not when we read it.
  */
-function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date, rejected: RejectCounts) {
+function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: Date) {
+  const rejected: RejectCounts = {};
   const pageUrl = cleanUrl(summary.page.url);
   if (pageUrl === null) count(rejected, 'bad_url');
   // The page's own time passes the date rules every record does (a page dated 9999-12-31 is as hostile as a record
@@ -147,9 +132,22 @@ function computeStatusPage(config: SourceConfig, summary: StatusSummary, asOf: D
         mentionsCodex(i.name) ||
         (i.components ?? []).some((c) => (typeof c.id === 'string' && codexIds.has(c.id)) || mentionsCodex(c.name)),
     )
-    .map((i) => incidentSignal(config, i, asOf, rejected))
-    .filter((s) => s !== null);
-  return { status, signals };
+    .flatMap((i) => {
+      // Statuspage writes every time with a zone: one without (`9999-12-31` included) is refused like a future one,
+      // never read in the machine's zone. An unreadable time leaves the incident undated.
+      const at = judgedInstant(i.started_at ?? i.created_at, asOf);
+      if (!at.ok && at.reason !== 'bad_date') {
+        count(rejected, at.reason);
+        return [];
+      }
+      const url = i.shortlink ? cleanUrl(i.shortlink) : null;
+      if (i.shortlink && url === null) count(rejected, 'bad_url');
+      const update = i.incident_updates?.find((u) => u.body);
+      const fallback = [i.status, i.impact ? `impact: ${i.impact}` : ''].filter(Boolean).join(', ');
+      return [incidentSignalOf(config, asOf, i, update?.body ?? fallback, url, at.ok ? at.iso : null)];
+    });
+  const items = status.components.length + signals.length;
+  return { ok: true, items, detail: readDetail('ok', {}, rejected), data: { status, signals } } as const;
 }
 
 /**
@@ -162,13 +160,7 @@ export function parseStatusPage(
   asOf: Date,
   budget: ParseBudget = JSON_BUDGET,
 ): SourceRead {
-  const rejected: RejectCounts = {};
-  const read = (summary: StatusSummary) => {
-    const data = computeStatusPage(config, summary, asOf, rejected);
-    const items = data.status.components.length + data.signals.length;
-    return { ok: true, items, detail: readDetail('ok', {}, rejected), data } as const;
-  };
-  return parseJsonWithin(body, StatusSummarySchema, read, budget);
+  return parseJsonWithin(body, StatusSummarySchema, (summary) => computeStatusPage(config, summary, asOf), budget);
 }
 
 export function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {

@@ -11,7 +11,13 @@ import { AnnouncementSchema, TrackerWatchSchema, type Detail } from '../model/sc
 import { formatIssuePath, parseJsonWithin } from './budget.ts';
 import { readInstant } from './instant.ts';
 import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
-import { citedSource, computeTrackerEvent, trackerEventType, TrackerRecordSchema } from './reset-tracker.ts';
+import {
+  citedSource,
+  computeTrackerEvent,
+  trackerEventType,
+  TrackerRecordSchema,
+  TrackerSourceSchema,
+} from './reset-tracker.ts';
 import {
   cleanEvidence,
   cleanText,
@@ -27,12 +33,6 @@ const UPSTREAM_ID_MAX_CHARS = 120;
 const MAX_SCHEDULE_AHEAD_MS = 60 * 24 * 60 * 60 * 1000;
 /** A watch that claims to last longer than this is not a plausible watch (a crafted date): its end is not used. */
 const MAX_WATCH_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
-
-const TrackerSourceSchema = z.object({
-  type: z.string().optional(),
-  author: z.string().nullable().optional(),
-  url: z.string().nullable().optional(),
-});
 
 const ScheduledResetSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
@@ -57,7 +57,7 @@ const ActiveWatchSchema = z.object({
 });
 
 /** A part read, or why not: the failing path inside the part (a zod issue's, or the field a rule refused) and reason. */
-type Mapped<T> = { ok: true; value: T } | { ok: false; path: PropertyKey[]; reason: RejectReason };
+type Mapped<T> = { ok: true; value: T } | { ok: false; path?: readonly PropertyKey[]; reason: RejectReason };
 
 const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, path, reason }) as const;
 const invalid = (error: z.ZodError) => refused('invalid_record', ...(error.issues[0]?.path ?? []));
@@ -139,13 +139,10 @@ function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Dat
     const parsed = schema.safeParse(raw);
     const mapped = parsed.success ? map(parsed.data) : invalid(parsed.error);
     if (mapped.ok) return mapped.value;
-    unreadable.push(`${formatIssuePath([name, ...mapped.path])} (${mapped.reason})`);
+    unreadable.push(`${formatIssuePath([name, ...(mapped.path ?? [])])} (${mapped.reason})`);
     return undefined;
   };
-  const latest = read('latest_reset', TrackerRecordSchema, (r) => {
-    const m = computeTrackerEvent(r, asOf);
-    return m.ok ? { ok: true, value: m.event } : refused(m.reason, ...(m.path ?? []));
-  });
+  const latest = read('latest_reset', TrackerRecordSchema, (r) => computeTrackerEvent(r, asOf));
   const announcement = read('scheduled_reset', ScheduledResetSchema, (r) => computeAnnouncement(r, asOf));
   const watch = read('active_watch', ActiveWatchSchema, (r) => computeWatch(r, asOf));
   const StatsSchema = z.object({ total: z.number().int().nonnegative() }).loose();

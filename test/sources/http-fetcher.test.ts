@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpFetcher, redirectAllowed, USER_AGENT } from '../../builder/sources/http-fetcher.ts';
+import { createHttpFetcher, redirectAllowed } from '../../builder/sources/http-fetcher.ts';
+import { LOCAL_USER_AGENT as USER_AGENT } from '../../builder/net/user-agent.ts';
 import type { FetchResult } from '../../builder/sources/fetcher.ts';
 import { refusedUrl, startServer, testFetcher, type TestServer } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import {
   cleanText,
   cleanUrl,
   judgeInstant,
-  rejectionParams,
+  readDetail,
   TRACKED_ERA_START,
 } from '../../builder/sources/sanitize.ts';
 
@@ -137,8 +137,8 @@ describe('sanity rules', () => {
   });
 
   it('names every rejection reason with its count', () => {
-    expect(rejectionParams({})).toEqual({});
-    expect(rejectionParams({ future_date: 2, bad_url: 1 })).toEqual({
+    expect(readDetail('ok', {}, {}).params).toEqual({});
+    expect(readDetail('ok', {}, { future_date: 2, bad_url: 1 }).params).toEqual({
       rejected: 3,
       reasons: 'bad_url 1, future_date 2',
     });
