@@ -6,6 +6,7 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { CACHE_CONTROL, JSON_CONTENT_TYPE } from '../contract.ts';
+import { parseJsonWith } from '../fsutil/json.ts';
 import type { OutputDocument } from '../render/output.ts';
 
 const MANIFEST_VERSION = 3;
@@ -60,12 +61,9 @@ const StoredManifest = z.object({
 
 /** The stored manifest, or null when it is unreadable or of another version (then it is recovered from a listing). */
 export function parseManifest(text: string): Manifest | null {
-  let m;
-  try {
-    m = StoredManifest.parse(JSON.parse(text));
-  } catch {
-    return null;
-  }
+  const parsed = parseJsonWith(text, StoredManifest);
+  if (!parsed.ok) return null;
+  const m = parsed.data;
   const objects = new Map(m.objects.map(([k, [etag, fingerprint]]) => [k, { etag, fingerprint }]));
   const { listedAt, sinceListing } = m;
   return { objects, missingSince: Object.fromEntries(m.missingSince), listedAt, sinceListing, recovered: false };

@@ -2,7 +2,7 @@
 // with every value). Kinds of reset differ by lane, by shape and by colour; verified vs recorded by fill, and words.
 import type { ComponentChildren } from 'preact';
 import { EVENT_TYPES, type EventType } from '../contract.ts';
-import { eventTime } from '../model/events.ts';
+import { DAY_MS, eventTime } from '../model/events.ts';
 import type { Event } from '../model/schemas.ts';
 import type { AccuracyDoc, PageData } from './page-data.ts';
 import { eventAnchor, FEED_MAX_ENTRIES, followedEvents } from './follow.ts';
@@ -10,7 +10,6 @@ import { formatDate, formatMonth, formatNumber, formatPercent } from './page-for
 import { Head, StackRow, type Ctx } from './page-sections.tsx';
 import { renderReach } from './reach.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_DAYS = 365;
 /** The narrow screen's chart: the latest three months, whole, at a readable size (no sideways scrolling). */
 const RECENT_DAYS = 92;
