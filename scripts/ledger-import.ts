@@ -137,11 +137,11 @@ export function importLedger(
   return { events, report };
 }
 
-// npm run import-ledger [-- CSV]: re-imports ../shared/data/codex-reset-ledger.csv (or the path given) into
+// npm run import-ledger [-- CSV]: re-imports data/archive/codex-reset-ledger.source.csv (or the path given) into
 // data/archive/codex-reset-ledger.json, applying the reviewed decisions in data/ledger-review.json, and prints the
 // import report. Fails (exit 1) on a row whose time disagrees with its post when no reviewed decision explains it.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const src = process.argv[2] ?? new URL('../../shared/data/codex-reset-ledger.csv', import.meta.url).pathname;
+  const src = process.argv[2] ?? new URL('../data/archive/codex-reset-ledger.source.csv', import.meta.url).pathname;
   const out = new URL('../data/archive/codex-reset-ledger.json', import.meta.url).pathname;
   const reviewFile = new URL('../data/ledger-review.json', import.meta.url).pathname;
   const review = LedgerReviewSchema.parse(JSON.parse(await readFile(reviewFile, 'utf8')));

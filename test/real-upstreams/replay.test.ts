@@ -1,6 +1,6 @@
 // The real build (builder/main.ts) against what codex-resets.com, status.openai.com and Reddit really answered in
-// September 2026 (the shared captures, served on loopback by replay.ts), at the captures' dates. Every expected answer
-// is read from the posts' own words or the services' documentation (../shared/reference/real-upstreams/README.md):
+// September 2026 (the captures in test/fixtures/real-upstreams/, served on loopback by replay.ts), at the captures' dates. Every expected answer
+// is read from the posts' own words or the services' documentation (test/fixtures/real-upstreams/README.md):
 // - post 2076418567143408112, 2026-07-12: "Added a banked reset to 500k users of ChatGPT Work and Codex." and post
 //   2076735790567338203, 2026-07-13: "We have added a banked reset to everyone's account": banked grants, although the
 //   tracker labels both `regular`;

@@ -1,5 +1,5 @@
 // A loopback server that answers as codex-resets.com, status.openai.com and reddit.com answered in September 2026:
-// the shared captures (../shared/reference/real-upstreams/, provenance in its README) served on their real paths with
+// the captures in test/fixtures/real-upstreams/ (provenance in its README) served on their real paths with
 // the statuses and headers those services send (ETag and conditional GET, Cache-Control, CORS, 403/404/429 pages).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { startLoopback, type LoopbackServer } from '../helpers/build.ts';
 
-export const CAPTURES = path.resolve(new URL('../../../shared/reference/real-upstreams', import.meta.url).pathname);
+export const CAPTURES = path.resolve(new URL('../fixtures/real-upstreams', import.meta.url).pathname);
 
 export const capture = (rel: string): string => readFileSync(path.join(CAPTURES, rel), 'utf8');
 export const captureJson = <T = unknown>(rel: string): T => JSON.parse(capture(rel)) as T;

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,15 +49,10 @@ describe('curated archive', () => {
     expect(ledger.filter((e) => e.reason === 'banked' && e.type === 'banked_grant').length).toBeGreaterThan(0);
   });
 
-  // The CSV is not in the repository (its license notice is): this check runs where ../shared/data sits beside the
-  // checkout, and says it was skipped elsewhere instead of passing silently.
-  const sharedCsv = new URL('../../../shared/data/codex-reset-ledger.csv', import.meta.url);
-  const hasCsv = existsSync(sharedCsv);
-  const csvSkipReason = `${sharedCsv.pathname} is not beside the checkout (the CSV is not in the repository)`;
-  if (!hasCsv) console.warn(`[test/sources/archive] skipping the re-import check: ${csvSkipReason}`);
-  const reimport = 'is exactly what npm run import-ledger produces from the shared CSV and the reviewed decisions';
-  it.skipIf(!hasCsv)(hasCsv ? reimport : `${reimport} [skipped: ${csvSkipReason}]`, async () => {
-    const csv = await readFile(sharedCsv, 'utf8');
+  // The published CSV, kept byte for byte in data/archive/ with its provenance (data/README.md).
+  const sourceCsv = new URL('../../data/archive/codex-reset-ledger.source.csv', import.meta.url);
+  it('is exactly what npm run import-ledger produces from the published CSV and the reviewed decisions', async () => {
+    const csv = await readFile(sourceCsv, 'utf8');
     const { events } = await loadCuratedData(DATA);
     const rows = parseCsv(csv).slice(1);
     const byText = new Set(events.map((e) => e.evidence_text));

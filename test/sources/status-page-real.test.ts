@@ -1,5 +1,5 @@
 // status.openai.com as it answered in September 2026 (incident.io), replayed from the shared captures
-// (../shared/reference/real-upstreams/openai-status/, provenance in its README) on a loopback server with the real
+// (test/fixtures/real-upstreams/openai-status/, provenance in its README) on a loopback server with the real
 // paths. Expected answers come from the facts that README documents, not from this code's output.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
