@@ -61,7 +61,7 @@ export function applyReviewDates(events: readonly Event[], reviews: readonly Rev
 }
 
 const STATUS_RANK = { verified: 2, archived: 1 } as const;
-const ORIGIN_RANK = { curated: 3, ledger: 2, service_resets: 1 } as const;
+const ORIGIN_RANK = { curated: 3, ledger: 2, service_resets: 1, reset_timeline: 0 } as const;
 
 function better(a: Event, b: Event): Event {
   if (STATUS_RANK[a.status] !== STATUS_RANK[b.status]) return STATUS_RANK[a.status] > STATUS_RANK[b.status] ? a : b;

@@ -2,7 +2,16 @@
 // so the pure model depends on nothing outside itself; the sources produce these shapes.
 import { z } from 'zod';
 import { EventIdSchema } from './schemas.ts';
-import type { Announcement, Event, Signal, SourceCheck, TrackerWatch, UpstreamStatus } from './schemas.ts';
+import type {
+  Announcement,
+  Event,
+  PostRead,
+  Signal,
+  SourceCheck,
+  SourceLabel,
+  TrackerWatch,
+  UpstreamStatus,
+} from './schemas.ts';
 
 /** What one source produced in one run; data fields only when the check succeeded. */
 export interface SourceResult {
@@ -15,6 +24,14 @@ export interface SourceResult {
   watch?: TrackerWatch | null;
   /** The number of resets the tracker says it holds (`stats.total` of its status), to compare with the records read. */
   stats_total?: number;
+  /** A reset tracker's label for every record it listed (reset or not), to compare the trackers post by post. */
+  labels?: SourceLabel[];
+}
+
+/** One run's reads of official posts (the `post_embed` source): one check for the run, one read per post asked. */
+export interface PostReadResult {
+  check: SourceCheck;
+  reads: Omit<PostRead, 'attempts' | 'next_try_at'>[];
 }
 
 /** An imported archive of data/archive/ as /api/status and the license text name it. */

@@ -30,7 +30,10 @@ const isoDate = z.iso.date();
 
 export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
-export const ORIGINS = ['ledger', 'service_resets', 'curated'] as const;
+/** `service_resets`: codex-resets.com's API; `reset_timeline`: codex-reset.com's timeline (a second tracker). */
+export const ORIGINS = ['ledger', 'service_resets', 'reset_timeline', 'curated'] as const;
+/** The origins that are third-party trackers read by the build (not curated history). */
+export const TRACKER_ORIGINS = ['service_resets', 'reset_timeline'] as const satisfies readonly (typeof ORIGINS)[number][];
 
 export const EvidenceSourceSchema = z.strictObject({
   platform: z.string().min(1).max(40),
@@ -109,7 +112,7 @@ export const EventSchema = z
             : 'a full ISO 8601 UTC instant is required unless time_precision is day',
         );
     }
-    if (e.origin !== 'service_resets' && e.evidence_text.trim() === '')
+    if (e.origin !== 'service_resets' && e.origin !== 'reset_timeline' && e.evidence_text.trim() === '')
       issue('evidence_text', 'curated history quotes its evidence: evidence_text is required');
     if (e.status !== 'verified') return;
     if (!e.verification_notes) issue('verification_notes', 'a verified record needs verification_notes');
@@ -125,6 +128,8 @@ export const SOURCE_KINDS = [
   'signal_feed',
   'tracker_status',
   'status_incidents',
+  'reset_timeline',
+  'post_embed',
 ] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
@@ -293,6 +298,54 @@ export type TrackerWatch = z.infer<typeof TrackerWatchSchema>;
 /** Watches kept in state for a later backtest (a few a month are raised); the oldest go first. */
 export const MAX_WATCHES = 1_000;
 
+/**
+ * What a reset tracker calls one of its records (a post or an observation), whatever we make of it: kept so that the
+ * trackers can be compared on every post, including the records that are not resets to us (a `boost`, a reply).
+ * `label` is the source's own words (never translated); `reads_as` is how the adapter reads it.
+ */
+export const LABEL_READINGS = ['global_reset', 'banked_grant', 'announcement', 'not_a_reset', 'unconfirmed'] as const;
+export const SourceLabelSchema = z.object({
+  /** The source's config id (`reset-timeline`, `reset-tracker`). */
+  source: z.string().min(1).max(40),
+  /** The upstream record id, cleaned. */
+  record_id: z.string().min(1).max(120),
+  /** The X post the record cites (digits), null when it cites none. */
+  post_id: z.string().regex(/^\d{1,20}$/).nullable(),
+  /** The record's own time: announced, or observed for an observation. */
+  at: isoInstant,
+  label: z.string().min(1).max(120),
+  reads_as: z.enum(LABEL_READINGS),
+  /** The post's words as the source quotes them (empty: it quotes none); compared with the post itself. */
+  quote: z.string().max(4000).default(''),
+});
+export type SourceLabel = z.infer<typeof SourceLabelSchema>;
+/** Labels kept in state: a few hundred records a tracker; a runaway source stops here (newest kept). */
+export const MAX_SOURCE_LABELS = 4_000;
+
+/** How one read of an X post through the oEmbed endpoint ended. */
+export const POST_READ_OUTCOMES = ['ok', 'not_found', 'rate_limited', 'blocked', 'failed'] as const;
+/**
+ * The service's own read of an official post (X's oEmbed), remembered so a post is read once: an `ok` or `not_found`
+ * read is final; the others are tried again from `next_try_at` (bounded back-off).
+ */
+export const PostReadSchema = z.object({
+  post_id: z.string().regex(/^\d{1,20}$/),
+  outcome: z.enum(POST_READ_OUTCOMES),
+  read_at: isoInstant,
+  /** Reads that did not end in `ok`/`not_found`, in a row (0 after a final answer). */
+  attempts: z.number().int().nonnegative(),
+  next_try_at: isoInstant.nullable(),
+  /** From `author_url`: the account's handle, lower-cased; null unless `ok`. */
+  author: z.string().max(40).nullable(),
+  /** The post's text as X returns it in `html`'s paragraph, markup removed and cleaned; empty unless `ok`. */
+  text: z.string().max(4000),
+  /** HTTP status of the last read (null: no answer). */
+  http_status: z.number().int().nullable(),
+});
+export type PostRead = z.infer<typeof PostReadSchema>;
+/** Post reads kept in state (one per global reset with a post: a few hundred a year). */
+export const MAX_POST_READS = 2_000;
+
 /** A channel (a hash, never the secret URL) and a message key. */
 const delivery = z.object({ channel: z.string().min(1).max(80), key: z.string().min(1).max(200) });
 export const NotifyLogSchema = z.object({
@@ -337,6 +390,10 @@ export const StateSchema = z.object({
     .default([]),
   /** What each notification channel was sent, recorded after success (notify/plan.ts). */
   notifications: NotifyLogSchema.default({ sent: [], failed: [] }),
+  /** Every tracker's label for each of its records, last good read of each source (model/agreement.ts). */
+  source_labels: z.array(SourceLabelSchema).max(MAX_SOURCE_LABELS).default([]),
+  /** The service's reads of official posts, by post id (model/verify.ts). */
+  post_reads: z.array(PostReadSchema).max(MAX_POST_READS).default([]),
 });
 export type State = z.infer<typeof StateSchema>;
 export const emptyState = (): State => StateSchema.parse({});

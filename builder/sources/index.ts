@@ -11,7 +11,9 @@ import { fetchStatusPage } from './status-page.ts';
 import { redactUrl, redactUrlsIn } from '../redact.ts';
 import { fetchTrackerStatus } from './tracker-status.ts';
 
-const READERS: Record<SourceKind, (fetcher: Fetcher, config: SourceConfig, asOf: Date) => Promise<SourceResult>> = {
+/** Every kind a run reads on its own; the post reader (`post_embed`) reads the posts the model plans (post-embed.ts). */
+type Reader = (fetcher: Fetcher, config: SourceConfig, asOf: Date) => Promise<SourceResult>;
+const READERS: Record<Exclude<SourceKind, 'post_embed' | 'reset_timeline'>, Reader> = {
   status_page: fetchStatusPage,
   reset_tracker: fetchResetTracker,
   signal_feed: fetchSignalFeed,
@@ -35,6 +37,8 @@ export async function fetchAllSources(
     configs.map((config) =>
       limit(async (): Promise<SourceResult> => {
         try {
+          if (config.kind === 'post_embed' || config.kind === 'reset_timeline')
+            throw new Error(`no reader for ${config.kind} yet`);
           return await READERS[config.kind](fetcher, config, asOf);
         } catch (err) {
           const bug = new SourceError(
