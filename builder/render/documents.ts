@@ -90,6 +90,8 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
   const when = eventTime(e);
   const date = when.at.slice(0, 10);
   const reason = t(`common:reason.${e.reason}`);
+  // A reset whose reason no source states is titled as what is known: a reset for everyone, no "other reason".
+  const template = e.type === 'global_reset' && e.reason === 'other' ? 'global_reset_unstated' : e.type;
   // A text in the language, else in English, named in untranslated_fields.
   const untranslated: string[] = [];
   const text = (name: string, v: Localized | undefined): string | null => {
@@ -104,8 +106,8 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     status: e.status,
     reason: e.reason,
     origin: e.origin,
-    title: text('title', e.title) ?? t(`common:title.${e.type}`, { reason }),
-    summary: text('summary', e.summary) ?? t(`common:summary.${e.type}`, { date, reason }),
+    title: text('title', e.title) ?? t(`common:title.${template}`, { reason }),
+    summary: text('summary', e.summary) ?? t(`common:summary.${template}`, { date, reason }),
     scope: text('scope', e.scope) ?? t(`common:scope.${e.type}`),
     author_notes: text('author_notes', e.author_notes),
     verification_notes: text('verification_notes', e.verification_notes),
