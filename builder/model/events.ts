@@ -79,9 +79,9 @@ const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : re
 
 /**
  * One record per real-world event, newest first. Two records are one event when one lists the other in `same_as`,
- * they cite the same post (and have one type), or by proximity: different origins, one type, instants within
- * MERGE_WINDOW_MS; closest pairs first, and never a second record of an origin the group holds (one source listing two
- * resets an hour apart means two). The winner (verified, then curated, ledger, tracker) keeps its text and gains the
+ * they cite the same post (and have one type), or by proximity: one type, instants within
+ * MERGE_WINDOW_MS; closest pairs first, and never a second post (or a second observation) of an origin the group holds
+ * (one source listing two resets an hour apart means two; its observation and its post of one reset are one). The winner (verified, then curated, ledger, tracker) keeps its text and gains the
  * others' ids in `same_as` and their sources (a tracker's only when it is a tracker record itself).
  */
 export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
@@ -107,7 +107,7 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
     }
   });
   const origins = new Map<number, Set<string>>();
-  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(e.origin)));
+  all.forEach((e, k) => origins.set(find(k), (origins.get(find(k)) ?? new Set()).add(witness(e))));
   for (const { i, j } of proximityPairs(all)) {
     const [ri, rj] = [find(i), find(j)];
     if (ri === rj || [...origins.get(rj)!].some((o) => origins.get(ri)!.has(o))) continue;
@@ -136,6 +136,13 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
 }
 
+/**
+ * What a record witnesses, for the proximity rule: a source's post, or a source's observation. A source that saw a
+ * reset land and also lists the post about it (codex-reset.com on 2026-09-08: its operator at 01:34Z, the post at
+ * 04:05:53Z) recorded one reset; two posts, or two observations, of one source are two.
+ */
+const witness = (e: Event): string => `${e.origin}:${e.time_basis === 'observation' ? 'observation' : 'post'}`;
+
 /** The proximity rule's pairs, closest first; a sweep by earliest instant, so large histories stay fast. */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
   const instants = all.map(instantsOf);
@@ -148,7 +155,7 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
     const reach = Math.max(...instants[a]!) + MERGE_WINDOW_MS;
     for (let q = p + 1; q < order.length && lo[order[q]!]! <= reach; q++) {
       const b = order[q]!;
-      if (all[a]!.origin === all[b]!.origin || all[a]!.type !== all[b]!.type) continue;
+      if (witness(all[a]!) === witness(all[b]!) || all[a]!.type !== all[b]!.type) continue;
       let d = Infinity;
       for (const x of instants[a]!) for (const y of instants[b]!) d = Math.min(d, Math.abs(x - y));
       if (d <= MERGE_WINDOW_MS) pairs.push({ i: Math.min(a, b), j: Math.max(a, b), d });

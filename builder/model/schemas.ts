@@ -67,6 +67,50 @@ export const ReachSchema = z.strictObject({
 });
 export type Reach = z.infer<typeof ReachSchema>;
 
+/** What one source calls an event: its record, its own word for it, and how that word reads (model/agreement.ts). */
+export const RecordedBySchema = z.strictObject({
+  origin: z.enum(ORIGINS),
+  record_id: z.string().min(1).max(120),
+  /** The source's own label, never translated (the ledger's type, `regular`/`banked`, `reset/hard/live`, `boost`). */
+  label: z.string().min(1).max(120),
+  reads_as: z.enum(['global_reset', 'banked_grant', 'policy_change', 'announcement', 'not_a_reset', 'unconfirmed']),
+});
+export type RecordedBy = z.infer<typeof RecordedBySchema>;
+/**
+ * `agreed`: two or more sources call it this type and none calls it anything else; `single_source`: one source records
+ * it; `disputed`: sources disagree and no review has settled it; `reviewed`: they disagreed and a review decided.
+ */
+export const AGREEMENTS = ['agreed', 'single_source', 'disputed', 'reviewed'] as const;
+export type Agreement = (typeof AGREEMENTS)[number];
+
+/** Why the service did not verify a global reset itself (model/verify.ts). */
+export const UNVERIFIED_REASONS = [
+  'single_source',
+  'disputed',
+  'sources_disagreed',
+  'no_post',
+  'not_read',
+  'verification_off',
+  'post_not_found',
+  'post_unreadable',
+  'author_not_official',
+  'text_differs',
+  'date_differs',
+] as const;
+export const VerificationSchema = z.strictObject({
+  state: z.enum(['verified', 'not_verified']),
+  /** null when verified. */
+  reason: z.enum(UNVERIFIED_REASONS).nullable(),
+  /** The official post checked (the event's primary evidence), and what X said of it. */
+  post_id: z.string().regex(/^\d{1,20}$/).nullable(),
+  author: z.string().max(40).nullable(),
+  read_at: isoInstant.nullable(),
+  /** The sources that call it a global reset (`agreed`), and those whose quote of the post was compared. */
+  sources: z.array(z.enum(ORIGINS)).max(10),
+  quoted_by: z.array(z.enum(ORIGINS)).max(10),
+});
+export type Verification = z.infer<typeof VerificationSchema>;
+
 /** One reset-related event; `time_basis` names which instant `occurred_at` is (plain dates at `time_precision: day`). */
 export const EventSchema = z
   .strictObject({
@@ -93,6 +137,11 @@ export const EventSchema = z
     same_as: z.array(EventIdSchema).default([]),
     /** Attached by the model from data/reach-review.json (model/reach.ts); never read from a source. */
     reach: ReachSchema.optional(),
+    /** Attached by the model (model/agreement.ts): every source's record of this event, and whether they agree. */
+    recorded_by: z.array(RecordedBySchema).max(20).optional(),
+    agreement: z.enum(AGREEMENTS).optional(),
+    /** Attached by the model (model/verify.ts): what the service checked itself, or why it could not verify. */
+    verification: VerificationSchema.optional(),
   })
   .superRefine((e, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -115,8 +164,10 @@ export const EventSchema = z
     if (e.origin !== 'service_resets' && e.origin !== 'reset_timeline' && e.evidence_text.trim() === '')
       issue('evidence_text', 'curated history quotes its evidence: evidence_text is required');
     if (e.status !== 'verified') return;
-    if (!e.verification_notes) issue('verification_notes', 'a verified record needs verification_notes');
-    if (!e.author_notes) issue('author_notes', 'a verified record needs author_notes');
+    // Verified by the service itself (model/verify.ts): its notes are rendered from what it checked.
+    const byService = e.verification?.state === 'verified';
+    if (!e.verification_notes && !byService) issue('verification_notes', 'a verified record needs verification_notes');
+    if (!e.author_notes && !byService) issue('author_notes', 'a verified record needs author_notes');
     if (e.sources.length === 0) issue('sources', 'a verified record needs at least one evidence source');
   });
 export type Event = z.infer<typeof EventSchema>;
@@ -175,6 +226,7 @@ export const SIGNAL_KINDS = [
   'tracker_watch',
   'type_disagreement',
   'same_day_resets',
+  'tracker_missing',
 ] as const;
 /** Upstream text cut to `max` characters (an ellipsis marks the cut), as a signal's fields allow. */
 export const capText = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -201,6 +253,11 @@ export const SignalSchema = z.object({
   tracker_type: EventTypeSchema.optional(),
   /** type_disagreement and same_day_resets: the events concerned (curated first). */
   event_ids: z.array(EventIdSchema).max(10).optional(),
+  /** type_disagreement and tracker_missing: what each source calls the post, in its own words. */
+  labels: z
+    .array(z.strictObject({ origin: z.enum(ORIGINS), label: z.string().max(120), reads_as: z.string().max(40) }))
+    .max(10)
+    .optional(),
 });
 export type Signal = z.infer<typeof SignalSchema>;
 

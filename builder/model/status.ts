@@ -3,9 +3,13 @@ import { formatInstant } from '../contract.ts';
 import { eventDate, eventMs, utcDate } from './events.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
+import { describeVotes } from './agreement.ts';
 
-/** The source kinds that can report a reset: only their failures turn today's state `unknown`. */
-export const RESET_SOURCE_KINDS = ['reset_tracker'] as const satisfies readonly SourceKind[];
+/**
+ * The source kinds that can report a reset: the two trackers (codex-resets.com, codex-reset.com). One good check of
+ * either keeps today known; only when both have failed or gone unchecked for STALE_AFTER_MS is it `unknown`.
+ */
+export const RESET_SOURCE_KINDS = ['reset_tracker', 'reset_timeline'] as const satisfies readonly SourceKind[];
 
 export const isGoodResetCheck = (c: SourceCheck): boolean =>
   c.ok && (RESET_SOURCE_KINDS as readonly SourceKind[]).includes(c.kind);
@@ -90,8 +94,16 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     event_ids: of.map((e) => e.id),
     explanation: why,
   });
-  const stated = (state: TodayState) => ({ code: `state.${state}`, params: { date } });
+  // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host.
+  const read = readSources(checks, now);
+  const stated = (state: TodayState) => ({ code: `state.${state}`, params: { date, read } });
   if (verified.length > 0) return answer('confirmed_today', true, verified, stated('confirmed_today'));
+  // A reset the sources dispute (and curated history does not settle) is still recorded, and the answer says who says what.
+  const disputed = todays.find((e) => e.agreement === 'disputed');
+  if (disputed !== undefined) {
+    const why = { code: 'state.recorded_today_disputed', params: { date, read, sources: describeVotes(disputed.recorded_by ?? []) } };
+    return answer('recorded_today', true, todays, why);
+  }
   if (todays.length > 0) return answer('recorded_today', true, todays, stated('recorded_today'));
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
   if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
@@ -108,6 +120,14 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     now: at,
   });
   return answer('unknown', null, [], why);
+}
+
+/** The hosts of the reset sources with a good check in the STALE_AFTER_MS before `now` ("none" when there are none). */
+function readSources(checks: readonly SourceCheck[], now: number): string {
+  const hosts = checks
+    .filter((c) => isGoodResetCheck(c) && Date.parse(c.checked_at) <= now && now - Date.parse(c.checked_at) < STALE_AFTER_MS)
+    .map((c) => URL.parse(c.url)?.host ?? c.source);
+  return [...new Set(hosts)].sort().join(', ') || 'none';
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */

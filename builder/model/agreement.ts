@@ -1,0 +1,205 @@
+// Pure: what every source says of each event, whether they agree, and the questions their disagreements leave for a
+// reviewer. Two sources that agree are evidence; one source is a record. Sources: curated history (the imported ledger,
+// data/verified/), codex-resets.com (origin service_resets) and codex-reset.com (origin reset_timeline). Each tracker
+// mislabels some posts, differently from the other, so their disagreement is found post by post, never decided here.
+import { formatInstant } from '../contract.ts';
+import { citedPost } from './evidence.ts';
+import { eventMs, reviewedBy } from './events.ts';
+import { countsAsGlobal } from './reach.ts';
+import type { TrackerReview } from './reconcile.ts';
+import {
+  TRACKER_ORIGINS,
+  capText,
+  type Agreement,
+  type Event,
+  type RecordedBy,
+  type Signal,
+  type SourceLabel,
+} from './schemas.ts';
+
+type Origin = Event['origin'];
+type TrackerOrigin = (typeof TRACKER_ORIGINS)[number];
+
+/** How each origin is named in titles and explanations: the name its data is published under. */
+export const ORIGIN_NAMES: Readonly<Record<Origin, string>> = {
+  curated: 'reviewed archive',
+  ledger: 'codex-reset-ledger',
+  service_resets: 'codex-resets.com',
+  reset_timeline: 'codex-reset.com',
+};
+
+/**
+ * A healthy tracker should list a reset within this long; past it, one that the other source has and it lacks is a
+ * question for a reviewer. Trackers list official posts within minutes; six hours covers a night without an operator.
+ */
+export const MISSING_AFTER_MS = 6 * 60 * 60 * 1000;
+
+/** What each tracker showed of itself: its last good check, and the time of the oldest record it lists. */
+export interface TrackerHealth {
+  origin: TrackerOrigin;
+  last_good_check_at: string | null;
+  covers_from: string | null;
+}
+
+/** The codex-resets.com reset types as the service writes them (sources/reset-tracker.ts maps them to ours). */
+const TRACKER_LABELS: Readonly<Record<string, string>> = { global_reset: 'regular', banked_grant: 'banked' };
+
+/** One record's vote: its origin, id, own word and our reading. Curated records speak with their (reviewed) type. */
+function voteOf(e: Event): RecordedBy {
+  const label =
+    e.origin === 'service_resets'
+      ? (TRACKER_LABELS[e.type] ?? e.type)
+      : e.origin === 'ledger'
+        ? e.reason
+        : e.origin === 'curated'
+          ? 'verified'
+          : e.type;
+  return { origin: e.origin, record_id: e.id, label, reads_as: e.type };
+}
+
+const fromLabel = (l: SourceLabel): RecordedBy => ({
+  origin: 'reset_timeline',
+  record_id: l.record_id,
+  label: l.label,
+  reads_as: l.reads_as,
+});
+
+/** The X posts a record cites. */
+const postsOf = (e: Event): string[] =>
+  e.sources.flatMap((s) => {
+    const p = citedPost([s]);
+    return p === null ? [] : [p.id];
+  });
+
+/** A reading that takes a side: `unconfirmed` and `announcement` say neither yes nor no about a reset. */
+const takesSide = (v: RecordedBy): boolean => v.reads_as !== 'unconfirmed' && v.reads_as !== 'announcement';
+
+/** Whether `votes` include curated history (the ledger or a maintainer's verified record). */
+export const hasCurated = (votes: readonly RecordedBy[] | undefined): boolean =>
+  (votes ?? []).some((v) => v.origin === 'ledger' || v.origin === 'curated');
+
+/**
+ * The forecast's and accuracy's ground truth: a global reset (reach.ts), except one the sources dispute that curated
+ * history does not hold (where curated history has a type, it stands).
+ */
+export const countsForForecast = (e: Event): boolean =>
+  countsAsGlobal(e) && !(e.agreement === 'disputed' && !hasCurated(e.recorded_by));
+
+/** "codex-resets.com: regular; codex-reset.com: credits/banked/archive", the sources' own words, in a fixed order. */
+export const describeVotes = (votes: readonly RecordedBy[]): string =>
+  [...new Set(votes.filter(takesSide).map((v) => `${ORIGIN_NAMES[v.origin]}: ${v.label}`))].sort().join('; ');
+
+/**
+ * Every merged event with `recorded_by` (each source's record of it: the records merged into it, and any record of a
+ * post it cites) and `agreement`; the open questions as signals: a `type_disagreement` for a post the sources read
+ * differently (settled by a review decision on the post in data/tracker-review.json), a `tracker_missing` for a global
+ * reset one healthy tracker lacks MISSING_AFTER_MS after it (settled the same way).
+ */
+export function computeAgreement(input: {
+  merged: readonly Event[];
+  /** Every record before merging: curated, ledger and both trackers' events. */
+  records: readonly Event[];
+  /** codex-reset.com's labels of all its records (resets or not), as of the build. */
+  labels: readonly SourceLabel[];
+  reviews: readonly TrackerReview[];
+  health: readonly TrackerHealth[];
+  asOf: Date;
+}): { events: Event[]; signals: Signal[] } {
+  const { asOf } = input;
+  const byId = new Map(input.records.map((r) => [r.id, r]));
+  const settled = new Set(input.reviews.filter((r) => reviewedBy(r.reviewed_at, asOf)).map((r) => r.post_id));
+  // Every source's votes on each post: its records citing it, and codex-reset.com's labels of records it has no event for.
+  const byPost = new Map<string, RecordedBy[]>();
+  const vote = (post: string, v: RecordedBy) => void byPost.set(post, [...(byPost.get(post) ?? []), v]);
+  for (const r of input.records) for (const p of postsOf(r)) vote(p, voteOf(r));
+  for (const l of input.labels) if (l.post_id !== null) vote(l.post_id, fromLabel(l));
+  const signals: Signal[] = [];
+  const events = input.merged.map((e): Event => {
+    const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
+    const posts = [...new Set([...postsOf(e), ...members.flatMap(postsOf)])].sort();
+    const seen = new Set<string>();
+    const votes: RecordedBy[] = [];
+    for (const v of [...members.map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])]) {
+      const key = `${v.origin}\u0000${v.record_id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      votes.push(v);
+    }
+    // Each source's readings of this event: it agrees when one of them is the event's type (a post can announce a
+    // reset and a banked grant at once), and disagrees when it reads the event only as something else.
+    const readings = new Map<Origin, Set<string>>();
+    for (const v of votes.filter(takesSide)) readings.set(v.origin, (readings.get(v.origin) ?? new Set()).add(v.reads_as));
+    const agreeing = [...readings.values()].filter((r) => r.has(e.type)).length;
+    const against = readings.size - agreeing;
+    const reviewed = posts.some((p) => settled.has(p));
+    const agreement: Agreement =
+      against > 0 ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
+    const recorded_by = votes.sort((a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id));
+    const next = { ...e, recorded_by: recorded_by.slice(0, 20), agreement };
+    if (agreement === 'disputed') signals.push(disagreement(next, posts, asOf));
+    else if (!reviewed && countsAsGlobal(e)) signals.push(...missing(next, posts, input.health, asOf));
+    return next;
+  });
+  return { events, signals: dedupe(signals) };
+}
+
+/** One question per id (two events can cite one post: a global reset and a banked grant of the same post). */
+function dedupe(signals: readonly Signal[]): Signal[] {
+  const byId = new Map<string, Signal>();
+  for (const s of signals) if (!byId.has(s.id)) byId.set(s.id, s);
+  return [...byId.values()];
+}
+
+const question = (asOf: Date, source: string, q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>): Signal => ({
+  source,
+  published_at: null,
+  first_seen_at: formatInstant(asOf),
+  review: 'awaiting_review',
+  promoted_to: null,
+  ...q,
+});
+
+const signalLabels = (votes: readonly RecordedBy[]) =>
+  votes.filter(takesSide).map((v) => ({ origin: v.origin, label: v.label, reads_as: v.reads_as }));
+
+function disagreement(e: Event, posts: readonly string[], asOf: Date): Signal {
+  const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
+  const votes = e.recorded_by ?? [];
+  const ids = [...new Set([e.id, ...votes.map((v) => v.record_id)])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,79}$/.test(id));
+  return question(asOf, 'sources', {
+    id: `type-disagreement-${post}`.slice(0, 120),
+    kind: 'type_disagreement',
+    title: capText(`The sources disagree on post ${post}: ${describeVotes(votes)}`, 300),
+    excerpt: capText(e.evidence_text, 1000),
+    url: e.sources[0]?.url ?? null,
+    event_ids: ids.slice(0, 10),
+    labels: signalLabels(votes).slice(0, 10),
+  });
+}
+
+function missing(e: Event, posts: readonly string[], health: readonly TrackerHealth[], asOf: Date): Signal[] {
+  const at = eventMs(e);
+  const votes = e.recorded_by ?? [];
+  return health.flatMap((h) => {
+    const good = h.last_good_check_at === null ? NaN : Date.parse(h.last_good_check_at);
+    const from = h.covers_from === null ? NaN : Date.parse(h.covers_from);
+    // Only a tracker that was read well after the reset, and whose own list reaches back to it, is said to lack it.
+    if (votes.some((v) => v.origin === h.origin) || !(good >= at + MISSING_AFTER_MS) || !(at >= from)) return [];
+    if (good > asOf.getTime()) return [];
+    const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
+    return [
+      question(asOf, 'sources', {
+        id: `tracker-missing-${h.origin.replace('_', '-')}-${post}`.slice(0, 120),
+        kind: 'tracker_missing',
+        title: capText(
+          `${ORIGIN_NAMES[h.origin]} does not list the global reset of post ${post} that ${describeVotes(votes)} record`,
+          300,
+        ),
+        excerpt: capText(e.evidence_text, 1000),
+        url: e.sources[0]?.url ?? null,
+        event_ids: [e.id],
+        labels: signalLabels(votes).slice(0, 10),
+      }),
+    ];
+  });
+}
