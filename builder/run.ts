@@ -2,12 +2,20 @@
 import { randomUUID } from 'node:crypto';
 import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults } from './model/apply.ts';
-import { applyReviewDates, knownBy, mergeEvents } from './model/events.ts';
+import { applyReviewDates, eventMs, knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
+import { formatInstant } from './contract.ts';
 import { attachReach } from './model/reach.ts';
-import type { Announcement, Event, State } from './model/schemas.ts';
+import {
+  TRACKER_ORIGINS,
+  type Announcement,
+  type Event,
+  type SourceCheck,
+  type SourceLabel,
+  type State,
+} from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/announcement.ts';
 import { renderApiParts, type RenderInput } from './render/documents.ts';
@@ -30,7 +38,10 @@ import { renderUnknownVariants, variantSegment } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
-import type { SourceResult } from './model/inputs.ts';
+import type { PostReadResult, SourceResult } from './model/inputs.ts';
+import { computeAgreement, type TrackerHealth } from './model/agreement.ts';
+import { applyPostReads, planPostReads, verifyEvents } from './model/verify.ts';
+import { fetchPostReads } from './sources/post-embed.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { ConflictError } from './errors.ts';
@@ -58,6 +69,8 @@ export interface RunDeps {
   log?: (line: string) => void;
   /** A deliberate rebuild as of a past instant (`--rebuild-past`, local only): builds on state newer than `now`. */
   allowOlderState?: boolean;
+  /** X's oEmbed endpoint, through which the service reads official posts to verify resets; absent: verification off. */
+  postReader?: SourceConfig | null | undefined;
 }
 
 export interface RunSummary {
@@ -85,33 +98,30 @@ export interface RunSummary {
 function computeNextState(
   state: State,
   results: readonly SourceResult[],
+  posts: PostReadResult | null,
   curated: CuratedData,
   asOf: Date,
-  allowOlderState = false,
+  opts: { allowOlderState?: boolean | undefined; verify: boolean },
 ): { state: State; events: Event[]; forecast: Forecast; upcoming: Announcement | null } {
-  if (!allowOlderState && state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
+  if (!opts.allowOlderState && state.updated_at !== null && Date.parse(state.updated_at) > asOf.getTime()) {
     throw new ConflictError(
       'run',
       `the stored state is as of ${state.updated_at}, newer than this run (as of ${asOf.toISOString()}): a run never publishes older data over newer`,
     );
   }
-  const applied = applySourceResults(state, results, curated.reviews, asOf);
-  // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
-  // (model/events.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
-  const curatedEvents = attachReach(
-    applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
-    curated.reach ?? {},
-    asOf,
-  );
-  // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
-  const reconciled = reconcileTracker(curatedEvents, applied.upstream_events, curated.tracker_reviews ?? [], asOf);
-  const events = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));
-  // Only questions about records this build knows (an as-of build does not know records from after asOf).
-  const open = reconciled.signals.filter(
-    (s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true,
-  );
+  const sourced = applySourceResults(state, results, curated.reviews, asOf);
+  // The post reader is a source check of its own; what it read is remembered, a post read once for good.
+  const applied = posts
+    ? {
+        ...sourced,
+        checks: [...sourced.checks, posts.check],
+        post_reads: applyPostReads(sourced.post_reads, posts, asOf),
+      }
+    : sourced;
+  const events = computeEvents(applied, curated, asOf, opts.verify);
+  const open = events.signals;
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
-  const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
+  const { upcoming } = computeUpcoming(applied.announcement, events.events, asOf);
   // Observed time: the reviewed archive's span plus stretches of good reset-source checks (model/coverage.ts).
   const reset_coverage = extendCoverage(
     applied.reset_coverage,
@@ -119,7 +129,7 @@ function computeNextState(
     asOf,
   );
   const coverage = [...archiveCoverage(curated.events), ...reset_coverage];
-  const forecast = computeForecast(events, asOf, {
+  const forecast = computeForecast(events.events, asOf, {
     announced: upcoming?.type === 'global_reset' ? upcoming : null,
     announcementReview: curated.announcements ?? [],
     coveredUntil: coveredUntil(coverage, asOf.getTime()),
@@ -129,10 +139,73 @@ function computeNextState(
     ...applied,
     signals,
     reset_coverage,
-    ...recordForecast(applied, forecast, events, asOf, coverage),
+    ...recordForecast(applied, forecast, events.events, asOf, coverage),
     updated_at: asOf.toISOString(),
   };
-  return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
+  return { state: withOverdueAnnouncement(next, events.events, asOf), events: events.events, forecast, upcoming };
+}
+
+/**
+ * Pure: the events a build as of `asOf` publishes, and the questions they leave for review. Curated history with its
+ * reviewed decisions; both trackers' records, one post one event (model/reconcile.ts, events.ts); what every source
+ * says of each (model/agreement.ts); then what the service verified itself from the posts it read (model/verify.ts).
+ */
+function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: boolean) {
+  // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
+  // (model/events.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
+  const curatedEvents = attachReach(
+    applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
+    curated.reach ?? {},
+    asOf,
+  );
+  const trackers = state.upstream_events.filter((e) => knownBy(e, asOf));
+  const labels = state.source_labels.filter((l) => Date.parse(l.at) <= asOf.getTime());
+  const reviews = curated.tracker_reviews ?? [];
+  // One post, one event: a tracker record takes the type curated history gives its post (model/reconcile.ts).
+  const reconciled = reconcileTracker(curatedEvents, trackers, reviews, asOf);
+  const merged = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));
+  const records = [...curatedEvents, ...trackers];
+  const checks = state.checks.filter((c) => Date.parse(c.checked_at) <= asOf.getTime());
+  const agreed = computeAgreement({
+    merged,
+    records,
+    labels,
+    reviews,
+    health: trackerHealth(checks, records, labels),
+    asOf,
+  });
+  const events = verifyEvents(agreed.events, {
+    reads: state.post_reads,
+    official: new Set(curated.official_accounts ?? []),
+    records,
+    labels,
+    enabled: verify,
+    asOf,
+  });
+  // The sources' questions first (they name every source's word); the tracker-vs-curated ones fill in the rest.
+  const asked = new Set(agreed.signals.map((s) => s.id));
+  const signals = [...agreed.signals, ...reconciled.signals.filter((s) => !asked.has(s.id))].filter(
+    // Only questions about records this build knows (an as-of build does not know records from after asOf).
+    (s) => s.event_ids?.every((id) => events.some((e) => e.id === id || e.same_as.includes(id))) ?? true,
+  );
+  return { events, signals };
+}
+
+/** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
+function trackerHealth(checks: readonly SourceCheck[], records: readonly Event[], labels: readonly SourceLabel[]) {
+  const kinds = { service_resets: 'reset_tracker', reset_timeline: 'reset_timeline' } as const;
+  return TRACKER_ORIGINS.map((origin): TrackerHealth => {
+    const good = checks.filter((c) => c.ok && c.kind === kinds[origin]).map((c) => c.checked_at);
+    const times = [
+      ...records.filter((r) => r.origin === origin).map(eventMs),
+      ...(origin === 'reset_timeline' ? labels.map((l) => Date.parse(l.at)) : []),
+    ];
+    return {
+      origin,
+      last_good_check_at: good.sort().at(-1) ?? null,
+      covers_from: times.length === 0 ? null : formatInstant(times.reduce((a, b) => Math.min(a, b))),
+    };
+  });
 }
 
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
@@ -223,9 +296,19 @@ async function runLocked(
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
   // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
   await deps.store.confirmLock(lock, 'saving state');
+  const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
+  // The service reads official posts itself: the model plans which (bounded, today's first, none read for good twice)
+  // from the events this run would publish, the reader reads them, and the state remembers every answer.
+  let posts: PostReadResult | null = null;
+  if (deps.postReader) {
+    const { state: stored } = await deps.store.load();
+    const planned = computeNextState(stored, results, null, curated, asOf, opts);
+    const plan = planPostReads(planned.events, planned.state.post_reads, asOf);
+    posts = await fetchPostReads(deps.fetcher, deps.postReader, plan, asOf);
+  }
   const state = await updateState(
     deps.store,
-    (s) => (next = computeNextState(s, results, curated, asOf, deps.allowOlderState)).state,
+    (s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state,
     5,
     (w) => warnings.push(...w),
   );

@@ -22,7 +22,7 @@ import {
   type ForecastResolution,
   type State,
 } from './schemas.ts';
-import { countsAsGlobal } from './reach.ts';
+import { countsForForecast } from './agreement.ts';
 
 export const RESETBENCH_RULES =
   'ResetBench rules: checkpoints 00/06/12/18 UTC; the last forecast issued at or before the checkpoint and at most 6 h old; outcome = a global reset in (t, t+h]; a checkpoint resolves only after its window closed';
@@ -167,7 +167,7 @@ export function recordForecast(
   // Resolves each window once, and only windows the reset sources observed (`coverage` undefined: all of them).
   const resolutions = prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom);
   const resets = events
-    .filter(countsAsGlobal)
+    .filter(countsForForecast)
     .map((e) => ({ ms: eventMs(e), id: e.id }))
     .filter((r) => r.ms <= asOfMs);
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;

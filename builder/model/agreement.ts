@@ -128,13 +128,16 @@ export function computeAgreement(input: {
     // Each source's readings of this event: it agrees when one of them is the event's type (a post can announce a
     // reset and a banked grant at once), and disagrees when it reads the event only as something else.
     const readings = new Map<Origin, Set<string>>();
-    for (const v of votes.filter(takesSide)) readings.set(v.origin, (readings.get(v.origin) ?? new Set()).add(v.reads_as));
+    for (const v of votes.filter(takesSide))
+      readings.set(v.origin, (readings.get(v.origin) ?? new Set()).add(v.reads_as));
     const agreeing = [...readings.values()].filter((r) => r.has(e.type)).length;
     const against = readings.size - agreeing;
     const reviewed = posts.some((p) => settled.has(p));
     const agreement: Agreement =
       against > 0 ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
-    const recorded_by = votes.sort((a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id));
+    const recorded_by = votes.sort(
+      (a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id),
+    );
     const next = { ...e, recorded_by: recorded_by.slice(0, 20), agreement };
     if (agreement === 'disputed') signals.push(disagreement(next, posts, asOf));
     else if (!reviewed && countsAsGlobal(e)) signals.push(...missing(next, posts, input.health, asOf));
@@ -150,7 +153,11 @@ function dedupe(signals: readonly Signal[]): Signal[] {
   return [...byId.values()];
 }
 
-const question = (asOf: Date, source: string, q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>): Signal => ({
+const question = (
+  asOf: Date,
+  source: string,
+  q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>,
+): Signal => ({
   source,
   published_at: null,
   first_seen_at: formatInstant(asOf),
@@ -165,7 +172,9 @@ const signalLabels = (votes: readonly RecordedBy[]) =>
 function disagreement(e: Event, posts: readonly string[], asOf: Date): Signal {
   const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
   const votes = e.recorded_by ?? [];
-  const ids = [...new Set([e.id, ...votes.map((v) => v.record_id)])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,79}$/.test(id));
+  const ids = [...new Set([e.id, ...votes.map((v) => v.record_id)])].filter((id) =>
+    /^[a-z0-9][a-z0-9._-]{0,79}$/.test(id),
+  );
   return question(asOf, 'sources', {
     id: `type-disagreement-${post}`.slice(0, 120),
     kind: 'type_disagreement',

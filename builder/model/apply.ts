@@ -4,12 +4,14 @@ import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { toIso } from './climatology.ts';
 import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
+  MAX_SOURCE_LABELS,
   MAX_WATCHES,
   capText,
   type Event,
   type Signal,
   type SourceCheck,
   type SourceKind,
+  type SourceLabel,
   type State,
   type TrackerWatch,
 } from './schemas.ts';
@@ -63,7 +65,7 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
 /** Tracker records are history, not a mirror: fixed at first sight (by id), kept when the tracker drops them. */
 function computeUpstreamEvents(previous: readonly Event[], results: readonly SourceResult[]): Event[] {
   // The tracker's status lists its latest reset too (and is cached for less time at its CDN than `/resets`).
-  const good = okResults(results, ['reset_tracker', 'tracker_status'], 'events');
+  const good = okResults(results, ['reset_tracker', 'tracker_status', 'reset_timeline'], 'events');
   if (good.length === 0) return [...previous];
   const byId = new Map(previous.map((e) => [e.id, e]));
   for (const e of good.flatMap((r) => r.events ?? [])) if (!byId.has(e.id)) byId.set(e.id, e);
@@ -81,7 +83,12 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
   const at = toIso(asOf.getTime());
   const signals: Signal[] = [];
   const screened = results.map((r): SourceResult => {
-    if (!r.check.ok || r.check.kind !== 'reset_tracker' || r.events === undefined) return r;
+    if (
+      !r.check.ok ||
+      (r.check.kind !== 'reset_tracker' && r.check.kind !== 'reset_timeline') ||
+      r.events === undefined
+    )
+      return r;
     // New global resets dated within the last day: a quarantined run's records never enter state, so counting older
     // ones would quarantine the same backlog on every run for good.
     const count = r.events.filter(
@@ -170,6 +177,19 @@ function computeSignals(
   return firstPerSource(reviewed, MAX_SIGNALS_PER_SOURCE).slice(0, MAX_SIGNALS);
 }
 
+/**
+ * Each tracker's labels as of its last good read: a good read replaces that source's labels (they describe its list as
+ * it is now), a failed one keeps the last good ones. At most MAX_SOURCE_LABELS, newest first.
+ */
+function computeLabels(previous: readonly SourceLabel[], results: readonly SourceResult[]): SourceLabel[] {
+  const fresh = okResults(results, 'reset_timeline', 'labels');
+  const replaced = new Set(fresh.map((r) => r.check.source));
+  const all = [...previous.filter((l) => !replaced.has(l.source)), ...fresh.flatMap((r) => r.labels ?? [])];
+  return all
+    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at) || a.record_id.localeCompare(b.record_id))
+    .slice(0, MAX_SOURCE_LABELS);
+}
+
 /** A watch is the same watch when it was raised at the same time with the same level and window. */
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
@@ -214,7 +234,14 @@ export function applySourceResults(
 ): State {
   const { results, signals } = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const status = okResults(results, 'status_page', 'status').at(-1)?.status;
-  const announced = okResults(results, 'tracker_status', 'announcement').at(-1);
+  // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none.
+  const [first, second] = (['tracker_status', 'reset_timeline'] as const).map((k) =>
+    okResults(results, k, 'announcement').at(-1),
+  );
+  const fromTimeline = second?.announcement
+    ? { ...second, announcement: { ...second.announcement, origin: 'reset_timeline' as const } }
+    : second;
+  const announced = first?.announcement ? first : fromTimeline?.announcement ? fromTimeline : (first ?? second);
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
@@ -226,6 +253,7 @@ export function applySourceResults(
       results.map((r) => r.check),
     ),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
+    source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
     announcement: announced
       ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)

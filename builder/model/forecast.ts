@@ -12,7 +12,7 @@ import {
 } from './climatology.ts';
 import { DAY_MS, eventMs, eventTime } from './events.ts';
 import type { Detail, Event, IssuedForecast } from './schemas.ts';
-import { countsAsGlobal } from './reach.ts';
+import { countsForForecast } from './agreement.ts';
 
 /**
  * Below ten global resets no probability is published: the exact 95% interval of a Poisson count of 10 spans about
@@ -69,7 +69,7 @@ export interface ForecastOptions {
 function knownResets(events: readonly Event[], asOfMs: number): Event[] {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
   return events
-    .filter((e) => countsAsGlobal(e) && eventMs(e) > from && eventMs(e) <= asOfMs)
+    .filter((e) => countsForForecast(e) && eventMs(e) > from && eventMs(e) <= asOfMs)
     .sort((a, b) => eventMs(a) - eventMs(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -33,7 +33,10 @@ export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
 /** `service_resets`: codex-resets.com's API; `reset_timeline`: codex-reset.com's timeline (a second tracker). */
 export const ORIGINS = ['ledger', 'service_resets', 'reset_timeline', 'curated'] as const;
 /** The origins that are third-party trackers read by the build (not curated history). */
-export const TRACKER_ORIGINS = ['service_resets', 'reset_timeline'] as const satisfies readonly (typeof ORIGINS)[number][];
+export const TRACKER_ORIGINS = [
+  'service_resets',
+  'reset_timeline',
+] as const satisfies readonly (typeof ORIGINS)[number][];
 
 export const EvidenceSourceSchema = z.strictObject({
   platform: z.string().min(1).max(40),
@@ -102,7 +105,10 @@ export const VerificationSchema = z.strictObject({
   /** null when verified. */
   reason: z.enum(UNVERIFIED_REASONS).nullable(),
   /** The official post checked (the event's primary evidence), and what X said of it. */
-  post_id: z.string().regex(/^\d{1,20}$/).nullable(),
+  post_id: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .nullable(),
   author: z.string().max(40).nullable(),
   read_at: isoInstant.nullable(),
   /** The sources that call it a global reset (`agreed`), and those whose quote of the post was compared. */
@@ -334,6 +340,8 @@ export const AnnouncementSchema = z.object({
   /** null: an observed announcement without a link (the tracker's API allows that). */
   source: EvidenceSourceSchema.nullable(),
   first_seen_at: isoInstant,
+  /** Which tracker announced it: codex-reset.com's announced window, or (absent) codex-resets.com's scheduled reset. */
+  origin: z.enum(['service_resets', 'reset_timeline']).optional(),
 });
 export type Announcement = z.infer<typeof AnnouncementSchema>;
 
@@ -367,7 +375,10 @@ export const SourceLabelSchema = z.object({
   /** The upstream record id, cleaned. */
   record_id: z.string().min(1).max(120),
   /** The X post the record cites (digits), null when it cites none. */
-  post_id: z.string().regex(/^\d{1,20}$/).nullable(),
+  post_id: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .nullable(),
   /** The record's own time: announced, or observed for an observation. */
   at: isoInstant,
   label: z.string().min(1).max(120),

@@ -101,7 +101,10 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   // A reset the sources dispute (and curated history does not settle) is still recorded, and the answer says who says what.
   const disputed = todays.find((e) => e.agreement === 'disputed');
   if (disputed !== undefined) {
-    const why = { code: 'state.recorded_today_disputed', params: { date, read, sources: describeVotes(disputed.recorded_by ?? []) } };
+    const why = {
+      code: 'state.recorded_today_disputed',
+      params: { date, read, sources: describeVotes(disputed.recorded_by ?? []) },
+    };
     return answer('recorded_today', true, todays, why);
   }
   if (todays.length > 0) return answer('recorded_today', true, todays, stated('recorded_today'));
@@ -125,7 +128,9 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
 /** The hosts of the reset sources with a good check in the STALE_AFTER_MS before `now` ("none" when there are none). */
 function readSources(checks: readonly SourceCheck[], now: number): string {
   const hosts = checks
-    .filter((c) => isGoodResetCheck(c) && Date.parse(c.checked_at) <= now && now - Date.parse(c.checked_at) < STALE_AFTER_MS)
+    .filter(
+      (c) => isGoodResetCheck(c) && Date.parse(c.checked_at) <= now && now - Date.parse(c.checked_at) < STALE_AFTER_MS,
+    )
     .map((c) => URL.parse(c.url)?.host ?? c.source);
   return [...new Set(hosts)].sort().join(', ') || 'none';
 }

@@ -38,7 +38,10 @@ export function planPostReads(
   const due = events.filter((e) => {
     if (!candidate(e) || eventMs(e) > asOf.getTime()) return false;
     const read = known.get(citedPost(e.sources)!.id);
-    return read === undefined || (!isFinal(read) && (read.next_try_at === null || Date.parse(read.next_try_at) <= asOf.getTime()));
+    return (
+      read === undefined ||
+      (!isFinal(read) && (read.next_try_at === null || Date.parse(read.next_try_at) <= asOf.getTime()))
+    );
   });
   const rank = (e: Event) => (eventDate(e) === today ? 0 : 1);
   due.sort((a, b) => rank(a) - rank(b) || eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
@@ -68,8 +71,15 @@ export function applyPostReads(previous: readonly PostRead[], result: PostReadRe
     // A post read well once is not unread by a later failure (the plan never asks again, but state may be old).
     if (before !== undefined && isFinal(before)) continue;
     const attempts = (before?.attempts ?? 0) + 1;
-    const wait = Math.max(Math.min(READ_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 20), READ_RETRY_MAX_MS), retryAfterMs);
-    byPost.set(r.post_id, { ...r, attempts, next_try_at: formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS)) });
+    const wait = Math.max(
+      Math.min(READ_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 20), READ_RETRY_MAX_MS),
+      retryAfterMs,
+    );
+    byPost.set(r.post_id, {
+      ...r,
+      attempts,
+      next_try_at: formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS)),
+    });
   }
   return [...byPost.values()]
     .sort((a, b) => Date.parse(b.read_at) - Date.parse(a.read_at) || a.post_id.localeCompare(b.post_id))
@@ -152,7 +162,8 @@ export function verifyEvents(
       if (read.outcome !== 'ok') return v('post_unreadable');
       if (read.author === null || !ctx.official.has(read.author)) return v('author_not_official');
       const quoted_by = [...new Set(quotes.map((q) => q.origin))].sort();
-      if (quotes.length === 0 || !quotes.every((q) => quoteAgrees(read.text, q.quote))) return v('text_differs', quoted_by);
+      if (quotes.length === 0 || !quotes.every((q) => quoteAgrees(read.text, q.quote)))
+        return v('text_differs', quoted_by);
       if (utcDate(new Date(snowflakeMs(post.id))) !== eventDate(e)) return v('date_differs', quoted_by);
       return v(null, quoted_by);
     })();

@@ -18,6 +18,8 @@ import {
   type Lang,
 } from '../contract.ts';
 import { eventTime } from '../model/events.ts';
+import { describeVotes, ORIGIN_NAMES } from '../model/agreement.ts';
+import { snowflakeMs } from '../model/evidence.ts';
 import type { Accuracy } from '../model/accuracy.ts';
 import type { Forecast } from '../model/forecast.ts';
 import type { ArchiveInfo } from '../model/inputs.ts';
@@ -110,7 +112,7 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     summary: text('summary', e.summary) ?? t(`common:summary.${template}`, { date, reason }),
     scope: text('scope', e.scope) ?? t(`common:scope.${e.type}`),
     author_notes: text('author_notes', e.author_notes),
-    verification_notes: text('verification_notes', e.verification_notes),
+    verification_notes: text('verification_notes', e.verification_notes) ?? verificationNotes(e, date, t),
     evidence_text: e.evidence_text,
     time_precision: e.time_precision,
     time_basis: when.basis,
@@ -122,7 +124,28 @@ export function renderEvent(e: Event, lang: Lang, t: TFunction): z.infer<typeof 
     same_as: [...e.same_as],
     untranslated_fields: untranslated,
     reach: renderReach(e, t),
+    recorded_by: (e.recorded_by ?? []).map((r) => ({ source: ORIGIN_NAMES[r.origin], ...r })),
+    agreement: e.agreement ?? 'single_source',
+    verification: e.verification ? { ...e.verification, read_at: instantToSeconds(e.verification.read_at) } : null,
   };
+}
+
+/** What the service checked of a global reset, and when, or why it did not verify it: in words, from `verification`. */
+function verificationNotes(e: Event, date: string, t: TFunction): string | null {
+  const v = e.verification;
+  if (v === undefined) return null;
+  const names = (origins: readonly Event['origin'][]) => origins.map((o) => ORIGIN_NAMES[o]).join(', ');
+  const params = {
+    post: v.post_id ?? '',
+    author: v.author ?? '',
+    read_at: instantToSeconds(v.read_at) ?? '',
+    post_at: v.post_id === null ? '' : formatInstant(snowflakeMs(v.post_id)),
+    date,
+    sources: names(v.sources),
+    quoted: names(v.quoted_by),
+    labels: describeVotes(e.recorded_by ?? []),
+  };
+  return t(v.reason === null ? 'common:verification.verified' : `common:verification.${v.reason}`, params);
 }
 
 /** The latest check of each source, in a stable order. */
@@ -294,7 +317,12 @@ function accuracyBody(a: RenderInput['accuracy'], t: TFunction) {
 function liveFacts(input: RenderInput, license: string) {
   const { asOf } = input;
   // The live documents' credits are computed from every event, the announcement and the watch.
-  const credits = creditsFor(input.events, (input.upcoming ?? null) !== null || (input.trackerWatch ?? null) !== null);
+  const upcomingFrom = input.upcoming?.origin ?? 'service_resets';
+  const credits = creditsFor(input.events, {
+    tracker:
+      ((input.upcoming ?? null) !== null && upcomingFrom === 'service_resets') || (input.trackerWatch ?? null) !== null,
+    timeline: (input.upcoming ?? null) !== null && upcomingFrom === 'reset_timeline',
+  });
   return {
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.

@@ -18,7 +18,7 @@ import { eventMs } from '../model/events.ts';
 import type { Announcement, Event } from '../model/schemas.ts';
 import type { TodayState, TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
-import { fromTracker } from './values.ts';
+import { creditLine, creditsFor, dataOf } from './values.ts';
 import { renderEvent } from './documents.ts';
 import { translator } from './i18n.ts';
 import { announcementSummary, announcementTypeName } from './reach.ts';
@@ -47,7 +47,7 @@ export const followedEvents = (events: readonly Event[], max: number): Event[] =
  * feeds' `updated` and DTSTAMP): the recorded resets and the announcement (if any). An announcement takes the id its
  * recorded reset will have; its `at` is its scheduled_for, and only a real time (`scheduled`) goes in the calendar.
  * `link` is the human page's anchor a follower opens, `json` the entry's document (the alternate link); `text` is the
- * original words, never translated; a `fromTracker` entry came from the tracker's API, which the feeds then credit.
+ * original words, never translated; `tracker`/`timeline`: the entry shows that tracker's data, which the feeds then credit.
  */
 function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: string) {
   const entries = followedEvents(input.events, CALENDAR_MAX_EVENTS).map((e) => {
@@ -67,7 +67,7 @@ function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: strin
       link: `${base}/${lang}/#${eventAnchor(e.id)}`,
       json: `${base}/api/events/${e.id}?lang=${lang}`,
       sourceUrl: e.sources[0]?.url ?? null,
-      fromTracker: fromTracker(e),
+      ...dataOf(e),
     };
   });
   const a = input.upcoming;
@@ -85,7 +85,8 @@ function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: strin
       link: `${base}/${lang}/#upcoming`,
       json: `${base}/api/latest?lang=${lang}`,
       sourceUrl: a.source?.url ?? null,
-      fromTracker: true,
+      tracker: a.origin !== 'reset_timeline',
+      timeline: a.origin === 'reset_timeline',
     });
   return entries.sort((x, y) => y.updated.getTime() - x.updated.getTime() || x.id.localeCompare(y.id));
 }
@@ -138,9 +139,11 @@ function renderBadge(state: TodayState, t: TFunction): Record<(typeof BADGES)[nu
   return { 'badge.json': JSON.stringify({ schemaVersion: 1, ...badge }), 'badge.svg': makeBadge(badge) };
 }
 
-/** The text of `key`, with the tracker's credit when an entry came from it (codex-resets.com asks for a link back). */
-const credited = (t: TFunction, key: string, entries: readonly FollowEntry[]): string =>
-  entries.some((e) => e.fromTracker) ? `${t(key)} ${t('follow:credit')}` : t(key);
+/** The text of `key`, with the credit of each tracker whose data an entry shows, worded as the tracker asks. */
+const credited = (t: TFunction, key: string, entries: readonly FollowEntry[]): string => {
+  const also = { tracker: entries.some((e) => e.tracker), timeline: entries.some((e) => e.timeline) };
+  return [t(key), ...creditsFor([], also).map(creditLine)].join(' ');
+};
 
 /** A reset is an instant; calendars show zero-length events poorly, so each one lasts this long. */
 const CALENDAR_EVENT_MS = 30 * 60 * 1000;

@@ -130,7 +130,7 @@ function Page({ ctx, data, events }: { ctx: Ctx; data: PageData; events: readonl
           <p>{t('page:footer')}</p>
           {data.latest.meta.credits.map((c) => (
             <p key={c.url}>
-              {t('page:credit')} <a href={c.url}>{c.name}</a>
+              <a href={c.url}>{c.notice}</a>
             </p>
           ))}
         </footer>

@@ -3,8 +3,10 @@
 import { z } from 'zod';
 import { ERROR_CODES, EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS } from '../contract.ts';
 import {
+  AGREEMENTS,
   LIMITS,
   ORIGINS,
+  UNVERIFIED_REASONS,
   PLANS,
   PRODUCTS,
   REASONS,
@@ -45,9 +47,17 @@ const metaCommon = {
   license: str.describe('Notice for data derived from third-party archives.'),
   license_url: str.describe('Path of the full license texts of that data (plain text).'),
   credits: z
-    .array(z.strictObject({ name: str, url: str }))
+    .array(
+      z.strictObject({
+        name: str,
+        url: str,
+        notice: str.describe(
+          'The credit in the words the source asks for ("Data: codex-reset.com"); show it with the link.',
+        ),
+      }),
+    )
     .describe(
-      'The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none.',
+      'The data sources this document shows data from, with the link and wording each asks for (codex-resets.com for its reset records, labels, announcements and watches; codex-reset.com for its records, labels and announced windows); empty when it shows none. Whoever passes this data on must show these credits on the same surface.',
     ),
 };
 
@@ -137,6 +147,43 @@ export const ReachDocSchema = named(
   'Whom a reset reached and when it lands, read from its post by a reviewer (data/reach-review.json).',
 );
 
+const RecordedByDocSchema = named(
+  'RecordedBy',
+  {
+    source: str.describe(
+      "The source's name: codex-reset-ledger, reviewed archive, codex-resets.com or codex-reset.com.",
+    ),
+    origin: z.enum(ORIGINS),
+    record_id: str.describe("The source's record (an event id of this API, or the source's own id)."),
+    label: str.describe(
+      "The source's own word for it, never translated (`regular`, `banked`, `reset/hard/announced/live`, `credits/banked/archive`, `boost`, a ledger type).",
+    ),
+    reads_as: z
+      .enum(['global_reset', 'banked_grant', 'policy_change', 'announcement', 'not_a_reset', 'unconfirmed'])
+      .describe('How this API reads that word. `announcement` and `unconfirmed` take no side.'),
+  },
+  "One source's record of an event.",
+);
+
+const VerificationDocSchema = named(
+  'Verification',
+  {
+    state: z.enum(['verified', 'not_verified']),
+    reason: z
+      .enum(UNVERIFIED_REASONS)
+      .nullable()
+      .describe(
+        'null when verified; otherwise the first rule that failed: `single_source`, `disputed`, `sources_disagreed`, `no_post`, `not_read` (not read yet), `verification_off`, `post_not_found`, `post_unreadable` (tried again later), `author_not_official`, `text_differs`, `date_differs`.',
+      ),
+    post_id: strOrNull.describe("The official X post checked: the event's primary evidence."),
+    author: strOrNull.describe("The post's account as X's oEmbed endpoint named it (author_url), when read."),
+    read_at: instantOrNull.describe('When the service last read the post itself.'),
+    sources: z.array(z.enum(ORIGINS)).describe('The sources that call it a global reset.'),
+    quoted_by: z.array(z.enum(ORIGINS)).describe("The sources whose quote of the post was compared with X's text."),
+  },
+  "Verified means the service itself read the official post from X (oEmbed), found its author on the reviewed list of official accounts, its text matching what the sources quote and its time on the reset's UTC date, and at least two independent sources calling it a global reset with none disagreeing. `verification_notes` says the same in words.",
+);
+
 export const EventDocSchema = named('Event', {
   id: str,
   url: str.describe('Path of this event in the API.'),
@@ -161,6 +208,19 @@ export const EventDocSchema = named('Event', {
   untranslated_fields: strings.describe('Fields shown in their original language because no translation exists yet.'),
   reach: ReachDocSchema.nullable().describe(
     'Whom the reset reached and when it lands; null for an event that is not a reset (a policy change).',
+  ),
+  recorded_by: z
+    .array(RecordedByDocSchema)
+    .describe(
+      'Every source that records this event, or labels a post it cites, with its own word for it: curated history (the codex-reset-ledger import, the reviewed archive), codex-resets.com and codex-reset.com.',
+    ),
+  agreement: z
+    .enum(AGREEMENTS)
+    .describe(
+      '`agreed`: two or more independent sources call it this type and none calls it anything else; `single_source`: one source records it (a record, not evidence); `disputed`: the sources disagree and no review has settled it (never verified; a disputed reset curated history does not hold is not counted by the forecast); `reviewed`: they disagreed and a review decided its type.',
+    ),
+  verification: VerificationDocSchema.nullable().describe(
+    'For a global reset: what the service checked itself, or why it did not verify it (null for other events and for a record a maintainer verified by hand).',
   ),
 });
 

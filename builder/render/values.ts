@@ -32,20 +32,39 @@ export function newestAmong(events: readonly Event[]): string | null {
     .reduce<string | null>((best, t) => (best === null || ms(t) > ms(best) ? t : best), null);
 }
 
-// codex-resets.com asks everyone who shows its data to link back to it; a document holding anything from its API (a
-// tracker record, its announced reset, its watch) names it with a link.
-const TRACKER_CREDIT = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+// Each tracker asks everyone who shows its data to credit it on the same surface: codex-resets.com a link back,
+// codex-reset.com "Data: codex-reset.com" with a link. A document holding anything from one (a record, a label in
+// `recorded_by`, an announcement, a watch) carries its credit, worded as the source asks (`notice`).
+const TRACKER_CREDIT = { name: 'codex-resets.com', url: 'https://codex-resets.com/', notice: 'Data: codex-resets.com' };
+const TIMELINE_CREDIT = { name: 'codex-reset.com', url: 'https://codex-reset.com/', notice: 'Data: codex-reset.com' };
 export type Credit = typeof TRACKER_CREDIT;
 
-/** A tracker record (origin service_resets) came from the tracker's API. */
-export const fromTracker = (e: Event): boolean => e.origin === 'service_resets';
+/** The trackers whose data an event shows: its own origin and every source in its `recorded_by`. */
+const originsOf = (e: Event): Set<string> => new Set([e.origin, ...(e.recorded_by ?? []).map((r) => r.origin)]);
 
-/** The credits of a document showing `events`, and `trackerData` when it also shows the tracker's announcement or watch. */
-export function creditsFor(events: Iterable<Event>, trackerData = false): Credit[] {
-  if (trackerData) return [TRACKER_CREDIT];
-  for (const e of events) if (fromTracker(e)) return [TRACKER_CREDIT];
-  return [];
+/** Whether an event shows codex-resets.com's data, codex-reset.com's. */
+export const dataOf = (e: Event) => {
+  const o = originsOf(e);
+  return { tracker: o.has('service_resets'), timeline: o.has('reset_timeline') };
+};
+
+/**
+ * The credits of a document showing `events`, and the trackers' other data it shows (`also`: codex-resets.com's
+ * announcement or watch, codex-reset.com's announced window).
+ */
+export function creditsFor(events: Iterable<Event>, also: { tracker?: boolean; timeline?: boolean } = {}): Credit[] {
+  let { tracker = false, timeline = false } = also;
+  for (const e of events) {
+    if (tracker && timeline) break;
+    const d = dataOf(e);
+    tracker ||= d.tracker;
+    timeline ||= d.timeline;
+  }
+  return [...(tracker ? [TRACKER_CREDIT] : []), ...(timeline ? [TIMELINE_CREDIT] : [])];
 }
+
+/** A credit as one line of plain text (feeds, calendar, notifications, terminals): "Data: codex-reset.com (https://…)". */
+export const creditLine = (c: Credit): string => `${c.notice} (${c.url})`;
 
 /** The license texts of the archives the data comes from, one after another. */
 export function renderLicense(archives: readonly ArchiveInfo[]): string {
