@@ -79,7 +79,7 @@ const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : re
 
 /**
  * One record per real-world event, newest first. Two records are one event when one lists the other in `same_as`,
- * they cite the same post (and have one type), or by proximity: one type, instants within
+ * they cite the same post (and have one type), or by proximity: one type, one UTC date, instants within
  * MERGE_WINDOW_MS; closest pairs first, and never a second post (or a second observation) of an origin the group holds
  * (one source listing two resets an hour apart means two; its observation and its post of one reset are one). The winner (verified, then curated, ledger, tracker) keeps its text and gains the
  * others' ids in `same_as` and their sources (a tracker's only when it is a tracker record itself).
@@ -156,6 +156,8 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
     for (let q = p + 1; q < order.length && lo[order[q]!]! <= reach; q++) {
       const b = order[q]!;
       if (witness(all[a]!) === witness(all[b]!) || all[a]!.type !== all[b]!.type) continue;
+      // Resets of two UTC days are two resets, however close across midnight.
+      if (eventDate(all[a]!) !== eventDate(all[b]!)) continue;
       let d = Infinity;
       for (const x of instants[a]!) for (const y of instants[b]!) d = Math.min(d, Math.abs(x - y));
       if (d <= MERGE_WINDOW_MS) pairs.push({ i: Math.min(a, b), j: Math.max(a, b), d });

@@ -98,10 +98,13 @@ export function comparable(text: string): string {
     .toLowerCase();
 }
 
+/** A quote shorter than this (compared) proves nothing about which post it is from. */
+const MIN_QUOTE_CHARS = 15;
+
 /** A quote agrees with the post when one is the start of the other (quotes are often cut at a length). */
 export const quoteAgrees = (post: string, quote: string): boolean => {
   const [p, q] = [comparable(post), comparable(quote)];
-  return q !== '' && p !== '' && (p.startsWith(q) || q.startsWith(p));
+  return Math.min(p.length, q.length) >= MIN_QUOTE_CHARS && (p.startsWith(q) || q.startsWith(p));
 };
 
 /** Every source's quote of `post`: the records citing it (their evidence_text) and codex-reset.com's `text`. */
@@ -117,7 +120,8 @@ function quotesOf(post: string, records: readonly Event[], labels: readonly Sour
 
 /**
  * The events with `verification` on every global reset: `verified` (and `status: verified`, keeping its id) when every
- * rule holds, else `not_verified` with the first rule that failed. `official` holds the reviewed handles, lower-cased;
+ * rule holds, else `not_verified` with the first rule that failed. The text rule: X's text of the post matches at
+ * least one source's quote of that post (`quoted_by` names those that match). `official` holds the reviewed handles, lower-cased;
  * `enabled` is false when automatic verification is off (no post reader configured). A maintainer's verified record
  * (data/verified/) is left as it is.
  */
@@ -161,9 +165,11 @@ export function verifyEvents(
       if (read.outcome === 'not_found') return v('post_not_found');
       if (read.outcome !== 'ok') return v('post_unreadable');
       if (read.author === null || !ctx.official.has(read.author)) return v('author_not_official');
-      const quoted_by = [...new Set(quotes.map((q) => q.origin))].sort();
-      if (quotes.length === 0 || !quotes.every((q) => quoteAgrees(read.text, q.quote)))
-        return v('text_differs', quoted_by);
+      // The post's words must be words a source quotes: a quote that matches names its source. A source's own
+      // paraphrase (codex-reset.com words some archive records its own way) is not a quote and matches nothing.
+      const matching = quotes.filter((q) => quoteAgrees(read.text, q.quote));
+      const quoted_by = [...new Set((matching.length > 0 ? matching : quotes).map((q) => q.origin))].sort();
+      if (matching.length === 0) return v('text_differs', quoted_by);
       if (utcDate(new Date(snowflakeMs(post.id))) !== eventDate(e)) return v('date_differs', quoted_by);
       return v(null, quoted_by);
     })();

@@ -10,6 +10,7 @@ import type { TodayStatus } from '../model/status.ts';
 import { renderEvent } from '../render/documents.ts';
 import { translator } from '../render/i18n.ts';
 import { announcementSummary } from '../render/reach.ts';
+import { creditLine, creditsFor } from '../render/values.ts';
 
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
 const RESET_NEWS_WINDOW_MS = DAY_MS;
@@ -107,8 +108,12 @@ function dueMessages(
         id: e.id,
         type: e.type,
         title: r.title,
-        // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated).
-        summary: r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
+        // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated), and the
+        // credit of each tracker whose data it shows, worded as the tracker asks.
+        summary: [
+          r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
+          ...creditsFor([e]).map(creditLine),
+        ].join(' '),
         occurred_at: r.occurred_at,
         announced_at: e.announced_at,
         date: r.occurred_at.slice(0, 10),
@@ -124,7 +129,10 @@ function dueMessages(
       id: upcoming.id,
       type: upcoming.type,
       title: t('follow:feed.announcement_title', { type }),
-      summary: announcementSummary(upcoming, t),
+      summary: [
+        announcementSummary(upcoming, t),
+        ...creditsFor([], { [upcoming.origin === 'reset_timeline' ? 'timeline' : 'tracker']: true }).map(creditLine),
+      ].join(' '),
       announced_at: upcoming.announced_at,
       scheduled_for: upcoming.scheduled_for,
       date: (upcoming.scheduled_for ?? upcoming.announced_at).slice(0, 10),
@@ -143,7 +151,16 @@ function dueMessages(
       date: today.date,
       api: 'status',
     };
-    messages.push(due(`confirmed:${today.date}`, fields, o));
+    // A reset verified after it was announced keeps its id and is not news again: the confirmed day stands for the
+    // resets it names (their reset keys are its keys too), so it is not sent once any of them was, and it replaces
+    // their reset messages when both are due in one run.
+    const resetKeys = today.event_ids.flatMap((id) => {
+      const e = events.find((x) => x.id === id);
+      return [id, ...(e?.same_as ?? [])].map((k) => `reset:${k}`);
+    });
+    const covered = new Set(resetKeys);
+    const rest = messages.filter((m) => m.message.kind !== 'reset' || !m.keys.some((k) => covered.has(k)));
+    return [...rest, due(`confirmed:${today.date}`, fields, o, { keys: [`confirmed:${today.date}`, ...resetKeys] })];
   }
   return messages;
 }
