@@ -307,7 +307,7 @@ describe("fetchPostReads: the post's words from hostile html", () => {
 
   it('finds the paragraph of the twitter-tweet blockquote only, past a fake one in a script and other quotes', async () => {
     const html =
-      '<p>not the post</p><script>"<blockquote class=\\"twitter-tweet\\"><p>fake</p>"</script>' +
+      `<p>not the post</p><script>var s = '<blockquote class="twitter-tweet"><p>fake</p>';</script>` +
       '<blockquote class="quote"><p>not it either</p></blockquote>' +
       '<blockquote class="tw-align-center twitter-tweet" data-dnt="true"><div><p>The post.</p></div><p>Second</p></blockquote>';
     const r = await read({ [POST]: answer(POST, { html }) }, [POST]);
