@@ -99,7 +99,8 @@ async function readPost(fetcher: Fetcher, config: SourceConfig, postId: string, 
  * public); 403 → `blocked`; 429 → `rate_limited`; anything else → `failed`. After a 403 or a 429 the remaining posts
  * are not asked for in this run (they are not in `reads`). The one check (`post-embed`) is ok when X answered every read
  * made (`ok` or `not_found`), else it carries the first refusal's detail; `items_read` counts the `ok` reads. The
- * caller bounds how many posts a run asks for.
+ * caller bounds how many posts a run asks for. A post's `url` (as a source cites it) is not used: X is always asked
+ * for `https://twitter.com/i/status/<id>`, which names no account, so the author comes from X, not from the citation.
  */
 export async function fetchPostReads(
   fetcher: Fetcher,
