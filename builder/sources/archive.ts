@@ -10,6 +10,7 @@ import type { ReviewDate } from '../model/events.ts';
 import { TrackerReviewFileSchema, type TrackerReview } from '../model/reconcile.ts';
 import { hasReach, misquotes, ReachReviewFileSchema, type ReachDecision } from '../model/reach.ts';
 import { LedgerReviewSchema, typeOf } from './ledger.ts';
+import { OfficialAccountsFileSchema, type OfficialAccount } from './official-accounts.ts';
 
 const ArchiveFileSchema = z.strictObject({
   archive: z.object({
@@ -39,6 +40,10 @@ export interface CuratedData {
   tracker_reviews?: TrackerReview[];
   /** data/reach-review.json: whom each reset reached and when it lands, by event id (model/reach.ts). */
   reach?: Record<string, ReachDecision>;
+  /** data/official-accounts.json: the handles of the reviewed official accounts, lower-cased (none when absent). */
+  official_accounts?: string[];
+  /** The same accounts' entries as written (handle, name, why, who decided and when). */
+  official_account_entries?: OfficialAccount[];
 }
 
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
@@ -123,7 +128,7 @@ function checkReviews(events: readonly Event[], trackerReviews: TrackerReview[],
 
 /**
  * Reads and validates data/: archive/*.json (imported archives), verified/*.json (one verified event each),
- * reviews/*.json, and the review files that may be absent.
+ * reviews/*.json, and the review files and the official accounts' list (official-accounts.json) that may be absent.
  */
 export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   const events: Event[] = [];
@@ -159,5 +164,18 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
   const tracker_reviews = (await optional('tracker-review.json', TrackerReviewFileSchema))?.decisions ?? [];
   const reach = (await optional('reach-review.json', ReachReviewFileSchema))?.events ?? {};
   checkReviews(events, tracker_reviews, reach);
-  return { events, archives, reviews, announcements, review_dates, tracker_reviews, reach };
+  const official_account_entries =
+    (await optional('official-accounts.json', OfficialAccountsFileSchema))?.accounts ?? [];
+  const official_accounts = official_account_entries.map((a) => a.handle.toLowerCase());
+  return {
+    events,
+    archives,
+    reviews,
+    announcements,
+    review_dates,
+    tracker_reviews,
+    reach,
+    official_accounts,
+    official_account_entries,
+  };
 }

@@ -6,6 +6,8 @@ import type { SourceConfig } from './fetcher.ts';
 export const DEFAULT_STATUS_PAGE_URL = 'https://status.openai.com/api/v2/summary.json';
 export const DEFAULT_UPSTREAM_URL = 'https://codex-resets.com/api/v1/resets';
 export const DEFAULT_SIGNAL_FEEDS = ['https://www.reddit.com/r/codex/new/.rss'] as const;
+/** X's documented keyless oEmbed endpoint: the service reads official posts itself (post-embed.ts). */
+export const DEFAULT_POST_EMBED_URL = 'https://publish.twitter.com/oembed';
 
 type SourceEnv = Readonly<Record<string, string | undefined>>;
 
@@ -93,7 +95,19 @@ function resolve(env: SourceEnv): { configs: SourceConfig[]; disabled: DisabledS
   // Ids follow the list order: reordering the list renames feeds, which only affects check history, since
   // signals are keyed by their link.
   [...urls].forEach((url, i) => add(`feed-${i + 1}`, 'signal_feed', 'RESET_SIGNAL_FEEDS', url));
+  // The post reader is not read every run like the others: it reads the posts the model plans (postEmbedConfigFromEnv).
+  const embed = postEmbedConfigFromEnv(env);
+  if (embed === null) disabled.push({ id: 'post-embed', kind: 'post_embed', variable: 'RESET_POST_EMBED_URL' });
   return { configs, disabled };
+}
+
+/**
+ * The post reader (`RESET_POST_EMBED_URL`): unset → X's oEmbed endpoint; empty or blank → null, automatic verification
+ * off; otherwise an http(s) URL (else ConfigError naming the variable). Not among sourceConfigsFromEnv's sources.
+ */
+export function postEmbedConfigFromEnv(env: SourceEnv): SourceConfig | null {
+  const url = address(env, 'RESET_POST_EMBED_URL', DEFAULT_POST_EMBED_URL);
+  return url === null ? null : { id: 'post-embed', kind: 'post_embed', url };
 }
 
 /**

@@ -7,7 +7,14 @@ import { redactUrl } from '../redact.ts';
 
 export type FetchResult =
   | { ok: true; status: number; body: string; latencyMs: number }
-  | { ok: false; status: number | null; latencyMs: number; detail: Detail };
+  | {
+      ok: false;
+      status: number | null;
+      latencyMs: number;
+      detail: Detail;
+      /** The wait a 429 or 503 asked for with `Retry-After`, in whole seconds (absent when it named none). */
+      retryAfterS?: number;
+    };
 
 export interface Fetcher {
   get(url: string, opts?: { accept?: string }): Promise<FetchResult>;

@@ -155,7 +155,8 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
         retryAfterPastDeadline && status === 429
           ? { code: 'rate_limited_retry_after', params: { seconds: Math.ceil(retryAfterMs! / 1000) } }
           : a.failure.detail;
-      return { ok: false, status, latencyMs, detail };
+      const wait = retryAfterMs === null ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) };
+      return { ok: false, status, latencyMs, detail, ...wait };
     },
   };
 }

@@ -18,6 +18,7 @@ function emittedCodes(): string[] {
     'config.ts',
     'http-fetcher.ts',
     'index.ts',
+    'post-embed.ts',
     'reset-tracker.ts',
     'signal-feeds.ts',
     'status-page.ts',
