@@ -10,7 +10,7 @@ import { createLocalSink } from './publish/local-sink.ts';
 import { requirePublicUrls } from './public-url.ts';
 import type { Sink } from './publish/sink.ts';
 import { run, type RunSummary } from './run.ts';
-import { disabledSourcesFromEnv, sourceConfigsFromEnv } from './sources/config.ts';
+import { disabledSourcesFromEnv, postEmbedConfigFromEnv, sourceConfigsFromEnv } from './sources/config.ts';
 import { RUN_DEADLINE_MS, createHttpFetcher } from './sources/http-fetcher.ts';
 import { LangSchema } from './model/schemas.ts';
 import { channelsFromEnv } from './notify/channels.ts';
@@ -116,6 +116,7 @@ export async function runBuild(opts: BuildOptions, env: Env, io: Io): Promise<Ru
     now,
     fetcher: createHttpFetcher({ deadline: io.now().getTime() + RUN_DEADLINE_MS, userAgent }),
     sources: sourceConfigsFromEnv(env),
+    postReader: postEmbedConfigFromEnv(env),
     dataDir: path.resolve(opts.dataDir),
     urls,
     log: io.out,

@@ -208,6 +208,9 @@ describe('the page, feeds and calendar say whom a reset reached', () => {
     expect(summary('ledger-2026-07-21-1647')).toMatch(
       / — all paid plans · Codex, ChatGPT Work · lands by 2026-07-21 17:47 UTC$/,
     );
-    expect(summary('sr-tracker')).toMatch(/ — not reviewed yet: whom it reached is not stated$/);
+    // The tracker's record carries its credit, worded as codex-resets.com asks; the ledger's needs none.
+    expect(summary('sr-tracker')).toMatch(
+      / — not reviewed yet: whom it reached is not stated Data: codex-resets\.com \(https:\/\/codex-resets\.com\/\)$/,
+    );
   });
 });
