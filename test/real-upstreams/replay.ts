@@ -69,8 +69,11 @@ export function issuesWithCodex(): FeedIncident {
   };
 }
 
-/** What the tracker's `/resets` serves: one capture, or the two-page capture joined by its cursor. */
-export type ResetsReplay = { file: string } | { pages: readonly [string, string] };
+/** What the tracker's `/resets` serves: one capture, the two-page capture joined by its cursor, or a 503 outage. */
+export type ResetsReplay = { file: string } | { pages: readonly [string, string] } | 503;
+
+/** What X's oEmbed endpoint answers for one post: an answer body, or its status (404: no such public post). */
+export type OembedReplay = { body: unknown } | 404 | 429 | 403;
 
 export interface Scenario {
   resets: ResetsReplay;
@@ -81,6 +84,58 @@ export interface Scenario {
   incidents: string | { body: unknown } | 404;
   /** What Reddit answers on `/r/codex/new/.rss`. */
   reddit: 'feed' | 403 | 429;
+  /** codex-reset.com's `/api/timeline`: a capture, a body built by the test, or a 503; absent: the source is off. */
+  timeline?: string | { body: unknown } | 503;
+  /** X's oEmbed answers by post id (a post not listed answers 404); absent: automatic verification is off. */
+  oembed?: Readonly<Record<string, OembedReplay>>;
+}
+
+/** The timeline capture of 2026-09-11 (codex-reset.com, 59 events, byte for byte). */
+export const TIMELINE_CAPTURE = 'codex-reset/timeline.2026-09-11.captured.json';
+/** X's oEmbed answer for post 2097174560412246215 (2026-09-08, "All reset for everyone."), reconstructed. */
+export const OEMBED_0908 = 'x-oembed/oembed.2097174560412246215.reconstructed.json';
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/**
+ * RECONSTRUCTED, not captured: X's oEmbed answer for an official post of @thsottiaux in exactly the shape of the real
+ * answer (x-oembed/oembed.2097174560412246215.reconstructed.json: links as `<a>`, line breaks as `<br>`, entities
+ * escaped, then the author and the day in words), with `words` as the post's text. The tests take the words from what
+ * the sources quote of the post (the ledger's description, codex-resets.com's text), so only the reading is tested.
+ */
+export function oembedAnswer(postId: string, words: string, handle = 'thsottiaux'): { body: unknown } {
+  const esc = (t: string) => t.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  const linked = esc(words)
+    .replace(/https?:\/\/\S+/g, (u) => `<a href="${u}">${u}</a>`)
+    .replace(/\n/g, '<br>');
+  const day = new Date(Number((BigInt(postId) >> 22n) + 1288834974657n)).toLocaleDateString('en-US', {
+    timeZone: 'UTC',
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+  });
+  const url = `https://twitter.com/${handle}/status/${postId}`;
+  return {
+    body: {
+      url,
+      author_name: 'Tibo',
+      author_url: `https://twitter.com/${handle}`,
+      html: `<blockquote class="twitter-tweet" data-dnt="true"><p lang="en" dir="ltr">${linked}</p>&mdash; Tibo (@${handle}) <a href="${url}?ref_src=twsrc%5Etfw">${day}</a></blockquote>\n`,
+      width: 550,
+      height: null,
+      type: 'rich',
+      cache_age: '3153600000',
+      provider_name: 'Twitter',
+      provider_url: 'https://twitter.com',
+      version: '1.0',
+    },
+  };
 }
 
 export const SCENARIOS = {
@@ -160,8 +215,13 @@ export async function startReplay(scenario: Scenario): Promise<Replay> {
       userAgent: req.headers['user-agent'],
       ifNoneMatch: req.headers['if-none-match'],
     });
+    const outage = () => {
+      res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'retry-after': '120' });
+      res.end('<html><body><h1>503 Service Unavailable</h1></body></html>');
+    };
     if (url.pathname === '/api/v1/resets') {
       const r = scenario.resets;
+      if (r === 503) return outage();
       if ('file' in r) return sendJson(req, res, capture(r.file), RESETS_CACHE);
       const first = captureJson<{ pagination: { next_cursor: string } }>(r.pages[0]);
       const cursor = url.searchParams.get('cursor');
@@ -170,7 +230,23 @@ export async function startReplay(scenario: Scenario): Promise<Replay> {
       res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
       return void res.end(JSON.stringify({ error: { code: 'invalid_cursor', message: 'Invalid cursor' } }));
     }
-    if (url.pathname === '/api/v1/status') return sendJson(req, res, bodyOf(scenario.status), STATUS_CACHE);
+    if (url.pathname === '/api/v1/status')
+      return scenario.resets === 503 ? outage() : sendJson(req, res, bodyOf(scenario.status), STATUS_CACHE);
+    if (url.pathname === '/api/timeline' && scenario.timeline !== undefined)
+      return scenario.timeline === 503 ? outage() : sendJson(req, res, bodyOf(scenario.timeline), 'public, max-age=60');
+    if (url.pathname === '/oembed' && scenario.oembed !== undefined) {
+      const id = /\/status(?:es)?\/(\d{1,20})/.exec(url.searchParams.get('url') ?? '')?.[1] ?? '';
+      const answer = Object.hasOwn(scenario.oembed, id) ? scenario.oembed[id]! : 404;
+      if (typeof answer === 'number') {
+        // X answers a post that does not exist or is not public with 404, a refusal with 403 or 429.
+        res.writeHead(answer, {
+          'content-type': 'application/json; charset=utf-8',
+          ...(answer === 429 ? { 'retry-after': '900' } : {}),
+        });
+        return void res.end(JSON.stringify({ error: answer === 404 ? 'Not Found' : 'Refused' }));
+      }
+      return sendJson(req, res, JSON.stringify(answer.body), 'max-age=3153600000');
+    }
     if (url.pathname === '/api/v2/summary.json') return sendJson(req, res, capture(scenario.summary), 'max-age=30');
     if (url.pathname === '/proxy/status.openai.com/incidents') {
       if (scenario.incidents === 404) return sendHtml(res, 404, 'openai-status/incidents-unresolved.404.html');
@@ -200,6 +276,9 @@ export async function startReplay(scenario: Scenario): Promise<Replay> {
       RESET_STATUS_PAGE_URL: `${server.url}/api/v2/summary.json`,
       RESET_STATUS_INCIDENTS_URL: `${server.url}/proxy/status.openai.com/incidents`,
       RESET_SIGNAL_FEEDS: `${server.url}/r/codex/new/.rss`,
+      // A source the scenario does not serve is off, never the public service.
+      RESET_TIMELINE_URL: scenario.timeline === undefined ? '' : `${server.url}/api/timeline`,
+      RESET_POST_EMBED_URL: scenario.oembed === undefined ? '' : `${server.url}/oembed`,
     },
     close: () => server.close(),
   };
