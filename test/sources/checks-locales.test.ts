@@ -18,6 +18,7 @@ function emittedCodes(): string[] {
     'config.ts',
     'http-fetcher.ts',
     'index.ts',
+    'reset-timeline.ts',
     'reset-tracker.ts',
     'signal-feeds.ts',
     'status-page.ts',
@@ -48,7 +49,14 @@ describe('locales/*/checks.json', () => {
   it('has a message for every detail code the sources emit', () => {
     const codes = emittedCodes();
     expect(codes).toEqual(
-      expect.arrayContaining(['ok', 'timeout', 'schema_mismatch', 'page_cap_reached', 'connection_refused']),
+      expect.arrayContaining([
+        'ok',
+        'timeout',
+        'schema_mismatch',
+        'page_cap_reached',
+        'connection_refused',
+        'rate_limited_wait',
+      ]),
     );
     for (const code of codes) expect(en, code).toHaveProperty(code);
     for (const code of ['not_checked', 'disabled']) expect(en).toHaveProperty(code);
