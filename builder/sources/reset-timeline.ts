@@ -1,23 +1,14 @@
-// Source 4: codex-reset.com's timeline (`GET /api/timeline`), a reset tracker independent of codex-resets.com
-// (reset-tracker.ts), records with origin `reset_timeline`. Its terms allow at most one poll a minute and ask that 429
-// and Retry-After be honoured: one request a run, never retried within it; a 429's wait comes back in the check
-// (`rate_limited_wait`, `retry_after_s`). Only documented fields are read, record by record (one bad record is
-// counted, not fatal), under the JSON budget and a record cap; text and links are cleaned and dates judged
-// (sanitize.ts). Every record read gets a label (the tracker's own words and how we read them), so the trackers can be
-// compared post by post, whatever we make of it. What a record is to us, from the 2026-09-11 capture and the posts'
-// words (docs/sources.md):
-//
-// | record                                   | reads as                   | event                                        |
-// |------------------------------------------|----------------------------|----------------------------------------------|
-// | `is_reply: true` (any group)             | not_a_reset                | none ("Soon, but not today" is a reply)      |
-// | `credits`                                | banked_grant               | banked_grant ("Added a banked reset ...")    |
-// | `boost`, `unlock`                        | not_a_reset                | none: the tracker's word for promotions      |
-// | `reset`, `announced` or state absent     | global_reset               | global_reset; `operator-observed`: observed  |
-// | `reset`, any other state (`none`)        | announcement / unconfirmed | none: the tracker has not confirmed it       |
-// | any other group                          | not_a_reset (unknown_group)| none                                         |
-//
-// An unconfirmed reset whose `official_window` target (or start) lies ahead of asOf is the result's announcement (the
-// newest one); one without a window ("will land at 6pm PST" has none) or with a window passed is `unconfirmed`.
+// Source 4: codex-reset.com's timeline (`GET /api/timeline`), a reset tracker independent of codex-resets.com, records
+// with origin `reset_timeline`. Its terms allow one poll a minute and ask that 429 and Retry-After be honoured: one
+// request a run, never retried within it; a 429's wait comes back in the check (`rate_limited_wait`, `retry_after_s`).
+// Only documented fields are read, record by record, under the JSON budget and a record cap, cleaned and judged as
+// every source's (sanitize.ts). Every record read gets a label (its words, how we read it), reset or not, so the
+// trackers can be compared post by post. What a record is to us, from the 2026-09-11 capture and the posts' words
+// (docs/sources.md): a reply (`is_reply`) is not a reset ("Soon, but not today"); `credits` is a banked grant ("Added a
+// banked reset to 500k ..."); `boost` and `unlock` are not resets to us, whatever the post says; `reset` is a global
+// reset when `announcement_state` is `announced` or absent (its archive), an observation when `operator-observed`; a
+// `reset` in any other state (`none`) is not confirmed by the tracker: no event, but the announcement while its
+// `official_window` lies ahead ("will land at 6pm PST" has none); any other group is not a reset, noted.
 import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost, timesFromPost, xPostId } from '../model/evidence.ts';
@@ -50,7 +41,7 @@ import {
 import { boundedInstant, MAX_SCHEDULE_AHEAD_MS } from './tracker-status.ts';
 
 /** Records one run reads (newest first); the timeline holds about sixty. More is a flood: the rest are counted. */
-export const MAX_TIMELINE_RECORDS = 1_000;
+const MAX_TIMELINE_RECORDS = 1_000;
 const KNOWN_GROUPS = new Set(['reset', 'credits', 'boost', 'unlock']);
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -74,7 +65,7 @@ const TimelineRecordSchema = z.object({
 type TimelineRecord = z.infer<typeof TimelineRecordSchema>;
 type Reading = SourceLabel['reads_as'];
 
-/** The table above, but for the announcement, which needs the window: how the record reads and its event's type. */
+/** How a record reads (the rules above; an announcement is decided on its window) and the type of its event. */
 function readingOf(r: TimelineRecord): { reads_as: Reading; type: EventType | null } {
   if (r.is_reply === true || r.group !== 'reset') {
     const banked = r.is_reply !== true && r.group === 'credits';

@@ -342,6 +342,27 @@ describe('hostile timelines', () => {
     expect(r.labels!.map((l) => l.record_id)).toEqual(['1']);
   });
 
+  it('never takes a far-future time from a crafted post id: the record keeps its own time, the post time is counted', async () => {
+    const r = await read(
+      AS_OF,
+      page([
+        rec('crafted', {
+          url: 'https://x.com/a/status/99999999999999999999',
+          announced_at: '2026-09-10T09:00:00Z',
+          effective_at: '2026-09-10T09:30:00Z',
+        }),
+      ]),
+    );
+    expect(r.check.detail).toMatchObject({ code: 'ok_with_rejections', params: { reasons: 'future_date 1' } });
+    expect(r.events![0]).toMatchObject({
+      time_basis: 'announcement',
+      announced_at: '2026-09-10T09:00:00Z',
+      effective_at: '2026-09-10T09:30:00Z',
+      sources: [{ platform: 'X', url: 'https://x.com/a/status/99999999999999999999' }],
+    });
+    expect(r.labels![0]).toMatchObject({ post_id: null, at: '2026-09-10T09:00:00Z' });
+  });
+
   it('fails a page with no valid record as a changed API, naming the first bad path', async () => {
     const r = await read(
       AS_OF,
