@@ -14,7 +14,13 @@ const runs = process.argv.includes('--quick') ? 3 : 11;
 await buildSchedules();
 const root = mkdtempSync(path.join(tmpdir(), 'rsa-bench-tick-'));
 const timeFile = path.join(root, 'time.txt');
-const env = { ...process.env, RESET_UPSTREAM_URL: '', RESET_STATUS_PAGE_URL: '', RESET_SIGNAL_FEEDS: '' };
+const env = {
+  ...process.env,
+  RESET_UPSTREAM_URL: '',
+  RESET_TIMELINE_URL: '',
+  RESET_STATUS_PAGE_URL: '',
+  RESET_SIGNAL_FEEDS: '',
+};
 const variants: Record<string, string[]> = {
   'node -e ""': ['-e', ''],
   'node --enable-source-maps build/refresh.mjs': [

@@ -31,6 +31,7 @@ try {
     ...process.env,
     RESET_STATUS_PAGE_URL: '',
     RESET_UPSTREAM_URL: '',
+    RESET_TIMELINE_URL: '',
     RESET_SIGNAL_FEEDS: '',
     RESET_UPSTREAM_STATUS_URL: '',
   };

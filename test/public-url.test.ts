@@ -119,7 +119,12 @@ describe('a local build', () => {
       ],
     };
   };
-  const NO_SOURCES = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '' };
+  const NO_SOURCES = {
+    RESET_STATUS_PAGE_URL: '',
+    RESET_UPSTREAM_URL: '',
+    RESET_TIMELINE_URL: '',
+    RESET_SIGNAL_FEEDS: '',
+  };
 
   it('still links its feeds and calendar to the preview on the loopback when RESET_PUBLIC_BASE_URL is unset', async () => {
     const { root, argv } = await args();

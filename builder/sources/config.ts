@@ -5,6 +5,7 @@ import type { SourceConfig } from './fetcher.ts';
 
 export const DEFAULT_STATUS_PAGE_URL = 'https://status.openai.com/api/v2/summary.json';
 export const DEFAULT_UPSTREAM_URL = 'https://codex-resets.com/api/v1/resets';
+export const DEFAULT_RESET_TIMELINE_URL = 'https://codex-reset.com/api/timeline';
 export const DEFAULT_SIGNAL_FEEDS = ['https://www.reddit.com/r/codex/new/.rss'] as const;
 /** X's documented keyless oEmbed endpoint: the service reads official posts itself (post-embed.ts). */
 export const DEFAULT_POST_EMBED_URL = 'https://publish.twitter.com/oembed';
@@ -87,6 +88,7 @@ function resolve(env: SourceEnv): { configs: SourceConfig[]; disabled: DisabledS
   const tracker = source('reset-tracker', 'reset_tracker', 'RESET_UPSTREAM_URL', DEFAULT_UPSTREAM_URL);
   const status = beside(tracker, /\/resets\/?$/, () => '/status');
   source('tracker-status', 'tracker_status', 'RESET_UPSTREAM_STATUS_URL', status, true);
+  source('reset-timeline', 'reset_timeline', 'RESET_TIMELINE_URL', DEFAULT_RESET_TIMELINE_URL);
 
   const feeds = env.RESET_SIGNAL_FEEDS;
   if (feeds?.trim() === '') add('feed-1', 'signal_feed', 'RESET_SIGNAL_FEEDS', null);

@@ -16,8 +16,17 @@ export type FetchResult =
       retryAfterS?: number;
     };
 
+/**
+ * Per request: the Accept header, and the retries after the first attempt when not the fetcher's own number (0 for a
+ * source whose terms allow no second request within a minute).
+ */
+export interface GetOptions {
+  accept?: string;
+  retries?: number;
+}
+
 export interface Fetcher {
-  get(url: string, opts?: { accept?: string }): Promise<FetchResult>;
+  get(url: string, opts?: GetOptions): Promise<FetchResult>;
 }
 
 export interface SourceConfig {
@@ -57,10 +66,10 @@ export async function readSource(
   fetcher: Fetcher,
   config: SourceConfig,
   asOf: Date,
-  accept: string,
+  request: GetOptions,
   read: (body: string) => SourceRead,
 ): Promise<SourceResult> {
-  const r = await fetcher.get(config.url, { accept });
+  const r = await fetcher.get(config.url, request);
   const got: SourceRead = r.ok ? read(r.body) : { ok: false, detail: r.detail };
   const items_read = got.ok ? got.items : 0;
   const fields = { http_status: r.status, latency_ms: r.latencyMs, ok: got.ok, items_read, detail: got.detail };

@@ -27,7 +27,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const DEFAULTS = {
   timeoutMs: 10_000,
   maxBodyBytes: MAX_BODY_BYTES,
-  /** Retries after the first attempt, for 5xx, 429, timeouts and network errors. */
+  /** Retries after the first attempt, for 5xx, 429, timeouts and network errors (a request may ask for another number). */
   retries: 2,
   backoffBaseMs: 500,
   /** Redirects followed per request; each must keep the scheme and the host (see redirectAllowed). */
@@ -146,16 +146,21 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
       const start = URL.parse(url);
       if (start === null || (start.protocol !== 'http:' && start.protocol !== 'https:'))
         return { ok: false, status: null, latencyMs: 0, detail: { code: 'invalid_url', params: {} } };
-      const a = await withRetries(() => limit(() => attempt(s, start, getOpts?.accept ?? '*/*')), o);
+      const policy = { ...o, retries: getOpts?.retries ?? o.retries };
+      const a = await withRetries(() => limit(() => attempt(s, start, getOpts?.accept ?? '*/*')), policy);
       const latencyMs = Date.now() - started;
       if (a.ok) return { ok: true, ...a.value, latencyMs };
       const { status, retryAfterMs, retryAfterPastDeadline } = a.failure;
-      // A 429 that asks for a wait past the deadline says how long it asked for.
+      // A 429 that asked for a wait says how long: past the deadline (a retry was due but could not fit), or, when no
+      // retry was left, as `retry_after_s` so the model can keep the source unasked until then.
+      const seconds = retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000);
       const detail =
-        retryAfterPastDeadline && status === 429
-          ? { code: 'rate_limited_retry_after', params: { seconds: Math.ceil(retryAfterMs! / 1000) } }
-          : a.failure.detail;
-      const wait = retryAfterMs === null ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) };
+        status !== 429 || seconds === null
+          ? a.failure.detail
+          : retryAfterPastDeadline
+            ? { code: 'rate_limited_retry_after', params: { seconds } }
+            : { code: 'rate_limited_wait', params: { retry_after_s: seconds } };
+      const wait = seconds === null ? {} : { retryAfterS: seconds };
       return { ok: false, status, latencyMs, detail, ...wait };
     },
   };

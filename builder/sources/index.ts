@@ -4,6 +4,7 @@ import { SourceError, messageOf } from '../errors.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import type { SourceKind } from '../model/schemas.ts';
 import { computeCheck, type Fetcher, type SourceConfig } from './fetcher.ts';
+import { fetchResetTimeline } from './reset-timeline.ts';
 import { fetchResetTracker } from './reset-tracker.ts';
 import { fetchSignalFeed } from './signal-feeds.ts';
 import { fetchStatusIncidents } from './status-incidents.ts';
@@ -13,9 +14,10 @@ import { fetchTrackerStatus } from './tracker-status.ts';
 
 /** Every kind a run reads on its own; the post reader (`post_embed`) reads the posts the model plans (post-embed.ts). */
 type Reader = (fetcher: Fetcher, config: SourceConfig, asOf: Date) => Promise<SourceResult>;
-const READERS: Record<Exclude<SourceKind, 'post_embed' | 'reset_timeline'>, Reader> = {
+const READERS: Record<Exclude<SourceKind, 'post_embed'>, Reader> = {
   status_page: fetchStatusPage,
   reset_tracker: fetchResetTracker,
+  reset_timeline: fetchResetTimeline,
   signal_feed: fetchSignalFeed,
   tracker_status: fetchTrackerStatus,
   status_incidents: fetchStatusIncidents,
@@ -37,8 +39,7 @@ export async function fetchAllSources(
     configs.map((config) =>
       limit(async (): Promise<SourceResult> => {
         try {
-          if (config.kind === 'post_embed' || config.kind === 'reset_timeline')
-            throw new Error(`no reader for ${config.kind} yet`);
+          if (config.kind === 'post_embed') throw new Error(`no reader for ${config.kind} yet`);
           return await READERS[config.kind](fetcher, config, asOf);
         } catch (err) {
           const bug = new SourceError(

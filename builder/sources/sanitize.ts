@@ -47,9 +47,10 @@ export type RejectCounts = Partial<Record<RejectReason, number>>;
 
 /**
  * What a record was kept despite, as the upstream's contract allows it: `empty_text` (the tracker documents that text may
- * be empty), `no_link` (an observed source may have no url). Counted in the check detail, never a rejection.
+ * be empty), `no_link` (an observed source may have no url), `unknown_group` (a timeline group it does not document:
+ * kept as not a reset). Counted in the check detail, never a rejection.
  */
-export const NOTE_REASONS = ['empty_text', 'no_link'] as const;
+export const NOTE_REASONS = ['empty_text', 'no_link', 'unknown_group'] as const;
 export type NoteCounts = Partial<Record<(typeof NOTE_REASONS)[number], number>>;
 
 /** Adds `n` to the count of a reason (a rejection or a note). */

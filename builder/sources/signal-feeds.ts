@@ -129,7 +129,7 @@ export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_B
 /** Fetches one feed. `items_read` counts every valid item in the feed, not only the ones that became signals. */
 export function fetchSignalFeed(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
   const accept = 'application/feed+json, application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.5';
-  return readSource(fetcher, config, asOf, accept, (body) => {
+  return readSource(fetcher, config, asOf, { accept }, (body) => {
     const parsed = parseFeed(body, asOf);
     if (!parsed.ok) return parsed;
     const { items, title } = parsed.feed;

@@ -125,7 +125,7 @@ export function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfig, asO
       .filter((s) => s !== null);
     return { ok: true, items: incidents.length, detail: readDetail('ok', {}, rejected), data: { signals } };
   };
-  return readSource(fetcher, config, asOf, 'application/json', (body) =>
+  return readSource(fetcher, config, asOf, { accept: 'application/json' }, (body) =>
     parseJsonWithin(body, IncidentFeedSchema, read),
   );
 }

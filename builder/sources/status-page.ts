@@ -164,5 +164,7 @@ export function parseStatusPage(
 }
 
 export function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  return readSource(fetcher, config, asOf, 'application/json', (body) => parseStatusPage(config, body, asOf));
+  return readSource(fetcher, config, asOf, { accept: 'application/json' }, (body) =>
+    parseStatusPage(config, body, asOf),
+  );
 }

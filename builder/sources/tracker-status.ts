@@ -30,7 +30,7 @@ import {
 
 const UPSTREAM_ID_MAX_CHARS = 120;
 /** An announced time further ahead than this is not a plausible announcement of a reset (a crafted date). */
-const MAX_SCHEDULE_AHEAD_MS = 60 * 24 * 60 * 60 * 1000;
+export const MAX_SCHEDULE_AHEAD_MS = 60 * 24 * 60 * 60 * 1000;
 /** A watch that claims to last longer than this is not a plausible watch (a crafted date): its end is not used. */
 const MAX_WATCH_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -63,7 +63,7 @@ const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, 
 const invalid = (error: z.ZodError) => refused('invalid_record', ...(error.issues[0]?.path ?? []));
 
 /** An optional zoned instant (null when absent) that lies no further ahead of `asOf` than `aheadMs`, or why not. */
-function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: number, field: string) {
+export function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: number, field: string) {
   if (raw === null || raw === undefined) return { ok: true, iso: null } as const;
   const read = readInstant(raw, 'reject');
   if (!read.ok) return refused(read.reason, field);
@@ -167,7 +167,7 @@ function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Dat
  */
 export function fetchTrackerStatus(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
   const EnvelopeSchema = z.object({ data: z.record(z.string(), z.unknown()) });
-  return readSource(fetcher, config, asOf, 'application/json', (body) =>
+  return readSource(fetcher, config, asOf, { accept: 'application/json' }, (body) =>
     parseJsonWithin(body, EnvelopeSchema, (envelope) => computeTrackerStatus(envelope.data, asOf)),
   );
 }

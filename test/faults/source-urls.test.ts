@@ -18,6 +18,7 @@ const S = {
   pass: 'pwSECRETq2',
   statusSegment: 'segSECRETstatus',
   trackerSegment: 'segSECRETtracker',
+  timelineSegment: 'segSECRETtimeline',
   statusSession: 'jsidSECRETs3',
   trackerStatusSession: 'jsidSECRETt4',
   queryName: 'qnameSECRET5',
@@ -55,6 +56,7 @@ describe('source URLs in a build: scheme and host only', () => {
         return send(fixture('tracker-page-2.json'), 'application/json');
       if (p.includes(`${S.trackerSegment}/api/v1/status`))
         return send(JSON.stringify({ data: { scheduled_reset: null } }), 'application/json');
+      if (p.includes(`${S.timelineSegment}/api/timeline`)) return send('{"events": []}', 'application/json');
       if (p.includes(`${S.feedSegment}/ok`)) return send(fixture('feed-rss.xml'), 'application/rss+xml');
       if (p.includes(S.redirectSegment)) {
         res.writeHead(302, {
@@ -80,6 +82,7 @@ describe('source URLs in a build: scheme and host only', () => {
         RESET_STATUS_PAGE_URL: `${withCreds}/${S.statusSegment}/summary.json;jsessionid=${S.statusSession}?${query}`,
         RESET_UPSTREAM_URL: `${base}/${S.trackerSegment}/api/v1/resets?${query}`,
         RESET_UPSTREAM_STATUS_URL: `${withCreds}/${S.trackerSegment}/api/v1/status;jsessionid=${S.trackerStatusSession}?${query}`,
+        RESET_TIMELINE_URL: `${withCreds}/${S.timelineSegment}/api/timeline;jsessionid=${S.statusSession}?${query}#${S.fragment}`,
         RESET_SIGNAL_FEEDS: feeds.join(','),
       },
     );
@@ -96,6 +99,7 @@ describe('source URLs in a build: scheme and host only', () => {
     for (const part of [
       S.statusSegment,
       S.trackerSegment,
+      S.timelineSegment,
       `${S.feedSegment}/ok;jsessionid=${S.statusSession}?${S.queryName}=${S.queryValue}`,
     ]) {
       expect(
@@ -115,14 +119,16 @@ describe('source URLs in a build: scheme and host only', () => {
       'feed-2',
       'feed-3',
       'feed-4',
+      'reset-timeline',
       'reset-tracker',
       'status-page',
       'tracker-status',
     ]);
-    for (const id of ['status-page', 'reset-tracker', 'tracker-status', 'feed-1', 'feed-2', 'feed-3'])
+    for (const id of ['status-page', 'reset-tracker', 'tracker-status', 'reset-timeline', 'feed-1', 'feed-2', 'feed-3'])
       expect(by[id]!.url, id).toBe(`${sources.url}/…`);
     expect(by['feed-4']!.url).toBe(`${refused}/…`);
     expect(by['feed-1']).toMatchObject({ ok: true });
+    expect(by['reset-timeline']).toMatchObject({ ok: true });
     expect(by['feed-2']).toMatchObject({ ok: false, detail_code: 'http_status' });
     expect(by['feed-3']).toMatchObject({ ok: false, detail_code: 'redirect_not_allowed' });
     expect(by['feed-3']!.detail).toContain(`${elsewhere.url}/…`);

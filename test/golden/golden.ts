@@ -57,6 +57,7 @@ export function buildGolden(root: string): Promise<Result> {
   return runBuild(root, GOLDEN_NOW, {
     RESET_STATUS_PAGE_URL: `${base}/status/api/v2/summary.json`,
     RESET_UPSTREAM_URL: `${base}/api/v1/resets`,
+    RESET_TIMELINE_URL: '',
     RESET_SIGNAL_FEEDS: `${base}/feed.rss`,
   });
 }

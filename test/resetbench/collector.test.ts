@@ -87,6 +87,7 @@ async function builtForecast(dir: string, now: string): Promise<string> {
     ...process.env,
     RESET_STATUS_PAGE_URL: '',
     RESET_UPSTREAM_URL: '',
+    RESET_TIMELINE_URL: '',
     RESET_SIGNAL_FEEDS: '',
     RESET_UPSTREAM_STATUS_URL: '',
   };

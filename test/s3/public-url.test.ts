@@ -31,7 +31,12 @@ const CREDENTIALS = {
   AWS_SECRET_ACCESS_KEY: process.env.RESET_TEST_S3_SECRET_ACCESS_KEY ?? 'reset-test-secret-key',
 };
 /** Every source off: nothing in a test reaches past the loopback. */
-const NO_SOURCES = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_SIGNAL_FEEDS: '' };
+const NO_SOURCES = {
+  RESET_STATUS_PAGE_URL: '',
+  RESET_UPSTREAM_URL: '',
+  RESET_TIMELINE_URL: '',
+  RESET_SIGNAL_FEEDS: '',
+};
 
 interface Exit {
   code: number | null;
@@ -171,6 +176,7 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
       RESET_UPSTREAM_URL: 'none',
       RESET_SIGNAL_FEEDS: 'none',
       RESET_UPSTREAM_STATUS_URL: 'none',
+      RESET_TIMELINE_URL: 'none',
     });
     expect(r.code, r.output).toBe(2);
     expect(r.output).toMatch(
@@ -192,6 +198,7 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
         RESET_UPSTREAM_URL: 'none',
         RESET_SIGNAL_FEEDS: 'none',
         RESET_UPSTREAM_STATUS_URL: 'none',
+        RESET_TIMELINE_URL: 'none',
       });
       expect(r.code, r.output).toBe(0);
       const keys = await listAllKeys(client, bucket);

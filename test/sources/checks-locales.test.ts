@@ -19,6 +19,7 @@ function emittedCodes(): string[] {
     'http-fetcher.ts',
     'index.ts',
     'post-embed.ts',
+    'reset-timeline.ts',
     'reset-tracker.ts',
     'signal-feeds.ts',
     'status-page.ts',
@@ -49,7 +50,14 @@ describe('locales/*/checks.json', () => {
   it('has a message for every detail code the sources emit', () => {
     const codes = emittedCodes();
     expect(codes).toEqual(
-      expect.arrayContaining(['ok', 'timeout', 'schema_mismatch', 'page_cap_reached', 'connection_refused']),
+      expect.arrayContaining([
+        'ok',
+        'timeout',
+        'schema_mismatch',
+        'page_cap_reached',
+        'connection_refused',
+        'rate_limited_wait',
+      ]),
     );
     for (const code of codes) expect(en, code).toHaveProperty(code);
     for (const code of ['not_checked', 'disabled']) expect(en).toHaveProperty(code);

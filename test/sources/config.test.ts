@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SIGNAL_FEEDS,
   DEFAULT_STATUS_PAGE_URL,
+  DEFAULT_RESET_TIMELINE_URL,
   DEFAULT_UPSTREAM_URL,
   disabledSourcesFromEnv,
   sourceConfigsFromEnv,
@@ -19,19 +20,22 @@ describe('sourceConfigsFromEnv', () => {
       },
       { id: 'reset-tracker', kind: 'reset_tracker', url: DEFAULT_UPSTREAM_URL },
       { id: 'tracker-status', kind: 'tracker_status', url: 'https://codex-resets.com/api/v1/status' },
+      { id: 'reset-timeline', kind: 'reset_timeline', url: 'https://codex-reset.com/api/timeline' },
       { id: 'feed-1', kind: 'signal_feed', url: DEFAULT_SIGNAL_FEEDS[0] },
     ]);
+    expect(DEFAULT_RESET_TIMELINE_URL).toBe('https://codex-reset.com/api/timeline');
     expect(disabledSourcesFromEnv({})).toEqual([]);
   });
 
   it('disables a source whose variable is set to an empty or blank string', () => {
-    const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '  ', RESET_SIGNAL_FEEDS: '' };
+    const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '  ', RESET_TIMELINE_URL: '', RESET_SIGNAL_FEEDS: '' };
     expect(sourceConfigsFromEnv(env)).toEqual([]);
     expect(disabledSourcesFromEnv(env)).toEqual([
       { id: 'status-page', kind: 'status_page', variable: 'RESET_STATUS_PAGE_URL' },
       { id: 'status-incidents', kind: 'status_incidents', variable: 'RESET_STATUS_INCIDENTS_URL' },
       { id: 'reset-tracker', kind: 'reset_tracker', variable: 'RESET_UPSTREAM_URL' },
       { id: 'tracker-status', kind: 'tracker_status', variable: 'RESET_UPSTREAM_STATUS_URL' },
+      { id: 'reset-timeline', kind: 'reset_timeline', variable: 'RESET_TIMELINE_URL' },
       { id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' },
     ]);
   });
@@ -46,6 +50,7 @@ describe('sourceConfigsFromEnv', () => {
       { id: 'status-page', kind: 'status_page', url: 'http://127.0.0.1:8080/summary.json' },
       { id: 'reset-tracker', kind: 'reset_tracker', url: DEFAULT_UPSTREAM_URL },
       { id: 'tracker-status', kind: 'tracker_status', url: 'https://codex-resets.com/api/v1/status' },
+      { id: 'reset-timeline', kind: 'reset_timeline', url: DEFAULT_RESET_TIMELINE_URL },
       { id: 'feed-1', kind: 'signal_feed', url: 'https://a.example.test/feed.xml' },
       { id: 'feed-2', kind: 'signal_feed', url: 'https://b.example.test/feed.json' },
     ]);
@@ -61,6 +66,24 @@ describe('sourceConfigsFromEnv', () => {
     expect(() =>
       sourceConfigsFromEnv({ RESET_SIGNAL_FEEDS: 'https://ok.example.test/, ftp://x.example.test/' }),
     ).toThrow(/RESET_SIGNAL_FEEDS must be an http\(s\) URL/);
+  });
+
+  it('reads RESET_TIMELINE_URL on its own, not following the first tracker; empty disables it', () => {
+    const timeline = (env: Record<string, string>) =>
+      sourceConfigsFromEnv(env).find((c) => c.kind === 'reset_timeline');
+    expect(timeline({ RESET_TIMELINE_URL: 'http://127.0.0.1:8080/api/timeline' })).toEqual({
+      id: 'reset-timeline',
+      kind: 'reset_timeline',
+      url: 'http://127.0.0.1:8080/api/timeline',
+    });
+    expect(timeline({ RESET_UPSTREAM_URL: '' })?.url).toBe(DEFAULT_RESET_TIMELINE_URL);
+    expect(timeline({ RESET_TIMELINE_URL: ' ' })).toBeUndefined();
+    expect(disabledSourcesFromEnv({ RESET_TIMELINE_URL: '' })).toEqual([
+      { id: 'reset-timeline', kind: 'reset_timeline', variable: 'RESET_TIMELINE_URL' },
+    ]);
+    expect(() => sourceConfigsFromEnv({ RESET_TIMELINE_URL: 'javascript:alert(1)' })).toThrow(
+      /RESET_TIMELINE_URL must be an http\(s\) URL/,
+    );
   });
 
   it('derives the incident feed from the status page address, or takes its own; empty disables it', () => {

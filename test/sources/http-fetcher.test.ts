@@ -125,6 +125,21 @@ describe('createHttpFetcher', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('takes a request’s own number of retries: none, and a 429’s wait comes back as retry_after_s', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(429, { 'retry-after': '1' });
+      res.end();
+    });
+    const f = testFetcher({ retries: 2, deadline: Date.now() + 5_000 });
+    const once = failure(await f.get(server.url, { retries: 0 }));
+    expect(server.requests).toHaveLength(1);
+    expect(once).toMatchObject({ status: 429, detail: { code: 'rate_limited_wait', params: { retry_after_s: 1 } } });
+    // The fetcher's own number otherwise: the same wait honoured twice, then the last answer's wait reported.
+    const thrice = failure(await f.get(server.url));
+    expect(server.requests).toHaveLength(4);
+    expect(thrice.detail).toEqual({ code: 'rate_limited_wait', params: { retry_after_s: 1 } });
+  });
+
   it('fails fast on a 503 whose Retry-After HTTP date is past the deadline', async () => {
     server = await startServer((_req, res) => {
       res.writeHead(503, { 'retry-after': new Date(Date.now() + 3_600_000).toUTCString() });

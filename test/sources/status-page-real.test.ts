@@ -168,6 +168,7 @@ describe('status.openai.com summary (incident.io): Codex components by membershi
       RESET_STATUS_PAGE_URL: `${s.url}${SUMMARY_PATH}`,
       RESET_STATUS_CODEX_COMPONENTS: `${CLI},${SORA}`,
       RESET_UPSTREAM_URL: '',
+      RESET_TIMELINE_URL: '',
       RESET_SIGNAL_FEEDS: '',
     });
     const r = await fetchStatusPage(testFetcher(), page!, AT_0925);
@@ -204,6 +205,7 @@ describe('status.openai.com incident feed (/proxy/<host>/incidents)', () => {
       RESET_STATUS_PAGE_URL: `${s.url}${SUMMARY_PATH}`,
       RESET_STATUS_INCIDENTS_URL: `${s.url}${FEED_PATH}`,
       RESET_UPSTREAM_URL: '',
+      RESET_TIMELINE_URL: '',
       RESET_SIGNAL_FEEDS: '',
     });
     expect(configs.map((c) => c.kind)).toEqual(['status_page', 'status_incidents']);
@@ -285,6 +287,7 @@ describe('status.openai.com incident feed (/proxy/<host>/incidents)', () => {
     const configs = sourceConfigsFromEnv({
       RESET_STATUS_PAGE_URL: `${s.url}${SUMMARY_PATH}`,
       RESET_UPSTREAM_URL: '',
+      RESET_TIMELINE_URL: '',
       RESET_SIGNAL_FEEDS: '',
     });
     expect(configs.find((c) => c.kind === 'status_incidents')!.url).toBe(`${s.url}/proxy/127.0.0.1/incidents`);
