@@ -18,6 +18,7 @@ const env = {
   ...process.env,
   RESET_UPSTREAM_URL: '',
   RESET_TIMELINE_URL: '',
+  RESET_POST_EMBED_URL: '',
   RESET_STATUS_PAGE_URL: '',
   RESET_SIGNAL_FEEDS: '',
 };

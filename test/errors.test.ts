@@ -117,7 +117,13 @@ describe('build entry point', () => {
       '--now',
       '2026-11-21T12:00:00Z',
     ];
-    const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '', RESET_TIMELINE_URL: '', RESET_SIGNAL_FEEDS: '' };
+    const env = {
+      RESET_STATUS_PAGE_URL: '',
+      RESET_UPSTREAM_URL: '',
+      RESET_TIMELINE_URL: '',
+      RESET_POST_EMBED_URL: '',
+      RESET_SIGNAL_FEEDS: '',
+    };
     expect(await main(argv, env, io)).toBe(1);
     expect(io.errors.join('\n')).toMatch(/\[sources\/archive\] invalid curated data/);
   });

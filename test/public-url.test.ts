@@ -123,6 +123,7 @@ describe('a local build', () => {
     RESET_STATUS_PAGE_URL: '',
     RESET_UPSTREAM_URL: '',
     RESET_TIMELINE_URL: '',
+    RESET_POST_EMBED_URL: '',
     RESET_SIGNAL_FEEDS: '',
   };
 

@@ -286,7 +286,13 @@ describe('refresh.yml', () => {
 
   it('reads each source URL from a secret first (it may carry credentials), a repository variable second', () => {
     const publish = steps(refresh as Job).find((s) => (s.run ?? '').includes('build/refresh.mjs'));
-    for (const name of ['RESET_STATUS_PAGE_URL', 'RESET_UPSTREAM_URL', 'RESET_TIMELINE_URL', 'RESET_SIGNAL_FEEDS']) {
+    for (const name of [
+      'RESET_STATUS_PAGE_URL',
+      'RESET_UPSTREAM_URL',
+      'RESET_TIMELINE_URL',
+      'RESET_POST_EMBED_URL',
+      'RESET_SIGNAL_FEEDS',
+    ]) {
       expect(publish?.env?.[`CFG_${name}`], name).toBe(`\${{ secrets.${name} || vars.${name} }}`);
     }
   });

@@ -2,7 +2,7 @@
 // reviewer. Two sources that agree are evidence; one source is a record. Sources: curated history (the imported ledger,
 // data/verified/), codex-resets.com (origin service_resets) and codex-reset.com (origin reset_timeline). Each tracker
 // mislabels some posts, differently from the other, so their disagreement is found post by post, never decided here.
-import { formatInstant } from '../contract.ts';
+import { EVENT_TYPES, formatInstant, type EventType } from '../contract.ts';
 import { citedPost } from './evidence.ts';
 import { eventMs, reviewedBy } from './events.ts';
 import { countsAsGlobal } from './reach.ts';
@@ -183,8 +183,18 @@ function disagreement(e: Event, posts: readonly string[], asOf: Date): Signal {
     url: e.sources[0]?.url ?? null,
     event_ids: ids.slice(0, 10),
     labels: signalLabels(votes).slice(0, 10),
+    // Where curated history holds the post, its type stands (the published event has it); codex-resets.com's word.
+    ...(hasCurated(votes) ? { curated_type: e.type } : {}),
+    ...trackerType(votes),
   });
 }
+
+/** codex-resets.com's reading of the post when it is a type of ours. */
+function trackerType(votes: readonly RecordedBy[]): { tracker_type?: EventType } {
+  const v = votes.find((x) => x.origin === 'service_resets' && isEventType(x.reads_as));
+  return v === undefined ? {} : { tracker_type: v.reads_as as EventType };
+}
+const isEventType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
 
 function missing(e: Event, posts: readonly string[], health: readonly TrackerHealth[], asOf: Date): Signal[] {
   const at = eventMs(e);

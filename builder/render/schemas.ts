@@ -515,7 +515,13 @@ export const SignalDocSchema = z.strictObject({
     .describe('kind type_disagreement only: the type the upstream tracker gives the post.'),
   event_ids: strings
     .optional()
-    .describe('kinds type_disagreement and same_day_resets: the events concerned, curated first.'),
+    .describe('kinds type_disagreement, same_day_resets and tracker_missing: the events and records concerned.'),
+  labels: z
+    .array(z.strictObject({ origin: z.enum(ORIGINS), label: str, reads_as: str }))
+    .optional()
+    .describe(
+      "kinds type_disagreement and tracker_missing: what each source calls the post, in its own words (never translated), and how this API reads that word. A type_disagreement waits until a review decision on the post (data/tracker-review.json) settles it; a tracker_missing is a global reset one healthy tracker has not listed 6 hours after it.",
+    ),
 });
 
 export const SignalsDocSchema = named('Signals', {

@@ -159,6 +159,7 @@ describe('a build against hostile sources', () => {
         RESET_STATUS_PAGE_URL: `${withCreds}/status?token=${SECRETS.token}`,
         RESET_UPSTREAM_URL: `${base}/tracker?api_key=${SECRETS.apiKey}`,
         RESET_TIMELINE_URL: '',
+        RESET_POST_EMBED_URL: '',
         RESET_SIGNAL_FEEDS: feeds.join(','),
       },
     );

@@ -284,6 +284,7 @@ describeS3('storage faults: S3 errors, dropped connections, killed runs, corrupt
   const sourceEnv = () => ({
     RESET_UPSTREAM_URL: `${upstream.url}/tracker`,
     RESET_TIMELINE_URL: '',
+    RESET_POST_EMBED_URL: '',
     RESET_STATUS_PAGE_URL: `${upstream.url}/status`,
     RESET_SIGNAL_FEEDS: `${upstream.url}/feed`,
   });

@@ -185,6 +185,7 @@ describe('the build under three machine time zones', () => {
           RESET_STATUS_PAGE_URL: `${sources.url}/summary.json`,
           RESET_UPSTREAM_URL: `${sources.url}/api/v1/resets`,
           RESET_TIMELINE_URL: '',
+          RESET_POST_EMBED_URL: '',
           RESET_SIGNAL_FEEDS: ['rss', 'atom', 'json'].map((f) => `${sources.url}/${f}`).join(','),
         }),
       );

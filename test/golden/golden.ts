@@ -58,6 +58,7 @@ export function buildGolden(root: string): Promise<Result> {
     RESET_STATUS_PAGE_URL: `${base}/status/api/v2/summary.json`,
     RESET_UPSTREAM_URL: `${base}/api/v1/resets`,
     RESET_TIMELINE_URL: '',
+    RESET_POST_EMBED_URL: '',
     RESET_SIGNAL_FEEDS: `${base}/feed.rss`,
   });
 }

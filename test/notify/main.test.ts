@@ -76,6 +76,7 @@ describe('runBuild', () => {
           RESET_SIGNAL_FEEDS: '',
           RESET_UPSTREAM_URL: `${tracker.url}/v1/resets`,
           RESET_TIMELINE_URL: '',
+          RESET_POST_EMBED_URL: '',
           RESET_PUBLIC_BASE_URL: 'https://api.example.test/',
           RESET_NOTIFY_WEBHOOKS: `${hook.url}/secret-path-123, not-a-url-secret-456`,
           RESET_NOTIFY_LANG: 'ko',

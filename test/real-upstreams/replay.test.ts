@@ -207,22 +207,26 @@ describe('2026-09-29: the tracker on one page, its status with a strong watch', 
 
   it('credits codex-resets.com with a link wherever its data is shown, and sends one User-Agent naming the repository', async () => {
     const b = await build(SCENARIOS['2026-09-29'], '2026-09-29T16:45:00Z');
-    const credit = { name: 'codex-resets.com', url: 'https://codex-resets.com/' };
+    const credit = { name: 'codex-resets.com', url: 'https://codex-resets.com/', notice: 'Data: codex-resets.com' };
     for (const rel of [
       'api/en/latest.json',
       'api/de/forecast.json',
       'api/ja/history.json',
       'api/en/events/sr-2103911959544610829.json',
+      // A ledger event the tracker also lists shows the tracker's label for it in recorded_by: its data too.
+      'api/en/events/ledger-2025-09-17-0402.json',
     ]) {
       expect((await b.doc<{ meta: { credits: unknown[] } }>(rel)).meta.credits).toEqual([credit]);
     }
-    // A ledger event shows the ledger's data only; its MIT notice stays.
+    // A ledger event no tracker lists shows the ledger's data only; its MIT notice stays.
     const ledgerEvent = await b.doc<{ meta: { credits: unknown[]; license: string } }>(
-      'api/en/events/ledger-2025-09-17-0402.json',
+      'api/en/events/ledger-2026-09-04-2057.json',
     );
     expect(ledgerEvent.meta.credits).toEqual([]);
     expect(ledgerEvent.meta.license).toContain('MIT License');
-    expect(await b.text('api/en/index.html')).toContain('<a href="https://codex-resets.com/">codex-resets.com</a>');
+    expect(await b.text('api/en/index.html')).toContain(
+      '<a href="https://codex-resets.com/">Data: codex-resets.com</a>',
+    );
     expect(await b.text('api/en/feed.atom')).toContain('https://codex-resets.com/');
     expect(await b.text('api/en/calendar.ics')).toContain('codex-resets.com');
     const agents = new Set(b.replay.requests.map((r) => r.userAgent));

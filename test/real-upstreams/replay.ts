@@ -273,7 +273,6 @@ export async function startReplay(scenario: Scenario): Promise<Replay> {
     requests,
     env: {
       RESET_UPSTREAM_URL: `${server.url}/api/v1/resets`,
-      RESET_TIMELINE_URL: '',
       RESET_STATUS_PAGE_URL: `${server.url}/api/v2/summary.json`,
       RESET_STATUS_INCIDENTS_URL: `${server.url}/proxy/status.openai.com/incidents`,
       RESET_SIGNAL_FEEDS: `${server.url}/r/codex/new/.rss`,

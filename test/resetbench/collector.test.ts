@@ -88,6 +88,7 @@ async function builtForecast(dir: string, now: string): Promise<string> {
     RESET_STATUS_PAGE_URL: '',
     RESET_UPSTREAM_URL: '',
     RESET_TIMELINE_URL: '',
+    RESET_POST_EMBED_URL: '',
     RESET_SIGNAL_FEEDS: '',
     RESET_UPSTREAM_STATUS_URL: '',
   };

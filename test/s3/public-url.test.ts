@@ -35,6 +35,7 @@ const NO_SOURCES = {
   RESET_STATUS_PAGE_URL: '',
   RESET_UPSTREAM_URL: '',
   RESET_TIMELINE_URL: '',
+  RESET_POST_EMBED_URL: '',
   RESET_SIGNAL_FEEDS: '',
 };
 
@@ -177,6 +178,7 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
       RESET_SIGNAL_FEEDS: 'none',
       RESET_UPSTREAM_STATUS_URL: 'none',
       RESET_TIMELINE_URL: 'none',
+      RESET_POST_EMBED_URL: 'none',
     });
     expect(r.code, r.output).toBe(2);
     expect(r.output).toMatch(
@@ -199,6 +201,7 @@ describeS3('a publishing build fails closed on RESET_PUBLIC_BASE_URL (radosgw)',
         RESET_SIGNAL_FEEDS: 'none',
         RESET_UPSTREAM_STATUS_URL: 'none',
         RESET_TIMELINE_URL: 'none',
+        RESET_POST_EMBED_URL: 'none',
       });
       expect(r.code, r.output).toBe(0);
       const keys = await listAllKeys(client, bucket);

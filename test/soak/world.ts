@@ -267,6 +267,7 @@ export async function startSourceWorld(resets: readonly WorldReset[], rand: () =
     env: {
       RESET_UPSTREAM_URL: `${server.url}/tracker/api/v1/resets`,
       RESET_TIMELINE_URL: '',
+      RESET_POST_EMBED_URL: '',
       RESET_STATUS_PAGE_URL: `${server.url}/status/api/v2/summary.json`,
       // This world models no incident feed (incident.io's /proxy/<host>/incidents): that source is switched off.
       RESET_STATUS_INCIDENTS_URL: '',

@@ -28,7 +28,13 @@ describe('sourceConfigsFromEnv', () => {
   });
 
   it('disables a source whose variable is set to an empty or blank string', () => {
-    const env = { RESET_STATUS_PAGE_URL: '', RESET_UPSTREAM_URL: '  ', RESET_TIMELINE_URL: '', RESET_SIGNAL_FEEDS: '' };
+    const env = {
+      RESET_STATUS_PAGE_URL: '',
+      RESET_UPSTREAM_URL: '  ',
+      RESET_TIMELINE_URL: '',
+      RESET_POST_EMBED_URL: '',
+      RESET_SIGNAL_FEEDS: '',
+    };
     expect(sourceConfigsFromEnv(env)).toEqual([]);
     expect(disabledSourcesFromEnv(env)).toEqual([
       { id: 'status-page', kind: 'status_page', variable: 'RESET_STATUS_PAGE_URL' },
@@ -37,6 +43,7 @@ describe('sourceConfigsFromEnv', () => {
       { id: 'tracker-status', kind: 'tracker_status', variable: 'RESET_UPSTREAM_STATUS_URL' },
       { id: 'reset-timeline', kind: 'reset_timeline', variable: 'RESET_TIMELINE_URL' },
       { id: 'feed-1', kind: 'signal_feed', variable: 'RESET_SIGNAL_FEEDS' },
+      { id: 'post-embed', kind: 'post_embed', variable: 'RESET_POST_EMBED_URL' },
     ]);
   });
 

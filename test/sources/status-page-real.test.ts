@@ -169,6 +169,7 @@ describe('status.openai.com summary (incident.io): Codex components by membershi
       RESET_STATUS_CODEX_COMPONENTS: `${CLI},${SORA}`,
       RESET_UPSTREAM_URL: '',
       RESET_TIMELINE_URL: '',
+      RESET_POST_EMBED_URL: '',
       RESET_SIGNAL_FEEDS: '',
     });
     const r = await fetchStatusPage(testFetcher(), page!, AT_0925);
@@ -206,6 +207,7 @@ describe('status.openai.com incident feed (/proxy/<host>/incidents)', () => {
       RESET_STATUS_INCIDENTS_URL: `${s.url}${FEED_PATH}`,
       RESET_UPSTREAM_URL: '',
       RESET_TIMELINE_URL: '',
+      RESET_POST_EMBED_URL: '',
       RESET_SIGNAL_FEEDS: '',
     });
     expect(configs.map((c) => c.kind)).toEqual(['status_page', 'status_incidents']);
@@ -288,6 +290,7 @@ describe('status.openai.com incident feed (/proxy/<host>/incidents)', () => {
       RESET_STATUS_PAGE_URL: `${s.url}${SUMMARY_PATH}`,
       RESET_UPSTREAM_URL: '',
       RESET_TIMELINE_URL: '',
+      RESET_POST_EMBED_URL: '',
       RESET_SIGNAL_FEEDS: '',
     });
     expect(configs.find((c) => c.kind === 'status_incidents')!.url).toBe(`${s.url}/proxy/127.0.0.1/incidents`);
