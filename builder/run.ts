@@ -1,7 +1,7 @@
 // One refresh: read the clock once, check the sources, update state, compute, render, publish.
 import { randomUUID } from 'node:crypto';
 import { computeAccuracy, recordForecast } from './model/accuracy.ts';
-import { applySourceResults } from './model/apply.ts';
+import { applySourceResults, sourcesDue } from './model/apply.ts';
 import { applyReviewDates, eventMs, knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
@@ -287,8 +287,13 @@ async function runLocked(
   curatedLoad: Promise<CuratedData>,
 ): Promise<RunSummary> {
   const warnings: string[] = [];
+  // The stored state says which sources may be asked now (a source's terms may bound how often) and, once the sources
+  // have answered, which official posts to read.
+  const { state: stored, warnings: loadWarnings } = await deps.store.load();
+  warnings.push(...loadWarnings);
+  const due = sourcesDue(deps.sources, stored.checks, asOf);
   const [results, curated] = await Promise.all([
-    fetchAllSources([...deps.sources], deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
+    fetchAllSources(due, deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
     curatedLoad,
   ]);
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
@@ -301,7 +306,6 @@ async function runLocked(
   // from the events this run would publish, the reader reads them, and the state remembers every answer.
   let posts: PostReadResult | null = null;
   if (deps.postReader) {
-    const { state: stored } = await deps.store.load();
     const planned = computeNextState(stored, results, null, curated, asOf, opts);
     const plan = planPostReads(planned.events, planned.state.post_reads, asOf);
     posts = await fetchPostReads(deps.fetcher, deps.postReader, plan, asOf);

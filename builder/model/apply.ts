@@ -27,6 +27,37 @@ export const MAX_TRACKER_EVENTS = 2_000;
 /** The anomaly rule: a tracker run bringing more new global resets of the last day is quarantined (real: a few). */
 export const ANOMALY_MAX_NEW_RESETS = 10;
 
+/**
+ * Sources whose terms bound how often they are asked (codex-reset.com: at most one poll a minute, `429` and
+ * `Retry-After` honoured), and the shortest spacing each allows between two requests.
+ */
+const MIN_POLL_MS: Partial<Record<SourceKind, number>> = { reset_timeline: 60_000 };
+
+/**
+ * Pure: the sources to ask this run. A source with a minimum spacing is left out while its last request is more recent
+ * than that, or while the wait its last `429` asked for (`retry_after_s`) has not passed; it keeps its last good data
+ * and records no check, so its earlier good check still counts for today until it goes stale.
+ */
+export function sourcesDue<T extends { id: string; kind: SourceKind }>(
+  configs: readonly T[],
+  checks: readonly SourceCheck[],
+  asOf: Date,
+): T[] {
+  return configs.filter((c) => {
+    const spacing = MIN_POLL_MS[c.kind];
+    if (spacing === undefined) return true;
+    const last = checks
+      .filter((k) => k.source === c.id && Date.parse(k.checked_at) <= asOf.getTime())
+      .reduce<SourceCheck | null>(
+        (m, k) => (m === null || Date.parse(k.checked_at) > Date.parse(m.checked_at) ? k : m),
+        null,
+      );
+    if (last === null) return true;
+    const wait = Math.max(spacing, Number(last.detail.params.retry_after_s ?? 0) * 1000);
+    return asOf.getTime() - Date.parse(last.checked_at) >= wait;
+  });
+}
+
 /** The first `max` items of each source, in order. */
 function firstPerSource<T extends { source: string }>(items: readonly T[], max: number): T[] {
   const seen = new Map<string, number>();
