@@ -111,15 +111,23 @@ export function computeAgreement(input: {
   // Every source's votes on each post: its records citing it, and codex-reset.com's labels of records it has no event for.
   const byPost = new Map<string, RecordedBy[]>();
   const vote = (post: string, v: RecordedBy) => void byPost.set(post, [...(byPost.get(post) ?? []), v]);
-  for (const r of input.records) for (const p of postsOf(r)) vote(p, voteOf(r));
-  for (const l of input.labels) if (l.post_id !== null) vote(l.post_id, fromLabel(l));
+  // codex-reset.com speaks through its labels (its own words), under the id of its event where it has one.
+  const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));
+  const labelVote = (l: SourceLabel): RecordedBy => {
+    const own = `rt-${l.record_id}`;
+    return { ...fromLabel(l), record_id: timelineIds.has(own) ? own : l.record_id };
+  };
+  const labelled = new Set(input.labels.map((l) => `rt-${l.record_id}`));
+  const spoken = (r: Event) => r.origin !== 'reset_timeline' || !labelled.has(r.id);
+  for (const r of input.records) if (spoken(r)) for (const p of postsOf(r)) vote(p, voteOf(r));
+  for (const l of input.labels) if (l.post_id !== null) vote(l.post_id, labelVote(l));
   const signals: Signal[] = [];
   const events = input.merged.map((e): Event => {
     const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
     const posts = [...new Set([...postsOf(e), ...members.flatMap(postsOf)])].sort();
     const seen = new Set<string>();
     const votes: RecordedBy[] = [];
-    for (const v of [...members.map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])]) {
+    for (const v of [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])]) {
       const key = `${v.origin}\u0000${v.record_id}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -130,7 +138,9 @@ export function computeAgreement(input: {
     const readings = new Map<Origin, Set<string>>();
     for (const v of votes.filter(takesSide))
       readings.set(v.origin, (readings.get(v.origin) ?? new Set()).add(v.reads_as));
-    const agreeing = [...readings.values()].filter((r) => r.has(e.type)).length;
+    // A policy change is not a reset, so a source that calls its post "not a reset" (a boost) agrees with it.
+    const accepted = e.type === 'policy_change' ? ['policy_change', 'not_a_reset'] : [e.type];
+    const agreeing = [...readings.values()].filter((r) => accepted.some((t) => r.has(t))).length;
     const against = readings.size - agreeing;
     const reviewed = posts.some((p) => settled.has(p));
     const agreement: Agreement =
@@ -172,9 +182,9 @@ const signalLabels = (votes: readonly RecordedBy[]) =>
 function disagreement(e: Event, posts: readonly string[], asOf: Date): Signal {
   const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
   const votes = e.recorded_by ?? [];
-  const ids = [...new Set([e.id, ...votes.map((v) => v.record_id)])].filter((id) =>
-    /^[a-z0-9][a-z0-9._-]{0,79}$/.test(id),
-  );
+  // The events concerned: this one and the records merged into it (a source's label of a record it has no event for
+  // is named in `labels`, not here).
+  const ids = [e.id, ...e.same_as];
   return question(asOf, 'sources', {
     id: `type-disagreement-${post}`.slice(0, 120),
     kind: 'type_disagreement',
@@ -211,7 +221,7 @@ function missing(e: Event, posts: readonly string[], health: readonly TrackerHea
         id: `tracker-missing-${h.origin.replace('_', '-')}-${post}`.slice(0, 120),
         kind: 'tracker_missing',
         title: capText(
-          `${ORIGIN_NAMES[h.origin]} does not list the global reset of post ${post} that ${describeVotes(votes)} record`,
+          `${ORIGIN_NAMES[h.origin]} does not list the global reset of post ${post} (recorded by ${describeVotes(votes)})`,
           300,
         ),
         excerpt: capText(e.evidence_text, 1000),

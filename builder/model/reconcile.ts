@@ -143,8 +143,12 @@ export function reconcileTracker(
 /** Open questions held at once (one source's share of the queue, as apply.ts); the rest wait their turn. */
 export const MAX_RECONCILE_SIGNALS = 100;
 
-/** The review queue's kinds this module owns: re-derived every run, kept while open, gone once settled. */
-const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set(['type_disagreement', 'same_day_resets']);
+/** The review queue's kinds this module and model/agreement.ts raise: re-derived every run, kept while open, gone once settled. */
+const RECONCILE_SIGNAL_KINDS: ReadonlySet<Signal['kind']> = new Set([
+  'type_disagreement',
+  'same_day_resets',
+  'tracker_missing',
+]);
 
 /** The signals with this run's open questions (those already waiting keep first_seen_at); settled ones leave. */
 export function withReconcileSignals(signals: readonly Signal[], previous: readonly Signal[], open: readonly Signal[]) {

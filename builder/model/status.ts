@@ -3,7 +3,7 @@ import { formatInstant } from '../contract.ts';
 import { eventDate, eventMs, utcDate } from './events.ts';
 import type { Detail, Event, SourceCheck, SourceKind, State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
-import { describeVotes } from './agreement.ts';
+import { describeVotes, ORIGIN_NAMES } from './agreement.ts';
 
 /**
  * The source kinds that can report a reset: the two trackers (codex-resets.com, codex-reset.com). One good check of
@@ -107,7 +107,13 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     };
     return answer('recorded_today', true, todays, why);
   }
-  if (todays.length > 0) return answer('recorded_today', true, todays, stated('recorded_today'));
+  if (todays.length > 0) {
+    // Which sources record it: one source is a record, not evidence, and the answer says whose record it is.
+    const by = todays.flatMap((e) => (e.recorded_by ?? []).filter((v) => v.reads_as === 'global_reset'));
+    const sources = [...new Set(by.map((v) => ORIGIN_NAMES[v.origin]))].sort().join(', ');
+    const why = { code: 'state.recorded_today', params: { date, read, sources: sources || ORIGIN_NAMES[todays[0]!.origin] } };
+    return answer('recorded_today', true, todays, why);
+  }
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
   if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
     const validUntil = formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS);

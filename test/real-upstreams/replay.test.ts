@@ -12,95 +12,9 @@
 //   observed}` without a link), and `stats.total` 55 matches the 55 records `/resets` lists;
 // - a reset announced 2026-09-22T04:31Z for 2026-09-23T06:59Z ("I promised a reset for Tuesday");
 // - Reddit answers 403 Blocked to datacenter ranges and 429 when rate limited.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../builder/main.ts';
-import {
-  captureJson,
-  issuesWithCodex,
-  SCENARIOS,
-  startReplay,
-  type FeedIncident,
-  type Replay,
-  type Scenario,
-} from './replay.ts';
-
-const REPO = 'example-org/reset-status-api';
-
-interface Built {
-  code: number;
-  out: string[];
-  root: string;
-  replay: Replay;
-  doc: <T = Record<string, unknown>>(rel: string) => Promise<T>;
-  text: (rel: string) => Promise<string>;
-}
-
-const open: { root: string; replay: Replay }[] = [];
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    await o.replay.close();
-    await rm(o.root, { recursive: true, force: true });
-  }
-});
-
-/** One build of the API as of `now` against the replayed scenario, into a fresh directory. */
-async function build(scenario: Scenario, now: string, env: Record<string, string> = {}): Promise<Built> {
-  const replay = await startReplay(scenario);
-  const root = await mkdtemp(path.join(tmpdir(), 'rsa-replay-'));
-  open.push({ root, replay });
-  const out: string[] = [];
-  // The wall clock bounds the run's network budget; `--now` is the instant the build is as of.
-  const io = { now: () => new Date(), out: (l: string) => void out.push(l), err: (l: string) => void out.push(l) };
-  const code = await main(
-    ['--now', now, '--out', path.join(root, 'dist'), '--state-dir', path.join(root, 'state')],
-    { ...replay.env, GITHUB_REPOSITORY: REPO, ...env },
-    io,
-  );
-  const text = (rel: string) => readFile(path.join(root, 'dist', rel), 'utf8');
-  return { code, out, root, replay, text, doc: async <T>(rel: string) => JSON.parse(await text(rel)) as T };
-}
-
-interface EventDoc {
-  id: string;
-  type: string;
-  origin: string;
-  occurred_at: string;
-  same_as: string[];
-  sources: { url: string }[];
-}
-interface Check {
-  source: string;
-  kind: string;
-  ok: boolean;
-  http_status: number | null;
-  items_read: number;
-  /** The detail's code; `detail` is its translated text. */
-  detail_code: string;
-  detail: string;
-}
-interface Signal {
-  id: string;
-  kind: string;
-  url: string | null;
-  curated_type?: string;
-  tracker_type?: string;
-  event_ids?: string[];
-}
-const post = (id: string) => `https://x.com/thsottiaux/status/${id}`;
-const cites = (e: EventDoc, id: string) => e.sources.some((s) => s.url === post(id)) || e.same_as.includes(`sr-${id}`);
-
-async function history(b: Built): Promise<EventDoc[]> {
-  return (await b.doc<{ events: EventDoc[] }>('api/en/history.json')).events;
-}
-async function checks(b: Built): Promise<Check[]> {
-  return (await b.doc<{ source_checks: Check[] }>('api/en/status.json')).source_checks;
-}
-async function signals(b: Built): Promise<Signal[]> {
-  return (await b.doc<{ signals: Signal[] }>('api/en/signals.json')).signals;
-}
+import { describe, expect, it } from 'vitest';
+import { build, checks, cites, history, post, REPO, signals, type Check, type EventDoc } from './build.ts';
+import { captureJson, issuesWithCodex, SCENARIOS, type FeedIncident, type Scenario } from './replay.ts';
 
 describe('2026-09-29: the tracker on one page, its status with a strong watch', () => {
   it('keeps the two banked grants the tracker labels regular as banked grants, one event per post, and asks a reviewer', async () => {

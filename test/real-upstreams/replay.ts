@@ -165,6 +165,84 @@ export const SCENARIOS = {
   },
 } as const satisfies Record<string, Scenario>;
 
+/** The ledger's quote of every post it cites (data/archive/, the ledger's descriptions: the posts' words). */
+function ledgerQuotes(): Map<string, string> {
+  const archive = JSON.parse(
+    readFileSync(new URL('../../data/archive/codex-reset-ledger.json', import.meta.url), 'utf8'),
+  ) as { records: { evidence_text: string; sources: { url: string }[] }[] };
+  const quotes = new Map<string, string>();
+  for (const r of archive.records)
+    for (const s of r.sources) {
+      const id = /\/status\/(\d{1,20})/.exec(s.url)?.[1];
+      if (id !== undefined && !quotes.has(id)) quotes.set(id, r.evidence_text);
+    }
+  return quotes;
+}
+
+/**
+ * X's oEmbed answers for every official post the ledger cites, RECONSTRUCTED in the real answer's shape with the
+ * ledger's words as the post's text (oembedAnswer), and the reconstructed answer of post 2097174560412246215 as it is.
+ */
+export function oembedForLedger(): Record<string, OembedReplay> {
+  const answers: Record<string, OembedReplay> = {};
+  for (const [id, words] of ledgerQuotes()) answers[id] = oembedAnswer(id, words);
+  answers['2097174560412246215'] = { body: captureJson(OEMBED_0908) };
+  return answers;
+}
+
+/**
+ * RECONSTRUCTED, not captured: codex-reset.com's timeline on 2026-09-26T18:30Z, the capture of 2026-09-11 with one live
+ * record in front, in the capture's shape (as its 2026-09-08 live record), for the reset codex-resets.com lists as
+ * post 2103911959544610829 ("Resets all propagated. That will be all. Have a fantastic weekend.", 18:17:54Z).
+ */
+export function timelineOn0926(): { body: unknown } {
+  const captured = captureJson<{ updated_at: string; events: unknown[] }>(TIMELINE_CAPTURE);
+  const record = {
+    id: '2103911959544610829',
+    date: '2026-09-26',
+    type: 'reset',
+    group: 'reset',
+    summary: 'Resets all propagated. That will be all. Have a fantastic weekend.',
+    text: 'Resets all propagated. That will be all. Have a fantastic weekend.',
+    url: 'https://x.com/thsottiaux/status/2103911959544610829',
+    announced_at: '2026-09-26T18:17:54.000Z',
+    effective_at: null,
+    official_window: null,
+    preview: false,
+    scope: 'global',
+    confidence: 'medium',
+    source: 'live',
+    source_label: 'Live radar feed',
+    reset_kind: null,
+    audience: [],
+    incident_links: [],
+    reason_tags: [],
+    announcement_state: 'announced',
+    observation_result: 'unknown',
+    observation_sources: [],
+    reset_verification_status: 'pending',
+    time_kind: 'announcement / confirmation time',
+  };
+  return { body: { ...captured, updated_at: '2026-09-26T18:30:00.000Z', events: [record, ...captured.events] } };
+}
+
+/** The scenarios of a second tracker and the service's own reads (test/real-upstreams/two-trackers.test.ts). */
+export const TWO_TRACKERS = {
+  /** 2026-09-11T15:00Z: both trackers and the ledger; X answers for every ledger post. */
+  '2026-09-11': {
+    ...SCENARIOS['2026-09-22'],
+    status: 'codex-resets/v1-status.2026-09-17.captured.json',
+    timeline: TIMELINE_CAPTURE,
+    oembed: oembedForLedger(),
+  },
+  /** 2026-09-26T19:00Z: codex-resets.com answers 503 while codex-reset.com lists the reset of 18:17:54Z. */
+  '2026-09-26-outage': {
+    ...SCENARIOS['2026-09-29'],
+    resets: 503,
+    timeline: timelineOn0926(),
+  },
+} satisfies Record<string, Scenario>;
+
 const RESETS_CACHE = 'public, max-age=60, s-maxage=300, stale-while-revalidate=300';
 const STATUS_CACHE = 'public, max-age=14400, s-maxage=60, stale-while-revalidate=300';
 
