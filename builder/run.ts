@@ -20,13 +20,14 @@ import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
 import {
   DEFAULT_PUBLIC_URL,
+  expiredForecastKey,
   isUnknownVariantEndpoint,
   unknownPageKey,
   unknownVariantKey,
   type Lang,
 } from './contract.ts';
 import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
-import { renderUnknownVariants, variantSegment } from './render/unknown.ts';
+import { renderExpiredForecasts, renderUnknownVariants, variantSegment } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
@@ -174,12 +175,18 @@ function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocu
   // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
   // dates, then a dateless one, in every language.
   const plan = unknownVariants(asOf);
-  const variants = renderUnknownVariants(docs, plan);
-  // The human page says today's answer too: one made from each variant's documents.
+  // And the forecast once past its own stale_after, which no date names.
+  const variants = [...renderUnknownVariants(docs, plan), ...renderExpiredForecasts(docs)];
+  // The human page says today's answer too: one made from each variant's documents. Those copies are served once the
+  // build is stale, so they show the expired forecast (the page's script loads the forecast the edge serves).
   const withVariants = [...docs, ...variants];
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
-      isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name);
+      name === 'forecast'
+        ? expiredForecastKey(lang)
+        : isUnknownVariantEndpoint(name)
+          ? unknownVariantKey(lang, d, name)
+          : apiDocKey(lang, name);
     const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
     variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
   }
