@@ -175,6 +175,14 @@ export function expiredForecastKey(lang: Lang): string {
   return API_ROOT + lang + '/unknown/forecast.json';
 }
 
+/**
+ * `api/<lang>/unknown/forecast/index.html`: the human page made from the build's documents and its expired forecast,
+ * served while today's answer still holds and the forecast no longer does.
+ */
+export function expiredForecastPageKey(lang: Lang): string {
+  return API_ROOT + lang + '/unknown/forecast/index.html';
+}
+
 /** `api/<lang>/unknown/<date>/index.html`: the human page made from the unknown variants. */
 export function unknownPageKey(lang: Lang, date: string): string {
   return API_ROOT + lang + '/unknown/' + date + '/index.html';

@@ -21,6 +21,7 @@ import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model
 import {
   DEFAULT_PUBLIC_URL,
   expiredForecastKey,
+  expiredForecastPageKey,
   isUnknownVariantEndpoint,
   unknownPageKey,
   unknownVariantKey,
@@ -177,19 +178,22 @@ function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocu
   const plan = unknownVariants(asOf);
   // And the forecast once past its own stale_after, which no date names.
   const variants = [...renderUnknownVariants(docs, plan), ...renderExpiredForecasts(docs)];
-  // The human page says today's answer too: one made from each variant's documents. Those copies are served once the
-  // build is stale, so they show the expired forecast (the page's script loads the forecast the edge serves).
+  // The human page says today's answer and the forecast too: one made from each variant's documents. The unknown ones
+  // are served once today's answer no longer holds, with the expired forecast (an hour after issue, later than a calm
+  // day's 30 minutes; the page's script loads the forecast the edge serves); one more, with the build's answer and the
+  // expired forecast, while today's answer holds longer than the forecast (a day with a recorded reset).
   const withVariants = [...docs, ...variants];
+  const expiredForecast: DocKeyOf = (lang, name) =>
+    name === 'forecast' ? expiredForecastKey(lang) : apiDocKey(lang, name);
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
-      name === 'forecast'
-        ? expiredForecastKey(lang)
-        : isUnknownVariantEndpoint(name)
-          ? unknownVariantKey(lang, d, name)
-          : apiDocKey(lang, name);
+      isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : expiredForecast(lang, name);
     const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
     variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
   }
+  variants.push(
+    ...renderPages({ asOf, docs: withVariants, events, docKeyOf: expiredForecast, pageKeyOf: expiredForecastPageKey }),
+  );
   variants.push(...renderUnknownBadges());
   return mergeInPhaseOrder([...docs, ...variants], rendered.stable());
 }

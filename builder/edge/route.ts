@@ -27,6 +27,7 @@ import {
   endpointKey,
   eventKey,
   expiredForecastKey,
+  expiredForecastPageKey,
   followDocumentKey,
   historyByTypeKey,
   historyPageKey,
@@ -191,9 +192,17 @@ function routePath(uri: string, lang: Lang, q: Record<string, string[]>, ctx?: E
     return errorResponse(400, lang, 'invalid_path', {});
   }
   const stale = unknownDate(ctx);
-  // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`.
+  // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`. Made from the documents it is
+  // served with: today's unknown variants, else the expired forecast once that holds no longer, else the build's.
   const page = uri === '/' ? lang : /^\/[a-z]{2}\/?$/.test(uri) ? uri.slice(1, 3) : '';
-  if (isLang(page)) return object(stale ? unknownPageKey(page, stale) : pageKey(page), page, HTML_CONTENT_TYPE);
+  if (isLang(page)) {
+    const key = stale
+      ? unknownPageKey(page, stale)
+      : forecastExpired(ctx)
+        ? expiredForecastPageKey(page)
+        : pageKey(page);
+    return object(key, page, HTML_CONTENT_TYPE);
+  }
   const segs = uri.split('/'); // segs[0] is '' (leading slash)
   if (segs[1] !== 'api') return notFound();
   if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) return object(INDEX_KEY, null);

@@ -62,6 +62,20 @@ describe('liveKey', () => {
     expect(key('/api/forecast', 'lang=zh', at('2026-11-21T13:00:00Z'))).toBe('api/zh/unknown/forecast.json');
   });
 
+  it("serves the page made from what the edge serves: today's unknown copy, else the one with the expired forecast", () => {
+    expect(key('/de/', '', at('2026-11-21T12:10:00Z'))).toBe('api/de/index.html');
+    // Today's answer expired first (a calm day): its unknown copy, which carries the expired forecast.
+    expect(key('/de/', '', at('2026-11-21T12:45:00Z'))).toBe('api/de/unknown/2026-11-21/index.html');
+    expect(key('/', 'lang=ja', at('2026-11-21T13:00:00Z'))).toBe('api/ja/unknown/2026-11-21/index.html');
+    // Today's answer holds past the forecast (a recorded reset holds until midnight): the build's page with the expired
+    // forecast, then at midnight the next date's unknown copy.
+    const recorded = { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') };
+    const ctx = (iso: string): EdgeContext => ({ now: Date.parse(iso), freshness: recorded, eventKnown: null });
+    expect(key('/ko', '', ctx('2026-11-21T12:59:59.999Z'))).toBe('api/ko/index.html');
+    expect(key('/ko', '', ctx('2026-11-21T13:00:00Z'))).toBe('api/ko/unknown/forecast/index.html');
+    expect(key('/ko/', '', ctx('2026-11-22T00:00:00Z'))).toBe('api/ko/unknown/2026-11-22/index.html');
+  });
+
   it('leaves documents without a today alone, and everything when there is no clock, no store or a clock behind the build', () => {
     expect(liveKey('en', 'forecast', at('2026-11-21T12:59:00Z'))).toBe('api/en/forecast.json');
     expect(liveKey('en', 'history', at('2026-11-23T00:00:00Z'))).toBe('api/en/history.json');
