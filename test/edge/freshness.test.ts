@@ -345,6 +345,33 @@ describe.each(TARGETS)('the forecast through the %s', (target) => {
   );
 });
 
+describe('the badge and the feeds', () => {
+  // Issue #40, point 4: they quote no probability, so no copy of them can state one past the forecast's stale_after.
+  // renderFollow is not given the forecast; here, the bytes of a build whose forecast has probabilities.
+  it('quote no forecast probability, in any language, as built or as the edge serves them later', async () => {
+    for (const lang of LANGS) {
+      const forecast = JSON.parse(await readFile(path.join(forecastDay.outDir, `api/${lang}/forecast.json`), 'utf8'));
+      expect(forecast.probability_24h).toBeGreaterThan(0);
+      const numbers = [forecast.probability_24h, forecast.probability_48h].flatMap((p: number) => [
+        String(p),
+        `${Math.round(p * 100)}%`,
+        `${Math.round(p * 100)} %`,
+        `${(p * 100).toFixed(1)}%`,
+      ]);
+      const keys = ['badge.json', 'badge.svg', 'feed.atom', 'feed.json', 'calendar.ics'].flatMap((n) => [
+        `api/${lang}/${n}`,
+        ...(n.startsWith('badge') ? [`api/${lang}/unknown/${n}`] : []),
+      ]);
+      for (const key of keys) {
+        const body = await readFile(path.join(forecastDay.outDir, key), 'utf8');
+        for (const n of numbers) expect(body, `${key}: ${n}`).not.toContain(n);
+        expect(body, key).not.toMatch(/probabilit/i);
+        expect(body, key).not.toContain(forecast.explanation);
+      }
+    }
+  });
+});
+
 describe('meta.stale_after', () => {
   it('is the instant the edge switches at, in the documents themselves', async () => {
     const calmDoc = JSON.parse(await readFile(path.join(calm.outDir, 'api/en/latest.json'), 'utf8'));
