@@ -135,8 +135,9 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 // The edge store: what each refresh writes (a CloudFront KeyValueStore in production, `edge-store.json` next to the
 // local build) and the router reads with its clock. Flat string keys and values, as the KeyValueStore holds them.
 /**
- * JSON `{"stale_after": ISO, "build_date", "next_date", "variant_dates": [...]}` (dates `YYYY-MM-DD`): until when the
- * build's answer holds, and the dates it published `unknown` variants for (the build's date first, one a day).
+ * JSON `{"stale_after": ISO, "build_date", "next_date", "variant_dates": [...], "forecast_stale_after": ISO}` (dates
+ * `YYYY-MM-DD`): until when the build's answer holds, the dates it published `unknown` variants for (the build's date
+ * first, one a day), and until when its forecast holds.
  */
 export const EDGE_FRESHNESS_KEY = 'freshness';
 /** One key per published event id (value `1`), so the edge can answer an unknown id with the translated 404. */
@@ -164,6 +165,22 @@ export function isBadgeDocument(name: string): name is 'badge.json' | 'badge.svg
 /** `api/<lang>/unknown/badge.json|svg`: the badge once the build's answer no longer holds (it names no date). */
 export function unknownBadgeKey(lang: Lang, name: 'badge.json' | 'badge.svg'): string {
   return API_ROOT + lang + '/unknown/' + name;
+}
+
+/**
+ * `api/<lang>/unknown/forecast.json`: the forecast once past its own `stale_after`, its probabilities null. It names no
+ * date (a forecast is about the hours after its issue), so one variant serves every later instant, like the badge's.
+ */
+export function expiredForecastKey(lang: Lang): string {
+  return API_ROOT + lang + '/unknown/forecast.json';
+}
+
+/**
+ * `api/<lang>/unknown/forecast/index.html`: the human page made from the build's documents and its expired forecast,
+ * served while today's answer still holds and the forecast no longer does.
+ */
+export function expiredForecastPageKey(lang: Lang): string {
+  return API_ROOT + lang + '/unknown/forecast/index.html';
 }
 
 /** `api/<lang>/unknown/<date>/index.html`: the human page made from the unknown variants. */

@@ -28,13 +28,15 @@ import type { Notifier } from './notify/send.ts';
 import { computeEdgeFreshness, edgeStoreEntries, unknownVariants } from './model/freshness.ts';
 import {
   DEFAULT_PUBLIC_URL,
+  expiredForecastKey,
+  expiredForecastPageKey,
   isUnknownVariantEndpoint,
   unknownPageKey,
   unknownVariantKey,
   type Lang,
 } from './contract.ts';
 import { apiDocKey, type DocKeyOf } from './render/page-data.ts';
-import { renderUnknownVariants, variantSegment } from './render/unknown.ts';
+import { renderExpiredForecasts, renderUnknownVariants, variantSegment } from './render/unknown.ts';
 import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
@@ -247,15 +249,24 @@ function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocu
   // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
   // dates, then a dateless one, in every language.
   const plan = unknownVariants(asOf);
-  const variants = renderUnknownVariants(docs, plan);
-  // The human page says today's answer too: one made from each variant's documents.
+  // And the forecast once past its own stale_after, which no date names.
+  const variants = [...renderUnknownVariants(docs, plan), ...renderExpiredForecasts(docs)];
+  // The human page says today's answer and the forecast too: one made from each variant's documents. The unknown ones
+  // are served once today's answer no longer holds, with the expired forecast (an hour after issue, later than a calm
+  // day's 30 minutes; the page's script loads the forecast the edge serves); one more, with the build's answer and the
+  // expired forecast, while today's answer holds longer than the forecast (a day with a recorded reset).
   const withVariants = [...docs, ...variants];
+  const expiredForecast: DocKeyOf = (lang, name) =>
+    name === 'forecast' ? expiredForecastKey(lang) : apiDocKey(lang, name);
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
-      isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : apiDocKey(lang, name);
+      isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : expiredForecast(lang, name);
     const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
     variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
   }
+  variants.push(
+    ...renderPages({ asOf, docs: withVariants, events, docKeyOf: expiredForecast, pageKeyOf: expiredForecastPageKey }),
+  );
   variants.push(...renderUnknownBadges());
   return mergeInPhaseOrder([...docs, ...variants], rendered.stable());
 }

@@ -84,10 +84,10 @@ const ASSUMPTIONS = {
   scheduledPerMonth: 96 * 30,
   /**
    * An idle tick as measured on radosgw (`bench/idle-tick.ts`, BENCHMARKS.md "Idle tick"): 1 GET and 1 PUT of the
-   * manifest, 105 PUTs of the documents that change every tick, and one LIST every 12th publish (the default cadence).
+   * manifest, 115 PUTs of the documents that change every tick, and one LIST every 12th publish (the default cadence).
    */
   getsPerRun: 1,
-  putsPerRun: 1 + 105,
+  putsPerRun: 1 + 115,
   listsPerRun: 1 / 12,
   /** The router reads `freshness` on every request (an event id adds one more read). */
   kvsReadsPerRequest: 1,

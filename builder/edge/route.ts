@@ -26,6 +26,8 @@ import {
   UNKNOWN_VARIANT_ENDPOINTS,
   endpointKey,
   eventKey,
+  expiredForecastKey,
+  expiredForecastPageKey,
   followDocumentKey,
   historyByTypeKey,
   historyPageKey,
@@ -190,9 +192,17 @@ function routePath(uri: string, lang: Lang, q: Record<string, string[]>, ctx?: E
     return errorResponse(400, lang, 'invalid_path', {});
   }
   const stale = unknownDate(ctx);
-  // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`.
+  // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`. Made from the documents it is
+  // served with: today's unknown variants, else the expired forecast once that holds no longer, else the build's.
   const page = uri === '/' ? lang : /^\/[a-z]{2}\/?$/.test(uri) ? uri.slice(1, 3) : '';
-  if (isLang(page)) return object(stale ? unknownPageKey(page, stale) : pageKey(page), page, HTML_CONTENT_TYPE);
+  if (isLang(page)) {
+    const key = stale
+      ? unknownPageKey(page, stale)
+      : forecastExpired(ctx)
+        ? expiredForecastPageKey(page)
+        : pageKey(page);
+    return object(key, page, HTML_CONTENT_TYPE);
+  }
   const segs = uri.split('/'); // segs[0] is '' (leading slash)
   if (segs[1] !== 'api') return notFound();
   if (segs.length === 2 || (segs.length === 3 && segs[2] === '')) return object(INDEX_KEY, null);
@@ -240,14 +250,16 @@ function historyRoute(q: Record<string, string[]>, lang: Lang, uri: string): Rou
 
 /**
  * The edge store's values as the router uses them (see EDGE_* in contract.ts): until when the build's present-tense
- * documents hold (epoch ms), the build's UTC date and the first instant of the next (epoch ms), and the dates it
- * published `unknown` variants for, one a day from buildDate on.
+ * documents hold (epoch ms), the build's UTC date and the first instant of the next (epoch ms), the dates it
+ * published `unknown` variants for, one a day from buildDate on, and until when its forecast holds (epoch ms; null in
+ * a value without one, whose build published no expired forecast: the forecast is then served as published).
  */
 export interface EdgeFreshness {
   staleAfter: number;
   buildDate: string;
   nextDay: number;
   variantDates: string[];
+  forecastStaleAfter: number | null;
 }
 
 /**
@@ -277,7 +289,14 @@ export function parseFreshness(value: unknown): EdgeFreshness | null {
     if (!Array.isArray(dates) || dates.length < 2 || dates.length > MAX_VARIANT_DATES || dates[0] !== raw.build_date)
       return null;
     for (let i = 0; i < dates.length; i++) if (typeof dates[i] !== 'string' || !ISO_DATE.test(dates[i])) return null;
-    return { staleAfter: staleAfter, buildDate: raw.build_date, nextDay: nextDay, variantDates: dates };
+    const forecastStaleAfter = Date.parse(raw.forecast_stale_after);
+    return {
+      staleAfter: staleAfter,
+      buildDate: raw.build_date,
+      nextDay: nextDay,
+      variantDates: dates,
+      forecastStaleAfter: forecastStaleAfter === forecastStaleAfter ? forecastStaleAfter : null,
+    };
   } catch (_e) {
     return null;
   }
@@ -297,8 +316,18 @@ function unknownDate(ctx: EdgeContext | undefined): string | null {
   return day < f.variantDates.length ? (f.variantDates[day] as string) : BUILDS_STOPPED_VARIANT;
 }
 
-/** The object an endpoint is served from: its `unknown` variant once the build's answer no longer holds. */
+/** Whether the clock is at or past the forecast's own stale_after (never without a store or a value for it). */
+function forecastExpired(ctx: EdgeContext | undefined): boolean {
+  const f = ctx && ctx.freshness;
+  return !!f && f.forecastStaleAfter !== null && ctx!.now >= f.forecastStaleAfter;
+}
+
+/**
+ * The object an endpoint is served from: its `unknown` variant once the build's answer no longer holds; the forecast's
+ * expired variant once the forecast's own stale_after has passed.
+ */
 export function liveKey(lang: Lang, endpoint: Endpoint, ctx: EdgeContext | undefined): string {
+  if (endpoint === 'forecast') return forecastExpired(ctx) ? expiredForecastKey(lang) : endpointKey(lang, endpoint);
   const d = UNKNOWN_VARIANT_ENDPOINTS.indexOf(endpoint) === -1 ? null : unknownDate(ctx);
   return d === null ? endpointKey(lang, endpoint) : unknownVariantKey(lang, d, endpoint);
 }

@@ -52,6 +52,25 @@ const COMPARED_WITH_DAYS = TRAILING_CLIMATOLOGY_DAYS[1];
 /** Sources unobserved for longer than this before asOf withhold the forecast: a gap is not "no reset". */
 export const MAX_UNOBSERVED_MS = 6 * HOUR_MS;
 
+/**
+ * How long an issued forecast holds (its own `meta.stale_after`): a probability for "the next 24 hours" is about the
+ * hours after its issue, so once no build has renewed it the edge withholds it. One hour: the builds run every 15
+ * minutes, so it survives three dropped runs, and it is the oldest forecast ResetBench's collector accepts
+ * (`max_source_age_hours: 1`, docs/resetbench.md), so the edge never serves a probability the benchmark would refuse
+ * as stale. Never longer than that hour.
+ */
+export const FORECAST_STALE_AFTER_MS = HOUR_MS;
+
+/**
+ * Why the edge's expired forecast has no probability: the forecast issued at `issued_at` expired at `since` (its
+ * `stale_after`) and no newer one was published. Both as the live document writes them, so every surface says the
+ * instants its meta shows.
+ */
+export const expiredForecastExplanation = (issued_at: string, since: string): Detail => ({
+  code: 'expired',
+  params: { since, issued_at, hold_minutes: FORECAST_STALE_AFTER_MS / 60_000 },
+});
+
 /** All null when the forecast is withheld. */
 type Probabilities = Omit<IssuedForecast, 'issued_at' | 'model_version' | 'sample_size'>;
 export type Forecast = ReturnType<typeof computeForecast>;

@@ -2,6 +2,7 @@
 // afterwards. A static file cannot turn itself `unknown`; the edge router compares these values with its clock.
 import { EDGE_EVENT_KEY_PREFIX, EDGE_FRESHNESS_KEY, formatInstant } from '../contract.ts';
 import { DAY_MS, instantMs, utcDate } from './events.ts';
+import { FORECAST_STALE_AFTER_MS } from './forecast.ts';
 import { STALE_AFTER_MS, type TodayState } from './status.ts';
 
 /**
@@ -27,14 +28,27 @@ export function computeStaleAfter(asOf: Date, today: { state: TodayState; last_g
 }
 
 /**
+ * Until when the forecast issued at `asOf` holds: FORECAST_STALE_AFTER_MS later, whatever today's state (a forecast is
+ * about the hours after its issue, not about the UTC date).
+ */
+export const computeForecastStaleAfter = (asOf: Date): Date => new Date(asOf.getTime() + FORECAST_STALE_AFTER_MS);
+
+/**
  * What the edge store holds after a build (edge/route.ts EdgeFreshness): after `stale_after` the edge serves the
  * `unknown` variants; on a date other than `build_date` (`next_date` precomputed, so the edge does no date
- * arithmetic) the variant of that date, and past the last of `variant_dates` the dateless one.
+ * arithmetic) the variant of that date, and past the last of `variant_dates` the dateless one. After
+ * `forecast_stale_after` it serves the expired forecast.
  */
 export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; last_good_check_at: string | null }) {
   const variant_dates = unknownVariantDates(asOf);
   const [build_date, next_date] = variant_dates as [string, string];
-  return { stale_after: formatInstant(computeStaleAfter(asOf, today)), build_date, next_date, variant_dates };
+  return {
+    stale_after: formatInstant(computeStaleAfter(asOf, today)),
+    build_date,
+    next_date,
+    variant_dates,
+    forecast_stale_after: formatInstant(computeForecastStaleAfter(asOf)),
+  };
 }
 
 type EdgeFreshness = ReturnType<typeof computeEdgeFreshness>;

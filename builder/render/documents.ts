@@ -32,7 +32,7 @@ import type {
   TrackerWatch,
   UpstreamStatus,
 } from '../model/schemas.ts';
-import { computeStaleAfter } from '../model/freshness.ts';
+import { computeForecastStaleAfter, computeStaleAfter } from '../model/freshness.ts';
 import { RESET_SOURCE_KINDS, type TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
@@ -327,6 +327,8 @@ function liveFacts(input: RenderInput, license: string) {
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
     staleAfter: formatInstant(computeStaleAfter(asOf, input.today)),
+    // The forecast's own: it holds for the hours after its issue, whatever today's answer (model/forecast.ts).
+    forecastStaleAfter: formatInstant(computeForecastStaleAfter(asOf)),
     common: commonMeta(license, credits),
     lastCheckAt: instantToSeconds(
       input.checks
@@ -357,7 +359,8 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
   const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
     jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
   return [
-    doc('forecast', PHASE.lists, {
+    jsonDoc('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
+      meta: { ...meta, stale_after: facts.forecastStaleAfter },
       ...forecastBody(input.forecast, t, facts.generatedAt),
       tracker_watch: renderTrackerWatch(input, t),
     }),

@@ -227,7 +227,7 @@ const PATHS: Record<string, PathSpec> = {
     tag: 'Forecast',
     summary: 'Chance of a global reset within 24h and 48h',
     description:
-      'Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live.',
+      'Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live, with its own `meta.stale_after`, an hour after `issued_at`: past it the CDN serves the expired forecast (every probability and base rate null, `explanation` saying since when it has expired and why), and a client treats the forecast as no probability.',
     body: 'Forecast',
   },
   '/api/accuracy': {
@@ -331,7 +331,7 @@ const PATHS: Record<string, PathSpec> = {
 const DESCRIPTION = [
   'Has OpenAI reset Codex usage limits for everyone today, and will it happen soon? Static JSON rebuilt every 15 minutes; every response is cacheable for 30 seconds and open to any origin.',
   '**Unknown fields.** The published schemas accept added fields, and a client must ignore fields it does not know: new fields are added without a new `api_version`.',
-  "**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight; past it the CDN answers `unknown`, with `today.date` the reader's UTC date for 3 dates after the last build and `null` after that, when builds have stopped: it names no day rather than a wrong one; `today.explanation` says why, from the same facts `/api/status` shows). Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.",
+  "**Live and stable documents.** Documents about the present (latest, status, forecast, signals, accuracy) carry `meta.generated_at` and `meta.stale_after` (30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight; past it the CDN answers `unknown`, with `today.date` the reader's UTC date for 3 dates after the last build and `null` after that, when builds have stopped: it names no day rather than a wrong one; `today.explanation` says why, from the same facts `/api/status` shows). The forecast has its own `meta.stale_after`, an hour after it was issued (`issued_at`), whatever today's answer; past it the CDN answers `/api/forecast` with the expired forecast: no probability, and an `explanation` saying since when and why. Every other document (events, history, the index, schemas, this document) carries no build time: events and history carry `meta.updated_at`, the newest time recorded among their events, so their bytes and ETag change only when their content does.",
   '**Errors** are `{"error": {"status", "code", "message", "valid_values"?, "messages"?}, "meta": {"lang"}}`; `code` is one of the `Error` schema\'s enum.',
 ].join('\n\n');
 

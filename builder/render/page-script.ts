@@ -1,14 +1,15 @@
 // The page's one inline script, as the exact text the browser runs: its SHA-256 goes into the Content-Security-Policy,
 // so it is a constant (no build step, no per-run data; the data travels in the `data-page` attribute). It loads the
-// present-tense documents of its own origin (so the edge's freshness rule decides), writes them with textContent only,
-// and shows `unknown` itself when that fails and the build's copy is past `stale_after` by the reader's clock.
-// Plain ES2017 for every browser the page targets; String.raw keeps the regular expressions' backslashes. Leading
-// indentation is dropped from the shipped text (no string in it spans lines), which keeps the page under its budget.
+// present-tense documents of its own origin (so the edge's freshness rule decides, the forecast's own included), writes
+// them with textContent only, and shows `unknown` itself when that fails and the build's copy is past `stale_after` by
+// the reader's clock. Plain ES2017 for every browser the page targets; String.raw keeps the regular expressions'
+// backslashes. Leading indentation, comment lines and the line breaks after `;` and `{` and before `}` are dropped from
+// the shipped text (no string or regular expression in it spans lines), which keeps the page under its budget.
 export const PAGE_SCRIPT = String.raw`(function () {
   'use strict';
   var root = document.getElementById('page');
   if (!root || !window.fetch || !window.Intl) return;
-  var cfg = JSON.parse(root.getAttribute('data-page'));
+  var cfg = JSON.parse(root.getAttribute('data-page').replace(/'/g, '"'));
   var L = cfg.lang, T = cfg.i18n, lastCheck = cfg.last_check;
   function $(id) { return document.getElementById(id); }
   function put(id, s) { var e = $(id); if (e) e.textContent = s == null ? '' : String(s); }
@@ -85,6 +86,16 @@ export const PAGE_SCRIPT = String.raw`(function () {
     var exp = sa > gen ? sa : gen + 1800000;
     return now >= exp ? fill(T.expired, { since: sa > gen ? cfg.stale_after : new Date(exp).toISOString().slice(0, 19) + 'Z' }) : null;
   }
+  function chance(id, p) {
+    var e = $(id), n = typeof p != 'number';
+    if (e) { e.className = n ? 'big none' : 'big'; e.textContent = n ? T.none : p.toLocaleString(L, { style: 'percent', maximumFractionDigits: 1 }); }
+  }
+  function forecast(f) { chance('p24', f.probability_24h); chance('p48', f.probability_48h); put('fc-explanation', f.explanation); }
+  // The forecast the edge serves now: past the forecast's own stale_after, its expired one. When that cannot be loaded,
+  // the build's copy holds until that instant by the reader's clock; from then on it shows no probability.
+  var fc = get('/api/forecast').then(forecast).catch(function () {
+    if (Date.now() >= Date.parse(cfg.forecast_stale_after)) forecast({});
+  });
   function failed() {
     var now = Date.now(), past = now > Date.parse(cfg.stale_after);
     if (past) {
@@ -96,7 +107,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     }
     root.setAttribute('data-live', past ? 'stale' : 'offline');
   }
-  Promise.all([get('/api/latest'), get('/api/status')]).then(function (r) {
+  Promise.all([get('/api/latest'), get('/api/status'), fc]).then(function (r) {
     var latest = r[0], status = r[1], today = latest.today || {};
     lastCheck = latest.last_source_check_at || null;
     setState(today.state, today.explanation);
@@ -109,4 +120,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
   }, failed);
   freshness();
   setInterval(freshness, 30000);
-})();`.replace(/\n[ \t]+/g, '\n');
+})();`
+  .replace(/\n[ \t]+/g, '\n')
+  .replace(/\n\/\/[^\n]*/g, '')
+  .replace(/([;{])\n|\n(?=\})/g, '$1');

@@ -21,14 +21,22 @@ const LANG_NAMES: Record<Lang, string> = { en: 'English', de: 'Deutsch', ko: 'í•
 /** The budget of one language's page, before compression: small enough for a phone on a slow connection. */
 export const PAGE_MAX_BYTES = 60 * 1024;
 
+/**
+ * JSON for the `data-page` attribute with its double quotes swapped for single ones (a single quote in it escaped
+ * first, so every one is a swapped double quote): an attribute writes each double quote as `&quot;`, six bytes for
+ * one, hundreds of bytes of the page's budget. The script swaps them back before parsing.
+ */
+const attributeJson = (value: unknown): string => JSON.stringify(value).replace(/'/g, '\\u0027').replace(/"/g, "'");
+
 /** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
 function scriptConfig({ lang, t }: Ctx, data: PageData): string {
   const state = Object.fromEntries(TODAY_STATES.map((s) => [s, t(`page:state.${s}`)]));
-  return JSON.stringify({
+  return attributeJson({
     lang,
     generated_at: data.latest.meta.generated_at,
     stale_after: data.latest.meta.stale_after,
     last_check: data.latest.last_source_check_at,
+    forecast_stale_after: data.forecast.meta.stale_after,
     i18n: {
       state,
       checked: t('page:today.checked', { relative: '{{relative}}' }),
@@ -38,6 +46,7 @@ function scriptConfig({ lang, t }: Ctx, data: PageData): string {
       // Why unknown once the build's answer has expired (model/status.ts's `expired` case), placeholder left for the
       // script. Before that instant every other case is the one the build already rendered from the same facts.
       expired: t(`common:${explanationKey('expired')}`, { since: '{{since}}' }),
+      none: t('page:forecast.none'),
       no_time: t('page:upcoming.no_time'),
       ok: t('page:checks.ok'),
       failed: t('page:checks.failed'),

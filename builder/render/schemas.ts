@@ -15,8 +15,12 @@ import {
   TIME_PRECISIONS,
   SOURCE_KINDS,
 } from '../model/schemas.ts';
+import { FORECAST_STALE_AFTER_MS } from '../model/forecast.ts';
 import { USER_PLANS, type UserPlan } from '../model/reach.ts';
 import { TODAY_STATES } from '../model/status.ts';
+
+/** How long a forecast holds, in the words of the descriptions. */
+const FORECAST_HOLDS = `${FORECAST_STALE_AFTER_MS / 60_000} minutes after issued_at`;
 
 // The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
 const instant = z.iso.datetime({ offset: false, precision: 0 });
@@ -66,7 +70,7 @@ export const MetaSchema = named('Meta', {
   lang: z.enum(LANGS),
   generated_at: instant.describe('When the builder produced this document.'),
   stale_after: instant.describe(
-    "Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.",
+    `Past it, treat the document as out of date: today's state as unknown, the forecast as no probability. For latest, status, signals and accuracy: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. For the forecast: ${FORECAST_HOLDS} (never longer than the hour ResetBench's collector accepts). The CDN then serves the unknown answer, or the expired forecast, itself.`,
   ),
   ...metaCommon,
 });
@@ -364,9 +368,13 @@ export const HistoryPageDocSchema = named(
 
 export const EventResponseSchema = named('EventResponse', { meta: StableMetaSchema, event: EventDocSchema });
 
-export const ForecastDocSchema = named('Forecast', {
+const FORECAST_FIELDS = {
   meta: MetaSchema,
-  probability_24h: probability.nullable().describe('null: no reliable probability (never 0).'),
+  probability_24h: probability
+    .nullable()
+    .describe(
+      'null: no reliable probability (never 0): too little history, the reset sources unobserved for over 6 h, or the forecast past meta.stale_after (the expired forecast).',
+    ),
   probability_48h: probability.nullable(),
   // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
   base_rate_24h: shareOrNull,
@@ -389,8 +397,10 @@ export const ForecastDocSchema = named('Forecast', {
   model_version: str.describe(
     'The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).',
   ),
-  explanation: str,
-  issued_at: instant,
+  explanation: str.describe(
+    'Translated: the probabilities and what they rest on, or why there are none (too little history, a gap in observation, or, in the expired forecast, since when it has expired and why).',
+  ),
+  issued_at: instant.describe('When the forecast was computed (meta.generated_at); the expired forecast keeps it.'),
   last_global_reset_at: instantOrDate.nullable(),
   announced: z
     .strictObject({
@@ -431,7 +441,13 @@ export const ForecastDocSchema = named('Forecast', {
     .describe(
       "The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it.",
     ),
-});
+};
+
+export const ForecastDocSchema = named(
+  'Forecast',
+  FORECAST_FIELDS,
+  `The chance of a global reset in the next 24 and 48 hours. It holds until meta.stale_after (${FORECAST_HOLDS}); from then on the CDN serves the expired forecast instead: probabilities, base rates, \`announced\` and \`tracker_watch\` null (each reads as the next 24 or 48 hours), the facts about the past kept (meta, issued_at, sample_size, observed_until, last_global_reset_at), and \`explanation\` saying since when it has expired (meta.stale_after) and why. A client treats a forecast past meta.stale_after by its own clock the same way.`,
+);
 
 export const SourceCheckDocSchema = z.strictObject({
   source: str,

@@ -1,9 +1,17 @@
 // Pure: the `unknown` variants of the present-tense documents. A static file cannot turn itself unknown, so each
 // build also publishes, per language, what its latest and status documents must say once their answer no longer holds
-// (past stale_after, or on another UTC date); the edge router serves them then. Each variant is the document just
-// rendered with today's state replaced: the same meta and the same facts about the past (latest resets, checks), and an
-// explanation decided by computeExplanation from those very facts, read at the first instant the edge serves it.
-import { BUILDS_STOPPED_VARIANT, UNKNOWN_VARIANT_ENDPOINTS, unknownVariantKey, LANGS } from '../contract.ts';
+// (past stale_after, or on another UTC date), and what its forecast must say once past the forecast's own stale_after;
+// the edge router serves them then. Each variant is the document just rendered with its answer about the present
+// replaced: the same meta and the same facts about the past (latest resets, checks, sample), and an explanation
+// decided in the model from those very facts, read at the first instant the edge serves it.
+import {
+  BUILDS_STOPPED_VARIANT,
+  UNKNOWN_VARIANT_ENDPOINTS,
+  expiredForecastKey,
+  unknownVariantKey,
+  LANGS,
+} from '../contract.ts';
+import { expiredForecastExplanation } from '../model/forecast.ts';
 import { computeExplanation } from '../model/status.ts';
 import type { UnknownVariant } from '../model/freshness.ts';
 import { jsonDoc } from './documents.ts';
@@ -61,4 +69,35 @@ export function renderUnknownVariants(
     }
   }
   return out;
+}
+
+/**
+ * The forecast once past its own stale_after, per language: every field that reads as "the next 24/48 hours" null
+ * (the probabilities, the base rates, the announcement's effect on them, the tracker's watch), the facts about the
+ * past kept (meta, issued_at, sample_size, last_global_reset_at, observed_until), and the explanation saying since
+ * when it has expired and why. It names no date: one variant a language serves every instant after that.
+ */
+export function renderExpiredForecasts(docs: readonly OutputDocument[]): OutputDocument[] {
+  return LANGS.map((lang) => {
+    const key = `api/${lang}/forecast.json`;
+    const live = docs.find((d) => d.key === key);
+    if (live === undefined) throw new Error(`[render/unknown] ${key} was not rendered`);
+    const base = JSON.parse(live.body) as PageData['forecast'];
+    const why = expiredForecastExplanation(base.issued_at, base.meta.stale_after);
+    const doc = {
+      ...base,
+      probability_24h: null,
+      probability_48h: null,
+      base_rate_24h: null,
+      base_rate_48h: null,
+      trailing_base_rate_30d_24h: null,
+      trailing_base_rate_30d_48h: null,
+      trailing_base_rate_90d_24h: null,
+      trailing_base_rate_90d_48h: null,
+      explanation: translateDetail(translator(lang), why, 'forecast'),
+      announced: null,
+      tracker_watch: null,
+    };
+    return jsonDoc('forecast', expiredForecastKey(lang), lang, live.phase, doc);
+  });
 }

@@ -237,7 +237,7 @@ export interface paths {
         };
         /**
          * Chance of a global reset within 24h and 48h
-         * @description Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live.
+         * @description Probabilities (4 decimals; null when the model has too little data, never 0), base rates, sample size and a translated explanation. Live, with its own `meta.stale_after`, an hour after `issued_at`: past it the CDN serves the expired forecast (every probability and base rate null, `explanation` saying since when it has expired and why), and a client treats the forecast as no probability.
          */
         get: operations["getForecast"];
         put?: never;
@@ -758,6 +758,7 @@ export interface components {
             event: components["schemas"]["Event"];
             meta: components["schemas"]["StableMeta"];
         };
+        /** @description The chance of a global reset in the next 24 and 48 hours. It holds until meta.stale_after (60 minutes after issued_at); from then on the CDN serves the expired forecast instead: probabilities, base rates, `announced` and `tracker_watch` null (each reads as the next 24 or 48 hours), the facts about the past kept (meta, issued_at, sample_size, observed_until, last_global_reset_at), and `explanation` saying since when it has expired (meta.stale_after) and why. A client treats a forecast past meta.stale_after by its own clock the same way. */
         Forecast: {
             /** @description An announced, not yet applied, global reset the forecast read; null when none is pending. */
             announced: {
@@ -783,8 +784,12 @@ export interface components {
              * @constant
              */
             compared_with: "trailing_base_rate_90d";
+            /** @description Translated: the probabilities and what they rest on, or why there are none (too little history, a gap in observation, or, in the expired forecast, since when it has expired and why). */
             explanation: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the forecast was computed (meta.generated_at); the expired forecast keeps it.
+             */
             issued_at: string;
             last_global_reset_at: (string) | null;
             meta: components["schemas"]["Meta"];
@@ -792,7 +797,7 @@ export interface components {
             model_version: string;
             /** @description End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap). */
             observed_until: string | null;
-            /** @description null: no reliable probability (never 0). */
+            /** @description null: no reliable probability (never 0): too little history, the reset sources unobserved for over 6 h, or the forecast past meta.stale_after (the expired forecast). */
             probability_24h: number | null;
             probability_48h: number | null;
             sample_size: number;
@@ -939,7 +944,7 @@ export interface components {
             license_url: string;
             /**
              * Format: date-time
-             * @description Past it, treat the document as out of date and today's state as unknown: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. The CDN then serves the unknown answer itself.
+             * @description Past it, treat the document as out of date: today's state as unknown, the forecast as no probability. For latest, status, signals and accuracy: 30 minutes after the last successful reset-source check, never past the next UTC midnight; a day with a recorded reset holds until midnight. For the forecast: 60 minutes after issued_at (never longer than the hour ResetBench's collector accepts). The CDN then serves the unknown answer, or the expired forecast, itself.
              */
             stale_after: string;
         };

@@ -8,6 +8,7 @@ import {
   latestFromCache,
   planAnswer,
   ResetStatusError,
+  trustedProbabilities,
   type PlanAnswer,
   type ResetStatusClient,
 } from './client.ts';
@@ -152,8 +153,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return exitOf(plan ? planAnswer(l, plan) : answerKind(l));
       }
       case 'forecast': {
+        // Past its stale_after the forecast has no probability, whatever the document says, and exits 2 as stale.
         const f = await client().forecast();
-        print({ stale: f.stale, stale_after: f.staleAfter, document: f.data }, renderForecast(f, lang));
+        print(
+          { ...trustedProbabilities(f), stale: f.stale, stale_after: f.staleAfter, document: f.data },
+          renderForecast(f, lang),
+        );
         return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }
       case 'history': {

@@ -95,6 +95,22 @@ export function trustedReset(latest: Fresh<Latest>): boolean | null {
 }
 
 /**
+ * The forecast's probabilities as the client may trust them: null (no probability) once the document is past its
+ * `meta.stale_after` by the client's own clock, whatever numbers it carries (a 24-hour chance is about the hours after
+ * its issue); a value that is not a probability in (0, 1) counts as none too.
+ */
+export function trustedProbabilities(forecast: Fresh<Forecast>): {
+  probability_24h: number | null;
+  probability_48h: number | null;
+} {
+  const trusted = (p: unknown) => (!forecast.stale && typeof p === 'number' && p > 0 && p < 1 ? p : null);
+  return {
+    probability_24h: trusted(forecast.data.probability_24h),
+    probability_48h: trusted(forecast.data.probability_48h),
+  };
+}
+
+/**
  * Did today's reset reach `plan`? `yes`; `not_for_plan` (today's posts name other plans); `no_reset` (no reset today);
  * `not_stated` (a reset today whose post does not say, or an API without `today_reach`); `unknown` (reset unknown or
  * the document stale). Anything but the API's three words for the plan counts as not stated, never as yes.

@@ -2,7 +2,7 @@
 // forecast explanations come translated from the API; only these few words are the client's own. Whatever came from
 // the network is untrusted: `showLine` cleans it when a line is printed, and only the CLI's own words are coloured.
 import type { ApiEvent, Forecast, Fresh, Latest } from './client.ts';
-import { planAnswer, trustedReset } from './client.ts';
+import { planAnswer, trustedProbabilities, trustedReset } from './client.ts';
 import type { Lang, Plan } from './config.ts';
 
 /** The client's own words in English; every language has the same keys. `plan`: `today --plan P`, `{plan}` its name. */
@@ -212,10 +212,15 @@ export function renderStatusline(latest: Fresh<Latest> | null): string {
 
 const pct = (p: number | null) => (p === null ? '—' : `${(p * 100).toFixed(1)}%`);
 
+/**
+ * The forecast in one line. Past its stale_after (by the client's clock) it has no probability and the API's
+ * explanation is left out: a live one states the very numbers that no longer hold.
+ */
 export function renderForecast(f: Fresh<Forecast>, lang: Lang): string {
   const w = WORDS[lang];
-  const head = f.stale ? `${w.stale} (stale_after ${f.staleAfter}) · ` : '';
-  return `${head}${w.forecast}: 24h ${pct(f.data.probability_24h)}, 48h ${pct(f.data.probability_48h)} (${w.notAnnouncement}) — ${f.data.explanation}`;
+  const p = trustedProbabilities(f);
+  const chance = `${w.forecast}: 24h ${pct(p.probability_24h)}, 48h ${pct(p.probability_48h)} (${w.notAnnouncement})`;
+  return f.stale ? `${w.stale} (stale_after ${f.staleAfter}) · ${chance}` : `${chance} — ${f.data.explanation}`;
 }
 
 export function renderEvent(e: ApiEvent): string {

@@ -70,6 +70,8 @@ export interface Api {
   edgeStale: PreviewServer;
   /** A build 2 hours old served as if it were current: fresh at the edge, stale by the client's own clock. */
   clientStale: PreviewServer;
+  /** The same 2-hour-old build with the real clock (builds stopped): the edge serves its unknown and expired variants. */
+  stopped: PreviewServer;
   tracker: LoopbackServer;
   close(): Promise<void>;
 }
@@ -123,13 +125,15 @@ export async function startApi(): Promise<Api> {
   const fresh = await startPreview({ root: current.outDir, port: 0 });
   const edgeStale = await startPreview({ root: current.outDir, port: 0, now: () => now + 3 * 86_400_000 });
   const clientStale = await startPreview({ root: old.outDir, port: 0, now: () => oldAt + 60_000 });
+  const stopped = await startPreview({ root: old.outDir, port: 0 });
   return {
     fresh,
     edgeStale,
     clientStale,
+    stopped,
     tracker,
     close: async () => {
-      await Promise.all([fresh.close(), edgeStale.close(), clientStale.close(), tracker.close()]);
+      await Promise.all([fresh.close(), edgeStale.close(), clientStale.close(), stopped.close(), tracker.close()]);
     },
   };
 }

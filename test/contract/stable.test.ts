@@ -8,12 +8,15 @@ import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } f
 
 const NOW = '2026-11-21T12:00:00Z';
 const LATER = '2026-11-21T12:15:00Z';
-/** The present-tense documents, the human page made from them (issue #15), and the unknown variants of latest, status
- * and the page, which the edge serves once they go stale (issue #13). */
+/** The present-tense documents, the human page made from them (issue #15), the unknown variants of latest, status
+ * and the page, which the edge serves once they go stale (issue #13), and the expired forecast with its page (issue #40). */
 const LIVE =
-  /^api\/[a-z]{2}\/(unknown\/(\d{4}-\d{2}-\d{2}|stopped)\/)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
-/** Per language: 5 documents and the page, and latest, status and the page unknown for today and 3 more dates, and dateless. */
-const LIVE_COUNT = 5 * 6 + 5 * 3 * (4 + 1);
+  /^api\/[a-z]{2}\/(unknown\/((\d{4}-\d{2}-\d{2}|stopped|forecast)\/)?)?((latest|status|forecast|signals|accuracy)\.json|index\.html)$/;
+/**
+ * Per language: 5 documents and the page, latest, status and the page unknown for today and 3 more dates, and
+ * dateless, and the expired forecast and the page with it.
+ */
+const LIVE_COUNT = 5 * 6 + 5 * 3 * (4 + 1) + 5 * 2;
 // The post ids are snowflakes of the announcement times (the tracker's times are checked against them).
 const RECORDS = [
   {
@@ -90,8 +93,10 @@ describe('an idle tick', () => {
       if (k !== 'api/openapi.json' && !k.startsWith('api/schemas/')) expect(doc.meta, k).toBeDefined();
       if (LIVE.test(k)) {
         expect(doc.meta!.generated_at, k).toBe(NOW);
-        // The tracker has a reset today, so the answer holds until midnight (a calm day: 30 minutes, test/edge/freshness).
-        expect(doc.meta!.stale_after, k).toBe('2026-11-22T00:00:00Z');
+        // The tracker has a reset today, so the answer holds until midnight (a calm day: 30 minutes, test/edge/freshness);
+        // the forecast holds an hour after its issue, whatever today's answer (issue #40).
+        const holds = /\/forecast\.json$/.test(k) ? '2026-11-21T13:00:00Z' : '2026-11-22T00:00:00Z';
+        expect(doc.meta!.stale_after, k).toBe(holds);
       } else {
         expect(doc.meta?.generated_at, k).toBeUndefined();
         expect(doc.meta?.stale_after, k).toBeUndefined();

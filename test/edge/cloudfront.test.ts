@@ -24,7 +24,8 @@ import { createHttpFetcher } from '../../builder/sources/http-fetcher.ts';
 import { createLocalStateStore } from '../../builder/state/local-store.ts';
 import { EDGE_OUTPUT, buildEdgeFunction } from '../../scripts/build-edge.ts';
 import { MAX_FUNCTION_BYTES, checkCloudFrontFunction } from '../../scripts/cloudfront-rules.ts';
-import { startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
+import { translator } from '../../builder/render/i18n.ts';
+import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
 import { cases, rawRequest } from '../helpers/edge-cases.ts';
 import { writeEdgeTableData } from '../helpers/paged-data.ts';
 
@@ -327,6 +328,9 @@ describe('edge and preview agree on the clock', () => {
     ['2026-12-01T08:00:00.000Z', 'stopped'],
   ];
 
+  // The forecast, issued at 12:00, holds until 13:00 whatever today's answer: from then on its expired variant.
+  const forecastExpired = (now: number) => now >= Date.parse('2026-11-21T13:00:00Z');
+
   it.each(instants)('at %s both serve latest, status and the page from %s (null: as built)', async (iso, variant) => {
     const now = Date.parse(iso);
     const h = loadFunction(code, store, now).handler;
@@ -337,13 +341,19 @@ describe('edge and preview agree on the clock', () => {
           const target = `/api/${endpoint}?lang=${lang}`;
           const edge = (await h(cloudFrontEvent('GET', target))) as EdgeRequest;
           const key =
-            variant !== null && endpoint !== 'forecast'
-              ? `api/${lang}/unknown/${variant}/${endpoint}.json`
-              : `api/${lang}/${endpoint}.json`;
+            endpoint === 'forecast'
+              ? forecastExpired(now)
+                ? `api/${lang}/unknown/forecast.json`
+                : `api/${lang}/forecast.json`
+              : variant !== null
+                ? `api/${lang}/unknown/${variant}/${endpoint}.json`
+                : `api/${lang}/${endpoint}.json`;
           expect(edge.uri, target).toBe(`/${key}`);
           const http = await rawRequest(Number(new URL(p.url).port), 'GET', target);
           expect(http.status, target).toBe(200);
           expect(http.body, target).toBe(await readFile(path.join(dist, key), 'utf8'));
+          if (endpoint === 'forecast' && forecastExpired(now))
+            expect(JSON.parse(http.body)).toMatchObject({ probability_24h: null, probability_48h: null });
           if (variant !== null && endpoint !== 'forecast')
             expect(JSON.parse(http.body)).toMatchObject({
               reset: null,
@@ -357,6 +367,66 @@ describe('edge and preview agree on the clock', () => {
         const http = await rawRequest(Number(new URL(p.url).port), 'GET', `/${lang}/`);
         expect(http.status, `/${lang}/`).toBe(200);
         expect(http.body, `/${lang}/`).toBe(await readFile(path.join(dist, pageKey), 'utf8'));
+      }
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+// Issue #40 as measured: a build on 2026-09-08 at 12:00, whose bundled history gives the forecast probabilities, read
+// through the built function and the preview from 5 minutes later to 10 days later, in every language.
+describe("the forecast's own stale_after, through the built function and the preview", () => {
+  let built: string;
+  let values: Record<string, string>;
+  beforeAll(async () => {
+    const b = await createTempBuild({ edgeStore: true });
+    await b.build('2026-09-08T12:00:00Z', [
+      { id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` },
+    ]);
+    built = b.outDir;
+    values = await createLocalEdgeStore(built).read();
+    expect(JSON.parse(values['freshness']!).forecast_stale_after).toBe('2026-09-08T13:00:00Z');
+  });
+
+  it.each([
+    ['2026-09-08T12:05:00.000Z', false],
+    ['2026-09-08T12:59:59.999Z', false],
+    ['2026-09-08T13:00:00.001Z', true],
+    ['2026-09-11T12:00:00.000Z', true],
+    ['2026-09-18T12:00:00.000Z', true],
+  ] as const)('at %s (expired: %s) both serve the same forecast in every language', async (iso, expired) => {
+    const now = Date.parse(iso);
+    const h = loadFunction(code, values, now).handler;
+    const p = await startPreview({ root: built, port: 0, now: () => now });
+    try {
+      for (const lang of LANGS) {
+        const target = `/api/forecast?lang=${lang}`;
+        const key = expired ? `api/${lang}/unknown/forecast.json` : `api/${lang}/forecast.json`;
+        expect(((await h(cloudFrontEvent('GET', target))) as EdgeRequest).uri, target).toBe(`/${key}`);
+        const http = await rawRequest(Number(new URL(p.url).port), 'GET', target);
+        expect(http.status, target).toBe(200);
+        expect(http.headers['content-language'], target).toBe(lang);
+        expect(http.body, target).toBe(await readFile(path.join(built, key), 'utf8'));
+        const doc = JSON.parse(http.body);
+        if (expired) {
+          expect(doc).toMatchObject({ probability_24h: null, probability_48h: null, base_rate_24h: null });
+          expect(doc.explanation).toBe(
+            translator(lang)('forecast:expired', {
+              issued_at: '2026-09-08T12:00:00Z',
+              since: '2026-09-08T13:00:00Z',
+              hold_minutes: 60,
+            }),
+          );
+        } else {
+          expect(doc.probability_24h).toBeGreaterThan(0);
+          expect(doc.probability_48h).toBeGreaterThan(0);
+        }
+        // The page: no probability in the copy served once the forecast has expired.
+        const page = ((await h(cloudFrontEvent('GET', `/${lang}/`))) as EdgeRequest).uri.slice(1);
+        const html = await readFile(path.join(built, page), 'utf8');
+        expect((await rawRequest(Number(new URL(p.url).port), 'GET', `/${lang}/`)).body).toBe(html);
+        expect(html.includes(`<dd id="p24" class="big none">`), page).toBe(expired);
       }
     } finally {
       await p.close();

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE } from '../../builder/contract.ts';
+import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, LANGS } from '../../builder/contract.ts';
 import { translator } from '../../builder/render/i18n.ts';
 import {
   createTempBuild,
@@ -30,6 +30,8 @@ let calmTracker: LoopbackServer;
 let resetTracker: LoopbackServer;
 let calm: TempBuild;
 let resetDay: TempBuild;
+/** A calm day built as issue #40 measured it: the bundled history gives the forecast probabilities. */
+let forecastDay: TempBuild;
 const open: ServedApi[] = [];
 
 beforeAll(async () => {
@@ -51,6 +53,10 @@ beforeAll(async () => {
       ])
     ).today,
   ).toBe('recorded_today');
+  forecastDay = await createTempBuild({ edgeStore: true });
+  await forecastDay.build('2026-09-08T12:00:00Z', [
+    { id: 'reset-tracker', kind: 'reset_tracker', url: `${calmTracker.url}/api/v1/resets` },
+  ]);
 });
 
 afterAll(async () => {
@@ -82,6 +88,7 @@ describe('a calm day built at 12:00 UTC', () => {
       build_date: '2026-11-21',
       next_date: '2026-11-22',
       variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],
+      forecast_stale_after: '2026-11-21T13:00:00Z',
     });
   });
 
@@ -249,6 +256,122 @@ describe.each(TARGETS)('through the %s', (target) => {
   });
 });
 
+// The forecast's own freshness (issue #40): issued at 12:00, it holds until 13:00 whatever today's answer says; from
+// then on every host answers /api/forecast, in every language, with the expired forecast, and the page's copies the
+// edge serves then show no probability.
+describe.each(TARGETS)('the forecast through the %s', (target) => {
+  const file = async (key: string) => JSON.parse(await readFile(path.join(forecastDay.outDir, key), 'utf8'));
+
+  it.each(['2026-09-08T12:05:00Z', '2026-09-08T12:59:59.999Z'])(
+    'at %s answers the probabilities as issued, in every language',
+    async (iso) => {
+      const p = await serveAt(target, forecastDay, iso);
+      for (const lang of LANGS) {
+        const res = await get(p, `/api/forecast?lang=${lang}`);
+        expect(res.status).toBe(200);
+        expect(res.lang).toBe(lang);
+        expect(res.body).toEqual(await file(`api/${lang}/forecast.json`));
+        expect(res.body.probability_24h).toBeGreaterThan(0);
+        expect(res.body.probability_48h).toBeGreaterThanOrEqual(res.body.probability_24h);
+        expect(res.body.meta).toMatchObject({
+          lang,
+          generated_at: '2026-09-08T12:00:00Z',
+          stale_after: '2026-09-08T13:00:00Z',
+        });
+      }
+    },
+  );
+
+  it('at 13:30, past the forecast and before midnight, on a day with a recorded reset: today as built, the page with the expired forecast', async () => {
+    const p = await serveAt(target, forecastDay, '2026-09-08T13:30:00Z');
+    for (const lang of LANGS) {
+      expect((await get(p, `/api/latest?lang=${lang}`)).body).toEqual(await file(`api/${lang}/latest.json`));
+      expect((await get(p, `/api/latest?lang=${lang}`)).body.today.state).toBe('recorded_today');
+      expect((await get(p, `/api/forecast?lang=${lang}`)).body).toEqual(
+        await file(`api/${lang}/unknown/forecast.json`),
+      );
+      const html = await (await fetch(`${p.url}/${lang}/`)).text();
+      expect(html).toBe(
+        await readFile(path.join(forecastDay.outDir, `api/${lang}/unknown/forecast/index.html`), 'utf8'),
+      );
+      expect(html).toContain(`<p id="explanation">${(await file(`api/${lang}/latest.json`)).today.explanation}</p>`);
+      expect(html).toContain(`<dd id="p24" class="big none">${translator(lang)('page:forecast.none')}</dd>`);
+    }
+  });
+
+  // Just past stale_after, 3 days on (issue #40's reading), 10 days on (builds long stopped): the expired forecast.
+  it.each(['2026-09-08T13:00:00.001Z', '2026-09-11T12:00:00Z', '2026-09-18T12:00:00Z'])(
+    'at %s answers no probability, saying since when and why, in every language; the page shows none',
+    async (iso) => {
+      const p = await serveAt(target, forecastDay, iso);
+      for (const lang of LANGS) {
+        const res = await get(p, `/api/forecast?lang=${lang}`);
+        expect(res.status).toBe(200);
+        expect(res.lang).toBe(lang);
+        expect(res.body).toEqual(await file(`api/${lang}/unknown/forecast.json`));
+        const live = await file(`api/${lang}/forecast.json`);
+        expect(res.body).toMatchObject({
+          meta: live.meta,
+          probability_24h: null,
+          probability_48h: null,
+          base_rate_24h: null,
+          base_rate_48h: null,
+          trailing_base_rate_30d_24h: null,
+          trailing_base_rate_30d_48h: null,
+          trailing_base_rate_90d_24h: null,
+          trailing_base_rate_90d_48h: null,
+          announced: null,
+          tracker_watch: null,
+          issued_at: '2026-09-08T12:00:00Z',
+          sample_size: live.sample_size,
+          last_global_reset_at: live.last_global_reset_at,
+        });
+        expect(res.body.explanation).toBe(
+          translator(lang)('forecast:expired', {
+            issued_at: '2026-09-08T12:00:00Z',
+            since: '2026-09-08T13:00:00Z',
+            hold_minutes: 60,
+          }),
+        );
+        // The page the edge serves then (today's answer expired too) shows the expired forecast, no percentage.
+        const html = await (await fetch(`${p.url}/${lang}/`)).text();
+        const section = /<section id="forecast"[\s\S]*?<\/section>/.exec(html)![0];
+        expect(section).toContain(`<dd id="p24" class="big none">${translator(lang)('page:forecast.none')}</dd>`);
+        expect(section).toContain(`<dd id="p48" class="big none">${translator(lang)('page:forecast.none')}</dd>`);
+        expect(section).toContain(`<p id="fc-explanation">${res.body.explanation}</p>`);
+        expect(section).not.toMatch(/\d\s?%/);
+      }
+    },
+  );
+});
+
+describe('the badge and the feeds', () => {
+  // Issue #40, point 4: they quote no probability, so no copy of them can state one past the forecast's stale_after.
+  // renderFollow is not given the forecast; here, the bytes of a build whose forecast has probabilities.
+  it('quote no forecast probability, in any language, as built or as the edge serves them later', async () => {
+    for (const lang of LANGS) {
+      const forecast = JSON.parse(await readFile(path.join(forecastDay.outDir, `api/${lang}/forecast.json`), 'utf8'));
+      expect(forecast.probability_24h).toBeGreaterThan(0);
+      const numbers = [forecast.probability_24h, forecast.probability_48h].flatMap((p: number) => [
+        String(p),
+        `${Math.round(p * 100)}%`,
+        `${Math.round(p * 100)} %`,
+        `${(p * 100).toFixed(1)}%`,
+      ]);
+      const keys = ['badge.json', 'badge.svg', 'feed.atom', 'feed.json', 'calendar.ics'].flatMap((n) => [
+        `api/${lang}/${n}`,
+        ...(n.startsWith('badge') ? [`api/${lang}/unknown/${n}`] : []),
+      ]);
+      for (const key of keys) {
+        const body = await readFile(path.join(forecastDay.outDir, key), 'utf8');
+        for (const n of numbers) expect(body, `${key}: ${n}`).not.toContain(n);
+        expect(body, key).not.toMatch(/probabilit/i);
+        expect(body, key).not.toContain(forecast.explanation);
+      }
+    }
+  });
+});
+
 describe('meta.stale_after', () => {
   it('is the instant the edge switches at, in the documents themselves', async () => {
     const calmDoc = JSON.parse(await readFile(path.join(calm.outDir, 'api/en/latest.json'), 'utf8'));
@@ -257,5 +380,15 @@ describe('meta.stale_after', () => {
     expect(resetDoc.meta.stale_after).toBe('2026-11-22T00:00:00Z');
     const store = JSON.parse(await readFile(path.join(resetDay.outDir, EDGE_STORE_FILE), 'utf8'));
     expect(JSON.parse(store[EDGE_FRESHNESS_KEY]).stale_after).toBe(resetDoc.meta.stale_after);
+  });
+
+  it("is the forecast's own in the forecast, an hour after its issue, the instant the store names for it", async () => {
+    for (const build of [calm, resetDay]) {
+      const forecast = JSON.parse(await readFile(path.join(build.outDir, 'api/ko/forecast.json'), 'utf8'));
+      const store = JSON.parse(await readFile(path.join(build.outDir, EDGE_STORE_FILE), 'utf8'));
+      expect(Date.parse(forecast.meta.stale_after) - Date.parse(forecast.issued_at)).toBe(3_600_000);
+      expect(forecast.issued_at).toBe(forecast.meta.generated_at);
+      expect(JSON.parse(store[EDGE_FRESHNESS_KEY]).forecast_stale_after).toBe(forecast.meta.stale_after);
+    }
   });
 });

@@ -9,6 +9,7 @@ const fresh = {
   buildDate: '2026-11-21',
   nextDay: Date.parse('2026-11-22T00:00:00Z'),
   variantDates: dates,
+  forecastStaleAfter: Date.parse('2026-11-21T13:00:00Z'),
 };
 const at = (iso: string, eventKnown: boolean | null = null): EdgeContext => ({
   now: Date.parse(iso),
@@ -42,14 +43,51 @@ describe('liveKey', () => {
     expect(liveKey('en', 'latest', ctx)).toBe('api/en/unknown/2026-11-22/latest.json');
   });
 
+  it("serves the forecast until its own stale_after, then its expired variant, whatever today's answer says", () => {
+    // After today's answer expired (12:30) and before the forecast's (13:00): the forecast as built.
+    expect(liveKey('ko', 'forecast', at('2026-11-21T12:45:00Z'))).toBe('api/ko/forecast.json');
+    expect(liveKey('ko', 'forecast', at('2026-11-21T12:59:59.999Z'))).toBe('api/ko/forecast.json');
+    for (const iso of ['2026-11-21T13:00:00.000Z', '2026-11-24T13:00:00Z', '2026-12-01T13:00:00Z'])
+      expect(liveKey('ko', 'forecast', at(iso)), iso).toBe('api/ko/unknown/forecast.json');
+    // A forecast that holds past today's answer (a day with a recorded reset holds until midnight) expires on its own.
+    const recorded = { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') };
+    const ctx = (iso: string): EdgeContext => ({ now: Date.parse(iso), freshness: recorded, eventKnown: null });
+    expect(liveKey('de', 'latest', ctx('2026-11-21T13:30:00Z'))).toBe('api/de/latest.json');
+    expect(liveKey('de', 'forecast', ctx('2026-11-21T13:30:00Z'))).toBe('api/de/unknown/forecast.json');
+    // A store value without forecast_stale_after (its build published no expired forecast): served as built.
+    const older = { ...fresh, forecastStaleAfter: null };
+    expect(
+      liveKey('de', 'forecast', { now: Date.parse('2026-12-01T00:00:00Z'), freshness: older, eventKnown: null }),
+    ).toBe('api/de/forecast.json');
+    expect(key('/api/forecast', 'lang=zh', at('2026-11-21T13:00:00Z'))).toBe('api/zh/unknown/forecast.json');
+  });
+
+  it("serves the page made from what the edge serves: today's unknown copy, else the one with the expired forecast", () => {
+    expect(key('/de/', '', at('2026-11-21T12:10:00Z'))).toBe('api/de/index.html');
+    // Today's answer expired first (a calm day): its unknown copy, which carries the expired forecast.
+    expect(key('/de/', '', at('2026-11-21T12:45:00Z'))).toBe('api/de/unknown/2026-11-21/index.html');
+    expect(key('/', 'lang=ja', at('2026-11-21T13:00:00Z'))).toBe('api/ja/unknown/2026-11-21/index.html');
+    // Today's answer holds past the forecast (a recorded reset holds until midnight): the build's page with the expired
+    // forecast, then at midnight the next date's unknown copy.
+    const recorded = { ...fresh, staleAfter: Date.parse('2026-11-22T00:00:00Z') };
+    const ctx = (iso: string): EdgeContext => ({ now: Date.parse(iso), freshness: recorded, eventKnown: null });
+    expect(key('/ko', '', ctx('2026-11-21T12:59:59.999Z'))).toBe('api/ko/index.html');
+    expect(key('/ko', '', ctx('2026-11-21T13:00:00Z'))).toBe('api/ko/unknown/forecast/index.html');
+    expect(key('/ko/', '', ctx('2026-11-22T00:00:00Z'))).toBe('api/ko/unknown/2026-11-22/index.html');
+  });
+
   it('leaves documents without a today alone, and everything when there is no clock, no store or a clock behind the build', () => {
-    expect(liveKey('en', 'forecast', at('2026-11-23T00:00:00Z'))).toBe('api/en/forecast.json');
+    expect(liveKey('en', 'forecast', at('2026-11-21T12:59:00Z'))).toBe('api/en/forecast.json');
     expect(liveKey('en', 'history', at('2026-11-23T00:00:00Z'))).toBe('api/en/history.json');
     expect(liveKey('en', 'latest', undefined)).toBe('api/en/latest.json');
     expect(
       liveKey('en', 'latest', { now: Date.parse('2026-11-23T00:00:00Z'), freshness: null, eventKnown: null }),
     ).toBe('api/en/latest.json');
     expect(liveKey('en', 'latest', at('2026-11-20T23:59:00Z'))).toBe('api/en/latest.json');
+    expect(liveKey('en', 'forecast', undefined)).toBe('api/en/forecast.json');
+    expect(
+      liveKey('en', 'forecast', { now: Date.parse('2026-12-01T00:00:00Z'), freshness: null, eventKnown: null }),
+    ).toBe('api/en/forecast.json');
   });
 
   it('is what route() maps the endpoints to', () => {
@@ -128,7 +166,12 @@ describe('event ids and the store', () => {
 
 describe('parseFreshness', () => {
   it('reads variant_dates, and refuses a value without them or with a malformed list', () => {
-    const ok = { stale_after: '2026-11-21T12:30:00Z', build_date: '2026-11-21', next_date: '2026-11-22' };
+    const ok = {
+      stale_after: '2026-11-21T12:30:00Z',
+      build_date: '2026-11-21',
+      next_date: '2026-11-22',
+      forecast_stale_after: '2026-11-21T13:00:00Z',
+    };
     expect(parseFreshness(JSON.stringify({ ...ok, variant_dates: dates }))).toEqual(fresh);
     expect(parseFreshness(JSON.stringify(ok))).toBeNull();
     for (const bad of [
@@ -148,9 +191,22 @@ describe('parseFreshness', () => {
     expect(
       parseFreshness(
         '{"stale_after":"2026-11-21T12:30:00.000Z","build_date":"2026-11-21","next_date":"2026-11-22",' +
-          '"variant_dates":["2026-11-21","2026-11-22","2026-11-23","2026-11-24"]}',
+          '"variant_dates":["2026-11-21","2026-11-22","2026-11-23","2026-11-24"],' +
+          '"forecast_stale_after":"2026-11-21T13:00:00Z"}',
       ),
     ).toEqual(fresh);
+    // Without forecast_stale_after, or with one that is no instant: today's values hold, the forecast never expires.
+    const older = {
+      stale_after: '2026-11-21T12:30:00Z',
+      build_date: '2026-11-21',
+      next_date: '2026-11-22',
+      variant_dates: dates,
+    };
+    expect(parseFreshness(JSON.stringify(older))).toEqual({ ...fresh, forecastStaleAfter: null });
+    expect(parseFreshness(JSON.stringify({ ...older, forecast_stale_after: 'soon' }))).toEqual({
+      ...fresh,
+      forecastStaleAfter: null,
+    });
     const ok = {
       stale_after: '2026-11-21T12:30:00Z',
       build_date: '2026-11-21',

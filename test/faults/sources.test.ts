@@ -65,10 +65,10 @@ function schemaFor(key: string): DocumentSchemaName | null {
     return null;
   if (/^api\/[a-z]{2}\/events\//.test(key)) return 'event';
   if (/^api\/[a-z]{2}\/history(\/|\.json)/.test(key)) return 'history';
-  // The live documents, and the unknown variants of latest and status the edge serves once they go stale (dated, and
-  // the dateless one once builds have stopped for days).
+  // The live documents, the unknown variants of latest and status the edge serves once they go stale (dated, and
+  // the dateless one once builds have stopped for days), and the expired forecast (undated).
   const m =
-    /^api\/[a-z]{2}\/(?:unknown\/(?:\d{4}-\d{2}-\d{2}|stopped)\/)?(latest|status|forecast|signals|accuracy)\.json$/.exec(
+    /^api\/[a-z]{2}\/(?:unknown\/(?:(?:\d{4}-\d{2}-\d{2}|stopped)\/)?)?(latest|status|forecast|signals|accuracy)\.json$/.exec(
       key,
     );
   if (m) return m[1] as DocumentSchemaName;

@@ -1,8 +1,10 @@
-// Until when a build's present-tense answer holds at the edge: the 30-minute rule, the midnight cap, and a recorded
-// reset that holds until midnight.
+// Until when a build's present-tense answer holds at the edge: the 30-minute rule, the midnight cap, a recorded
+// reset that holds until midnight, and the forecast's own hour.
 import { describe, expect, it } from 'vitest';
+import { FORECAST_STALE_AFTER_MS } from '../../builder/model/forecast.ts';
 import {
   computeEdgeFreshness,
+  computeForecastStaleAfter,
   computeStaleAfter,
   nextUtcDate,
   nextUtcMidnight,
@@ -58,6 +60,20 @@ describe('computeStaleAfter', () => {
   });
 });
 
+describe('computeForecastStaleAfter', () => {
+  it("is an hour after the forecast's issue, whatever today's answer and across midnight", () => {
+    expect(FORECAST_STALE_AFTER_MS).toBe(60 * 60 * 1000);
+    expect(computeForecastStaleAfter(at('2026-11-21T12:00:00Z')).toISOString()).toBe('2026-11-21T13:00:00.000Z');
+    expect(computeForecastStaleAfter(at('2026-11-21T23:30:00Z')).toISOString()).toBe('2026-11-22T00:30:00.000Z');
+    // Today's answer of the same build may hold shorter (unknown: not at all) or longer (a recorded reset: midnight).
+    for (const today of [
+      { state: 'unknown' as const, last_good_check_at: null },
+      { state: 'recorded_today' as const, last_good_check_at: '2026-11-21T12:00:00Z' },
+    ])
+      expect(computeEdgeFreshness(at('2026-11-21T12:00:00Z'), today).forecast_stale_after).toBe('2026-11-21T13:00:00Z');
+  });
+});
+
 describe('edge freshness values', () => {
   it("carry stale_after, the build's UTC date, the next, and the dates with dated unknown variants (across a year)", () => {
     expect(
@@ -70,6 +86,7 @@ describe('edge freshness values', () => {
       build_date: '2026-11-21',
       next_date: '2026-11-22',
       variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],
+      forecast_stale_after: '2026-11-22T00:50:00Z',
     });
     expect(
       computeEdgeFreshness(at('2026-12-30T10:00:00Z'), { state: 'unknown', last_good_check_at: null }).variant_dates,

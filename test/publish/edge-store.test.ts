@@ -16,6 +16,7 @@ const FRESH = {
   build_date: '2026-11-21',
   next_date: '2026-11-22',
   variant_dates: ['2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24'],
+  forecast_stale_after: '2026-11-21T13:00:00.000Z',
 };
 const ids = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => `2026-11-${String(((i + from) % 28) + 1).padStart(2, '0')}-reset-${i + from}`);

@@ -10,6 +10,20 @@ type Op = { operationId: string; tags: string[]; description: string; responses:
 const doc = buildOpenApi() as any;
 
 describe('the OpenAPI document', () => {
+  it("describes the forecast's own stale_after and the expired forecast, in the operation and the schemas", () => {
+    expect(doc.paths['/api/forecast'].get.description).toMatch(/own `meta\.stale_after`, an hour after `issued_at`/);
+    expect(doc.paths['/api/forecast'].get.description).toContain('expired forecast');
+    const forecast = doc.components.schemas.Forecast;
+    expect(forecast.description).toMatch(/holds until meta\.stale_after \(60 minutes after issued_at\)/);
+    expect(forecast.description).toContain('since when it has expired');
+    expect(forecast.properties.probability_24h.description).toContain('past meta.stale_after');
+    expect(forecast.properties.explanation.description).toContain('since when it has expired and why');
+    expect(doc.components.schemas.Meta.properties.stale_after.description).toContain('For the forecast: 60 minutes');
+    // The published JSON Schema of the document carries the same words.
+    const published = JSON.stringify(z.toJSONSchema(DOCUMENT_SCHEMAS.forecast));
+    expect(published).toContain('the CDN serves the expired forecast instead');
+  });
+
   it('takes its servers URL from the build, with a documented default', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: DEFAULT_SERVER_URL })]);
     expect((buildOpenApi({ serverUrl: 'https://api.example.test' }) as any).servers[0].url).toBe(

@@ -283,8 +283,8 @@ describe('safeHref', () => {
   });
 });
 
-// run() renders each language's page six times a build (the page and five unknown variants): a variant's page reads
-// the variant's documents, wherever docKeyOf says they lie.
+// run() renders each language's page seven times a build (the page, five unknown variants and the one with the expired
+// forecast): a variant's page reads the variant's documents, wherever docKeyOf says they lie.
 describe('renderPages of a variant', () => {
   const docs = renderApi(input());
   const variantOf = (source: OutputDocument[], change: (name: string, doc: Record<string, unknown>) => void) =>

@@ -1,8 +1,9 @@
-// The unknown variants: what latest and status say once a build's answer no longer holds.
+// The unknown variants: what latest and status say once a build's answer no longer holds, and the forecast once past
+// its own stale_after.
 import { describe, expect, it } from 'vitest';
-import { LANGS, unknownVariantKey } from '../../builder/contract.ts';
+import { expiredForecastKey, LANGS, unknownVariantKey } from '../../builder/contract.ts';
 import { unknownVariantDates, unknownVariants } from '../../builder/model/freshness.ts';
-import { renderUnknownVariants } from '../../builder/render/unknown.ts';
+import { renderExpiredForecasts, renderUnknownVariants } from '../../builder/render/unknown.ts';
 import { translator } from '../../builder/render/i18n.ts';
 import type { OutputDocument } from '../../builder/render/output.ts';
 import { createTempBuild } from '../helpers/build.ts';
@@ -60,5 +61,55 @@ describe('renderUnknownVariants', () => {
     expect(de.meta).toEqual(live.meta);
     expect(de.latestReset).toEqual(live.latestReset);
     expect(variants.find((v) => v.key.startsWith('api/ja/'))?.contentLanguage).toBe('ja');
+  });
+});
+
+describe('renderExpiredForecasts', () => {
+  it('withholds every number about the next 24/48 hours, keeps the past, and says since when and why, in every language', async () => {
+    // The bundled history at 2026-09-08T12:00Z gives a forecast with probabilities (issue #40's measurement).
+    const b = await createTempBuild();
+    await b.build('2026-09-08T12:00:00Z');
+    const docs: OutputDocument[] = [];
+    for (const lang of LANGS) {
+      const key = `api/${lang}/forecast.json`;
+      docs.push({
+        key,
+        body: await readFile(path.join(b.outDir, key), 'utf8'),
+        contentType: 'application/json; charset=utf-8',
+        contentLanguage: lang,
+        cacheControl: 'public, max-age=30',
+        phase: 2,
+      });
+    }
+    const expired = renderExpiredForecasts(docs);
+    expect(expired.map((d) => d.key)).toEqual(LANGS.map((l) => expiredForecastKey(l)));
+    for (const lang of LANGS) {
+      const live = JSON.parse(docs.find((d) => d.contentLanguage === lang)!.body);
+      const doc = JSON.parse(expired.find((d) => d.contentLanguage === lang)!.body);
+      expect(live.probability_24h).toBeGreaterThan(0);
+      expect(live.meta.stale_after).toBe('2026-09-08T13:00:00Z');
+      expect(doc).toEqual({
+        ...live,
+        probability_24h: null,
+        probability_48h: null,
+        base_rate_24h: null,
+        base_rate_48h: null,
+        trailing_base_rate_30d_24h: null,
+        trailing_base_rate_30d_48h: null,
+        trailing_base_rate_90d_24h: null,
+        trailing_base_rate_90d_48h: null,
+        announced: null,
+        tracker_watch: null,
+        explanation: translator(lang)('forecast:expired', {
+          issued_at: '2026-09-08T12:00:00Z',
+          since: '2026-09-08T13:00:00Z',
+          hold_minutes: 60,
+        }),
+      });
+      // The sentence names both instants and quotes no probability.
+      expect(doc.explanation).toContain('2026-09-08T13:00:00Z');
+      expect(doc.explanation).toContain('2026-09-08T12:00:00Z');
+      expect(doc.explanation).not.toMatch(/%/);
+    }
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORECAST_STALE_AFTER_MS } from '../../builder/model/forecast.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -159,6 +160,20 @@ describe("ResetBench's json_api collector on the built /api/forecast", () => {
       ok: false,
       error: 'source output is stale',
     });
+  });
+
+  it("the forecast's own stale_after is never past the age the collector accepts, and its expired forecast is an error, never a 0 %", async () => {
+    const doc = JSON.parse(fresh) as { issued_at: string; meta: { stale_after: string } };
+    const holds = Date.parse(doc.meta.stale_after) - Date.parse(doc.issued_at);
+    expect(holds).toBe(FORECAST_STALE_AFTER_MS);
+    expect(holds).toBeLessThanOrEqual(entry.collector.max_source_age_hours! * 3_600_000);
+    // What the edge serves from stale_after on, beside the live document in the same build.
+    const expired = await readFile(
+      path.join(dir, '20260912060000', 'dist', 'api', 'en', 'unknown', 'forecast.json'),
+      'utf8',
+    );
+    const got = collect(entry, expired, new Date(Date.parse(doc.meta.stale_after)));
+    expect(got).toEqual({ ok: false, error: 'invalid probability value: null' });
   });
 
   it('a withheld forecast (null probabilities) is an error for the hour, never a 0 %', () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, EVENT_TYPES } from '../../builder/contract.ts';
+import { EDGE_FRESHNESS_KEY, EDGE_STORE_FILE, EVENT_TYPES, LANGS } from '../../builder/contract.ts';
 import { WORKER_ENTRY, checkWorkerAssets } from '../../scripts/build-worker.ts';
 import wrangler from '../../workers/wrangler.json' with { type: 'json' };
 import {
@@ -138,6 +138,35 @@ describe('the production Worker in workerd', () => {
       const res = await fetch(api.url + p);
       expect(res.status, p).not.toBe(200);
       expect(await res.text(), p).not.toContain(EDGE_FRESHNESS_KEY);
+    }
+  });
+});
+
+describe('the production Worker, a forecast past its own stale_after', () => {
+  // Built as of 61 minutes ago by the real clock (the forecast holds an hour): the production entry, reading Date.now(),
+  // serves the expired forecast in every language.
+  let api: ServedApi;
+  let old: TempBuild;
+  beforeAll(async () => {
+    old = await createTempBuild({ edgeStore: true, publicUrl: PUBLIC });
+    await old.build(new Date(Date.now() - 61 * 60_000).toISOString(), [
+      { id: 'reset-tracker', kind: 'reset_tracker', url: `${tracker.url}/api/v1/resets` },
+    ]);
+    api = await startTarget('worker', old.outDir, undefined, WORKER_ENTRY);
+    open.push(api);
+  });
+
+  it('answers /api/forecast with the expired forecast, no probability, in every language', async () => {
+    for (const lang of LANGS) {
+      const res = await fetch(`${api.url}/api/forecast?lang=${lang}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-language')).toBe(lang);
+      const text = await res.text();
+      expect(text).toBe(await readFile(path.join(old.outDir, `api/${lang}/unknown/forecast.json`), 'utf8'));
+      const doc = JSON.parse(text) as { probability_24h: null; probability_48h: null; meta: { stale_after: string } };
+      expect(doc.probability_24h).toBeNull();
+      expect(doc.probability_48h).toBeNull();
+      expect(Date.parse(doc.meta.stale_after)).toBeLessThan(Date.now());
     }
   });
 });
