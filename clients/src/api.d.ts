@@ -716,6 +716,11 @@ export interface components {
             };
         };
         Event: {
+            /**
+             * @description `agreed`: two or more independent sources call it this type and none calls it anything else; `single_source`: one source records it (a record, not evidence); `disputed`: the sources disagree and no review has settled it (never verified; a disputed reset curated history does not hold is not counted by the forecast); `reviewed`: they disagreed and a review decided its type.
+             * @enum {string}
+             */
+            agreement: "agreed" | "single_source" | "disputed" | "reviewed";
             announced_at: (string) | null;
             author_notes: string | null;
             effective_at: (string) | null;
@@ -726,11 +731,13 @@ export interface components {
             /** @description The time named by time_basis: effective, else observed, else announced. */
             occurred_at: string;
             /** @enum {string} */
-            origin: "ledger" | "service_resets" | "curated";
+            origin: "ledger" | "service_resets" | "reset_timeline" | "curated";
             /** @description Whom the reset reached and when it lands; null for an event that is not a reset (a policy change). */
             reach: components["schemas"]["Reach"] | null;
             /** @enum {string} */
             reason: "incident" | "launch" | "milestone" | "celebration" | "banked" | "policy" | "other";
+            /** @description Every source that records this event, or labels a post it cites, with its own word for it: curated history (the codex-reset-ledger import, the reviewed archive), codex-resets.com and codex-reset.com. */
+            recorded_by: components["schemas"]["RecordedBy"][];
             same_as: string[];
             scope: string;
             sources: {
@@ -752,6 +759,8 @@ export interface components {
             untranslated_fields: string[];
             /** @description Path of this event in the API. */
             url: string;
+            /** @description For a global reset: what the service checked itself, or why it did not verify it (null for other events and for a record a maintainer verified by hand). */
+            verification: components["schemas"]["Verification"] | null;
             verification_notes: string | null;
         };
         EventResponse: {
@@ -892,9 +901,11 @@ export interface components {
         IndexMeta: {
             /** @constant */
             api_version: "1";
-            /** @description The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none. */
+            /** @description The data sources this document shows data from, with the link and wording each asks for (codex-resets.com for its reset records, labels, announcements and watches; codex-reset.com for its records, labels and announced windows); empty when it shows none. Whoever passes this data on must show these credits on the same surface. */
             credits: {
                 name: string;
+                /** @description The credit in the words the source asks for ("Data: codex-reset.com"); show it with the link. */
+                notice: string;
                 url: string;
             }[];
             /** @description Path of the OpenAPI document. */
@@ -924,9 +935,11 @@ export interface components {
         Meta: {
             /** @constant */
             api_version: "1";
-            /** @description The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none. */
+            /** @description The data sources this document shows data from, with the link and wording each asks for (codex-resets.com for its reset records, labels, announcements and watches; codex-reset.com for its records, labels and announced windows); empty when it shows none. Whoever passes this data on must show these credits on the same surface. */
             credits: {
                 name: string;
+                /** @description The credit in the words the source asks for ("Data: codex-reset.com"); show it with the link. */
+                notice: string;
                 url: string;
             }[];
             /** @description Path of the OpenAPI document. */
@@ -1037,6 +1050,22 @@ export interface components {
             /** @description What today's posts state, translated (each reset's reach summary, joined by " / "). */
             summary: string;
         };
+        /** @description One source's record of an event. */
+        RecordedBy: {
+            /** @description The source's own word for it, never translated (`regular`, `banked`, `reset/hard/announced/live`, `credits/banked/archive`, `boost`, a ledger type). */
+            label: string;
+            /** @enum {string} */
+            origin: "ledger" | "service_resets" | "reset_timeline" | "curated";
+            /**
+             * @description How this API reads that word. `announcement` and `unconfirmed` take no side.
+             * @enum {string}
+             */
+            reads_as: "global_reset" | "banked_grant" | "policy_change" | "announcement" | "not_a_reset" | "unconfirmed";
+            /** @description The source's record (an event id of this API, or the source's own id). */
+            record_id: string;
+            /** @description The source's name: codex-reset-ledger, reviewed archive, codex-resets.com or codex-reset.com. */
+            source: string;
+        };
         Signals: {
             count: number;
             meta: components["schemas"]["Meta"];
@@ -1049,7 +1078,7 @@ export interface components {
                  * @enum {string}
                  */
                 curated_type?: "global_reset" | "banked_grant" | "policy_change";
-                /** @description kinds type_disagreement and same_day_resets: the events concerned, curated first. */
+                /** @description kinds type_disagreement, same_day_resets and tracker_missing: the events and records concerned. */
                 event_ids?: string[];
                 excerpt: string;
                 /** @description kind tracker_watch only: when the tracker's watch expires (null: it named no end). */
@@ -1058,7 +1087,14 @@ export interface components {
                 first_seen_at: string;
                 id: string;
                 /** @enum {string} */
-                kind: "feed_item" | "status_incident" | "overdue_announcement" | "source_anomaly" | "tracker_watch" | "type_disagreement" | "same_day_resets";
+                kind: "feed_item" | "status_incident" | "overdue_announcement" | "source_anomaly" | "tracker_watch" | "type_disagreement" | "same_day_resets" | "tracker_missing";
+                /** @description kinds type_disagreement and tracker_missing: what each source calls the post, in its own words (never translated), and how this API reads that word. A type_disagreement waits until a review decision on the post (data/tracker-review.json) settles it; a tracker_missing is a global reset one healthy tracker has not listed 6 hours after it. */
+                labels?: {
+                    label: string;
+                    /** @enum {string} */
+                    origin: "ledger" | "service_resets" | "reset_timeline" | "curated";
+                    reads_as: string;
+                }[];
                 /** @description kind source_anomaly only: the source's scheme and host (nothing more of its URL). */
                 origin?: string;
                 promoted_to: string | null;
@@ -1078,9 +1114,11 @@ export interface components {
         StableMeta: {
             /** @constant */
             api_version: "1";
-            /** @description The data sources this document shows data from, with the link each asks for (codex-resets.com for its reset records, announcements and watches); empty when it shows none. */
+            /** @description The data sources this document shows data from, with the link and wording each asks for (codex-resets.com for its reset records, labels, announcements and watches; codex-reset.com for its records, labels and announced windows); empty when it shows none. Whoever passes this data on must show these credits on the same surface. */
             credits: {
                 name: string;
+                /** @description The credit in the words the source asks for ("Data: codex-reset.com"); show it with the link. */
+                notice: string;
                 url: string;
             }[];
             /** @description Path of the OpenAPI document. */
@@ -1110,7 +1148,7 @@ export interface components {
                 http_status: number | null;
                 items_read: number;
                 /** @enum {string} */
-                kind: "status_page" | "reset_tracker" | "signal_feed" | "tracker_status" | "status_incidents";
+                kind: "status_page" | "reset_tracker" | "signal_feed" | "tracker_status" | "status_incidents" | "reset_timeline" | "post_embed";
                 latency_ms: number | null;
                 ok: boolean;
                 source: string;
@@ -1180,6 +1218,23 @@ export interface components {
             text: string;
             /** @description null: the tracker announced a kind of reset this API does not know. */
             type: ("global_reset" | "banked_grant" | "policy_change") | null;
+        };
+        /** @description Verified means the service itself read the official post from X (oEmbed), found its author on the reviewed list of official accounts, its text matching what the sources quote and its time on the reset's UTC date, and at least two independent sources calling it a global reset with none disagreeing. `verification_notes` says the same in words. */
+        Verification: {
+            /** @description The post's account as X's oEmbed endpoint named it (author_url), when read. */
+            author: string | null;
+            /** @description The official X post checked: the event's primary evidence. */
+            post_id: string | null;
+            /** @description The sources whose quote of the post was compared with X's text. */
+            quoted_by: ("ledger" | "service_resets" | "reset_timeline" | "curated")[];
+            /** @description When the service last read the post itself. */
+            read_at: string | null;
+            /** @description null when verified; otherwise the first rule that failed: `single_source`, `disputed`, `sources_disagreed`, `no_post`, `not_read` (not read yet), `verification_off`, `post_not_found`, `post_unreadable` (tried again later), `author_not_official`, `text_differs`, `date_differs`. */
+            reason: ("single_source" | "disputed" | "sources_disagreed" | "no_post" | "not_read" | "verification_off" | "post_not_found" | "post_unreadable" | "author_not_official" | "text_differs" | "date_differs") | null;
+            /** @description The sources that call it a global reset. */
+            sources: ("ledger" | "service_resets" | "reset_timeline" | "curated")[];
+            /** @enum {string} */
+            state: "verified" | "not_verified";
         };
     };
     responses: {
