@@ -290,6 +290,29 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
   }
 }
 
+/**
+ * This run's reads. The stored state says which sources may be asked now (a source's terms may bound how often); then
+ * the service reads official posts itself: the model plans which (bounded, today's first, none read for good twice)
+ * from the events this run would publish, the reader reads them, and the state will remember every answer.
+ */
+async function readAll(
+  deps: RunDeps,
+  stored: State,
+  curatedLoad: Promise<CuratedData>,
+  asOf: Date,
+  opts: { allowOlderState?: boolean | undefined; verify: boolean },
+) {
+  const due = sourcesDue(deps.sources, stored.checks, asOf);
+  const [results, curated] = await Promise.all([
+    fetchAllSources(due, deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
+    curatedLoad,
+  ]);
+  if (!deps.postReader) return { results, curated, posts: null };
+  const planned = computeNextState(stored, results, null, curated, asOf, opts);
+  const plan = planPostReads(planned.events, planned.state.post_reads, asOf);
+  return { results, curated, posts: await fetchPostReads(deps.fetcher, deps.postReader, plan, asOf) };
+}
+
 /** The run once it holds the lock: fetch, save state, compute, render and publish, tell the edge, notify. */
 async function runLocked(
   deps: RunDeps,
@@ -298,29 +321,15 @@ async function runLocked(
   curatedLoad: Promise<CuratedData>,
 ): Promise<RunSummary> {
   const warnings: string[] = [];
-  // The stored state says which sources may be asked now (a source's terms may bound how often) and, once the sources
-  // have answered, which official posts to read.
   const { state: stored, warnings: loadWarnings } = await deps.store.load();
   warnings.push(...loadWarnings);
-  const due = sourcesDue(deps.sources, stored.checks, asOf);
-  const [results, curated] = await Promise.all([
-    fetchAllSources(due, deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
-    curatedLoad,
-  ]);
+  const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
+  const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf, opts);
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
   // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
   await deps.store.confirmLock(lock, 'saving state');
-  const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
-  // The service reads official posts itself: the model plans which (bounded, today's first, none read for good twice)
-  // from the events this run would publish, the reader reads them, and the state remembers every answer.
-  let posts: PostReadResult | null = null;
-  if (deps.postReader) {
-    const planned = computeNextState(stored, results, null, curated, asOf, opts);
-    const plan = planPostReads(planned.events, planned.state.post_reads, asOf);
-    posts = await fetchPostReads(deps.fetcher, deps.postReader, plan, asOf);
-  }
   const state = await updateState(
     deps.store,
     (s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state,

@@ -111,7 +111,10 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     // Which sources record it: one source is a record, not evidence, and the answer says whose record it is.
     const by = todays.flatMap((e) => (e.recorded_by ?? []).filter((v) => v.reads_as === 'global_reset'));
     const sources = [...new Set(by.map((v) => ORIGIN_NAMES[v.origin]))].sort().join(', ');
-    const why = { code: 'state.recorded_today', params: { date, read, sources: sources || ORIGIN_NAMES[todays[0]!.origin] } };
+    const why = {
+      code: 'state.recorded_today',
+      params: { date, read, sources: sources || ORIGIN_NAMES[todays[0]!.origin] },
+    };
     return answer('recorded_today', true, todays, why);
   }
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.

@@ -536,7 +536,7 @@ export const SignalDocSchema = z.strictObject({
     .array(z.strictObject({ origin: z.enum(ORIGINS), label: str, reads_as: str }))
     .optional()
     .describe(
-      "kinds type_disagreement and tracker_missing: what each source calls the post, in its own words (never translated), and how this API reads that word. A type_disagreement waits until a review decision on the post (data/tracker-review.json) settles it; a tracker_missing is a global reset one healthy tracker has not listed 6 hours after it.",
+      'kinds type_disagreement and tracker_missing: what each source calls the post, in its own words (never translated), and how this API reads that word. A type_disagreement waits until a review decision on the post (data/tracker-review.json) settles it; a tracker_missing is a global reset one healthy tracker has not listed 6 hours after it.',
     ),
 });
 
