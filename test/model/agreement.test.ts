@@ -211,6 +211,17 @@ describe('agreement across sources', () => {
     expect(mergeEvents([posted, other])).toHaveLength(2);
   });
 
+  it('is one event for one post even when a source saw it hours after it was made', () => {
+    const ledger = record('ledger', 'ledger-p', 'global_reset', P0926, AT0926);
+    const seen = EventSchema.parse({
+      ...record('service_resets', 'sr-observed', 'global_reset', P0926, '2026-09-26T23:30:00Z'),
+      time_basis: 'observation',
+      announced_at: null,
+      observed_at: '2026-09-26T23:30:00Z',
+    });
+    expect(mergeEvents([ledger, seen])).toHaveLength(1);
+  });
+
   it('never merges resets of different days, whatever the sources', () => {
     // An hour apart across midnight, from two sources: still two days, two resets.
     const a = record('ledger', 'ledger-a', 'global_reset', '2098612714704891959', '2026-09-11T23:40:00Z');

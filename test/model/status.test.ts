@@ -63,6 +63,17 @@ describe('computeToday staleness', () => {
     ).toBe('unknown');
   });
 
+  it('stays known while either tracker is read: one good check of the second keeps it, and says which host was read', () => {
+    const first = { ...check(minus(now, 60_000), false), url: 'https://codex-resets.com/' };
+    const second = { ...check(minus(now, 60_000), true, 'reset_timeline'), url: 'https://codex-reset.com/' };
+    const today = computeToday([], [first, second], at(now));
+    expect(today).toMatchObject({ state: 'no_verified_reset', reset: false });
+    expect(today.explanation.params.read).toBe('codex-reset.com');
+    // Both down for 30 minutes: unknown, as with one tracker.
+    const stale = { ...second, checked_at: minus(now, STALE_AFTER_MS) };
+    expect(computeToday([], [first, stale], at(now)).state).toBe('unknown');
+  });
+
   it('says until when a no_verified_reset answer holds', () => {
     const t = computeToday([], [check('2026-11-21T11:50:00.000Z')], at(now));
     expect(t.reset).toBe(false);
@@ -112,6 +123,34 @@ describe('computeToday UTC day boundaries', () => {
     const t = computeToday([g], [check('2026-11-21T11:55:00.000Z')], at('2026-11-21T12:00:00Z'));
     expect(t).toMatchObject({ state: 'no_verified_reset', reset: false });
     expect(computeLatest([g], at('2026-11-21T12:00:00Z')).latestReset).toBeNull();
+  });
+});
+
+describe('a reset the sources dispute', () => {
+  it('is recorded today, and the explanation names which source says what', () => {
+    const e = {
+      ...ev({ id: 'sr-2076418567143408112', origin: 'service_resets', announced_at: '2026-11-21T11:00:00Z' }),
+      agreement: 'disputed' as const,
+      recorded_by: [
+        { origin: 'service_resets' as const, record_id: 'sr-1', label: 'regular', reads_as: 'global_reset' as const },
+        {
+          origin: 'reset_timeline' as const,
+          record_id: 'rt-1',
+          label: 'credits/archive',
+          reads_as: 'banked_grant' as const,
+        },
+      ],
+    };
+    const today = computeToday([e], [check('2026-11-21T11:50:00Z')], at('2026-11-21T12:00:00Z'));
+    expect(today).toMatchObject({ state: 'recorded_today', reset: true, event_ids: [e.id] });
+    expect(today.explanation).toEqual({
+      code: 'state.recorded_today_disputed',
+      params: {
+        date: '2026-11-21',
+        read: '127.0.0.1',
+        sources: 'codex-reset.com: credits/archive; codex-resets.com: regular',
+      },
+    });
   });
 });
 

@@ -186,6 +186,15 @@ describe('2026-09-26: the first tracker down during a reset after the archive en
     );
   });
 
+  it('earlier that day, with no reset yet, answers "no reset" from the second tracker while the first is down', async () => {
+    const b = await build(TWO_TRACKERS['2026-09-26-outage'], '2026-09-26T12:00:00Z');
+    const l = await latest(b);
+    expect(l.today).toMatchObject({ state: 'no_verified_reset', reset: false });
+    expect(l.today.explanation).toContain(new URL(b.replay.env.RESET_TIMELINE_URL!).host);
+    const alone = await build(TWO_TRACKERS['2026-09-26-outage'], '2026-09-26T12:00:00Z', { RESET_TIMELINE_URL: '' });
+    expect((await latest(alone)).today).toMatchObject({ state: 'unknown', reset: null });
+  });
+
   it('without the second tracker the same outage leaves today unknown, and with both down too', async () => {
     const alone = await build(TWO_TRACKERS['2026-09-26-outage'], '2026-09-26T19:00:00Z', { RESET_TIMELINE_URL: '' });
     expect((await latest(alone)).today).toMatchObject({ state: 'unknown', reset: null });
