@@ -178,6 +178,32 @@ function errorFrom(body, status, url) {
   const e = ErrorDocument.safeParse(parseJson(body)).data?.error;
   return e ? new ResetStatusError(e.code, `${e.message} (${status} ${e.code})`, status, url) : new ResetStatusError("http_error", `HTTP ${status} from ${url}`, status, url);
 }
+var CreditShape = z2.object({
+  name: z2.string().min(1).max(100),
+  url: z2.string().min(1).max(300),
+  notice: z2.string().min(1).max(200).optional()
+});
+var MAX_CREDITS = 5;
+var UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+function creditsOf(docs) {
+  const out = /* @__PURE__ */ new Map();
+  for (const doc of docs) {
+    const meta = doc?.meta;
+    for (const raw of Array.isArray(meta?.credits) ? meta.credits : []) {
+      const c = CreditShape.safeParse(raw);
+      if (!c.success || !URL.canParse(c.data.url)) continue;
+      const url = new URL(c.data.url);
+      if (url.protocol !== "https:" && url.protocol !== "http:") continue;
+      const name = c.data.name.replace(UNPRINTABLE, "").trim();
+      const notice = (c.data.notice ?? `Data: ${name}`).replace(UNPRINTABLE, "").trim();
+      if (name === "" || notice === "" || out.has(url.href)) continue;
+      out.set(url.href, { name, url: url.href, notice });
+      if (out.size >= MAX_CREDITS) return [...out.values()];
+    }
+  }
+  return [...out.values()];
+}
+var creditLine = (c) => `${c.notice} (${c.url})`;
 var LiveShape = z2.looseObject({ meta: z2.looseObject({ stale_after: z2.string() }) });
 var LatestShape = LiveShape.extend({
   reset: z2.boolean().nullable(),
@@ -279,6 +305,7 @@ function createResetStatusClient(options = {}) {
         `[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`
       );
     const newest = await read("/api/history", NewestHistoryShape, { ...query, ...type ? { type } : {} });
+    const docs = [newest];
     const events = [];
     const seen = /* @__PURE__ */ new Set();
     let left = false;
@@ -298,12 +325,18 @@ function createResetStatusClient(options = {}) {
     while (next !== null && events.length < limit && pagesRead < maxPages) {
       const target = nextPage(next, from, type, lang, before);
       const page = await fetchPage(target.url, target.page);
+      docs.push(page);
       pagesRead++;
       take(page.events);
       ({ url: from, page: before } = target);
       next = page.next ?? null;
     }
-    return { document: newest, events, count: newest.count, truncated: left || next !== null, pagesRead };
+    const truncated = left || next !== null;
+    return { document: newest, events, count: newest.count, truncated, pagesRead, credits: creditsOf(docs) };
+  }
+  async function eventDocument(id) {
+    const doc = await read(`/api/events/${encodeURIComponent(id)}`, EventShape, query);
+    return { event: doc.event, credits: creditsOf([doc]) };
   }
   return {
     baseUrl,
@@ -318,7 +351,9 @@ function createResetStatusClient(options = {}) {
       const search = new URLSearchParams({ ...query, ...type ? { type } : {}, page: String(page) });
       return fetchPage(`${baseUrl}/api/history?${search}`, page);
     },
-    event: async (id) => (await read(`/api/events/${encodeURIComponent(id)}`, EventShape, query)).event,
+    event: async (id) => (await eventDocument(id)).event,
+    /** One event with the credits of the sources it shows (creditsOf): show them with it. */
+    eventDocument,
     openapi: () => read("/api/openapi.json", OpenApiShape)
   };
 }
@@ -551,9 +586,9 @@ function linkOf(link) {
 }
 async function answer(run) {
   const quoted2 = {};
-  let payload, links;
+  let payload, links, credits;
   try {
-    [payload, links] = await run(quoted2);
+    [payload, links, credits = []] = await run(quoted2);
   } catch (err) {
     const e = err instanceof ResetStatusError ? err : new ResetStatusError("network", String(err), null, "");
     return errorResult(
@@ -564,13 +599,18 @@ The answer is UNKNOWN, not no.`
     );
   }
   const urls = [...new Set(links.flatMap(linkOf))];
-  const text = `${escapeJson(JSON.stringify(payload, null, 2))}
+  const credited = credits.length ? `
+
+Credits (show them with this data, as the sources ask):
+${credits.map((c) => `- ${creditLine(c)}`).join("\n")}` : "";
+  const body = credits.length ? { ...payload, credits } : payload;
+  const text = `${escapeJson(JSON.stringify(body, null, 2))}
 
 Rules:
 ${HONESTY_RULES}
 
 Sources:
-${urls.length ? urls.map((l) => `- ${l}`).join("\n") : "- (none)"}`;
+${urls.length ? urls.map((l) => `- ${l}`).join("\n") : "- (none)"}${escapeJson(credited)}`;
   const content = [{ type: "text", text }];
   if (Object.keys(quoted2).length > 0) {
     const json = escapeJson(JSON.stringify({ quoted_third_party: quoted2 }, null, 2)).replace(
@@ -620,7 +660,8 @@ async function runMcpServer(options) {
           upcoming: upcoming ? quoteOut(upcoming, "announcement", UPCOMING_TEXTS, quoted2).rest : null,
           latest_reset: latestReset ? quoteEvent(latestReset, quoted2) : null
         },
-        [...links, ...eventLinks(base, latestReset ? [latestReset] : [])]
+        [...links, ...eventLinks(base, latestReset ? [latestReset] : [])],
+        creditsOf([l.data])
       ];
     })
   );
@@ -642,7 +683,7 @@ async function runMcpServer(options) {
         announced: stale ? null : data.announced,
         model_version: data.model_version
       };
-      return [payload, [`${c.baseUrl}/api/forecast${langQuery(lang)}`]];
+      return [payload, [`${c.baseUrl}/api/forecast${langQuery(lang)}`], creditsOf([data])];
     })
   );
   server.registerTool(
@@ -668,13 +709,15 @@ async function runMcpServer(options) {
         const events = p.events.slice(0, limit);
         const url = `${c.baseUrl}/api/history?lang=${p.meta.lang}${type ? `&type=${type}` : ""}&page=${page}`;
         const { first_position, next } = p;
-        return [{ page: p.page, first_position, next, events: quote(events) }, [url, ...eventLinks(base, events)]];
+        const read = { page: p.page, first_position, next, events: quote(events) };
+        return [read, [url, ...eventLinks(base, events)], creditsOf([p])];
       }
       const h = await c.history({ type, limit: limit ?? 10 });
       const coverage_note = h.document.coverage?.note ?? null;
       return [
         { count: h.count, truncated: h.truncated, coverage_note, events: quote(h.events) },
-        [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)]
+        [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)],
+        h.credits
       ];
     })
   );
@@ -685,8 +728,8 @@ async function runMcpServer(options) {
       inputSchema: { id: z3.string().min(1).max(200).describe("The event id, as in reset_history."), lang: langSchema }
     },
     ({ id, lang }) => answer(async (quoted2) => {
-      const e = await client(lang).event(id);
-      return [{ event: quoteEvent(e, quoted2) }, eventLinks(base, [e])];
+      const { event: e, credits } = await client(lang).eventDocument(id);
+      return [{ event: quoteEvent(e, quoted2) }, eventLinks(base, [e]), credits];
     })
   );
   server.registerResource(
@@ -784,14 +827,19 @@ async function main(argv, env) {
       throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt("timeout", values.timeout, 1);
     const client = () => createResetStatusClient({ baseUrl, lang, timeoutMs });
-    const print = (value, line) => json ? o.json(value) : o.line(line);
+    const print = (value, line, credits = []) => {
+      if (json) return o.json(credits.length > 0 ? { ...value, credits } : value);
+      o.line(line);
+      for (const c of credits) o.line(creditLine(c));
+    };
     switch (command) {
       case "today": {
         const plan = oneOf("plan", PLANS, values.plan);
         const l = await client().latest();
         print(
           { ...todayAnswer(l, plan), document: l.data },
-          plan ? renderPlanToday(l, plan, lang) : renderToday(l, lang)
+          plan ? renderPlanToday(l, plan, lang) : renderToday(l, lang),
+          creditsOf([l.data])
         );
         return exitOf(plan ? planAnswer(l, plan) : answerKind(l));
       }
@@ -799,7 +847,8 @@ async function main(argv, env) {
         const f = await client().forecast();
         print(
           { ...trustedProbabilities(f), stale: f.stale, stale_after: f.staleAfter, document: f.data },
-          renderForecast(f, lang)
+          renderForecast(f, lang),
+          creditsOf([f.data])
         );
         return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }
@@ -812,11 +861,11 @@ async function main(argv, env) {
         if (page !== void 0) {
           const p = await client().historyPage(page, { type });
           const { first_position, next, events } = p;
-          print({ page: p.page, first_position, next, events }, renderEvents(events, lang));
+          print({ page: p.page, first_position, next, events }, renderEvents(events, lang), creditsOf([p]));
           return EXIT_ANSWERED;
         }
         const h = await client().history({ type, limit: values.all ? MAX_HISTORY_EVENTS : limit });
-        print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
+        print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang), h.credits);
         if (h.truncated && limit === void 0)
           o.note(
             `reset-status: the newest ${h.events.length} of ${h.count} events; ${values.all ? `--all stops at ${MAX_HISTORY_EVENTS}, read older ones with --page N` : "--limit N or --all for more"}`
@@ -825,8 +874,8 @@ async function main(argv, env) {
       }
       case "event": {
         if (!id) throw new UsageError("event wants an id: reset-status event <id>");
-        const e = await client().event(id);
-        print({ event: e }, renderEvent(e));
+        const { event: e, credits } = await client().eventDocument(id);
+        print({ event: e }, renderEvent(e), credits);
         return EXIT_ANSWERED;
       }
       case "watch": {

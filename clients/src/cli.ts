@@ -4,11 +4,14 @@ import { parseArgs } from 'node:util';
 import { cacheDir, openDiskCache } from './cache.ts';
 import {
   createResetStatusClient,
+  creditLine,
+  creditsOf,
   freshAt,
   latestFromCache,
   planAnswer,
   ResetStatusError,
   trustedProbabilities,
+  type Credit,
   type PlanAnswer,
   type ResetStatusClient,
 } from './client.ts';
@@ -140,7 +143,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       throw new UsageError(`the base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
     const timeoutMs = positiveInt('timeout', values.timeout, 1);
     const client = () => createResetStatusClient({ baseUrl, lang, timeoutMs });
-    const print = (value: unknown, line: Line) => (json ? o.json(value) : o.line(line));
+    // Data sources ask to be credited wherever their data is shown: in the JSON, and as lines after the answer.
+    const print = (value: unknown, line: Line, credits: readonly Credit[] = []) => {
+      if (json) return o.json(credits.length > 0 ? { ...(value as object), credits } : value);
+      o.line(line);
+      for (const c of credits) o.line(creditLine(c));
+    };
 
     switch (command) {
       case 'today': {
@@ -149,6 +157,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         print(
           { ...todayAnswer(l, plan), document: l.data },
           plan ? renderPlanToday(l, plan, lang) : renderToday(l, lang),
+          creditsOf([l.data]),
         );
         return exitOf(plan ? planAnswer(l, plan) : answerKind(l));
       }
@@ -158,6 +167,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         print(
           { ...trustedProbabilities(f), stale: f.stale, stale_after: f.staleAfter, document: f.data },
           renderForecast(f, lang),
+          creditsOf([f.data]),
         );
         return f.stale ? EXIT_UNKNOWN : EXIT_ANSWERED;
       }
@@ -170,11 +180,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         if (page !== undefined) {
           const p = await client().historyPage(page, { type });
           const { first_position, next, events } = p;
-          print({ page: p.page, first_position, next, events }, renderEvents(events, lang));
+          print({ page: p.page, first_position, next, events }, renderEvents(events, lang), creditsOf([p]));
           return EXIT_ANSWERED;
         }
         const h = await client().history({ type, limit: values.all ? MAX_HISTORY_EVENTS : limit });
-        print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang));
+        print({ count: h.count, truncated: h.truncated, events: h.events }, renderEvents(h.events, lang), h.credits);
         // Said on stderr, so stdout stays the list: more exists than was asked for by default or than --all may read.
         if (h.truncated && limit === undefined)
           o.note(
@@ -184,8 +194,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       }
       case 'event': {
         if (!id) throw new UsageError('event wants an id: reset-status event <id>');
-        const e = await client().event(id);
-        print({ event: e }, renderEvent(e));
+        const { event: e, credits } = await client().eventDocument(id);
+        print({ event: e }, renderEvent(e), credits);
         return EXIT_ANSWERED;
       }
       case 'watch': {

@@ -192,7 +192,53 @@ export interface HistoryRead {
   truncated: boolean;
   /** Documents read: the newest one and each archived page followed. */
   pagesRead: number;
+  /** The data sources those documents credit (creditsOf): show them with the events. */
+  credits: Credit[];
 }
+
+/** A data source's credit as the API passes it on (`meta.credits`): its name, its link, and the words it asks for. */
+export interface Credit {
+  name: string;
+  url: string;
+  notice: string;
+}
+
+const CreditShape = z.object({
+  name: z.string().min(1).max(100),
+  url: z.string().min(1).max(300),
+  notice: z.string().min(1).max(200).optional(),
+});
+/** Credits shown at most: the API has two; more is a broken or hostile answer, not more sources. */
+const MAX_CREDITS = 5;
+/** Control, zero-width and bidi characters: never printed from an answer. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * The credits the documents carry, as a client must show them: each checked (an http(s) link, a name and notice of
+ * printable text, capped), unprintable characters removed, each link once, at most MAX_CREDITS. A credit without a
+ * notice is shown as "Data: <name>".
+ */
+export function creditsOf(docs: readonly unknown[]): Credit[] {
+  const out = new Map<string, Credit>();
+  for (const doc of docs) {
+    const meta = (doc as { meta?: { credits?: unknown } } | null)?.meta;
+    for (const raw of Array.isArray(meta?.credits) ? meta.credits : []) {
+      const c = CreditShape.safeParse(raw);
+      if (!c.success || !URL.canParse(c.data.url)) continue;
+      const url = new URL(c.data.url);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
+      const name = c.data.name.replace(UNPRINTABLE, '').trim();
+      const notice = (c.data.notice ?? `Data: ${name}`).replace(UNPRINTABLE, '').trim();
+      if (name === '' || notice === '' || out.has(url.href)) continue;
+      out.set(url.href, { name, url: url.href, notice });
+      if (out.size >= MAX_CREDITS) return [...out.values()];
+    }
+  }
+  return [...out.values()];
+}
+
+/** A credit as one line of text: "Data: codex-reset.com (https://codex-reset.com/)". */
+export const creditLine = (c: Credit): string => `${c.notice} (${c.url})`;
 
 export interface HistoryFilter {
   type?: EventType | undefined;
@@ -347,6 +393,7 @@ export function createResetStatusClient(options: ClientOptions = {}) {
         `[reset-status] history limit must be a whole number from 1 to ${MAX_HISTORY_EVENTS}, got ${limit}`,
       );
     const newest = await read<History>('/api/history', NewestHistoryShape, { ...query, ...(type ? { type } : {}) });
+    const docs: unknown[] = [newest];
     const events: ApiEvent[] = [];
     const seen = new Set<string>();
     let left = false;
@@ -368,12 +415,19 @@ export function createResetStatusClient(options: ClientOptions = {}) {
     while (next !== null && events.length < limit && pagesRead < maxPages) {
       const target = nextPage(next, from, type, lang, before);
       const page = await fetchPage(target.url, target.page);
+      docs.push(page);
       pagesRead++;
       take(page.events);
       ({ url: from, page: before } = target);
       next = page.next ?? null;
     }
-    return { document: newest, events, count: newest.count, truncated: left || next !== null, pagesRead };
+    const truncated = left || next !== null;
+    return { document: newest, events, count: newest.count, truncated, pagesRead, credits: creditsOf(docs) };
+  }
+
+  async function eventDocument(id: string): Promise<{ event: ApiEvent; credits: Credit[] }> {
+    const doc = await read<{ event: ApiEvent }>(`/api/events/${encodeURIComponent(id)}`, EventShape, query);
+    return { event: doc.event, credits: creditsOf([doc]) };
   }
 
   return {
@@ -389,8 +443,9 @@ export function createResetStatusClient(options: ClientOptions = {}) {
       const search = new URLSearchParams({ ...query, ...(type ? { type } : {}), page: String(page) });
       return fetchPage(`${baseUrl}/api/history?${search}`, page);
     },
-    event: async (id: string): Promise<ApiEvent> =>
-      (await read<{ event: ApiEvent }>(`/api/events/${encodeURIComponent(id)}`, EventShape, query)).event,
+    event: async (id: string): Promise<ApiEvent> => (await eventDocument(id)).event,
+    /** One event with the credits of the sources it shows (creditsOf): show them with it. */
+    eventDocument,
     openapi: (): Promise<unknown> => read('/api/openapi.json', OpenApiShape),
   };
 }

@@ -7,10 +7,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import {
   createResetStatusClient,
+  creditLine,
+  creditsOf,
   ResetStatusError,
   trustedProbabilities,
   type ApiEvent,
   type ClientOptions,
+  type Credit,
 } from './client.ts';
 import { EVENT_TYPES, HISTORY_PAGE_SIZE, LANGS, PLANS, type Lang } from './config.ts';
 import { escapeJson, todayAnswer } from './format.ts';
@@ -108,11 +111,11 @@ function linkOf(link: string): string[] {
  * no quoted text can close the block early or pose as the answer. An expected failure (the API down, a 404) is a tool
  * error result the agent can read, never a crash.
  */
-async function answer(run: (quoted: Quoted) => Promise<[unknown, string[]]>): Promise<ToolResult> {
+async function answer(run: (quoted: Quoted) => Promise<[unknown, string[], Credit[]?]>): Promise<ToolResult> {
   const quoted: Quoted = {};
-  let payload: unknown, links: string[];
+  let payload: unknown, links: string[], credits: Credit[] | undefined;
   try {
-    [payload, links] = await run(quoted);
+    [payload, links, credits = []] = await run(quoted);
   } catch (err) {
     const e = err instanceof ResetStatusError ? err : new ResetStatusError('network', String(err), null, '');
     return errorResult(
@@ -122,7 +125,12 @@ async function answer(run: (quoted: Quoted) => Promise<[unknown, string[]]>): Pr
     );
   }
   const urls = [...new Set(links.flatMap(linkOf))];
-  const text = `${escapeJson(JSON.stringify(payload, null, 2))}\n\nRules:\n${HONESTY_RULES}\n\nSources:\n${urls.length ? urls.map((l) => `- ${l}`).join('\n') : '- (none)'}`;
+  // The data sources ask to be credited wherever their data is passed on: the agent is told to show these.
+  const credited = credits.length
+    ? `\n\nCredits (show them with this data, as the sources ask):\n${credits.map((c) => `- ${creditLine(c)}`).join('\n')}`
+    : '';
+  const body = credits.length ? { ...(payload as object), credits } : payload;
+  const text = `${escapeJson(JSON.stringify(body, null, 2))}\n\nRules:\n${HONESTY_RULES}\n\nSources:\n${urls.length ? urls.map((l) => `- ${l}`).join('\n') : '- (none)'}${escapeJson(credited)}`;
   const content: ToolResult['content'] = [{ type: 'text', text }];
   if (Object.keys(quoted).length > 0) {
     const json = escapeJson(JSON.stringify({ quoted_third_party: quoted }, null, 2)).replace(/[<>]/g, (c) =>
@@ -178,6 +186,7 @@ export async function runMcpServer(options: ClientOptions & { baseUrl: string })
             latest_reset: latestReset ? quoteEvent(latestReset, quoted) : null,
           },
           [...links, ...eventLinks(base, latestReset ? [latestReset] : [])],
+          creditsOf([l.data]),
         ];
       }),
   );
@@ -201,7 +210,7 @@ export async function runMcpServer(options: ClientOptions & { baseUrl: string })
           announced: stale ? null : data.announced,
           model_version: data.model_version,
         };
-        return [payload, [`${c.baseUrl}/api/forecast${langQuery(lang)}`]];
+        return [payload, [`${c.baseUrl}/api/forecast${langQuery(lang)}`], creditsOf([data])];
       }),
   );
   server.registerTool(
@@ -228,13 +237,15 @@ export async function runMcpServer(options: ClientOptions & { baseUrl: string })
           const events = p.events.slice(0, limit);
           const url = `${c.baseUrl}/api/history?lang=${p.meta.lang}${type ? `&type=${type}` : ''}&page=${page}`;
           const { first_position, next } = p;
-          return [{ page: p.page, first_position, next, events: quote(events) }, [url, ...eventLinks(base, events)]];
+          const read = { page: p.page, first_position, next, events: quote(events) };
+          return [read, [url, ...eventLinks(base, events)], creditsOf([p])];
         }
         const h = await c.history({ type, limit: limit ?? 10 });
         const coverage_note = h.document.coverage?.note ?? null;
         return [
           { count: h.count, truncated: h.truncated, coverage_note, events: quote(h.events) },
           [`${c.baseUrl}/api/history`, ...eventLinks(base, h.events)],
+          h.credits,
         ];
       }),
   );
@@ -246,8 +257,8 @@ export async function runMcpServer(options: ClientOptions & { baseUrl: string })
     },
     ({ id, lang }) =>
       answer(async (quoted) => {
-        const e = await client(lang).event(id);
-        return [{ event: quoteEvent(e, quoted) }, eventLinks(base, [e])];
+        const { event: e, credits } = await client(lang).eventDocument(id);
+        return [{ event: quoteEvent(e, quoted) }, eventLinks(base, [e]), credits];
       }),
   );
   server.registerResource(

@@ -30,8 +30,11 @@ describe('reset-status today', () => {
     for (const args of [[], ['today']]) {
       const r = await runCli(args, env);
       expect(r.code).toBe(0);
-      expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
-      expect(r.stdout).toContain('Yes: Codex usage limits were reset today');
+      // The answer on one line, then the credit of the tracker whose record it shows, as the tracker asks.
+      expect(r.stdout.trimEnd().split('\n')).toEqual([
+        expect.stringContaining('Yes: Codex usage limits were reset today'),
+        'Data: codex-resets.com (https://codex-resets.com/)',
+      ]);
       expect(r.stdout).toContain(latest.today.explanation);
       expect(r.stdout).toContain(`last check: ${latest.last_source_check_at}`);
       expect(r.stdout).toContain(` · announced: ${latest.upcoming.summary} (${latest.upcoming.scheduled_for})`);
@@ -143,7 +146,13 @@ describe('reset-status forecast, history, event', () => {
     expect(h.events.every((e) => e.type === 'global_reset')).toBe(true);
     expect(h.events[0]!.id).toBe('sr-cli-reset');
     const text = await runCli(['history', '--limit', '1'], env);
-    expect(text.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(text.stdout.trimEnd().split('\n')).toEqual([
+      expect.stringContaining('sr-cli-reset'),
+      'Data: codex-resets.com (https://codex-resets.com/)',
+    ]);
+    expect(JSON.parse(r.stdout).credits).toEqual([
+      { name: 'codex-resets.com', url: 'https://codex-resets.com/', notice: 'Data: codex-resets.com' },
+    ]);
     const e = await runCli(['event', 'sr-cli-reset'], env);
     expect(e.code).toBe(0);
     expect(e.stdout).toContain('global_reset  sr-cli-reset');

@@ -66,6 +66,13 @@ describe('reset-status mcp', () => {
 
       const event = await client.callTool({ name: 'reset_event', arguments: { id: 'sr-cli-reset' } });
       expect(payload(event)).toMatchObject({ event: { id: 'sr-cli-reset', type: 'global_reset' } });
+      // A tracker's record comes with its credit, and the agent is told to show it.
+      expect(payload(event).credits).toEqual([
+        { name: 'codex-resets.com', url: 'https://codex-resets.com/', notice: 'Data: codex-resets.com' },
+      ]);
+      expect(text(event)).toContain(
+        'Credits (show them with this data, as the sources ask):\n- Data: codex-resets.com (https://codex-resets.com/)',
+      );
       expect(text(event)).toContain(`${api.fresh.url}/api/events/sr-cli-reset`);
 
       const missing = await client.callTool({ name: 'reset_event', arguments: { id: 'no-such-event' } });
