@@ -24,11 +24,14 @@ function mapLeaves<T>(value: T, leaf: (v: unknown, key: string) => unknown, key 
 export const roundDeep = <T>(value: T): T =>
   mapLeaves(value, (v) => (typeof v === 'number' && !Number.isInteger(v) ? round4(v) : v));
 
-/** The newest time among the events, in the form it is recorded (a date or an instant); null for none. */
+/**
+ * The newest time among the events, in the form it is recorded (a date or an instant); null for none. The service's own
+ * read of a reset's post counts: it is when a reset became verified, or was last found not verifiable.
+ */
 export function newestAmong(events: readonly Event[]): string | null {
   const ms = (t: string) => Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
   return events
-    .map(newestTime)
+    .flatMap((e) => [newestTime(e), ...(e.verification?.read_at ? [e.verification.read_at] : [])])
     .reduce<string | null>((best, t) => (best === null || ms(t) > ms(best) ? t : best), null);
 }
 

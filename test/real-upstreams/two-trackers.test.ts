@@ -218,6 +218,9 @@ describe('2026-09-08: the service reads the official post itself', () => {
       author: 'thsottiaux',
       read_at: '2026-09-08T12:00:00Z',
     });
+    // Its document changed when it was verified, and says so.
+    const doc = await b.doc<{ meta: { updated_at: string } }>(`api/en/events/${e.id}.json`);
+    expect(doc.meta.updated_at).toBe('2026-09-08T12:00:00Z');
     for (const lang of LANGS) {
       const notes = (await b.doc<{ event: Verified }>(`api/${lang}/events/${e.id}.json`)).event.verification_notes!;
       expect(notes, lang).toContain(POST_0908);
