@@ -213,6 +213,11 @@ describe('ci.yml', () => {
 
 describe('.ci/run', () => {
   const script = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+  /** The commands alone: every line but comments. */
+  const commands = script
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n');
 
   it('installs the one lockfile (infra/ is a workspace), typechecks, checks the committed build outputs, then tests, in that order', () => {
     expect(script).not.toContain('--prefix infra');
@@ -222,12 +227,38 @@ describe('.ci/run', () => {
       'scripts/build-edge.ts --check',
       'npm run synth -- --check',
       'npm test',
-    ].map((cmd) => script.indexOf(cmd));
+    ].map((cmd) => commands.indexOf(cmd));
     expect(
       order.every((i) => i !== -1),
       order.join(),
     ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("runs the README's two commands in a clone of the checkout in a fresh temporary folder, and the suite once", () => {
+    // The clone is the only entry of a folder made for it: nothing beside it (no ../shared, no other checkout).
+    expect(commands).toMatch(/^WORK="\$\(mktemp -d [^\n]*\)"$/m);
+    expect(commands).toMatch(/^CLONE="\$WORK\/[\w.-]+"$/m);
+    const clone = commands.search(/git [^\n]*clone [^\n]*"\$CHECKOUT" "\$CLONE"/);
+    const into = commands.indexOf('\ncd "$CLONE"\n');
+    expect(clone).toBeGreaterThan(-1);
+    expect(into).toBeGreaterThan(clone);
+    // The README's block at its top: `npm ci && npm run build`, then `npm test`.
+    const block = /```sh\n([\s\S]*?)```/.exec(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
+    const readmeCommands = block
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter(Boolean)
+      .flatMap((l) => l.split('&&').map((c) => c.trim()));
+    expect(readmeCommands).toEqual(['npm ci', 'npm run build', 'npm test']);
+    let at = into;
+    for (const cmd of readmeCommands) {
+      const next = commands.slice(at).search(new RegExp(`^${cmd}\\b`, 'm'));
+      expect(next, `${cmd} after cd "$CLONE", in the README's order`).toBeGreaterThan(-1);
+      at += next + 1;
+    }
+    expect(commands.match(/^npm test\b/gm)).toHaveLength(1);
+    expect(commands).not.toMatch(/\bvitest run\b/);
   });
 
   it("installs Debian's radosgw when it is missing", () => {
