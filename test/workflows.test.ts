@@ -213,11 +213,12 @@ describe('ci.yml', () => {
 
 describe('.ci/run', () => {
   const script = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
-  /** The commands alone: every line but comments. */
+  /** The commands alone: every line but comments, a command continued over lines on one. */
   const commands = script
     .split('\n')
     .filter((l) => !/^\s*#/.test(l))
-    .join('\n');
+    .join('\n')
+    .replace(/\\\n\s*/g, '');
 
   it('installs the one lockfile (infra/ is a workspace), typechecks, checks the committed build outputs, then tests, in that order', () => {
     expect(script).not.toContain('--prefix infra');
