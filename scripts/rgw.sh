@@ -131,9 +131,9 @@ create_bucket() {
   AWS_ACCESS_KEY_ID=$RGW_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$RGW_SECRET_KEY AWS_DEFAULT_REGION=$RGW_REGION \
     aws --endpoint-url "http://127.0.0.1:$port" s3api create-bucket --bucket "$bucket" >/dev/null 2>&1 && return 0
   # Without awscli (or when it fails), the SDK the project already depends on does the same.
-  (cd "$(dirname "$0")/.." && RGW_PORT=$port RGW_BUCKET=$bucket RGW_AK=$RGW_ACCESS_KEY RGW_SK=$RGW_SECRET_KEY RGW_REGION=$RGW_REGION node --input-type=module -e '
+  (cd "$(dirname "$0")/.." && RGW_PORT=$port RGW_BUCKET=$bucket RGW_AK=$RGW_ACCESS_KEY RGW_SK=$RGW_SECRET_KEY RGW_S3_REGION=$RGW_REGION node --input-type=module -e '
     import { S3Client, CreateBucketCommand } from "@aws-sdk/client-s3";
-    const c = new S3Client({ endpoint: `http://127.0.0.1:${process.env.RGW_PORT}`, region: process.env.RGW_REGION, forcePathStyle: true,
+    const c = new S3Client({ endpoint: `http://127.0.0.1:${process.env.RGW_PORT}`, region: process.env.RGW_S3_REGION, forcePathStyle: true,
       credentials: { accessKeyId: process.env.RGW_AK, secretAccessKey: process.env.RGW_SK } });
     try { await c.send(new CreateBucketCommand({ Bucket: process.env.RGW_BUCKET })); }
     catch (e) { if (e.name !== "BucketAlreadyOwnedByYou") throw e; }

@@ -125,7 +125,7 @@ describe('docs/deploy.md, the variables and secrets table', () => {
 
   it('names RESET_PUBLIC_BASE_URL as required for production', () => {
     expect(deploy).toMatch(/\*\*`RESET_PUBLIC_BASE_URL` is required for production\.\*\*/);
-    expect(deploy).toMatch(/^\| `RESET_PUBLIC_BASE_URL` \| variable \| refresh\.yml \| \*\*yes\*\* \|/m);
+    expect(deploy).toMatch(/^\| `RESET_PUBLIC_BASE_URL` \| variable \| refresh\.yml, release\.yml \| \*\*yes\*\* \|/m);
   });
 });
 

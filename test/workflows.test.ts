@@ -10,6 +10,7 @@ import { METRIC_NAMESPACE, REFRESH_METRIC, REFRESH_WORKFLOW_FILE } from '../infr
 import type { RunSummary } from '../builder/run.ts';
 import { formatFailureSummary, formatStepSummary } from '../schedules/refresh.ts';
 import { SCHEDULE_ENTRIES } from '../scripts/build-schedules.ts';
+import { TAG_PREFIX } from '../scripts/pack-client.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WORKFLOW_DIR = path.join(ROOT, '.github/workflows');
@@ -61,6 +62,8 @@ const runs = (job: Job): string =>
     .map((s) => s.run ?? '')
     .join('\n');
 const usesOidc = (job: Job): boolean => steps(job).some((s) => (s.uses ?? '').startsWith(`${OIDC_ACTION}@`));
+/** The job publishes to npm by trusted publishing: `npm publish`, with npm's OIDC exchange in place of a token. */
+const publishesToNpm = (job: Job): boolean => /^\s*npm publish\b/m.test(runs(job));
 const crons = (w: Workflow): string[] => ((w.on.schedule as { cron: string }[] | undefined) ?? []).map((s) => s.cron);
 const effectivePermissions = (w: Workflow, job: Job): Record<string, string> | string | undefined =>
   job.permissions ?? w.permissions;
@@ -116,8 +119,8 @@ function bundleHandedOver(w: Workflow, job: Job, bundle: string): void {
 }
 
 describe('every workflow', () => {
-  it('exists: ci, refresh and backup', () => {
-    expect(files).toEqual(expect.arrayContaining(['ci.yml', 'refresh.yml', 'backup.yml']));
+  it('exists: ci, refresh, backup and release', () => {
+    expect(files).toEqual(expect.arrayContaining(['ci.yml', 'refresh.yml', 'backup.yml', 'release.yml']));
   });
 
   it.each(files)('%s declares least-privilege permissions: read-only by default, never write-all', (file) => {
@@ -131,20 +134,22 @@ describe('every workflow', () => {
       expect(typeof perms, `${file} ${name}: permissions`).toBe('object');
       for (const [scope, level] of Object.entries(perms as Record<string, string>)) {
         if (level !== 'write') continue;
-        // OIDC jobs may mint an id token; the keepalive may re-enable workflows; nothing may write the repository.
+        // OIDC jobs (the AWS role, npm's trusted publishing) may mint an id token; the keepalive may re-enable
+        // workflows; nothing may write the repository.
         const allowed =
-          (scope === 'id-token' && usesOidc(job)) ||
+          (scope === 'id-token' && (usesOidc(job) || publishesToNpm(job))) ||
           (scope === 'actions' && /\/enable\b|workflow enable/.test(runs(job)));
         expect(allowed, `${file} ${name}: ${scope}: write`).toBe(true);
       }
     }
   });
 
-  it.each(files)('%s asks for an id token only in jobs that assume the AWS role, and assumes it by OIDC', (file) => {
+  it.each(files)('%s asks for an id token only to assume the AWS role by OIDC or to publish to npm', (file) => {
     const w = wf(file);
     for (const [name, job] of Object.entries(w.jobs)) {
       const perms = effectivePermissions(w, job) as Record<string, string>;
-      expect(perms['id-token'] === 'write', `${file} ${name}: id-token write iff OIDC`).toBe(usesOidc(job));
+      const oidc = usesOidc(job) || publishesToNpm(job);
+      expect(perms['id-token'] === 'write', `${file} ${name}: id-token write iff OIDC`).toBe(oidc);
       for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith(`${OIDC_ACTION}@`))) {
         expect(s.with?.['role-to-assume'], `${file} ${name}`).toMatch(ROLE_VARS);
         expect(
@@ -208,6 +213,12 @@ describe('ci.yml', () => {
 
 describe('.ci/run', () => {
   const script = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+  /** The commands alone: every line but comments, a command continued over lines on one. */
+  const commands = script
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\\\n\s*/g, '');
 
   it('installs the one lockfile (infra/ is a workspace), typechecks, checks the committed build outputs, then tests, in that order', () => {
     expect(script).not.toContain('--prefix infra');
@@ -217,12 +228,38 @@ describe('.ci/run', () => {
       'scripts/build-edge.ts --check',
       'npm run synth -- --check',
       'npm test',
-    ].map((cmd) => script.indexOf(cmd));
+    ].map((cmd) => commands.indexOf(cmd));
     expect(
       order.every((i) => i !== -1),
       order.join(),
     ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("runs the README's two commands in a clone of the checkout in a fresh temporary folder, and the suite once", () => {
+    // The clone is the only entry of a folder made for it: nothing beside it (no ../shared, no other checkout).
+    expect(commands).toMatch(/^WORK="\$\(mktemp -d [^\n]*\)"$/m);
+    expect(commands).toMatch(/^CLONE="\$WORK\/[\w.-]+"$/m);
+    const clone = commands.search(/git [^\n]*clone [^\n]*"\$CHECKOUT" "\$CLONE"/);
+    const into = commands.indexOf('\ncd "$CLONE"\n');
+    expect(clone).toBeGreaterThan(-1);
+    expect(into).toBeGreaterThan(clone);
+    // The README's block at its top: `npm ci && npm run build`, then `npm test`.
+    const block = /```sh\n([\s\S]*?)```/.exec(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
+    const readmeCommands = block
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter(Boolean)
+      .flatMap((l) => l.split('&&').map((c) => c.trim()));
+    expect(readmeCommands).toEqual(['npm ci', 'npm run build', 'npm test']);
+    let at = into;
+    for (const cmd of readmeCommands) {
+      const next = commands.slice(at).search(new RegExp(`^${cmd}\\b`, 'm'));
+      expect(next, `${cmd} after cd "$CLONE", in the README's order`).toBeGreaterThan(-1);
+      at += next + 1;
+    }
+    expect(commands.match(/^npm test\b/gm)).toHaveLength(1);
+    expect(commands).not.toMatch(/\bvitest run\b/);
   });
 
   it("installs Debian's radosgw when it is missing", () => {
@@ -346,6 +383,72 @@ describe('backup.yml', () => {
   });
 });
 
+describe('release.yml', () => {
+  const w = wf('release.yml');
+  const text = raw.get('release.yml') as string;
+  const entries = Object.entries(w.jobs);
+  const [packName, pack] = entries.find(([, j]) => /scripts\/pack-client\.ts/.test(runs(j))) ?? [];
+  const [, publish] = entries.find(([, j]) => publishesToNpm(j)) ?? [];
+
+  it('runs only when a version tag of the package is pushed', () => {
+    expect(Object.keys(w.on)).toEqual(['push']);
+    expect(w.on.push).toEqual({ tags: [`${TAG_PREFIX}*`] });
+    const c = w.concurrency as { group: string; 'cancel-in-progress'?: boolean };
+    expect(c['cancel-in-progress']).toBe(false);
+  });
+
+  it('packs without an id token: installs, runs the client tests, bakes in RESET_PUBLIC_BASE_URL and asks it', () => {
+    expect(pack).toBeDefined();
+    const job = pack as Job;
+    expect(effectivePermissions(w, job)).toEqual({ contents: 'read' });
+    const all = steps(job);
+    const at = (re: RegExp) => all.findIndex((s) => re.test(s.run ?? ''));
+    const install = at(/^npm ci\b/);
+    const tests = at(/^npx vitest run test\/clients$/);
+    const packing = at(/scripts\/pack-client\.ts/);
+    const answers = at(/build\/npm\/package\/dist\/reset-status\.js today/);
+    const upload = all.findIndex((s) => usesAction(s, 'actions/upload-artifact'));
+    expect([install, tests, packing, answers, upload].every((i) => i >= 0)).toBe(true);
+    expect([install, tests, packing, answers, upload]).toEqual(
+      [install, tests, packing, answers, upload].sort((a, b) => a - b),
+    );
+    // The package's default API is the URL the refresh workflow publishes the API at: one variable.
+    expect(all[packing]!.env?.RESET_PUBLIC_BASE_URL).toBe('${{ vars.RESET_PUBLIC_BASE_URL }}');
+    const cmd = (all[packing]!.run ?? '').replace(/\s+/g, ' ').trim();
+    expect(cmd).toContain('--tag "$GITHUB_REF_NAME"');
+    expect(cmd).toContain('--repository "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY"');
+    expect(cmd).toContain('--out build/npm');
+    expect(all[upload]!.with?.path).toBe(`build/npm/${TAG_PREFIX.replace(/-v$/, '')}-*.tgz`);
+  });
+
+  it('publishes by npm trusted publishing: an id token, provenance, no token, nothing installed from the repository', () => {
+    expect(publish).toBeDefined();
+    const job = publish as Job;
+    expect(job.needs).toBe(packName);
+    expect(effectivePermissions(w, job)).toEqual({ contents: 'read', 'id-token': 'write' });
+    // GitHub-hosted: npm does not accept trusted publishing from self-hosted runners.
+    expect(String((job as { 'runs-on'?: string })['runs-on'])).toMatch(/^ubuntu-/);
+    expect(text).not.toMatch(/NPM_TOKEN|NODE_AUTH_TOKEN|_authToken|secrets\./);
+    const all = steps(job);
+    expect(all.some((s) => usesAction(s, 'actions/checkout'))).toBe(false);
+    expect(runs(job)).not.toMatch(/\bnpm ci\b|\bnpx\b|\btsx\b/);
+    const download = all.findIndex((s) => usesAction(s, 'actions/download-artifact'));
+    const publishing = all.findIndex((s) => /^npm publish /.test(s.run ?? ''));
+    expect(download).toBeGreaterThanOrEqual(0);
+    expect(publishing).toBeGreaterThan(download);
+    const uploaded = steps(pack as Job).find((s) => usesAction(s, 'actions/upload-artifact'));
+    expect(all[download]!.with?.name).toBe(uploaded?.with?.name);
+    const cmd = all[publishing]!.run ?? '';
+    expect(cmd).toContain('--provenance');
+    expect(cmd).toContain(`build/npm/reset-status-\${GITHUB_REF_NAME#${TAG_PREFIX}}.tgz`);
+    // npm 11.5.1 and Node 22.14.0 are trusted publishing's minimum; the runner's npm is upgraded when older.
+    expect(runs(job)).toContain('11.5.1');
+    expect(runs(job)).toContain('b >= 14');
+    const node = all.find((s) => usesAction(s, 'actions/setup-node'));
+    expect(node?.with?.['registry-url']).toBe('https://registry.npmjs.org');
+  });
+});
+
 describe('refresh step summary', () => {
   const summary: RunSummary = {
     asOf: '2026-11-21T12:00:00.000Z',
@@ -414,8 +517,9 @@ describe('supply chain', () => {
       if (!privileged) continue;
       for (const cmd of runs(job).match(/npm (ci|install|i)\b[^\n]*/g) ?? []) {
         expect(cmd, `${file} ${name}`).toContain('--ignore-scripts');
-        // Only the builder's packages: the CDK app (the infra/ workspace) is not needed to refresh or back up.
-        expect(cmd, `${file} ${name}`).toContain('--workspaces=false');
+        // Only the builder's packages: the CDK app (the infra/ workspace) is not needed to refresh or back up. (A
+        // global install, npm itself where the runner's is too old, is not the repository's.)
+        if (!cmd.includes('--global')) expect(cmd, `${file} ${name}`).toContain('--workspaces=false');
       }
       // Nor a dependency cache another workflow could have written.
       for (const s of steps(job).filter((x) => (x.uses ?? '').startsWith('actions/setup-node@'))) {

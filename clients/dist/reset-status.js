@@ -11,8 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
-// clients/src/config.ts
+// clients/src/api-url.ts
 var PRODUCTION_API_URL = null;
+
+// clients/src/config.ts
 var NO_API_URL_MESSAGE = "no API URL configured: pass --base-url URL or set RESET_STATUS_API_URL (this build of the package names no production host)";
 var API_URL_ENV = "RESET_STATUS_API_URL";
 var CACHE_DIR_ENV = "RESET_STATUS_CACHE_DIR";
@@ -767,6 +769,7 @@ Commands:
   statusline         a short segment for a prompt or tmux (cached on disk for 60 s)
   mcp                an MCP server on stdio (tools reset_today, reset_forecast, reset_history, reset_event)
 Options: --lang en|de|ko|ja|zh (default from LANG, else en)  --json  --base-url URL (or ${API_URL_ENV})  --timeout MS
+API without --base-url or ${API_URL_ENV}: ${PRODUCTION_API_URL ?? "none (this build of the package names no production host)"}
 Exit codes: 0 answered, 2 unknown or stale, 1 error.
   today --plan: 0 yes, not for your plan, or no reset today; 2 not stated (the post does not say), unknown or stale.`;
 var UsageError = class extends Error {

@@ -1,11 +1,7 @@
 // The client's defaults. The package imports nothing of the builder: these mirror the API's published contract.
 
-/**
- * Where the public API is served. The repository fixes no production host yet, so there is none: whoever publishes the
- * package sets it here; until then every call needs `--base-url`, `RESET_STATUS_API_URL` or the `baseUrl` option, and
- * says so (a placeholder host would only fail later with a less helpful network error).
- */
-export const PRODUCTION_API_URL: string | null = null;
+/** The API asked without --base-url, RESET_STATUS_API_URL or `baseUrl`: baked in by a release, else null. */
+export { PRODUCTION_API_URL } from './api-url.ts';
 export const NO_API_URL_MESSAGE =
   'no API URL configured: pass --base-url URL or set RESET_STATUS_API_URL (this build of the package names no production host)';
 export const API_URL_ENV = 'RESET_STATUS_API_URL';

@@ -22,6 +22,15 @@ describe('the client package’s generated files', () => {
     expect((await readFile(CLIENT_BUNDLE_FILE, 'utf8')) === fresh, HINT).toBe(true);
   });
 
+  it('a release’s bundle is the committed one with its API URL where the repository’s names none', async () => {
+    const url = 'https://api.example.org/v1';
+    const committed = await readFile(CLIENT_BUNDLE_FILE, 'utf8');
+    expect(committed).toContain('\nvar PRODUCTION_API_URL = null;\n');
+    expect(await bundleClient(url)).toBe(
+      committed.replace('\nvar PRODUCTION_API_URL = null;\n', `\nvar PRODUCTION_API_URL = ${JSON.stringify(url)};\n`),
+    );
+  });
+
   it('npm links the workspace’s bin, so `npx reset-status` runs the committed bundle from the repository', async () => {
     const link = path.resolve(import.meta.dirname, '../../node_modules/.bin/reset-status');
     expect(await realpath(link)).toBe(await realpath(CLIENT_BUNDLE_FILE));
