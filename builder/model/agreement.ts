@@ -34,6 +34,12 @@ export const ORIGIN_NAMES: Readonly<Record<Origin, string>> = {
  */
 export const MISSING_AFTER_MS = 6 * 60 * 60 * 1000;
 
+/**
+ * Records of one post counted at most: a post has a handful (one per source, a few for a source that lists it twice);
+ * a source listing one post thousands of times stays linear.
+ */
+const MAX_VOTES_PER_POST = 40;
+
 /** What each tracker showed of itself: its last good check, and the time of the oldest record it lists. */
 export interface TrackerHealth {
   origin: TrackerOrigin;
@@ -110,7 +116,11 @@ export function computeAgreement(input: {
   const settled = new Set(input.reviews.filter((r) => reviewedBy(r.reviewed_at, asOf)).map((r) => r.post_id));
   // Every source's votes on each post: its records citing it, and codex-reset.com's labels of records it has no event for.
   const byPost = new Map<string, RecordedBy[]>();
-  const vote = (post: string, v: RecordedBy) => void byPost.set(post, [...(byPost.get(post) ?? []), v]);
+  const vote = (post: string, v: RecordedBy) => {
+    const list = byPost.get(post);
+    if (list === undefined) byPost.set(post, [v]);
+    else if (list.length < MAX_VOTES_PER_POST) list.push(v);
+  };
   // codex-reset.com speaks through its labels (its own words), under the id of its event where it has one.
   const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));
   const labelVote = (l: SourceLabel): RecordedBy => {

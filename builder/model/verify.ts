@@ -107,14 +107,17 @@ export const quoteAgrees = (post: string, quote: string): boolean => {
   return Math.min(p.length, q.length) >= MIN_QUOTE_CHARS && (p.startsWith(q) || q.startsWith(p));
 };
 
-/** Every source's quote of `post`: the records citing it (their evidence_text) and codex-reset.com's `text`. */
-function quotesOf(post: string, records: readonly Event[], labels: readonly SourceLabel[]) {
-  const quotes: { origin: Event['origin']; quote: string }[] = [];
-  for (const r of records)
-    if (citedPost(r.sources)?.id === post && r.evidence_text.trim() !== '')
-      quotes.push({ origin: r.origin, quote: r.evidence_text });
-  for (const l of labels)
-    if (l.post_id === post && l.quote.trim() !== '') quotes.push({ origin: 'reset_timeline', quote: l.quote });
+/** Every source's quotes, by the post they quote: the records citing it (evidence_text) and codex-reset.com's `text`. */
+function quotesByPost(records: readonly Event[], labels: readonly SourceLabel[]) {
+  const quotes = new Map<string, { origin: Event['origin']; quote: string }[]>();
+  const add = (post: string | undefined, origin: Event['origin'], quote: string) => {
+    if (post === undefined || quote.trim() === '') return;
+    const list = quotes.get(post) ?? [];
+    // A handful per post (one per source); more is a source repeating itself.
+    if (list.length < 20) quotes.set(post, [...list, { origin, quote }]);
+  };
+  for (const r of records) add(citedPost(r.sources)?.id, r.origin, r.evidence_text);
+  for (const l of labels) add(l.post_id ?? undefined, 'reset_timeline', l.quote);
   return quotes;
 }
 
@@ -136,6 +139,7 @@ export function verifyEvents(
     asOf: Date;
   },
 ): Event[] {
+  const quoted = quotesByPost(ctx.records, ctx.labels);
   const reads = new Map(
     ctx.reads.filter((r) => Date.parse(r.read_at) <= ctx.asOf.getTime()).map((r) => [r.post_id, r] as const),
   );
@@ -146,7 +150,7 @@ export function verifyEvents(
     const sources = [
       ...new Set((e.recorded_by ?? []).filter((v) => v.reads_as === 'global_reset').map((v) => v.origin)),
     ].sort();
-    const quotes = post === null ? [] : quotesOf(post.id, ctx.records, ctx.labels);
+    const quotes = post === null ? [] : (quoted.get(post.id) ?? []);
     const v = (reason: Verification['reason'], quoted_by: Event['origin'][] = []): Verification => ({
       state: reason === null ? 'verified' : 'not_verified',
       reason,

@@ -224,7 +224,11 @@ describe('the reset-status package', () => {
     expect(viaFlag.code).toBe(0);
     expect(viaFlag.stdout).toMatch(/^Yes: Codex usage limits were reset today/);
     expect(viaFlag.stdout).toContain(latest.today.explanation);
-    expect(viaFlag.stdout.trimEnd().split('\n')).toHaveLength(1);
+    // The answer on one line, then the credit the tracker whose record it is asks for.
+    expect(viaFlag.stdout.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^Yes: /),
+      'Data: codex-resets.com (https://codex-resets.com/)',
+    ]);
     const json = await run(bin, ['today', '--json', '--base-url', preview.url], { env: userEnv });
     expect(JSON.parse(json.stdout)).toMatchObject({ answer: 'yes', reset: true, stale: false });
     reportLines.push(`offline install: reset-status today --base-url ${preview.url} (exit ${viaFlag.code})`);
