@@ -128,3 +128,34 @@ describe('planNotifications', () => {
     expect(recordOutcomes(log, [], new Date(NOW.getTime() + 9 * 86_400_000)).sent).toEqual([]);
   });
 });
+
+describe('a reset verified after it was announced', () => {
+  it('keeps its id and is never news again: the confirmed day stands for the reset already sent', () => {
+    const e = ev('sr-2097174560412246215', '2026-11-21T08:00:00Z');
+    const first = planNotifications(EMPTY, [e], null, today('recorded_today', [e.id]), NOW, O);
+    expect(keys(first)).toEqual(['a:reset:sr-2097174560412246215', 'b:reset:sr-2097174560412246215']);
+    const log = recordOutcomes(
+      EMPTY,
+      first.map((d) => ({ channel: d.channel, key: d.keys[0]!, result: 'sent' as const, detail: '200' })),
+      NOW,
+      new Set(),
+    );
+    // The same event, now verified by the service: nothing new to send.
+    const verified = { ...e, status: 'verified' as const };
+    expect(planNotifications(log, [verified], null, today('confirmed_today', [e.id]), NOW, O)).toEqual([]);
+  });
+
+  it('sends one message, the confirmed day, when a reset is recorded and verified in the same run', () => {
+    const e = { ...ev('sr-1', '2026-11-21T08:00:00Z'), status: 'verified' as const };
+    expect(keys(planNotifications(EMPTY, [e], null, today('confirmed_today', [e.id]), NOW, O))).toEqual([
+      'a:confirmed:2026-11-21',
+      'b:confirmed:2026-11-21',
+    ]);
+  });
+
+  it('credits codex-reset.com in a message built from its record, as its terms ask', () => {
+    const e = ev('rt-2103911959544610829', '2026-11-21T08:00:00Z', { origin: 'reset_timeline' });
+    const [d] = planNotifications(EMPTY, [e], null, today('recorded_today', [e.id]), NOW, { ...O, channels: ['a'] });
+    expect(d!.message.summary).toMatch(/Data: codex-reset\.com \(https:\/\/codex-reset\.com\/\)$/);
+  });
+});

@@ -10,6 +10,7 @@
 // - 2026-04-07, 04-09, 04-17, 04-28 are `boost` and 2025-12-25 `unlock` at codex-reset.com, global resets in the ledger;
 // - 2026-07-29 and 2026-08-27 are absent from codex-reset.com;
 // - 2026-09-26T18:17:54Z "Resets all propagated. That will be all.": after the curated archive ends.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LANGS } from '../../builder/contract.ts';
 import { parseCalendar } from '../helpers/follow.ts';
@@ -166,6 +167,13 @@ describe('2026-09-26: the first tracker down during a reset after the archive en
     expect(l.today).toMatchObject({ state: 'recorded_today', reset: true, event_ids: ['rt-2103911959544610829'] });
     expect(l.today.explanation).toContain('recorded by codex-reset.com');
     const e = (await b.doc<{ event: Verified & { title: string } }>('api/en/events/rt-2103911959544610829.json')).event;
+    // No source states a reason: the title says what is known, in every language.
+    for (const lang of LANGS) {
+      const common = JSON.parse(readFileSync(new URL(`../../locales/${lang}/common.json`, import.meta.url), 'utf8'));
+      const doc = await b.doc<{ event: { title: string } }>(`api/${lang}/events/rt-2103911959544610829.json`);
+      expect(doc.event.title, lang).toBe(common.title.global_reset_unstated);
+      expect(doc.event.title, lang).not.toContain(common.reason.other);
+    }
     expect(e.title).toBe('Codex usage limits reset for everyone');
     expect(e).toMatchObject({ status: 'archived', agreement: 'single_source' });
     expect(e.verification).toMatchObject({ state: 'not_verified', reason: 'single_source' });
@@ -218,6 +226,15 @@ describe('2026-09-08: the service reads the official post itself', () => {
       author: 'thsottiaux',
       read_at: '2026-09-08T12:00:00Z',
     });
+    // The post reader is a source check of its own, translated like every other.
+    // X answered every read: the day's post, and 404 for the five history posts this scenario does not serve.
+    expect((await checks(b)).find((c) => c.source === 'post-embed')).toMatchObject({
+      ok: true,
+      items_read: 1,
+      detail_code: 'ok_posts_not_found',
+    });
+    const de = await b.doc<{ source_checks: { source: string; detail: string }[] }>('api/de/status.json');
+    expect(de.source_checks.find((c) => c.source === 'post-embed')?.detail).toBeTruthy();
     // Its document changed when it was verified, and says so.
     const doc = await b.doc<{ meta: { updated_at: string } }>(`api/en/events/${e.id}.json`);
     expect(doc.meta.updated_at).toBe('2026-09-08T12:00:00Z');

@@ -208,3 +208,44 @@ describe('applySourceResults', () => {
     expect(state).toEqual(copy);
   });
 });
+
+describe('an announced reset from either tracker', () => {
+  const announcement = (id: string, scheduled_for: string) => ({
+    id,
+    upstream_id: id,
+    type: 'global_reset' as const,
+    announced_at: '2026-11-21T11:00:00Z',
+    scheduled_for,
+    text: 'Your Codex and ChatGPT Work reset will land at 6pm PST.',
+    source: { platform: 'X', url: `https://x.com/thsottiaux/status/${id}` },
+    first_seen_at: '2026-11-21T11:00:00Z',
+  });
+  const result = (kind: 'tracker_status' | 'reset_timeline', a: ReturnType<typeof announcement> | null) => ({
+    check: { ...check('reset-tracker', true, AS_OF.toISOString()), source: kind, kind },
+    announcement: a,
+  });
+
+  it("takes codex-reset.com's announced window when codex-resets.com announces none, and names where it came from", () => {
+    const timeline = announcement('2094144275957350900', '2026-11-22T02:00:00Z');
+    const s = applySourceResults(
+      emptyState(),
+      [result('tracker_status', null), result('reset_timeline', timeline)],
+      [],
+      AS_OF,
+    );
+    expect(s.announcement).toMatchObject({ id: timeline.id, origin: 'reset_timeline' });
+  });
+
+  it("keeps codex-resets.com's scheduled reset first when it has one", () => {
+    const first = announcement('2105843926221660585', '2026-11-21T17:00:00Z');
+    const timeline = announcement('2094144275957350900', '2026-11-22T02:00:00Z');
+    const s = applySourceResults(
+      emptyState(),
+      [result('tracker_status', first), result('reset_timeline', timeline)],
+      [],
+      AS_OF,
+    );
+    expect(s.announcement).toMatchObject({ id: first.id });
+    expect(s.announcement?.origin).toBeUndefined();
+  });
+});
