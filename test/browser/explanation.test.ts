@@ -17,17 +17,7 @@ import {
   type LoopbackServer,
   type TempBuild,
 } from '../helpers/build.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 
 interface Case {
   name: string;
@@ -189,7 +179,7 @@ const BROWSER_SUITE = 'one explanation of unknown: the page, as served and from 
     const pages = new Map<boolean, Page>();
     const html = new Map<boolean, string>();
     beforeAll(async () => {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
       for (const script of [true, false]) {
         const page = await (await browser.newContext({ javaScriptEnabled: script })).newPage();
         // Nothing leaves the browser: the page itself is answered here, every API fetch fails as a network error.

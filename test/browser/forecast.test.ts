@@ -17,17 +17,7 @@ import {
   type LoopbackServer,
   type TempBuild,
 } from '../helpers/build.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 
 let tracker: LoopbackServer;
 /** Built 2026-09-08 12:00 UTC, a day with a recorded reset (today holds until midnight), as issue #40 measured. */
@@ -64,7 +54,7 @@ const SUITE = "the page's forecast past its stale_after, in Chromium";
 (SKIP === null ? describe : describe.skip)(SKIP === null ? SUITE : `${SUITE} [skipped: ${SKIP}]`, () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -11,19 +11,8 @@ import { startPreview, type PreviewServer } from '../../builder/edge/preview.ts'
 import { translator } from '../../builder/render/i18n.ts';
 import { createTempBuild, startLoopback, trackerHandler, type LoopbackServer } from '../helpers/build.ts';
 import { fixture } from '../sources/helpers.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-// --no-sandbox: CI runs as root in a container; --disable-dev-shm-usage: a container's /dev/shm is 64 MB.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
