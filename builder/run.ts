@@ -2,20 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { computeAccuracy, recordForecast } from './model/accuracy.ts';
 import { applySourceResults, sourcesDue } from './model/apply.ts';
-import { applyReviewDates, eventMs, knownBy, mergeEvents } from './model/events.ts';
+import { applyReviewDates, knownBy, mergeEvents } from './model/events.ts';
 import { computeForecast, type Forecast } from './model/forecast.ts';
 import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.ts';
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
-import { formatInstant } from './contract.ts';
 import { attachReach } from './model/reach.ts';
-import {
-  TRACKER_ORIGINS,
-  type Announcement,
-  type Event,
-  type SourceCheck,
-  type SourceLabel,
-  type State,
-} from './model/schemas.ts';
+import type { Announcement, Event, State } from './model/schemas.ts';
 import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/announcement.ts';
 import { renderApiParts, type RenderInput } from './render/documents.ts';
@@ -41,7 +33,7 @@ import type { EdgeStore, EdgeStoreReport } from './publish/edge-store.ts';
 import type { PublishReport, Sink } from './publish/sink.ts';
 import { loadCuratedData, type CuratedData } from './sources/archive.ts';
 import type { PostReadResult, SourceResult } from './model/inputs.ts';
-import { computeAgreement, type TrackerHealth } from './model/agreement.ts';
+import { computeAgreement, trackerHealth } from './model/agreement.ts';
 import { applyPostReads, planPostReads, verifyEvents } from './model/verify.ts';
 import { fetchPostReads } from './sources/post-embed.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
@@ -193,23 +185,6 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
   return { events, signals };
 }
 
-/** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
-function trackerHealth(checks: readonly SourceCheck[], records: readonly Event[], labels: readonly SourceLabel[]) {
-  const kinds = { service_resets: 'reset_tracker', reset_timeline: 'reset_timeline' } as const;
-  return TRACKER_ORIGINS.map((origin): TrackerHealth => {
-    const good = checks.filter((c) => c.ok && c.kind === kinds[origin]).map((c) => c.checked_at);
-    const times = [
-      ...records.filter((r) => r.origin === origin).map(eventMs),
-      ...(origin === 'reset_timeline' ? labels.map((l) => Date.parse(l.at)) : []),
-    ];
-    return {
-      origin,
-      last_good_check_at: good.sort().at(-1) ?? null,
-      covers_from: times.length === 0 ? null : formatInstant(times.reduce((a, b) => Math.min(a, b))),
-    };
-  });
-}
-
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
 async function notify(
   deps: RunDeps,
@@ -295,21 +270,16 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
  * the service reads official posts itself: the model plans which (bounded, today's first, none read for good twice)
  * from the events this run would publish, the reader reads them, and the state will remember every answer.
  */
-async function readAll(
-  deps: RunDeps,
-  stored: State,
-  curatedLoad: Promise<CuratedData>,
-  asOf: Date,
-  opts: { allowOlderState?: boolean | undefined; verify: boolean },
-) {
+async function readAll(deps: RunDeps, stored: State, curatedLoad: Promise<CuratedData>, asOf: Date) {
   const due = sourcesDue(deps.sources, stored.checks, asOf);
   const [results, curated] = await Promise.all([
     fetchAllSources(due, deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
     curatedLoad,
   ]);
   if (!deps.postReader) return { results, curated, posts: null };
-  const planned = computeNextState(stored, results, null, curated, asOf, opts);
-  const plan = planPostReads(planned.events, planned.state.post_reads, asOf);
+  // Only the events this run would publish are needed for the plan, not the forecast or the state to save.
+  const applied = applySourceResults(stored, results, curated.reviews, asOf);
+  const plan = planPostReads(computeEvents(applied, curated, asOf, true).events, applied.post_reads, asOf);
   return { results, curated, posts: await fetchPostReads(deps.fetcher, deps.postReader, plan, asOf) };
 }
 
@@ -324,7 +294,7 @@ async function runLocked(
   const { state: stored, warnings: loadWarnings } = await deps.store.load();
   warnings.push(...loadWarnings);
   const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
-  const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf, opts);
+  const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf);
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves

@@ -14,6 +14,7 @@ import {
   type Event,
   type RecordedBy,
   type Signal,
+  type SourceCheck,
   type SourceLabel,
 } from './schemas.ts';
 
@@ -45,6 +46,27 @@ export interface TrackerHealth {
   origin: TrackerOrigin;
   last_good_check_at: string | null;
   covers_from: string | null;
+}
+
+/** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
+export function trackerHealth(
+  checks: readonly SourceCheck[],
+  records: readonly Event[],
+  labels: readonly SourceLabel[],
+): TrackerHealth[] {
+  const kinds = { service_resets: 'reset_tracker', reset_timeline: 'reset_timeline' } as const;
+  return TRACKER_ORIGINS.map((origin) => {
+    const good = checks.filter((c) => c.ok && c.kind === kinds[origin]).map((c) => c.checked_at);
+    const times = [
+      ...records.filter((r) => r.origin === origin).map(eventMs),
+      ...(origin === 'reset_timeline' ? labels.map((l) => Date.parse(l.at)) : []),
+    ];
+    return {
+      origin,
+      last_good_check_at: good.sort().at(-1) ?? null,
+      covers_from: times.length === 0 ? null : formatInstant(times.reduce((a, b) => Math.min(a, b))),
+    };
+  });
 }
 
 /** The codex-resets.com reset types as the service writes them (sources/reset-tracker.ts maps them to ours). */

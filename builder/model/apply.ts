@@ -2,6 +2,7 @@
 import { urlOrigin } from '../contract.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { toIso } from './climatology.ts';
+import { latestCheck } from './status.ts';
 import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
   MAX_SOURCE_LABELS,
@@ -46,12 +47,7 @@ export function sourcesDue<T extends { id: string; kind: SourceKind }>(
   return configs.filter((c) => {
     const spacing = MIN_POLL_MS[c.kind];
     if (spacing === undefined) return true;
-    const last = checks
-      .filter((k) => k.source === c.id && Date.parse(k.checked_at) <= asOf.getTime())
-      .reduce<SourceCheck | null>(
-        (m, k) => (m === null || Date.parse(k.checked_at) > Date.parse(m.checked_at) ? k : m),
-        null,
-      );
+    const last = latestCheck(checks.filter((k) => k.source === c.id && Date.parse(k.checked_at) <= asOf.getTime()));
     if (last === null) return true;
     const wait = Math.max(spacing, Number(last.detail.params.retry_after_s ?? 0) * 1000);
     return asOf.getTime() - Date.parse(last.checked_at) >= wait;

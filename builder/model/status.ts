@@ -59,7 +59,7 @@ export function computeExplanation(f: {
 }
 
 /** The latest of `checks` by checked_at (the first of equals), or null. */
-const latestCheck = (checks: readonly SourceCheck[]): SourceCheck | null =>
+export const latestCheck = (checks: readonly SourceCheck[]): SourceCheck | null =>
   checks.reduce<SourceCheck | null>(
     (m, c) => (m === null || Date.parse(c.checked_at) > Date.parse(m.checked_at) ? c : m),
     null,

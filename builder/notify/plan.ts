@@ -10,7 +10,7 @@ import type { TodayStatus } from '../model/status.ts';
 import { renderEvent } from '../render/documents.ts';
 import { translator } from '../render/i18n.ts';
 import { announcementSummary } from '../render/reach.ts';
-import { creditLine, creditsFor } from '../render/values.ts';
+import { announcementDataOf, creditLine, creditsFor } from '../render/values.ts';
 
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
 const RESET_NEWS_WINDOW_MS = DAY_MS;
@@ -129,10 +129,9 @@ function dueMessages(
       id: upcoming.id,
       type: upcoming.type,
       title: t('follow:feed.announcement_title', { type }),
-      summary: [
-        announcementSummary(upcoming, t),
-        ...creditsFor([], { [upcoming.origin === 'reset_timeline' ? 'timeline' : 'tracker']: true }).map(creditLine),
-      ].join(' '),
+      summary: [announcementSummary(upcoming, t), ...creditsFor([], announcementDataOf(upcoming)).map(creditLine)].join(
+        ' ',
+      ),
       announced_at: upcoming.announced_at,
       scheduled_for: upcoming.scheduled_for,
       date: (upcoming.scheduled_for ?? upcoming.announced_at).slice(0, 10),

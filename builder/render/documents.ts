@@ -37,6 +37,7 @@ import { RESET_SOURCE_KINDS, type TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
 import { translateDetail, translator } from './i18n.ts';
 import {
+  announcementDataOf,
   creditsFor,
   type Credit,
   instantToSeconds,
@@ -317,11 +318,10 @@ function accuracyBody(a: RenderInput['accuracy'], t: TFunction) {
 function liveFacts(input: RenderInput, license: string) {
   const { asOf } = input;
   // The live documents' credits are computed from every event, the announcement and the watch.
-  const upcomingFrom = input.upcoming?.origin ?? 'service_resets';
+  const announced = input.upcoming ? announcementDataOf(input.upcoming) : { tracker: false, timeline: false };
   const credits = creditsFor(input.events, {
-    tracker:
-      ((input.upcoming ?? null) !== null && upcomingFrom === 'service_resets') || (input.trackerWatch ?? null) !== null,
-    timeline: (input.upcoming ?? null) !== null && upcomingFrom === 'reset_timeline',
+    tracker: announced.tracker || (input.trackerWatch ?? null) !== null,
+    timeline: announced.timeline,
   });
   return {
     generatedAt: formatInstant(asOf),

@@ -18,7 +18,7 @@ import { eventMs } from '../model/events.ts';
 import type { Announcement, Event } from '../model/schemas.ts';
 import type { TodayState, TodayStatus } from '../model/status.ts';
 import { outputDoc, PHASE, type OutputDocument } from './output.ts';
-import { creditLine, creditsFor, dataOf } from './values.ts';
+import { announcementDataOf, creditLine, creditsFor, dataOf } from './values.ts';
 import { renderEvent } from './documents.ts';
 import { translator } from './i18n.ts';
 import { announcementSummary, announcementTypeName } from './reach.ts';
@@ -85,8 +85,7 @@ function followEntries(input: FollowInput, lang: Lang, t: TFunction, base: strin
       link: `${base}/${lang}/#upcoming`,
       json: `${base}/api/latest?lang=${lang}`,
       sourceUrl: a.source?.url ?? null,
-      tracker: a.origin !== 'reset_timeline',
-      timeline: a.origin === 'reset_timeline',
+      ...announcementDataOf(a),
     });
   return entries.sort((x, y) => y.updated.getTime() - x.updated.getTime() || x.id.localeCompare(y.id));
 }

@@ -1,7 +1,7 @@
 // Pure helpers of the renderer: rounding, content times, credits, the license text, and serialization shortcuts.
 import { formatInstant } from '../contract.ts';
 import { newestTime } from '../model/events.ts';
-import type { Event } from '../model/schemas.ts';
+import type { Announcement, Event } from '../model/schemas.ts';
 import type { ArchiveInfo } from '../model/inputs.ts';
 
 /** Published numbers carry 4 decimals: more digits are noise, and they would change bytes for nothing. */
@@ -50,6 +50,12 @@ export const dataOf = (e: Event) => {
   const o = originsOf(e);
   return { tracker: o.has('service_resets'), timeline: o.has('reset_timeline') };
 };
+
+/** Whose data an announced reset is: codex-reset.com's announced window, else codex-resets.com's scheduled reset. */
+export const announcementDataOf = (a: Announcement) => ({
+  tracker: a.origin !== 'reset_timeline',
+  timeline: a.origin === 'reset_timeline',
+});
 
 /**
  * The credits of a document showing `events`, and the trackers' other data it shows (`also`: codex-resets.com's

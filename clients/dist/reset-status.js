@@ -186,7 +186,7 @@ var CreditShape = z2.object({
   notice: z2.string().min(1).max(200).optional()
 });
 var MAX_CREDITS = 5;
-var UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+var UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 function creditsOf(docs) {
   const out = /* @__PURE__ */ new Map();
   for (const doc of docs) {
@@ -196,8 +196,9 @@ function creditsOf(docs) {
       if (!c.success || !URL.canParse(c.data.url)) continue;
       const url = new URL(c.data.url);
       if (url.protocol !== "https:" && url.protocol !== "http:") continue;
-      const name = c.data.name.replace(UNPRINTABLE, "").trim();
-      const notice = (c.data.notice ?? `Data: ${name}`).replace(UNPRINTABLE, "").trim();
+      const line = (t) => t.replace(UNSAFE, "").replace(/\s+/g, " ").trim();
+      const name = line(c.data.name);
+      const notice = line(c.data.notice ?? `Data: ${name}`);
       if (name === "" || notice === "" || out.has(url.href)) continue;
       out.set(url.href, { name, url: url.href, notice });
       if (out.size >= MAX_CREDITS) return [...out.values()];
@@ -458,7 +459,6 @@ function answerKind(latest) {
   const r = trustedReset(latest);
   return r === true ? "yes" : r === false ? "no" : "unknown";
 }
-var UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 var SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g;
 function terminalText(text) {
   return text.replace(SEQUENCE, "").replace(UNSAFE, "\uFFFD");

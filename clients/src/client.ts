@@ -210,8 +210,11 @@ const CreditShape = z.object({
 });
 /** Credits shown at most: the API has two; more is a broken or hostile answer, not more sources. */
 const MAX_CREDITS = 5;
-/** Control, zero-width and bidi characters: never printed from an answer. */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+/**
+ * The characters a terminal may act on rather than show: C0 controls but newline and tab, DEL, C1 controls (U+0080 to
+ * U+009F: 8-bit CSI, OSC, ST...) and the bidi marks, embeddings, overrides and isolates that reorder what is shown.
+ */
+export const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * The credits the documents carry, as a client must show them: each checked (an http(s) link, a name and notice of
@@ -227,8 +230,10 @@ export function creditsOf(docs: readonly unknown[]): Credit[] {
       if (!c.success || !URL.canParse(c.data.url)) continue;
       const url = new URL(c.data.url);
       if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
-      const name = c.data.name.replace(UNPRINTABLE, '').trim();
-      const notice = (c.data.notice ?? `Data: ${name}`).replace(UNPRINTABLE, '').trim();
+      // One line of plain text: what a terminal would act on goes, line breaks and tabs become spaces.
+      const line = (t: string) => t.replace(UNSAFE, '').replace(/\s+/g, ' ').trim();
+      const name = line(c.data.name);
+      const notice = line(c.data.notice ?? `Data: ${name}`);
       if (name === '' || notice === '' || out.has(url.href)) continue;
       out.set(url.href, { name, url: url.href, notice });
       if (out.size >= MAX_CREDITS) return [...out.values()];

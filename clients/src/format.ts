@@ -2,7 +2,7 @@
 // forecast explanations come translated from the API; only these few words are the client's own. Whatever came from
 // the network is untrusted: `showLine` cleans it when a line is printed, and only the CLI's own words are coloured.
 import type { ApiEvent, Forecast, Fresh, Latest } from './client.ts';
-import { planAnswer, trustedProbabilities, trustedReset } from './client.ts';
+import { planAnswer, trustedProbabilities, trustedReset, UNSAFE } from './client.ts';
 import type { Lang, Plan } from './config.ts';
 
 /** The client's own words in English; every language has the same keys. `plan`: `today --plan P`, `{plan}` its name. */
@@ -109,11 +109,6 @@ export function answerKind(latest: Fresh<Latest>): AnswerKind {
   return r === true ? 'yes' : r === false ? 'no' : 'unknown';
 }
 
-/**
- * The characters a terminal may act on rather than show: C0 controls but newline and tab, DEL, C1 controls (U+0080 to
- * U+009F: 8-bit CSI, OSC, ST...) and the bidi marks, embeddings, overrides and isolates that reorder what is shown.
- */
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /**
  * Escape sequences, removed whole: CSI (`ESC [` or 8-bit `\x9b`, then parameters up to a final byte); OSC, DCS, SOS, PM
  * and APC strings (window title, hyperlink, clipboard...) up to BEL or ST; any other `ESC` + final byte. A string
