@@ -4,6 +4,8 @@
 #   scripts/rgw.sh start DIR PORT [MONPORT]   start (a previous cluster in DIR is stopped and wiped first)
 #   scripts/rgw.sh stop DIR                   end the three daemons by the PIDs recorded in DIR
 #   scripts/rgw.sh env DIR                    print the `export` lines the S3 tests read
+#   scripts/rgw.sh check DIR                  one line: each daemon alive, and radosgw answering within 10 s (exit 1 if not)
+#   scripts/rgw.sh diag DIR                   what a failed check needs: daemons, limits, memory, health, log tails
 #
 # RGW_MEMSTORE_BYTES sets the OSD's capacity (default 512 MiB, enough for the tests). Past 95% of it the OSD is
 # full and radosgw accepts requests but never answers them: the 10,000-event publish bench needs 4 GiB.
@@ -27,7 +29,7 @@ die() { echo "[rgw] $*" >&2; exit 1; }
 [[ $memstore_bytes =~ ^[1-9][0-9]*$ ]] || die "RGW_MEMSTORE_BYTES must be a number of bytes, got '$memstore_bytes'"
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -140,6 +142,47 @@ create_bucket() {
   ')
 }
 
+cmd_check() {
+  # A daemon that died (an OSD gone leaves radosgw taking requests in and never answering them) or a radosgw that
+  # no longer answers: the one line says which, and the exit code is 1.
+  local dir port name pid state=() ok=0 code
+  dir=$(abs_dir "${1:?usage: rgw.sh check DIR}")
+  [ -f "$dir/port" ] && [ -f "$dir/pids" ] || die "no cluster was started in $dir"
+  port=$(cat "$dir/port")
+  for name in mon osd rgw; do
+    pid=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/pids")
+    if [ -n "$pid" ] && ours "$pid" "$dir"; then state+=("$name up"); else state+=("$name DOWN"); ok=1; fi
+  done
+  # The anonymous bucket list reads the cluster's user index: an answer (403 or 200) means the OSD serves radosgw.
+  code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/" 2>/dev/null) || true
+  case "$code" in 2?? | 403) state+=("S3 answers $code") ;; *) state+=("S3 no answer in 10 s (${code:-000})"); ok=1 ;; esac
+  local IFS=,
+  echo "${state[*]}"
+  return $ok
+}
+
+cmd_diag() {
+  local dir name pid f
+  dir=$(abs_dir "${1:?usage: rgw.sh diag DIR}")
+  echo "[rgw] limits: open files $(ulimit -Sn)/$(ulimit -Hn), processes $(ulimit -Su); memory: $(free -m | awk '/^Mem:/ { print $7 " MiB available of " $2 }'); threads on the machine: $(ps -eLf --no-headers | wc -l)"
+  for name in mon osd rgw; do
+    pid=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/pids" 2>/dev/null)
+    if [ -n "$pid" ] && ours "$pid" "$dir"; then
+      echo "[rgw] $name (pid $pid): up, $(ls "/proc/$pid/task" | wc -l) threads, $(ls "/proc/$pid/fd" | wc -l) open files, $(awk '/VmRSS/ { print $2 " kB" }' "/proc/$pid/status") resident"
+    else
+      echo "[rgw] $name (pid ${pid:-none}): gone"
+    fi
+  done
+  timeout 15 ceph -c "$dir/ceph.conf" --connect-timeout 5 health detail 2>&1 | head -n 12 | sed 's/^/[rgw] health: /' || true
+  # The kernel's word on a killed daemon, where this machine lets it be read.
+  dmesg 2>/dev/null | grep -i -E 'out of memory|killed process|oom' | tail -n 5 | sed 's/^/[rgw] kernel: /' || true
+  for f in "$dir"/log/osd.0.log "$dir"/log/mon.a.log "$dir"/log/client.rgw.log "$dir"/log/*.out; do
+    [ -s "$f" ] || continue
+    echo "----- last lines of $f, requests and routine lines aside -----"
+    grep -v -E 'starting new request|req done|beast: 0x|pg_epoch|mgrmap|handle_command|log_channel\(audit\)' "$f" | tail -n 8
+  done
+}
+
 cmd_start() {
   local dir_arg=${1:?usage: rgw.sh start DIR PORT [MONPORT]} port=${2:?usage: rgw.sh start DIR PORT [MONPORT]}
   [[ $port =~ ^[0-9]+$ ]] && [ "$port" -ge 1024 ] && [ "$port" -le 65535 ] || die "PORT must be 1024-65535, got $port"
@@ -205,6 +248,9 @@ rgw enable usage log = false
 rgw cache enabled = false
 EOF
   local conf=(-c "$dir/ceph.conf")
+  # The daemons inherit this shell's limits: radosgw holds a file per client connection, and the suite keeps a few
+  # hundred open at once, so the soft limit on open files is raised to the hard one.
+  ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 
   monmaptool --create --addv a "[v1:127.0.0.1:$monport]" --fsid "$fsid" "$dir/monmap" --clobber >/dev/null
   ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
@@ -245,5 +291,7 @@ case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "${1:?usage: rgw.sh stop DIR}" ;;
   env) shift; cmd_env "$@" ;;
+  check) shift; cmd_check "$@" ;;
+  diag) shift; cmd_diag "$@" ;;
   *) usage ;;
 esac

@@ -58,6 +58,9 @@ export function createTestClient(hooks: ClientHooks = {}): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 1,
+    // A radosgw that stops answering (its OSD gone) fails the request that met it, by name, within a minute, rather
+    // than holding a hook until vitest's timeout says only that the hook was slow.
+    requestHandler: { socketTimeout: 60_000, connectionTimeout: 10_000 },
   });
   let puts = 0;
   client.middlewareStack.add(
