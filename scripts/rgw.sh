@@ -231,6 +231,13 @@ mon warn on pool no redundancy = false
 # Memory-backed object store: fast to create, gone when the OSD stops.
 osd objectstore = memstore
 memstore device bytes = $memstore_bytes
+# Each placement group's log of recent writes is held twice in memory here (the OSD's copy and memstore's), and by
+# default an OSD keeps up to 300,000 entries: the OSD grew by about 600 MB per run of the suite, the largest process
+# on the machine. A single OSD never rebuilds a peer from these logs, so short ones keep its memory flat.
+osd min pg log entries = 100
+osd max pg log entries = 500
+osd target pg log entries per osd = 5000
+osd pg log dups tracked = 500
 ms bind ipv6 = false
 run dir = $dir/run
 log file = $dir/log/\$name.log
