@@ -291,8 +291,9 @@ async function runLocked(
   curatedLoad: Promise<CuratedData>,
 ): Promise<RunSummary> {
   const warnings: string[] = [];
-  const { state: stored, warnings: loadWarnings } = await deps.store.load();
-  warnings.push(...loadWarnings);
+  const loaded = await deps.store.load();
+  const stored = loaded.state;
+  warnings.push(...loaded.warnings);
   const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
   const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf);
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
@@ -305,6 +306,7 @@ async function runLocked(
     (s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state,
     5,
     (w) => warnings.push(...w),
+    loaded,
   );
   const { events, forecast, upcoming } = next!;
   const seen = stateAsOf(state, asOf);

@@ -165,10 +165,13 @@ export async function updateState(
   mutate: (s: State) => State,
   maxAttempts = 5,
   onWarnings: (warnings: string[]) => void = () => {},
+  /** What the caller already loaded (its warnings already seen): the first attempt starts from it. */
+  loaded?: LoadedState,
 ): Promise<State> {
   for (let attempt = 1; ; attempt++) {
-    const { state, version, warnings } = await store.load();
-    if (warnings.length > 0) onWarnings(warnings);
+    const first = attempt === 1 ? loaded : undefined;
+    const { state, version, warnings } = first ?? (await store.load());
+    if (first === undefined && warnings.length > 0) onWarnings(warnings);
     const next = mutate(state);
     try {
       await store.save(next, version);
