@@ -56,19 +56,14 @@ function judgeEmbed(answer: z.infer<typeof PostEmbedSchema>, postId: string) {
   return text === null ? refused({ code: 'post_text_missing', params: {} }) : ({ ok: true, author, text } as const);
 }
 
-/** The request for one post: the configured endpoint with the post's address and the documented options. */
-function embedUrl(endpoint: string, postId: string): string {
-  const url = new URL(endpoint);
+/** One post read; 404 is X's word that the post does not exist or is not public. */
+async function readPost(fetcher: Fetcher, config: SourceConfig, postId: string, asOf: Date) {
+  const url = new URL(config.url);
   url.searchParams.set('url', `https://twitter.com/i/status/${postId}`);
   url.searchParams.set('omit_script', '1'); // no <script> in `html`
   url.searchParams.set('dnt', 'true'); // X is asked not to use the read for personalisation
   url.searchParams.set('hide_thread', '1'); // not the post it replies to
-  return url.href;
-}
-
-/** One post read; 404 is X's word that the post does not exist or is not public. */
-async function readPost(fetcher: Fetcher, config: SourceConfig, postId: string, asOf: Date) {
-  const r = await fetcher.get(embedUrl(config.url, postId), { accept: 'application/json' });
+  const r = await fetcher.get(url.href, { accept: 'application/json' });
   const base = { post_id: postId, read_at: formatInstant(asOf), http_status: r.status, author: null, text: '' };
   const reply = (outcome: PostRead['outcome'], detail: Detail, words?: { author: string; text: string }) => ({
     read: { ...base, outcome, ...words } satisfies Read,

@@ -83,11 +83,9 @@ export function citedSource(
 
 /** Why a record was refused; `path` (inside the record) only when its shape or a date could not be read. */
 export type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
-export const invalidRecord = (error: z.ZodError): Refused => ({
-  ok: false,
-  reason: 'invalid_record',
-  path: error.issues[0]?.path ?? [],
-});
+export function invalidRecord(error: z.ZodError): Refused {
+  return { ok: false, reason: 'invalid_record', path: error.issues[0]?.path ?? [] };
+}
 
 /** A record refused for its shape or a date, as the schema_mismatch of item `i` of the page's `list`. */
 export function schemaMismatch(list: string, i: number, reason: RejectReason, path: readonly PropertyKey[]): Detail {
