@@ -1,11 +1,13 @@
 // Source 4: codex-reset.com's timeline (`GET /api/timeline`), a reset tracker independent of codex-resets.com, records
 // with origin `reset_timeline`. Its terms allow one poll a minute and ask that 429 and Retry-After be honoured: one
-// request a run, never retried within it. Every record read gets a label (its words, how we read it), reset or not,
-// so the trackers can be compared post by post. What a record is to us, from the 2026-09-11 capture and the posts'
-// words (docs/sources.md): a reply is not a reset ("Soon, but not today"); `credits` is a banked grant; `boost`,
-// `unlock` and unknown groups are not resets, whatever the post says; `reset` is a global reset when
-// `announcement_state` is `announced` or absent (its archive), an observation when `operator-observed`; in any other
-// state (`none`) the tracker does not confirm it: no event, but an announcement while its `official_window` lies ahead.
+// request a run, never retried within it; a 429's wait comes back in the check (`rate_limited_wait`, `retry_after_s`).
+// It holds about sixty records; at most MAX_RECORDS_PER_RUN are read, each cleaned and judged as every source's
+// (sanitize.ts). Every record read gets a label (its words, how we read it), reset or not, so the trackers can be
+// compared post by post. What a record is to us, from the 2026-09-11 capture and the posts' words (docs/sources.md):
+// a reply is not a reset ("Soon, but not today"); `credits` is a banked grant; `boost`, `unlock` and unknown groups
+// are not resets, whatever the post says; `reset` is a global reset when `announcement_state` is `announced` or absent
+// (its archive), an observation when `operator-observed`; in any other state (`none`) the tracker does not confirm
+// it: no event, but an announcement while its `official_window` lies ahead.
 import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import { citedPost, timesFromPost, xPostId } from '../model/evidence.ts';
@@ -78,8 +80,9 @@ type Counts = { rejected: RejectCounts; noted: NoteCounts };
 type Read = { label: SourceLabel; event: Event | null; announcement: Announcement | null };
 
 /**
- * Pure: one record → its label, event and announcement (null: none), or why it was refused. A cited X post dates an
- * announced record (as reset-tracker.ts); an `operator-observed` record is dated by its own time, its post evidence only.
+ * Pure: one record → its label, event and announcement (null: none), or why it was refused. A cited X post dates
+ * an announced record (as reset-tracker.ts); an `operator-observed` record is dated by its own time, its post kept
+ * as evidence only.
  */
 function readRecord(
   r: TimelineRecord,
