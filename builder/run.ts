@@ -221,16 +221,14 @@ function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocu
   const withVariants = [...docs, ...variants];
   const expiredForecast: DocKeyOf = (lang, name) =>
     name === 'forecast' ? expiredForecastKey(lang) : apiDocKey(lang, name);
+  const pages = (docKeyOf: DocKeyOf, pageKeyOf: (lang: Lang) => string) =>
+    renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf });
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
       isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : expiredForecast(lang, name);
-    const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
-    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
+    variants.push(...pages(docKeyOf, (lang) => unknownPageKey(lang, d)));
   }
-  variants.push(
-    ...renderPages({ asOf, docs: withVariants, events, docKeyOf: expiredForecast, pageKeyOf: expiredForecastPageKey }),
-  );
-  variants.push(...renderUnknownBadges());
+  variants.push(...pages(expiredForecast, expiredForecastPageKey), ...renderUnknownBadges());
   return mergeInPhaseOrder([...docs, ...variants], stable());
 }
 
