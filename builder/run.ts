@@ -112,31 +112,26 @@ function computeNextState(
         post_reads: applyPostReads(sourced.post_reads, posts, asOf),
       }
     : sourced;
-  const events = computeEvents(applied, curated, asOf, opts.verify);
-  const open = events.signals;
+  const { events, signals } = computeEvents(applied, curated, asOf, opts.verify);
   // An announced global reset moves the forecast more than any history (model/announcement.ts).
-  const { upcoming } = computeUpcoming(applied.announcement, events.events, asOf);
+  const { upcoming } = computeUpcoming(applied.announcement, events, asOf);
   // Observed time: the reviewed archive's span plus stretches of good reset-source checks (model/coverage.ts).
-  const reset_coverage = extendCoverage(
-    applied.reset_coverage,
-    results.map((r) => r.check),
-    asOf,
-  );
+  const checks = results.map((r) => r.check);
+  const reset_coverage = extendCoverage(applied.reset_coverage, checks, asOf);
   const coverage = [...archiveCoverage(curated.events), ...reset_coverage];
-  const forecast = computeForecast(events.events, asOf, {
+  const forecast = computeForecast(events, asOf, {
     announced: upcoming?.type === 'global_reset' ? upcoming : null,
     announcementReview: curated.announcements ?? [],
     coveredUntil: coveredUntil(coverage, asOf.getTime()),
   });
-  const signals = withReconcileSignals(applied.signals, state.signals, open);
   const next = {
     ...applied,
-    signals,
+    signals: withReconcileSignals(applied.signals, state.signals, signals),
     reset_coverage,
-    ...recordForecast(applied, forecast, events.events, asOf, coverage),
+    ...recordForecast(applied, forecast, events, asOf, coverage),
     updated_at: asOf.toISOString(),
   };
-  return { state: withOverdueAnnouncement(next, events.events, asOf), events: events.events, forecast, upcoming };
+  return { state: withOverdueAnnouncement(next, events, asOf), events, forecast, upcoming };
 }
 
 /**
@@ -160,14 +155,8 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
   const merged = mergeEvents(reconciled.curated, reconciled.tracker).filter((e) => knownBy(e, asOf));
   const records = [...curatedEvents, ...trackers];
   const checks = state.checks.filter((c) => Date.parse(c.checked_at) <= asOf.getTime());
-  const agreed = computeAgreement({
-    merged,
-    records,
-    labels,
-    reviews,
-    health: trackerHealth(checks, records, labels),
-    asOf,
-  });
+  const health = trackerHealth(checks, records, labels);
+  const agreed = computeAgreement({ merged, records, labels, reviews, health, asOf });
   const events = verifyEvents(agreed.events, {
     reads: state.post_reads,
     official: new Set(curated.official_accounts ?? []),
@@ -217,8 +206,7 @@ async function notify(
  */
 function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocument> {
   const { asOf, events, today, upcoming = null } = input;
-  const rendered = renderApiParts(input);
-  const docs = rendered.eager;
+  const { eager: docs, stable } = renderApiParts(input);
   docs.push(...renderPages({ asOf, docs, events }));
   docs.push(...renderFollow({ events, upcoming, today, publicUrl }));
   // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
@@ -233,17 +221,15 @@ function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocu
   const withVariants = [...docs, ...variants];
   const expiredForecast: DocKeyOf = (lang, name) =>
     name === 'forecast' ? expiredForecastKey(lang) : apiDocKey(lang, name);
+  const pages = (docKeyOf: DocKeyOf, pageKeyOf: (lang: Lang) => string) =>
+    renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf });
   for (const d of plan.map(variantSegment)) {
     const docKeyOf: DocKeyOf = (lang, name) =>
       isUnknownVariantEndpoint(name) ? unknownVariantKey(lang, d, name) : expiredForecast(lang, name);
-    const pageKeyOf = (lang: Lang) => unknownPageKey(lang, d);
-    variants.push(...renderPages({ asOf, docs: withVariants, events, docKeyOf, pageKeyOf }));
+    variants.push(...pages(docKeyOf, (lang) => unknownPageKey(lang, d)));
   }
-  variants.push(
-    ...renderPages({ asOf, docs: withVariants, events, docKeyOf: expiredForecast, pageKeyOf: expiredForecastPageKey }),
-  );
-  variants.push(...renderUnknownBadges());
-  return mergeInPhaseOrder([...docs, ...variants], rendered.stable());
+  variants.push(...pages(expiredForecast, expiredForecastPageKey), ...renderUnknownBadges());
+  return mergeInPhaseOrder([...docs, ...variants], stable());
 }
 
 export async function run(deps: RunDeps): Promise<RunSummary> {
@@ -266,16 +252,13 @@ export async function run(deps: RunDeps): Promise<RunSummary> {
 }
 
 /**
- * This run's reads. The stored state says which sources may be asked now (a source's terms may bound how often); then
- * the service reads official posts itself: the model plans which (bounded, today's first, none read for good twice)
- * from the events this run would publish, the reader reads them, and the state will remember every answer.
+ * This run's reads: the sources the stored state says may be asked now (a source's terms may bound how often), then
+ * the official posts the events this run would publish cite (model/verify.ts plans which), read by the service itself.
  */
 async function readAll(deps: RunDeps, stored: State, curatedLoad: Promise<CuratedData>, asOf: Date) {
   const due = sourcesDue(deps.sources, stored.checks, asOf);
-  const [results, curated] = await Promise.all([
-    fetchAllSources(due, deps.fetcher, asOf, { log: deps.log ?? (() => {}) }),
-    curatedLoad,
-  ]);
+  const log = deps.log ?? (() => {});
+  const [results, curated] = await Promise.all([fetchAllSources(due, deps.fetcher, asOf, { log }), curatedLoad]);
   if (!deps.postReader) return { results, curated, posts: null };
   // Only the events this run would publish are needed for the plan, not the forecast or the state to save.
   const applied = applySourceResults(stored, results, curated.reviews, asOf);
@@ -290,12 +273,11 @@ async function runLocked(
   asOf: Date,
   curatedLoad: Promise<CuratedData>,
 ): Promise<RunSummary> {
-  const warnings: string[] = [];
   const loaded = await deps.store.load();
   const stored = loaded.state;
-  warnings.push(...loaded.warnings);
-  const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
+  const warnings = [...loaded.warnings];
   const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf);
+  const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves

@@ -35,20 +35,16 @@ export const ORIGIN_NAMES: Readonly<Record<Origin, string>> = {
  */
 export const MISSING_AFTER_MS = 6 * 60 * 60 * 1000;
 
-/**
- * Records of one post counted at most: a post has a handful (one per source, a few for a source that lists it twice);
- * a source listing one post thousands of times stays linear.
- */
+/** Records of one post counted at most (a post has a handful): a source listing one post thousands of times stays linear. */
 const MAX_VOTES_PER_POST = 40;
 
-/** What each tracker showed of itself: its last good check, and the time of the oldest record it lists. */
+/** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
 export interface TrackerHealth {
   origin: TrackerOrigin;
   last_good_check_at: string | null;
   covers_from: string | null;
 }
 
-/** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
 export function trackerHealth(
   checks: readonly SourceCheck[],
   records: readonly Event[],
@@ -85,19 +81,8 @@ function voteOf(e: Event): RecordedBy {
   return { origin: e.origin, record_id: e.id, label, reads_as: e.type };
 }
 
-const fromLabel = (l: SourceLabel): RecordedBy => ({
-  origin: 'reset_timeline',
-  record_id: l.record_id,
-  label: l.label,
-  reads_as: l.reads_as,
-});
-
 /** The X posts a record cites. */
-const postsOf = (e: Event): string[] =>
-  e.sources.flatMap((s) => {
-    const p = citedPost([s]);
-    return p === null ? [] : [p.id];
-  });
+const postsOf = (e: Event): string[] => e.sources.flatMap((s) => citedPost([s])?.id ?? []);
 
 /** A reading that takes a side: `unconfirmed` and `announcement` say neither yes nor no about a reset. */
 const takesSide = (v: RecordedBy): boolean => v.reads_as !== 'unconfirmed' && v.reads_as !== 'announcement';
@@ -145,26 +130,22 @@ export function computeAgreement(input: {
   };
   // codex-reset.com speaks through its labels (its own words), under the id of its event where it has one.
   const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));
-  const labelVote = (l: SourceLabel): RecordedBy => {
-    const own = `rt-${l.record_id}`;
-    return { ...fromLabel(l), record_id: timelineIds.has(own) ? own : l.record_id };
-  };
   const labelled = new Set(input.labels.map((l) => `rt-${l.record_id}`));
   const spoken = (r: Event) => r.origin !== 'reset_timeline' || !labelled.has(r.id);
   for (const r of input.records) if (spoken(r)) for (const p of postsOf(r)) vote(p, voteOf(r));
-  for (const l of input.labels) if (l.post_id !== null) vote(l.post_id, labelVote(l));
+  for (const { post_id, record_id, label, reads_as } of input.labels) {
+    const own = `rt-${record_id}`;
+    if (post_id !== null)
+      vote(post_id, { origin: 'reset_timeline', record_id: timelineIds.has(own) ? own : record_id, label, reads_as });
+  }
   const signals: Signal[] = [];
   const events = input.merged.map((e): Event => {
     const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
     const posts = [...new Set([...postsOf(e), ...members.flatMap(postsOf)])].sort();
-    const seen = new Set<string>();
-    const votes: RecordedBy[] = [];
-    for (const v of [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])]) {
-      const key = `${v.origin}\u0000${v.record_id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      votes.push(v);
-    }
+    const votes = firstOf(
+      [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])],
+      (v) => `${v.origin}\u0000${v.record_id}`,
+    );
     // Each source's readings of this event: it agrees when one of them is the event's type (a post can announce a
     // reset and a banked grant at once), and disagrees when it reads the event only as something else.
     const readings = new Map<Origin, Set<string>>();
@@ -177,90 +158,88 @@ export function computeAgreement(input: {
     const reviewed = posts.some((p) => settled.has(p));
     const agreement: Agreement =
       against > 0 ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
-    const recorded_by = votes.sort(
-      (a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id),
-    );
-    const next = { ...e, recorded_by: recorded_by.slice(0, 20), agreement };
-    if (agreement === 'disputed') signals.push(disagreement(next, posts, asOf));
-    else if (!reviewed && countsAsGlobal(e)) signals.push(...missing(next, posts, input.health, asOf));
+    votes.sort((a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id));
+    const next = { ...e, recorded_by: votes.slice(0, 20), agreement };
+    const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
+    if (agreement === 'disputed') signals.push(disagreement(next, post, asOf));
+    else if (!reviewed && countsAsGlobal(e)) signals.push(...missing(next, post, input.health, asOf));
     return next;
   });
-  return { events, signals: dedupe(signals) };
+  // One question per id (two events can cite one post: a global reset and a banked grant of the same post).
+  return { events, signals: firstOf(signals, (s) => s.id) };
 }
 
-/** One question per id (two events can cite one post: a global reset and a banked grant of the same post). */
-function dedupe(signals: readonly Signal[]): Signal[] {
-  const byId = new Map<string, Signal>();
-  for (const s of signals) if (!byId.has(s.id)) byId.set(s.id, s);
-  return [...byId.values()];
+/** `items` without repeats: the first item of each key, in order. */
+function firstOf<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const first = new Map<string, T>();
+  for (const item of items) if (!first.has(key(item))) first.set(key(item), item);
+  return [...first.values()];
 }
 
-const question = (
+/** A reviewer's question from the sources about `e`: its evidence, and what each source calls it. */
+function question(
+  e: Event,
   asOf: Date,
-  source: string,
-  q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>,
-): Signal => ({
-  source,
-  published_at: null,
-  first_seen_at: formatInstant(asOf),
-  review: 'awaiting_review',
-  promoted_to: null,
-  ...q,
-});
-
-const signalLabels = (votes: readonly RecordedBy[]) =>
-  votes.filter(takesSide).map((v) => ({ origin: v.origin, label: v.label, reads_as: v.reads_as }));
-
-function disagreement(e: Event, posts: readonly string[], asOf: Date): Signal {
-  const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
-  const votes = e.recorded_by ?? [];
-  // The events concerned: this one and the records merged into it (a source's label of a record it has no event for
-  // is named in `labels`, not here).
-  const ids = [e.id, ...e.same_as];
-  return question(asOf, 'sources', {
-    id: `type-disagreement-${post}`.slice(0, 120),
-    kind: 'type_disagreement',
-    title: capText(`The sources disagree on post ${post}: ${describeVotes(votes)}`, 300),
+  {
+    id,
+    kind,
+    title,
+    event_ids,
+    ...types
+  }: Pick<Signal, 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type'>,
+): Signal {
+  return {
+    source: 'sources',
+    published_at: null,
+    first_seen_at: formatInstant(asOf),
+    review: 'awaiting_review',
+    promoted_to: null,
+    id: id.slice(0, 120),
+    kind,
+    title: capText(title, 300),
     excerpt: capText(e.evidence_text, 1000),
     url: e.sources[0]?.url ?? null,
-    event_ids: ids.slice(0, 10),
-    labels: signalLabels(votes).slice(0, 10),
+    event_ids,
+    labels: (e.recorded_by ?? [])
+      .filter(takesSide)
+      .slice(0, 10)
+      .map(({ origin, label, reads_as }) => ({ origin, label, reads_as })),
+    ...types,
+  };
+}
+
+function disagreement(e: Event, post: string, asOf: Date): Signal {
+  const votes = e.recorded_by ?? [];
+  const tracker = votes.find((v) => v.origin === 'service_resets' && EVENT_TYPES.some((t) => t === v.reads_as));
+  return question(e, asOf, {
+    id: `type-disagreement-${post}`,
+    kind: 'type_disagreement',
+    title: `The sources disagree on post ${post}: ${describeVotes(votes)}`,
+    // This event and the records merged into it (a source's label of a record it has no event for is in `labels`).
+    event_ids: [e.id, ...e.same_as].slice(0, 10),
     // Where curated history holds the post, its type stands (the published event has it); codex-resets.com's word.
     ...(hasCurated(votes) ? { curated_type: e.type } : {}),
-    ...trackerType(votes),
+    ...(tracker === undefined ? {} : { tracker_type: tracker.reads_as as EventType }),
   });
 }
 
-/** codex-resets.com's reading of the post when it is a type of ours. */
-function trackerType(votes: readonly RecordedBy[]): { tracker_type?: EventType } {
-  const v = votes.find((x) => x.origin === 'service_resets' && isEventType(x.reads_as));
-  return v === undefined ? {} : { tracker_type: v.reads_as as EventType };
-}
-const isEventType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
-
-function missing(e: Event, posts: readonly string[], health: readonly TrackerHealth[], asOf: Date): Signal[] {
+function missing(e: Event, post: string, health: readonly TrackerHealth[], asOf: Date): Signal[] {
   const at = eventMs(e);
   const votes = e.recorded_by ?? [];
-  return health.flatMap((h) => {
-    const good = h.last_good_check_at === null ? NaN : Date.parse(h.last_good_check_at);
-    const from = h.covers_from === null ? NaN : Date.parse(h.covers_from);
-    // Only a tracker that was read well after the reset, and whose own list reaches back to it, is said to lack it.
-    if (votes.some((v) => v.origin === h.origin) || !(good >= at + MISSING_AFTER_MS) || !(at >= from)) return [];
-    if (good > asOf.getTime()) return [];
-    const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
-    return [
-      question(asOf, 'sources', {
-        id: `tracker-missing-${h.origin.replace('_', '-')}-${post}`.slice(0, 120),
-        kind: 'tracker_missing',
-        title: capText(
-          `${ORIGIN_NAMES[h.origin]} does not list the global reset of post ${post} (recorded by ${describeVotes(votes)})`,
-          300,
-        ),
-        excerpt: capText(e.evidence_text, 1000),
-        url: e.sources[0]?.url ?? null,
-        event_ids: [e.id],
-        labels: signalLabels(votes).slice(0, 10),
-      }),
-    ];
-  });
+  // Only a tracker read well after the reset (by `asOf`), whose own list reaches back to it, is said to lack it.
+  const lacks = (h: TrackerHealth) => {
+    const good = Date.parse(h.last_good_check_at ?? '');
+    const from = Date.parse(h.covers_from ?? '');
+    return (
+      !votes.some((v) => v.origin === h.origin) && good >= at + MISSING_AFTER_MS && at >= from && good <= asOf.getTime()
+    );
+  };
+  return health.filter(lacks).map((h) =>
+    question(e, asOf, {
+      id: `tracker-missing-${h.origin.replace('_', '-')}-${post}`,
+      kind: 'tracker_missing',
+      title: `${ORIGIN_NAMES[h.origin]} does not list the global reset of post ${post} (recorded by ${describeVotes(votes)})`,
+      event_ids: [e.id],
+    }),
+  );
 }

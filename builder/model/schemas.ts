@@ -27,6 +27,8 @@ export type Localized = z.infer<typeof LocalizedSchema>;
 
 const isoInstant = z.iso.datetime({ offset: false });
 const isoDate = z.iso.date();
+/** An X post id. */
+const postId = z.string().regex(/^\d{1,20}$/);
 
 export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
@@ -79,14 +81,11 @@ export const RecordedBySchema = z.strictObject({
   reads_as: z.enum(['global_reset', 'banked_grant', 'policy_change', 'announcement', 'not_a_reset', 'unconfirmed']),
 });
 export type RecordedBy = z.infer<typeof RecordedBySchema>;
-/**
- * `agreed`: two or more sources call it this type and none calls it anything else; `single_source`: one source records
- * it; `disputed`: sources disagree and no review has settled it; `reviewed`: they disagreed and a review decided.
- */
+/** Whether the sources agree on an event's type (described in render/schemas.ts, EventDocSchema.agreement). */
 export const AGREEMENTS = ['agreed', 'single_source', 'disputed', 'reviewed'] as const;
 export type Agreement = (typeof AGREEMENTS)[number];
 
-/** Why the service did not verify a global reset itself (model/verify.ts). */
+/** Why the service did not verify a global reset itself (model/verify.ts; described in render/schemas.ts). */
 export const UNVERIFIED_REASONS = [
   'single_source',
   'disputed',
@@ -105,10 +104,7 @@ export const VerificationSchema = z.strictObject({
   /** null when verified. */
   reason: z.enum(UNVERIFIED_REASONS).nullable(),
   /** The official post checked (the event's primary evidence), and what X said of it. */
-  post_id: z
-    .string()
-    .regex(/^\d{1,20}$/)
-    .nullable(),
+  post_id: postId.nullable(),
   author: z.string().max(40).nullable(),
   read_at: isoInstant.nullable(),
   /** The sources that call it a global reset (`agreed`), and those whose quote of the post was compared. */
@@ -167,7 +163,7 @@ export const EventSchema = z
             : 'a full ISO 8601 UTC instant is required unless time_precision is day',
         );
     }
-    if (e.origin !== 'service_resets' && e.origin !== 'reset_timeline' && e.evidence_text.trim() === '')
+    if (!(TRACKER_ORIGINS as readonly string[]).includes(e.origin) && e.evidence_text.trim() === '')
       issue('evidence_text', 'curated history quotes its evidence: evidence_text is required');
     if (e.status !== 'verified') return;
     // Verified by the service itself (model/verify.ts): its notes are rendered from what it checked.
@@ -341,7 +337,7 @@ export const AnnouncementSchema = z.object({
   source: EvidenceSourceSchema.nullable(),
   first_seen_at: isoInstant,
   /** Which tracker announced it: codex-reset.com's announced window, or (absent) codex-resets.com's scheduled reset. */
-  origin: z.enum(['service_resets', 'reset_timeline']).optional(),
+  origin: z.enum(TRACKER_ORIGINS).optional(),
 });
 export type Announcement = z.infer<typeof AnnouncementSchema>;
 
@@ -363,11 +359,7 @@ export type TrackerWatch = z.infer<typeof TrackerWatchSchema>;
 /** Watches kept in state for a later backtest (a few a month are raised); the oldest go first. */
 export const MAX_WATCHES = 1_000;
 
-/**
- * What a reset tracker calls one of its records (a post or an observation), whatever we make of it: kept so that the
- * trackers can be compared on every post, including the records that are not resets to us (a `boost`, a reply).
- * `label` is the source's own words (never translated); `reads_as` is how the adapter reads it.
- */
+/** What a tracker calls each of its records, a reset to us or not (a `boost`, a reply), to compare the trackers. */
 export const LABEL_READINGS = ['global_reset', 'banked_grant', 'announcement', 'not_a_reset', 'unconfirmed'] as const;
 export const SourceLabelSchema = z.object({
   /** The source's config id (`reset-timeline`, `reset-tracker`). */
@@ -375,12 +367,10 @@ export const SourceLabelSchema = z.object({
   /** The upstream record id, cleaned. */
   record_id: z.string().min(1).max(120),
   /** The X post the record cites (digits), null when it cites none. */
-  post_id: z
-    .string()
-    .regex(/^\d{1,20}$/)
-    .nullable(),
+  post_id: postId.nullable(),
   /** The record's own time: announced, or observed for an observation. */
   at: isoInstant,
+  /** The source's own words, never translated, and how the adapter reads them. */
   label: z.string().min(1).max(120),
   reads_as: z.enum(LABEL_READINGS),
   /** The post's words as the source quotes them (empty: it quotes none); compared with the post itself. */
@@ -397,7 +387,7 @@ export const POST_READ_OUTCOMES = ['ok', 'not_found', 'rate_limited', 'blocked',
  * read is final; the others are tried again from `next_try_at` (bounded back-off).
  */
 export const PostReadSchema = z.object({
-  post_id: z.string().regex(/^\d{1,20}$/),
+  post_id: postId,
   outcome: z.enum(POST_READ_OUTCOMES),
   read_at: isoInstant,
   /** Reads that did not end in `ok`/`not_found`, in a row (0 after a final answer). */

@@ -17,7 +17,7 @@ export const READ_RETRY_BASE_MS = 15 * 60 * 1000;
 export const READ_RETRY_MAX_MS = DAY_MS;
 
 /** A read that X answered for good: the post exists (`ok`) or does not (`not_found`); others are tried again. */
-const isFinal = (r: PostRead): boolean => r.outcome === 'ok' || r.outcome === 'not_found';
+const isFinal = (r: Pick<PostRead, 'outcome'>): boolean => r.outcome === 'ok' || r.outcome === 'not_found';
 
 /** The events worth reading a post for: global resets two sources agree on, with an X post, not verified by a person. */
 const candidate = (e: Event): boolean =>
@@ -45,13 +45,9 @@ export function planPostReads(
   });
   const rank = (e: Event) => (eventDate(e) === today ? 0 : 1);
   due.sort((a, b) => rank(a) - rank(b) || eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
-  const posts = new Map<string, string>();
-  for (const e of due) {
-    if (posts.size >= max) break;
-    const post = citedPost(e.sources)!;
-    posts.set(post.id, `https://x.com/i/status/${post.id}`);
-  }
-  return [...posts].map(([post_id, url]) => ({ post_id, url }));
+  return [...new Set(due.map((e) => citedPost(e.sources)!.id))]
+    .slice(0, max)
+    .map((post_id) => ({ post_id, url: `https://x.com/i/status/${post_id}` }));
 }
 
 /**
@@ -64,22 +60,17 @@ export function applyPostReads(previous: readonly PostRead[], result: PostReadRe
   const retryAfterMs = Number(result?.check.detail.params.retry_after_s ?? 0) * 1000;
   for (const r of result?.reads ?? []) {
     const before = byPost.get(r.post_id);
-    if (r.outcome === 'ok' || r.outcome === 'not_found') {
-      byPost.set(r.post_id, { ...r, attempts: 0, next_try_at: null });
-      continue;
-    }
+    if (isFinal(r)) byPost.set(r.post_id, { ...r, attempts: 0, next_try_at: null });
     // A post read well once is not unread by a later failure (the plan never asks again, but state may be old).
-    if (before !== undefined && isFinal(before)) continue;
-    const attempts = (before?.attempts ?? 0) + 1;
-    const wait = Math.max(
-      Math.min(READ_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 20), READ_RETRY_MAX_MS),
-      retryAfterMs,
-    );
-    byPost.set(r.post_id, {
-      ...r,
-      attempts,
-      next_try_at: formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS)),
-    });
+    else if (before === undefined || !isFinal(before)) {
+      const attempts = (before?.attempts ?? 0) + 1;
+      const wait = Math.max(READ_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 20), retryAfterMs);
+      byPost.set(r.post_id, {
+        ...r,
+        attempts,
+        next_try_at: formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS)),
+      });
+    }
   }
   return [...byPost.values()]
     .sort((a, b) => Date.parse(b.read_at) - Date.parse(a.read_at) || a.post_id.localeCompare(b.post_id))
@@ -123,18 +114,17 @@ function quotesByPost(records: readonly Event[], labels: readonly SourceLabel[])
 
 /**
  * The events with `verification` on every global reset: `verified` (and `status: verified`, keeping its id) when every
- * rule holds, else `not_verified` with the first rule that failed. The text rule: X's text of the post matches at
- * least one source's quote of that post (`quoted_by` names those that match). `official` holds the reviewed handles, lower-cased;
- * `enabled` is false when automatic verification is off (no post reader configured). A maintainer's verified record
- * (data/verified/) is left as it is.
+ * rule holds, else `not_verified` with the first rule that failed. A maintainer's verified record is left as it is.
  */
 export function verifyEvents(
   events: readonly Event[],
   ctx: {
     reads: readonly PostRead[];
+    /** The reviewed official handles, lower-cased. */
     official: ReadonlySet<string>;
     records: readonly Event[];
     labels: readonly SourceLabel[];
+    /** False when automatic verification is off (no post reader configured). */
     enabled: boolean;
     asOf: Date;
   },
@@ -177,8 +167,6 @@ export function verifyEvents(
       if (utcDate(new Date(snowflakeMs(post.id))) !== eventDate(e)) return v('date_differs', quoted_by);
       return v(null, quoted_by);
     })();
-    return verification.state === 'verified'
-      ? { ...e, status: 'verified' as const, verification }
-      : { ...e, verification };
+    return { ...e, ...(verification.state === 'verified' ? { status: 'verified' as const } : {}), verification };
   });
 }

@@ -9,7 +9,7 @@ import { SourceError } from '../errors.ts';
 import type { PostReadResult } from '../model/inputs.ts';
 import type { Detail, PostRead } from '../model/schemas.ts';
 import { parseJsonWithin } from './budget.ts';
-import { computeCheck, type FetchResult, type Fetcher, type SourceConfig } from './fetcher.ts';
+import { computeCheck, type Fetcher, type SourceConfig } from './fetcher.ts';
 import { postWords } from './post-html.ts';
 
 type Read = PostReadResult['reads'][number];
@@ -27,7 +27,8 @@ const PostEmbedSchema = z.object({
 
 const POST_ID = /^\d{1,20}$/;
 const X_HOST = /^(?:www\.|mobile\.)?(?:twitter|x)\.com$/;
-const HANDLE = /^[A-Za-z0-9_]{1,15}$/;
+/** An account's path: `/<handle>`. */
+const ACCOUNT_PATH = /^\/([A-Za-z0-9_]{1,15})$/;
 /** A post's path: `/<handle>/status/<id>`, or `/i/status/<id>` and `/i/web/status/<id>`, which name no account. */
 const POST_PATH = /^\/(?:i\/web|i|([A-Za-z0-9_]{1,15}))\/status\/(\d{1,20})\/?$/;
 
@@ -46,61 +47,47 @@ function xPath(raw: string, exact: boolean): string | null {
  */
 function judgeEmbed(answer: z.infer<typeof PostEmbedSchema>, postId: string) {
   const refused = (detail: Detail) => ({ ok: false, detail }) as const;
-  const handle = /^\/([^/]+)$/.exec(xPath(answer.author_url, true) ?? '')?.[1];
-  if (handle === undefined || !HANDLE.test(handle)) return refused({ code: 'post_author_unreadable', params: {} });
+  const author = ACCOUNT_PATH.exec(xPath(answer.author_url, true) ?? '')?.[1]?.toLowerCase();
+  if (author === undefined) return refused({ code: 'post_author_unreadable', params: {} });
   const named = POST_PATH.exec(xPath(answer.url, false) ?? '');
-  if (
-    named === null ||
-    named[2] !== postId ||
-    (named[1] !== undefined && named[1].toLowerCase() !== handle.toLowerCase())
-  )
+  if (named?.[2] !== postId || (named[1]?.toLowerCase() ?? author) !== author)
     return refused({ code: 'post_mismatch', params: {} });
   const text = postWords(answer.html);
-  if (text === null) return refused({ code: 'post_text_missing', params: {} });
-  return { ok: true, author: handle.toLowerCase(), text } as const;
+  return text === null ? refused({ code: 'post_text_missing', params: {} }) : ({ ok: true, author, text } as const);
 }
 
-/** The request for one post: the configured endpoint with the post's address and the documented options. */
-function embedUrl(endpoint: string, postId: string): string {
-  const url = new URL(endpoint);
+/** One post read; 404 is X's word that the post does not exist or is not public. */
+async function readPost(fetcher: Fetcher, config: SourceConfig, postId: string, asOf: Date) {
+  const url = new URL(config.url);
   url.searchParams.set('url', `https://twitter.com/i/status/${postId}`);
   url.searchParams.set('omit_script', '1'); // no <script> in `html`
   url.searchParams.set('dnt', 'true'); // X is asked not to use the read for personalisation
   url.searchParams.set('hide_thread', '1'); // not the post it replies to
-  return url.href;
-}
-
-/** What a refused request means for the post: 404 is X's word that it does not exist or is not public. */
-function refusal(r: Extract<FetchResult, { ok: false }>): { outcome: PostRead['outcome']; detail: Detail } {
-  if (r.status === 404) return { outcome: 'not_found', detail: r.detail };
-  if (r.status === 403) return { outcome: 'blocked', detail: r.detail };
-  if (r.status !== 429) return { outcome: 'failed', detail: r.detail };
-  const wait = r.retryAfterS === undefined ? {} : { retry_after_s: r.retryAfterS };
-  return { outcome: 'rate_limited', detail: { code: 'rate_limited', params: wait } };
-}
-
-async function readPost(fetcher: Fetcher, config: SourceConfig, postId: string, asOf: Date) {
-  const r = await fetcher.get(embedUrl(config.url, postId), { accept: 'application/json' });
+  const r = await fetcher.get(url.href, { accept: 'application/json' });
   const base = { post_id: postId, read_at: formatInstant(asOf), http_status: r.status, author: null, text: '' };
-  if (!r.ok) {
-    const { outcome, detail } = refusal(r);
-    return { read: { ...base, outcome } satisfies Read, detail, latencyMs: r.latencyMs };
+  const reply = (outcome: PostRead['outcome'], detail: Detail, words?: { author: string; text: string }) => ({
+    read: { ...base, outcome, ...words } satisfies Read,
+    detail,
+    latencyMs: r.latencyMs,
+  });
+  if (r.ok) {
+    const got = parseJsonWithin(r.body, PostEmbedSchema, (answer) => judgeEmbed(answer, postId));
+    return got.ok
+      ? reply('ok', { code: 'ok', params: {} }, { author: got.author, text: got.text })
+      : reply('failed', got.detail);
   }
-  const got = parseJsonWithin(r.body, PostEmbedSchema, (answer) => judgeEmbed(answer, postId));
-  const read: Read = got.ok
-    ? { ...base, outcome: 'ok', author: got.author, text: got.text }
-    : { ...base, outcome: 'failed' };
-  return { read, detail: got.ok ? { code: 'ok', params: {} } : got.detail, latencyMs: r.latencyMs };
+  if (r.status === 429) {
+    const wait = r.retryAfterS === undefined ? {} : { retry_after_s: r.retryAfterS };
+    return reply('rate_limited', { code: 'rate_limited', params: wait });
+  }
+  return reply(r.status === 404 ? 'not_found' : r.status === 403 ? 'blocked' : 'failed', r.detail);
 }
 
 /**
- * Reads `posts` in order, one request at a time, each once (a repeated id is read once); null for none (no request,
- * no check). Outcomes: an answer that parses → `ok`; 404 → `not_found` (final: the post does not exist or is not
- * public); 403 → `blocked`; 429 → `rate_limited`; anything else → `failed`. After a 403 or a 429 the remaining posts
- * are not asked for in this run (they are not in `reads`). The one check (`post-embed`) is ok when X answered every read
- * made (`ok` or `not_found`), else it carries the first refusal's detail; `items_read` counts the `ok` reads. The
- * caller bounds how many posts a run asks for. A post's `url` (as a source cites it) is not used: X is always asked
- * for `https://twitter.com/i/status/<id>`, which names no account, so the author comes from X, not from the citation.
+ * Reads `posts` in order, one request at a time, each id once; null for none (no request, no check). After a 403 or a
+ * 429 the rest are not asked for in this run. The check is ok when X answered every read made (`ok` or `not_found`),
+ * else it carries the first refusal's detail. A post's cited `url` is not used: X is asked for
+ * `https://twitter.com/i/status/<id>`, which names no account, so the author comes from X, not from the citation.
  */
 export async function fetchPostReads(
   fetcher: Fetcher,

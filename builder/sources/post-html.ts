@@ -19,10 +19,7 @@ const MAX_RAW_TEXT_CHARS = 20_000;
 const isSpace = (c: string | undefined) => c === ' ' || c === '\n' || c === '\t' || c === '\r' || c === '\f';
 const isLetter = (c: string | undefined) => c !== undefined && /^[A-Za-z]$/.test(c);
 
-/**
- * A tag's attributes from `j` (just after its name) to its `>`: where it ends (null: cut off by the end of the input,
- * so the tag is dropped) and the value of its `class` attribute.
- */
+/** A tag's attributes from `j` (after its name): where the tag ends and its `class`; null if cut off by the end. */
 function readAttributes(html: string, j: number): { next: number; classes: string } | null {
   let classes: string | null = null;
   for (const n = html.length; ;) {
@@ -112,10 +109,9 @@ const isTweetQuote = (t: Token) =>
     .includes('twitter-tweet');
 
 /**
- * The text of the first `<p>` inside the first `<blockquote class="twitter-tweet">`: tags removed (a link's text
- * kept), `<br>` a line break, entities decoded once (`&amp;lt;` is the text `&lt;`), white space run together as a
- * browser shows it, then cleaned and capped as every source's evidence (sanitize.ts: invisible and control characters
- * and anything that still looks like a tag removed, at most 4,000 characters). Null when there is no such paragraph.
+ * The text of the first `<p>` inside the first `<blockquote class="twitter-tweet">` as a browser shows it (`<br>` a
+ * line break, entities decoded once: `&amp;lt;` is the text `&lt;`), then cleaned and capped as every source's
+ * evidence (sanitize.ts). Null when there is no such paragraph.
  */
 export function postWords(html: string): string | null {
   let depth = 0; // blockquotes open, the post's own included

@@ -1,16 +1,15 @@
 // Source 4: codex-reset.com's timeline (`GET /api/timeline`), a reset tracker independent of codex-resets.com, records
 // with origin `reset_timeline`. Its terms allow one poll a minute and ask that 429 and Retry-After be honoured: one
 // request a run, never retried within it; a 429's wait comes back in the check (`rate_limited_wait`, `retry_after_s`).
-// Only documented fields are read, record by record, under the JSON budget and a record cap, cleaned and judged as
-// every source's (sanitize.ts). Every record read gets a label (its words, how we read it), reset or not, so the
-// trackers can be compared post by post. What a record is to us, from the 2026-09-11 capture and the posts' words
-// (docs/sources.md): a reply (`is_reply`) is not a reset ("Soon, but not today"); `credits` is a banked grant ("Added a
-// banked reset to 500k ..."); `boost` and `unlock` are not resets to us, whatever the post says; `reset` is a global
-// reset when `announcement_state` is `announced` or absent (its archive), an observation when `operator-observed`; a
-// `reset` in any other state (`none`) is not confirmed by the tracker: no event, but the announcement while its
-// `official_window` lies ahead ("will land at 6pm PST" has none); any other group is not a reset, noted.
+// It holds about sixty records; at most MAX_RECORDS_PER_RUN are read, each cleaned and judged as every source's
+// (sanitize.ts). Every record read gets a label (its words, how we read it), reset or not, so the trackers can be
+// compared post by post. What a record is to us, from the 2026-09-11 capture and the posts' words (docs/sources.md):
+// a reply is not a reset ("Soon, but not today"); `credits` is a banked grant; `boost`, `unlock` and unknown groups
+// are not resets, whatever the post says; `reset` is a global reset when `announcement_state` is `announced` or absent
+// (its archive), an observation when `operator-observed`; in any other state (`none`) the tracker does not confirm
+// it: no event, but an announcement while its `official_window` lies ahead.
 import { z } from 'zod';
-import { formatInstant, type EventType } from '../contract.ts';
+import { formatInstant } from '../contract.ts';
 import { citedPost, timesFromPost, xPostId } from '../model/evidence.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import {
@@ -22,8 +21,9 @@ import {
   type Event,
   type SourceLabel,
 } from '../model/schemas.ts';
-import { formatIssuePath, parseJsonWithin } from './budget.ts';
+import { parseJsonWithin } from './budget.ts';
 import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
+import { invalidRecord, MAX_RECORDS_PER_RUN, schemaMismatch, type Refused } from './reset-tracker.ts';
 import {
   cleanEvidence,
   cleanText,
@@ -36,12 +36,9 @@ import {
   TEXT_LIMITS,
   type NoteCounts,
   type RejectCounts,
-  type RejectReason,
 } from './sanitize.ts';
 import { boundedInstant, MAX_SCHEDULE_AHEAD_MS } from './tracker-status.ts';
 
-/** Records one run reads (newest first); the timeline holds about sixty. More is a flood: the rest are counted. */
-const MAX_TIMELINE_RECORDS = 1_000;
 const KNOWN_GROUPS = new Set(['reset', 'credits', 'boost', 'unlock']);
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -63,16 +60,13 @@ const TimelineRecordSchema = z.object({
   observed_at: optional(z.string()),
 });
 type TimelineRecord = z.infer<typeof TimelineRecordSchema>;
-type Reading = SourceLabel['reads_as'];
 
-/** How a record reads (the rules above; an announcement is decided on its window) and the type of its event. */
-function readingOf(r: TimelineRecord): { reads_as: Reading; type: EventType | null } {
-  if (r.is_reply === true || r.group !== 'reset') {
-    const banked = r.is_reply !== true && r.group === 'credits';
-    return banked ? { reads_as: 'banked_grant', type: 'banked_grant' } : { reads_as: 'not_a_reset', type: null };
-  }
-  const confirmed = r.announcement_state === 'announced' || r.announcement_state == null;
-  return confirmed ? { reads_as: 'global_reset', type: 'global_reset' } : { reads_as: 'unconfirmed', type: null };
+/** How a record reads (the rules above; an `unconfirmed` one may still be an announcement, decided on its window). */
+function readingOf(r: TimelineRecord): SourceLabel['reads_as'] {
+  if (r.is_reply === true) return 'not_a_reset';
+  if (r.group === 'credits') return 'banked_grant';
+  if (r.group !== 'reset') return 'not_a_reset';
+  return r.announcement_state === 'announced' || r.announcement_state == null ? 'global_reset' : 'unconfirmed';
 }
 
 /** The tracker's own words for the record: `reset/hard/announced/live`, `credits/banked/archive`, `reset/none/reply/live`. */
@@ -84,18 +78,11 @@ function labelOf(r: TimelineRecord): string {
 
 type Counts = { rejected: RejectCounts; noted: NoteCounts };
 type Read = { label: SourceLabel; event: Event | null; announcement: Announcement | null };
-type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
-const refusedBy = (error: z.ZodError): Refused => ({
-  ok: false,
-  reason: 'invalid_record',
-  path: error.issues[0]?.path ?? [],
-});
 
 /**
- * Pure: one record → its label, its event (null: none) and the announcement it makes (null: none), or why it was
- * refused: a time that fails the date rules (an observation's `observed_at`, else `announced_at`), a link that is not
- * plain http(s). A cited X post dates an announced record (timesFromPost, as reset-tracker.ts); an `operator-observed`
- * record is the operator's observation at its own time, its post kept as evidence only.
+ * Pure: one record → its label, event and announcement (null: none), or why it was refused. A cited X post dates
+ * an announced record (as reset-tracker.ts); an `operator-observed` record is dated by its own time, its post kept
+ * as evidence only.
  */
 function readRecord(
   r: TimelineRecord,
@@ -113,11 +100,13 @@ function readRecord(
   if (url === null && (r.url ?? '').trim() !== '') return { ok: false, reason: 'bad_url' };
   const sources = url === null ? [] : [{ platform: xPostId(url) === null ? 'web' : 'X', url }];
   const post = citedPost(sources);
-  const fromPost = timesFromPost(at, sources);
   // The post time is upstream data too (a crafted id encodes any date): one that fails the date rules is not used.
-  const postVerdict = post === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
+  const postVerdict = post === null ? 'ok' : judgeInstant(post.at, asOf);
   if (postVerdict !== 'ok') count(counts.rejected, postVerdict);
-  const posted = post !== null && postVerdict === 'ok';
+  const posted = postVerdict === 'ok' ? post : null;
+  const times = observation
+    ? { announced_at: null, observed_at: at, time_basis: 'observation' as const }
+    : timesFromPost(at, posted ? sources : []);
   const effective = r.effective_at == null ? null : judgedInstant(r.effective_at, asOf);
   if (effective?.ok === false) count(counts.rejected, effective.reason);
   if (url === null) count(counts.noted, 'no_link');
@@ -125,10 +114,10 @@ function readRecord(
 
   const id = `rt-${stableIdPart(String(r.id), 77)}`;
   const quote = cleanEvidence(r.text ?? '', TEXT_LIMITS.evidence);
-  const announced = observation ? null : posted ? fromPost.announced_at : at;
   const reading = readingOf(r);
+  const type = reading === 'global_reset' || reading === 'banked_grant' ? reading : null;
   let announcement: Announcement | null = null;
-  if (reading.reads_as === 'unconfirmed' && r.official_window) {
+  if (reading === 'unconfirmed' && r.official_window) {
     const which = r.official_window.target_at != null ? 'target_at' : 'start_at';
     const when = boundedInstant(r.official_window[which], asOf, MAX_SCHEDULE_AHEAD_MS, which);
     if (!when.ok) count(counts.rejected, when.reason);
@@ -137,37 +126,37 @@ function readRecord(
         id,
         upstream_id: cleanText(String(r.id), 120) || 'unknown',
         type: 'global_reset',
-        announced_at: announced ?? at,
+        announced_at: times.announced_at ?? at,
         scheduled_for: when.iso,
         text: quote,
         source: sources[0] ?? null,
         first_seen_at: formatInstant(asOf),
       });
-      if (!parsed.success) return refusedBy(parsed.error);
+      if (!parsed.success) return invalidRecord(parsed.error);
       announcement = parsed.data;
     }
   }
   const label = SourceLabelSchema.safeParse({
     source,
     record_id: stableIdPart(String(r.id), 120),
-    post_id: posted ? post.id : null,
+    post_id: posted?.id ?? null,
     at,
     label: labelOf(r),
-    reads_as: announcement ? 'announcement' : reading.reads_as,
+    reads_as: announcement ? 'announcement' : reading,
     quote,
   });
-  if (!label.success) return refusedBy(label.error);
-  if (reading.type === null) return { ok: true, value: { label: label.data, event: null, announcement } };
+  if (!label.success) return invalidRecord(label.error);
+  if (type === null) return { ok: true, value: { label: label.data, event: null, announcement } };
   const event = EventSchema.safeParse({
     id,
-    type: reading.type,
+    type,
     status: 'archived',
     reason: 'other',
     origin: 'reset_timeline',
     time_precision: 'second',
-    time_basis: observation ? 'observation' : posted ? fromPost.time_basis : 'announcement',
-    announced_at: announced,
-    observed_at: observation ? at : posted ? fromPost.observed_at : null,
+    time_basis: times.time_basis,
+    announced_at: times.announced_at,
+    observed_at: times.observed_at,
     effective_at: effective?.ok ? effective.iso : null,
     evidence_text: quote,
     sources,
@@ -175,51 +164,41 @@ function readRecord(
   });
   return event.success
     ? { ok: true, value: { label: label.data, event: event.data, announcement } }
-    : refusedBy(event.error);
+    : invalidRecord(event.error);
 }
 
 /**
- * Pure: the timeline's records → labels, events and the newest announcement, at most MAX_TIMELINE_RECORDS of them
+ * Pure: the timeline's records → labels, events and the newest announcement, at most MAX_RECORDS_PER_RUN of them
  * (the rest counted as over_record_cap, detail `record_cap_reached`). A repeated id keeps its first (newest) record.
  * Not one valid record among them is a changed API: the check fails as schema_mismatch, naming the first bad path.
  */
 function readTimeline(records: readonly unknown[], source: string, asOf: Date): SourceRead {
   const counts: Counts = { rejected: {}, noted: {} };
-  const seen = new Set<string>();
-  const labels: SourceLabel[] = [];
+  const labels = new Map<string, SourceLabel>();
   const events: Event[] = [];
   let announcement: Announcement | null = null;
   let invalid: Detail | null = null;
-  const capped = records.length > MAX_TIMELINE_RECORDS;
-  if (capped) count(counts.rejected, 'over_record_cap', records.length - MAX_TIMELINE_RECORDS);
-  for (const [i, raw] of records.slice(0, MAX_TIMELINE_RECORDS).entries()) {
+  const capped = records.length > MAX_RECORDS_PER_RUN;
+  if (capped) count(counts.rejected, 'over_record_cap', records.length - MAX_RECORDS_PER_RUN);
+  for (const [i, raw] of records.slice(0, MAX_RECORDS_PER_RUN).entries()) {
     const record = TimelineRecordSchema.safeParse(raw);
-    const read = record.success ? readRecord(record.data, source, asOf, counts) : refusedBy(record.error);
+    const read = record.success ? readRecord(record.data, source, asOf, counts) : invalidRecord(record.error);
     if (!read.ok) {
       count(counts.rejected, read.reason);
-      const why = read.reason === 'invalid_record' ? '' : ` (${read.reason})`;
-      if (invalid === null && read.path)
-        invalid = {
-          code: 'schema_mismatch',
-          params: { path: `${formatIssuePath(['events', i, ...read.path])}${why}` },
-        };
+      if (invalid === null && read.path) invalid = schemaMismatch('events', i, read.reason, read.path);
       continue;
     }
     const { label, event, announcement: a } = read.value;
-    if (seen.has(label.record_id)) continue;
-    seen.add(label.record_id);
-    labels.push(label);
+    if (labels.has(label.record_id)) continue;
+    labels.set(label.record_id, label);
     if (event) events.push(event);
     if (a && (announcement === null || a.announced_at > announcement.announced_at)) announcement = a;
   }
-  if (labels.length === 0 && invalid !== null) return { ok: false, detail: invalid };
-  const detail = readDetail(
-    capped ? 'record_cap_reached' : 'ok',
-    capped ? { max: MAX_TIMELINE_RECORDS } : {},
-    counts.rejected,
-    counts.noted,
-  );
-  return { ok: true, items: labels.length, detail, data: { events, labels, announcement } };
+  if (labels.size === 0 && invalid !== null) return { ok: false, detail: invalid };
+  const detail = capped
+    ? readDetail('record_cap_reached', { max: MAX_RECORDS_PER_RUN }, counts.rejected, counts.noted)
+    : readDetail('ok', {}, counts.rejected, counts.noted);
+  return { ok: true, items: labels.size, detail, data: { events, labels: [...labels.values()], announcement } };
 }
 
 /** Reads the timeline once (no retry: see above). A failed fetch or an unreadable body is a failed check, no data. */

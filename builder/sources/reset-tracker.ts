@@ -82,7 +82,16 @@ export function citedSource(
 }
 
 /** Why a record was refused; `path` (inside the record) only when its shape or a date could not be read. */
-type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
+export type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
+export function invalidRecord(error: z.ZodError): Refused {
+  return { ok: false, reason: 'invalid_record', path: error.issues[0]?.path ?? [] };
+}
+
+/** A record refused for its shape or a date, as the schema_mismatch of item `i` of the page's `list`. */
+export function schemaMismatch(list: string, i: number, reason: RejectReason, path: readonly PropertyKey[]): Detail {
+  const why = reason === 'invalid_record' ? '' : ` (${reason})`;
+  return { code: 'schema_mismatch', params: { path: `${formatIssuePath([list, i, ...path])}${why}` } };
+}
 
 /**
  * Pure: one tracker record → an archived Event (null for a reset type we do not know), or the reason it was rejected
@@ -129,7 +138,7 @@ export function computeTrackerEvent(
     sources,
     same_as: [],
   });
-  if (!parsed.success) return { ok: false, reason: 'invalid_record', path: parsed.error.issues[0]?.path ?? [] };
+  if (!parsed.success) return invalidRecord(parsed.error);
   if (cited.source === null) count(noted, 'no_link');
   if (evidence === '') count(noted, 'empty_text');
   if (postVerdict !== 'ok') count(rejected, postVerdict);
@@ -159,7 +168,7 @@ export function takeTrackerRecords(
     const record = TrackerRecordSchema.safeParse(raw);
     const mapped: ReturnType<typeof computeTrackerEvent> = record.success
       ? computeTrackerEvent(record.data, asOf, counts.noted, counts.rejected)
-      : { ok: false, reason: 'invalid_record', path: record.error.issues[0]?.path ?? [] };
+      : invalidRecord(record.error);
     if (mapped.ok) {
       valid++;
       if (mapped.value && !events.has(mapped.value.id)) events.set(mapped.value.id, mapped.value);
@@ -167,10 +176,7 @@ export function takeTrackerRecords(
     }
     count(counts.rejected, mapped.reason);
     // A date that cannot be read is a shape failure too: a page of them is a broken source, not an empty one.
-    if (invalid === null && mapped.path) {
-      const why = mapped.reason === 'invalid_record' ? '' : ` (${mapped.reason})`;
-      invalid = { code: 'schema_mismatch', params: { path: `${formatIssuePath(['data', i, ...mapped.path])}${why}` } };
-    }
+    if (invalid === null && mapped.path) invalid = schemaMismatch('data', i, mapped.reason, mapped.path);
   }
   return { capped: false, valid, invalid };
 }
