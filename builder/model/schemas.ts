@@ -26,7 +26,7 @@ export const LocalizedSchema = z.strictObject({
 export type Localized = z.infer<typeof LocalizedSchema>;
 
 const isoInstant = z.iso.datetime({ offset: false });
-const isoDate = z.iso.date();
+const instantOrDate = z.union([isoInstant, z.iso.date()]).nullable();
 /** An X post id. */
 const postId = z.string().regex(/^\d{1,20}$/);
 
@@ -52,8 +52,8 @@ export const PRODUCTS = ['codex', 'chatgpt_work'] as const;
 /** What a reset resets or credits: the 5-hour window, the weekly window, a banked reset. */
 export const LIMITS = ['five_hour', 'weekly', 'banked_reset'] as const;
 
-const stated = <T extends z.ZodType>(value: T) =>
-  z.strictObject({ value: value.nullable(), quote: z.string().min(1).max(500).nullable() });
+const postWords = z.string().min(1).max(500).nullable();
+const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value: value.nullable(), quote: postWords });
 
 /** Whom a reset reached and when it lands, as the post states it, with the words it was read from (model/reach.ts). */
 export const ReachSchema = z.strictObject({
@@ -66,8 +66,8 @@ export const ReachSchema = z.strictObject({
   landing: z.strictObject({
     from: isoInstant.nullable(),
     until: isoInstant.nullable(),
-    as_written: z.string().min(1).max(500).nullable(),
-    quote: z.string().min(1).max(500).nullable(),
+    as_written: postWords,
+    quote: postWords,
   }),
 });
 export type Reach = z.infer<typeof ReachSchema>;
@@ -123,9 +123,9 @@ export const EventSchema = z
     origin: z.enum(ORIGINS),
     time_precision: z.enum(TIME_PRECISIONS),
     time_basis: z.enum(TIME_BASES),
-    announced_at: z.union([isoInstant, isoDate]).nullable(),
-    observed_at: z.union([isoInstant, isoDate]).nullable(),
-    effective_at: z.union([isoInstant, isoDate]).nullable(),
+    announced_at: instantOrDate,
+    observed_at: instantOrDate,
+    effective_at: instantOrDate,
     /** Hand-written text; absent fields are rendered from templates keyed by type and reason. */
     title: LocalizedSchema.optional(),
     summary: LocalizedSchema.optional(),

@@ -6,14 +6,16 @@ import {
   AGREEMENTS,
   LIMITS,
   ORIGINS,
-  UNVERIFIED_REASONS,
   PLANS,
   PRODUCTS,
   REASONS,
+  RecordedBySchema,
   SIGNAL_KINDS,
   TIME_BASES,
   TIME_PRECISIONS,
   SOURCE_KINDS,
+  TrackerWatchSchema,
+  VerificationSchema,
 } from '../model/schemas.ts';
 import { FORECAST_STALE_AFTER_MS } from '../model/forecast.ts';
 import { USER_PLANS, type UserPlan } from '../model/reach.ts';
@@ -25,8 +27,9 @@ const FORECAST_HOLDS = `${FORECAST_STALE_AFTER_MS / 60_000} minutes after issued
 // The API's one timestamp format (contract.ts INSTANT_PATTERN): UTC to the second, no fraction.
 const instant = z.iso.datetime({ offset: false, precision: 0 });
 const instantOrNull = instant.nullable();
+const dateOrNull = z.iso.date().nullable();
 const instantOrDate = z.union([instant, z.iso.date()]);
-const probability = z.number().gt(0).lt(1);
+const probabilityOrNull = z.number().gt(0).lt(1).nullable();
 const share = z.number().min(0).max(1);
 const shareOrNull = share.nullable();
 const count = z.number().int().nonnegative();
@@ -41,9 +44,19 @@ const source = z.strictObject({ platform: str, url: str, author: str.optional() 
 
 export const API_VERSION = '1';
 
+/** A field kept for api_version 1 only: the same value as the field(s) `of`. */
+const deprecatedAlias = <T extends z.ZodType>(schema: T, of: string) =>
+  schema.meta({ deprecated: true, description: `Deprecated alias of ${of}; removed in api_version 2.` });
+
 /** A document part published as its own named schema (a component of the OpenAPI document). */
 const named = <S extends z.ZodRawShape>(id: string, shape: S, description?: string) =>
   z.strictObject(shape).meta(description === undefined ? { id } : { id, description });
+
+const credit = z.strictObject({
+  name: str,
+  url: str,
+  notice: str.describe('The credit in the words the source asks for ("Data: codex-reset.com"); show it with the link.'),
+});
 
 const metaCommon = {
   api_version: z.literal(API_VERSION),
@@ -51,15 +64,7 @@ const metaCommon = {
   license: str.describe('Notice for data derived from third-party archives.'),
   license_url: str.describe('Path of the full license texts of that data (plain text).'),
   credits: z
-    .array(
-      z.strictObject({
-        name: str,
-        url: str,
-        notice: str.describe(
-          'The credit in the words the source asks for ("Data: codex-reset.com"); show it with the link.',
-        ),
-      }),
-    )
+    .array(credit)
     .describe(
       'The data sources this document shows data from, with the link and wording each asks for (codex-resets.com for its reset records, labels, announcements and watches; codex-reset.com for its records, labels and announced windows); empty when it shows none. Whoever passes this data on must show these credits on the same surface.',
     ),
@@ -99,8 +104,11 @@ const label = str.describe(
   'The value in words, translated; "not stated" (translated) when the post does not state it.',
 );
 
-/** A value read from the post, with its label and the post's words. */
-const stated = <T extends z.ZodType>(value: T) => z.strictObject({ value, label, quote });
+/** A value read from the post (null: not stated) with its `description`, its label and the post's words. */
+const stated = <T extends z.ZodType>(value: T, description?: string) => {
+  const nullable = value.nullable();
+  return z.strictObject({ value: description === undefined ? nullable : nullable.describe(description), label, quote });
+};
 
 export const ReachDocSchema = named(
   'Reach',
@@ -112,27 +120,18 @@ export const ReachDocSchema = named(
       'What the post states, in one translated line ("all paid plans · weekly limit · lands by 2026-07-21 17:47 UTC").',
     ),
     plans: stated(
-      z
-        .array(z.enum(PLANS))
-        .nullable()
-        .describe(
-          'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
-        ),
+      z.array(z.enum(PLANS)),
+      'The plans the post names; `all`: everyone or every plan; `all_paid`: every paid plan. null: not stated.',
     ).describe('The plans the reset reached.'),
-    products: stated(z.array(z.enum(PRODUCTS)).nullable()).describe('The products whose limits it reset or credited.'),
+    products: stated(z.array(z.enum(PRODUCTS))).describe('The products whose limits it reset or credited.'),
     models: stated(
-      strings
-        .nullable()
-        .describe('The model(s) the reset is for, as the post names them; null when it is not for one model.'),
+      strings,
+      'The model(s) the reset is for, as the post names them; null when it is not for one model.',
     ),
-    cohort: stated(positive.nullable().describe('How many users it reached, when the post says.')),
+    cohort: stated(positive, 'How many users it reached, when the post says.'),
     limits: stated(
-      z
-        .array(z.enum(LIMITS))
-        .nullable()
-        .describe(
-          '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
-        ),
+      z.array(z.enum(LIMITS)),
+      '`five_hour` and `weekly`: the windows it reset, when the post names them; `banked_reset`: it credits a banked reset.',
     ).describe('Which limits it reset or credited.'),
     landing: z
       .strictObject({
@@ -162,9 +161,9 @@ const RecordedByDocSchema = named(
     label: str.describe(
       "The source's own word for it, never translated (`regular`, `banked`, `reset/hard/announced/live`, `credits/banked/archive`, `boost`, a ledger type).",
     ),
-    reads_as: z
-      .enum(['global_reset', 'banked_grant', 'policy_change', 'announcement', 'not_a_reset', 'unconfirmed'])
-      .describe('How this API reads that word. `announcement` and `unconfirmed` take no side.'),
+    reads_as: RecordedBySchema.shape.reads_as.describe(
+      'How this API reads that word. `announcement` and `unconfirmed` take no side.',
+    ),
   },
   "One source's record of an event.",
 );
@@ -172,13 +171,10 @@ const RecordedByDocSchema = named(
 const VerificationDocSchema = named(
   'Verification',
   {
-    state: z.enum(['verified', 'not_verified']),
-    reason: z
-      .enum(UNVERIFIED_REASONS)
-      .nullable()
-      .describe(
-        'null when verified; otherwise the first rule that failed: `single_source`, `disputed`, `sources_disagreed`, `no_post`, `not_read` (not read yet), `verification_off`, `post_not_found`, `post_unreadable` (tried again later), `author_not_official`, `text_differs`, `date_differs`.',
-      ),
+    state: VerificationSchema.shape.state,
+    reason: VerificationSchema.shape.reason.describe(
+      'null when verified; otherwise the first rule that failed: `single_source`, `disputed`, `sources_disagreed`, `no_post`, `not_read` (not read yet), `verification_off`, `post_not_found`, `post_unreadable` (tried again later), `author_not_official`, `text_differs`, `date_differs`.',
+    ),
     post_id: strOrNull.describe("The official X post checked: the event's primary evidence."),
     author: strOrNull.describe("The post's account as X's oEmbed endpoint named it (author_url), when read."),
     read_at: instantOrNull.describe('When the service last read the post itself.'),
@@ -229,12 +225,9 @@ export const EventDocSchema = named('Event', {
 });
 
 export const TodaySchema = named('Today', {
-  date: z.iso
-    .date()
-    .nullable()
-    .describe(
-      'The UTC date the state is about. null only in the edge\'s "builds stopped" answer (state unknown), served once no build has run for more than 3 UTC dates after the last one: it names no day rather than a wrong one.',
-    ),
+  date: dateOrNull.describe(
+    'The UTC date the state is about. null only in the edge\'s "builds stopped" answer (state unknown), served once no build has run for more than 3 UTC dates after the last one: it names no day rather than a wrong one.',
+  ),
   state: z.enum(TODAY_STATES),
   reset: bool.nullable(),
   event_ids: strings,
@@ -271,7 +264,7 @@ export const ReachTodaySchema = named('ReachToday', {
     .describe(
       "Per plan: `yes` when one of today's posts names the plan, every plan, or every paid plan (for a paid one); `no` when they name plans and not this one; `not_stated` when one names none or nobody reviewed it.",
     ),
-  summary: z.string().describe('What today\'s posts state, translated (each reset\'s reach summary, joined by " / ").'),
+  summary: str.describe('What today\'s posts state, translated (each reset\'s reach summary, joined by " / ").'),
   propagating_until: instantOrNull.describe(
     'While a reset is still landing: when its post says it has landed for everyone; else null.',
   ),
@@ -318,8 +311,8 @@ export const LatestDocSchema = named('Latest', {
 
 export const CoverageSchema = z.strictObject({
   partial: z.literal(true),
-  since: z.iso.date().nullable(),
-  until: z.iso.date().nullable(),
+  since: dateOrNull,
+  until: dateOrNull,
   archives: z.array(z.strictObject({ name: str, url: str, records: z.number().int(), notice: str })),
   note: str,
 });
@@ -368,84 +361,79 @@ export const HistoryPageDocSchema = named(
 
 export const EventResponseSchema = named('EventResponse', { meta: StableMetaSchema, event: EventDocSchema });
 
-const FORECAST_FIELDS = {
-  meta: MetaSchema,
-  probability_24h: probability
-    .nullable()
-    .describe(
-      'null: no reliable probability (never 0): too little history, the reset sources unobserved for over 6 h, or the forecast past meta.stale_after (the expired forecast).',
-    ),
-  probability_48h: probability.nullable(),
-  // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
-  base_rate_24h: shareOrNull,
-  base_rate_48h: shareOrNull,
-  trailing_base_rate_30d_24h: shareOrNull.describe(
-    'Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.',
-  ),
-  trailing_base_rate_30d_48h: shareOrNull,
-  trailing_base_rate_90d_24h: shareOrNull.describe(
-    'The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).',
-  ),
-  trailing_base_rate_90d_48h: shareOrNull,
-  compared_with: z
-    .literal('trailing_base_rate_90d')
-    .describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
-  observed_until: instantOrNull.describe(
-    'End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).',
-  ),
-  sample_size: count,
-  model_version: str.describe(
-    'The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).',
-  ),
-  explanation: str.describe(
-    'Translated: the probabilities and what they rest on, or why there are none (too little history, a gap in observation, or, in the expired forecast, since when it has expired and why).',
-  ),
-  issued_at: instant.describe('When the forecast was computed (meta.generated_at); the expired forecast keeps it.'),
-  last_global_reset_at: instantOrDate.nullable(),
-  announced: z
-    .strictObject({
-      id: str,
-      scheduled_for: instantOrNull.describe(
-        'When the announcement says the reset lands; null when it names no time (then no probability changes).',
-      ),
-      announced_at: instant,
-      inside_24h: bool.describe(
-        'The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.',
-      ),
-      inside_48h: bool,
-      follow_through: share.describe('Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).'),
-      followed: count.describe('Earlier announcements in the records that were followed by the reset.'),
-      sample_size: count.describe('Earlier announcements in the records.'),
-    })
-    .nullable()
-    .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
-  tracker_watch: z
-    .strictObject({
-      level: str.describe("The tracker's own level (elevated, strong, or another word it uses)."),
-      reset_chance_percent: z
-        .number()
-        .min(0)
-        .max(100)
-        .nullable()
-        .describe("The tracker's own chance in percent; null when it gives none. Not this API's probability."),
-      forecast_window: str.describe("The tracker's window, verbatim (display text, never translated)."),
-      observed_at: instant,
-      expires_at: instantOrNull,
-      text: str.describe("The tracker's words, never translated."),
-      source_url: strOrNull.describe('null: the tracker gave no link.'),
-      note: str.describe(
-        'Translated: whose watch this is, and that it does not change probability_24h or probability_48h.',
-      ),
-    })
-    .nullable()
-    .describe(
-      "The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it.",
-    ),
-};
-
 export const ForecastDocSchema = named(
   'Forecast',
-  FORECAST_FIELDS,
+  {
+    meta: MetaSchema,
+    probability_24h: probabilityOrNull.describe(
+      'null: no reliable probability (never 0): too little history, the reset sources unobserved for over 6 h, or the forecast past meta.stale_after (the expired forecast).',
+    ),
+    probability_48h: probabilityOrNull,
+    // An observed frequency, not a model output: every window of the year having a reset makes it exactly 1.
+    base_rate_24h: shareOrNull,
+    base_rate_48h: shareOrNull,
+    trailing_base_rate_30d_24h: shareOrNull.describe(
+      'Share of the 24 h checkpoint windows closed in the last 30 days that held a global reset; null below the minimum sample.',
+    ),
+    trailing_base_rate_30d_48h: shareOrNull,
+    trailing_base_rate_90d_24h: shareOrNull.describe(
+      'The same over 90 days: the baseline the forecast is compared with (see compared_with and /api/accuracy).',
+    ),
+    trailing_base_rate_90d_48h: shareOrNull,
+    compared_with: z
+      .literal('trailing_base_rate_90d')
+      .describe('The base rate the forecast is compared with in the backtest and in /api/accuracy.'),
+    observed_until: instantOrNull.describe(
+      'End of the time the reset sources were observed; a gap of over 6 h before now withholds the probabilities (explanation coverage_gap).',
+    ),
+    sample_size: count,
+    model_version: str.describe(
+      'The shipped model: poisson-v1 (the global resets of the trailing 90 days as a constant rate), chosen by the rolling-origin backtest (npm run backtest).',
+    ),
+    explanation: str.describe(
+      'Translated: the probabilities and what they rest on, or why there are none (too little history, a gap in observation, or, in the expired forecast, since when it has expired and why).',
+    ),
+    issued_at: instant.describe('When the forecast was computed (meta.generated_at); the expired forecast keeps it.'),
+    last_global_reset_at: instantOrDate.nullable(),
+    announced: z
+      .strictObject({
+        id: str,
+        scheduled_for: instantOrNull.describe(
+          'When the announcement says the reset lands; null when it names no time (then no probability changes).',
+        ),
+        announced_at: instant,
+        inside_24h: bool.describe(
+          'The scheduled time is inside the next 24 h (or up to 6 h overdue): probability_24h reflects the announcement.',
+        ),
+        inside_48h: bool,
+        follow_through: share.describe(
+          'Estimated chance an announced reset lands: (followed + 1) / (sample_size + 2).',
+        ),
+        followed: count.describe('Earlier announcements in the records that were followed by the reset.'),
+        sample_size: count.describe('Earlier announcements in the records.'),
+      })
+      .nullable()
+      .describe('An announced, not yet applied, global reset the forecast read; null when none is pending.'),
+    tracker_watch: z
+      .strictObject({
+        level: str.describe("The tracker's own level (elevated, strong, or another word it uses)."),
+        reset_chance_percent: TrackerWatchSchema.shape.reset_chance_percent.describe(
+          "The tracker's own chance in percent; null when it gives none. Not this API's probability.",
+        ),
+        forecast_window: str.describe("The tracker's window, verbatim (display text, never translated)."),
+        observed_at: instant,
+        expires_at: instantOrNull,
+        text: str.describe("The tracker's words, never translated."),
+        source_url: strOrNull.describe('null: the tracker gave no link.'),
+        note: str.describe(
+          'Translated: whose watch this is, and that it does not change probability_24h or probability_48h.',
+        ),
+      })
+      .nullable()
+      .describe(
+        "The upstream tracker's own watch while it lasts (codex-resets.com `active_watch`); null when none. It is not this API's forecast and does not change it.",
+      ),
+  },
   `The chance of a global reset in the next 24 and 48 hours. It holds until meta.stale_after (${FORECAST_HOLDS}); from then on the CDN serves the expired forecast instead: probabilities, base rates, \`announced\` and \`tracker_watch\` null (each reads as the next 24 or 48 hours), the facts about the past kept (meta, issued_at, sample_size, observed_until, last_global_reset_at), and \`explanation\` saying since when it has expired (meta.stale_after) and why. A client treats a forecast past meta.stale_after by its own clock the same way.`,
 );
 
@@ -465,6 +453,14 @@ export const SourceCheckDocSchema = z.strictObject({
   affects_today: bool.describe("Whether this source can report a reset and so keeps today's state fresh."),
 });
 
+const UpstreamComponentSchema = z.strictObject({
+  id: str,
+  name: str,
+  status: str.describe(
+    "The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.",
+  ),
+});
+
 export const UpstreamStatusDocSchema = z.strictObject({
   page_url: str,
   indicator: str,
@@ -472,22 +468,10 @@ export const UpstreamStatusDocSchema = z.strictObject({
   page_updated_at: strOrNull.describe(
     "The status page's own `page.updated_at`, as the page writes it: it moves only when the page's incidents change (it can be months old on a current page), so it says nothing about freshness and is never used for staleness. When we read the page is `fetched_at`. null when the page gives none or it fails the date rules.",
   ),
-  updated_at: strOrNull.meta({
-    deprecated: true,
-    description:
-      "Deprecated alias of page_updated_at, the same value (the page's own time, never our freshness); removed in api_version 2.",
-  }),
+  updated_at: deprecatedAlias(strOrNull, "page_updated_at, the same value (the page's own time, never our freshness)"),
   fetched_at: instant.describe('When this build read the status page.'),
   components: z
-    .array(
-      z.strictObject({
-        id: str,
-        name: str,
-        status: str.describe(
-          "The page's own word, never translated (`operational`, `degraded_performance`, `partial_outage`, `major_outage`, incident.io's `full_outage`, ...); `unknown` when it is not a plain lower_snake_case word.",
-        ),
-      }),
-    )
+    .array(UpstreamComponentSchema)
     .describe(
       'The Codex components: those whose id is in the configured list (by default the Codex group of status.openai.com: Codex Web, Codex API, CLI, VS Code extension, Codex in ChatGPT Desktop), or, when none of those ids is on the page, those whose name mentions Codex.',
     ),
@@ -571,6 +555,9 @@ const SkillEntrySchema = z.strictObject({
   reason: strOrNull,
 });
 
+/** The api_version 1 shape of a value per horizon (`h24`, `h48`). */
+const byHorizon = <T extends z.ZodType>(schema: T) => z.strictObject({ h24: schema, h48: schema });
+
 const ReliabilityBinSchema = z.strictObject({
   lower: z.number(),
   upper: z.number(),
@@ -630,16 +617,11 @@ export const AccuracyDocSchema = named('Accuracy', {
     .describe('Resolved 24-hour checkpoints binned by forecast probability, against how often a reset followed.'),
   reliability_48h: z.array(ReliabilityBinSchema).describe('As reliability_24h, for the 48-hour forecast.'),
   // The names before the one horizon rule (`probability_24h` style); kept for api_version 1 only.
-  summary: z.strictObject({ h24: HorizonSummarySchema, h48: HorizonSummarySchema }).meta({
-    deprecated: true,
-    description:
-      'Deprecated alias of summary_24h and summary_48h (h24, h48), the same values; removed in api_version 2.',
-  }),
-  reliability: z.strictObject({ h24: z.array(ReliabilityBinSchema), h48: z.array(ReliabilityBinSchema) }).meta({
-    deprecated: true,
-    description:
-      'Deprecated alias of reliability_24h and reliability_48h (h24, h48), the same values; removed in api_version 2.',
-  }),
+  summary: deprecatedAlias(byHorizon(HorizonSummarySchema), 'summary_24h and summary_48h (h24, h48), the same values'),
+  reliability: deprecatedAlias(
+    byHorizon(z.array(ReliabilityBinSchema)),
+    'reliability_24h and reliability_48h (h24, h48), the same values',
+  ),
   forecasts: z.array(
     z.strictObject({
       checkpoint: instant.describe('00/06/12/18 UTC; the window scored is (checkpoint, checkpoint + horizon].'),
