@@ -113,6 +113,9 @@ export const VerificationSchema = z.strictObject({
 });
 export type Verification = z.infer<typeof VerificationSchema>;
 
+/** The field each `time_basis` names. */
+const BASIS_FIELDS = { announcement: 'announced_at', observation: 'observed_at', effective: 'effective_at' } as const;
+
 /** One reset-related event; `time_basis` names which instant `occurred_at` is (plain dates at `time_precision: day`). */
 export const EventSchema = z
   .strictObject({
@@ -147,21 +150,18 @@ export const EventSchema = z
   })
   .superRefine((e, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (e.announced_at === null && e.observed_at === null && e.effective_at === null)
+    const times = Object.values(BASIS_FIELDS);
+    if (times.every((f) => e[f] === null))
       issue('announced_at', 'at least one of announced_at, observed_at, effective_at is required');
-    const basisField = (
-      { announcement: 'announced_at', observation: 'observed_at', effective: 'effective_at' } as const
-    )[e.time_basis];
+    const basisField = BASIS_FIELDS[e.time_basis];
     if (e[basisField] === null) issue(basisField, `time_basis is ${e.time_basis} but ${basisField} is null`);
-    for (const f of ['announced_at', 'observed_at', 'effective_at'] as const) {
+    const day = e.time_precision === 'day';
+    const precisionIssue = day
+      ? 'time_precision day wants YYYY-MM-DD'
+      : 'a full ISO 8601 UTC instant is required unless time_precision is day';
+    for (const f of times) {
       const v = e[f];
-      if (v !== null && (e.time_precision === 'day') !== /^\d{4}-\d{2}-\d{2}$/.test(v))
-        issue(
-          f,
-          e.time_precision === 'day'
-            ? 'time_precision day wants YYYY-MM-DD'
-            : 'a full ISO 8601 UTC instant is required unless time_precision is day',
-        );
+      if (v !== null && day !== /^\d{4}-\d{2}-\d{2}$/.test(v)) issue(f, precisionIssue);
     }
     if (!(TRACKER_ORIGINS as readonly string[]).includes(e.origin) && e.evidence_text.trim() === '')
       issue('evidence_text', 'curated history quotes its evidence: evidence_text is required');

@@ -104,8 +104,7 @@ interface PathSpec {
   params?: ReturnType<typeof param>[];
 }
 
-function operations(p: PathSpec): Record<string, unknown> {
-  const params = p.params ?? [];
+function operations({ params = [], ...p }: PathSpec): Record<string, unknown> {
   const parameters = [
     // The contract's documents are language-independent: no `lang` parameter (the edge still validates one).
     ...(p.tag === 'Contract' ? [] : [ref('parameters', 'lang')]),

@@ -29,6 +29,7 @@ const instant = z.iso.datetime({ offset: false, precision: 0 });
 const instantOrNull = instant.nullable();
 const dateOrNull = z.iso.date().nullable();
 const instantOrDate = z.union([instant, z.iso.date()]);
+const instantOrDateOrNull = instantOrDate.nullable();
 const probabilityOrNull = z.number().gt(0).lt(1).nullable();
 const share = z.number().min(0).max(1);
 const shareOrNull = share.nullable();
@@ -86,11 +87,9 @@ export const MetaSchema = named('Meta', {
  */
 export const StableMetaSchema = named('StableMeta', {
   lang: z.enum(LANGS),
-  updated_at: instantOrDate
-    .nullable()
-    .describe(
-      'The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.',
-    ),
+  updated_at: instantOrDateOrNull.describe(
+    'The newest time recorded in the content (announced, observed or effective time of its newest event); null when it lists no event. Derived from the content, not the build time.',
+  ),
   ...metaCommon,
 });
 
@@ -200,9 +199,9 @@ export const EventDocSchema = named('Event', {
   time_precision: z.enum(TIME_PRECISIONS),
   time_basis: z.enum(TIME_BASES),
   occurred_at: instantOrDate.describe('The time named by time_basis: effective, else observed, else announced.'),
-  announced_at: instantOrDate.nullable(),
-  observed_at: instantOrDate.nullable(),
-  effective_at: instantOrDate.nullable(),
+  announced_at: instantOrDateOrNull,
+  observed_at: instantOrDateOrNull,
+  effective_at: instantOrDateOrNull,
   sources: z.array(source),
   same_as: strings,
   untranslated_fields: strings.describe('Fields shown in their original language because no translation exists yet.'),
@@ -394,7 +393,7 @@ export const ForecastDocSchema = named(
       'Translated: the probabilities and what they rest on, or why there are none (too little history, a gap in observation, or, in the expired forecast, since when it has expired and why).',
     ),
     issued_at: instant.describe('When the forecast was computed (meta.generated_at); the expired forecast keeps it.'),
-    last_global_reset_at: instantOrDate.nullable(),
+    last_global_reset_at: instantOrDateOrNull,
     announced: z
       .strictObject({
         id: str,
