@@ -34,11 +34,9 @@ export const TIME_BASES = ['announcement', 'observation', 'effective'] as const;
 export const TIME_PRECISIONS = ['day', 'minute', 'second'] as const;
 /** `service_resets`: codex-resets.com's API; `reset_timeline`: codex-reset.com's timeline (a second tracker). */
 export const ORIGINS = ['ledger', 'service_resets', 'reset_timeline', 'curated'] as const;
+type Origin = (typeof ORIGINS)[number];
 /** The origins that are third-party trackers read by the build (not curated history). */
-export const TRACKER_ORIGINS = [
-  'service_resets',
-  'reset_timeline',
-] as const satisfies readonly (typeof ORIGINS)[number][];
+export const TRACKER_ORIGINS = ['service_resets', 'reset_timeline'] as const satisfies readonly Origin[];
 
 export const EvidenceSourceSchema = z.strictObject({
   platform: z.string().min(1).max(40),
