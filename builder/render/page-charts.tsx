@@ -24,7 +24,7 @@ const RIGHT = 10;
 const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
 
 /** A mark of a kind's shape centred on (x, y): circle, square, triangle; `r` is the circle's radius. */
-function Mark({ kind, x, y, r = 6, filled }: { kind: EventType; x: number; y: number; r?: number; filled?: boolean }) {
+function Mark({ kind, x, y, r = 6, filled }: { kind: EventType; x: number; y: number; r?: number; filled?: true }) {
   // Inside a chart the group carries the class (marks inherit stroke and fill): a year of marks weighs less.
   const cls = filled ? 'm verified' : undefined;
   if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={r} />;
