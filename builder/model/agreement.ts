@@ -3,10 +3,10 @@
 // data/verified/), codex-resets.com (origin service_resets) and codex-reset.com (origin reset_timeline). Each tracker
 // mislabels some posts, differently from the other, so their disagreement is found post by post, never decided here.
 import { EVENT_TYPES, formatInstant, type EventType } from '../contract.ts';
-import { citedPost } from './evidence.ts';
+import { citedPost, citedPosts } from './evidence.ts';
 import { eventMs, reviewedBy } from './events.ts';
 import { countsAsGlobal } from './reach.ts';
-import type { TrackerReview } from './reconcile.ts';
+import { question as openQuestion, type TrackerReview } from './reconcile.ts';
 import {
   TRACKER_ORIGINS,
   capText,
@@ -70,19 +70,16 @@ const TRACKER_LABELS: Readonly<Record<string, string>> = { global_reset: 'regula
 
 /** One record's vote: its origin, id, own word and our reading. Curated records speak with their (reviewed) type. */
 function voteOf(e: Event): RecordedBy {
-  const label =
-    e.origin === 'service_resets'
-      ? (TRACKER_LABELS[e.type] ?? e.type)
-      : e.origin === 'ledger'
-        ? e.reason
-        : e.origin === 'curated'
-          ? 'verified'
-          : e.type;
-  return { origin: e.origin, record_id: e.id, label, reads_as: e.type };
+  const labels: Record<Origin, string> = {
+    service_resets: TRACKER_LABELS[e.type] ?? e.type,
+    ledger: e.reason,
+    curated: 'verified',
+    reset_timeline: e.type,
+  };
+  return { origin: e.origin, record_id: e.id, label: labels[e.origin], reads_as: e.type };
 }
 
-/** The X posts a record cites. */
-const postsOf = (e: Event): string[] => e.sources.flatMap((s) => citedPost([s])?.id ?? []);
+const postsOf = (e: Event): string[] => citedPosts(e.sources);
 
 /** A reading that takes a side: `unconfirmed` and `announcement` say neither yes nor no about a reset. */
 const takesSide = (v: RecordedBy): boolean => v.reads_as !== 'unconfirmed' && v.reads_as !== 'announcement';
@@ -188,12 +185,7 @@ function question(
     ...types
   }: Pick<Signal, 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type'>,
 ): Signal {
-  return {
-    source: 'sources',
-    published_at: null,
-    first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
+  return openQuestion('sources', asOf, {
     id: id.slice(0, 120),
     kind,
     title: capText(title, 300),
@@ -205,7 +197,7 @@ function question(
       .slice(0, 10)
       .map(({ origin, label, reads_as }) => ({ origin, label, reads_as })),
     ...types,
-  };
+  });
 }
 
 function disagreement(e: Event, post: string, asOf: Date): Signal {

@@ -2,7 +2,7 @@
 import { urlOrigin } from '../contract.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { toIso } from './climatology.ts';
-import { latestCheck } from './status.ts';
+import { isGoodResetCheck, latestCheck } from './status.ts';
 import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
   MAX_SOURCE_LABELS,
@@ -110,12 +110,7 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
   const at = toIso(asOf.getTime());
   const signals: Signal[] = [];
   const screened = results.map((r): SourceResult => {
-    if (
-      !r.check.ok ||
-      (r.check.kind !== 'reset_tracker' && r.check.kind !== 'reset_timeline') ||
-      r.events === undefined
-    )
-      return r;
+    if (!isGoodResetCheck(r.check) || r.events === undefined) return r;
     // New global resets dated within the last day: a quarantined run's records never enter state, so counting older
     // ones would quarantine the same backlog on every run for good.
     const count = r.events.filter(
@@ -124,11 +119,9 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
     if (count <= ANOMALY_MAX_NEW_RESETS) return r;
     // Scheme and host of the source (the check holds its URL redacted already): all the signal says of it.
     const origin = urlOrigin(r.check.url) ?? '(unknown)';
+    const slug = r.check.source.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
     signals.push({
-      id: `source-anomaly-${r.check.source
-        .toLowerCase()
-        .replace(/[^a-z0-9._-]+/g, '-')
-        .slice(0, 60)}-${at.slice(0, 10)}`,
+      id: `source-anomaly-${slug.slice(0, 60)}-${at.slice(0, 10)}`,
       kind: 'source_anomaly',
       source: r.check.source,
       title: `${count} new global resets in one run`,
@@ -261,14 +254,16 @@ export function applySourceResults(
 ): State {
   const { results, signals } = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const status = okResults(results, 'status_page', 'status').at(-1)?.status;
-  // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none.
-  const [first, second] = (['tracker_status', 'reset_timeline'] as const).map((k) =>
-    okResults(results, k, 'announcement').at(-1),
+  // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none (null: a
+  // source read says none; undefined: neither was read).
+  const [scheduled, timeline] = (['tracker_status', 'reset_timeline'] as const).map(
+    (k) => okResults(results, k, 'announcement').at(-1)?.announcement,
   );
-  const fromTimeline = second?.announcement
-    ? { ...second, announcement: { ...second.announcement, origin: 'reset_timeline' as const } }
-    : second;
-  const announced = first?.announcement ? first : fromTimeline?.announcement ? fromTimeline : (first ?? second);
+  const announced = scheduled
+    ? scheduled
+    : timeline
+      ? { ...timeline, origin: 'reset_timeline' as const }
+      : (scheduled ?? timeline);
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
@@ -282,9 +277,8 @@ export function applySourceResults(
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
-    announcement: announced
-      ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)
-      : state.announcement,
+    announcement:
+      announced === undefined ? state.announcement : keepFirstSeen(state.announcement, announced, (a) => a.id),
     tracker_watch: watch,
     // Every watch seen, oldest first, once each; past MAX_WATCHES the oldest go.
     watches:
