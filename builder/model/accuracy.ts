@@ -53,6 +53,9 @@ export function resolveCheckpoint(
 
 export const brier = (p: number, outcome: boolean): number => (p - (outcome ? 1 : 0)) ** 2;
 
+const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+const mean = (xs: readonly number[]) => (xs.length === 0 ? null : sum(xs) / xs.length);
+
 /** Forecast probability in ten equal-width bins against how often the outcome happened, with counts. */
 export function reliabilityTable(pairs: readonly { p: number; outcome: boolean }[]) {
   const bins = 10;
@@ -96,9 +99,9 @@ export function skillWithInterval(
   const bm = rows.map((r) => brier(r.p, r.outcome));
   const bb = rows.map((r) => brier(r.base, r.outcome));
   const ratio = (m: number, b: number) => (b === 0 ? null : 1 - m / b);
-  const total = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-  const skill = n === 0 ? null : ratio(total(bm), total(bb));
-  if (n === 0 || skill === null) return { skill, lower: null, upper: null };
+  // No rows: both sums are 0, so no skill.
+  const skill = ratio(sum(bm), sum(bb));
+  if (skill === null) return { skill, lower: null, upper: null };
   const L = Math.max(1, Math.min(opts.blockLength, n));
   const random = seededRandom(opts.seed);
   const draws: number[] = [];
@@ -153,10 +156,9 @@ export function recordForecast(
   const first = Number.isFinite(lastLogged)
     ? lastLogged + CHECKPOINT_INTERVAL_MS
     : checkpointAtOrAfter(prev.last_forecast !== null ? Date.parse(prev.last_forecast.issued_at) : asOfMs);
-  const candidates = (prev.last_forecast === null ? [current] : [prev.last_forecast, current]).map((f) => ({
-    issued_ms: Date.parse(f.issued_at),
-    f,
-  }));
+  const candidates = [prev.last_forecast, current].flatMap((f) =>
+    f === null ? [] : { issued_ms: Date.parse(f.issued_at), f },
+  );
   for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS) {
     // The forecast live at t by ResetBench's rule, if it has probabilities.
     const live = forecastAtCheckpoint(candidates, t)?.f;
@@ -196,9 +198,8 @@ export function recordForecast(
 }
 
 /** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
-function inForce(resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) {
-  return resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
-}
+const inForce = (resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) =>
+  resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
 
 /** The skill baselines /api/accuracy reports, each the field of the base rate logged with the forecast. */
 const BASELINE_FIELDS = {
@@ -217,8 +218,6 @@ const MODEL_BASELINES: Readonly<Record<string, SkillBaseline>> = {
 const MIN_SKILL_SAMPLE = 28;
 /** As research/backtest.ts BOOTSTRAP: blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
-
-const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 
 /** Skill against one baseline at one horizon (rows in log order); null with a forecast:skill.* reason when n is small. */
 function skillOf(inForce: ReturnType<typeof scoreEntries>['rows'], h: HorizonHours, baseline: SkillBaseline) {

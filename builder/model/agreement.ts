@@ -79,8 +79,6 @@ function voteOf(e: Event): RecordedBy {
   return { origin: e.origin, record_id: e.id, label: labels[e.origin], reads_as: e.type };
 }
 
-const postsOf = (e: Event): string[] => citedPosts(e.sources);
-
 /** A reading that takes a side: `unconfirmed` and `announcement` say neither yes nor no about a reset. */
 const takesSide = (v: RecordedBy): boolean => v.reads_as !== 'unconfirmed' && v.reads_as !== 'announcement';
 
@@ -129,7 +127,7 @@ export function computeAgreement(input: {
   const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));
   const labelled = new Set(input.labels.map((l) => `rt-${l.record_id}`));
   const spoken = (r: Event) => r.origin !== 'reset_timeline' || !labelled.has(r.id);
-  for (const r of input.records) if (spoken(r)) for (const p of postsOf(r)) vote(p, voteOf(r));
+  for (const r of input.records) if (spoken(r)) for (const p of citedPosts(r.sources)) vote(p, voteOf(r));
   for (const { post_id, record_id, label, reads_as } of input.labels) {
     const own = `rt-${record_id}`;
     if (post_id !== null)
@@ -138,7 +136,7 @@ export function computeAgreement(input: {
   const signals: Signal[] = [];
   const events = input.merged.map((e): Event => {
     const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
-    const posts = [...new Set([...postsOf(e), ...members.flatMap(postsOf)])].sort();
+    const posts = [...new Set([e, ...members].flatMap((m) => citedPosts(m.sources)))].sort();
     const votes = firstOf(
       [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])],
       (v) => `${v.origin}\u0000${v.record_id}`,
@@ -173,18 +171,11 @@ function firstOf<T>(items: readonly T[], key: (item: T) => string): T[] {
   return [...first.values()];
 }
 
+type QuestionField = 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type';
+
 /** A reviewer's question from the sources about `e`: its evidence, and what each source calls it. */
-function question(
-  e: Event,
-  asOf: Date,
-  {
-    id,
-    kind,
-    title,
-    event_ids,
-    ...types
-  }: Pick<Signal, 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type'>,
-): Signal {
+function question(e: Event, asOf: Date, q: Pick<Signal, QuestionField>): Signal {
+  const { id, kind, title, event_ids, ...types } = q;
   return openQuestion('sources', asOf, {
     id: id.slice(0, 120),
     kind,

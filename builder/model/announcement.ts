@@ -98,8 +98,7 @@ export function announcementEffect(
     inside_24h: inside(24),
     inside_48h: inside(48),
     follow_through: followThrough(past),
-    followed: past.followed,
-    sample_size: past.sample_size,
+    ...past,
   };
 }
 

@@ -82,10 +82,7 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
     if (best === undefined || newestMs(e) > newestMs(best)) newestOfType.set(e.type, e);
   }
   const kept = new Set(newestOfType.values());
-  for (const e of byTime) {
-    if (kept.size >= MAX_TRACKER_EVENTS) break;
-    kept.add(e);
-  }
+  for (const e of byTime) if (kept.size < MAX_TRACKER_EVENTS) kept.add(e);
   return byTime.filter((e) => kept.has(e));
 }
 
@@ -171,16 +168,12 @@ function computeSignals(
   all.forEach(index);
   for (const s of incoming) {
     const k = signalKey(s);
-    const at = (k !== null ? byUrl.get(k) : undefined) ?? byId.get(s.id);
-    if (at === undefined) {
-      all.push(s);
-      index(s, all.length - 1);
-    } else {
-      // Keep the id review decisions refer to and when we first saw it; take the fresh text.
-      const old = all[at]!;
-      all[at] = { ...s, id: old.id, first_seen_at: old.first_seen_at };
-      index(all[at]!, at);
-    }
+    const at = (k !== null ? byUrl.get(k) : undefined) ?? byId.get(s.id) ?? all.length;
+    // Seen before: keep the id review decisions refer to and when we first saw it; take the fresh text.
+    const old = all[at];
+    const merged = old === undefined ? s : { ...s, id: old.id, first_seen_at: old.first_seen_at };
+    all[at] = merged;
+    index(merged, at);
   }
   // data/reviews is the truth for review state: a decision reverted in git puts the signal back in the queue.
   const decisions = new Map(reviews.map((d) => [d.signal_id, d]));
@@ -214,14 +207,8 @@ function computeLabels(previous: readonly SourceLabel[], results: readonly Sourc
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
 /** Seen again, a watch or announcement keeps when it was first seen. */
-function keepFirstSeen<T extends { first_seen_at: string }>(
-  previous: T | null,
-  fresh: T | null,
-  key: (x: T) => string,
-) {
-  return fresh && previous && key(previous) === key(fresh)
-    ? { ...fresh, first_seen_at: previous.first_seen_at }
-    : fresh;
+function keepFirstSeen<T extends { first_seen_at: string }>(prev: T | null, fresh: T | null, key: (x: T) => string) {
+  return fresh && prev && key(prev) === key(fresh) ? { ...fresh, first_seen_at: prev.first_seen_at } : fresh;
 }
 
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
@@ -254,16 +241,14 @@ export function applySourceResults(
 ): State {
   const { results, signals } = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const status = okResults(results, 'status_page', 'status').at(-1)?.status;
-  // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none (null: a
-  // source read says none; undefined: neither was read).
-  const [scheduled, timeline] = (['tracker_status', 'reset_timeline'] as const).map(
-    (k) => okResults(results, k, 'announcement').at(-1)?.announcement,
+  // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none.
+  const [first, second] = (['tracker_status', 'reset_timeline'] as const).map((k) =>
+    okResults(results, k, 'announcement').at(-1),
   );
-  const announced = scheduled
-    ? scheduled
-    : timeline
-      ? { ...timeline, origin: 'reset_timeline' as const }
-      : (scheduled ?? timeline);
+  const fromTimeline = second?.announcement
+    ? { ...second, announcement: { ...second.announcement, origin: 'reset_timeline' as const } }
+    : second;
+  const announced = first?.announcement ? first : fromTimeline?.announcement ? fromTimeline : (first ?? second);
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
@@ -277,8 +262,9 @@ export function applySourceResults(
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
-    announcement:
-      announced === undefined ? state.announcement : keepFirstSeen(state.announcement, announced, (a) => a.id),
+    announcement: announced
+      ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)
+      : state.announcement,
     tracker_watch: watch,
     // Every watch seen, oldest first, once each; past MAX_WATCHES the oldest go.
     watches:

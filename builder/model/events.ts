@@ -116,23 +116,19 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   }
   const groups = new Map<number, Event[]>();
   all.forEach((e, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), e]));
-  const merged: Event[] = [];
-  for (const group of groups.values()) {
+  const merged = [...groups.values()].map((group): Event => {
     const winner = group.reduce(better);
+    const others = group.filter((e) => e !== winner);
     const sources = new Map(winner.sources.map((s) => [normalizeUrl(s.url), s]));
-    const sameAs = new Set(winner.same_as);
+    const sameAs = new Set([...winner.same_as, ...others.map((e) => e.id)]);
     // A tracker cannot vouch for curated history: its links join only a winner that is a tracker record itself. Its
     // record of the very same post adds nothing either, as that link is already there.
-    const vouches = (e: Event) => e.origin !== 'service_resets' || winner.origin === 'service_resets';
-    for (const e of group) {
-      if (e === winner) continue;
-      sameAs.add(e.id);
-      if (!vouches(e)) continue;
-      for (const s of e.sources) if (!sources.has(normalizeUrl(s.url))) sources.set(normalizeUrl(s.url), s);
-    }
+    const vouched = others.filter((e) => e.origin !== 'service_resets' || winner.origin === 'service_resets');
+    for (const s of vouched.flatMap((e) => e.sources))
+      if (!sources.has(normalizeUrl(s.url))) sources.set(normalizeUrl(s.url), s);
     sameAs.delete(winner.id);
-    merged.push({ ...winner, sources: [...sources.values()], same_as: [...sameAs].sort() });
-  }
+    return { ...winner, sources: [...sources.values()], same_as: [...sameAs].sort() };
+  });
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
 }
 

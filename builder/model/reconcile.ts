@@ -103,17 +103,14 @@ export function reconcileTracker(
   for (const e of tracker) {
     const post = postOf(e);
     const review = post === null ? undefined : decided.get(post);
-    if (review?.decision === 'same_reset' && curatedIds.has(review.event_id!)) {
-      fold(review.event_id!, e);
-      continue;
-    }
     const holder = post === null ? undefined : byPost.get(post);
-    if (holder === undefined || holder.type === e.type) {
-      placed.push(e);
-      continue;
+    if (review?.decision === 'same_reset' && curatedIds.has(review.event_id!)) fold(review.event_id!, e);
+    else if (holder === undefined || holder.type === e.type) placed.push(e);
+    else {
+      if (review?.decision !== 'type' || review.type !== holder.type)
+        signals.push(disagreement(e, holder, post!, asOf));
+      fold(holder.id, e);
     }
-    if (review?.decision !== 'type' || review.type !== holder.type) signals.push(disagreement(e, holder, post!, asOf));
-    fold(holder.id, e);
   }
   // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
   const absorbed = new Set(curated.flatMap((c) => c.same_as));

@@ -24,14 +24,13 @@ const candidate = (e: Event): boolean =>
   countsAsGlobal(e) && e.agreement === 'agreed' && e.status !== 'verified' && citedPost(e.sources) !== null;
 
 /**
- * The posts to read this run, at most `max`: a candidate whose post has no final read and is not waiting out a back-off;
+ * The posts to read this run, at most MAX_POST_READS_PER_RUN: a candidate whose post has no final read and is not waiting out a back-off;
  * today's (UTC) first, then newest first.
  */
 export function planPostReads(
   events: readonly Event[],
   reads: readonly PostRead[],
   asOf: Date,
-  max = MAX_POST_READS_PER_RUN,
 ): { post_id: string; url: string }[] {
   const known = new Map(reads.map((r) => [r.post_id, r]));
   const today = utcDate(asOf);
@@ -46,7 +45,7 @@ export function planPostReads(
   const rank = (e: Event) => (eventDate(e) === today ? 0 : 1);
   due.sort((a, b) => rank(a) - rank(b) || eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
   return [...new Set(due.map((e) => citedPost(e.sources)!.id))]
-    .slice(0, max)
+    .slice(0, MAX_POST_READS_PER_RUN)
     .map((post_id) => ({ post_id, url: `https://x.com/i/status/${post_id}` }));
 }
 
