@@ -44,11 +44,8 @@ export function resolveCheckpoint(
 ): { outcome: boolean; event_ids: string[] } | null {
   const end = t + horizonHours * HOUR_MS;
   if (end > nowMs) return null;
-  const ids = resets
-    .filter((r) => r.ms > t && r.ms <= end)
-    .map((r) => r.id)
-    .sort();
-  return { outcome: ids.length > 0, event_ids: ids };
+  const ids = resets.filter((r) => r.ms > t && r.ms <= end).map((r) => r.id);
+  return { outcome: ids.length > 0, event_ids: ids.sort() };
 }
 
 export const brier = (p: number, outcome: boolean): number => (p - (outcome ? 1 : 0)) ** 2;
@@ -59,20 +56,16 @@ const mean = (xs: readonly number[]) => (xs.length === 0 ? null : sum(xs) / xs.l
 /** Forecast probability in ten equal-width bins against how often the outcome happened, with counts. */
 export function reliabilityTable(pairs: readonly { p: number; outcome: boolean }[]) {
   const bins = 10;
-  const acc = Array.from({ length: bins }, () => ({ n: 0, p: 0, o: 0 }));
-  for (const { p, outcome } of pairs) {
-    const b = acc[Math.min(bins - 1, Math.floor(p * bins))]!;
-    b.n++;
-    b.p += p;
-    b.o += outcome ? 1 : 0;
-  }
-  return acc.map((b, i) => ({
-    lower: i / bins,
-    upper: (i + 1) / bins,
-    count: b.n,
-    mean_probability: b.n === 0 ? null : b.p / b.n,
-    observed_frequency: b.n === 0 ? null : b.o / b.n,
-  }));
+  return Array.from({ length: bins }, (_, i) => {
+    const inBin = pairs.filter(({ p }) => Math.min(bins - 1, Math.floor(p * bins)) === i);
+    return {
+      lower: i / bins,
+      upper: (i + 1) / bins,
+      count: inBin.length,
+      mean_probability: mean(inBin.map((x) => x.p)),
+      observed_frequency: mean(inBin.map((x) => (x.outcome ? 1 : 0))),
+    };
+  });
 }
 
 /** mulberry32: a tiny seeded PRNG, so the bootstrap gives the same interval on every run. */
@@ -169,9 +162,8 @@ export function recordForecast(
   // Resolves each window once, and only windows the reset sources observed (`coverage` undefined: all of them).
   const resolutions = prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom);
   const resets = events
-    .filter(countsForForecast)
-    .map((e) => ({ ms: eventMs(e), id: e.id }))
-    .filter((r) => r.ms <= asOfMs);
+    .filter((e) => countsForForecast(e) && eventMs(e) <= asOfMs)
+    .map((e) => ({ ms: eventMs(e), id: e.id }));
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
   for (const entry of log) {
     const t = Date.parse(entry.checkpoint);
@@ -228,13 +220,12 @@ function skillOf(inForce: ReturnType<typeof scoreEntries>['rows'], h: HorizonHou
     .map((r) => ({ p: r.p, base: r.bases[baseline]!, outcome: r.outcome }));
   const n = rows.length;
   if (n < MIN_SKILL_SAMPLE) {
+    const last = same.at(-1);
+    const params = { n, min: MIN_SKILL_SAMPLE };
     const reason: Detail =
-      same.length > 0
-        ? {
-            code: 'skill.same_as_model',
-            params: { n, min: MIN_SKILL_SAMPLE, model_version: same.at(-1)!.model, left_out: same.length },
-          }
-        : { code: 'skill.too_few', params: { n, min: MIN_SKILL_SAMPLE } };
+      last === undefined
+        ? { code: 'skill.too_few', params }
+        : { code: 'skill.same_as_model', params: { ...params, model_version: last.model, left_out: same.length } };
     return { skill: null, lower: null, upper: null, n, reason };
   }
   const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
@@ -257,15 +248,14 @@ function scoreEntries(
     for (const h of HORIZONS_HOURS) {
       const p = f[`probability_${h}h`];
       if (p === null) continue;
-      const first = resolutions.find(
-        (r) => r.checkpoint === checkpoint && r.horizon_hours === h && r.kind === 'resolution',
-      );
+      const ofWindow = resolutions.filter((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
+      const first = ofWindow.find((r) => r.kind === 'resolution');
       if (first === undefined) {
         if (asOfMs - (t + h * HOUR_MS) > UNRESOLVABLE_AFTER_MS) unresolvable[h]++;
         else pending[h]++;
         continue;
       }
-      const latest = inForce(resolutions, checkpoint, h)!;
+      const latest = ofWindow.at(-1)!;
       const age = t - Date.parse(f.issued_at);
       forecasts.push({
         checkpoint,

@@ -19,7 +19,6 @@ import {
 } from './schemas.ts';
 
 type Origin = Event['origin'];
-type TrackerOrigin = (typeof TRACKER_ORIGINS)[number];
 
 /** How each origin is named in titles and explanations: the name its data is published under. */
 export const ORIGIN_NAMES: Readonly<Record<Origin, string>> = {
@@ -39,17 +38,13 @@ export const MISSING_AFTER_MS = 6 * 60 * 60 * 1000;
 const MAX_VOTES_PER_POST = 40;
 
 /** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
-export interface TrackerHealth {
-  origin: TrackerOrigin;
-  last_good_check_at: string | null;
-  covers_from: string | null;
-}
+export type TrackerHealth = ReturnType<typeof trackerHealth>[number];
 
 export function trackerHealth(
   checks: readonly SourceCheck[],
   records: readonly Event[],
   labels: readonly SourceLabel[],
-): TrackerHealth[] {
+) {
   const kinds = { service_resets: 'reset_tracker', reset_timeline: 'reset_timeline' } as const;
   return TRACKER_ORIGINS.map((origin) => {
     const good = checks.filter((c) => c.ok && c.kind === kinds[origin]).map((c) => c.checked_at);

@@ -16,7 +16,6 @@ export const ANNOUNCEMENT_OVERDUE_GRACE_MS = 6 * HOUR_MS;
 const POST_SKEW_MS = 60_000;
 /** An `ahead` post that names no time counts as followed when a reset lands within this long. */
 const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
-const TWO_WEEKS_HOURS = 24 * 14;
 
 /** data/announcement-review.json: each reviewed post, does it promise a reset for later, or report one made now? */
 export const AnnouncementReviewFileSchema = z.strictObject({
@@ -34,7 +33,11 @@ export const AnnouncementReviewFileSchema = z.strictObject({
         classification: z.enum(['ahead', 'done_now']),
         quote: z.string().min(1).max(1000),
         /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
-        due_within_hours: z.number().positive().max(TWO_WEEKS_HOURS).nullable(),
+        due_within_hours: z
+          .number()
+          .positive()
+          .max(14 * 24)
+          .nullable(),
         /** False when the post also reports a reset made now and promises another: its own record is not the promised one. */
         record_is_the_promised_reset: z.boolean(),
       }),

@@ -64,7 +64,8 @@ function firstPerSource<T extends { source: string }>(items: readonly T[], max: 
 }
 
 /** The newest checks of each source; one of the same source and instant replaces the stored one (a retried run). */
-function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[]): SourceCheck[] {
+function appendChecks(stored: readonly SourceCheck[], results: readonly SourceResult[]): SourceCheck[] {
+  const fresh = results.map((r) => r.check);
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
   const all = [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
@@ -143,8 +144,6 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
   return { results: screened, signals };
 }
 
-const signalKey = (s: Signal) => (s.url === null ? null : `url:${normalizeUrl(s.url)}`);
-
 /** The instant that places a signal in the window; a published_at in the future is not trusted. */
 function signalMs(s: Signal, asOfMs: number): number {
   const published = Date.parse(s.published_at ?? '');
@@ -158,17 +157,13 @@ function computeSignals(
   asOfMs: number,
 ): Signal[] {
   const all: Signal[] = [...previous];
-  const byId = new Map<string, number>();
-  const byUrl = new Map<string, number>();
-  const index = (s: Signal, i: number) => {
-    byId.set(s.id, i);
-    const k = signalKey(s);
-    if (k !== null) byUrl.set(k, i);
-  };
+  // Each signal's place by link and by id: an incoming one takes the place of its link's signal, else of its id's.
+  const places = new Map<string, number>();
+  const keys = (s: Signal) => [...(s.url === null ? [] : [`url:${normalizeUrl(s.url)}`]), `id:${s.id}`];
+  const index = (s: Signal, i: number) => keys(s).forEach((k) => places.set(k, i));
   all.forEach(index);
   for (const s of incoming) {
-    const k = signalKey(s);
-    const at = (k !== null ? byUrl.get(k) : undefined) ?? byId.get(s.id) ?? all.length;
+    const at = keys(s).flatMap((k) => places.get(k) ?? [])[0] ?? all.length;
     // Seen before: keep the id review decisions refer to and when we first saw it; take the fresh text.
     const old = all[at];
     const merged = old === undefined ? s : { ...s, id: old.id, first_seen_at: old.first_seen_at };
@@ -252,13 +247,11 @@ export function applySourceResults(
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
+  const incoming = [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...signals];
   return {
     ...state,
     updated_at: asOf.toISOString(),
-    checks: appendChecks(
-      state.checks,
-      results.map((r) => r.check),
-    ),
+    checks: appendChecks(state.checks, results),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
@@ -271,11 +264,6 @@ export function applySourceResults(
       watch === null || state.watches.some((x) => watchKey(x) === watchKey(watch))
         ? state.watches
         : [...state.watches, watch].slice(-MAX_WATCHES),
-    signals: computeSignals(
-      state.signals,
-      [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...signals],
-      reviews,
-      asOf.getTime(),
-    ),
+    signals: computeSignals(state.signals, incoming, reviews, asOf.getTime()),
   };
 }

@@ -63,10 +63,8 @@ export function applyReviewDates(events: readonly Event[], reviews: readonly Rev
 const STATUS_RANK = { verified: 2, archived: 1 } as const;
 const ORIGIN_RANK = { curated: 3, ledger: 2, service_resets: 1, reset_timeline: 0 } as const;
 
-function better(a: Event, b: Event): Event {
-  if (STATUS_RANK[a.status] !== STATUS_RANK[b.status]) return STATUS_RANK[a.status] > STATUS_RANK[b.status] ? a : b;
-  return ORIGIN_RANK[a.origin] >= ORIGIN_RANK[b.origin] ? a : b;
-}
+const better = (a: Event, b: Event): Event =>
+  (STATUS_RANK[a.status] - STATUS_RANK[b.status] || ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin]) >= 0 ? a : b;
 
 /**
  * Records of one type from different origins this close are the same reset: wider than the propagation windows posts

@@ -122,10 +122,9 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
 
 /** The hosts of the reset sources with a good check in the STALE_AFTER_MS before `now` ("none" when there are none). */
 function readSources(checks: readonly SourceCheck[], now: number): string {
+  const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
   const hosts = checks
-    .filter(
-      (c) => isGoodResetCheck(c) && Date.parse(c.checked_at) <= now && now - Date.parse(c.checked_at) < STALE_AFTER_MS,
-    )
+    .filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS)
     .map((c) => URL.parse(c.url)?.host ?? c.source);
   return [...new Set(hosts)].sort().join(', ') || 'none';
 }

@@ -136,9 +136,8 @@ export function verifyEvents(
     if (!countsAsGlobal(e) || (e.status === 'verified' && e.verification === undefined)) return e;
     const post = citedPost(e.sources);
     const read = post === null ? undefined : reads.get(post.id);
-    const sources = [
-      ...new Set((e.recorded_by ?? []).filter((v) => v.reads_as === 'global_reset').map((v) => v.origin)),
-    ].sort();
+    const readers = (e.recorded_by ?? []).filter((r) => r.reads_as === 'global_reset').map((r) => r.origin);
+    const sources = [...new Set(readers)].sort();
     const quotes = post === null ? [] : (quoted.get(post.id) ?? []);
     const v = (reason: Verification['reason'], quoted_by: Event['origin'][] = []): Verification => ({
       state: reason === null ? 'verified' : 'not_verified',
