@@ -16,6 +16,7 @@ export const ANNOUNCEMENT_OVERDUE_GRACE_MS = 6 * HOUR_MS;
 const POST_SKEW_MS = 60_000;
 /** An `ahead` post that names no time counts as followed when a reset lands within this long. */
 const FOLLOW_THROUGH_DEFAULT_HOURS = 48;
+const TWO_WEEKS_HOURS = 24 * 14;
 
 /** data/announcement-review.json: each reviewed post, does it promise a reset for later, or report one made now? */
 export const AnnouncementReviewFileSchema = z.strictObject({
@@ -33,11 +34,7 @@ export const AnnouncementReviewFileSchema = z.strictObject({
         classification: z.enum(['ahead', 'done_now']),
         quote: z.string().min(1).max(1000),
         /** The window the post promises, in hours; null when it names none ("in a bit"): then FOLLOW_THROUGH_DEFAULT_HOURS. */
-        due_within_hours: z
-          .number()
-          .positive()
-          .max(14 * 24)
-          .nullable(),
+        due_within_hours: z.number().positive().max(TWO_WEEKS_HOURS).nullable(),
         /** False when the post also reports a reset made now and promises another: its own record is not the promised one. */
         record_is_the_promised_reset: z.boolean(),
       }),
@@ -113,8 +110,7 @@ function isFulfilled(a: Announcement, events: readonly Event[], asOf: Date): boo
   const post = a.source === null ? null : normalizeUrl(a.source.url);
   return events.some(
     (e) =>
-      e.id === a.id ||
-      e.same_as.includes(a.id) ||
+      [e.id, ...e.same_as].includes(a.id) ||
       (post !== null && e.sources.some((s) => normalizeUrl(s.url) === post)) ||
       (e.type === (a.type ?? 'global_reset') &&
         eventMs(e) >= Date.parse(a.announced_at) &&

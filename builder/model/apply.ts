@@ -132,14 +132,8 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
       count,
       origin,
     });
-    return {
-      check: {
-        ...r.check,
-        ok: false,
-        items_read: 0,
-        detail: { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } },
-      },
-    };
+    const detail = { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } };
+    return { check: { ...r.check, ok: false, items_read: 0, detail } };
   });
   return { results: screened, signals };
 }
@@ -208,12 +202,11 @@ function keepFirstSeen<T extends { first_seen_at: string }>(prev: T | null, fres
 
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
 function watchSignal(w: TrackerWatch, source: string): Signal {
-  const title = `${w.level} watch: ${w.forecast_window}`.trim();
   return {
     id: `tracker-watch-${w.observed_at.replace(/[^0-9]/g, '')}`,
     kind: 'tracker_watch',
     source,
-    title: capText(title, 300),
+    title: capText(`${w.level} watch: ${w.forecast_window}`.trim(), 300),
     excerpt: w.text,
     url: w.source_url,
     published_at: w.observed_at,

@@ -93,11 +93,8 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const byKey = new Map<string, number>();
   all.forEach((e, i) => {
     // A shared link joins records of one type only: a post can announce a banked grant and mention a global reset.
-    const keys = [
-      `id:${e.id}`,
-      ...e.same_as.map((s) => `id:${s}`),
-      ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`),
-    ];
+    const ids = [e.id, ...e.same_as].map((id) => `id:${id}`);
+    const keys = [...ids, ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)];
     for (const k of keys) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);

@@ -64,11 +64,8 @@ export function applyPostReads(previous: readonly PostRead[], result: PostReadRe
     else if (before === undefined || !isFinal(before)) {
       const attempts = (before?.attempts ?? 0) + 1;
       const wait = Math.max(READ_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 20), retryAfterMs);
-      byPost.set(r.post_id, {
-        ...r,
-        attempts,
-        next_try_at: formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS)),
-      });
+      const next_try_at = formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS));
+      byPost.set(r.post_id, { ...r, attempts, next_try_at });
     }
   }
   return [...byPost.values()]
