@@ -39,7 +39,7 @@ import { fetchPostReads } from './sources/post-embed.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { ConflictError } from './errors.ts';
-import { updateState, type LockHandle, type StateStore } from './state/store.ts';
+import { updateState, type LoadedState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
@@ -176,25 +176,19 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
 
 /** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
 async function notify(
-  deps: RunDeps,
   n: NonNullable<RunDeps['notify']>,
   publicUrl: string,
   state: State,
   view: { events: Event[]; upcoming: Announcement | null; today: TodayStatus },
   asOf: Date,
-  warnings: string[],
+  save: (mutate: (s: State) => State) => Promise<State>,
 ): Promise<NonNullable<RunSummary['notifications']>> {
   const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl };
   const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
   const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
   if (outcomes.some((o) => o.result !== 'skipped')) {
     const open = openNotificationKeys(view.events, view.upcoming, view.today, asOf, opts);
-    await updateState(
-      deps.store,
-      (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }),
-      5,
-      (w) => warnings.push(...w),
-    );
+    await save((s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }));
   }
   const count = (r: string) => outcomes.filter((o) => o.result === r).length;
   return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
@@ -274,22 +268,18 @@ async function runLocked(
   curatedLoad: Promise<CuratedData>,
 ): Promise<RunSummary> {
   const loaded = await deps.store.load();
-  const stored = loaded.state;
   const warnings = [...loaded.warnings];
-  const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf);
+  const { results, curated, posts } = await readAll(deps, loaded.state, curatedLoad, asOf);
   const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
+  // Every save of this run: up to 5 attempts, the warnings of each reload reported with the run's.
+  const save = (mutate: (s: State) => State, from?: LoadedState) =>
+    updateState(deps.store, mutate, 5, (w) => warnings.push(...w), from);
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
   // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
   await deps.store.confirmLock(lock, 'saving state');
-  const state = await updateState(
-    deps.store,
-    (s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state,
-    5,
-    (w) => warnings.push(...w),
-    loaded,
-  );
+  const state = await save((s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state, loaded);
   const { events, forecast, upcoming } = next!;
   const seen = stateAsOf(state, asOf);
   const today = computeToday(events, seen.checks, asOf);
@@ -324,7 +314,7 @@ async function runLocked(
   }
   // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
   const notifications = deps.notify
-    ? await notify(deps, deps.notify, publicUrl, state, { events, upcoming, today }, asOf, warnings).catch(
+    ? await notify(deps.notify, publicUrl, state, { events, upcoming, today }, asOf, save).catch(
         (err: Error) => void warnings.push(`notifications: ${err.message}`),
       )
     : undefined;

@@ -18,23 +18,18 @@ import {
 } from '../contract.ts';
 import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
 
-/** Whether a regular file is at `file` (not missing, not a directory, readable). */
-function isFile(file: string): boolean {
+/** `read()`, or `fallback` when it throws (a file that is missing or cannot be read or parsed). */
+function orElse<T>(read: () => T, fallback: T): T {
   try {
-    return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
-/** The file's text, or `fallback` when it cannot be read. */
-function readOr(file: string, fallback: string): string {
-  try {
-    return readFileSync(file, 'utf8');
+    return read();
   } catch {
     return fallback;
   }
 }
+
+/** Whether a regular file is at `file` (not missing, not a directory, readable). */
+const isFile = (file: string): boolean =>
+  orElse(() => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false, false);
 
 type Res = ServerResponse & { emit(event: 'next'): boolean };
 
@@ -48,16 +43,11 @@ function routing(root: string, now: () => number) {
     const [uri = '/', query = ''] = (req.url ?? '/').split(/\?(.*)/s);
     // The store as the edge reads it, read on every request (a build rewrites it atomically): a missing or unreadable
     // file is an empty store, as an empty KeyValueStore is.
-    let store: Record<string, string> = {};
-    try {
-      store = JSON.parse(readOr(prefix + EDGE_STORE_FILE, '{}')) as Record<string, string>;
-    } catch {
-      // unreadable: empty
-    }
+    const store = orElse<Record<string, string>>(() => JSON.parse(readFileSync(prefix + EDGE_STORE_FILE, 'utf8')), {});
     let r = route({ method: req.method ?? 'GET', uri, query }, edgeContextFrom(store, uri, now()));
     // As at the CDN: a missing object is answered with the stored not-found document, status 404.
     if (r.kind === 'object' && !isFile(prefix + r.key)) {
-      const body = readOr(prefix + NOT_FOUND_KEY, NOT_FOUND_FALLBACK);
+      const body = orElse(() => readFileSync(prefix + NOT_FOUND_KEY, 'utf8'), NOT_FOUND_FALLBACK);
       r = { kind: 'response', status: 404, headers: baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body };
     }
     if (r.kind === 'response') {

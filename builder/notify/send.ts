@@ -79,10 +79,8 @@ function requestFor(c: Channel, m: NotifyMessage, telegramApiUrl: string): { url
       u.pathname = parts.length ? `/${parts.join('/')}/` : '/';
       u.search = '';
       const message = `${m.summary}\n${m.links.source ?? ''}`.trim();
-      return {
-        url: u.href,
-        body: { topic, title: m.title, message, click: m.links.api, tags: ['arrows_counterclockwise'] },
-      };
+      const body = { topic, title: m.title, message, click: m.links.api, tags: ['arrows_counterclockwise'] };
+      return { url: u.href, body };
     }
     case 'telegram':
       return {
