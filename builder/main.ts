@@ -158,8 +158,7 @@ export async function runMain(
   } catch (err) {
     const code = exitCodeFor(err);
     const message = messageOf(err);
-    if (code === EXIT.config) io.err(`${name}: ${message}`);
-    else io.err(`${name} failed: no valid API was produced\n${message}`);
+    io.err(code === EXIT.config ? `${name}: ${message}` : `${name} failed: no valid API was produced\n${message}`);
     if (onFailure) await onFailure(message).catch(() => {});
     return code;
   }

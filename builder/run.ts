@@ -8,7 +8,7 @@ import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { attachReach } from './model/reach.ts';
 import type { Announcement, Event, State } from './model/schemas.ts';
-import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
+import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/announcement.ts';
 import { renderApiParts, type RenderInput } from './render/documents.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
@@ -174,26 +174,6 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
   return { events, signals };
 }
 
-/** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
-async function notify(
-  n: NonNullable<RunDeps['notify']>,
-  publicUrl: string,
-  state: State,
-  view: { events: Event[]; upcoming: Announcement | null; today: TodayStatus },
-  asOf: Date,
-  save: (mutate: (s: State) => State) => Promise<State>,
-): Promise<NonNullable<RunSummary['notifications']>> {
-  const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl };
-  const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
-  const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
-  if (outcomes.some((o) => o.result !== 'skipped')) {
-    const open = openNotificationKeys(view.events, view.upcoming, view.today, asOf, opts);
-    await save((s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }));
-  }
-  const count = (r: string) => outcomes.filter((o) => o.result === r).length;
-  return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
-}
-
 /**
  * Every document of the build, in phase order: the few about the present (with the page, the follow documents and
  * the unknown variants made from them) at once, the event documents and history pages as the sink takes them.
@@ -201,8 +181,7 @@ async function notify(
 function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocument> {
   const { asOf, events, today, upcoming = null } = input;
   const { eager: docs, stable } = renderApiParts(input);
-  docs.push(...renderPages({ asOf, docs, events }));
-  docs.push(...renderFollow({ events, upcoming, today, publicUrl }));
+  docs.push(...renderPages({ asOf, docs, events }), ...renderFollow({ events, upcoming, today, publicUrl }));
   // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
   // dates, then a dateless one, in every language.
   const plan = unknownVariants(asOf);
@@ -283,7 +262,6 @@ async function runLocked(
   const { events, forecast, upcoming } = next!;
   const seen = stateAsOf(state, asOf);
   const today = computeToday(events, seen.checks, asOf);
-  const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
   const input: RenderInput = {
     ...computeLatest(events, asOf),
     asOf,
@@ -293,7 +271,7 @@ async function runLocked(
     upstreamStatus: seen.upstream_status,
     signals: seen.signals,
     forecast,
-    accuracy,
+    accuracy: computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf),
     archives: curated.archives,
     ...(deps.urls ? { openapi: deps.urls } : {}),
     upcoming,
@@ -312,12 +290,25 @@ async function runLocked(
     const ids = events.map((e) => e.id);
     edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
   }
+  // After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends.
   // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
-  const notifications = deps.notify
-    ? await notify(deps.notify, publicUrl, state, { events, upcoming, today }, asOf, save).catch(
-        (err: Error) => void warnings.push(`notifications: ${err.message}`),
-      )
-    : undefined;
+  let notifications: RunSummary['notifications'];
+  if (deps.notify) {
+    try {
+      const { notifier, lang } = deps.notify;
+      const opts = { channels: notifier.channels.map((c) => c.id), lang, publicUrl };
+      const plan = planNotifications(state.notifications, events, upcoming, today, asOf, opts);
+      const outcomes = plan.length > 0 ? await notifier.send(plan) : [];
+      if (outcomes.some((o) => o.result !== 'skipped')) {
+        const open = openNotificationKeys(events, upcoming, today, asOf, opts);
+        await save((s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }));
+      }
+      const count = (r: string) => outcomes.filter((o) => o.result === r).length;
+      notifications = { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
+    } catch (err) {
+      warnings.push(`notifications: ${(err as Error).message}`);
+    }
+  }
   const { probability_24h, probability_48h, sample_size, model_version } = forecast;
   // Sources as state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
   const checks = results.map(
@@ -334,7 +325,7 @@ async function runLocked(
     reset: today.reset,
     forecast: { probability_24h, probability_48h, sample_size, model_version },
     warnings,
-    notifications: notifications || undefined,
+    notifications,
     edge,
   };
 }

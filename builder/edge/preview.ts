@@ -31,15 +31,13 @@ function orElse<T>(read: () => T, fallback: T): T {
 const isFile = (file: string): boolean =>
   orElse(() => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false, false);
 
-type Res = ServerResponse & { emit(event: 'next'): boolean };
-
 /**
  * The `before` middleware: route with the shared router; answer its responses and missing objects here, and hand
  * every object to http-server's file serving (its 200, 304, 206 and 416) with the contract's headers.
  */
 function routing(root: string, now: () => number) {
   const prefix = path.join(path.resolve(root), path.sep);
-  return function (req: IncomingMessage, res: Res): void {
+  return function (req: IncomingMessage, res: ServerResponse & { emit(event: 'next'): boolean }): void {
     const [uri = '/', query = ''] = (req.url ?? '/').split(/\?(.*)/s);
     // The store as the edge reads it, read on every request (a build rewrites it atomically): a missing or unreadable
     // file is an empty store, as an empty KeyValueStore is.

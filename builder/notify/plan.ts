@@ -257,9 +257,8 @@ export function recordOutcomes(
   const at = asOf.toISOString();
   const now = asOf.getTime();
   const sentNow = outcomes.filter((o) => o.result === 'sent');
-  const done = new Set(sentNow.map((o) => pair(o.channel, o.key)));
   const failed = new Map(log.failed.map((f) => [pair(f.channel, f.key), f]));
-  for (const k of done) failed.delete(k);
+  for (const o of sentNow) failed.delete(pair(o.channel, o.key));
   for (const o of outcomes.filter((x) => x.result === 'failed')) {
     const prev = failed.get(pair(o.channel, o.key));
     failed.set(pair(o.channel, o.key), {
