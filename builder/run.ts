@@ -142,11 +142,8 @@ function computeNextState(
 function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: boolean) {
   // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
   // (model/events.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
-  const curatedEvents = attachReach(
-    applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
-    curated.reach ?? {},
-    asOf,
-  );
+  const reviewed = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
+  const curatedEvents = attachReach(reviewed, curated.reach ?? {}, asOf);
   const trackers = state.upstream_events.filter((e) => knownBy(e, asOf));
   const labels = state.source_labels.filter((l) => Date.parse(l.at) <= asOf.getTime());
   const reviews = curated.tracker_reviews ?? [];
@@ -157,14 +154,9 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
   const checks = state.checks.filter((c) => Date.parse(c.checked_at) <= asOf.getTime());
   const health = trackerHealth(checks, records, labels);
   const agreed = computeAgreement({ merged, records, labels, reviews, health, asOf });
-  const events = verifyEvents(agreed.events, {
-    reads: state.post_reads,
-    official: new Set(curated.official_accounts ?? []),
-    records,
-    labels,
-    enabled: verify,
-    asOf,
-  });
+  const official = new Set(curated.official_accounts ?? []);
+  const evidence = { reads: state.post_reads, official, records, labels, enabled: verify, asOf };
+  const events = verifyEvents(agreed.events, evidence);
   // The sources' questions first (they name every source's word); the tracker-vs-curated ones fill in the rest.
   const asked = new Set(agreed.signals.map((s) => s.id));
   const signals = [...agreed.signals, ...reconciled.signals.filter((s) => !asked.has(s.id))].filter(
@@ -240,12 +232,7 @@ async function readAll(deps: RunDeps, stored: State, curatedLoad: Promise<Curate
 }
 
 /** The run once it holds the lock: fetch, save state, compute, render and publish, tell the edge, notify. */
-async function runLocked(
-  deps: RunDeps,
-  lock: LockHandle,
-  asOf: Date,
-  curatedLoad: Promise<CuratedData>,
-): Promise<RunSummary> {
+async function runLocked(deps: RunDeps, lock: LockHandle, asOf: Date, curatedLoad: Promise<CuratedData>) {
   const loaded = await deps.store.load();
   const warnings = [...loaded.warnings];
   const { results, curated, posts } = await readAll(deps, loaded.state, curatedLoad, asOf);

@@ -28,8 +28,7 @@ function orElse<T>(read: () => T, fallback: T): T {
 }
 
 /** Whether a regular file is at `file` (not missing, not a directory, readable). */
-const isFile = (file: string): boolean =>
-  orElse(() => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false, false);
+const isFile = (file: string) => orElse(() => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false, false);
 
 /**
  * The `before` middleware: route with the shared router; answer its responses and missing objects here, and hand

@@ -207,11 +207,8 @@ export function planNotifications(
 ): Delivery[] {
   const messages = dueMessages(events, upcoming, today, asOf, o);
   const sent = new Set(log.sent.map((s) => pair(s.channel, s.key)));
-  const gaveUp = new Set(
-    log.failed
-      .filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS)
-      .map((f) => pair(f.channel, f.key)),
-  );
+  const expired = log.failed.filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS);
+  const gaveUp = new Set(expired.map((f) => pair(f.channel, f.key)));
   const out: Delivery[] = [];
   for (const channel of o.channels) {
     const seen = (k: string) => sent.has(pair(channel, k));
