@@ -59,19 +59,18 @@ export function parseBuildArgs(argv: readonly string[], env: Env, clock: () => D
   } catch (err) {
     throw new ConfigError('build', messageOf(err), { cause: err });
   }
+  // Typed in full so that TypeScript narrows past each call.
+  const fail: (message: string) => never = (message) => {
+    throw new ConfigError('build', message);
+  };
   const now = values.now === undefined ? clock() : new Date(values.now);
-  if (values.now !== undefined && (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(now.getTime()))) {
-    const got = JSON.stringify(values.now);
-    throw new ConfigError(
-      'build',
-      `--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${got}`,
-    );
-  }
+  if (values.now !== undefined && (!ZONED_INSTANT_PATTERN.test(values.now) || Number.isNaN(now.getTime())))
+    fail(`--now wants an ISO 8601 timestamp with a zone, e.g. 2026-11-21T12:00:00Z; got ${JSON.stringify(values.now)}`);
   if (values.target !== 'local' && values.target !== 's3')
-    throw new ConfigError('build', `--target is local or s3, got ${JSON.stringify(values.target)}`);
+    fail(`--target is local or s3, got ${JSON.stringify(values.target)}`);
   // Rebuilding the past into the live bucket would publish older data over newer: exactly what fencing forbids.
   if (values['rebuild-past'] && values.target === 's3')
-    throw new ConfigError('build', '--rebuild-past builds into a local --out and --state-dir only, never --target s3');
+    fail('--rebuild-past builds into a local --out and --state-dir only, never --target s3');
   return {
     now,
     outDir: values.out,
@@ -159,8 +158,7 @@ export async function runMain(
   } catch (err) {
     const code = exitCodeFor(err);
     const message = messageOf(err);
-    if (code === EXIT.config) io.err(`${name}: ${message}`);
-    else io.err(`${name} failed: no valid API was produced\n${message}`);
+    io.err(code === EXIT.config ? `${name}: ${message}` : `${name} failed: no valid API was produced\n${message}`);
     if (onFailure) await onFailure(message).catch(() => {});
     return code;
   }

@@ -58,10 +58,10 @@ export function requirePublicUrls(env: Env, target: 'local' | 's3'): PublicUrls 
   if (value === undefined && publishing)
     fail(`${wanted}; it is ${env.RESET_PUBLIC_BASE_URL === '' ? 'empty' : 'not set'}`);
   if (value !== undefined) {
-    const u = parseBase(value) ?? fail(`${wanted}; got ${quote(value)}`);
-    if (publishing && u.protocol !== 'https:') fail(`${wanted}; got ${quote(value)}, which is not https`);
-    if (publishing && LOOPBACK_HOST.test(u.hostname))
-      fail(`${wanted}; got ${quote(value)}, a loopback address no reader can reach`);
+    const got = `${wanted}; got ${quote(value)}`;
+    const u = parseBase(value) ?? fail(got);
+    if (publishing && u.protocol !== 'https:') fail(`${got}, which is not https`);
+    if (publishing && LOOPBACK_HOST.test(u.hostname)) fail(`${got}, a loopback address no reader can reach`);
     urls.publicUrl = urls.serverUrl = value.replace(/\/+$/, '');
   }
   const contact = env.RESET_CONTACT_URL || undefined;

@@ -8,7 +8,7 @@ import { archiveCoverage, coveredUntil, extendCoverage } from './model/coverage.
 import { reconcileTracker, withReconcileSignals } from './model/reconcile.ts';
 import { attachReach } from './model/reach.ts';
 import type { Announcement, Event, State } from './model/schemas.ts';
-import { computeLatest, computeToday, stateAsOf, type TodayState, type TodayStatus } from './model/status.ts';
+import { computeLatest, computeToday, stateAsOf, type TodayState } from './model/status.ts';
 import { computeUpcoming, withOverdueAnnouncement } from './model/announcement.ts';
 import { renderApiParts, type RenderInput } from './render/documents.ts';
 import { mergeInPhaseOrder, type OutputDocument } from './render/output.ts';
@@ -39,7 +39,7 @@ import { fetchPostReads } from './sources/post-embed.ts';
 import type { Fetcher, SourceConfig } from './sources/fetcher.ts';
 import { fetchAllSources } from './sources/index.ts';
 import { ConflictError } from './errors.ts';
-import { updateState, type LockHandle, type StateStore } from './state/store.ts';
+import { updateState, type LoadedState, type LockHandle, type StateStore } from './state/store.ts';
 
 /** A run that dies holding the lock blocks the next ones for at most this long. */
 const RUN_LOCK_TTL_MS = 10 * 60 * 1000;
@@ -142,11 +142,8 @@ function computeNextState(
 function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: boolean) {
   // An as-of build shows nothing from after asOf (state may hold what later runs saw): a reviewed decision
   // (model/events.ts) and whom each reset reached (model/reach.ts) apply only from the decision's date.
-  const curatedEvents = attachReach(
-    applyReviewDates(curated.events, curated.review_dates ?? [], asOf),
-    curated.reach ?? {},
-    asOf,
-  );
+  const reviewed = applyReviewDates(curated.events, curated.review_dates ?? [], asOf);
+  const curatedEvents = attachReach(reviewed, curated.reach ?? {}, asOf);
   const trackers = state.upstream_events.filter((e) => knownBy(e, asOf));
   const labels = state.source_labels.filter((l) => Date.parse(l.at) <= asOf.getTime());
   const reviews = curated.tracker_reviews ?? [];
@@ -157,14 +154,9 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
   const checks = state.checks.filter((c) => Date.parse(c.checked_at) <= asOf.getTime());
   const health = trackerHealth(checks, records, labels);
   const agreed = computeAgreement({ merged, records, labels, reviews, health, asOf });
-  const events = verifyEvents(agreed.events, {
-    reads: state.post_reads,
-    official: new Set(curated.official_accounts ?? []),
-    records,
-    labels,
-    enabled: verify,
-    asOf,
-  });
+  const official = new Set(curated.official_accounts ?? []);
+  const evidence = { reads: state.post_reads, official, records, labels, enabled: verify, asOf };
+  const events = verifyEvents(agreed.events, evidence);
   // The sources' questions first (they name every source's word); the tracker-vs-curated ones fill in the rest.
   const asked = new Set(agreed.signals.map((s) => s.id));
   const signals = [...agreed.signals, ...reconciled.signals.filter((s) => !asked.has(s.id))].filter(
@@ -174,32 +166,6 @@ function computeEvents(state: State, curated: CuratedData, asOf: Date, verify: b
   return { events, signals };
 }
 
-/** After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends. */
-async function notify(
-  deps: RunDeps,
-  n: NonNullable<RunDeps['notify']>,
-  publicUrl: string,
-  state: State,
-  view: { events: Event[]; upcoming: Announcement | null; today: TodayStatus },
-  asOf: Date,
-  warnings: string[],
-): Promise<NonNullable<RunSummary['notifications']>> {
-  const opts = { channels: n.notifier.channels.map((c) => c.id), lang: n.lang, publicUrl };
-  const plan = planNotifications(state.notifications, view.events, view.upcoming, view.today, asOf, opts);
-  const outcomes = plan.length > 0 ? await n.notifier.send(plan) : [];
-  if (outcomes.some((o) => o.result !== 'skipped')) {
-    const open = openNotificationKeys(view.events, view.upcoming, view.today, asOf, opts);
-    await updateState(
-      deps.store,
-      (s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }),
-      5,
-      (w) => warnings.push(...w),
-    );
-  }
-  const count = (r: string) => outcomes.filter((o) => o.result === r).length;
-  return { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
-}
-
 /**
  * Every document of the build, in phase order: the few about the present (with the page, the follow documents and
  * the unknown variants made from them) at once, the event documents and history pages as the sink takes them.
@@ -207,8 +173,7 @@ async function notify(
 function renderBuild(input: RenderInput, publicUrl: string): Iterable<OutputDocument> {
   const { asOf, events, today, upcoming = null } = input;
   const { eager: docs, stable } = renderApiParts(input);
-  docs.push(...renderPages({ asOf, docs, events }));
-  docs.push(...renderFollow({ events, upcoming, today, publicUrl }));
+  docs.push(...renderPages({ asOf, docs, events }), ...renderFollow({ events, upcoming, today, publicUrl }));
   // What the edge serves once this answer no longer holds: for today and the next UNKNOWN_VARIANT_DAYS_AHEAD UTC
   // dates, then a dateless one, in every language.
   const plan = unknownVariants(asOf);
@@ -267,33 +232,23 @@ async function readAll(deps: RunDeps, stored: State, curatedLoad: Promise<Curate
 }
 
 /** The run once it holds the lock: fetch, save state, compute, render and publish, tell the edge, notify. */
-async function runLocked(
-  deps: RunDeps,
-  lock: LockHandle,
-  asOf: Date,
-  curatedLoad: Promise<CuratedData>,
-): Promise<RunSummary> {
+async function runLocked(deps: RunDeps, lock: LockHandle, asOf: Date, curatedLoad: Promise<CuratedData>) {
   const loaded = await deps.store.load();
-  const stored = loaded.state;
   const warnings = [...loaded.warnings];
-  const { results, curated, posts } = await readAll(deps, stored, curatedLoad, asOf);
+  const { results, curated, posts } = await readAll(deps, loaded.state, curatedLoad, asOf);
   const opts = { allowOlderState: deps.allowOlderState, verify: deps.postReader != null };
+  // Every save of this run: up to 5 attempts, the warnings of each reload reported with the run's.
+  const save = (mutate: (s: State) => State, from?: LoadedState) =>
+    updateState(deps.store, mutate, 5, (w) => warnings.push(...w), from);
   // The attempt that landed is the last one computed: a lost race recomputes from the fresher state.
   let next: ReturnType<typeof computeNextState> | null = null;
   // Fencing: a run that stalled past its lease (a slow source, a paused machine) may have been overtaken. It proves
   // it still holds the lock before it writes state and before each publish phase, and never builds on newer state.
   await deps.store.confirmLock(lock, 'saving state');
-  const state = await updateState(
-    deps.store,
-    (s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state,
-    5,
-    (w) => warnings.push(...w),
-    loaded,
-  );
+  const state = await save((s) => (next = computeNextState(s, results, posts, curated, asOf, opts)).state, loaded);
   const { events, forecast, upcoming } = next!;
   const seen = stateAsOf(state, asOf);
   const today = computeToday(events, seen.checks, asOf);
-  const accuracy = computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf);
   const input: RenderInput = {
     ...computeLatest(events, asOf),
     asOf,
@@ -303,7 +258,7 @@ async function runLocked(
     upstreamStatus: seen.upstream_status,
     signals: seen.signals,
     forecast,
-    accuracy,
+    accuracy: computeAccuracy(seen.forecast_log, seen.forecast_resolutions, asOf),
     archives: curated.archives,
     ...(deps.urls ? { openapi: deps.urls } : {}),
     upcoming,
@@ -322,12 +277,25 @@ async function runLocked(
     const ids = events.map((e) => e.id);
     edge = { stale_after: freshness.stale_after, store: await deps.edgeStore.write(edgeStoreEntries(freshness, ids)) };
   }
+  // After publishing, so every link in a message resolves; outcomes are recorded in state only after the sends.
   // Notifying never fails a run that published: a store error while recording is a warning, retried next run.
-  const notifications = deps.notify
-    ? await notify(deps, deps.notify, publicUrl, state, { events, upcoming, today }, asOf, warnings).catch(
-        (err: Error) => void warnings.push(`notifications: ${err.message}`),
-      )
-    : undefined;
+  let notifications: RunSummary['notifications'];
+  if (deps.notify) {
+    try {
+      const { notifier, lang } = deps.notify;
+      const opts = { channels: notifier.channels.map((c) => c.id), lang, publicUrl };
+      const plan = planNotifications(state.notifications, events, upcoming, today, asOf, opts);
+      const outcomes = plan.length > 0 ? await notifier.send(plan) : [];
+      if (outcomes.some((o) => o.result !== 'skipped')) {
+        const open = openNotificationKeys(events, upcoming, today, asOf, opts);
+        await save((s) => ({ ...s, notifications: recordOutcomes(s.notifications, outcomes, asOf, open) }));
+      }
+      const count = (r: string) => outcomes.filter((o) => o.result === r).length;
+      notifications = { sent: count('sent'), failed: count('failed'), skipped: count('skipped') };
+    } catch (err) {
+      warnings.push(`notifications: ${(err as Error).message}`);
+    }
+  }
   const { probability_24h, probability_48h, sample_size, model_version } = forecast;
   // Sources as state recorded them: a quarantined tracker run (model/apply.ts) is a failed check there.
   const checks = results.map(
@@ -344,7 +312,7 @@ async function runLocked(
     reset: today.reset,
     forecast: { probability_24h, probability_48h, sample_size, model_version },
     warnings,
-    notifications: notifications || undefined,
+    notifications,
     edge,
   };
 }

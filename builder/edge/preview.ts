@@ -18,25 +18,17 @@ import {
 } from '../contract.ts';
 import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
 
-/** Whether a regular file is at `file` (not missing, not a directory, readable). */
-function isFile(file: string): boolean {
+/** `read()`, or `fallback` when it throws (a file that is missing or cannot be read or parsed). */
+function orElse<T>(read: () => T, fallback: T): T {
   try {
-    return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
-/** The file's text, or `fallback` when it cannot be read. */
-function readOr(file: string, fallback: string): string {
-  try {
-    return readFileSync(file, 'utf8');
+    return read();
   } catch {
     return fallback;
   }
 }
 
-type Res = ServerResponse & { emit(event: 'next'): boolean };
+/** Whether a regular file is at `file` (not missing, not a directory, readable). */
+const isFile = (file: string) => orElse(() => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false, false);
 
 /**
  * The `before` middleware: route with the shared router; answer its responses and missing objects here, and hand
@@ -44,20 +36,15 @@ type Res = ServerResponse & { emit(event: 'next'): boolean };
  */
 function routing(root: string, now: () => number) {
   const prefix = path.join(path.resolve(root), path.sep);
-  return function (req: IncomingMessage, res: Res): void {
+  return function (req: IncomingMessage, res: ServerResponse & { emit(event: 'next'): boolean }): void {
     const [uri = '/', query = ''] = (req.url ?? '/').split(/\?(.*)/s);
     // The store as the edge reads it, read on every request (a build rewrites it atomically): a missing or unreadable
     // file is an empty store, as an empty KeyValueStore is.
-    let store: Record<string, string> = {};
-    try {
-      store = JSON.parse(readOr(prefix + EDGE_STORE_FILE, '{}')) as Record<string, string>;
-    } catch {
-      // unreadable: empty
-    }
+    const store = orElse<Record<string, string>>(() => JSON.parse(readFileSync(prefix + EDGE_STORE_FILE, 'utf8')), {});
     let r = route({ method: req.method ?? 'GET', uri, query }, edgeContextFrom(store, uri, now()));
     // As at the CDN: a missing object is answered with the stored not-found document, status 404.
     if (r.kind === 'object' && !isFile(prefix + r.key)) {
-      const body = readOr(prefix + NOT_FOUND_KEY, NOT_FOUND_FALLBACK);
+      const body = orElse(() => readFileSync(prefix + NOT_FOUND_KEY, 'utf8'), NOT_FOUND_FALLBACK);
       r = { kind: 'response', status: 404, headers: baseHeaders(NOT_FOUND_CONTENT_LANGUAGE), body };
     }
     if (r.kind === 'response') {

@@ -44,32 +44,28 @@ export function resolveCheckpoint(
 ): { outcome: boolean; event_ids: string[] } | null {
   const end = t + horizonHours * HOUR_MS;
   if (end > nowMs) return null;
-  const ids = resets
-    .filter((r) => r.ms > t && r.ms <= end)
-    .map((r) => r.id)
-    .sort();
-  return { outcome: ids.length > 0, event_ids: ids };
+  const ids = resets.filter((r) => r.ms > t && r.ms <= end).map((r) => r.id);
+  return { outcome: ids.length > 0, event_ids: ids.sort() };
 }
 
 export const brier = (p: number, outcome: boolean): number => (p - (outcome ? 1 : 0)) ** 2;
 
+const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+const mean = (xs: readonly number[]) => (xs.length === 0 ? null : sum(xs) / xs.length);
+
 /** Forecast probability in ten equal-width bins against how often the outcome happened, with counts. */
 export function reliabilityTable(pairs: readonly { p: number; outcome: boolean }[]) {
   const bins = 10;
-  const acc = Array.from({ length: bins }, () => ({ n: 0, p: 0, o: 0 }));
-  for (const { p, outcome } of pairs) {
-    const b = acc[Math.min(bins - 1, Math.floor(p * bins))]!;
-    b.n++;
-    b.p += p;
-    b.o += outcome ? 1 : 0;
-  }
-  return acc.map((b, i) => ({
-    lower: i / bins,
-    upper: (i + 1) / bins,
-    count: b.n,
-    mean_probability: b.n === 0 ? null : b.p / b.n,
-    observed_frequency: b.n === 0 ? null : b.o / b.n,
-  }));
+  return Array.from({ length: bins }, (_, i) => {
+    const inBin = pairs.filter(({ p }) => Math.min(bins - 1, Math.floor(p * bins)) === i);
+    return {
+      lower: i / bins,
+      upper: (i + 1) / bins,
+      count: inBin.length,
+      mean_probability: mean(inBin.map((x) => x.p)),
+      observed_frequency: mean(inBin.map((x) => (x.outcome ? 1 : 0))),
+    };
+  });
 }
 
 /** mulberry32: a tiny seeded PRNG, so the bootstrap gives the same interval on every run. */
@@ -96,9 +92,9 @@ export function skillWithInterval(
   const bm = rows.map((r) => brier(r.p, r.outcome));
   const bb = rows.map((r) => brier(r.base, r.outcome));
   const ratio = (m: number, b: number) => (b === 0 ? null : 1 - m / b);
-  const total = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-  const skill = n === 0 ? null : ratio(total(bm), total(bb));
-  if (n === 0 || skill === null) return { skill, lower: null, upper: null };
+  // No rows: both sums are 0, so no skill.
+  const skill = ratio(sum(bm), sum(bb));
+  if (skill === null) return { skill, lower: null, upper: null };
   const L = Math.max(1, Math.min(opts.blockLength, n));
   const random = seededRandom(opts.seed);
   const draws: number[] = [];
@@ -153,10 +149,9 @@ export function recordForecast(
   const first = Number.isFinite(lastLogged)
     ? lastLogged + CHECKPOINT_INTERVAL_MS
     : checkpointAtOrAfter(prev.last_forecast !== null ? Date.parse(prev.last_forecast.issued_at) : asOfMs);
-  const candidates = (prev.last_forecast === null ? [current] : [prev.last_forecast, current]).map((f) => ({
-    issued_ms: Date.parse(f.issued_at),
-    f,
-  }));
+  const candidates = [prev.last_forecast, current].flatMap((f) =>
+    f === null ? [] : { issued_ms: Date.parse(f.issued_at), f },
+  );
   for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS) {
     // The forecast live at t by ResetBench's rule, if it has probabilities.
     const live = forecastAtCheckpoint(candidates, t)?.f;
@@ -167,9 +162,8 @@ export function recordForecast(
   // Resolves each window once, and only windows the reset sources observed (`coverage` undefined: all of them).
   const resolutions = prev.forecast_resolutions.filter((r) => Date.parse(r.checkpoint) >= keepFrom);
   const resets = events
-    .filter(countsForForecast)
-    .map((e) => ({ ms: eventMs(e), id: e.id }))
-    .filter((r) => r.ms <= asOfMs);
+    .filter((e) => countsForForecast(e) && eventMs(e) <= asOfMs)
+    .map((e) => ({ ms: eventMs(e), id: e.id }));
   const windowStart = asOfMs - ACCURACY_WINDOW_DAYS * DAY_MS - 48 * HOUR_MS;
   for (const entry of log) {
     const t = Date.parse(entry.checkpoint);
@@ -196,9 +190,8 @@ export function recordForecast(
 }
 
 /** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
-function inForce(resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) {
-  return resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
-}
+const inForce = (resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) =>
+  resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
 
 /** The skill baselines /api/accuracy reports, each the field of the base rate logged with the forecast. */
 const BASELINE_FIELDS = {
@@ -218,8 +211,6 @@ const MIN_SKILL_SAMPLE = 28;
 /** As research/backtest.ts BOOTSTRAP: blocks of 7 days of checkpoints, seeded. */
 const SKILL_BOOTSTRAP = { blockLength: 28, iterations: 2000, seed: 16 } as const;
 
-const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
-
 /** Skill against one baseline at one horizon (rows in log order); null with a forecast:skill.* reason when n is small. */
 function skillOf(inForce: ReturnType<typeof scoreEntries>['rows'], h: HorizonHours, baseline: SkillBaseline) {
   const withBase = inForce.filter((r) => r.h === h && r.bases[baseline] !== null);
@@ -229,13 +220,12 @@ function skillOf(inForce: ReturnType<typeof scoreEntries>['rows'], h: HorizonHou
     .map((r) => ({ p: r.p, base: r.bases[baseline]!, outcome: r.outcome }));
   const n = rows.length;
   if (n < MIN_SKILL_SAMPLE) {
+    const last = same.at(-1);
+    const params = { n, min: MIN_SKILL_SAMPLE };
     const reason: Detail =
-      same.length > 0
-        ? {
-            code: 'skill.same_as_model',
-            params: { n, min: MIN_SKILL_SAMPLE, model_version: same.at(-1)!.model, left_out: same.length },
-          }
-        : { code: 'skill.too_few', params: { n, min: MIN_SKILL_SAMPLE } };
+      last === undefined
+        ? { code: 'skill.too_few', params }
+        : { code: 'skill.same_as_model', params: { ...params, model_version: last.model, left_out: same.length } };
     return { skill: null, lower: null, upper: null, n, reason };
   }
   const s = skillWithInterval(rows, SKILL_BOOTSTRAP);
@@ -258,15 +248,14 @@ function scoreEntries(
     for (const h of HORIZONS_HOURS) {
       const p = f[`probability_${h}h`];
       if (p === null) continue;
-      const first = resolutions.find(
-        (r) => r.checkpoint === checkpoint && r.horizon_hours === h && r.kind === 'resolution',
-      );
+      const ofWindow = resolutions.filter((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
+      const first = ofWindow.find((r) => r.kind === 'resolution');
       if (first === undefined) {
         if (asOfMs - (t + h * HOUR_MS) > UNRESOLVABLE_AFTER_MS) unresolvable[h]++;
         else pending[h]++;
         continue;
       }
-      const latest = inForce(resolutions, checkpoint, h)!;
+      const latest = ofWindow.at(-1)!;
       const age = t - Date.parse(f.issued_at);
       forecasts.push({
         checkpoint,

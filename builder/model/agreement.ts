@@ -3,10 +3,10 @@
 // data/verified/), codex-resets.com (origin service_resets) and codex-reset.com (origin reset_timeline). Each tracker
 // mislabels some posts, differently from the other, so their disagreement is found post by post, never decided here.
 import { EVENT_TYPES, formatInstant, type EventType } from '../contract.ts';
-import { citedPost } from './evidence.ts';
+import { citedPost, citedPosts } from './evidence.ts';
 import { eventMs, reviewedBy } from './events.ts';
 import { countsAsGlobal } from './reach.ts';
-import type { TrackerReview } from './reconcile.ts';
+import { question as openQuestion, type TrackerReview } from './reconcile.ts';
 import {
   TRACKER_ORIGINS,
   capText,
@@ -19,7 +19,6 @@ import {
 } from './schemas.ts';
 
 type Origin = Event['origin'];
-type TrackerOrigin = (typeof TRACKER_ORIGINS)[number];
 
 /** How each origin is named in titles and explanations: the name its data is published under. */
 export const ORIGIN_NAMES: Readonly<Record<Origin, string>> = {
@@ -39,17 +38,13 @@ export const MISSING_AFTER_MS = 6 * 60 * 60 * 1000;
 const MAX_VOTES_PER_POST = 40;
 
 /** Each tracker's last good check and the oldest record it lists, for the "one tracker lacks a reset" question. */
-export interface TrackerHealth {
-  origin: TrackerOrigin;
-  last_good_check_at: string | null;
-  covers_from: string | null;
-}
+export type TrackerHealth = ReturnType<typeof trackerHealth>[number];
 
 export function trackerHealth(
   checks: readonly SourceCheck[],
   records: readonly Event[],
   labels: readonly SourceLabel[],
-): TrackerHealth[] {
+) {
   const kinds = { service_resets: 'reset_tracker', reset_timeline: 'reset_timeline' } as const;
   return TRACKER_ORIGINS.map((origin) => {
     const good = checks.filter((c) => c.ok && c.kind === kinds[origin]).map((c) => c.checked_at);
@@ -70,19 +65,14 @@ const TRACKER_LABELS: Readonly<Record<string, string>> = { global_reset: 'regula
 
 /** One record's vote: its origin, id, own word and our reading. Curated records speak with their (reviewed) type. */
 function voteOf(e: Event): RecordedBy {
-  const label =
-    e.origin === 'service_resets'
-      ? (TRACKER_LABELS[e.type] ?? e.type)
-      : e.origin === 'ledger'
-        ? e.reason
-        : e.origin === 'curated'
-          ? 'verified'
-          : e.type;
-  return { origin: e.origin, record_id: e.id, label, reads_as: e.type };
+  const labels: Record<Origin, string> = {
+    service_resets: TRACKER_LABELS[e.type] ?? e.type,
+    ledger: e.reason,
+    curated: 'verified',
+    reset_timeline: e.type,
+  };
+  return { origin: e.origin, record_id: e.id, label: labels[e.origin], reads_as: e.type };
 }
-
-/** The X posts a record cites. */
-const postsOf = (e: Event): string[] => e.sources.flatMap((s) => citedPost([s])?.id ?? []);
 
 /** A reading that takes a side: `unconfirmed` and `announcement` say neither yes nor no about a reset. */
 const takesSide = (v: RecordedBy): boolean => v.reads_as !== 'unconfirmed' && v.reads_as !== 'announcement';
@@ -132,7 +122,7 @@ export function computeAgreement(input: {
   const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));
   const labelled = new Set(input.labels.map((l) => `rt-${l.record_id}`));
   const spoken = (r: Event) => r.origin !== 'reset_timeline' || !labelled.has(r.id);
-  for (const r of input.records) if (spoken(r)) for (const p of postsOf(r)) vote(p, voteOf(r));
+  for (const r of input.records) if (spoken(r)) for (const p of citedPosts(r.sources)) vote(p, voteOf(r));
   for (const { post_id, record_id, label, reads_as } of input.labels) {
     const own = `rt-${record_id}`;
     if (post_id !== null)
@@ -141,7 +131,7 @@ export function computeAgreement(input: {
   const signals: Signal[] = [];
   const events = input.merged.map((e): Event => {
     const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
-    const posts = [...new Set([...postsOf(e), ...members.flatMap(postsOf)])].sort();
+    const posts = [...new Set([e, ...members].flatMap((m) => citedPosts(m.sources)))].sort();
     const votes = firstOf(
       [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])],
       (v) => `${v.origin}\u0000${v.record_id}`,
@@ -176,24 +166,12 @@ function firstOf<T>(items: readonly T[], key: (item: T) => string): T[] {
   return [...first.values()];
 }
 
+type QuestionField = 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type';
+
 /** A reviewer's question from the sources about `e`: its evidence, and what each source calls it. */
-function question(
-  e: Event,
-  asOf: Date,
-  {
-    id,
-    kind,
-    title,
-    event_ids,
-    ...types
-  }: Pick<Signal, 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type'>,
-): Signal {
-  return {
-    source: 'sources',
-    published_at: null,
-    first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
+function question(e: Event, asOf: Date, q: Pick<Signal, QuestionField>): Signal {
+  const { id, kind, title, event_ids, ...types } = q;
+  return openQuestion('sources', asOf, {
     id: id.slice(0, 120),
     kind,
     title: capText(title, 300),
@@ -205,7 +183,7 @@ function question(
       .slice(0, 10)
       .map(({ origin, label, reads_as }) => ({ origin, label, reads_as })),
     ...types,
-  };
+  });
 }
 
 function disagreement(e: Event, post: string, asOf: Date): Signal {

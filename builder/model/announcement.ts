@@ -98,8 +98,7 @@ export function announcementEffect(
     inside_24h: inside(24),
     inside_48h: inside(48),
     follow_through: followThrough(past),
-    followed: past.followed,
-    sample_size: past.sample_size,
+    ...past,
   };
 }
 
@@ -111,8 +110,7 @@ function isFulfilled(a: Announcement, events: readonly Event[], asOf: Date): boo
   const post = a.source === null ? null : normalizeUrl(a.source.url);
   return events.some(
     (e) =>
-      e.id === a.id ||
-      e.same_as.includes(a.id) ||
+      [e.id, ...e.same_as].includes(a.id) ||
       (post !== null && e.sources.some((s) => normalizeUrl(s.url) === post)) ||
       (e.type === (a.type ?? 'global_reset') &&
         eventMs(e) >= Date.parse(a.announced_at) &&

@@ -2,7 +2,7 @@
 import { urlOrigin } from '../contract.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { toIso } from './climatology.ts';
-import { latestCheck } from './status.ts';
+import { isGoodResetCheck, latestCheck } from './status.ts';
 import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
   MAX_SOURCE_LABELS,
@@ -64,7 +64,8 @@ function firstPerSource<T extends { source: string }>(items: readonly T[], max: 
 }
 
 /** The newest checks of each source; one of the same source and instant replaces the stored one (a retried run). */
-function appendChecks(stored: readonly SourceCheck[], fresh: readonly SourceCheck[]): SourceCheck[] {
+function appendChecks(stored: readonly SourceCheck[], results: readonly SourceResult[]): SourceCheck[] {
+  const fresh = results.map((r) => r.check);
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
   const all = [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
@@ -82,10 +83,7 @@ function capTrackerEvents(events: readonly Event[]): Event[] {
     if (best === undefined || newestMs(e) > newestMs(best)) newestOfType.set(e.type, e);
   }
   const kept = new Set(newestOfType.values());
-  for (const e of byTime) {
-    if (kept.size >= MAX_TRACKER_EVENTS) break;
-    kept.add(e);
-  }
+  for (const e of byTime) if (kept.size < MAX_TRACKER_EVENTS) kept.add(e);
   return byTime.filter((e) => kept.has(e));
 }
 
@@ -110,12 +108,7 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
   const at = toIso(asOf.getTime());
   const signals: Signal[] = [];
   const screened = results.map((r): SourceResult => {
-    if (
-      !r.check.ok ||
-      (r.check.kind !== 'reset_tracker' && r.check.kind !== 'reset_timeline') ||
-      r.events === undefined
-    )
-      return r;
+    if (!isGoodResetCheck(r.check) || r.events === undefined) return r;
     // New global resets dated within the last day: a quarantined run's records never enter state, so counting older
     // ones would quarantine the same backlog on every run for good.
     const count = r.events.filter(
@@ -124,11 +117,9 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
     if (count <= ANOMALY_MAX_NEW_RESETS) return r;
     // Scheme and host of the source (the check holds its URL redacted already): all the signal says of it.
     const origin = urlOrigin(r.check.url) ?? '(unknown)';
+    const slug = r.check.source.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
     signals.push({
-      id: `source-anomaly-${r.check.source
-        .toLowerCase()
-        .replace(/[^a-z0-9._-]+/g, '-')
-        .slice(0, 60)}-${at.slice(0, 10)}`,
+      id: `source-anomaly-${slug.slice(0, 60)}-${at.slice(0, 10)}`,
       kind: 'source_anomaly',
       source: r.check.source,
       title: `${count} new global resets in one run`,
@@ -141,19 +132,11 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
       count,
       origin,
     });
-    return {
-      check: {
-        ...r.check,
-        ok: false,
-        items_read: 0,
-        detail: { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } },
-      },
-    };
+    const detail = { code: 'source_anomaly', params: { count, max: ANOMALY_MAX_NEW_RESETS } };
+    return { check: { ...r.check, ok: false, items_read: 0, detail } };
   });
   return { results: screened, signals };
 }
-
-const signalKey = (s: Signal) => (s.url === null ? null : `url:${normalizeUrl(s.url)}`);
 
 /** The instant that places a signal in the window; a published_at in the future is not trusted. */
 function signalMs(s: Signal, asOfMs: number): number {
@@ -168,26 +151,18 @@ function computeSignals(
   asOfMs: number,
 ): Signal[] {
   const all: Signal[] = [...previous];
-  const byId = new Map<string, number>();
-  const byUrl = new Map<string, number>();
-  const index = (s: Signal, i: number) => {
-    byId.set(s.id, i);
-    const k = signalKey(s);
-    if (k !== null) byUrl.set(k, i);
-  };
+  // Each signal's place by link and by id: an incoming one takes the place of its link's signal, else of its id's.
+  const places = new Map<string, number>();
+  const keys = (s: Signal) => [...(s.url === null ? [] : [`url:${normalizeUrl(s.url)}`]), `id:${s.id}`];
+  const index = (s: Signal, i: number) => keys(s).forEach((k) => places.set(k, i));
   all.forEach(index);
   for (const s of incoming) {
-    const k = signalKey(s);
-    const at = (k !== null ? byUrl.get(k) : undefined) ?? byId.get(s.id);
-    if (at === undefined) {
-      all.push(s);
-      index(s, all.length - 1);
-    } else {
-      // Keep the id review decisions refer to and when we first saw it; take the fresh text.
-      const old = all[at]!;
-      all[at] = { ...s, id: old.id, first_seen_at: old.first_seen_at };
-      index(all[at]!, at);
-    }
+    const at = keys(s).flatMap((k) => places.get(k) ?? [])[0] ?? all.length;
+    // Seen before: keep the id review decisions refer to and when we first saw it; take the fresh text.
+    const old = all[at];
+    const merged = old === undefined ? s : { ...s, id: old.id, first_seen_at: old.first_seen_at };
+    all[at] = merged;
+    index(merged, at);
   }
   // data/reviews is the truth for review state: a decision reverted in git puts the signal back in the queue.
   const decisions = new Map(reviews.map((d) => [d.signal_id, d]));
@@ -221,24 +196,17 @@ function computeLabels(previous: readonly SourceLabel[], results: readonly Sourc
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
 /** Seen again, a watch or announcement keeps when it was first seen. */
-function keepFirstSeen<T extends { first_seen_at: string }>(
-  previous: T | null,
-  fresh: T | null,
-  key: (x: T) => string,
-) {
-  return fresh && previous && key(previous) === key(fresh)
-    ? { ...fresh, first_seen_at: previous.first_seen_at }
-    : fresh;
+function keepFirstSeen<T extends { first_seen_at: string }>(prev: T | null, fresh: T | null, key: (x: T) => string) {
+  return fresh && prev && key(prev) === key(fresh) ? { ...fresh, first_seen_at: prev.first_seen_at } : fresh;
 }
 
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
 function watchSignal(w: TrackerWatch, source: string): Signal {
-  const title = `${w.level} watch: ${w.forecast_window}`.trim();
   return {
     id: `tracker-watch-${w.observed_at.replace(/[^0-9]/g, '')}`,
     kind: 'tracker_watch',
     source,
-    title: capText(title, 300),
+    title: capText(`${w.level} watch: ${w.forecast_window}`.trim(), 300),
     excerpt: w.text,
     url: w.source_url,
     published_at: w.observed_at,
@@ -272,13 +240,11 @@ export function applySourceResults(
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
+  const incoming = [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...signals];
   return {
     ...state,
     updated_at: asOf.toISOString(),
-    checks: appendChecks(
-      state.checks,
-      results.map((r) => r.check),
-    ),
+    checks: appendChecks(state.checks, results),
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
@@ -291,11 +257,6 @@ export function applySourceResults(
       watch === null || state.watches.some((x) => watchKey(x) === watchKey(watch))
         ? state.watches
         : [...state.watches, watch].slice(-MAX_WATCHES),
-    signals: computeSignals(
-      state.signals,
-      [...results.filter((r) => r.check.ok).flatMap((r) => r.signals ?? []), ...watchSignals, ...signals],
-      reviews,
-      asOf.getTime(),
-    ),
+    signals: computeSignals(state.signals, incoming, reviews, asOf.getTime()),
   };
 }

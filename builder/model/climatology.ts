@@ -11,18 +11,13 @@ export const CHECKPOINT_INTERVAL_MS = 6 * HOUR_MS;
 export const TRAILING_CLIMATOLOGY_DAYS = [30, 90] as const;
 
 /** The 6-hour checkpoint (00/06/12/18 UTC) at or before `ms`; the epoch is midnight UTC, so plain flooring works. */
-export function checkpointAtOrBefore(ms: number): number {
-  return Math.floor(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
-}
-
-export function checkpointAtOrAfter(ms: number): number {
-  return Math.ceil(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
-}
+export const checkpointAtOrBefore = (ms: number): number =>
+  Math.floor(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
+export const checkpointAtOrAfter = (ms: number): number =>
+  Math.ceil(ms / CHECKPOINT_INTERVAL_MS) * CHECKPOINT_INTERVAL_MS;
 
 /** ISO 8601 UTC, without the `.000` when the instant is a whole second. */
-export function toIso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-}
+export const toIso = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
 /** Share of checkpoint windows (c, c + h] in [fromMs, asOfMs] holding a reset (`times` ascending); null for none. */
 export function windowFrequency(times: readonly number[], fromMs: number, asOfMs: number, horizonMs: number) {

@@ -25,9 +25,8 @@ const toSpans = (xs: readonly CoverageSpan[]): Span[] =>
 
 /** Sorted, with stretches at most COVERAGE_MAX_GAP_MS apart joined. */
 function merge(spans: readonly Span[]): Span[] {
-  const sorted = [...spans].sort((a, b) => a.from - b.from);
   const out: Span[] = [];
-  for (const s of sorted) {
+  for (const s of [...spans].sort((a, b) => a.from - b.from)) {
     const last = out[out.length - 1];
     if (last !== undefined && s.from - last.to <= COVERAGE_MAX_GAP_MS) last.to = Math.max(last.to, s.to);
     else out.push({ ...s });
@@ -58,13 +57,11 @@ export function archiveCoverage(curated: readonly Event[]): CoverageSpan[] {
 }
 
 /** The resolution rule: the window (startMs, endMs] was observed when it lies inside one stretch of coverage. */
-export function windowObserved(coverage: readonly CoverageSpan[], startMs: number, endMs: number): boolean {
-  return merge(toSpans(coverage)).some((s) => s.from <= startMs && s.to >= endMs);
-}
+export const windowObserved = (coverage: readonly CoverageSpan[], startMs: number, endMs: number): boolean =>
+  merge(toSpans(coverage)).some((s) => s.from <= startMs && s.to >= endMs);
 
 /** The end of the latest observed stretch at or before `asOfMs` (clamped to it); null when nothing was observed. */
 export function coveredUntil(coverage: readonly CoverageSpan[], asOfMs: number): string | null {
-  let best = -Infinity;
-  for (const s of toSpans(coverage)) if (s.from <= asOfMs) best = Math.max(best, Math.min(s.to, asOfMs));
-  return Number.isFinite(best) ? toIso(best) : null;
+  const ends = toSpans(coverage).flatMap((s) => (s.from <= asOfMs ? Math.min(s.to, asOfMs) : []));
+  return ends.length === 0 ? null : toIso(Math.max(...ends));
 }

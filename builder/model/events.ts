@@ -63,10 +63,8 @@ export function applyReviewDates(events: readonly Event[], reviews: readonly Rev
 const STATUS_RANK = { verified: 2, archived: 1 } as const;
 const ORIGIN_RANK = { curated: 3, ledger: 2, service_resets: 1, reset_timeline: 0 } as const;
 
-function better(a: Event, b: Event): Event {
-  if (STATUS_RANK[a.status] !== STATUS_RANK[b.status]) return STATUS_RANK[a.status] > STATUS_RANK[b.status] ? a : b;
-  return ORIGIN_RANK[a.origin] >= ORIGIN_RANK[b.origin] ? a : b;
-}
+const better = (a: Event, b: Event): Event =>
+  (STATUS_RANK[a.status] - STATUS_RANK[b.status] || ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin]) >= 0 ? a : b;
 
 /**
  * Records of one type from different origins this close are the same reset: wider than the propagation windows posts
@@ -95,11 +93,8 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   const byKey = new Map<string, number>();
   all.forEach((e, i) => {
     // A shared link joins records of one type only: a post can announce a banked grant and mention a global reset.
-    const keys = [
-      `id:${e.id}`,
-      ...e.same_as.map((s) => `id:${s}`),
-      ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`),
-    ];
+    const ids = [e.id, ...e.same_as].map((id) => `id:${id}`);
+    const keys = [...ids, ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)];
     for (const k of keys) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
@@ -116,23 +111,19 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   }
   const groups = new Map<number, Event[]>();
   all.forEach((e, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), e]));
-  const merged: Event[] = [];
-  for (const group of groups.values()) {
+  const merged = [...groups.values()].map((group): Event => {
     const winner = group.reduce(better);
+    const others = group.filter((e) => e !== winner);
     const sources = new Map(winner.sources.map((s) => [normalizeUrl(s.url), s]));
-    const sameAs = new Set(winner.same_as);
+    const sameAs = new Set([...winner.same_as, ...others.map((e) => e.id)]);
     // A tracker cannot vouch for curated history: its links join only a winner that is a tracker record itself. Its
     // record of the very same post adds nothing either, as that link is already there.
-    const vouches = (e: Event) => e.origin !== 'service_resets' || winner.origin === 'service_resets';
-    for (const e of group) {
-      if (e === winner) continue;
-      sameAs.add(e.id);
-      if (!vouches(e)) continue;
-      for (const s of e.sources) if (!sources.has(normalizeUrl(s.url))) sources.set(normalizeUrl(s.url), s);
-    }
+    const vouched = others.filter((e) => e.origin !== 'service_resets' || winner.origin === 'service_resets');
+    for (const s of vouched.flatMap((e) => e.sources))
+      if (!sources.has(normalizeUrl(s.url))) sources.set(normalizeUrl(s.url), s);
     sameAs.delete(winner.id);
-    merged.push({ ...winner, sources: [...sources.values()], same_as: [...sameAs].sort() });
-  }
+    return { ...winner, sources: [...sources.values()], same_as: [...sameAs].sort() };
+  });
   return merged.sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
 }
 

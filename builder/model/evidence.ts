@@ -17,13 +17,14 @@ export function xPostId(url: string): string | null {
 /** Creation time (ms since the epoch) encoded in a snowflake id; BigInt because ids exceed 2^53. */
 export const snowflakeMs = (id: string): number => Number((BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS);
 
+/** The ids of the X posts a record cites, in order. */
+export const citedPosts = (sources: readonly { url: string }[]): string[] =>
+  sources.flatMap((s) => xPostId(s.url) ?? []);
+
 /** The first X post a record cites (its primary evidence), with the post's creation time to the whole second. */
 export function citedPost(sources: readonly { url: string }[]): { id: string; at: string; ms: number } | null {
-  for (const s of sources) {
-    const id = xPostId(s.url);
-    if (id !== null) return { id, at: formatInstant(snowflakeMs(id)), ms: snowflakeMs(id) };
-  }
-  return null;
+  const id = citedPosts(sources)[0];
+  return id === undefined ? null : { id, at: formatInstant(snowflakeMs(id)), ms: snowflakeMs(id) };
 }
 
 export type PostTimeDisagreement = NonNullable<ReturnType<typeof timesFromPost>['disagreement']>;

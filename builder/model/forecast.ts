@@ -97,9 +97,8 @@ export const resetsKnownAt = (events: readonly Event[], asOf: Date): number[] =>
   knownResets(events, asOf.getTime()).map(eventMs);
 
 /** All-history climatology, on the grid forecasts are scored on: resets cluster, so no Poisson conversion. */
-function baseRate(times: readonly number[], asOfMs: number, h: number): number | null {
-  return windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS);
-}
+const baseRate = (times: readonly number[], asOfMs: number, h: number): number | null =>
+  windowFrequency(times, checkpointAtOrAfter(times[0]!), asOfMs, h * HOUR_MS);
 
 const percent = (p: number) => Math.round(p * 100);
 const oneDecimal = (x: number) => Math.round(x * 10) / 10;
@@ -107,11 +106,9 @@ const oneDecimal = (x: number) => Math.round(x * 10) / 10;
 /** Why no probability is published at `asOf`, or null when one is. */
 function whyWithheld(times: readonly number[], asOfMs: number, lastAt: string | null, opts: ForecastOptions) {
   const historyMs = times.length === 0 ? 0 : asOfMs - times[0]!;
-  if (
-    times.length < MIN_SAMPLE_RESETS ||
-    historyMs < MIN_HISTORY_DAYS * DAY_MS ||
-    baseRate(times, asOfMs, 48) === null
-  ) {
+  const enough =
+    times.length >= MIN_SAMPLE_RESETS && historyMs >= MIN_HISTORY_DAYS * DAY_MS && baseRate(times, asOfMs, 48) !== null;
+  if (!enough) {
     const params = {
       sample_size: times.length,
       min_sample: MIN_SAMPLE_RESETS,

@@ -65,13 +65,10 @@ export const unknownVariantDates = (asOf: Date): string[] =>
   Array.from({ length: UNKNOWN_VARIANT_DAYS_AHEAD + 1 }, (_, i) => utcDate(new Date(asOf.getTime() + i * DAY_MS)));
 
 /** One `unknown` variant to publish: its date (null: the dateless one) and the first instant the edge may serve it. */
-export interface UnknownVariant {
-  date: string | null;
-  served_from: string;
-}
+export type UnknownVariant = ReturnType<typeof unknownVariants>[number];
 
 /** The dated variants, each served from the start of its day, and the dateless one from the day after the last. */
-export function unknownVariants(asOf: Date): UnknownVariant[] {
+export function unknownVariants(asOf: Date) {
   const dates = unknownVariantDates(asOf);
   const from = (date: string | null, day: string) => ({ date, served_from: `${day}T00:00:00.000Z` });
   return [...dates.map((d) => from(d, d)), from(null, nextUtcDate(dates.at(-1)!))];

@@ -3,7 +3,7 @@
 // review (data/tracker-review.json); so does a tracker-only global reset on a day curated history has one on.
 import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
-import { citedPost } from './evidence.ts';
+import { citedPost, citedPosts } from './evidence.ts';
 import { eventDate, eventMs, MERGE_WINDOW_MS, reviewedBy } from './events.ts';
 import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
@@ -40,22 +40,23 @@ export const TrackerReviewFileSchema = z.strictObject({
 
 const postOf = (e: Event): string | null => citedPost(e.sources)?.id ?? null;
 
-/** An open question for a reviewer, first seen at asOf. */
-const question = (
+/** An open question for a reviewer from `source`, first seen at asOf (model/agreement.ts asks them too). */
+export const question = (
+  source: string,
   asOf: Date,
   q: Omit<Signal, 'source' | 'published_at' | 'first_seen_at' | 'review' | 'promoted_to'>,
-) => ({
-  source: 'reset-tracker',
+): Signal => ({
+  source,
   published_at: null,
   first_seen_at: formatInstant(asOf),
-  review: 'awaiting_review' as const,
+  review: 'awaiting_review',
   promoted_to: null,
   ...q,
 });
 
 function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signal {
   const typeName = (t: EventType) => t.replace('_', ' ');
-  return question(asOf, {
+  return question('reset-tracker', asOf, {
     id: `type-disagreement-${post}`,
     kind: 'type_disagreement',
     title: `The tracker calls post ${post} a ${typeName(e.type)}; curated history calls it a ${typeName(curated.type)}`,
@@ -69,7 +70,7 @@ function disagreement(e: Event, curated: Event, post: string, asOf: Date): Signa
 
 function sameDay(e: Event, curated: readonly Event[], asOf: Date): Signal {
   const date = eventDate(e);
-  return question(asOf, {
+  return question('reset-tracker', asOf, {
     id: `same-day-resets-${date}-${postOf(e) ?? e.id}`.slice(0, 120),
     kind: 'same_day_resets',
     title: `Two global resets on ${date}? The tracker lists one that curated history does not hold`,
@@ -91,11 +92,7 @@ export function reconcileTracker(
 ) {
   const decided = new Map(reviews.filter((r) => reviewedBy(r.reviewed_at, asOf)).map((r) => [r.post_id, r]));
   const byPost = new Map<string, Event>();
-  for (const c of curated)
-    for (const s of c.sources) {
-      const id = citedPost([s])?.id;
-      if (id !== undefined && !byPost.has(id)) byPost.set(id, c);
-    }
+  for (const c of curated) for (const id of citedPosts(c.sources)) if (!byPost.has(id)) byPost.set(id, c);
   const curatedIds = new Set(curated.map((c) => c.id));
   const signals: Signal[] = [];
   // A record folded into a curated event is no listing of the tracker's any more: its id joins that event's same_as,
@@ -106,17 +103,14 @@ export function reconcileTracker(
   for (const e of tracker) {
     const post = postOf(e);
     const review = post === null ? undefined : decided.get(post);
-    if (review?.decision === 'same_reset' && curatedIds.has(review.event_id!)) {
-      fold(review.event_id!, e);
-      continue;
-    }
     const holder = post === null ? undefined : byPost.get(post);
-    if (holder === undefined || holder.type === e.type) {
-      placed.push(e);
-      continue;
+    if (review?.decision === 'same_reset' && curatedIds.has(review.event_id!)) fold(review.event_id!, e);
+    else if (holder === undefined || holder.type === e.type) placed.push(e);
+    else {
+      if (review?.decision !== 'type' || review.type !== holder.type)
+        signals.push(disagreement(e, holder, post!, asOf));
+      fold(holder.id, e);
     }
-    if (review?.decision !== 'type' || review.type !== holder.type) signals.push(disagreement(e, holder, post!, asOf));
-    fold(holder.id, e);
   }
   // Same-day global resets: a tracker-only one (no post curated history holds, no review) on a day curated history has one.
   const absorbed = new Set(curated.flatMap((c) => c.same_as));

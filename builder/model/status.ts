@@ -24,9 +24,10 @@ export type TodayStatus = ReturnType<typeof computeToday>;
 /** The answer of a build that was already `unknown` is out of date once this passes without a newer one (two ticks). */
 const UNKNOWN_ANSWER_HOLDS_MS = 30 * 60 * 1000;
 
+type UnknownReason = 'unchecked' | 'failed' | 'failed_since' | 'stale' | 'expired';
+
 /** The i18next key (common namespace) of each reason for `unknown`. */
-export const explanationKey = (c: 'unchecked' | 'failed' | 'failed_since' | 'stale' | 'expired'): string =>
-  `state.unknown_${c}`;
+export const explanationKey = (c: UnknownReason): string => `state.unknown_${c}`;
 
 /**
  * Why today's state is unknown, from the fields of `/api/latest` and the reader's clock `now`, so the documents, the
@@ -44,18 +45,15 @@ export function computeExplanation(f: {
   const generated = Date.parse(f.generated_at);
   const staleAfter = Date.parse(f.stale_after);
   const expiredAt = staleAfter > generated ? staleAfter : generated + UNKNOWN_ANSWER_HOLDS_MS;
+  const why = (c: UnknownReason, params: Detail['params'] = {}): Detail => ({ code: explanationKey(c), params });
   // The build's own stale_after as written (not re-serialized), so the sentence shows the instant meta shows.
-  if (Date.parse(f.now) >= expiredAt) {
-    const since = staleAfter > generated ? f.stale_after : formatInstant(expiredAt);
-    return { code: explanationKey('expired'), params: { since } };
-  }
-  if (f.last_check_at === null) return { code: explanationKey('unchecked'), params: {} };
-  if (f.last_good_check_at === null) return { code: explanationKey('failed'), params: { checked: f.last_check_at } };
-  if (Date.parse(f.last_check_at) > Date.parse(f.last_good_check_at)) {
-    const params = { since: f.last_good_check_at, checked: f.last_check_at };
-    return { code: explanationKey('failed_since'), params };
-  }
-  return { code: explanationKey('stale'), params: { last: f.last_good_check_at } };
+  if (Date.parse(f.now) >= expiredAt)
+    return why('expired', { since: staleAfter > generated ? f.stale_after : formatInstant(expiredAt) });
+  if (f.last_check_at === null) return why('unchecked');
+  if (f.last_good_check_at === null) return why('failed', { checked: f.last_check_at });
+  if (Date.parse(f.last_check_at) > Date.parse(f.last_good_check_at))
+    return why('failed_since', { since: f.last_good_check_at, checked: f.last_check_at });
+  return why('stale', { last: f.last_good_check_at });
 }
 
 /** The latest of `checks` by checked_at (the first of equals), or null. */
@@ -78,49 +76,37 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   );
   const good = latestCheck(checks.filter(isGoodResetCheck));
   const last = good?.checked_at ?? null;
-  const answer = (
-    state: TodayState,
-    reset: boolean | null,
-    of: readonly Event[],
-    why: Detail,
-    validUntil: string | null = null,
-  ) => ({
+  const answer = (state: TodayState, of: readonly Event[], why: Detail, validUntil: string | null = null) => ({
     date,
     // In the API's one timestamp format, whatever the stored check says (older state kept milliseconds).
     last_good_check_at: last === null ? null : formatInstant(last),
     valid_until: validUntil,
     state,
-    reset,
+    reset: state === 'unknown' ? null : state !== 'no_verified_reset',
     event_ids: of.map((e) => e.id),
     explanation: why,
   });
   // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host.
   const read = readSources(checks, now);
-  const stated = (state: TodayState) => ({ code: `state.${state}`, params: { date, read } });
-  if (verified.length > 0) return answer('confirmed_today', true, verified, stated('confirmed_today'));
+  const stated = (code: string, params = {}) => ({ code: `state.${code}`, params: { date, read, ...params } });
+  if (verified.length > 0) return answer('confirmed_today', verified, stated('confirmed_today'));
   // A reset the sources dispute (and curated history does not settle) is still recorded, and the answer says who says what.
   const disputed = todays.find((e) => e.agreement === 'disputed');
   if (disputed !== undefined) {
-    const why = {
-      code: 'state.recorded_today_disputed',
-      params: { date, read, sources: describeVotes(disputed.recorded_by ?? []) },
-    };
-    return answer('recorded_today', true, todays, why);
+    const sources = describeVotes(disputed.recorded_by ?? []);
+    return answer('recorded_today', todays, stated('recorded_today_disputed', { sources }));
   }
   if (todays.length > 0) {
     // Which sources record it: one source is a record, not evidence, and the answer says whose record it is.
     const by = todays.flatMap((e) => (e.recorded_by ?? []).filter((v) => v.reads_as === 'global_reset'));
-    const sources = [...new Set(by.map((v) => ORIGIN_NAMES[v.origin]))].sort().join(', ');
-    const why = {
-      code: 'state.recorded_today',
-      params: { date, read, sources: sources || ORIGIN_NAMES[todays[0]!.origin] },
-    };
-    return answer('recorded_today', true, todays, why);
+    const sources =
+      [...new Set(by.map((v) => ORIGIN_NAMES[v.origin]))].sort().join(', ') || ORIGIN_NAMES[todays[0]!.origin];
+    return answer('recorded_today', todays, stated('recorded_today', { sources }));
   }
   // Half-open, as the edge reads meta.stale_after: the answer holds before checked_at + 30 min, not at that instant.
   if (good !== null && now - Date.parse(good.checked_at) < STALE_AFTER_MS) {
     const validUntil = formatInstant(Date.parse(good.checked_at) + STALE_AFTER_MS);
-    return answer('no_verified_reset', false, [], stated('no_verified_reset'), validUntil);
+    return answer('no_verified_reset', [], stated('no_verified_reset'), validUntil);
   }
   // The build reads its own answer at once: never `expired`, one of the reasons the checks give.
   const at = asOf.toISOString();
@@ -131,15 +117,14 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     stale_after: at,
     now: at,
   });
-  return answer('unknown', null, [], why);
+  return answer('unknown', [], why);
 }
 
 /** The hosts of the reset sources with a good check in the STALE_AFTER_MS before `now` ("none" when there are none). */
 function readSources(checks: readonly SourceCheck[], now: number): string {
+  const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
   const hosts = checks
-    .filter(
-      (c) => isGoodResetCheck(c) && Date.parse(c.checked_at) <= now && now - Date.parse(c.checked_at) < STALE_AFTER_MS,
-    )
+    .filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS)
     .map((c) => URL.parse(c.url)?.host ?? c.source);
   return [...new Set(hosts)].sort().join(', ') || 'none';
 }

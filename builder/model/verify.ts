@@ -24,14 +24,13 @@ const candidate = (e: Event): boolean =>
   countsAsGlobal(e) && e.agreement === 'agreed' && e.status !== 'verified' && citedPost(e.sources) !== null;
 
 /**
- * The posts to read this run, at most `max`: a candidate whose post has no final read and is not waiting out a back-off;
+ * The posts to read this run, at most MAX_POST_READS_PER_RUN: a candidate whose post has no final read and is not waiting out a back-off;
  * today's (UTC) first, then newest first.
  */
 export function planPostReads(
   events: readonly Event[],
   reads: readonly PostRead[],
   asOf: Date,
-  max = MAX_POST_READS_PER_RUN,
 ): { post_id: string; url: string }[] {
   const known = new Map(reads.map((r) => [r.post_id, r]));
   const today = utcDate(asOf);
@@ -46,7 +45,7 @@ export function planPostReads(
   const rank = (e: Event) => (eventDate(e) === today ? 0 : 1);
   due.sort((a, b) => rank(a) - rank(b) || eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
   return [...new Set(due.map((e) => citedPost(e.sources)!.id))]
-    .slice(0, max)
+    .slice(0, MAX_POST_READS_PER_RUN)
     .map((post_id) => ({ post_id, url: `https://x.com/i/status/${post_id}` }));
 }
 
@@ -65,11 +64,8 @@ export function applyPostReads(previous: readonly PostRead[], result: PostReadRe
     else if (before === undefined || !isFinal(before)) {
       const attempts = (before?.attempts ?? 0) + 1;
       const wait = Math.max(READ_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 20), retryAfterMs);
-      byPost.set(r.post_id, {
-        ...r,
-        attempts,
-        next_try_at: formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS)),
-      });
+      const next_try_at = formatInstant(asOf.getTime() + Math.min(wait, READ_RETRY_MAX_MS));
+      byPost.set(r.post_id, { ...r, attempts, next_try_at });
     }
   }
   return [...byPost.values()]
@@ -137,9 +133,8 @@ export function verifyEvents(
     if (!countsAsGlobal(e) || (e.status === 'verified' && e.verification === undefined)) return e;
     const post = citedPost(e.sources);
     const read = post === null ? undefined : reads.get(post.id);
-    const sources = [
-      ...new Set((e.recorded_by ?? []).filter((v) => v.reads_as === 'global_reset').map((v) => v.origin)),
-    ].sort();
+    const readers = (e.recorded_by ?? []).filter((r) => r.reads_as === 'global_reset').map((r) => r.origin);
+    const sources = [...new Set(readers)].sort();
     const quotes = post === null ? [] : (quoted.get(post.id) ?? []);
     const v = (reason: Verification['reason'], quoted_by: Event['origin'][] = []): Verification => ({
       state: reason === null ? 'verified' : 'not_verified',

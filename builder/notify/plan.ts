@@ -10,7 +10,7 @@ import type { TodayStatus } from '../model/status.ts';
 import { renderEvent } from '../render/documents.ts';
 import { translator } from '../render/i18n.ts';
 import { announcementSummary } from '../render/reach.ts';
-import { announcementDataOf, creditLine, creditsFor } from '../render/values.ts';
+import { announcementDataOf, creditLine, creditsFor, type Credit } from '../render/values.ts';
 
 /** A reset is news for this long after it happened: never older history, never a backfilled record. */
 const RESET_NEWS_WINDOW_MS = DAY_MS;
@@ -83,6 +83,9 @@ function due(key: string, f: MessageFields, o: PlanOptions, extra: Partial<Due> 
   return { keys: [key], message, ...extra };
 }
 
+/** `text`, then the credit line of each tracker whose data it shows. */
+const credited = (text: string, credits: Credit[]): string => [text, ...credits.map(creditLine)].join(' ');
+
 /**
  * Every message due now, before dedupe: a global reset recorded within the last 24 hours (oldest first; ledger
  * imports and day-precision records never), the announced reset still upcoming, today turning `confirmed_today`.
@@ -110,10 +113,7 @@ function dueMessages(
         title: r.title,
         // Whom it reached and when it lands, as the event document says it (an unreviewed record: not stated), and the
         // credit of each tracker whose data it shows, worded as the tracker asks.
-        summary: [
-          r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`,
-          ...creditsFor([e]).map(creditLine),
-        ].join(' '),
+        summary: credited(r.reach === null ? r.summary : `${r.summary} — ${r.reach.summary}`, creditsFor([e])),
         occurred_at: r.occurred_at,
         announced_at: e.announced_at,
         date: r.occurred_at.slice(0, 10),
@@ -129,9 +129,7 @@ function dueMessages(
       id: upcoming.id,
       type: upcoming.type,
       title: t('follow:feed.announcement_title', { type }),
-      summary: [announcementSummary(upcoming, t), ...creditsFor([], announcementDataOf(upcoming)).map(creditLine)].join(
-        ' ',
-      ),
+      summary: credited(announcementSummary(upcoming, t), creditsFor([], announcementDataOf(upcoming))),
       announced_at: upcoming.announced_at,
       scheduled_for: upcoming.scheduled_for,
       date: (upcoming.scheduled_for ?? upcoming.announced_at).slice(0, 10),
@@ -190,14 +188,8 @@ function digest(covers: readonly string[], asOf: Date, o: PlanOptions): Due {
 const pair = (channel: string, key: string): string => `${channel}\u0000${key}`;
 
 /** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
-export function openNotificationKeys(
-  events: readonly Event[],
-  upcoming: Announcement | null,
-  today: TodayStatus,
-  asOf: Date,
-  o: PlanOptions,
-): Set<string> {
-  return new Set(dueMessages(events, upcoming, today, asOf, o).flatMap((m) => m.keys));
+export function openNotificationKeys(...args: Parameters<typeof dueMessages>): Set<string> {
+  return new Set(dueMessages(...args).flatMap((m) => m.keys));
 }
 
 /**
@@ -215,11 +207,8 @@ export function planNotifications(
 ): Delivery[] {
   const messages = dueMessages(events, upcoming, today, asOf, o);
   const sent = new Set(log.sent.map((s) => pair(s.channel, s.key)));
-  const gaveUp = new Set(
-    log.failed
-      .filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS)
-      .map((f) => pair(f.channel, f.key)),
-  );
+  const expired = log.failed.filter((f) => asOf.getTime() - Date.parse(f.first_failed_at) > NOTIFY_RETRY_MS);
+  const gaveUp = new Set(expired.map((f) => pair(f.channel, f.key)));
   const out: Delivery[] = [];
   for (const channel of o.channels) {
     const seen = (k: string) => sent.has(pair(channel, k));
@@ -265,10 +254,8 @@ export function recordOutcomes(
   const at = asOf.toISOString();
   const now = asOf.getTime();
   const sentNow = outcomes.filter((o) => o.result === 'sent');
-  const done = new Set(sentNow.map((o) => pair(o.channel, o.key)));
-  const failed = new Map(
-    log.failed.filter((f) => !done.has(pair(f.channel, f.key))).map((f) => [pair(f.channel, f.key), f]),
-  );
+  const failed = new Map(log.failed.map((f) => [pair(f.channel, f.key), f]));
+  for (const o of sentNow) failed.delete(pair(o.channel, o.key));
   for (const o of outcomes.filter((x) => x.result === 'failed')) {
     const prev = failed.get(pair(o.channel, o.key));
     failed.set(pair(o.channel, o.key), {

@@ -4,15 +4,7 @@
 // channel's messages in order. A receiver that is slow, down or hanging costs at most the budget and never throws:
 // every delivery ends as an outcome (sent, failed, or skipped when the budget ran out).
 import { request, type Agent } from 'undici';
-import {
-  createAgent,
-  errorCode,
-  isTimeout,
-  retryableStatus,
-  retryAfterOf,
-  withRetries,
-  type Attempt,
-} from '../net/http.ts';
+import * as http from '../net/http.ts';
 import type { Channel } from './channels.ts';
 import { LOCAL_USER_AGENT } from '../net/user-agent.ts';
 import type { Delivery, DeliveryOutcome, NotifyMessage } from './plan.ts';
@@ -79,10 +71,8 @@ function requestFor(c: Channel, m: NotifyMessage, telegramApiUrl: string): { url
       u.pathname = parts.length ? `/${parts.join('/')}/` : '/';
       u.search = '';
       const message = `${m.summary}\n${m.links.source ?? ''}`.trim();
-      return {
-        url: u.href,
-        body: { topic, title: m.title, message, click: m.links.api, tags: ['arrows_counterclockwise'] },
-      };
+      const body = { topic, title: m.title, message, click: m.links.api, tags: ['arrows_counterclockwise'] };
+      return { url: u.href, body };
     }
     case 'telegram':
       return {
@@ -95,19 +85,20 @@ function requestFor(c: Channel, m: NotifyMessage, telegramApiUrl: string): { url
 /** `detail`: `HTTP 503`, `timeout`, or the network error's code; never the message, which can quote the secret URL. */
 type PostFailure = { detail: string; retryable: boolean; retryAfterMs: number | null };
 
-type PostInit = { headers: Record<string, string>; body: string; dispatcher: Agent; signal: AbortSignal };
+type PostInit = { headers: Record<string, string>; body: string; dispatcher: Agent };
 
-async function post(url: string, init: PostInit): Promise<Attempt<string, PostFailure>> {
+async function post(url: string, init: PostInit, timeoutMs: number): Promise<http.Attempt<string, PostFailure>> {
   try {
-    const res = await request(url, { method: 'POST', ...init });
+    const res = await request(url, { method: 'POST', ...init, signal: AbortSignal.timeout(timeoutMs) });
     await res.body.dump({ limit: ANSWER_MAX_BYTES }).catch(() => undefined);
     const detail = `HTTP ${res.statusCode}`;
     if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, value: detail };
-    const retryAfterMs = retryAfterOf(res.statusCode, res.headers['retry-after'], Date.now());
-    return { ok: false, failure: { detail, retryable: retryableStatus(res.statusCode), retryAfterMs } };
+    const retryAfterMs = http.retryAfterOf(res.statusCode, res.headers['retry-after'], Date.now());
+    return { ok: false, failure: { detail, retryable: http.retryableStatus(res.statusCode), retryAfterMs } };
   } catch (err) {
     const e = err as { name?: string };
-    const detail = isTimeout(err) || e.name === 'AbortError' ? 'timeout' : (errorCode(err) ?? e.name ?? 'error');
+    const detail =
+      http.isTimeout(err) || e.name === 'AbortError' ? 'timeout' : (http.errorCode(err) ?? e.name ?? 'error');
     return { ok: false, failure: { detail, retryable: true, retryAfterMs: null } };
   }
 }
@@ -119,7 +110,7 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
     channels,
     async send(deliveries) {
       const deadlineMs = Date.now() + o.budgetMs;
-      const agent = createAgent({ timeoutMs: o.timeoutMs, maxBodyBytes: ANSWER_MAX_BYTES });
+      const agent = http.createAgent({ timeoutMs: o.timeoutMs, maxBodyBytes: ANSWER_MAX_BYTES });
       const sendAll = async (c: Channel): Promise<DeliveryOutcome[]> => {
         const out: DeliveryOutcome[] = [];
         for (const d of deliveries.filter((x) => x.channel === c.id)) {
@@ -134,7 +125,7 @@ export function createNotifier(channels: readonly Channel[], opts: NotifierOptio
           // Each attempt's timeout covers connecting, the answer's head and its body alike.
           const timeoutMs = () => Math.max(1, Math.floor(Math.min(o.timeoutMs, deadlineMs - Date.now())));
           const policy = { retries: o.retries, backoffBaseMs: o.backoffBaseMs, deadlineMs };
-          const r = await withRetries(() => post(url, { ...init, signal: AbortSignal.timeout(timeoutMs()) }), policy);
+          const r = await http.withRetries(() => post(url, init, timeoutMs()), policy);
           const detail = r.ok ? r.value : r.failure.detail;
           const result = r.ok ? 'sent' : 'failed';
           o.log(`notify: ${d.message.kind} ${d.message.id} → ${c.label}: ${result} (${detail})`);

@@ -323,6 +323,7 @@ function liveFacts(input: RenderInput, license: string) {
     tracker: announced.tracker || (input.trackerWatch ?? null) !== null,
     timeline: announced.timeline,
   });
+  const checkTimes = input.checks.map((c) => c.checked_at).sort();
   return {
     generatedAt: formatInstant(asOf),
     // The instant the edge stops serving this answer (model/freshness.ts), never before the build itself.
@@ -330,12 +331,7 @@ function liveFacts(input: RenderInput, license: string) {
     // The forecast's own: it holds for the hours after its issue, whatever today's answer (model/forecast.ts).
     forecastStaleAfter: formatInstant(computeForecastStaleAfter(asOf)),
     common: commonMeta(license, credits),
-    lastCheckAt: instantToSeconds(
-      input.checks
-        .map((c) => c.checked_at)
-        .sort()
-        .at(-1) ?? null,
-    ),
+    lastCheckAt: instantToSeconds(checkTimes.at(-1) ?? null),
     current: latestChecks(input.checks),
     reachToday: computeReachToday(input.events, asOf),
     bankedWarning: bankedResetWarning(input.events, input.upcoming ?? null, asOf),
@@ -359,7 +355,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
   const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
     jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
   return [
-    jsonDoc('forecast', `api/${lang}/forecast.json`, lang, PHASE.lists, {
+    doc('forecast', PHASE.lists, {
       meta: { ...meta, stale_after: facts.forecastStaleAfter },
       ...forecastBody(input.forecast, t, facts.generatedAt),
       tracker_watch: renderTrackerWatch(input, t),

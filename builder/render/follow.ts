@@ -207,8 +207,6 @@ function escapeHtml(s: string): string {
   return xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const entryId = (e: FollowEntry): string => `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`;
-
 function contentHtml(e: FollowEntry): string {
   const post = e.sourceUrl ? `<p><a href="${escapeHtml(e.sourceUrl)}">${escapeHtml(e.sourceUrl)}</a></p>` : '';
   return `<p>${escapeHtml(e.summary)}</p><blockquote>${escapeHtml(e.text)}</blockquote>${post}`;
@@ -236,18 +234,16 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   });
   for (const e of entries) {
     feed.addItem({
-      id: entryId(e),
+      id: `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`,
       title: text(e.title),
       link: e.link,
       date: e.updated,
       published: e.updated,
       description: text(e.summary),
       content: contentHtml(e),
-      ...(e.sourceUrl
-        ? {
-            extensions: [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }],
-          }
-        : {}),
+      extensions: e.sourceUrl
+        ? [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }]
+        : [],
     });
   }
   return feed;
@@ -291,20 +287,19 @@ function renderJsonFeed(input: FeedInput): string {
   const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & {
     items: Record<string, unknown>[];
   };
-  // The library writes the items in the order it was given them, each with both dates.
-  const out = items.map((item, i) => ({
-    ...item,
-    external_url: input.entries[i]!.json,
-    date_published: formatInstant(item.date_published as string),
-    date_modified: formatInstant(item.date_modified as string),
-  }));
   return JSON.stringify(
     {
       ...doc,
       version: 'https://jsonfeed.org/version/1.1',
       language: input.lang,
       ...(author ? { authors: [author] } : {}),
-      items: out,
+      // The library writes the items in the order it was given them, each with both dates.
+      items: items.map((item, i) => ({
+        ...item,
+        external_url: input.entries[i]!.json,
+        date_published: formatInstant(item.date_published as string),
+        date_modified: formatInstant(item.date_modified as string),
+      })),
     },
     null,
     2,

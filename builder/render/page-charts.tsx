@@ -24,9 +24,9 @@ const RIGHT = 10;
 const LANE_Y: Record<EventType, number> = { global_reset: 28, banked_grant: 62, policy_change: 96 };
 
 /** A mark of a kind's shape centred on (x, y): circle, square, triangle; `r` is the circle's radius. */
-function Mark({ kind, x, y, r = 6, filled }: { kind: EventType; x: number; y: number; r?: number; filled?: boolean }) {
+function Mark({ kind, x, y, r = 6, filled }: { kind: EventType; x: number; y: number; r?: number; filled?: true }) {
   // Inside a chart the group carries the class (marks inherit stroke and fill): a year of marks weighs less.
-  const cls = filled === undefined ? undefined : `m ${filled ? 'verified' : 'archived'}`;
+  const cls = filled ? 'm verified' : undefined;
   if (kind === 'global_reset') return <circle class={cls} cx={x} cy={y} r={r} />;
   const half = r - 0.5;
   if (kind === 'banked_grant') return <rect class={cls} x={x - half} y={y - half} width={2 * half} height={2 * half} />;
@@ -96,12 +96,6 @@ function TimelineChart({ ctx, w, summary, id, W }: { ctx: Ctx; w: Window; summar
   );
 }
 
-/** A reviewed reset's reach in one line ("all paid plans · weekly limit · lands by ..."); no cell when not reviewed. */
-function ReachCell({ e, t }: { e: Event; t: Ctx['t'] }) {
-  const r = renderReach(e, t);
-  return r !== null && r.reviewed ? <td>{r.summary}</td> : null;
-}
-
 function TimelineTable({ ctx, count, rows }: { ctx: Ctx; count: number; rows: readonly Point[] }) {
   const { lang, t } = ctx;
   return (
@@ -111,18 +105,22 @@ function TimelineTable({ ctx, count, rows }: { ctx: Ctx; count: number; rows: re
       <table class="list">
         <Head labels={(['date', 'kind', 'status', 'reach'] as const).map((k) => t(`page:timeline.${k}`))} />
         <tbody>
-          {rows.map((p) => (
-            <tr id={eventAnchor(p.e.id)}>
-              <td>
-                <time datetime={p.at}>{formatDate(lang, p.at)}</time>
-              </td>
-              <td>{t(`common:type.${p.e.type}`)}</td>
-              <td>{t(`page:timeline.${p.e.status}`)}</td>
-              {/* Whom it reached, as reviewed from its post. An unreviewed record's "not stated" is left to the API, and
-                  its cell to the table (a trailing cell may be absent): a year of events stays under PAGE_MAX_BYTES. */}
-              <ReachCell e={p.e} t={t} />
-            </tr>
-          ))}
+          {rows.map((p) => {
+            const reach = renderReach(p.e, t);
+            return (
+              <tr id={eventAnchor(p.e.id)}>
+                <td>
+                  <time datetime={p.at}>{formatDate(lang, p.at)}</time>
+                </td>
+                <td>{t(`common:type.${p.e.type}`)}</td>
+                <td>{t(`page:timeline.${p.e.status}`)}</td>
+                {/* Whom it reached, as reviewed from its post, in one line. An unreviewed record's "not stated" is left
+                    to the API, and its cell to the table (a trailing cell may be absent): a year of events stays under
+                    PAGE_MAX_BYTES. */}
+                {reach?.reviewed ? <td>{reach.summary}</td> : null}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
       {count > MAX_TIMELINE_ROWS ? (

@@ -53,9 +53,7 @@ export function StackRow(props: { heads: readonly string[]; cells: ComponentChil
 
 export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t, asOf } = ctx;
-  const today = data.latest.today;
-  const last = data.latest.last_source_check_at;
-  const reach = data.latest.today_reach;
+  const { today, last_source_check_at: last, today_reach: reach } = data.latest;
   // Said when a post states something: a plan answered or a landing time (an unreviewed record's "not stated" is left to the API).
   const stated = reach !== null && (reach.note !== null || Object.values(reach.plans).some((a) => a !== 'not_stated'));
   const reachLine = !stated
@@ -213,8 +211,7 @@ export function Latest({ ctx, data }: { ctx: Ctx; data: PageData }) {
 
 export function Checks({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
-  const checks = data.status.source_checks;
-  const up = data.status.upstream_status;
+  const { source_checks: checks, upstream_status: up } = data.status;
   const heads = (['source', 'result', 'time', 'detail'] as const).map((k) => t(`page:checks.${k}`));
   return (
     <section id="checks" aria-labelledby="checks-h">
@@ -272,7 +269,6 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
         <ul class="plain">
           {shown.map((s) => {
             const href = safeHref(s.url);
-            const when = s.published_at ?? s.first_seen_at;
             // A link only to an http(s) URL; the title alone otherwise.
             const Title = href === null ? 'span' : 'a';
             return (
@@ -281,7 +277,7 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
                   {s.title}
                 </Title>{' '}
                 <small>
-                  {s.source} · <Time lang={lang} iso={when} />
+                  {s.source} · <Time lang={lang} iso={s.published_at ?? s.first_seen_at} />
                 </small>
               </li>
             );

@@ -30,7 +30,6 @@ const attributeJson = (value: unknown): string => JSON.stringify(value).replace(
 
 /** What the inline script needs: the build's times and the strings it writes (placeholders left for it to fill). */
 function scriptConfig({ lang, t }: Ctx, data: PageData): string {
-  const state = Object.fromEntries(TODAY_STATES.map((s) => [s, t(`page:state.${s}`)]));
   return attributeJson({
     lang,
     generated_at: data.latest.meta.generated_at,
@@ -38,7 +37,7 @@ function scriptConfig({ lang, t }: Ctx, data: PageData): string {
     last_check: data.latest.last_source_check_at,
     forecast_stale_after: data.forecast.meta.stale_after,
     i18n: {
-      state,
+      state: Object.fromEntries(TODAY_STATES.map((s) => [s, t(`page:state.${s}`)])),
       checked: t('page:today.checked', { relative: '{{relative}}' }),
       never_checked: t('page:today.never_checked'),
       stale: t('page:today.stale', { time: '{{time}}' }),

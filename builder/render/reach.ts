@@ -10,31 +10,26 @@ import type { Announcement, Event, Reach } from '../model/schemas.ts';
 /** "2026-07-21 17:47 UTC": the landing instant as a reader sees it, in every language. */
 const utcMinute = (at: string): string => `${formatInstant(at).slice(0, 16).replace('T', ' ')} UTC`;
 
-function labels(r: Reach, t: TFunction) {
+/** The reach of a reset event as its document shows it; null for an event that is not a reset. */
+export function renderReach(e: Event, t: TFunction) {
+  if (!hasReach(e)) return null;
+  const r = reachOf(e);
   const notStated = t('common:reach.not_stated');
   const list = (keys: readonly string[] | null, ns: string) =>
     keys === null ? notStated : keys.map((k) => t(`common:reach.${ns}.${k}`)).join(', ');
-  const landing =
-    r.landing.until !== null
-      ? t('common:reach.lands_by', { time: utcMinute(r.landing.until) })
-      : r.landing.as_written !== null
-        ? t('common:reach.landing_unbounded')
-        : notStated;
-  return {
+  const l = {
     plans: list(r.plans.value, 'plan'),
     products: list(r.products.value, 'product'),
     models: r.models.value === null ? notStated : t('common:reach.models', { models: r.models.value.join(', ') }),
     cohort: r.cohort.value === null ? notStated : t('common:reach.cohort', { count: r.cohort.value }),
     limits: list(r.limits.value, 'limit'),
-    landing,
+    landing:
+      r.landing.until !== null
+        ? t('common:reach.lands_by', { time: utcMinute(r.landing.until) })
+        : r.landing.as_written !== null
+          ? t('common:reach.landing_unbounded')
+          : notStated,
   };
-}
-
-/** The reach of a reset event as its document shows it; null for an event that is not a reset. */
-export function renderReach(e: Event, t: TFunction) {
-  if (!hasReach(e)) return null;
-  const r = reachOf(e);
-  const l = labels(r, t);
   // The summary names only what the post states: plans, products, models, cohort, limits, then the landing.
   const fields = ['plans', 'products', 'models', 'cohort', 'limits'] as const;
   const stated = fields.filter((k) => r[k].value !== null).map((k) => l[k]);
@@ -46,7 +41,7 @@ export function renderReach(e: Event, t: TFunction) {
   });
   return {
     reviewed: r.reviewed,
-    summary: r.reviewed ? stated.join(' · ') || t('common:reach.not_stated') : t('common:reach.unreviewed'),
+    summary: r.reviewed ? stated.join(' · ') || notStated : t('common:reach.unreviewed'),
     plans: shown('plans'),
     products: shown('products'),
     models: shown('models'),

@@ -32,16 +32,14 @@ export function renderUnknownVariants(
     if (d === undefined) throw new Error(`[render/unknown] ${key} was not rendered`);
     return d;
   };
-  const out: OutputDocument[] = [];
-  for (const lang of LANGS) {
+  return LANGS.flatMap((lang) => {
     const t = translator(lang);
     // The facts come from the language's latest document (status has no last_source_check_at); both are this build's.
     const facts = JSON.parse(read(`api/${lang}/latest.json`).body) as PageData['latest'];
-    for (const endpoint of UNKNOWN_VARIANT_ENDPOINTS) {
+    return UNKNOWN_VARIANT_ENDPOINTS.flatMap((endpoint) => {
       const live = read(`api/${lang}/${endpoint}.json`);
       const base = JSON.parse(live.body) as Record<string, unknown>;
-      for (const v of variants) {
-        const key = unknownVariantKey(lang, variantSegment(v), endpoint);
+      return variants.map((v) => {
         // The edge serves this variant from the later of its day's start and the build's stale_after.
         const now =
           Date.parse(v.served_from) > Date.parse(facts.meta.stale_after) ? v.served_from : facts.meta.stale_after;
@@ -64,11 +62,10 @@ export function renderUnknownVariants(
         // Whom today's reset reached is about the build's day: unknown too. The banked-reset warning restates the
         // announcement as this build read it; past its answer's time it is not repeated.
         const doc = { ...base, reset: null, today, today_reach: null, banked_reset_warning: null };
-        out.push(jsonDoc(endpoint, key, lang, live.phase, doc));
-      }
-    }
-  }
-  return out;
+        return jsonDoc(endpoint, unknownVariantKey(lang, variantSegment(v), endpoint), lang, live.phase, doc);
+      });
+    });
+  });
 }
 
 /**

@@ -42,12 +42,9 @@ const TRACKER_CREDIT = { name: 'codex-resets.com', url: 'https://codex-resets.co
 const TIMELINE_CREDIT = { name: 'codex-reset.com', url: 'https://codex-reset.com/', notice: 'Data: codex-reset.com' };
 export type Credit = typeof TRACKER_CREDIT;
 
-/** The trackers whose data an event shows: its own origin and every source in its `recorded_by`. */
-const originsOf = (e: Event): Set<string> => new Set([e.origin, ...(e.recorded_by ?? []).map((r) => r.origin)]);
-
-/** Whether an event shows codex-resets.com's data, codex-reset.com's. */
+/** Whether an event shows codex-resets.com's data, codex-reset.com's: by its origin or any source in `recorded_by`. */
 export const dataOf = (e: Event) => {
-  const o = originsOf(e);
+  const o = new Set<string>([e.origin, ...(e.recorded_by ?? []).map((r) => r.origin)]);
   return { tracker: o.has('service_resets'), timeline: o.has('reset_timeline') };
 };
 
