@@ -10,7 +10,7 @@
 // it: no event, but an announcement while its `official_window` lies ahead.
 import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
-import { xPostId } from '../model/evidence.ts';
+import { timesFromPost, xPostId } from '../model/evidence.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import {
   AnnouncementSchema,
@@ -25,10 +25,10 @@ import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './
 import {
   archivedEvent,
   MAX_RECORDS_PER_RUN,
-  recordTimes,
   schemaMismatch,
   usablePost,
   validated,
+  type RecordCounts,
   type RecordRead,
 } from './reset-tracker.ts';
 import {
@@ -40,8 +40,6 @@ import {
   readDetail,
   stableIdPart,
   TEXT_LIMITS,
-  type NoteCounts,
-  type RejectCounts,
 } from './sanitize.ts';
 import { boundedInstant, MAX_SCHEDULE_AHEAD_MS } from './tracker-status.ts';
 
@@ -82,7 +80,6 @@ function labelOf(r: TimelineRecord): string {
   return clean.join('/').slice(0, 120) || 'unlabelled';
 }
 
-type Counts = { rejected: RejectCounts; noted: NoteCounts };
 type Read = { label: SourceLabel; event: Event | null; announcement: Announcement | null };
 
 /**
@@ -90,7 +87,7 @@ type Read = { label: SourceLabel; event: Event | null; announcement: Announcemen
  * an announced record (as reset-tracker.ts); an `operator-observed` record is dated by its own time, its post kept
  * as evidence only.
  */
-function readRecord(r: TimelineRecord, source: string, asOf: Date, counts: Counts): RecordRead<Read> {
+function readRecord(r: TimelineRecord, source: string, asOf: Date, counts: RecordCounts): RecordRead<Read> {
   const observation = r.source === 'operator-observed';
   const field = observation && r.observed_at != null ? 'observed_at' : 'announced_at';
   const time = judgedInstant(r[field], asOf);
@@ -103,7 +100,9 @@ function readRecord(r: TimelineRecord, source: string, asOf: Date, counts: Count
   // The post time is upstream data too (a crafted id encodes any date): one that fails the date rules is not used.
   const { post, verdict } = usablePost(sources, asOf);
   if (verdict !== 'ok') count(counts.rejected, verdict);
-  const times = recordTimes(at, observation, post ? sources : []);
+  const times = observation
+    ? { announced_at: null, observed_at: at, time_basis: 'observation' as const }
+    : timesFromPost(at, post ? sources : []);
   const effective = r.effective_at == null ? null : judgedInstant(r.effective_at, asOf);
   if (effective?.ok === false) count(counts.rejected, effective.reason);
   if (url === null) count(counts.noted, 'no_link');
@@ -145,15 +144,10 @@ function readRecord(r: TimelineRecord, source: string, asOf: Date, counts: Count
   if (!label.ok) return label;
   if (type === null) return { ok: true, value: { label: label.value, event: null, announcement } };
   const effective_at = effective?.ok ? effective.iso : null;
-  const event = archivedEvent({
-    id,
-    type,
-    origin: 'reset_timeline',
-    effective_at,
-    evidence_text: quote,
-    sources,
+  const event = archivedEvent(
+    { id, type, origin: 'reset_timeline', effective_at, evidence_text: quote, sources },
     times,
-  });
+  );
   return event.ok ? { ok: true, value: { label: label.value, event: event.value, announcement } } : event;
 }
 
@@ -163,7 +157,7 @@ function readRecord(r: TimelineRecord, source: string, asOf: Date, counts: Count
  * Not one valid record among them is a changed API: the check fails as schema_mismatch, naming the first bad path.
  */
 function readTimeline(records: readonly unknown[], source: string, asOf: Date): SourceRead {
-  const counts: Counts = { rejected: {}, noted: {} };
+  const counts: RecordCounts = { rejected: {}, noted: {} };
   const labels = new Map<string, SourceLabel>();
   const events: Event[] = [];
   let announcement: Announcement | null = null;

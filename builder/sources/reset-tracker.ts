@@ -85,6 +85,8 @@ export function citedSource(
 export type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
 /** A record (or a part of one) read, or why not. */
 export type RecordRead<T> = { ok: true; value: T } | Refused;
+/** What records were refused for, and kept despite (sanitize.ts). */
+export type RecordCounts = { rejected: RejectCounts; noted: NoteCounts };
 export const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, reason, path }) as const;
 export function invalidRecord(error: z.ZodError): Refused {
   return { ok: false, reason: 'invalid_record', path: error.issues[0]?.path ?? [] };
@@ -102,33 +104,18 @@ export function schemaMismatch(list: string, i: number, reason: RejectReason, pa
   return { code: 'schema_mismatch', params: { path: `${formatIssuePath([list, i, ...path])}${why}` } };
 }
 
-/**
- * The X post `sources` cite, when its time passes the date rules (null when none is cited or it fails them), and the
- * verdict on that time. The post time is upstream data too (a crafted id encodes any date up to the 28th century).
- */
+/** The X post `sources` cite if its time passes the date rules (a crafted id encodes any date), and the verdict. */
 export function usablePost(sources: readonly { url: string }[], asOf: Date) {
   const post = citedPost(sources);
   const verdict = post === null ? 'ok' : judgeInstant(post.at, asOf);
   return { post: verdict === 'ok' ? post : null, verdict } as const;
 }
 
-/**
- * A tracker record's times at `at`, its own time: as an observation when `observed`, else as the announcement, unless
- * `dating` (its sources when their post is usable) cites a post, which then dates it (timesFromPost).
- */
-export function recordTimes(at: string, observed: boolean, dating: readonly { url: string }[]) {
-  return observed
-    ? { announced_at: null, observed_at: at, time_basis: 'observation' as const }
-    : timesFromPost(at, dating);
-}
-
 /** A tracker record archived as an Event (validated), or why not. */
-export function archivedEvent({
-  times: { time_basis, announced_at, observed_at },
-  ...e
-}: Pick<Event, 'id' | 'type' | 'origin' | 'effective_at' | 'evidence_text' | 'sources'> & {
-  times: ReturnType<typeof recordTimes>;
-}): RecordRead<Event> {
+export function archivedEvent(
+  e: Pick<Event, 'id' | 'type' | 'origin' | 'effective_at' | 'evidence_text' | 'sources'>,
+  { time_basis, announced_at, observed_at }: Pick<Event, 'time_basis' | 'announced_at' | 'observed_at'>,
+): RecordRead<Event> {
   const archived = { status: 'archived', reason: 'other', time_precision: 'second', same_as: [] };
   return validated(EventSchema, { ...e, ...archived, time_basis, announced_at, observed_at });
 }
@@ -141,8 +128,7 @@ export function archivedEvent({
 export function computeTrackerEvent(
   r: TrackerRecord,
   asOf: Date,
-  noted: NoteCounts = {},
-  rejected: RejectCounts = {},
+  counts: RecordCounts = { rejected: {}, noted: {} },
 ): RecordRead<Event | null> {
   const type = trackerEventType(r.reset_type);
   if (!type) return { ok: true, value: null };
@@ -159,20 +145,18 @@ export function computeTrackerEvent(
   const { post, verdict } = usablePost(sources, asOf);
   const evidence_text = cleanEvidence(r.text, TEXT_LIMITS.evidence);
   const id = `sr-${stableIdPart(String(r.id), 77)}`;
-  const times = recordTimes(read.iso, post === null && r.source.type !== 'x_post', post === null ? [] : sources);
-  const event = archivedEvent({
-    id,
-    type,
-    origin: 'service_resets',
-    effective_at: null,
-    evidence_text,
-    sources,
+  const times =
+    post === null && r.source.type !== 'x_post'
+      ? { announced_at: null, observed_at: read.iso, time_basis: 'observation' as const }
+      : timesFromPost(read.iso, post === null ? [] : sources);
+  const event = archivedEvent(
+    { id, type, origin: 'service_resets', effective_at: null, evidence_text, sources },
     times,
-  });
+  );
   if (!event.ok) return event;
-  if (cited.source === null) count(noted, 'no_link');
-  if (evidence_text === '') count(noted, 'empty_text');
-  if (verdict !== 'ok') count(rejected, verdict);
+  if (cited.source === null) count(counts.noted, 'no_link');
+  if (evidence_text === '') count(counts.noted, 'empty_text');
+  if (verdict !== 'ok') count(counts.rejected, verdict);
   return event;
 }
 
@@ -186,7 +170,7 @@ export function takeTrackerRecords(
   records: readonly unknown[],
   asOf: Date,
   events: Map<string, Event>,
-  counts: { rejected: RejectCounts; noted: NoteCounts },
+  counts: RecordCounts,
   maxRecords: number,
 ): { capped: boolean; valid: number; invalid: Detail | null } {
   let invalid: Detail | null = null;
@@ -197,7 +181,7 @@ export function takeTrackerRecords(
       return { capped: true, valid, invalid };
     }
     const record = validated(TrackerRecordSchema, raw);
-    const mapped = record.ok ? computeTrackerEvent(record.value, asOf, counts.noted, counts.rejected) : record;
+    const mapped = record.ok ? computeTrackerEvent(record.value, asOf, counts) : record;
     if (mapped.ok) {
       valid++;
       if (mapped.value && !events.has(mapped.value.id)) events.set(mapped.value.id, mapped.value);
@@ -232,7 +216,7 @@ export async function fetchResetTracker(
 ): Promise<SourceResult> {
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
-  const counts: { rejected: RejectCounts; noted: NoteCounts } = { rejected: {}, noted: {} };
+  const counts: RecordCounts = { rejected: {}, noted: {} };
   const seenCursors = new Set<string>();
   let latencyMs = 0;
   let itemsRead = 0;
