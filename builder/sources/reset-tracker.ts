@@ -88,14 +88,13 @@ export type RecordRead<T> = { ok: true; value: T } | Refused;
 /** What records were refused for, and kept despite (sanitize.ts). */
 export type RecordCounts = { rejected: RejectCounts; noted: NoteCounts };
 export const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, reason, path }) as const;
-export function invalidRecord(error: z.ZodError): Refused {
-  return { ok: false, reason: 'invalid_record', path: error.issues[0]?.path ?? [] };
-}
 
 /** `value` as `schema` validates it, or refused as an invalid record (naming the first failing path). */
 export function validated<S extends z.ZodType>(schema: S, value: unknown): RecordRead<z.output<S>> {
   const parsed = schema.safeParse(value);
-  return parsed.success ? { ok: true, value: parsed.data } : invalidRecord(parsed.error);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : refused('invalid_record', ...(parsed.error.issues[0]?.path ?? []));
 }
 
 /** A record refused for its shape or a date, as the schema_mismatch of item `i` of the page's `list`. */

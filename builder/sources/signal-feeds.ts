@@ -122,8 +122,7 @@ export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_B
   const trimmed = body.trimStart();
   if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget);
   const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS);
-  if (!xml.ok) return xml;
-  return collect(xml, asOf);
+  return xml.ok ? collect(xml, asOf) : xml;
 }
 
 /** Fetches one feed. `items_read` counts every valid item in the feed, not only the ones that became signals. */
