@@ -103,7 +103,10 @@ export function schemaMismatch(list: string, i: number, reason: RejectReason, pa
   return { code: 'schema_mismatch', params: { path: `${formatIssuePath([list, i, ...path])}${why}` } };
 }
 
-/** The X post `sources` cite if its time passes the date rules (a crafted id encodes any date), and the verdict. */
+/**
+ * The X post `sources` cite if its time passes the date rules, and the verdict on that time: the post time is upstream
+ * data too (a crafted id encodes any date up to the 28th century).
+ */
 export function usablePost(sources: readonly { url: string }[], asOf: Date) {
   const post = citedPost(sources);
   const verdict = post === null ? 'ok' : judgeInstant(post.at, asOf);
