@@ -46,17 +46,23 @@ export interface CuratedData {
   official_account_entries?: OfficialAccount[];
 }
 
+const dataError = (message: string) => new DataError('sources/archive', message);
+
 /** Curated data that does not validate: the run stops before anything is published (exit 1). */
 function invalidData(file: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): DataError {
   const lines = issues.slice(0, 10).map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-  return new DataError('sources/archive', `invalid curated data\n${lines.join('\n')}`);
+  return dataError(`invalid curated data\n${lines.join('\n')}`);
 }
 
-async function jsonFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [];
+/** What `read` gives, or `absent` when the file or folder it reads does not exist. */
+const unlessMissing = <T, A>(read: Promise<T>, absent: A) =>
+  read.catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return absent;
     throw err;
   });
+
+async function jsonFiles(dir: string): Promise<string[]> {
+  const names = await unlessMissing(readdir(dir), []);
   return names
     .filter((f) => f.endsWith('.json'))
     .sort()
@@ -108,19 +114,16 @@ function checkReviews(events: readonly Event[], trackerReviews: TrackerReview[],
   const byId = new Map(events.map((e) => [e.id, e]));
   for (const d of trackerReviews) {
     if (d.event_id !== undefined && !byId.has(d.event_id))
-      throw new DataError(
-        'sources/archive',
+      throw dataError(
         `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`,
       );
   }
   for (const [id, d] of Object.entries(reach)) {
     const e = byId.get(id);
-    if (e === undefined || !hasReach(e))
-      throw new DataError('sources/archive', `reach-review.json: event ${id} is not a reset data/ holds`);
+    if (e === undefined || !hasReach(e)) throw dataError(`reach-review.json: event ${id} is not a reset data/ holds`);
     const wrong = misquotes(d, e.evidence_text);
     if (wrong.length > 0)
-      throw new DataError(
-        'sources/archive',
+      throw dataError(
         `reach-review.json: event ${id} quotes words its post does not have: ${JSON.stringify(wrong[0])}`,
       );
   }
@@ -140,14 +143,11 @@ export async function loadCuratedData(dataDir: string): Promise<CuratedData> {
     reviews.push(...(await parseFile(file, z.array(ReviewDecisionSchema), dataDir)));
   const ids = new Set<string>();
   for (const e of events) {
-    if (ids.has(e.id)) throw new DataError('sources/archive', `duplicate event id ${e.id} in ${dataDir}`);
+    if (ids.has(e.id)) throw dataError(`duplicate event id ${e.id} in ${dataDir}`);
     ids.add(e.id);
   }
   const optional = <T>(name: string, schema: z.ZodType<T>) =>
-    parseFile(path.join(dataDir, name), schema, dataDir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null;
-      throw err;
-    });
+    unlessMissing(parseFile(path.join(dataDir, name), schema, dataDir), null);
   const announcements = (await optional('announcement-review.json', AnnouncementReviewFileSchema))?.posts ?? [];
   const decisions = (await optional('ledger-review.json', LedgerReviewSchema))?.decisions ?? [];
   const review_dates: ReviewDate[] = decisions

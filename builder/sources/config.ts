@@ -55,12 +55,11 @@ function codexComponentIds(env: SourceEnv): string[] | undefined {
   const raw = env[variable];
   if (raw === undefined) return undefined;
   const entries = raw.split(',').map((s) => s.trim());
-  entries.forEach((id, i) => {
-    if (id !== '' && !COMPONENT_ID.test(id))
-      throw configError(
-        `${variable} entry ${i + 1} is not a component id (letters, digits, - and _, at most 100 characters)`,
-      );
-  });
+  const bad = entries.findIndex((id) => id !== '' && !COMPONENT_ID.test(id));
+  if (bad !== -1)
+    throw configError(
+      `${variable} entry ${bad + 1} is not a component id (letters, digits, - and _, at most 100 characters)`,
+    );
   const ids = [...new Set(entries.filter((id) => id !== ''))];
   if (ids.length > MAX_CODEX_COMPONENT_IDS)
     throw configError(`${variable} lists ${ids.length} ids, more than ${MAX_CODEX_COMPONENT_IDS}`);

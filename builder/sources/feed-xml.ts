@@ -99,11 +99,10 @@ function onClose(w: Walk, maxItems: number): void {
     if (w.items.length < maxItems) {
       const f = w.item.fields;
       const alt = w.item.links.find((l) => l.rel === '' || l.rel === 'alternate') ?? w.item.links[0];
-      const link = f.link ?? alt?.href ?? '';
       w.items.push({
         id: f.id ?? '',
         title: f.title ?? '',
-        link,
+        link: f.link ?? alt?.href ?? '',
         date: f.date ?? f.updated ?? '',
         excerpt: f.excerpt ?? f.content ?? '',
       });

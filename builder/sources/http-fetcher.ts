@@ -160,8 +160,7 @@ export function createHttpFetcher(opts: HttpFetcherOptions = {}): Fetcher {
           : retryAfterPastDeadline
             ? { code: 'rate_limited_retry_after', params: { seconds } }
             : { code: 'rate_limited_wait', params: { retry_after_s: seconds } };
-      const wait = seconds === null ? {} : { retryAfterS: seconds };
-      return { ok: false, status, latencyMs, detail, ...wait };
+      return { ok: false, status, latencyMs, detail, ...(seconds === null ? {} : { retryAfterS: seconds }) };
     },
   };
 }

@@ -10,11 +10,10 @@
 // it: no event, but an announcement while its `official_window` lies ahead.
 import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
-import { citedPost, timesFromPost, xPostId } from '../model/evidence.ts';
+import { timesFromPost, xPostId } from '../model/evidence.ts';
 import type { SourceResult } from '../model/inputs.ts';
 import {
   AnnouncementSchema,
-  EventSchema,
   SourceLabelSchema,
   type Announcement,
   type Detail,
@@ -23,19 +22,24 @@ import {
 } from '../model/schemas.ts';
 import { parseJsonWithin } from './budget.ts';
 import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
-import { invalidRecord, MAX_RECORDS_PER_RUN, schemaMismatch, type Refused } from './reset-tracker.ts';
+import {
+  archivedEvent,
+  MAX_RECORDS_PER_RUN,
+  schemaMismatch,
+  usablePost,
+  validated,
+  type RecordCounts,
+  type RecordRead,
+} from './reset-tracker.ts';
 import {
   cleanEvidence,
   cleanText,
   cleanUrl,
   count,
   judgedInstant,
-  judgeInstant,
   readDetail,
   stableIdPart,
   TEXT_LIMITS,
-  type NoteCounts,
-  type RejectCounts,
 } from './sanitize.ts';
 import { boundedInstant, MAX_SCHEDULE_AHEAD_MS } from './tracker-status.ts';
 
@@ -76,7 +80,6 @@ function labelOf(r: TimelineRecord): string {
   return clean.join('/').slice(0, 120) || 'unlabelled';
 }
 
-type Counts = { rejected: RejectCounts; noted: NoteCounts };
 type Read = { label: SourceLabel; event: Event | null; announcement: Announcement | null };
 
 /**
@@ -84,12 +87,7 @@ type Read = { label: SourceLabel; event: Event | null; announcement: Announcemen
  * an announced record (as reset-tracker.ts); an `operator-observed` record is dated by its own time, its post kept
  * as evidence only.
  */
-function readRecord(
-  r: TimelineRecord,
-  source: string,
-  asOf: Date,
-  counts: Counts,
-): { ok: true; value: Read } | Refused {
+function readRecord(r: TimelineRecord, source: string, asOf: Date, counts: RecordCounts): RecordRead<Read> {
   const observation = r.source === 'operator-observed';
   const field = observation && r.observed_at != null ? 'observed_at' : 'announced_at';
   const time = judgedInstant(r[field], asOf);
@@ -99,14 +97,12 @@ function readRecord(
   const url = cleanUrl(r.url);
   if (url === null && (r.url ?? '').trim() !== '') return { ok: false, reason: 'bad_url' };
   const sources = url === null ? [] : [{ platform: xPostId(url) === null ? 'web' : 'X', url }];
-  const post = citedPost(sources);
   // The post time is upstream data too (a crafted id encodes any date): one that fails the date rules is not used.
-  const postVerdict = post === null ? 'ok' : judgeInstant(post.at, asOf);
-  if (postVerdict !== 'ok') count(counts.rejected, postVerdict);
-  const posted = postVerdict === 'ok' ? post : null;
+  const { post, verdict } = usablePost(sources, asOf);
+  if (verdict !== 'ok') count(counts.rejected, verdict);
   const times = observation
     ? { announced_at: null, observed_at: at, time_basis: 'observation' as const }
-    : timesFromPost(at, posted ? sources : []);
+    : timesFromPost(at, post ? sources : []);
   const effective = r.effective_at == null ? null : judgedInstant(r.effective_at, asOf);
   if (effective?.ok === false) count(counts.rejected, effective.reason);
   if (url === null) count(counts.noted, 'no_link');
@@ -122,7 +118,7 @@ function readRecord(
     const when = boundedInstant(r.official_window[which], asOf, MAX_SCHEDULE_AHEAD_MS, which);
     if (!when.ok) count(counts.rejected, when.reason);
     else if (when.iso !== null && when.iso > formatInstant(asOf)) {
-      const parsed = AnnouncementSchema.safeParse({
+      const parsed = validated(AnnouncementSchema, {
         id,
         upstream_id: cleanText(String(r.id), 120) || 'unknown',
         type: 'global_reset',
@@ -132,39 +128,27 @@ function readRecord(
         source: sources[0] ?? null,
         first_seen_at: formatInstant(asOf),
       });
-      if (!parsed.success) return invalidRecord(parsed.error);
-      announcement = parsed.data;
+      if (!parsed.ok) return parsed;
+      announcement = parsed.value;
     }
   }
-  const label = SourceLabelSchema.safeParse({
+  const label = validated(SourceLabelSchema, {
     source,
     record_id: stableIdPart(String(r.id), 120),
-    post_id: posted?.id ?? null,
+    post_id: post?.id ?? null,
     at,
     label: labelOf(r),
     reads_as: announcement ? 'announcement' : reading,
     quote,
   });
-  if (!label.success) return invalidRecord(label.error);
-  if (type === null) return { ok: true, value: { label: label.data, event: null, announcement } };
-  const event = EventSchema.safeParse({
-    id,
-    type,
-    status: 'archived',
-    reason: 'other',
-    origin: 'reset_timeline',
-    time_precision: 'second',
-    time_basis: times.time_basis,
-    announced_at: times.announced_at,
-    observed_at: times.observed_at,
-    effective_at: effective?.ok ? effective.iso : null,
-    evidence_text: quote,
-    sources,
-    same_as: [],
-  });
-  return event.success
-    ? { ok: true, value: { label: label.data, event: event.data, announcement } }
-    : invalidRecord(event.error);
+  if (!label.ok) return label;
+  if (type === null) return { ok: true, value: { label: label.value, event: null, announcement } };
+  const effective_at = effective?.ok ? effective.iso : null;
+  const event = archivedEvent(
+    { id, type, origin: 'reset_timeline', effective_at, evidence_text: quote, sources },
+    times,
+  );
+  return event.ok ? { ok: true, value: { label: label.value, event: event.value, announcement } } : event;
 }
 
 /**
@@ -173,7 +157,7 @@ function readRecord(
  * Not one valid record among them is a changed API: the check fails as schema_mismatch, naming the first bad path.
  */
 function readTimeline(records: readonly unknown[], source: string, asOf: Date): SourceRead {
-  const counts: Counts = { rejected: {}, noted: {} };
+  const counts: RecordCounts = { rejected: {}, noted: {} };
   const labels = new Map<string, SourceLabel>();
   const events: Event[] = [];
   let announcement: Announcement | null = null;
@@ -181,8 +165,8 @@ function readTimeline(records: readonly unknown[], source: string, asOf: Date): 
   const capped = records.length > MAX_RECORDS_PER_RUN;
   if (capped) count(counts.rejected, 'over_record_cap', records.length - MAX_RECORDS_PER_RUN);
   for (const [i, raw] of records.slice(0, MAX_RECORDS_PER_RUN).entries()) {
-    const record = TimelineRecordSchema.safeParse(raw);
-    const read = record.success ? readRecord(record.data, source, asOf, counts) : invalidRecord(record.error);
+    const record = validated(TimelineRecordSchema, raw);
+    const read = record.ok ? readRecord(record.value, source, asOf, counts) : record;
     if (!read.ok) {
       count(counts.rejected, read.reason);
       if (invalid === null && read.path) invalid = schemaMismatch('events', i, read.reason, read.path);
@@ -195,9 +179,8 @@ function readTimeline(records: readonly unknown[], source: string, asOf: Date): 
     if (a && (announcement === null || a.announced_at > announcement.announced_at)) announcement = a;
   }
   if (labels.size === 0 && invalid !== null) return { ok: false, detail: invalid };
-  const detail = capped
-    ? readDetail('record_cap_reached', { max: MAX_RECORDS_PER_RUN }, counts.rejected, counts.noted)
-    : readDetail('ok', {}, counts.rejected, counts.noted);
+  const [code, params] = capped ? ['record_cap_reached', { max: MAX_RECORDS_PER_RUN }] : ['ok', {}];
+  const detail = readDetail(code, params, counts.rejected, counts.noted);
   return { ok: true, items: labels.size, detail, data: { events, labels: [...labels.values()], announcement } };
 }
 

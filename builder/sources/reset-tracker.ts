@@ -83,14 +83,43 @@ export function citedSource(
 
 /** Why a record was refused; `path` (inside the record) only when its shape or a date could not be read. */
 export type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
-export function invalidRecord(error: z.ZodError): Refused {
-  return { ok: false, reason: 'invalid_record', path: error.issues[0]?.path ?? [] };
+/** A record (or a part of one) read, or why not. */
+export type RecordRead<T> = { ok: true; value: T } | Refused;
+/** What records were refused for, and kept despite (sanitize.ts). */
+export type RecordCounts = { rejected: RejectCounts; noted: NoteCounts };
+export const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, reason, path }) as const;
+
+/** `value` as `schema` validates it, or refused as an invalid record (naming the first failing path). */
+export function validated<S extends z.ZodType>(schema: S, value: unknown): RecordRead<z.output<S>> {
+  const parsed = schema.safeParse(value);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : refused('invalid_record', ...(parsed.error.issues[0]?.path ?? []));
 }
 
 /** A record refused for its shape or a date, as the schema_mismatch of item `i` of the page's `list`. */
 export function schemaMismatch(list: string, i: number, reason: RejectReason, path: readonly PropertyKey[]): Detail {
   const why = reason === 'invalid_record' ? '' : ` (${reason})`;
   return { code: 'schema_mismatch', params: { path: `${formatIssuePath([list, i, ...path])}${why}` } };
+}
+
+/**
+ * The X post `sources` cite if its time passes the date rules, and the verdict on that time: the post time is upstream
+ * data too (a crafted id encodes any date up to the 28th century).
+ */
+export function usablePost(sources: readonly { url: string }[], asOf: Date) {
+  const post = citedPost(sources);
+  const verdict = post === null ? 'ok' : judgeInstant(post.at, asOf);
+  return { post: verdict === 'ok' ? post : null, verdict } as const;
+}
+
+/** A tracker record archived as an Event (validated), or why not. */
+export function archivedEvent(
+  e: Pick<Event, 'id' | 'type' | 'origin' | 'effective_at' | 'evidence_text' | 'sources'>,
+  { time_basis, announced_at, observed_at }: Pick<Event, 'time_basis' | 'announced_at' | 'observed_at'>,
+): RecordRead<Event> {
+  const archived = { status: 'archived', reason: 'other', time_precision: 'second', same_as: [] };
+  return validated(EventSchema, { ...e, ...archived, time_basis, announced_at, observed_at });
 }
 
 /**
@@ -101,48 +130,36 @@ export function schemaMismatch(list: string, i: number, reason: RejectReason, pa
 export function computeTrackerEvent(
   r: TrackerRecord,
   asOf: Date,
-  noted: NoteCounts = {},
-  rejected: RejectCounts = {},
-): { ok: true; value: Event | null } | Refused {
+  counts: RecordCounts = { rejected: {}, noted: {} },
+): RecordRead<Event | null> {
   const type = trackerEventType(r.reset_type);
   if (!type) return { ok: true, value: null };
   // The tracker's API publishes instants with a zone: one without is refused, never read in the machine's zone.
   const read = judgedInstant(r.announced_at, asOf);
   if (!read.ok)
     return read.reason === 'bad_date' || read.reason === 'no_timezone' ? { ...read, path: ['announced_at'] } : read;
-  const at = read.iso;
   const cited = citedSource(r.source);
   if (!cited.ok) return { ok: false, reason: 'bad_url' };
   // A cited X post dates the announcement (its id is a snowflake); the tracker's own time, when it differs by
-  // more than a minute, is kept as the observation.
+  // more than a minute, is kept as the observation. A post time that fails the date rules is not used, and the
+  // record keeps its own time; the dropped post time is counted.
   const sources = cited.source === null ? [] : [cited.source];
-  const fromPost = timesFromPost(at, sources);
-  // The post time is upstream data too (a crafted id encodes any date up to the 28th century): one that fails the
-  // date rules is not used, and the record keeps its own time; the dropped post time is counted.
-  const postVerdict = citedPost(sources) === null ? 'ok' : judgeInstant(fromPost.announced_at, asOf);
-  const posted = citedPost(sources) !== null && postVerdict === 'ok';
-  const basis = posted ? fromPost.time_basis : r.source.type === 'x_post' ? 'announcement' : 'observation';
-  const evidence = cleanEvidence(r.text, TEXT_LIMITS.evidence);
-  const parsed = EventSchema.safeParse({
-    id: `sr-${stableIdPart(String(r.id), 77)}`,
-    type,
-    status: 'archived',
-    reason: 'other',
-    origin: 'service_resets',
-    time_precision: 'second',
-    time_basis: basis,
-    announced_at: posted ? fromPost.announced_at : basis === 'announcement' ? at : null,
-    observed_at: posted ? fromPost.observed_at : basis === 'observation' ? at : null,
-    effective_at: null,
-    evidence_text: evidence,
-    sources,
-    same_as: [],
-  });
-  if (!parsed.success) return invalidRecord(parsed.error);
-  if (cited.source === null) count(noted, 'no_link');
-  if (evidence === '') count(noted, 'empty_text');
-  if (postVerdict !== 'ok') count(rejected, postVerdict);
-  return { ok: true, value: parsed.data };
+  const { post, verdict } = usablePost(sources, asOf);
+  const evidence_text = cleanEvidence(r.text, TEXT_LIMITS.evidence);
+  const id = `sr-${stableIdPart(String(r.id), 77)}`;
+  const times =
+    post === null && r.source.type !== 'x_post'
+      ? { announced_at: null, observed_at: read.iso, time_basis: 'observation' as const }
+      : timesFromPost(read.iso, post === null ? [] : sources);
+  const event = archivedEvent(
+    { id, type, origin: 'service_resets', effective_at: null, evidence_text, sources },
+    times,
+  );
+  if (!event.ok) return event;
+  if (cited.source === null) count(counts.noted, 'no_link');
+  if (evidence_text === '') count(counts.noted, 'empty_text');
+  if (verdict !== 'ok') count(counts.rejected, verdict);
+  return event;
 }
 
 /**
@@ -155,7 +172,7 @@ export function takeTrackerRecords(
   records: readonly unknown[],
   asOf: Date,
   events: Map<string, Event>,
-  counts: { rejected: RejectCounts; noted: NoteCounts },
+  counts: RecordCounts,
   maxRecords: number,
 ): { capped: boolean; valid: number; invalid: Detail | null } {
   let invalid: Detail | null = null;
@@ -165,10 +182,8 @@ export function takeTrackerRecords(
       count(counts.rejected, 'over_record_cap', records.length - i);
       return { capped: true, valid, invalid };
     }
-    const record = TrackerRecordSchema.safeParse(raw);
-    const mapped: ReturnType<typeof computeTrackerEvent> = record.success
-      ? computeTrackerEvent(record.data, asOf, counts.noted, counts.rejected)
-      : invalidRecord(record.error);
+    const record = validated(TrackerRecordSchema, raw);
+    const mapped = record.ok ? computeTrackerEvent(record.value, asOf, counts) : record;
     if (mapped.ok) {
       valid++;
       if (mapped.value && !events.has(mapped.value.id)) events.set(mapped.value.id, mapped.value);
@@ -203,7 +218,7 @@ export async function fetchResetTracker(
 ): Promise<SourceResult> {
   const maxRecords = opts.maxRecords ?? MAX_RECORDS_PER_RUN;
   const events = new Map<string, Event>();
-  const counts: { rejected: RejectCounts; noted: NoteCounts } = { rejected: {}, noted: {} };
+  const counts: RecordCounts = { rejected: {}, noted: {} };
   const seenCursors = new Set<string>();
   let latencyMs = 0;
   let itemsRead = 0;

@@ -253,6 +253,10 @@ function sanitizeIdPart(raw: string, max: number): string {
     .slice(0, max);
 }
 
+/** The SHA-256 of `text`, as its first `chars` hex digits. */
+export const sha256Hex = (text: string, chars: number) =>
+  createHash('sha256').update(text).digest('hex').slice(0, chars);
+
 /** Hex digits of the exact upstream id appended when sanitising changed it: 32 bits keep ids apart that differ only by case. */
 const ID_HASH_HEX_CHARS = 8;
 
@@ -265,7 +269,7 @@ const ID_HASH_HEX_CHARS = 8;
 export function stableIdPart(raw: string, max: number): string {
   const clean = sanitizeIdPart(raw, max);
   if (clean === raw && raw !== '') return raw;
-  const hash = createHash('sha256').update(raw).digest('hex').slice(0, ID_HASH_HEX_CHARS);
+  const hash = sha256Hex(raw, ID_HASH_HEX_CHARS);
   const head = sanitizeIdPart(raw, max - ID_HASH_HEX_CHARS - 1).replace(/[-._]+$/, '');
   return head === '' ? hash : `${head}-${hash}`;
 }

@@ -1,7 +1,6 @@
 // Source 3: public signal feeds (RSS 2.0, Atom 1.0, JSON Feed 1.x). Items that look like reset news become
 // signals awaiting review; nothing here ever becomes an event without a human decision in data/reviews.
 import { formatInstant } from '../contract.ts';
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SourceResult } from '../model/inputs.ts';
 import { checkSize, FEED_BUDGET, parseJsonWithin, schemaMismatch, type ParseBudget } from './budget.ts';
@@ -14,6 +13,7 @@ import {
   count,
   judgeInstant,
   readDetail,
+  sha256Hex,
   TEXT_LIMITS,
   type RejectCounts,
   type RejectReason,
@@ -122,8 +122,7 @@ export function parseFeed(body: string, asOf: Date, budget: ParseBudget = FEED_B
   const trimmed = body.trimStart();
   if (trimmed.startsWith('{')) return parseJsonFeed(trimmed, asOf, budget);
   const xml = parseXmlFeed(trimmed, budget, MAX_FEED_ITEMS);
-  if (!xml.ok) return xml;
-  return collect(xml, asOf);
+  return xml.ok ? collect(xml, asOf) : xml;
 }
 
 /** Fetches one feed. `items_read` counts every valid item in the feed, not only the ones that became signals. */
@@ -137,10 +136,7 @@ export function fetchSignalFeed(fetcher: Fetcher, config: SourceConfig, asOf: Da
       .filter((i) => isResetNews(i, title))
       .map((i) => ({
         // Keyed by link first, so the same post seen through two feeds is one signal.
-        id: `feed-item-${createHash('sha256')
-          .update(i.link ?? i.id)
-          .digest('hex')
-          .slice(0, 24)}`,
+        id: `feed-item-${sha256Hex(i.link ?? i.id, 24)}`,
         kind: 'feed_item' as const,
         source: config.id,
         title: i.title,

@@ -75,13 +75,7 @@ function fallbackExcerpt(i: FeedIncident): string {
  * (the feed keeps months of history). A missing, zone-less, unreadable, far-future or pre-era `published_at` is
  * refused and counted: an undated incident could never leave the review queue.
  */
-function incidentSignal(
-  config: SourceConfig,
-  origin: string | null,
-  i: FeedIncident,
-  asOf: Date,
-  rejected: RejectCounts,
-): Signal | null {
+function incidentSignal(config: SourceConfig, i: FeedIncident, asOf: Date, rejected: RejectCounts): Signal | null {
   const at = judgedInstant(i.published_at, asOf);
   if (!at.ok) {
     count(rejected, at.reason);
@@ -89,6 +83,7 @@ function incidentSignal(
   }
   if (Date.parse(at.iso) < asOf.getTime() - SIGNAL_WINDOW_MS) return null;
   // The page's own page of the incident, on the feed's scheme and host (never more of the configured URL).
+  const origin = urlOrigin(config.url);
   const url = origin !== null && LINKABLE_ID.test(i.id) ? cleanUrl(`${origin}/incidents/${i.id}`) : null;
   return incidentSignalOf(config, asOf, i, newestMessage(i, rejected) ?? fallbackExcerpt(i), url, at.iso);
 }
@@ -114,14 +109,13 @@ export function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfig, asO
     }
     if (incidents.length === 0 && firstProblem !== null) return { ok: false, detail: firstProblem };
     const ids = codexComponentIds(config);
-    const origin = urlOrigin(config.url);
     const signals = incidents
       .filter(
         (i) =>
           componentRefs(i, rejected).some((c) => typeof c.component_id === 'string' && ids.has(c.component_id)) ||
           mentionsCodex(i.name),
       )
-      .map((i) => incidentSignal(config, origin, i, asOf, rejected))
+      .map((i) => incidentSignal(config, i, asOf, rejected))
       .filter((s) => s !== null);
     return { ok: true, items: incidents.length, detail: readDetail('ok', {}, rejected), data: { signals } };
   };

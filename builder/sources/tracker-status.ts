@@ -7,26 +7,21 @@
 import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import type { SourceResult } from '../model/inputs.ts';
-import { AnnouncementSchema, TrackerWatchSchema, type Detail } from '../model/schemas.ts';
+import { AnnouncementSchema, TrackerWatchSchema, type Announcement, type Detail } from '../model/schemas.ts';
 import { formatIssuePath, parseJsonWithin } from './budget.ts';
 import { readInstant } from './instant.ts';
 import { readSource, type Fetcher, type SourceConfig, type SourceRead } from './fetcher.ts';
 import {
   citedSource,
   computeTrackerEvent,
+  refused,
   trackerEventType,
   TrackerRecordSchema,
   TrackerSourceSchema,
+  validated,
+  type RecordRead,
 } from './reset-tracker.ts';
-import {
-  cleanEvidence,
-  cleanText,
-  judgedInstant,
-  judgeInstant,
-  stableIdPart,
-  TEXT_LIMITS,
-  type RejectReason,
-} from './sanitize.ts';
+import { cleanEvidence, cleanText, judgedInstant, judgeInstant, stableIdPart, TEXT_LIMITS } from './sanitize.ts';
 
 const UPSTREAM_ID_MAX_CHARS = 120;
 /** An announced time further ahead than this is not a plausible announcement of a reset (a crafted date). */
@@ -56,12 +51,6 @@ const ActiveWatchSchema = z.object({
   source: TrackerSourceSchema.nullable().optional(),
 });
 
-/** A part read, or why not: the failing path inside the part (a zod issue's, or the field a rule refused) and reason. */
-type Mapped<T> = { ok: true; value: T } | { ok: false; path?: readonly PropertyKey[]; reason: RejectReason };
-
-const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, path, reason }) as const;
-const invalid = (error: z.ZodError) => refused('invalid_record', ...(error.issues[0]?.path ?? []));
-
 /** An optional zoned instant (null when absent) that lies no further ahead of `asOf` than `aheadMs`, or why not. */
 export function boundedInstant(raw: string | null | undefined, asOf: Date, aheadMs: number, field: string) {
   if (raw === null || raw === undefined) return { ok: true, iso: null } as const;
@@ -76,7 +65,7 @@ export function boundedInstant(raw: string | null | undefined, asOf: Date, ahead
  * `scheduled`), or why it was rejected: an announcement time outside the tracked era or in the future, a scheduled
  * time more than 60 days ahead, a link that is not plain http(s) (an observed announcement may have none).
  */
-function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema>, asOf: Date) {
+function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema>, asOf: Date): RecordRead<Announcement | null> {
   if (raw.status !== undefined && raw.status !== 'scheduled') return { ok: true, value: null } as const;
   const announced = judgedInstant(raw.announced_at, asOf);
   if (!announced.ok) return refused(announced.reason, 'announced_at');
@@ -84,7 +73,7 @@ function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema>, asOf: Da
   if (!scheduled.ok) return scheduled;
   const cited = citedSource(raw.source);
   if (!cited.ok) return refused('bad_url', 'source', 'url');
-  const parsed = AnnouncementSchema.safeParse({
+  return validated(AnnouncementSchema, {
     // The same id the record gets in `/resets` once applied (reset-tracker.ts), so the two can be matched.
     id: `sr-${stableIdPart(String(raw.id), 77)}`,
     upstream_id: cleanText(String(raw.id), UPSTREAM_ID_MAX_CHARS) || 'unknown',
@@ -95,7 +84,6 @@ function computeAnnouncement(raw: z.infer<typeof ScheduledResetSchema>, asOf: Da
     source: cited.source,
     first_seen_at: formatInstant(asOf),
   });
-  return parsed.success ? ({ ok: true, value: parsed.data } as const) : invalid(parsed.error);
 }
 
 /**
@@ -112,7 +100,7 @@ function computeWatch(raw: z.infer<typeof ActiveWatchSchema>, asOf: Date) {
   if (!expires.ok) return expires;
   const cited = citedSource(raw.source ?? { type: 'observed' });
   if (!cited.ok) return refused('bad_url', 'source', 'url');
-  const parsed = TrackerWatchSchema.safeParse({
+  return validated(TrackerWatchSchema, {
     level,
     reset_chance_percent: raw.reset_chance_percent ?? null,
     forecast_window: cleanText(raw.forecast_window ?? '', TEXT_LIMITS.title),
@@ -122,7 +110,6 @@ function computeWatch(raw: z.infer<typeof ActiveWatchSchema>, asOf: Date) {
     source_url: cited.source?.url ?? null,
     first_seen_at: formatInstant(asOf),
   });
-  return parsed.success ? ({ ok: true, value: parsed.data } as const) : invalid(parsed.error);
 }
 
 /**
@@ -133,11 +120,12 @@ function computeWatch(raw: z.infer<typeof ActiveWatchSchema>, asOf: Date) {
  */
 function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Date): SourceRead {
   const unreadable: string[] = [];
-  const read = <S extends z.ZodType, T>(name: string, schema: S, map: (v: z.output<S>) => Mapped<T>) => {
+  // A part read, or why not: the failing path inside the part (a zod issue's, or the field a rule refused) and reason.
+  const read = <S extends z.ZodType, T>(name: string, schema: S, map: (v: z.output<S>) => RecordRead<T>) => {
     const raw = Object.hasOwn(data, name) ? data[name] : null;
     if (raw === null) return null;
-    const parsed = schema.safeParse(raw);
-    const mapped = parsed.success ? map(parsed.data) : invalid(parsed.error);
+    const parsed = validated(schema, raw);
+    const mapped = parsed.ok ? map(parsed.value) : parsed;
     if (mapped.ok) return mapped.value;
     unreadable.push(`${formatIssuePath([name, ...(mapped.path ?? [])])} (${mapped.reason})`);
     return undefined;
