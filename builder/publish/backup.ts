@@ -6,12 +6,11 @@ import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConfigError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
 import { parseJsonWith } from '../fsutil/json.ts';
 import { assertSafeKey, isSafeKey } from '../fsutil/safe-key.ts';
-import { getObject, listObjects, putIf } from '../s3/client.ts';
+import { getObject, listObjects, noStoreJson, putIf } from '../s3/client.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
 
 const WHERE = 'publish/backup';
@@ -74,14 +73,9 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
   const id = opts.now.toISOString().slice(0, 19).replace(/:/g, '-') + 'Z';
   const base = `${backupPrefix}${id}/`;
   // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
+  const exists = `a backup with id ${id} already exists`;
   const put = (key: string, body: Uint8Array, ContentType: string) =>
-    putIf(
-      client,
-      { Bucket: bucket, Key: base + key, Body: body, ContentType },
-      null,
-      WHERE,
-      `a backup with id ${id} already exists`,
-    );
+    putIf(client, { Bucket: bucket, Key: base + key, Body: body, ContentType }, null, WHERE, exists);
 
   const stateBytes = await get(stateKey);
   if (stateBytes !== null) await put(STATE_OBJECT, stateBytes, 'application/json');
@@ -120,7 +114,7 @@ async function loadSnapshot(target: BackupTarget, id: string) {
   const problems: BackupProblem[] = [];
   const files = new Map<string, Uint8Array>();
   const rawManifest = await get(base + MANIFEST);
-  const parsed = rawManifest && parseJsonWith(Buffer.from(rawManifest).toString('utf8'), BackupManifestSchema);
+  const parsed = rawManifest && parseJsonWith(rawManifest, BackupManifestSchema);
   let manifest: BackupManifest | null = null;
   let state: Uint8Array | null = null;
   if (parsed === null) {
@@ -187,15 +181,8 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
       const input = { Bucket: bucket, Key: replacedStateKept, Body: current.body, ContentType: 'application/json' };
       await putIf(client, input, null, WHERE);
     }
-    const input = {
-      Bucket: bucket,
-      Key: stateKey,
-      Body: state,
-      ContentType: JSON_CONTENT_TYPE,
-      CacheControl: NO_STORE,
-    };
     const conflict = `the state changed while restoring ${id}; nothing was overwritten, try again`;
-    await putIf(client, input, current?.etag ?? null, WHERE, conflict);
+    await putIf(client, noStoreJson(bucket, stateKey, state), current?.etag ?? null, WHERE, conflict);
   }
   for (const [rel, body] of files) await writeFileAtomic(path.join(opts.dataDir, rel), body);
   return { ok: true as const, id, stateRestored: state !== null, files: files.size, replacedStateKept };

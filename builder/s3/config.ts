@@ -45,9 +45,8 @@ export function requireS3Config(env: Env) {
   const bucket = env.RESET_S3_BUCKET ?? '';
   if (bucket === '') throw new ConfigError(WHERE, 'RESET_S3_BUCKET is not set');
   const endpoint = env.RESET_S3_ENDPOINT || null;
-  if (endpoint !== null && !/^https?:\/\/[^/]+/.test(endpoint)) {
+  if (endpoint !== null && !/^https?:\/\/[^/]+/.test(endpoint))
     throw new ConfigError(WHERE, `RESET_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
-  }
   // A custom endpoint ignores the region for routing but the signature still needs one.
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint !== null ? 'us-east-1' : '');
   if (region === '') throw new ConfigError(WHERE, 'AWS_REGION is not set');

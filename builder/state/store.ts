@@ -67,8 +67,6 @@ export interface VersionedObjects {
 /** The one serialisation of a lock record: a holder proves its lock by writing the very same bytes again. */
 const lockBody = (r: LockRecord): string => JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
 
-const utf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
-
 /**
  * A StateStore on `objects`: the state at `keys.state`, a copy of every saved state at `keys.lastGood` (written after
  * the state landed, read only when the state is unusable), the run lock at `keys.lock`.
@@ -87,12 +85,12 @@ export function createStateStore(
     async load(): Promise<LoadedState> {
       const stored = await objects.read(keys.state);
       if (stored === null) return { state: emptyState(), version: null, warnings: [] };
-      const first = parseJsonWith(utf8(stored.body), StateSchema);
+      const first = parseJsonWith(stored.body, StateSchema);
       if (first.ok) return { state: first.data, version: stored.version, warnings: [] };
       const aside = await objects.setAside(keys.state, stored);
       const problem = `[${where}] ${objects.name(keys.state)} is unusable (${first.reason}); kept it as ${aside.name}`;
       const copy = await objects.read(keys.lastGood);
-      const fallback = copy === null ? null : parseJsonWith(utf8(copy.body), StateSchema);
+      const fallback = copy && parseJsonWith(copy.body, StateSchema);
       if (fallback?.ok) {
         const when = fallback.data.updated_at ?? 'an unknown time';
         const warning = `${problem} and carried on from the last good copy ${objects.name(keys.lastGood)} (saved at ${when})`;
@@ -130,7 +128,7 @@ export function createStateStore(
         const held = await objects.read(keys.lock);
         if (held === null) continue;
         // An unreadable lock counts as expired: refusing forever would stop every future run.
-        const read = parseJsonWith(utf8(held.body), LockRecordSchema);
+        const read = parseJsonWith(held.body, LockRecordSchema);
         const lock = read.ok ? read.data : null;
         if (lock !== null && Date.parse(lock.expiresAt) > now.getTime()) return null;
         const next = { owner, expiresAt, run: (lock?.run ?? 0) + 1 };
