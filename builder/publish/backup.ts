@@ -112,31 +112,30 @@ async function loadSnapshot(target: BackupTarget, id: string) {
   const { client, bucket, backupPrefix, limit, get } = resolveTarget(target);
   const base = `${backupPrefix}${id}/`;
   const problems: BackupProblem[] = [];
+  const problem = (object: string, kind: BackupProblem['kind'], detail: string) =>
+    void problems.push({ object, kind, detail });
   const files = new Map<string, Uint8Array>();
   const rawManifest = await get(base + MANIFEST);
   const parsed = rawManifest && parseJsonWith(rawManifest, BackupManifestSchema);
-  let manifest: BackupManifest | null = null;
+  const manifest = parsed?.ok && parsed.data.id === id ? parsed.data : null;
   let state: Uint8Array | null = null;
   if (parsed === null) {
-    const detail = `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`;
-    problems.push({ object: MANIFEST, kind: 'missing', detail });
-  } else if (!parsed.ok || parsed.data.id !== id) {
+    problem(MANIFEST, 'missing', `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`);
+  } else if (manifest === null) {
     const detail = parsed.ok ? `the manifest is of backup ${JSON.stringify(parsed.data.id)}` : parsed.reason;
-    problems.push({ object: MANIFEST, kind: 'manifest', detail });
+    problem(MANIFEST, 'manifest', detail);
   } else {
-    manifest = parsed.data;
     /** The object's body when it matches its checksum; a problem recorded otherwise. */
     const fetchChecked = async (object: string, expected: { sha256: string; bytes: number }) => {
       const body = await get(base + object);
       if (body === null) {
-        const detail = `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`;
-        problems.push({ object, kind: 'missing', detail });
+        problem(object, 'missing', `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`);
         return null;
       }
       const actual = checksum(body);
       if (actual.sha256 === expected.sha256 && actual.bytes === expected.bytes) return body;
       const detail = `sha256 ${actual.sha256} (${actual.bytes} bytes), manifest says ${expected.sha256} (${expected.bytes} bytes)`;
-      problems.push({ object, kind: 'mismatch', detail });
+      problem(object, 'mismatch', detail);
       return null;
     };
     state = manifest.state === null ? null : await fetchChecked(STATE_OBJECT, manifest.state);
@@ -149,8 +148,7 @@ async function loadSnapshot(target: BackupTarget, id: string) {
     if (manifest.state !== null) expected.add(STATE_OBJECT);
     for (const key of (await listObjects(client, bucket, base, WHERE)).keys()) {
       const rel = key.slice(base.length);
-      if (!expected.has(rel))
-        problems.push({ object: rel, kind: 'unexpected', detail: `s3://${bucket}/${key} is not in the manifest` });
+      if (!expected.has(rel)) problem(rel, 'unexpected', `s3://${bucket}/${key} is not in the manifest`);
     }
   }
   problems.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));

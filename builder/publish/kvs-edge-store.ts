@@ -44,10 +44,8 @@ export function createKvsEdgeStore({ arn, clientConfig }: KvsEdgeStoreOptions): 
   }
 
   async function writeOnce(entries: Readonly<Record<string, string>>) {
-    const described = await call('DescribeKeyValueStore', () =>
-      client.send(new DescribeKeyValueStoreCommand({ KvsARN: arn })),
-    );
-    let tag = described.ETag;
+    const described = new DescribeKeyValueStoreCommand({ KvsARN: arn });
+    let tag = (await call('DescribeKeyValueStore', () => client.send(described))).ETag;
     const plan = planEdgeStore(await read(), entries);
     // New keys first and deletions last, so a reader between two batches sees more event ids, never fewer.
     const changes = [

@@ -116,12 +116,8 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
     await listing.catch(() => {});
     throw err;
   });
-  const { remove, pending, next } = ledger.finish({
-    built,
-    listing: await listing,
-    asOf,
-    deleteAfterMs: t.deleteAfterMs ?? DELETE_AFTER_MS,
-  });
+  const deleteAfterMs = t.deleteAfterMs ?? DELETE_AFTER_MS;
+  const { remove, pending, next } = ledger.finish({ built, listing: await listing, asOf, deleteAfterMs });
   report.pendingDelete = Object.keys(pending).length;
   await opts.beforePhase?.('deletes');
   // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,

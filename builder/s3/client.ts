@@ -69,11 +69,9 @@ function isConditionFailure(err: unknown): boolean {
 export function describeS3Error(where: string, verb: string, bucket: string, key: string, err: unknown): StorageError {
   const name = (err as SdkError)?.name ?? 'Error';
   const message = (err as SdkError)?.message ?? String(err);
-  return new StorageError(
-    where,
-    `${verb} s3://${bucket}/${key} -> ${httpStatusOf(err) ?? 'no response'} ${name}${message && message !== name ? `: ${message}` : ''}`,
-    { cause: err },
-  );
+  const detail = message && message !== name ? `: ${message}` : '';
+  const status = httpStatusOf(err) ?? 'no response';
+  return new StorageError(where, `${verb} s3://${bucket}/${key} -> ${status} ${name}${detail}`, { cause: err });
 }
 
 /** Runs one request, its failure described as for describeS3Error. */

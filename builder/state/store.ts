@@ -105,11 +105,8 @@ export function createStateStore(
     async save(state, expectedVersion) {
       const body = JSON.stringify(StateSchema.parse(state)); // checked against the schema first
       const version = await objects.writeIf(keys.state, body, expectedVersion);
-      if (version === null)
-        throw new ConflictError(
-          where,
-          `${objects.name(keys.state)}: state changed since it was read (conditional write refused)`,
-        );
+      const refused = `${objects.name(keys.state)}: state changed since it was read (conditional write refused)`;
+      if (version === null) throw new ConflictError(where, refused);
       // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly (the
       // state itself is saved; the next run writes the copy again).
       await objects.write(keys.lastGood, body);
