@@ -79,9 +79,8 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
   // first path segments of the manifest's keys; standing in for a lost manifest, it covers the whole prefix. It runs
   // while the build streams in, and the first comparison waits for it.
   const roots = manifest.recovered ? [''] : new Set([...manifest.objects.keys()].map((k) => k.replace(/\/.*/, '/')));
-  const listed =
-    manifest.recovered ||
-    shouldList(manifest, asOf, { listEvery: t.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS });
+  const cadence = { listEvery: t.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS };
+  const listed = manifest.recovered || shouldList(manifest, asOf, cadence);
   const listing = listed ? listRelative(t, [...roots].sort(), count) : Promise.resolve(null);
   listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
   /** beforePhase of each phase, asked once, before its first upload: a phase with nothing to upload costs no fence. */
