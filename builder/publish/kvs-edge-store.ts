@@ -34,7 +34,7 @@ export function createKvsEdgeStore({ arn, clientConfig }: KvsEdgeStoreOptions): 
 
   const read = () =>
     call('ListKeys', async () => {
-      const out: Record<string, string> = Object.create(null) as Record<string, string>;
+      const out = Object.create(null) as Record<string, string>;
       for await (const page of paginateListKeys({ client }, { KvsARN: arn }))
         for (const { Key, Value } of page.Items ?? []) if (Key !== undefined && Value !== undefined) out[Key] = Value;
       return out;

@@ -29,11 +29,9 @@ function integer(env: Env, name: string, fallback: number, min: 0 | 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
+  const kind = min === 0 ? 'non-negative' : 'positive';
   if (!Number.isInteger(n) || n < min)
-    throw new ConfigError(
-      WHERE,
-      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${JSON.stringify(raw)}`,
-    );
+    throw new ConfigError(WHERE, `${name} must be a ${kind} integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 

@@ -28,11 +28,7 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
       else await new Promise((r) => setTimeout(r, MUTEX_RETRY_MS));
     }
   }
-  try {
-    return await fn();
-  } finally {
-    await rm(mutex, { force: true });
-  }
+  return await fn().finally(() => rm(mutex, { force: true }));
 }
 
 /** `opts.now`: the clock, read only to name a corrupt file set aside. */
