@@ -1,13 +1,13 @@
-// Reading a stored JSON document (a state object, a backup manifest) against its schema, saying why it is unusable.
+// Reading a stored JSON document (text, or UTF-8 bytes) against its schema, saying why it is unusable.
 import type { z } from 'zod';
 
 export function parseJsonWith<T extends z.ZodType>(
-  text: string,
+  text: string | Uint8Array,
   schema: T,
 ): { ok: true; data: z.output<T> } | { ok: false; reason: string } {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(typeof text === 'string' ? text : Buffer.from(text).toString('utf8'));
   } catch (err) {
     return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
   }

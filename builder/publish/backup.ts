@@ -6,12 +6,11 @@ import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConfigError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
 import { parseJsonWith } from '../fsutil/json.ts';
 import { assertSafeKey, isSafeKey } from '../fsutil/safe-key.ts';
-import { getObject, listObjects, putIf } from '../s3/client.ts';
+import { getObject, listObjects, noStoreJson, putIf } from '../s3/client.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
 
 const WHERE = 'publish/backup';
@@ -74,14 +73,9 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
   const id = opts.now.toISOString().slice(0, 19).replace(/:/g, '-') + 'Z';
   const base = `${backupPrefix}${id}/`;
   // Never overwrite: a snapshot is immutable, and an id taken twice in one second is an error.
+  const exists = `a backup with id ${id} already exists`;
   const put = (key: string, body: Uint8Array, ContentType: string) =>
-    putIf(
-      client,
-      { Bucket: bucket, Key: base + key, Body: body, ContentType },
-      null,
-      WHERE,
-      `a backup with id ${id} already exists`,
-    );
+    putIf(client, { Bucket: bucket, Key: base + key, Body: body, ContentType }, null, WHERE, exists);
 
   const stateBytes = await get(stateKey);
   if (stateBytes !== null) await put(STATE_OBJECT, stateBytes, 'application/json');
@@ -118,31 +112,30 @@ async function loadSnapshot(target: BackupTarget, id: string) {
   const { client, bucket, backupPrefix, limit, get } = resolveTarget(target);
   const base = `${backupPrefix}${id}/`;
   const problems: BackupProblem[] = [];
+  const problem = (object: string, kind: BackupProblem['kind'], detail: string) =>
+    void problems.push({ object, kind, detail });
   const files = new Map<string, Uint8Array>();
   const rawManifest = await get(base + MANIFEST);
-  const parsed = rawManifest && parseJsonWith(Buffer.from(rawManifest).toString('utf8'), BackupManifestSchema);
-  let manifest: BackupManifest | null = null;
+  const parsed = rawManifest && parseJsonWith(rawManifest, BackupManifestSchema);
+  const manifest = parsed?.ok && parsed.data.id === id ? parsed.data : null;
   let state: Uint8Array | null = null;
   if (parsed === null) {
-    const detail = `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`;
-    problems.push({ object: MANIFEST, kind: 'missing', detail });
-  } else if (!parsed.ok || parsed.data.id !== id) {
+    problem(MANIFEST, 'missing', `no s3://${bucket}/${base}${MANIFEST} (no such backup, or it never completed)`);
+  } else if (manifest === null) {
     const detail = parsed.ok ? `the manifest is of backup ${JSON.stringify(parsed.data.id)}` : parsed.reason;
-    problems.push({ object: MANIFEST, kind: 'manifest', detail });
+    problem(MANIFEST, 'manifest', detail);
   } else {
-    manifest = parsed.data;
     /** The object's body when it matches its checksum; a problem recorded otherwise. */
     const fetchChecked = async (object: string, expected: { sha256: string; bytes: number }) => {
       const body = await get(base + object);
       if (body === null) {
-        const detail = `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`;
-        problems.push({ object, kind: 'missing', detail });
+        problem(object, 'missing', `s3://${bucket}/${base}${object} is listed in the manifest but does not exist`);
         return null;
       }
       const actual = checksum(body);
       if (actual.sha256 === expected.sha256 && actual.bytes === expected.bytes) return body;
       const detail = `sha256 ${actual.sha256} (${actual.bytes} bytes), manifest says ${expected.sha256} (${expected.bytes} bytes)`;
-      problems.push({ object, kind: 'mismatch', detail });
+      problem(object, 'mismatch', detail);
       return null;
     };
     state = manifest.state === null ? null : await fetchChecked(STATE_OBJECT, manifest.state);
@@ -155,8 +148,7 @@ async function loadSnapshot(target: BackupTarget, id: string) {
     if (manifest.state !== null) expected.add(STATE_OBJECT);
     for (const key of (await listObjects(client, bucket, base, WHERE)).keys()) {
       const rel = key.slice(base.length);
-      if (!expected.has(rel))
-        problems.push({ object: rel, kind: 'unexpected', detail: `s3://${bucket}/${key} is not in the manifest` });
+      if (!expected.has(rel)) problem(rel, 'unexpected', `s3://${bucket}/${key} is not in the manifest`);
     }
   }
   problems.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
@@ -187,15 +179,8 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
       const input = { Bucket: bucket, Key: replacedStateKept, Body: current.body, ContentType: 'application/json' };
       await putIf(client, input, null, WHERE);
     }
-    const input = {
-      Bucket: bucket,
-      Key: stateKey,
-      Body: state,
-      ContentType: JSON_CONTENT_TYPE,
-      CacheControl: NO_STORE,
-    };
     const conflict = `the state changed while restoring ${id}; nothing was overwritten, try again`;
-    await putIf(client, input, current?.etag ?? null, WHERE, conflict);
+    await putIf(client, noStoreJson(bucket, stateKey, state), current?.etag ?? null, WHERE, conflict);
   }
   for (const [rel, body] of files) await writeFileAtomic(path.join(opts.dataDir, rel), body);
   return { ok: true as const, id, stateRestored: state !== null, files: files.size, replacedStateKept };

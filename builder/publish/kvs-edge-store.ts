@@ -4,8 +4,8 @@ import {
   CloudFrontKeyValueStoreClient,
   ConflictException,
   DescribeKeyValueStoreCommand,
-  ListKeysCommand,
   UpdateKeysCommand,
+  paginateListKeys,
   type CloudFrontKeyValueStoreClientConfig,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
 // The KeyValueStore API is signed with SigV4A; this registers the SDK's pure-JavaScript signer (no native CRT).
@@ -32,22 +32,17 @@ export function createKvsEdgeStore({ arn, clientConfig }: KvsEdgeStoreOptions): 
       throw new StorageError(WHERE, `${what} ${arn}: ${err.name}: ${err.message}`, { cause: err });
     });
 
-  async function read(): Promise<Record<string, string>> {
-    const out: Record<string, string> = Object.create(null) as Record<string, string>;
-    let token: string | undefined;
-    do {
-      const page = await call('ListKeys', () => client.send(new ListKeysCommand({ KvsARN: arn, NextToken: token })));
-      for (const { Key, Value } of page.Items ?? []) if (Key !== undefined && Value !== undefined) out[Key] = Value;
-      token = page.NextToken;
-    } while (token);
-    return out;
-  }
+  const read = () =>
+    call('ListKeys', async () => {
+      const out = Object.create(null) as Record<string, string>;
+      for await (const page of paginateListKeys({ client }, { KvsARN: arn }))
+        for (const { Key, Value } of page.Items ?? []) if (Key !== undefined && Value !== undefined) out[Key] = Value;
+      return out;
+    });
 
   async function writeOnce(entries: Readonly<Record<string, string>>) {
-    const described = await call('DescribeKeyValueStore', () =>
-      client.send(new DescribeKeyValueStoreCommand({ KvsARN: arn })),
-    );
-    let tag = described.ETag;
+    const described = new DescribeKeyValueStoreCommand({ KvsARN: arn });
+    let tag = (await call('DescribeKeyValueStore', () => client.send(described))).ETag;
     const plan = planEdgeStore(await read(), entries);
     // New keys first and deletions last, so a reader between two batches sees more event ids, never fewer.
     const changes = [

@@ -71,15 +71,13 @@ function listTree(root: string) {
 
 /** Runs one file operation, its failure described. */
 async function attempt(target: string, what: string, op: () => Promise<unknown>): Promise<void> {
-  try {
-    await op();
-  } catch (err) {
+  await op().catch((err: unknown) => {
     // A directory renamed onto one that is there and not empty: not ours, as the listing did not have it.
     const code = (err as NodeJS.ErrnoException).code;
     const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
     const reason = err instanceof Error ? err.message : String(err);
     throw new StorageError(WHERE, `${target}: ${what}${hint}: ${reason}`, { cause: err });
-  }
+  });
 }
 
 /**

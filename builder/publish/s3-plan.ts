@@ -33,7 +33,6 @@ export interface Manifest {
   recovered: boolean;
 }
 
-/** `recovered`: there is no readable manifest, and the listing stands in for it. */
 export const emptyManifest = (recovered = false): Manifest => ({
   objects: new Map(),
   missingSince: {},
@@ -60,7 +59,7 @@ const StoredManifest = z.object({
 });
 
 /** The stored manifest, or null when it is unreadable or of another version (then it is recovered from a listing). */
-export function parseManifest(text: string): Manifest | null {
+export function parseManifest(text: string | Uint8Array): Manifest | null {
   const parsed = parseJsonWith(text, StoredManifest);
   if (!parsed.ok) return null;
   const m = parsed.data;

@@ -6,10 +6,9 @@
 // differs from it.
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConfigError, DataError } from '../errors.ts';
 import { assertSafeKey } from '../fsutil/safe-key.ts';
-import { bareEtag, described, getObject, listObjects, putIf } from '../s3/client.ts';
+import { bareEtag, described, getObject, listObjects, noStoreJson, putIf } from '../s3/client.ts';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_LIST_EVERY,
@@ -75,14 +74,13 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
   const count = () => report.requests++;
   count();
   const stored = await getObject(client, bucket, manifestKey, WHERE);
-  const manifest = (stored && parseManifest(Buffer.from(stored.body).toString('utf8'))) ?? emptyManifest(true);
+  const manifest = (stored && parseManifest(stored.body)) ?? emptyManifest(true);
   // The listing confirms what the manifest names (objects changed or deleted behind our back), so it covers the
   // first path segments of the manifest's keys; standing in for a lost manifest, it covers the whole prefix. It runs
   // while the build streams in, and the first comparison waits for it.
   const roots = manifest.recovered ? [''] : new Set([...manifest.objects.keys()].map((k) => k.replace(/\/.*/, '/')));
-  const listed =
-    manifest.recovered ||
-    shouldList(manifest, asOf, { listEvery: t.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS });
+  const cadence = { listEvery: t.listEvery ?? DEFAULT_LIST_EVERY, listMaxAgeMs: DEFAULT_LIST_MAX_AGE_MS };
+  const listed = manifest.recovered || shouldList(manifest, asOf, cadence);
   const listing = listed ? listRelative(t, [...roots].sort(), count) : Promise.resolve(null);
   listing.catch(() => {}); // awaited below (by the first comparison or the deletes): no unhandled rejection meanwhile
   /** beforePhase of each phase, asked once, before its first upload: a phase with nothing to upload costs no fence. */
@@ -117,12 +115,8 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
     await listing.catch(() => {});
     throw err;
   });
-  const { remove, pending, next } = ledger.finish({
-    built,
-    listing: await listing,
-    asOf,
-    deleteAfterMs: t.deleteAfterMs ?? DELETE_AFTER_MS,
-  });
+  const deleteAfterMs = t.deleteAfterMs ?? DELETE_AFTER_MS;
+  const { remove, pending, next } = ledger.finish({ built, listing: await listing, asOf, deleteAfterMs });
   report.pendingDelete = Object.keys(pending).length;
   await opts.beforePhase?.('deletes');
   // Deleting before the manifest is written: an interrupted run leaves the deleted keys in the old manifest,
@@ -135,9 +129,8 @@ async function publish(t: Target, docs: DocumentStream, opts: PublishOptions): P
   report.deleted = remove.length;
   // Conditional on the manifest this publish read: two publishers at once must not silently overwrite each other.
   count();
-  const input = { Bucket: bucket, Key: manifestKey, Body: serializeManifest(next), ContentType: JSON_CONTENT_TYPE };
   const conflict = 'another publisher changed the manifest during this run (hold the run lock while publishing)';
-  await putIf(client, { ...input, CacheControl: NO_STORE }, stored?.etag ?? null, WHERE, conflict);
+  await putIf(client, noStoreJson(bucket, manifestKey, serializeManifest(next)), stored?.etag ?? null, WHERE, conflict);
   return report;
 }
 

@@ -13,24 +13,6 @@ import type { DocumentStream } from './sink.ts';
  */
 export const STREAM_WINDOW_DOCS = 256;
 
-/** The documents in phase order: an array is put in order (stable), any other stream is checked as it comes. */
-async function* inPhaseOrder(docs: DocumentStream, where: string): AsyncGenerator<OutputDocument> {
-  if (Array.isArray(docs)) {
-    yield* (docs as readonly OutputDocument[]).toSorted((a, b) => a.phase - b.phase);
-    return;
-  }
-  let last: OutputDocument | null = null;
-  for await (const d of docs) {
-    if (last !== null && d.phase < last.phase)
-      throw new DataError(
-        where,
-        `${JSON.stringify(d.key)} of phase ${d.phase} came after ${JSON.stringify(last.key)} of phase ${last.phase}: a document stream must be in phase order`,
-      );
-    last = d;
-    yield d;
-  }
-}
-
 export interface StreamWork {
   /** Awaited when the first document of a phase arrives, after the phase before it ended, before it is started. */
   startPhase?(phase: number): Promise<void>;
@@ -66,10 +48,20 @@ export async function consumeInPhases(
   let failure: { error: unknown } | null = null;
   const fail = (error: unknown) => void (failure ??= { error });
   let phase: number | null = null;
+  let lastKey = '';
+  // An array is put in phase order (stable); any other stream is checked as it comes.
+  const inOrder = Array.isArray(docs)
+    ? (docs as readonly OutputDocument[]).toSorted((a, b) => a.phase - b.phase)
+    : docs;
   try {
-    for await (const doc of inPhaseOrder(docs, where)) {
+    for await (const doc of inOrder) {
       if (doc.phase !== phase) {
         if (phase !== null) {
+          if (doc.phase < phase)
+            throw new DataError(
+              where,
+              `${JSON.stringify(doc.key)} of phase ${doc.phase} came after ${JSON.stringify(lastKey)} of phase ${phase}: a document stream must be in phase order`,
+            );
           await Promise.all(taken);
           if (failure !== null) break;
           await work.endPhase?.(phase);
@@ -81,6 +73,7 @@ export async function consumeInPhases(
       if (keys.has(doc.key)) throw new DataError(where, `the build has two documents for ${doc.key}`);
       work.accept?.(doc);
       keys.add(doc.key);
+      lastKey = doc.key;
       // A failure is recorded before the write's slot frees, so no write queued behind it starts.
       const done: Promise<void> = limit(async () => {
         if (failure === null) await work.write(doc).catch(fail);

@@ -9,6 +9,7 @@ import {
   S3Client,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
+import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConflictError, StorageError } from '../errors.ts';
 
 /**
@@ -68,11 +69,9 @@ function isConditionFailure(err: unknown): boolean {
 export function describeS3Error(where: string, verb: string, bucket: string, key: string, err: unknown): StorageError {
   const name = (err as SdkError)?.name ?? 'Error';
   const message = (err as SdkError)?.message ?? String(err);
-  return new StorageError(
-    where,
-    `${verb} s3://${bucket}/${key} -> ${httpStatusOf(err) ?? 'no response'} ${name}${message && message !== name ? `: ${message}` : ''}`,
-    { cause: err },
-  );
+  const detail = message && message !== name ? `: ${message}` : '';
+  const status = httpStatusOf(err) ?? 'no response';
+  return new StorageError(where, `${verb} s3://${bucket}/${key} -> ${status} ${name}${detail}`, { cause: err });
 }
 
 /** Runs one request, its failure described as for describeS3Error. */
@@ -80,6 +79,15 @@ export const described = <T>(where: string, verb: string, bucket: string, key: s
   request().catch((err: unknown) => {
     throw describeS3Error(where, verb, bucket, key, err);
   });
+
+/** The PUT input of a JSON object no cache may keep: the state, the lock, the publish manifest. */
+export const noStoreJson = (Bucket: string, Key: string, Body: string | Uint8Array) => ({
+  Bucket,
+  Key,
+  Body,
+  ContentType: JSON_CONTENT_TYPE,
+  CacheControl: NO_STORE,
+});
 
 /** ETags are opaque strings; the quotes are transport syntax and never part of a version token here. */
 export const bareEtag = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
@@ -167,13 +175,11 @@ export async function putIf(
     const status = httpStatusOf(err);
     const ambiguous = status === null || status >= 500;
     if (!isConditionFailure(err) && !ambiguous) throw describeS3Error(where, 'PUT', Bucket, Key, err);
-    let current: { etag: string; writeId: string | undefined } | null = null;
-    try {
-      const h = await client.send(new HeadObjectCommand({ Bucket, Key }));
-      current = { etag: bareEtag(h.ETag), writeId: h.Metadata?.['write-id'] };
-    } catch (headErr) {
-      if (!isNotFound(headErr)) throw describeS3Error(where, 'PUT', Bucket, Key, headErr);
-    }
+    const head = await client.send(new HeadObjectCommand({ Bucket, Key })).catch((headErr: unknown) => {
+      if (isNotFound(headErr)) return null;
+      throw describeS3Error(where, 'PUT', Bucket, Key, headErr);
+    });
+    const current = head && { etag: bareEtag(head.ETag), writeId: head.Metadata?.['write-id'] };
     if (current !== null && current.writeId === writeId) return current.etag;
     if (bare === null ? current !== null : current?.etag !== bare)
       return lost(

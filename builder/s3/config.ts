@@ -29,11 +29,9 @@ function integer(env: Env, name: string, fallback: number, min: 0 | 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
+  const kind = min === 0 ? 'non-negative' : 'positive';
   if (!Number.isInteger(n) || n < min)
-    throw new ConfigError(
-      WHERE,
-      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer, got ${JSON.stringify(raw)}`,
-    );
+    throw new ConfigError(WHERE, `${name} must be a ${kind} integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -45,38 +43,35 @@ export function requireS3Config(env: Env) {
   const bucket = env.RESET_S3_BUCKET ?? '';
   if (bucket === '') throw new ConfigError(WHERE, 'RESET_S3_BUCKET is not set');
   const endpoint = env.RESET_S3_ENDPOINT || null;
-  if (endpoint !== null && !/^https?:\/\/[^/]+/.test(endpoint)) {
+  if (endpoint !== null && !/^https?:\/\/[^/]+/.test(endpoint))
     throw new ConfigError(WHERE, `RESET_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
-  }
   // A custom endpoint ignores the region for routing but the signature still needs one.
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint !== null ? 'us-east-1' : '');
   if (region === '') throw new ConfigError(WHERE, 'AWS_REGION is not set');
-  const config = {
+  const prefix = withSlash(env.RESET_S3_PREFIX ?? '');
+  /** The key `name` sets, refused where private data would not stay private. */
+  const privateKey = (name: string, key: string) => {
+    const problem = privateKeyProblem(key, prefix);
+    if (problem !== null) throw new ConfigError(WHERE, `${name}: ${problem}`);
+    return key;
+  };
+  // The numbers first: a bad number is reported before a bad key.
+  return {
     bucket,
-    /** Public API prefix ('' or ending in '/'); the CDN serves `${prefix}api/...`. */
-    prefix: withSlash(env.RESET_S3_PREFIX ?? ''),
-    stateKey: env.RESET_S3_STATE_KEY || DEFAULT_STATE_KEY,
-    lockKey: env.RESET_S3_LOCK_KEY || DEFAULT_LOCK_KEY,
-    /** Where the S3 sink remembers what it published and since when a dropped object has been missing. */
-    manifestKey: env.RESET_S3_MANIFEST_KEY || DEFAULT_MANIFEST_KEY,
-    backupPrefix: withSlash(env.RESET_S3_BACKUP_PREFIX || DEFAULT_BACKUP_PREFIX),
     region,
     /** Set for non-AWS S3 (radosgw, MinIO); path-style addressing is then forced. */
     endpoint,
     deleteAfterMs: integer(env, 'RESET_S3_DELETE_AFTER_MS', DELETE_AFTER_MS, 0),
     /** The sink lists the bucket (to catch drift) at most every this many publishes; 1 lists on every publish. */
     listEvery: integer(env, 'RESET_S3_LIST_EVERY', DEFAULT_LIST_EVERY, 1),
+    /** Public API prefix ('' or ending in '/'); the CDN serves `${prefix}api/...`. */
+    prefix,
+    stateKey: privateKey('RESET_S3_STATE_KEY', env.RESET_S3_STATE_KEY || DEFAULT_STATE_KEY),
+    lockKey: privateKey('RESET_S3_LOCK_KEY', env.RESET_S3_LOCK_KEY || DEFAULT_LOCK_KEY),
+    /** Where the S3 sink remembers what it published and since when a dropped object has been missing. */
+    manifestKey: privateKey('RESET_S3_MANIFEST_KEY', env.RESET_S3_MANIFEST_KEY || DEFAULT_MANIFEST_KEY),
+    backupPrefix: privateKey('RESET_S3_BACKUP_PREFIX', withSlash(env.RESET_S3_BACKUP_PREFIX || DEFAULT_BACKUP_PREFIX)),
   };
-  for (const [name, key] of [
-    ['RESET_S3_STATE_KEY', config.stateKey],
-    ['RESET_S3_LOCK_KEY', config.lockKey],
-    ['RESET_S3_MANIFEST_KEY', config.manifestKey],
-    ['RESET_S3_BACKUP_PREFIX', config.backupPrefix],
-  ] as const) {
-    const problem = privateKeyProblem(key, config.prefix);
-    if (problem !== null) throw new ConfigError(WHERE, `${name}: ${problem}`);
-  }
-  return config;
 }
 
 /** Why `key` may not hold private data (state, manifest, backups), or null when it is safe. */

@@ -23,19 +23,12 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = await stat(mutex).then(
-        (st) => Date.now() - st.mtimeMs,
-        () => 0,
-      );
-      if (age > MUTEX_STALE_MS) await rm(mutex, { force: true });
+      const st = await stat(mutex).catch(() => null);
+      if (st !== null && Date.now() - st.mtimeMs > MUTEX_STALE_MS) await rm(mutex, { force: true });
       else await new Promise((r) => setTimeout(r, MUTEX_RETRY_MS));
     }
   }
-  try {
-    return await fn();
-  } finally {
-    await rm(mutex, { force: true });
-  }
+  return await fn().finally(() => rm(mutex, { force: true }));
 }
 
 /** `opts.now`: the clock, read only to name a corrupt file set aside. */

@@ -3,9 +3,8 @@
 // radosgw enforce atomically. Conditional DELETE and conditional COPY are not relied upon: radosgw (pacific) ignores
 // If-Match on DELETE and x-amz-copy-source-if-match on COPY.
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { JSON_CONTENT_TYPE, NO_STORE } from '../contract.ts';
 import { ConfigError } from '../errors.ts';
-import { described, getObject, putIf } from '../s3/client.ts';
+import { described, getObject, noStoreJson, putIf } from '../s3/client.ts';
 import { DEFAULT_LOCK_KEY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
 import { createStateStore, type StateStore } from './store.ts';
 
@@ -26,21 +25,12 @@ export const LAST_GOOD_SUFFIX = '.last-good';
 const WHERE = 'state/s3';
 
 export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
-  const { client, bucket } = opts;
-  const key = opts.key ?? DEFAULT_STATE_KEY;
-  const lockKey = opts.lockKey ?? DEFAULT_LOCK_KEY;
+  const { client, bucket, key = DEFAULT_STATE_KEY, lockKey = DEFAULT_LOCK_KEY, publicPrefix = '' } = opts;
   const corruptPrefix = opts.backupPrefix ?? DEFAULT_CORRUPT_PREFIX;
   const lastGoodKey = `${key}${LAST_GOOD_SUFFIX}`;
-  for (const k of [key, lockKey, corruptPrefix, lastGoodKey]) assertPrivateKey(k, opts.publicPrefix ?? '', WHERE);
+  for (const k of [key, lockKey, corruptPrefix, lastGoodKey]) assertPrivateKey(k, publicPrefix, WHERE);
   if (new Set([key, lockKey, lastGoodKey]).size !== 3)
     throw new ConfigError(WHERE, 'the state, its last good copy and the lock need three different keys');
-  const json = (k: string, body: string) => ({
-    Bucket: bucket,
-    Key: k,
-    Body: body,
-    ContentType: JSON_CONTENT_TYPE,
-    CacheControl: NO_STORE,
-  });
   return createStateStore(
     `s3://${bucket}/${key}`,
     WHERE,
@@ -50,8 +40,9 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
         const stored = await getObject(client, bucket, k, WHERE);
         return stored && { body: stored.body, version: stored.etag };
       },
-      writeIf: (k, body, expected) => putIf(client, json(k, body), expected, WHERE),
-      write: (k, body) => described(WHERE, 'PUT', bucket, k, () => client.send(new PutObjectCommand(json(k, body)))),
+      writeIf: (k, body, expected) => putIf(client, noStoreJson(bucket, k, body), expected, WHERE),
+      write: (k, body) =>
+        described(WHERE, 'PUT', bucket, k, () => client.send(new PutObjectCommand(noStoreJson(bucket, k, body)))),
       // The exact bytes, named by their ETag: loading the same corrupt object twice keeps one copy. The corrupt
       // object stays, and the next save replaces it conditionally on its ETag.
       setAside: async (k, stored) => {

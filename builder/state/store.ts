@@ -67,8 +67,6 @@ export interface VersionedObjects {
 /** The one serialisation of a lock record: a holder proves its lock by writing the very same bytes again. */
 const lockBody = (r: LockRecord): string => JSON.stringify({ owner: r.owner, expiresAt: r.expiresAt, run: r.run });
 
-const utf8 = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
-
 /**
  * A StateStore on `objects`: the state at `keys.state`, a copy of every saved state at `keys.lastGood` (written after
  * the state landed, read only when the state is unusable), the run lock at `keys.lock`.
@@ -87,12 +85,12 @@ export function createStateStore(
     async load(): Promise<LoadedState> {
       const stored = await objects.read(keys.state);
       if (stored === null) return { state: emptyState(), version: null, warnings: [] };
-      const first = parseJsonWith(utf8(stored.body), StateSchema);
+      const first = parseJsonWith(stored.body, StateSchema);
       if (first.ok) return { state: first.data, version: stored.version, warnings: [] };
       const aside = await objects.setAside(keys.state, stored);
       const problem = `[${where}] ${objects.name(keys.state)} is unusable (${first.reason}); kept it as ${aside.name}`;
       const copy = await objects.read(keys.lastGood);
-      const fallback = copy === null ? null : parseJsonWith(utf8(copy.body), StateSchema);
+      const fallback = copy && parseJsonWith(copy.body, StateSchema);
       if (fallback?.ok) {
         const when = fallback.data.updated_at ?? 'an unknown time';
         const warning = `${problem} and carried on from the last good copy ${objects.name(keys.lastGood)} (saved at ${when})`;
@@ -107,11 +105,8 @@ export function createStateStore(
     async save(state, expectedVersion) {
       const body = JSON.stringify(StateSchema.parse(state)); // checked against the schema first
       const version = await objects.writeIf(keys.state, body, expectedVersion);
-      if (version === null)
-        throw new ConflictError(
-          where,
-          `${objects.name(keys.state)}: state changed since it was read (conditional write refused)`,
-        );
+      const refused = `${objects.name(keys.state)}: state changed since it was read (conditional write refused)`;
+      if (version === null) throw new ConflictError(where, refused);
       // Only after the state landed: the copy is never ahead of the state. A failure here fails the run loudly (the
       // state itself is saved; the next run writes the copy again).
       await objects.write(keys.lastGood, body);
@@ -130,7 +125,7 @@ export function createStateStore(
         const held = await objects.read(keys.lock);
         if (held === null) continue;
         // An unreadable lock counts as expired: refusing forever would stop every future run.
-        const read = parseJsonWith(utf8(held.body), LockRecordSchema);
+        const read = parseJsonWith(held.body, LockRecordSchema);
         const lock = read.ok ? read.data : null;
         if (lock !== null && Date.parse(lock.expiresAt) > now.getTime()) return null;
         const next = { owner, expiresAt, run: (lock?.run ?? 0) + 1 };
