@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
 import { parseJsonWith } from '../fsutil/json.ts';
+import { unlessMissing } from '../fsutil/missing.ts';
 import { assertSafeKey, isSafeKey } from '../fsutil/safe-key.ts';
 import { getObject, listObjects, noStoreJson, putIf } from '../s3/client.ts';
 import { DEFAULT_BACKUP_PREFIX, DEFAULT_CONCURRENCY, DEFAULT_STATE_KEY, assertPrivateKey } from '../s3/config.ts';
@@ -79,10 +80,7 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
 
   const stateBytes = await get(stateKey);
   if (stateBytes !== null) await put(STATE_OBJECT, stateBytes, 'application/json');
-  const entries = await readdir(opts.dataDir, { recursive: true, withFileTypes: true }).catch((err: unknown) => {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  });
+  const entries = await unlessMissing(readdir(opts.dataDir, { recursive: true, withFileTypes: true }), []);
   const files = entries
     .filter((e) => e.isFile())
     .map((e) => path.relative(opts.dataDir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))

@@ -8,6 +8,7 @@ import { EDGE_STORE_FILE } from '../contract.ts';
 import { DataError } from '../errors.ts';
 import { writeFileAtomic } from '../fsutil/atomic.ts';
 import { parseJsonWith } from '../fsutil/json.ts';
+import { unlessMissing } from '../fsutil/missing.ts';
 
 const WHERE = 'publish/edge-store';
 
@@ -42,10 +43,7 @@ export function createLocalEdgeStore(dir: string): EdgeStore {
   const file = path.join(dir, EDGE_STORE_FILE);
   /** The file's map; anything but a flat string map is an error. */
   async function read(): Promise<Record<string, string>> {
-    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return '{}';
-      throw err;
-    });
+    const text = await unlessMissing(readFile(file, 'utf8'), '{}');
     const parsed = parseJsonWith(text, z.record(z.string(), z.string()));
     if (!parsed.ok) throw new DataError(WHERE, `${file} is not a flat string map: ${parsed.reason}`);
     return Object.assign(Object.create(null) as Record<string, string>, parsed.data);

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../errors.ts';
+import { unlessMissing } from '../fsutil/missing.ts';
 import { ReviewDecisionSchema, type ArchiveInfo, type ReviewDecision } from '../model/inputs.ts';
 import { EventSchema, type Event } from '../model/schemas.ts';
 import { AnnouncementReviewFileSchema, type AnnouncementReview } from '../model/announcement.ts';
@@ -53,13 +54,6 @@ function invalidData(file: string, issues: readonly { path: readonly PropertyKey
   const lines = issues.slice(0, 10).map((i) => `  ${file}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
   return dataError(`invalid curated data\n${lines.join('\n')}`);
 }
-
-/** What `read` gives, or `absent` when the file or folder it reads does not exist. */
-const unlessMissing = <T, A>(read: Promise<T>, absent: A) =>
-  read.catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return absent;
-    throw err;
-  });
 
 async function jsonFiles(dir: string): Promise<string[]> {
   const names = await unlessMissing(readdir(dir), []);

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { replaceFile, writeFileAtomic } from '../fsutil/atomic.ts';
+import { unlessMissing } from '../fsutil/missing.ts';
 import { createStateStore, type StateStore } from './store.ts';
 
 /** A mutex file older than this was left by a crashed writer and may be broken. */
@@ -36,10 +37,7 @@ export function createLocalStateStore(dir: string, opts: { now: () => Date }): S
   /** A file's version is the hash of its contents. */
   const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
   async function read(file: string) {
-    const body = await readFile(file).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null;
-      throw err;
-    });
+    const body = await unlessMissing(readFile(file), null);
     return body && { body, version: sha256(body) };
   }
   return createStateStore(
