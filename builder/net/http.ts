@@ -41,14 +41,11 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
   return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
 
-/** Worth a retry: 5xx and 429. */
 export const retryableStatus = (status: number): boolean => status >= 500 || status === 429;
 
 /** The wait a 429 or 503 asks for with Retry-After, in ms; null for other statuses or without a readable header. */
-export function retryAfterOf(status: number, header: string | string[] | undefined, nowMs: number): number | null {
-  if (status !== 429 && status !== 503) return null;
-  return parseRetryAfterMs(Array.isArray(header) ? header[0] : header, nowMs);
-}
+export const retryAfterOf = (status: number, header: string | string[] | undefined, nowMs: number): number | null =>
+  status === 429 || status === 503 ? parseRetryAfterMs(Array.isArray(header) ? header[0] : header, nowMs) : null;
 
 /** A failure worth retrying or not, and the wait in ms the server asked for with Retry-After (null: none). */
 export type Retryable = { retryable: boolean; retryAfterMs: number | null };

@@ -116,11 +116,7 @@ export function postEmbedConfigFromEnv(env: SourceEnv): SourceConfig | null {
  * (not checked, no check recorded); otherwise an http(s) URL, or for RESET_SIGNAL_FEEDS a comma-separated list of
  * them. Throws ConfigError naming the variable for anything else (RESET_STATUS_CODEX_COMPONENTS: not a list of ids).
  */
-export function sourceConfigsFromEnv(env: SourceEnv): SourceConfig[] {
-  return resolve(env).configs;
-}
+export const sourceConfigsFromEnv = (env: SourceEnv): SourceConfig[] => resolve(env).configs;
 
 /** The sources an operator switched off, so the status can say "disabled" instead of "not checked yet". */
-export function disabledSourcesFromEnv(env: SourceEnv): DisabledSource[] {
-  return resolve(env).disabled;
-}
+export const disabledSourcesFromEnv = (env: SourceEnv): DisabledSource[] => resolve(env).disabled;

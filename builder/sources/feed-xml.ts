@@ -9,13 +9,7 @@ import { budgetClock, type ParseBudget } from './budget.ts';
 import { HTML_ENTITIES } from './sanitize.ts';
 
 /** The raw text of one item's fields, before cleaning. */
-export interface RawFeedItem {
-  id: string;
-  title: string;
-  link: string;
-  date: string;
-  excerpt: string;
-}
+export type RawFeedItem = { id: string; title: string; link: string; date: string; excerpt: string };
 
 /** Each field keeps at most this much raw text: enough to fill any capped output, bounded on hostile input. */
 const FIELD_CAPTURE_CHARS = 20_000;
@@ -54,10 +48,8 @@ interface Walk {
   itemsOverCap: number;
 }
 
-function attr(tag: SaxesTagPlain, name: string): string {
-  const v = Object.hasOwn(tag.attributes, name) ? tag.attributes[name] : undefined;
-  return typeof v === 'string' ? v : '';
-}
+const attr = (tag: SaxesTagPlain, name: string): string =>
+  Object.hasOwn(tag.attributes, name) ? (tag.attributes[name] ?? '') : '';
 
 function onOpen(w: Walk, tag: SaxesTagPlain, budget: ParseBudget): void {
   w.depth++;

@@ -20,14 +20,9 @@ export type FetchResult =
  * Per request: the Accept header, and the retries after the first attempt when not the fetcher's own number (0 for a
  * source whose terms allow no second request within a minute).
  */
-export interface GetOptions {
-  accept?: string;
-  retries?: number;
-}
+export type GetOptions = { accept?: string; retries?: number };
 
-export interface Fetcher {
-  get(url: string, opts?: GetOptions): Promise<FetchResult>;
-}
+export type Fetcher = { get(url: string, opts?: GetOptions): Promise<FetchResult> };
 
 export interface SourceConfig {
   /** Stable id used in checks and state, e.g. `status-page`, `reset-tracker`, `feed-1`. */

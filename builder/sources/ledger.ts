@@ -5,6 +5,7 @@ import type { EventType } from '../contract.ts';
 import { EventTypeSchema, ReasonSchema, type Reason, REASONS } from '../model/schemas.ts';
 
 export const LEDGER_NAME = 'codex-reset-ledger';
+const MINUTES_PER_DAY = 24 * 60;
 
 /**
  * A reviewed decision on one ledger row (data/ledger-review.json): why the row's type or time is read
@@ -37,12 +38,7 @@ export const LedgerDecisionSchema = z.strictObject({
    * The post announces the reset for a bounded window ("in the next hour"): effective_at is the window's end,
    * the latest instant the announcement allows, and its UTC date decides "today" (docs/forecast.md).
    */
-  effective_within_minutes: z
-    .number()
-    .int()
-    .positive()
-    .max(24 * 60)
-    .optional(),
+  effective_within_minutes: z.number().int().positive().max(MINUTES_PER_DAY).optional(),
   /** The row's `00:00:00` is a placeholder for "some time that day". */
   date_only: z.boolean().default(false),
 });

@@ -15,10 +15,7 @@ const OfficialAccountSchema = z.strictObject({
 export type OfficialAccount = z.infer<typeof OfficialAccountSchema>;
 
 export const OfficialAccountsFileSchema = z
-  .strictObject({
-    rule: z.string().trim().min(1),
-    accounts: z.array(OfficialAccountSchema),
-  })
+  .strictObject({ rule: z.string().trim().min(1), accounts: z.array(OfficialAccountSchema) })
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
     file.accounts.forEach((a, i) => {

@@ -45,23 +45,22 @@ import { boundedInstant, MAX_SCHEDULE_AHEAD_MS } from './tracker-status.ts';
 
 const KNOWN_GROUPS = new Set(['reset', 'credits', 'boost', 'unlock']);
 
-const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 /** Only the documented fields; the window's label, end and time zone are display text and not read. */
 const TimelineRecordSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
   // Plain strings: a word added upstream is a record we do not count as a reset, never a failure of the source.
   group: z.string(),
-  reset_kind: optional(z.string()),
-  announcement_state: optional(z.string()),
-  source: optional(z.string()),
-  is_reply: optional(z.boolean()),
-  official_window: optional(z.object({ start_at: optional(z.string()), target_at: optional(z.string()) })),
-  text: optional(z.string()),
+  reset_kind: z.string().nullish(),
+  announcement_state: z.string().nullish(),
+  source: z.string().nullish(),
+  is_reply: z.boolean().nullish(),
+  official_window: z.object({ start_at: z.string().nullish(), target_at: z.string().nullish() }).nullish(),
+  text: z.string().nullish(),
   // Checked by cleanUrl and the date rules, so a bad value is counted as bad_url or by its date reason.
-  url: optional(z.string()),
-  announced_at: optional(z.string()),
-  effective_at: optional(z.string()),
-  observed_at: optional(z.string()),
+  url: z.string().nullish(),
+  announced_at: z.string().nullish(),
+  effective_at: z.string().nullish(),
+  observed_at: z.string().nullish(),
 });
 type TimelineRecord = z.infer<typeof TimelineRecordSchema>;
 

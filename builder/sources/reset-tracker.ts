@@ -62,9 +62,8 @@ const TrackerPageSchema = z.object({
 const TRACKER_TYPES: Readonly<Record<string, EventType>> = { regular: 'global_reset', banked: 'banked_grant' };
 
 /** Our type of a tracker reset type, null for one we do not know (an own key only: `constructor` is no type). */
-export function trackerEventType(resetType: string | null | undefined): EventType | null {
-  return typeof resetType === 'string' && Object.hasOwn(TRACKER_TYPES, resetType) ? TRACKER_TYPES[resetType]! : null;
-}
+export const trackerEventType = (resetType: string | null | undefined): EventType | null =>
+  typeof resetType === 'string' && Object.hasOwn(TRACKER_TYPES, resetType) ? TRACKER_TYPES[resetType]! : null;
 
 /**
  * A tracker record's source as we publish it: an `x_post` must cite its post with a plain http(s) URL; an `observed`
@@ -73,18 +72,15 @@ export function trackerEventType(resetType: string | null | undefined): EventTyp
 export function citedSource(
   source: z.infer<typeof TrackerSourceSchema>,
 ): { ok: true; source: { platform: string; url: string; author?: string } | null } | { ok: false } {
-  const raw = source.url ?? null;
-  if (raw === null || raw.trim() === '') return source.type === 'observed' ? { ok: true, source: null } : { ok: false };
-  const url = cleanUrl(raw);
+  if (!source.url?.trim()) return source.type === 'observed' ? { ok: true, source: null } : { ok: false };
+  const url = cleanUrl(source.url);
   if (url === null) return { ok: false };
   const author = cleanText(source.author ?? '', TEXT_LIMITS.author);
   return { ok: true, source: { platform: source.type === 'x_post' ? 'X' : 'web', url, ...(author ? { author } : {}) } };
 }
 
-/** Why a record was refused; `path` (inside the record) only when its shape or a date could not be read. */
-export type Refused = { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
-/** A record (or a part of one) read, or why not. */
-export type RecordRead<T> = { ok: true; value: T } | Refused;
+/** A record (or part of one) read, or why not; `path` (inside the record) only when its shape or a date was unreadable. */
+export type RecordRead<T> = { ok: true; value: T } | { ok: false; reason: RejectReason; path?: readonly PropertyKey[] };
 /** What records were refused for, and kept despite (sanitize.ts). */
 export type RecordCounts = { rejected: RejectCounts; noted: NoteCounts };
 export const refused = (reason: RejectReason, ...path: PropertyKey[]) => ({ ok: false, reason, path }) as const;

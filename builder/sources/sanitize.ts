@@ -53,7 +53,6 @@ export type RejectCounts = Partial<Record<RejectReason, number>>;
 export const NOTE_REASONS = ['empty_text', 'no_link', 'unknown_group'] as const;
 export type NoteCounts = Partial<Record<(typeof NOTE_REASONS)[number], number>>;
 
-/** Adds `n` to the count of a reason (a rejection or a note). */
 export function count<R extends string>(counts: Partial<Record<R, number>>, reason: R, n = 1): void {
   counts[reason] = (counts[reason] ?? 0) + n;
 }
@@ -71,9 +70,8 @@ const listed = <R extends string>(reasons: readonly R[], counts: Partial<Record<
     .map((r) => `${r} ${counts[r]}`)
     .join(', ');
 
-export function totalRejected(counts: RejectCounts): number {
-  return REJECT_REASONS.reduce((sum, r) => sum + (counts[r] ?? 0), 0);
-}
+export const totalRejected = (counts: RejectCounts): number =>
+  REJECT_REASONS.reduce((sum, r) => sum + (counts[r] ?? 0), 0);
 
 /**
  * The detail of a check that read its source: `code` as given, with the rejection and note counts added
@@ -228,8 +226,7 @@ export function cleanUrl(raw: string | null | undefined): string | null {
 
 /** Whether an instant may enter state: parseable, not before the tracked era, not after `asOf` + FUTURE_SKEW_MS. */
 export function judgeInstant(iso: string | null | undefined, asOf: Date) {
-  if (typeof iso !== 'string') return 'bad_date';
-  const ms = Date.parse(iso);
+  const ms = typeof iso === 'string' ? Date.parse(iso) : NaN;
   if (Number.isNaN(ms)) return 'bad_date';
   if (ms > asOf.getTime() + FUTURE_SKEW_MS) return 'future_date';
   if (ms < TRACKED_ERA_START_MS) return 'before_era';
@@ -253,7 +250,6 @@ function sanitizeIdPart(raw: string, max: number): string {
     .slice(0, max);
 }
 
-/** The SHA-256 of `text`, as its first `chars` hex digits. */
 export const sha256Hex = (text: string, chars: number) =>
   createHash('sha256').update(text).digest('hex').slice(0, chars);
 

@@ -65,14 +65,13 @@ function cleanItem(raw: RawFeedItem, asOf: Date): FeedItem | RejectReason {
 function collect(feed: RawFeed, asOf: Date) {
   const rejected: RejectCounts = {};
   if (feed.itemsOverCap > 0) count(rejected, 'over_item_cap', feed.itemsOverCap);
-  const items: FeedItem[] = [];
-  for (const raw of feed.items) {
+  const items = feed.items.flatMap((raw) => {
     const item = cleanItem(raw, asOf);
     if (typeof item === 'string') count(rejected, item);
-    else items.push(item);
     // A link that is not http(s) with a host is dropped (and counted); the item itself stays a signal without a link.
-    if (typeof item !== 'string' && raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
-  }
+    else if (raw.link.trim() !== '' && item.link === null) count(rejected, 'bad_url');
+    return typeof item === 'string' ? [] : [item];
+  });
   const title = cleanText(feed.title, TEXT_LIMITS.title);
   return { ok: true, feed: { format: feed.format, title, items }, rejected } as const;
 }

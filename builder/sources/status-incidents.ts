@@ -115,8 +115,7 @@ export function fetchStatusIncidents(fetcher: Fetcher, config: SourceConfig, asO
           componentRefs(i, rejected).some((c) => typeof c.component_id === 'string' && ids.has(c.component_id)) ||
           mentionsCodex(i.name),
       )
-      .map((i) => incidentSignal(config, i, asOf, rejected))
-      .filter((s) => s !== null);
+      .flatMap((i) => incidentSignal(config, i, asOf, rejected) ?? []);
     return { ok: true, items: incidents.length, detail: readDetail('ok', {}, rejected), data: { signals } };
   };
   return readSource(fetcher, config, asOf, { accept: 'application/json' }, (body) =>

@@ -36,31 +36,27 @@ const DEFAULT_CODEX_COMPONENT_IDS: readonly string[] = [
   '01KMKFAMWKQ81YWSE1Z18R6VHR', // Codex in ChatGPT Desktop
 ];
 
-/** The Codex component ids a status source uses: its configured list, else the default. */
-export function codexComponentIds(config: SourceConfig): ReadonlySet<string> {
-  return new Set(config.codexComponents ?? DEFAULT_CODEX_COMPONENT_IDS);
-}
+export const codexComponentIds = (config: SourceConfig): ReadonlySet<string> =>
+  new Set(config.codexComponents ?? DEFAULT_CODEX_COMPONENT_IDS);
 
 /** An upstream name that names Codex (`Codex Web`, `Issues with Codex`); the fallback when no listed id is on the page. */
 export const mentionsCodex = (name: string): boolean => /\bcodex\b/i.test(name);
-
-const nullableText = z.string().nullable().optional();
 
 const IncidentSchema = z.object({
   id: z.string(),
   name: z.string(),
   status: z.string(),
-  impact: nullableText,
-  shortlink: nullableText,
-  created_at: nullableText,
-  started_at: nullableText,
-  incident_updates: z.array(z.object({ body: nullableText, status: nullableText })).optional(),
+  impact: z.string().nullish(),
+  shortlink: z.string().nullish(),
+  created_at: z.string().nullish(),
+  started_at: z.string().nullish(),
+  incident_updates: z.array(z.object({ body: z.string().nullish(), status: z.string().nullish() })).optional(),
   components: z.array(z.object({ id: z.string().nullish(), name: z.string() })).optional(),
 });
 
 /** Atlassian Statuspage v2 `summary.json`; incident.io serves the same path without the two incident lists. */
 const StatusSummarySchema = z.object({
-  page: z.object({ id: z.string(), name: z.string(), url: z.string(), updated_at: nullableText }),
+  page: z.object({ id: z.string(), name: z.string(), url: z.string(), updated_at: z.string().nullish() }),
   status: z.object({ indicator: z.string(), description: z.string() }),
   // Component status is a plain string: upstream adds values (e.g. `under_maintenance`) and an unknown one must not
   // turn the whole source into a failure.
@@ -163,8 +159,5 @@ export function parseStatusPage(
   return parseJsonWithin(body, StatusSummarySchema, (summary) => computeStatusPage(config, summary, asOf), budget);
 }
 
-export function fetchStatusPage(fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> {
-  return readSource(fetcher, config, asOf, { accept: 'application/json' }, (body) =>
-    parseStatusPage(config, body, asOf),
-  );
-}
+export const fetchStatusPage = (fetcher: Fetcher, config: SourceConfig, asOf: Date): Promise<SourceResult> =>
+  readSource(fetcher, config, asOf, { accept: 'application/json' }, (body) => parseStatusPage(config, body, asOf));
