@@ -22,8 +22,7 @@ export function createAgent({ timeoutMs, maxBodyBytes }: { timeoutMs: number; ma
 /** What undici and node report as an error code (a happy-eyeballs connect nests it in an AggregateError). */
 export function errorCode(err: unknown): string | null {
   const e = err as { code?: unknown; errors?: { code?: unknown }[]; cause?: { code?: unknown } } | null;
-  for (const c of [e?.code, e?.errors?.[0]?.code, e?.cause?.code]) if (typeof c === 'string') return c;
-  return null;
+  return [e?.code, e?.errors?.[0]?.code, e?.cause?.code].find((c): c is string => typeof c === 'string') ?? null;
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);

@@ -56,8 +56,7 @@ function invalidData(file: string, issues: readonly { path: readonly PropertyKey
 }
 
 async function jsonFiles(dir: string): Promise<string[]> {
-  const names = await unlessMissing(readdir(dir), []);
-  return names
+  return (await unlessMissing(readdir(dir), []))
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => path.join(dir, f));
@@ -88,9 +87,8 @@ async function loadArchives(dataDir: string, events: Event[]): Promise<ArchiveIn
       .map((r) => (r.effective_at ?? r.observed_at ?? r.announced_at ?? '').slice(0, 10))
       .filter(Boolean)
       .sort();
-    const licenseText = await readFile(path.join(dataDir, `LICENSE-${a.archive.name}.txt`), 'utf8').catch(
-      () => undefined,
-    );
+    const license = path.join(dataDir, `LICENSE-${a.archive.name}.txt`);
+    const licenseText = await readFile(license, 'utf8').catch(() => undefined);
     archives.push({
       name: a.archive.name,
       url: a.archive.url,

@@ -52,9 +52,8 @@ const COMPONENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
  */
 function codexComponentIds(env: SourceEnv): string[] | undefined {
   const variable = 'RESET_STATUS_CODEX_COMPONENTS';
-  const raw = env[variable];
-  if (raw === undefined) return undefined;
-  const entries = raw.split(',').map((s) => s.trim());
+  const entries = env[variable]?.split(',').map((s) => s.trim());
+  if (entries === undefined) return undefined;
   const bad = entries.findIndex((id) => id !== '' && !COMPONENT_ID.test(id));
   if (bad !== -1)
     throw configError(
@@ -97,8 +96,7 @@ function resolve(env: SourceEnv): { configs: SourceConfig[]; disabled: DisabledS
   // signals are keyed by their link.
   [...urls].forEach((url, i) => add(`feed-${i + 1}`, 'signal_feed', 'RESET_SIGNAL_FEEDS', url));
   // The post reader is not read every run like the others: it reads the posts the model plans (postEmbedConfigFromEnv).
-  const embed = postEmbedConfigFromEnv(env);
-  if (embed === null) disabled.push({ id: 'post-embed', kind: 'post_embed', variable: 'RESET_POST_EMBED_URL' });
+  if (postEmbedConfigFromEnv(env) === null) add('post-embed', 'post_embed', 'RESET_POST_EMBED_URL', null);
   return { configs, disabled };
 }
 

@@ -34,28 +34,23 @@ export async function fetchAllSources(
   asOf: Date,
   opts: { log?: (line: string) => void } = {},
 ): Promise<SourceResult[]> {
-  const limit = pLimit(4);
-  const results = await Promise.all(
-    configs.map((config) =>
-      limit(async (): Promise<SourceResult> => {
-        try {
-          if (config.kind === 'post_embed') throw new Error(`no reader for ${config.kind} yet`);
-          return await READERS[config.kind](fetcher, config, asOf);
-        } catch (err) {
-          const bug = new SourceError(
-            'sources/index',
-            `${config.kind} ${config.id} (${redactUrl(config.url)}) threw: ${redactUrlsIn(messageOf(err))}`,
-            { cause: err },
-          );
-          // A library's message or stack may quote the URL it was given.
-          opts.log?.(redactUrlsIn(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message));
-          const detail = { code: 'internal_error', params: {} };
-          const fields = { ok: false, http_status: null, latency_ms: null, items_read: 0, detail };
-          return { check: computeCheck(config, asOf, fields) };
-        }
-      }),
-    ),
-  );
+  const results = await pLimit(4).map(configs, async (config): Promise<SourceResult> => {
+    try {
+      if (config.kind === 'post_embed') throw new Error(`no reader for ${config.kind} yet`);
+      return await READERS[config.kind](fetcher, config, asOf);
+    } catch (err) {
+      const bug = new SourceError(
+        'sources/index',
+        `${config.kind} ${config.id} (${redactUrl(config.url)}) threw: ${redactUrlsIn(messageOf(err))}`,
+        { cause: err },
+      );
+      // A library's message or stack may quote the URL it was given.
+      opts.log?.(redactUrlsIn(err instanceof Error && err.stack ? `${bug.message}\n${err.stack}` : bug.message));
+      const detail = { code: 'internal_error', params: {} };
+      const fields = { ok: false, http_status: null, latency_ms: null, items_read: 0, detail };
+      return { check: computeCheck(config, asOf, fields) };
+    }
+  });
   return compareTrackerTotal(results);
 }
 

@@ -46,14 +46,13 @@ function xPath(raw: string, exact: boolean): string | null {
  * another account than the author), an `html` without the post's paragraph.
  */
 function judgeEmbed(answer: z.infer<typeof PostEmbedSchema>, postId: string) {
-  const refused = (detail: Detail) => ({ ok: false, detail }) as const;
+  const refused = (code: string) => ({ ok: false, detail: { code, params: {} } }) as const;
   const author = ACCOUNT_PATH.exec(xPath(answer.author_url, true) ?? '')?.[1]?.toLowerCase();
-  if (author === undefined) return refused({ code: 'post_author_unreadable', params: {} });
+  if (author === undefined) return refused('post_author_unreadable');
   const named = POST_PATH.exec(xPath(answer.url, false) ?? '');
-  if (named?.[2] !== postId || (named[1]?.toLowerCase() ?? author) !== author)
-    return refused({ code: 'post_mismatch', params: {} });
+  if (named?.[2] !== postId || (named[1]?.toLowerCase() ?? author) !== author) return refused('post_mismatch');
   const text = postWords(answer.html);
-  return text === null ? refused({ code: 'post_text_missing', params: {} }) : ({ ok: true, author, text } as const);
+  return text === null ? refused('post_text_missing') : ({ ok: true, author, text } as const);
 }
 
 /** One post read; 404 is X's word that the post does not exist or is not public. */

@@ -135,10 +135,8 @@ function computeTrackerStatus(data: Readonly<Record<string, unknown>>, asOf: Dat
   const watch = read('active_watch', ActiveWatchSchema, (r) => computeWatch(r, asOf));
   const StatsSchema = z.object({ total: z.number().int().nonnegative() }).loose();
   const stats = read('stats', StatsSchema, (s) => ({ ok: true, value: s.total }));
-  const detail: Detail =
-    unreadable.length > 0
-      ? { code: 'ok_with_unreadable_parts', params: { parts: unreadable.join(', ') } }
-      : { code: 'ok', params: {} };
+  const parts = unreadable.join(', ');
+  const detail: Detail = parts ? { code: 'ok_with_unreadable_parts', params: { parts } } : { code: 'ok', params: {} };
   const items = [latest, announcement, watch].filter((x) => x !== undefined && x !== null).length;
   const result = {
     ...(latest ? { events: [latest] } : {}),
