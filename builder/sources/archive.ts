@@ -104,12 +104,11 @@ async function loadArchives(dataDir: string, events: Event[]): Promise<ArchiveIn
 /** data/tracker-review.json and data/reach-review.json may only name events data/ holds (reach: quoting their posts). */
 function checkReviews(events: readonly Event[], trackerReviews: TrackerReview[], reach: Record<string, ReachDecision>) {
   const byId = new Map(events.map((e) => [e.id, e]));
-  for (const d of trackerReviews) {
-    if (d.event_id !== undefined && !byId.has(d.event_id))
-      throw dataError(
-        `tracker-review.json: decision on post ${d.post_id} names event ${d.event_id}, which data/ does not hold`,
-      );
-  }
+  const stray = trackerReviews.find((d) => d.event_id !== undefined && !byId.has(d.event_id));
+  if (stray)
+    throw dataError(
+      `tracker-review.json: decision on post ${stray.post_id} names event ${stray.event_id}, which data/ does not hold`,
+    );
   for (const [id, d] of Object.entries(reach)) {
     const e = byId.get(id);
     if (e === undefined || !hasReach(e)) throw dataError(`reach-review.json: event ${id} is not a reset data/ holds`);

@@ -6,6 +6,7 @@ import { EventTypeSchema, ReasonSchema, type Reason, REASONS } from '../model/sc
 
 export const LEDGER_NAME = 'codex-reset-ledger';
 const MINUTES_PER_DAY = 24 * 60;
+const POST_ID = /^\d{1,20}$/;
 
 /**
  * A reviewed decision on one ledger row (data/ledger-review.json): why the row's type or time is read
@@ -16,10 +17,7 @@ export const LedgerDecisionSchema = z.strictObject({
   /** The row's `date_utc` and `time_utc` as an instant (`2026-06-28T23:54:07Z`), or the date alone. */
   row: z.string().regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$/),
   /** The X post the row cites, so a decision cannot silently drift onto another row. */
-  post_id: z
-    .string()
-    .regex(/^\d{1,20}$/)
-    .nullable(),
+  post_id: z.string().regex(POST_ID).nullable(),
   /** What is changed (or `kept`), in one sentence; shown as the record's author note. */
   decision: z.string().min(1).max(600),
   /** The written reason. */

@@ -197,10 +197,8 @@ export function cleanText(raw: string, max: number): string {
   // Invisible characters go before markup is looked for (`<\u200Bscript>` must not become a tag after it) and again
   // after entities are decoded (`&#x202E;` is one).
   s = removeInvisible(s.replace(/[\t\n\r\u2028\u2029]/g, ' '));
-  s = stripTags(removeInvisible(decodeEntities(stripTags(s))))
-    .replace(/\s+/g, ' ')
-    .trim();
-  return capChars(s, max, true);
+  s = stripTags(removeInvisible(decodeEntities(stripTags(s))));
+  return capChars(s.replace(/\s+/g, ' ').trim(), max, true);
 }
 
 /**

@@ -65,9 +65,8 @@ function newestMessage(i: FeedIncident, rejected: RejectCounts): string | null {
 function fallbackExcerpt(i: FeedIncident): string {
   const statuses = componentRefs(i).map((c) => c.status);
   const impacts = [...new Set(statuses.filter((s): s is string => typeof s === 'string' && PLAIN_WORD.test(s)))];
-  return [i.status ?? '', impacts.length > 0 ? `impact: ${impacts.slice(0, 5).join(' ')}` : '']
-    .filter(Boolean)
-    .join(', ');
+  const impact = impacts.slice(0, 5).join(' ');
+  return [i.status, impact && `impact: ${impact}`].filter(Boolean).join(', ');
 }
 
 /**
