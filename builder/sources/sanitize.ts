@@ -261,8 +261,7 @@ const ID_HASH_HEX_CHARS = 8;
  * with `-` and a short SHA-256 of the exact original, so `A` and `a` stay two records, with the same ids on every run.
  */
 export function stableIdPart(raw: string, max: number): string {
-  const clean = sanitizeIdPart(raw, max);
-  if (clean === raw && raw !== '') return raw;
+  if (sanitizeIdPart(raw, max) === raw && raw !== '') return raw;
   const hash = sha256Hex(raw, ID_HASH_HEX_CHARS);
   const head = sanitizeIdPart(raw, max - ID_HASH_HEX_CHARS - 1).replace(/[-._]+$/, '');
   return head === '' ? hash : `${head}-${hash}`;
