@@ -33,28 +33,21 @@ export const NOT_FOUND_KEY = 'api/errors/not-found.json';
 export const NOT_FOUND_CONTENT_LANGUAGE = LANGS.join(', ');
 
 /** Whether `value` is one of `list` (indexOf, not includes: the edge runtime is ES 5.1 with few additions). */
-function isOneOf<T extends string>(list: readonly T[], value: string): value is T {
-  return (list as readonly string[]).indexOf(value) !== -1;
-}
+const isOneOf = <T extends string>(list: readonly T[], value: string): value is T =>
+  (list as readonly string[]).indexOf(value) !== -1;
 
 export const isLang = (value: string): value is Lang => isOneOf(LANGS, value);
 export const isEventType = (value: string): value is EventType => isOneOf(EVENT_TYPES, value);
 export const isEndpoint = (value: string): value is Endpoint => isOneOf(ENDPOINTS, value);
 
 /** `api/<lang>/<endpoint>.json` */
-export function endpointKey(lang: Lang, endpoint: Endpoint): string {
-  return API_ROOT + lang + '/' + endpoint + '.json';
-}
+export const endpointKey = (lang: Lang, endpoint: Endpoint): string => API_ROOT + lang + '/' + endpoint + '.json';
 
 /** `api/<lang>/events/<id>.json` */
-export function eventKey(lang: Lang, id: string): string {
-  return API_ROOT + lang + '/events/' + id + '.json';
-}
+export const eventKey = (lang: Lang, id: string): string => API_ROOT + lang + '/events/' + id + '.json';
 
 /** `api/<lang>/history/<type>.json`: the history filtered by `?type=`. */
-export function historyByTypeKey(lang: Lang, type: EventType): string {
-  return API_ROOT + lang + '/history/' + type + '.json';
-}
+export const historyByTypeKey = (lang: Lang, type: EventType): string => API_ROOT + lang + '/history/' + type + '.json';
 
 /**
  * History is paged: `/api/history` (and `?type=`) holds the newest events; older ones are archived in pages of
@@ -67,24 +60,18 @@ export const HISTORY_PAGE_SIZE = 100;
 export const HISTORY_PAGE_PATTERN = /^[1-9][0-9]{0,6}$/;
 
 /** How many pages are archived for `total` events (the newest document holds the rest). */
-export function archivedPageCount(total: number): number {
-  return Math.max(0, Math.floor(total / HISTORY_PAGE_SIZE) - 1);
-}
+export const archivedPageCount = (total: number): number => Math.max(0, Math.floor(total / HISTORY_PAGE_SIZE) - 1);
 
 /** `api/<lang>/history/pages/<n>.json`, or `api/<lang>/history/<type>/pages/<n>.json`: archived page `n` (from 1). */
-export function historyPageKey(lang: Lang, type: EventType | null, page: number): string {
-  return API_ROOT + lang + '/history/' + (type === null ? '' : type + '/') + 'pages/' + page + '.json';
-}
+export const historyPageKey = (lang: Lang, type: EventType | null, page: number): string =>
+  API_ROOT + lang + '/history/' + (type === null ? '' : type + '/') + 'pages/' + page + '.json';
 
 /** The path, with its query, that serves archived page `page` (a history document's `next` link). */
-export function historyPagePath(lang: Lang, type: EventType | null, page: number): string {
-  return '/api/history?lang=' + lang + (type === null ? '' : '&type=' + type) + '&page=' + page;
-}
+export const historyPagePath = (lang: Lang, type: EventType | null, page: number): string =>
+  '/api/history?lang=' + lang + (type === null ? '' : '&type=' + type) + '&page=' + page;
 
 /** `api/schemas/<file>`, where `file` is `<name>.json`. */
-export function schemaKey(file: string): string {
-  return API_ROOT + 'schemas/' + file;
-}
+export const schemaKey = (file: string): string => API_ROOT + 'schemas/' + file;
 
 /** Response headers a browser script may read (CORS hides every other one). */
 export const EXPOSE_HEADERS = 'ETag, Date, Last-Modified, Content-Language, Content-Length';
@@ -108,9 +95,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
 
 /** `api/<lang>/index.html`: the human page served at `/<lang>/`; under the API root, published and pruned with it. */
-export function pageKey(lang: Lang): string {
-  return API_ROOT + lang + '/index.html';
-}
+export const pageKey = (lang: Lang): string => API_ROOT + lang + '/index.html';
 
 // Follow-it documents: one per language at `api/<lang>/<name>`, routed like the JSON endpoints
 // (`/api/<name>?lang=`), each with its own content type. All stable (bytes change only with content) except the badge.
@@ -123,12 +108,9 @@ export const FOLLOW_DOCUMENTS = {
 } as const;
 export type FollowDocumentName = keyof typeof FOLLOW_DOCUMENTS;
 /** `api/<lang>/<name>` */
-export function followDocumentKey(lang: Lang, name: FollowDocumentName): string {
-  return API_ROOT + lang + '/' + name;
-}
-export function isFollowDocument(value: string): value is FollowDocumentName {
-  return Object.prototype.hasOwnProperty.call(FOLLOW_DOCUMENTS, value);
-}
+export const followDocumentKey = (lang: Lang, name: FollowDocumentName): string => API_ROOT + lang + '/' + name;
+export const isFollowDocument = (value: string): value is FollowDocumentName =>
+  Object.prototype.hasOwnProperty.call(FOLLOW_DOCUMENTS, value);
 /** Where the API is served; feeds and the calendar need absolute links (RESET_PUBLIC_BASE_URL in production). */
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 
@@ -153,40 +135,32 @@ export const isUnknownVariantEndpoint = (value: string): value is Endpoint => is
 export const BUILDS_STOPPED_VARIANT = 'stopped';
 
 /** `api/<lang>/unknown/<date or BUILDS_STOPPED_VARIANT>/<endpoint>.json`, once the build's answer no longer holds. */
-export function unknownVariantKey(lang: Lang, date: string, endpoint: Endpoint): string {
-  return API_ROOT + lang + '/unknown/' + date + '/' + endpoint + '.json';
-}
+export const unknownVariantKey = (lang: Lang, date: string, endpoint: Endpoint): string =>
+  API_ROOT + lang + '/unknown/' + date + '/' + endpoint + '.json';
 
 /** The badge says today's state: like latest and status, the edge serves its `unknown` variant once the build is stale. */
-export function isBadgeDocument(name: string): name is 'badge.json' | 'badge.svg' {
-  return name === 'badge.json' || name === 'badge.svg';
-}
+export const isBadgeDocument = (name: string): name is 'badge.json' | 'badge.svg' =>
+  name === 'badge.json' || name === 'badge.svg';
 
 /** `api/<lang>/unknown/badge.json|svg`: the badge once the build's answer no longer holds (it names no date). */
-export function unknownBadgeKey(lang: Lang, name: 'badge.json' | 'badge.svg'): string {
-  return API_ROOT + lang + '/unknown/' + name;
-}
+export const unknownBadgeKey = (lang: Lang, name: 'badge.json' | 'badge.svg'): string =>
+  API_ROOT + lang + '/unknown/' + name;
 
 /**
  * `api/<lang>/unknown/forecast.json`: the forecast once past its own `stale_after`, its probabilities null. It names no
  * date (a forecast is about the hours after its issue), so one variant serves every later instant, like the badge's.
  */
-export function expiredForecastKey(lang: Lang): string {
-  return API_ROOT + lang + '/unknown/forecast.json';
-}
+export const expiredForecastKey = (lang: Lang): string => API_ROOT + lang + '/unknown/forecast.json';
 
 /**
  * `api/<lang>/unknown/forecast/index.html`: the human page made from the build's documents and its expired forecast,
  * served while today's answer still holds and the forecast no longer does.
  */
-export function expiredForecastPageKey(lang: Lang): string {
-  return API_ROOT + lang + '/unknown/forecast/index.html';
-}
+export const expiredForecastPageKey = (lang: Lang): string => API_ROOT + lang + '/unknown/forecast/index.html';
 
 /** `api/<lang>/unknown/<date>/index.html`: the human page made from the unknown variants. */
-export function unknownPageKey(lang: Lang, date: string): string {
-  return API_ROOT + lang + '/unknown/' + date + '/index.html';
-}
+export const unknownPageKey = (lang: Lang, date: string): string =>
+  API_ROOT + lang + '/unknown/' + date + '/index.html';
 
 /** An instant given on a command line (`--now`): ISO 8601 with `Z` or an offset (without, it would be local time). */
 export const ZONED_INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;

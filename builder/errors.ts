@@ -35,6 +35,4 @@ export function exitCodeFor(err: unknown): number {
   return EXIT.failed;
 }
 
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -167,9 +167,7 @@ export async function runMain(
 /** `npm run build`: one run, local by default. */
 export function main(argv: readonly string[], env: Env, io: Io = processIo): Promise<number> {
   return runMain('build', io, async () => {
-    const opts = parseBuildArgs(argv, env, io.now);
-    const summary = await runBuild(opts, env, io);
-    io.out(formatSummary(summary));
+    io.out(formatSummary(await runBuild(parseBuildArgs(argv, env, io.now), env, io)));
     for (const d of disabledSourcesFromEnv(env)) io.out(`disabled: ${d.id} (${d.variable} is empty)`);
     return EXIT.ok;
   });
@@ -185,6 +183,4 @@ export function isEntryPoint(moduleUrl: string, name: string): boolean {
   return moduleUrl === pathToFileURL(script).href && path.basename(script).replace(/\.[cm]?[jt]s$/, '') === name;
 }
 
-if (isEntryPoint(import.meta.url, 'main')) {
-  process.exitCode = await main(process.argv.slice(2), process.env);
-}
+if (isEntryPoint(import.meta.url, 'main')) process.exitCode = await main(process.argv.slice(2), process.env);

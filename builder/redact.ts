@@ -13,6 +13,4 @@ export function redactUrl(raw: string): string {
 }
 
 /** `text` with every http(s) URL in it redacted (a stack's `file:` paths stay): for messages from libraries that may quote a URL. */
-export function redactUrlsIn(text: string): string {
-  return text.replace(/\bhttps?:\/\/[^\s"'<>`]+/gi, (m) => redactUrl(m));
-}
+export const redactUrlsIn = (text: string): string => text.replace(/\bhttps?:\/\/[^\s"'<>`]+/gi, (m) => redactUrl(m));

@@ -16,16 +16,8 @@ import {
   NOT_FOUND_KEY,
   ZONED_INSTANT_PATTERN,
 } from '../contract.ts';
+import { orElse } from '../fsutil/missing.ts';
 import { baseHeaders, edgeContextFrom, errorResponse, route } from './route.ts';
-
-/** `read()`, or `fallback` when it throws (a file that is missing or cannot be read or parsed). */
-function orElse<T>(read: () => T, fallback: T): T {
-  try {
-    return read();
-  } catch {
-    return fallback;
-  }
-}
 
 /** Whether a regular file is at `file` (not missing, not a directory, readable). */
 const isFile = (file: string) => orElse(() => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false, false);

@@ -52,8 +52,7 @@ export const MAX_URI_LENGTH = 512;
 export const MAX_QUERY_LENGTH = 1024;
 export const MAX_QUERY_PARAMS = 20;
 
-type MessageKey = keyof typeof en;
-const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, de, ko, ja, zh };
+const MESSAGES: Record<Lang, Record<keyof typeof en, string>> = { en, de, ko, ja, zh };
 const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 const ALLOW = 'GET, HEAD, OPTIONS';
 
@@ -147,17 +146,15 @@ export function parseQuery(query: string): Record<string, string[]> | null {
 }
 
 /**
- * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than
- * GET/HEAD → 405; malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when
- * unsupported or repeated; path → object key, or 404/400 answered here. Unknown parameters are ignored.
- * `ctx` (the clock and the edge store's values) decides which variant of a present-tense document is served and
- * whether an event id exists; without it every document is served as published and any well-formed event id goes
- * to the origin.
+ * Routes one request. Rules, in order: request size limits; OPTIONS → 204 preflight; methods other than GET/HEAD → 405;
+ * malformed query → 400; `lang` (default en, case-insensitive, exactly once) → 400 when unsupported or repeated; path →
+ * object key, or 404/400 answered here. Unknown parameters are ignored. `ctx` (the clock and the edge store's values)
+ * decides which variant of a present-tense document is served and whether an event id exists; without it every document
+ * is served as published and any well-formed event id goes to the origin.
  */
 export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
-  if (req.uri.length > MAX_URI_LENGTH || req.query.length > MAX_QUERY_LENGTH) {
+  if (req.uri.length > MAX_URI_LENGTH || req.query.length > MAX_QUERY_LENGTH)
     return errorResponse(414, 'en', 'request_too_long', {});
-  }
   if (req.method === 'OPTIONS') {
     const headers = baseHeaders('');
     delete headers['content-type'];
@@ -188,9 +185,8 @@ export function route(req: RouteRequest, ctx?: EdgeContext): RouteResult {
 /** The path of a request whose method, query and language are valid. */
 function routePath(uri: string, lang: Lang, q: Record<string, string[]>, ctx?: EdgeContext): RouteResult {
   const notFound = () => errorResponse(404, lang, 'not_found', { path: echo(uri) });
-  if (!SAFE_PATH.test(uri) || uri.indexOf('//') !== -1 || /\/\.\.?(\/|$)/.test(uri)) {
+  if (!SAFE_PATH.test(uri) || uri.indexOf('//') !== -1 || /\/\.\.?(\/|$)/.test(uri))
     return errorResponse(400, lang, 'invalid_path', {});
-  }
   const stale = unknownDate(ctx);
   // The human page: `/` (in `lang`, English by default), `/<lang>` and `/<lang>/`. Made from the documents it is
   // served with: today's unknown variants, else the expired forecast once that holds no longer, else the build's.
@@ -211,14 +207,12 @@ function routePath(uri: string, lang: Lang, q: Record<string, string[]>, ctx?: E
   if (segs.length === 4 && name === 'events') {
     // A malformed id and, when the store lists every published id, an unknown one: the same translated 404, here
     // at the edge rather than from the origin.
-    if (!EVENT_ID_PATTERN.test(file) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false)) {
+    if (!EVENT_ID_PATTERN.test(file) || (ctx !== undefined && ctx.freshness !== null && ctx.eventKnown === false))
       return errorResponse(404, lang, 'event_not_found', { id: echo(file) });
-    }
     return object(eventKey(lang, file), lang);
   }
-  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(file)) {
+  if (segs.length === 4 && name === 'schemas' && /^[a-z0-9-]{1,40}\.json$/.test(file))
     return object(schemaKey(file), null);
-  }
   if (segs.length !== 3) return notFound();
   if (name === 'openapi.json') return object(OPENAPI_KEY, null);
   if ('api/' + name === LICENSE_KEY) return object(LICENSE_KEY, null, TEXT_CONTENT_TYPE);

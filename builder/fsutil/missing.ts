@@ -6,3 +6,12 @@ export const unlessMissing = <T, A>(read: Promise<T>, absent: A): Promise<T | A>
     if (err.code === 'ENOENT') return absent;
     throw err;
   });
+
+/** `read()`, or `fallback` when it throws (a file that is missing or cannot be read or parsed). */
+export function orElse<T, F = T>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}

@@ -3,9 +3,8 @@ import { DataError } from '../errors.ts';
 
 const SAFE_KEY = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 
-export function isSafeKey(key: string): boolean {
-  return SAFE_KEY.test(key) && !key.split('/').some((p) => p === '..' || p === '.');
-}
+export const isSafeKey = (key: string): boolean =>
+  SAFE_KEY.test(key) && !key.split('/').some((p) => p === '..' || p === '.');
 
 export function assertSafeKey(key: string, where = 'publish'): void {
   if (!isSafeKey(key)) throw new DataError(where, `refusing unsafe object key ${JSON.stringify(key)}`);

@@ -2,7 +2,7 @@
 // recorded only after it succeeded; a failed one is retried on later runs until NOTIFY_RETRY_MS after it first
 // failed or until the news stops being news (its window below), whichever comes first. Bounded: at most
 // NOTIFY_MAX_PER_RUN messages per run and channel, then one digest covering the rest.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Lang } from '../contract.ts';
 import { DAY_MS, eventMs } from '../model/events.ts';
 import type { Announcement, Event, NotifyLog } from '../model/schemas.ts';
@@ -151,10 +151,9 @@ function dueMessages(
     // A reset verified after it was announced keeps its id and is not news again: the confirmed day stands for the
     // resets it names (their reset keys are its keys too), so it is not sent once any of them was, and it replaces
     // their reset messages when both are due in one run.
-    const resetKeys = today.event_ids.flatMap((id) => {
-      const e = events.find((x) => x.id === id);
-      return [id, ...(e?.same_as ?? [])].map((k) => `reset:${k}`);
-    });
+    const resetKeys = today.event_ids.flatMap((id) =>
+      [id, ...(events.find((x) => x.id === id)?.same_as ?? [])].map((k) => `reset:${k}`),
+    );
     const covered = new Set(resetKeys);
     const rest = messages.filter((m) => m.message.kind !== 'reset' || !m.keys.some((k) => covered.has(k)));
     return [...rest, due(`confirmed:${today.date}`, fields, o, { keys: [`confirmed:${today.date}`, ...resetKeys] })];
@@ -168,10 +167,7 @@ function dueMessages(
  */
 function digest(covers: readonly string[], asOf: Date, o: PlanOptions): Due {
   const t = translator(o.lang);
-  const hash = createHash('sha256')
-    .update([...covers].sort().join('\n'))
-    .digest('hex');
-  const id = `digest-${hash.slice(0, 16)}`;
+  const id = `digest-${hash('sha256', [...covers].sort().join('\n'), 'hex').slice(0, 16)}`;
   const fields: MessageFields = {
     kind: 'digest',
     id,
@@ -188,9 +184,8 @@ function digest(covers: readonly string[], asOf: Date, o: PlanOptions): Due {
 const pair = (channel: string, key: string): string => `${channel}\u0000${key}`;
 
 /** The keys of every message whose window is open now, sent or not: the sent log keeps these whatever their age. */
-export function openNotificationKeys(...args: Parameters<typeof dueMessages>): Set<string> {
-  return new Set(dueMessages(...args).flatMap((m) => m.keys));
-}
+export const openNotificationKeys = (...args: Parameters<typeof dueMessages>): Set<string> =>
+  new Set(dueMessages(...args).flatMap((m) => m.keys));
 
 /**
  * The deliveries due now: per channel, every message due (dueMessages) not yet sent to that channel and not given up

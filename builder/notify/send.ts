@@ -26,17 +26,13 @@ const DEFAULTS = {
   log: (_line: string): void => {},
 };
 
-export type NotifierOptions = Partial<typeof DEFAULTS>;
-
 export interface Notifier {
   readonly channels: readonly Channel[];
   send(deliveries: readonly Delivery[]): Promise<DeliveryOutcome[]>;
 }
 
 /** Slack's three control characters in text, as Slack asks: `&amp;`, `&lt;`, `&gt;`. */
-function slackEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+const slackEscape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * `<url|label>`. In the URL `|`, `<` and `>` would end the link or its URL early (a source link could then show a
@@ -103,7 +99,7 @@ async function post(url: string, init: PostInit, timeoutMs: number): Promise<htt
   }
 }
 
-export function createNotifier(channels: readonly Channel[], opts: NotifierOptions = {}): Notifier {
+export function createNotifier(channels: readonly Channel[], opts: Partial<typeof DEFAULTS> = {}): Notifier {
   const o = { ...DEFAULTS, ...opts };
   const common = { 'content-type': 'application/json', 'user-agent': o.userAgent };
   return {

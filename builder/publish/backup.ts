@@ -32,7 +32,6 @@ const BackupManifestSchema = z.object({
   /** Paths relative to the data directory, '/'-separated. */
   files: z.array(Checksum.extend({ path: z.string().refine(isSafeKey, 'unsafe file path') })),
 });
-type BackupManifest = z.infer<typeof BackupManifestSchema>;
 
 export interface BackupProblem {
   /** `state.json`, `data/<path>` or `manifest.json` */
@@ -80,12 +79,11 @@ export async function createBackup(target: BackupTarget, opts: { dataDir: string
 
   const stateBytes = await get(stateKey);
   if (stateBytes !== null) await put(STATE_OBJECT, stateBytes, 'application/json');
-  const entries = await unlessMissing(readdir(opts.dataDir, { recursive: true, withFileTypes: true }), []);
-  const files = entries
+  const files = (await unlessMissing(readdir(opts.dataDir, { recursive: true, withFileTypes: true }), []))
     .filter((e) => e.isFile())
     .map((e) => path.relative(opts.dataDir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
     .sort();
-  const manifest: BackupManifest = {
+  const manifest: z.infer<typeof BackupManifestSchema> = {
     version: 1,
     id,
     created_at: opts.now.toISOString(),
@@ -155,9 +153,7 @@ async function loadSnapshot(target: BackupTarget, id: string) {
 }
 
 /** Downloads every object of the snapshot and recomputes its checksum; lists every problem found. */
-export async function verifyBackup(target: BackupTarget, id: string) {
-  return (await loadSnapshot(target, id)).report;
-}
+export const verifyBackup = async (target: BackupTarget, id: string) => (await loadSnapshot(target, id)).report;
 
 /**
  * Restores a snapshot that verifies: the state object (conditionally, so a run that saved meanwhile is not
@@ -187,8 +183,7 @@ export async function restoreBackup(target: BackupTarget, id: string, opts: { da
 /** Complete snapshots (those with a manifest), oldest first. */
 export async function listBackups(target: BackupTarget): Promise<string[]> {
   const { client, bucket, backupPrefix } = resolveTarget(target);
-  const keys = (await listObjects(client, bucket, backupPrefix, WHERE)).keys();
-  return [...keys]
+  return [...(await listObjects(client, bucket, backupPrefix, WHERE)).keys()]
     .map((k) => k.slice(backupPrefix.length).split('/'))
     .filter(([id, file, ...rest]) => file === MANIFEST && rest.length === 0 && BACKUP_ID.test(id!))
     .map(([id]) => id!)

@@ -43,8 +43,7 @@ export function createLocalEdgeStore(dir: string): EdgeStore {
   const file = path.join(dir, EDGE_STORE_FILE);
   /** The file's map; anything but a flat string map is an error. */
   async function read(): Promise<Record<string, string>> {
-    const text = await unlessMissing(readFile(file, 'utf8'), '{}');
-    const parsed = parseJsonWith(text, z.record(z.string(), z.string()));
+    const parsed = parseJsonWith(await unlessMissing(readFile(file, 'utf8'), '{}'), z.record(z.string(), z.string()));
     if (!parsed.ok) throw new DataError(WHERE, `${file} is not a flat string map: ${parsed.reason}`);
     return Object.assign(Object.create(null) as Record<string, string>, parsed.data);
   }

@@ -9,8 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EDGE_STORE_FILE } from '../contract.ts';
-import { DataError, StorageError } from '../errors.ts';
+import { DataError, StorageError, messageOf } from '../errors.ts';
 import { replaceFile } from '../fsutil/atomic.ts';
+import { orElse } from '../fsutil/missing.ts';
 import type { PublishReport, Sink } from './sink.ts';
 import { consumeInPhases } from './stream.ts';
 
@@ -75,22 +76,8 @@ async function attempt(target: string, what: string, op: () => Promise<unknown>)
     // A directory renamed onto one that is there and not empty: not ours, as the listing did not have it.
     const code = (err as NodeJS.ErrnoException).code;
     const hint = code === 'ENOTEMPTY' || code === 'EEXIST' ? ', which something else created during the publish' : '';
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new StorageError(WHERE, `${target}: ${what}${hint}: ${reason}`, { cause: err });
+    throw new StorageError(WHERE, `${target}: ${what}${hint}: ${messageOf(err)}`, { cause: err });
   });
-}
-
-/**
- * The file's text, or null when it is gone or unreadable (written again, which reports a real problem). Read
- * synchronously: most documents of a tick are unchanged, and a small file read in one call costs far less than
- * fs/promises' readFile (four thread-pool round trips and their promises).
- */
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
 }
 
 /** `windowDocs`: documents held at once (STREAM_WINDOW_DOCS); smaller only to test the bound. */
@@ -109,7 +96,10 @@ export function createLocalSink(dir: string, sinkOpts: { windowDocs?: number } =
       async function write(key: string, body: string): Promise<'written' | 'unchanged'> {
         const file = path.join(dir, key);
         const how = plan.place(key);
-        if (how === 'compare' && readOrNull(file) === body) return 'unchanged';
+        // A file gone or unreadable is written again (which reports a real problem). Read synchronously: most documents
+        // of a tick are unchanged, and a small file read in one call costs far less than fs/promises' readFile (four
+        // thread-pool round trips and their promises).
+        if (how === 'compare' && orElse(() => readFileSync(file, 'utf8'), null) === body) return 'unchanged';
         if (typeof how === 'string') await replaceFile(file, body);
         else {
           const staged = path.join(staging, key);

@@ -62,17 +62,15 @@ const StoredManifest = z.object({
 export function parseManifest(text: string | Uint8Array): Manifest | null {
   const parsed = parseJsonWith(text, StoredManifest);
   if (!parsed.ok) return null;
-  const m = parsed.data;
+  const { listedAt, sinceListing, ...m } = parsed.data;
   const objects = new Map(m.objects.map(([k, [etag, fingerprint]]) => [k, { etag, fingerprint }]));
-  const { listedAt, sinceListing } = m;
   return { objects, missingSince: Object.fromEntries(m.missingSince), listedAt, sinceListing, recovered: false };
 }
 
 /** The manifest as stored: one JSON object, each entry as [etag, fingerprint]. */
-export function serializeManifest(m: Manifest): string {
-  const objects = Object.fromEntries([...m.objects].map(([k, v]) => [k, [v.etag, v.fingerprint]]));
-  const { missingSince, listedAt, sinceListing } = m;
-  return JSON.stringify({ version: MANIFEST_VERSION, objects, missingSince, listedAt, sinceListing });
+export function serializeManifest({ objects, missingSince, listedAt, sinceListing }: Manifest): string {
+  const entries = Object.fromEntries([...objects].map(([k, v]) => [k, [v.etag, v.fingerprint]]));
+  return JSON.stringify({ version: MANIFEST_VERSION, objects: entries, missingSince, listedAt, sinceListing });
 }
 
 /** The body's SHA-256 in base64, computed once per document: the fingerprint's core, and (as hex) the upload's. */

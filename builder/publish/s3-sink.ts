@@ -1,9 +1,8 @@
 // Sink into an S3 bucket: carries out the plan of s3-plan.ts phase by phase (docs/s3.md has the costs). Per publish:
-// one GET of the manifest, the PUTs of changed objects (each with its body's SHA-256 as `x-amz-meta-sha256`, for
-// audits with a HEAD), the DELETEs that are due, one conditional PUT of the manifest, and on a listing publish one
-// LIST per 1,000 keys. At most `windowDocs` bodies are held at once. A refused key or a failed request stops the
-// publish with no deletes and no manifest PUT: the previous manifest stays, and the next publish re-uploads whatever
-// differs from it.
+// one GET of the manifest, the PUTs of changed objects (each with its body's SHA-256 as `x-amz-meta-sha256`, for audits
+// with a HEAD), the DELETEs that are due, one conditional PUT of the manifest, and on a listing publish one LIST per
+// 1,000 keys. At most `windowDocs` bodies are held at once. A refused key or a failed request stops the publish with no
+// deletes and no manifest PUT: the previous manifest stays, and the next publish re-uploads whatever differs from it.
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { ConfigError, DataError } from '../errors.ts';

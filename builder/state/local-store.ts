@@ -36,10 +36,8 @@ async function withMutex<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 export function createLocalStateStore(dir: string, opts: { now: () => Date }): StateStore {
   /** A file's version is the hash of its contents. */
   const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
-  async function read(file: string) {
-    const body = await unlessMissing(readFile(file), null);
-    return body && { body, version: sha256(body) };
-  }
+  const read = (file: string) =>
+    unlessMissing(readFile(file), null).then((body) => body && { body, version: sha256(body) });
   return createStateStore(
     `local:${dir}`,
     'state/local',

@@ -36,10 +36,7 @@ export function createS3StateStore(opts: S3StateStoreOptions): StateStore {
     WHERE,
     {
       name: (k) => `s3://${bucket}/${k}`,
-      read: async (k) => {
-        const stored = await getObject(client, bucket, k, WHERE);
-        return stored && { body: stored.body, version: stored.etag };
-      },
+      read: (k) => getObject(client, bucket, k, WHERE).then((s) => s && { body: s.body, version: s.etag }),
       writeIf: (k, body, expected) => putIf(client, noStoreJson(bucket, k, body), expected, WHERE),
       write: (k, body) =>
         described(WHERE, 'PUT', bucket, k, () => client.send(new PutObjectCommand(noStoreJson(bucket, k, body)))),

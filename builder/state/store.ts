@@ -144,17 +144,14 @@ export function createStateStore(
     },
 
     async releaseLock(handle) {
-      // Overwritten as expired, not deleted, conditional on the version this run wrote: a lock another run took over
-      // is left alone (radosgw ignores If-Match on DELETE), and the record keeps the run number the next holder
-      // counts on.
+      // Overwritten as expired, not deleted, conditional on the version this run wrote: a lock another run took over is
+      // left alone (radosgw ignores If-Match on DELETE), and the record keeps the run number the next holder counts on.
       await objects.writeIf(keys.lock, lockBody({ ...handle, expiresAt: new Date(0).toISOString() }), handle.version);
     },
   };
 }
 
-/**
- * Read-modify-write with retries: a lost race is retried from a fresh read, so newer state is never overwritten.
- */
+/** Read-modify-write with retries: a lost race is retried from a fresh read, so newer state is never overwritten. */
 export async function updateState(
   store: StateStore,
   mutate: (s: State) => State,
