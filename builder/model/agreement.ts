@@ -144,10 +144,9 @@ export function computeAgreement(input: {
     // A policy change is not a reset, so a source that calls its post "not a reset" (a boost) agrees with it.
     const accepted = e.type === 'policy_change' ? ['policy_change', 'not_a_reset'] : [e.type];
     const agreeing = [...readings.values()].filter((r) => accepted.some((t) => r.has(t))).length;
-    const against = readings.size - agreeing;
     const reviewed = posts.some((p) => settled.has(p));
     const agreement: Agreement =
-      against > 0 ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
+      readings.size > agreeing ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
     votes.sort((a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id));
     const next = { ...e, recorded_by: votes.slice(0, 20), agreement };
     const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;

@@ -98,9 +98,8 @@ function computeUpstreamEvents(previous: readonly Event[], results: readonly Sou
 }
 
 /** The ok results of one source kind that carry `field`, in order. */
-function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceKind[], field: keyof SourceResult) {
-  return results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
-}
+const okResults = (results: readonly SourceResult[], kinds: SourceKind | SourceKind[], field: keyof SourceResult) =>
+  results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
 
 /** The anomaly rule: such a run becomes a failed check, and one `source_anomaly` signal per source and UTC day. */
 function quarantineAnomalies(stored: readonly Event[], results: readonly SourceResult[], asOf: Date) {
@@ -196,9 +195,8 @@ function computeLabels(previous: readonly SourceLabel[], results: readonly Sourc
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
 /** Seen again, a watch or announcement keeps when it was first seen. */
-function keepFirstSeen<T extends { first_seen_at: string }>(prev: T | null, fresh: T | null, key: (x: T) => string) {
-  return fresh && prev && key(prev) === key(fresh) ? { ...fresh, first_seen_at: prev.first_seen_at } : fresh;
-}
+const keepFirstSeen = <T extends { first_seen_at: string }>(prev: T | null, fresh: T | null, key: (x: T) => string) =>
+  fresh && prev && key(prev) === key(fresh) ? { ...fresh, first_seen_at: prev.first_seen_at } : fresh;
 
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
 function watchSignal(w: TrackerWatch, source: string): Signal {
@@ -233,10 +231,7 @@ export function applySourceResults(
   const [first, second] = (['tracker_status', 'reset_timeline'] as const).map((k) =>
     okResults(results, k, 'announcement').at(-1),
   );
-  const fromTimeline = second?.announcement
-    ? { ...second, announcement: { ...second.announcement, origin: 'reset_timeline' as const } }
-    : second;
-  const announced = first?.announcement ? first : fromTimeline?.announcement ? fromTimeline : (first ?? second);
+  const timeline = second?.announcement && { ...second.announcement, origin: 'reset_timeline' as const };
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
@@ -248,9 +243,10 @@ export function applySourceResults(
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
-    announcement: announced
-      ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)
-      : state.announcement,
+    announcement:
+      first || second
+        ? keepFirstSeen(state.announcement, first?.announcement ?? timeline ?? null, (a) => a.id)
+        : state.announcement,
     tracker_watch: watch,
     // Every watch seen, oldest first, once each; past MAX_WATCHES the oldest go.
     watches:

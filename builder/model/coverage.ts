@@ -42,8 +42,7 @@ export function extendCoverage(prev: readonly CoverageSpan[], checks: readonly S
     .map((c) => Date.parse(c.checked_at))
     .filter((t) => Number.isFinite(t) && t <= asOfMs)
     .map((t) => ({ from: t, to: t }));
-  const keepFrom = asOfMs - COVERAGE_RETENTION_DAYS * DAY_MS;
-  const merged = merge([...toSpans(prev), ...fresh]).filter((s) => s.to >= keepFrom);
+  const merged = merge([...toSpans(prev), ...fresh]).filter((s) => s.to >= asOfMs - COVERAGE_RETENTION_DAYS * DAY_MS);
   return merged.slice(-MAX_COVERAGE_SPANS).map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
 }
 

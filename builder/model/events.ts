@@ -94,8 +94,7 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   all.forEach((e, i) => {
     // A shared link joins records of one type only: a post can announce a banked grant and mention a global reset.
     const ids = [e.id, ...e.same_as].map((id) => `id:${id}`);
-    const keys = [...ids, ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)];
-    for (const k of keys) {
+    for (const k of [...ids, ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)]) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
       else parent[find(i)] = find(j);
@@ -149,8 +148,7 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
       if (witness(all[a]!) === witness(all[b]!) || all[a]!.type !== all[b]!.type) continue;
       // Resets of two UTC days are two resets, however close across midnight.
       if (eventDate(all[a]!) !== eventDate(all[b]!)) continue;
-      let d = Infinity;
-      for (const x of instants[a]!) for (const y of instants[b]!) d = Math.min(d, Math.abs(x - y));
+      const d = Math.min(...instants[a]!.flatMap((x) => instants[b]!.map((y) => Math.abs(x - y))));
       if (d <= MERGE_WINDOW_MS) pairs.push({ i: Math.min(a, b), j: Math.max(a, b), d });
     }
   }
@@ -159,14 +157,11 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
 
 /** Lower-cases host, drops query, fragment and trailing slash, and treats twitter.com as x.com. */
 export function normalizeUrl(u: string): string {
-  try {
-    const url = new URL(u);
-    const host = url.hostname
-      .toLowerCase()
-      .replace(/^(www\.|mobile\.)/, '')
-      .replace(/^twitter\.com$/, 'x.com');
-    return `${host}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return u;
-  }
+  const url = URL.parse(u);
+  if (url === null) return u;
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^(www\.|mobile\.)/, '')
+    .replace(/^twitter\.com$/, 'x.com');
+  return `${host}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -56,9 +56,8 @@ export const hasReach = (e: Event): boolean => e.type === 'global_reset' || e.ty
 
 /** Every quote of a decision that is not a substring of the event's evidence text (empty: all are its words). */
 export function misquotes(d: ReachDecision, evidenceText: string): string[] {
-  const { plans, products, models, cohort, limits, landing } = d;
-  const quotes = [plans, products, models, cohort, limits, landing].map((f) => f?.quote);
-  return [...quotes, landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
+  const quotes = [d.plans, d.products, d.models, d.cohort, d.limits, d.landing].map((f) => f?.quote);
+  return [...quotes, d.landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
 }
 
 /** The resets with their reach as a build as of `asOf` knows it ("not stated" before the decision's date). */
