@@ -149,9 +149,7 @@ export function recordForecast(
   const first = Number.isFinite(lastLogged)
     ? lastLogged + CHECKPOINT_INTERVAL_MS
     : checkpointAtOrAfter(prev.last_forecast !== null ? Date.parse(prev.last_forecast.issued_at) : asOfMs);
-  const candidates = [prev.last_forecast, current].flatMap((f) =>
-    f === null ? [] : { issued_ms: Date.parse(f.issued_at), f },
-  );
+  const candidates = [prev.last_forecast, current].flatMap((f) => (f ? { issued_ms: Date.parse(f.issued_at), f } : []));
   for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS) {
     // The forecast live at t by ResetBench's rule, if it has probabilities.
     const live = forecastAtCheckpoint(candidates, t)?.f;

@@ -114,9 +114,8 @@ export function computeAgreement(input: {
   // Every source's votes on each post: its records citing it, and codex-reset.com's labels of records it has no event for.
   const byPost = new Map<string, RecordedBy[]>();
   const vote = (post: string, v: RecordedBy) => {
-    const list = byPost.get(post);
-    if (list === undefined) byPost.set(post, [v]);
-    else if (list.length < MAX_VOTES_PER_POST) list.push(v);
+    const list = byPost.get(post) ?? [];
+    if (list.length < MAX_VOTES_PER_POST) byPost.set(post, [...list, v]);
   };
   // codex-reset.com speaks through its labels (its own words), under the id of its event where it has one.
   const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));

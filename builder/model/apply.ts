@@ -228,10 +228,10 @@ export function applySourceResults(
   const { results, signals } = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const status = okResults(results, 'status_page', 'status').at(-1)?.status;
   // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none.
-  const [first, second] = (['tracker_status', 'reset_timeline'] as const).map((k) =>
-    okResults(results, k, 'announcement').at(-1),
-  );
+  const first = okResults(results, 'tracker_status', 'announcement').at(-1);
+  const second = okResults(results, 'reset_timeline', 'announcement').at(-1);
   const timeline = second?.announcement && { ...second.announcement, origin: 'reset_timeline' as const };
+  const announced = first || second ? (first?.announcement ?? timeline ?? null) : state.announcement;
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
@@ -243,10 +243,7 @@ export function applySourceResults(
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
-    announcement:
-      first || second
-        ? keepFirstSeen(state.announcement, first?.announcement ?? timeline ?? null, (a) => a.id)
-        : state.announcement,
+    announcement: keepFirstSeen(state.announcement, announced, (a) => a.id),
     tracker_watch: watch,
     // Every watch seen, oldest first, once each; past MAX_WATCHES the oldest go.
     watches:

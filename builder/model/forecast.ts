@@ -153,7 +153,7 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const times = known.map(eventMs);
   const lastAt = known.length === 0 ? null : eventTime(known.at(-1)!).at;
   const announced = announcementEffect(events, asOfMs, opts.announced ?? null, opts.announcementReview ?? []);
-  const forecast = (p: Probabilities, explanation: Detail) => ({
+  const forecast = (explanation: Detail, p: Probabilities) => ({
     ...p,
     covered_until: opts.coveredUntil ?? null,
     sample_size: times.length,
@@ -164,7 +164,7 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     announced,
   });
   const withheld = whyWithheld(times, asOfMs, lastAt, opts);
-  if (withheld !== null) return forecast(WITHHELD, withheld);
+  if (withheld !== null) return forecast(withheld, WITHHELD);
 
   const m24 = poissonProbability(times, asOfMs, 24 * HOUR_MS);
   // The chance grows with the horizon; max() guards against rounding at the clip.
@@ -199,7 +199,7 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
           },
         }
       : { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } };
-  const probabilities = {
+  return forecast(explanation, {
     probability_24h: p24,
     probability_48h: p48,
     base_rate_24h: base24,
@@ -208,6 +208,5 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     trailing_base_rate_48h: trailing(TRAILING_CLIMATOLOGY_DAYS[0], 48),
     trailing_90d_base_rate_24h: trailing(COMPARED_WITH_DAYS, 24),
     trailing_90d_base_rate_48h: trailing(COMPARED_WITH_DAYS, 48),
-  };
-  return forecast(probabilities, explanation);
+  });
 }

@@ -1,16 +1,16 @@
 // What the model takes in from the adapters: one run's source results and the curated review decisions. Owned here,
 // so the pure model depends on nothing outside itself; the sources produce these shapes.
 import { z } from 'zod';
-import {
-  EventIdSchema,
-  type Announcement,
-  type Event,
-  type PostRead,
-  type Signal,
-  type SourceCheck,
-  type SourceLabel,
-  type TrackerWatch,
-  type UpstreamStatus,
+import { EventIdSchema } from './schemas.ts';
+import type {
+  Announcement,
+  Event,
+  PostRead,
+  Signal,
+  SourceCheck,
+  SourceLabel,
+  TrackerWatch,
+  UpstreamStatus,
 } from './schemas.ts';
 
 /** What one source produced in one run; data fields only when the check succeeded. */

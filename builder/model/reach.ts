@@ -147,11 +147,8 @@ export function bankedResetWarning(
   asOf: Date,
 ): { kind: 'announced' | 'landing'; at: string | null } | null {
   const now = asOf.getTime();
-  const landing = events
-    .filter(countsAsGlobal)
-    .flatMap((e) => landingUntil(e, now) ?? [])
-    .sort();
-  if (landing.length > 0) return { kind: 'landing', at: landing.at(-1)! };
+  const landing = events.filter(countsAsGlobal).flatMap((e) => landingUntil(e, now) ?? []);
+  if (landing.length > 0) return { kind: 'landing', at: landing.sort().at(-1)! };
   if (upcoming !== null && upcoming.type === 'global_reset') return { kind: 'announced', at: upcoming.scheduled_for };
   return null;
 }

@@ -86,8 +86,12 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     event_ids: of.map((e) => e.id),
     explanation: why,
   });
-  // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host.
-  const read = readSources(checks, now);
+  // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host ("none": none).
+  const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
+  const hosts = checks
+    .filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS)
+    .map((c) => URL.parse(c.url)?.host ?? c.source);
+  const read = [...new Set(hosts)].sort().join(', ') || 'none';
   const stated = (code: string, params = {}) => ({ code: `state.${code}`, params: { date, read, ...params } });
   if (verified.length > 0) return answer('confirmed_today', verified, stated('confirmed_today'));
   // A reset the sources dispute (and curated history does not settle) is still recorded, and the answer says who says what.
@@ -118,15 +122,6 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     now: at,
   });
   return answer('unknown', [], why);
-}
-
-/** The hosts of the reset sources with a good check in the STALE_AFTER_MS before `now` ("none" when there are none). */
-function readSources(checks: readonly SourceCheck[], now: number): string {
-  const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
-  const hosts = checks
-    .filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS)
-    .map((c) => URL.parse(c.url)?.host ?? c.source);
-  return [...new Set(hosts)].sort().join(', ') || 'none';
 }
 
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
