@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import { HOUR_MS } from './climatology.ts';
 import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
-import { capText, type Announcement, type Event, type Signal, type State } from './schemas.ts';
+import { AWAITING_REVIEW, capText, type Announcement, type Event, type Signal, type State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
 /** The model's input: the tracker's `scheduled_reset` (or any announced upcoming reset). */
@@ -143,8 +143,7 @@ export function withOverdueAnnouncement(state: State, events: readonly Event[], 
     url: a.source?.url ?? null,
     published_at: a.announced_at,
     first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
+    ...AWAITING_REVIEW,
   };
   return { ...state, signals: [signal, ...state.signals] };
 }

@@ -5,6 +5,7 @@ import { toIso } from './climatology.ts';
 import { isGoodResetCheck, latestCheck } from './status.ts';
 import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
+  AWAITING_REVIEW,
   MAX_SOURCE_LABELS,
   MAX_WATCHES,
   capText,
@@ -126,8 +127,7 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
       url: null,
       published_at: null,
       first_seen_at: at,
-      review: 'awaiting_review',
-      promoted_to: null,
+      ...AWAITING_REVIEW,
       count,
       origin,
     });
@@ -169,7 +169,7 @@ function computeSignals(
     .filter((s) => signalMs(s, asOfMs) >= asOfMs - SIGNAL_WINDOW_MS)
     .map((s): Signal => {
       const d = decisions.get(s.id);
-      if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
+      if (!d) return { ...s, ...AWAITING_REVIEW };
       if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
       // ReviewDecisionSchema holds a promoted decision to a valid event id.
       return { ...s, review: 'promoted', promoted_to: d.event_id! };
@@ -209,8 +209,7 @@ function watchSignal(w: TrackerWatch, source: string): Signal {
     url: w.source_url,
     published_at: w.observed_at,
     first_seen_at: w.first_seen_at,
-    review: 'awaiting_review',
-    promoted_to: null,
+    ...AWAITING_REVIEW,
     expires_at: w.expires_at,
   };
 }

@@ -72,9 +72,6 @@ const better = (a: Event, b: Event): Event =>
  */
 export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 
-/** Every instant a record carries (announced, observed, effective); day-precision records have none. */
-const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse));
-
 /**
  * One record per real-world event, newest first. Two records are one event when one lists the other in `same_as`,
  * they cite the same post (and have one type), or by proximity: one type, one UTC date, instants within
@@ -135,7 +132,8 @@ const witness = (e: Event): string => `${e.origin}:${e.time_basis === 'observati
 
 /** The proximity rule's pairs, closest first; a sweep by earliest instant, so large histories stay fast. */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
-  const instants = all.map(instantsOf);
+  // Every instant a record carries (announced, observed, effective); day-precision records have none.
+  const instants = all.map((e) => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse)));
   const lo = instants.map((ts) => Math.min(...ts));
   const order = all.map((_, i) => i).filter((i) => instants[i]!.length > 0);
   order.sort((a, b) => lo[a]! - lo[b]!);

@@ -169,10 +169,9 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const m24 = poissonProbability(times, asOfMs, 24 * HOUR_MS);
   // The chance grows with the horizon; max() guards against rounding at the clip.
   const m48 = Math.max(m24, poissonProbability(times, asOfMs, 48 * HOUR_MS));
-  const raise = (p: number, inside: boolean) =>
-    announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p;
-  const p24 = raise(m24, announced?.inside_24h ?? false);
-  const p48 = Math.max(p24, raise(m48, announced?.inside_48h ?? false));
+  const raiseTo = announced === null ? 0 : clipProbability(announced.follow_through);
+  const p24 = announced?.inside_24h ? Math.max(m24, raiseTo) : m24;
+  const p48 = Math.max(p24, announced?.inside_48h ? Math.max(m48, raiseTo) : m48);
   const [base24, base48] = HORIZONS_HOURS.map((h) => baseRate(times, asOfMs, h)) as [number, number];
   const trailing = (days: number, h: number) => trailingClimatology(times, asOfMs, days, h * HOUR_MS);
   const common = {

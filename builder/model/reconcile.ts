@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost, citedPosts } from './evidence.ts';
 import { eventDate, eventMs, MERGE_WINDOW_MS, reviewedBy } from './events.ts';
-import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
+import { AWAITING_REVIEW, EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
 /**
  * A reviewed decision about the tracker record citing X post `post_id`: `type` (the curated type stands),
@@ -49,8 +49,7 @@ export const question = (
   source,
   published_at: null,
   first_seen_at: formatInstant(asOf),
-  review: 'awaiting_review',
-  promoted_to: null,
+  ...AWAITING_REVIEW,
   ...q,
 });
 
