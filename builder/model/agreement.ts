@@ -4,7 +4,7 @@
 // mislabels some posts, differently from the other, so their disagreement is found post by post, never decided here.
 import { EVENT_TYPES, formatInstant, type EventType } from '../contract.ts';
 import { citedPost, citedPosts } from './evidence.ts';
-import { eventMs, reviewedBy } from './events.ts';
+import { eventMs, firstPerKey, reviewedBy } from './events.ts';
 import { countsAsGlobal } from './reach.ts';
 import { question as openQuestion, type TrackerReview } from './reconcile.ts';
 import {
@@ -131,7 +131,7 @@ export function computeAgreement(input: {
   const events = input.merged.map((e): Event => {
     const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
     const posts = [...new Set([e, ...members].flatMap((m) => citedPosts(m.sources)))].sort();
-    const votes = firstOf(
+    const votes = firstPerKey(
       [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])],
       (v) => `${v.origin}\u0000${v.record_id}`,
     );
@@ -154,14 +154,7 @@ export function computeAgreement(input: {
     return next;
   });
   // One question per id (two events can cite one post: a global reset and a banked grant of the same post).
-  return { events, signals: firstOf(signals, (s) => s.id) };
-}
-
-/** `items` without repeats: the first item of each key, in order. */
-function firstOf<T>(items: readonly T[], key: (item: T) => string): T[] {
-  const first = new Map<string, T>();
-  for (const item of items) if (!first.has(key(item))) first.set(key(item), item);
-  return [...first.values()];
+  return { events, signals: firstPerKey(signals, (s) => s.id) };
 }
 
 type QuestionField = 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type';

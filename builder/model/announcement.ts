@@ -124,8 +124,7 @@ export function computeUpcoming(a: Announcement | null, events: readonly Event[]
   if (a === null || Date.parse(a.first_seen_at) > asOf.getTime() || isFulfilled(a, events, asOf))
     return { upcoming: null, overdue: null };
   const due = a.scheduled_for !== null ? Date.parse(a.scheduled_for) : Date.parse(a.announced_at) + DAY_MS;
-  if (asOf.getTime() > due + OVERDUE_AFTER_MS) return { upcoming: null, overdue: a };
-  return { upcoming: a, overdue: null };
+  return asOf.getTime() > due + OVERDUE_AFTER_MS ? { upcoming: null, overdue: a } : { upcoming: a, overdue: null };
 }
 
 /** The state with the overdue announcement (if any) among the signals awaiting review, once. */

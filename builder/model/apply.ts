@@ -3,7 +3,7 @@ import { urlOrigin } from '../contract.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { toIso } from './climatology.ts';
 import { isGoodResetCheck, latestCheck } from './status.ts';
-import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
+import { DAY_MS, eventMs, firstPerKey, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
   AWAITING_REVIEW,
   MAX_SOURCE_LABELS,
@@ -55,22 +55,13 @@ export function sourcesDue<T extends { id: string; kind: SourceKind }>(
   });
 }
 
-/** The first `max` items of each source, in order. */
-function firstPerSource<T extends { source: string }>(items: readonly T[], max: number): T[] {
-  const seen = new Map<string, number>();
-  return items.filter((t) => {
-    seen.set(t.source, (seen.get(t.source) ?? 0) + 1);
-    return seen.get(t.source)! <= max;
-  });
-}
-
 /** The newest checks of each source; one of the same source and instant replaces the stored one (a retried run). */
 function appendChecks(stored: readonly SourceCheck[], results: readonly SourceResult[]): SourceCheck[] {
   const fresh = results.map((r) => r.check);
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
   const all = [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
-  return firstPerSource(all.reverse(), CHECK_HISTORY_PER_SOURCE).reverse();
+  return firstPerKey(all.reverse(), (c) => c.source, CHECK_HISTORY_PER_SOURCE).reverse();
 }
 
 const newestMs = (e: Event): number => instantMs(newestTime(e));
@@ -175,7 +166,7 @@ function computeSignals(
       return { ...s, review: 'promoted', promoted_to: d.event_id! };
     })
     .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id));
-  return firstPerSource(reviewed, MAX_SIGNALS_PER_SOURCE).slice(0, MAX_SIGNALS);
+  return firstPerKey(reviewed, (s) => s.source, MAX_SIGNALS_PER_SOURCE).slice(0, MAX_SIGNALS);
 }
 
 /**

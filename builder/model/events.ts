@@ -33,6 +33,16 @@ export const knownBy = (e: Event, asOf: Date): boolean =>
 
 export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);
 
+/** The first `max` items of each key (without repeats when 1), in order. */
+export function firstPerKey<T>(items: readonly T[], key: (item: T) => string, max = 1): T[] {
+  const seen = new Map<string, number>();
+  return items.filter((item) => {
+    const n = (seen.get(key(item)) ?? 0) + 1;
+    seen.set(key(item), n);
+    return n <= max;
+  });
+}
+
 /** Whether a reviewed decision (`reviewed_at`, a UTC date) is known to a build as of `asOf`: from 00:00 UTC that day. */
 export const reviewedBy = (reviewedAt: string, asOf: Date): boolean => instantMs(reviewedAt) <= asOf.getTime();
 

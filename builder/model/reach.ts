@@ -144,6 +144,5 @@ export function bankedResetWarning(
   const now = asOf.getTime();
   const landing = events.filter(countsAsGlobal).flatMap((e) => landingUntil(e, now) ?? []);
   if (landing.length > 0) return { kind: 'landing', at: landing.sort().at(-1)! };
-  if (upcoming !== null && upcoming.type === 'global_reset') return { kind: 'announced', at: upcoming.scheduled_for };
-  return null;
+  return upcoming?.type === 'global_reset' ? { kind: 'announced', at: upcoming.scheduled_for } : null;
 }
