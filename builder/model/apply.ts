@@ -69,12 +69,9 @@ const newestMs = (e: Event): number => instantMs(newestTime(e));
 /** At most MAX_TRACKER_EVENTS, newest first, always keeping each type's newest (its history never goes back). */
 function capTrackerEvents(events: readonly Event[]): Event[] {
   const byTime = [...events].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
-  const newestOfType = new Map<string, Event>();
-  for (const e of byTime) {
-    const best = newestOfType.get(e.type);
-    if (best === undefined || newestMs(e) > newestMs(best)) newestOfType.set(e.type, e);
-  }
-  const kept = new Set(newestOfType.values());
+  // Each type's newest; the sort is stable, so among equally new records the first by time is kept.
+  const byNewest = [...byTime].sort((a, b) => newestMs(b) - newestMs(a));
+  const kept = new Set(firstPerKey(byNewest, (e) => e.type));
   for (const e of byTime) if (kept.size < MAX_TRACKER_EVENTS) kept.add(e);
   return byTime.filter((e) => kept.has(e));
 }
@@ -177,9 +174,8 @@ function computeLabels(previous: readonly SourceLabel[], results: readonly Sourc
   const fresh = okResults(results, 'reset_timeline', 'labels');
   const replaced = new Set(fresh.map((r) => r.check.source));
   const all = [...previous.filter((l) => !replaced.has(l.source)), ...fresh.flatMap((r) => r.labels ?? [])];
-  return all
-    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at) || a.record_id.localeCompare(b.record_id))
-    .slice(0, MAX_SOURCE_LABELS);
+  all.sort((a, b) => Date.parse(b.at) - Date.parse(a.at) || a.record_id.localeCompare(b.record_id));
+  return all.slice(0, MAX_SOURCE_LABELS);
 }
 
 /** A watch is the same watch when it was raised at the same time with the same level and window. */

@@ -87,9 +87,8 @@ export interface ForecastOptions {
 /** The global resets (docs/reach.md: the forecast target) in (asOf - HISTORY_WINDOW_DAYS, asOf], oldest first. */
 function knownResets(events: readonly Event[], asOfMs: number): Event[] {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
-  return events
-    .filter((e) => countsForForecast(e) && eventMs(e) > from && eventMs(e) <= asOfMs)
-    .sort((a, b) => eventMs(a) - eventMs(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const known = events.filter((e) => countsForForecast(e) && eventMs(e) > from && eventMs(e) <= asOfMs);
+  return known.sort((a, b) => eventMs(a) - eventMs(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Epoch ms of the global resets a forecast at `asOf` may use, oldest first (research/ scores candidates on them). */

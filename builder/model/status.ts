@@ -88,10 +88,8 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   });
   // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host ("none": none).
   const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
-  const hosts = checks
-    .filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS)
-    .map((c) => URL.parse(c.url)?.host ?? c.source);
-  const read = [...new Set(hosts)].sort().join(', ') || 'none';
+  const vouching = checks.filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS);
+  const read = [...new Set(vouching.map((c) => URL.parse(c.url)?.host ?? c.source))].sort().join(', ') || 'none';
   const stated = (code: string, params = {}) => ({ code: `state.${code}`, params: { date, read, ...params } });
   if (verified.length > 0) return answer('confirmed_today', verified, stated('confirmed_today'));
   // A reset the sources dispute (and curated history does not settle) is still recorded, and the answer says who says what.
@@ -140,8 +138,7 @@ export function stateAsOf(state: State, asOf: Date) {
 
 /** Latest global reset that has happened by `asOf`, among all records and among verified ones. */
 export function computeLatest(events: readonly Event[], asOf: Date) {
-  const past = events
-    .filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime())
-    .sort((a, b) => eventMs(b) - eventMs(a));
+  const past = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime());
+  past.sort((a, b) => eventMs(b) - eventMs(a));
   return { latestReset: past[0] ?? null, latestVerifiedReset: past.find((e) => e.status === 'verified') ?? null };
 }
