@@ -117,12 +117,10 @@ export function reconcileTracker(
     const post = postOf(e);
     if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post))))
       continue;
+    const at = eventMs(e);
     // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
     const others = curated.filter(
-      (c) =>
-        c.type === 'global_reset' &&
-        eventDate(c) === eventDate(e) &&
-        Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
+      (c) => c.type === 'global_reset' && eventDate(c) === eventDate(e) && Math.abs(eventMs(c) - at) > MERGE_WINDOW_MS,
     );
     if (others.length > 0) signals.push(sameDay(e, others, asOf));
   }
