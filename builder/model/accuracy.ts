@@ -149,9 +149,7 @@ export function recordForecast(
   const first = Number.isFinite(lastLogged)
     ? lastLogged + CHECKPOINT_INTERVAL_MS
     : checkpointAtOrAfter(prev.last_forecast !== null ? Date.parse(prev.last_forecast.issued_at) : asOfMs);
-  const candidates = [prev.last_forecast, current].flatMap((f) =>
-    f === null ? [] : { issued_ms: Date.parse(f.issued_at), f },
-  );
+  const candidates = [prev.last_forecast, current].flatMap((f) => (f ? { issued_ms: Date.parse(f.issued_at), f } : []));
   for (let t = Math.max(first, checkpointAtOrAfter(keepFrom)); t <= asOfMs; t += CHECKPOINT_INTERVAL_MS) {
     // The forecast live at t by ResetBench's rule, if it has probabilities.
     const live = forecastAtCheckpoint(candidates, t)?.f;
@@ -171,7 +169,8 @@ export function recordForecast(
     for (const h of HORIZONS_HOURS) {
       const res = resolveCheckpoint(resets, t, h, asOfMs - RESOLVE_AFTER_MS);
       if (res === null) continue;
-      const previous = inForce(resolutions, entry.checkpoint, h);
+      // The outcome now in force for the window: its latest resolution or correction.
+      const previous = resolutions.findLast((r) => r.checkpoint === entry.checkpoint && r.horizon_hours === h);
       const end = t + h * HOUR_MS;
       const unobserved =
         coverage !== undefined && (!windowObserved(coverage, t, end) || asOfMs - end > UNRESOLVABLE_AFTER_MS);
@@ -188,10 +187,6 @@ export function recordForecast(
   }
   return { forecast_log: log, forecast_resolutions: resolutions, last_forecast: current };
 }
-
-/** The outcome now in force for a checkpoint and horizon: its latest resolution or correction. */
-const inForce = (resolutions: readonly ForecastResolution[], checkpoint: string, h: HorizonHours) =>
-  resolutions.findLast((r) => r.checkpoint === checkpoint && r.horizon_hours === h);
 
 /** The skill baselines /api/accuracy reports, each the field of the base rate logged with the forecast. */
 const BASELINE_FIELDS = {
@@ -319,10 +314,7 @@ export function computeAccuracy(
       corrections: forecasts.filter((f) => f.horizon_hours === h && f.correction !== null).length,
     };
   };
-  const missed = entries
-    .filter((e) => e.status === 'missed')
-    .map((e) => ({ checkpoint: e.checkpoint }))
-    .reverse();
+  const missed = entries.flatMap((e) => (e.status === 'missed' ? [{ checkpoint: e.checkpoint }] : [])).reverse();
   // forecasts is sorted newest first.
   const newestModel = forecasts[0]?.model_version ?? null;
   // Time order matters for the block bootstrap: rows follow the log, oldest first.

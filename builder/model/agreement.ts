@@ -4,7 +4,7 @@
 // mislabels some posts, differently from the other, so their disagreement is found post by post, never decided here.
 import { EVENT_TYPES, formatInstant, type EventType } from '../contract.ts';
 import { citedPost, citedPosts } from './evidence.ts';
-import { eventMs, reviewedBy } from './events.ts';
+import { eventMs, firstPerKey, reviewedBy } from './events.ts';
 import { countsAsGlobal } from './reach.ts';
 import { question as openQuestion, type TrackerReview } from './reconcile.ts';
 import {
@@ -114,9 +114,8 @@ export function computeAgreement(input: {
   // Every source's votes on each post: its records citing it, and codex-reset.com's labels of records it has no event for.
   const byPost = new Map<string, RecordedBy[]>();
   const vote = (post: string, v: RecordedBy) => {
-    const list = byPost.get(post);
-    if (list === undefined) byPost.set(post, [v]);
-    else if (list.length < MAX_VOTES_PER_POST) list.push(v);
+    const list = byPost.get(post) ?? [];
+    if (list.length < MAX_VOTES_PER_POST) byPost.set(post, [...list, v]);
   };
   // codex-reset.com speaks through its labels (its own words), under the id of its event where it has one.
   const timelineIds = new Set(input.records.filter((r) => r.origin === 'reset_timeline').map((r) => r.id));
@@ -132,7 +131,7 @@ export function computeAgreement(input: {
   const events = input.merged.map((e): Event => {
     const members = [e.id, ...e.same_as].flatMap((id) => byId.get(id) ?? []);
     const posts = [...new Set([e, ...members].flatMap((m) => citedPosts(m.sources)))].sort();
-    const votes = firstOf(
+    const votes = firstPerKey(
       [...members.filter(spoken).map(voteOf), ...posts.flatMap((p) => byPost.get(p) ?? [])],
       (v) => `${v.origin}\u0000${v.record_id}`,
     );
@@ -144,10 +143,9 @@ export function computeAgreement(input: {
     // A policy change is not a reset, so a source that calls its post "not a reset" (a boost) agrees with it.
     const accepted = e.type === 'policy_change' ? ['policy_change', 'not_a_reset'] : [e.type];
     const agreeing = [...readings.values()].filter((r) => accepted.some((t) => r.has(t))).length;
-    const against = readings.size - agreeing;
     const reviewed = posts.some((p) => settled.has(p));
     const agreement: Agreement =
-      against > 0 ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
+      readings.size > agreeing ? (reviewed ? 'reviewed' : 'disputed') : agreeing >= 2 ? 'agreed' : 'single_source';
     votes.sort((a, b) => a.origin.localeCompare(b.origin) || a.record_id.localeCompare(b.record_id));
     const next = { ...e, recorded_by: votes.slice(0, 20), agreement };
     const post = citedPost(e.sources)?.id ?? posts[0] ?? e.id;
@@ -156,14 +154,7 @@ export function computeAgreement(input: {
     return next;
   });
   // One question per id (two events can cite one post: a global reset and a banked grant of the same post).
-  return { events, signals: firstOf(signals, (s) => s.id) };
-}
-
-/** `items` without repeats: the first item of each key, in order. */
-function firstOf<T>(items: readonly T[], key: (item: T) => string): T[] {
-  const first = new Map<string, T>();
-  for (const item of items) if (!first.has(key(item))) first.set(key(item), item);
-  return [...first.values()];
+  return { events, signals: firstPerKey(signals, (s) => s.id) };
 }
 
 type QuestionField = 'id' | 'kind' | 'title' | 'event_ids' | 'curated_type' | 'tracker_type';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { formatInstant } from '../contract.ts';
 import { HOUR_MS } from './climatology.ts';
 import { DAY_MS, eventMs, normalizeUrl } from './events.ts';
-import { capText, type Announcement, type Event, type Signal, type State } from './schemas.ts';
+import { AWAITING_REVIEW, capText, type Announcement, type Event, type Signal, type State } from './schemas.ts';
 import { countsAsGlobal } from './reach.ts';
 
 /** The model's input: the tracker's `scheduled_reset` (or any announced upcoming reset). */
@@ -124,8 +124,7 @@ export function computeUpcoming(a: Announcement | null, events: readonly Event[]
   if (a === null || Date.parse(a.first_seen_at) > asOf.getTime() || isFulfilled(a, events, asOf))
     return { upcoming: null, overdue: null };
   const due = a.scheduled_for !== null ? Date.parse(a.scheduled_for) : Date.parse(a.announced_at) + DAY_MS;
-  if (asOf.getTime() > due + OVERDUE_AFTER_MS) return { upcoming: null, overdue: a };
-  return { upcoming: a, overdue: null };
+  return asOf.getTime() > due + OVERDUE_AFTER_MS ? { upcoming: null, overdue: a } : { upcoming: a, overdue: null };
 }
 
 /** The state with the overdue announcement (if any) among the signals awaiting review, once. */
@@ -143,8 +142,7 @@ export function withOverdueAnnouncement(state: State, events: readonly Event[], 
     url: a.source?.url ?? null,
     published_at: a.announced_at,
     first_seen_at: formatInstant(asOf),
-    review: 'awaiting_review',
-    promoted_to: null,
+    ...AWAITING_REVIEW,
   };
   return { ...state, signals: [signal, ...state.signals] };
 }

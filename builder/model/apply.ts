@@ -3,8 +3,9 @@ import { urlOrigin } from '../contract.ts';
 import type { ReviewDecision, SourceResult } from './inputs.ts';
 import { toIso } from './climatology.ts';
 import { isGoodResetCheck, latestCheck } from './status.ts';
-import { DAY_MS, eventMs, instantMs, newestTime, normalizeUrl } from './events.ts';
+import { DAY_MS, eventMs, firstPerKey, instantMs, newestTime, normalizeUrl } from './events.ts';
 import {
+  AWAITING_REVIEW,
   MAX_SOURCE_LABELS,
   MAX_WATCHES,
   capText,
@@ -54,22 +55,13 @@ export function sourcesDue<T extends { id: string; kind: SourceKind }>(
   });
 }
 
-/** The first `max` items of each source, in order. */
-function firstPerSource<T extends { source: string }>(items: readonly T[], max: number): T[] {
-  const seen = new Map<string, number>();
-  return items.filter((t) => {
-    seen.set(t.source, (seen.get(t.source) ?? 0) + 1);
-    return seen.get(t.source)! <= max;
-  });
-}
-
 /** The newest checks of each source; one of the same source and instant replaces the stored one (a retried run). */
 function appendChecks(stored: readonly SourceCheck[], results: readonly SourceResult[]): SourceCheck[] {
   const fresh = results.map((r) => r.check);
   const key = (c: SourceCheck) => `${c.checked_at}\u0000${c.source}`;
   const replaced = new Set(fresh.map(key));
   const all = [...stored.filter((c) => !replaced.has(key(c))), ...fresh];
-  return firstPerSource(all.reverse(), CHECK_HISTORY_PER_SOURCE).reverse();
+  return firstPerKey(all.reverse(), (c) => c.source, CHECK_HISTORY_PER_SOURCE).reverse();
 }
 
 const newestMs = (e: Event): number => instantMs(newestTime(e));
@@ -77,12 +69,9 @@ const newestMs = (e: Event): number => instantMs(newestTime(e));
 /** At most MAX_TRACKER_EVENTS, newest first, always keeping each type's newest (its history never goes back). */
 function capTrackerEvents(events: readonly Event[]): Event[] {
   const byTime = [...events].sort((a, b) => eventMs(b) - eventMs(a) || a.id.localeCompare(b.id));
-  const newestOfType = new Map<string, Event>();
-  for (const e of byTime) {
-    const best = newestOfType.get(e.type);
-    if (best === undefined || newestMs(e) > newestMs(best)) newestOfType.set(e.type, e);
-  }
-  const kept = new Set(newestOfType.values());
+  // Each type's newest; the sort is stable, so among equally new records the first by time is kept.
+  const byNewest = [...byTime].sort((a, b) => newestMs(b) - newestMs(a));
+  const kept = new Set(firstPerKey(byNewest, (e) => e.type));
   for (const e of byTime) if (kept.size < MAX_TRACKER_EVENTS) kept.add(e);
   return byTime.filter((e) => kept.has(e));
 }
@@ -98,9 +87,8 @@ function computeUpstreamEvents(previous: readonly Event[], results: readonly Sou
 }
 
 /** The ok results of one source kind that carry `field`, in order. */
-function okResults(results: readonly SourceResult[], kinds: SourceKind | SourceKind[], field: keyof SourceResult) {
-  return results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
-}
+const okResults = (results: readonly SourceResult[], kinds: SourceKind | SourceKind[], field: keyof SourceResult) =>
+  results.filter((r) => r.check.ok && [kinds].flat().includes(r.check.kind) && r[field] !== undefined);
 
 /** The anomaly rule: such a run becomes a failed check, and one `source_anomaly` signal per source and UTC day. */
 function quarantineAnomalies(stored: readonly Event[], results: readonly SourceResult[], asOf: Date) {
@@ -127,8 +115,7 @@ function quarantineAnomalies(stored: readonly Event[], results: readonly SourceR
       url: null,
       published_at: null,
       first_seen_at: at,
-      review: 'awaiting_review',
-      promoted_to: null,
+      ...AWAITING_REVIEW,
       count,
       origin,
     });
@@ -170,13 +157,13 @@ function computeSignals(
     .filter((s) => signalMs(s, asOfMs) >= asOfMs - SIGNAL_WINDOW_MS)
     .map((s): Signal => {
       const d = decisions.get(s.id);
-      if (!d) return { ...s, review: 'awaiting_review', promoted_to: null };
+      if (!d) return { ...s, ...AWAITING_REVIEW };
       if (d.decision === 'dismissed') return { ...s, review: 'dismissed', promoted_to: null };
       // ReviewDecisionSchema holds a promoted decision to a valid event id.
       return { ...s, review: 'promoted', promoted_to: d.event_id! };
     })
     .sort((a, b) => signalMs(b, asOfMs) - signalMs(a, asOfMs) || a.id.localeCompare(b.id));
-  return firstPerSource(reviewed, MAX_SIGNALS_PER_SOURCE).slice(0, MAX_SIGNALS);
+  return firstPerKey(reviewed, (s) => s.source, MAX_SIGNALS_PER_SOURCE).slice(0, MAX_SIGNALS);
 }
 
 /**
@@ -187,18 +174,16 @@ function computeLabels(previous: readonly SourceLabel[], results: readonly Sourc
   const fresh = okResults(results, 'reset_timeline', 'labels');
   const replaced = new Set(fresh.map((r) => r.check.source));
   const all = [...previous.filter((l) => !replaced.has(l.source)), ...fresh.flatMap((r) => r.labels ?? [])];
-  return all
-    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at) || a.record_id.localeCompare(b.record_id))
-    .slice(0, MAX_SOURCE_LABELS);
+  all.sort((a, b) => Date.parse(b.at) - Date.parse(a.at) || a.record_id.localeCompare(b.record_id));
+  return all.slice(0, MAX_SOURCE_LABELS);
 }
 
 /** A watch is the same watch when it was raised at the same time with the same level and window. */
 const watchKey = (w: TrackerWatch): string => `${w.observed_at}\u0000${w.level}\u0000${w.forecast_window}`;
 
 /** Seen again, a watch or announcement keeps when it was first seen. */
-function keepFirstSeen<T extends { first_seen_at: string }>(prev: T | null, fresh: T | null, key: (x: T) => string) {
-  return fresh && prev && key(prev) === key(fresh) ? { ...fresh, first_seen_at: prev.first_seen_at } : fresh;
-}
+const keepFirstSeen = <T extends { first_seen_at: string }>(prev: T | null, fresh: T | null, key: (x: T) => string) =>
+  fresh && prev && key(prev) === key(fresh) ? { ...fresh, first_seen_at: prev.first_seen_at } : fresh;
 
 /** The tracker's watch as a signal awaiting review: its level and window, its words, its link when it has one. */
 function watchSignal(w: TrackerWatch, source: string): Signal {
@@ -211,8 +196,7 @@ function watchSignal(w: TrackerWatch, source: string): Signal {
     url: w.source_url,
     published_at: w.observed_at,
     first_seen_at: w.first_seen_at,
-    review: 'awaiting_review',
-    promoted_to: null,
+    ...AWAITING_REVIEW,
     expires_at: w.expires_at,
   };
 }
@@ -230,13 +214,10 @@ export function applySourceResults(
   const { results, signals } = quarantineAnomalies(state.upstream_events, fetched, asOf);
   const status = okResults(results, 'status_page', 'status').at(-1)?.status;
   // codex-resets.com's scheduled reset first; codex-reset.com's announced window when the first has none.
-  const [first, second] = (['tracker_status', 'reset_timeline'] as const).map((k) =>
-    okResults(results, k, 'announcement').at(-1),
-  );
-  const fromTimeline = second?.announcement
-    ? { ...second, announcement: { ...second.announcement, origin: 'reset_timeline' as const } }
-    : second;
-  const announced = first?.announcement ? first : fromTimeline?.announcement ? fromTimeline : (first ?? second);
+  const first = okResults(results, 'tracker_status', 'announcement').at(-1);
+  const second = okResults(results, 'reset_timeline', 'announcement').at(-1);
+  const timeline = second?.announcement && { ...second.announcement, origin: 'reset_timeline' as const };
+  const announced = first || second ? (first?.announcement ?? timeline ?? null) : state.announcement;
   const watched = okResults(results, 'tracker_status', 'watch').at(-1);
   const watch = watched ? keepFirstSeen(state.tracker_watch, watched.watch ?? null, watchKey) : state.tracker_watch;
   const watchSignals = watched && watch ? [watchSignal(watch, watched.check.source)] : [];
@@ -248,9 +229,7 @@ export function applySourceResults(
     upstream_events: computeUpstreamEvents(state.upstream_events, results),
     source_labels: computeLabels(state.source_labels, results),
     upstream_status: status ?? state.upstream_status,
-    announcement: announced
-      ? keepFirstSeen(state.announcement, announced.announcement ?? null, (a) => a.id)
-      : state.announcement,
+    announcement: keepFirstSeen(state.announcement, announced, (a) => a.id),
     tracker_watch: watch,
     // Every watch seen, oldest first, once each; past MAX_WATCHES the oldest go.
     watches:

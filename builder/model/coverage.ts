@@ -37,13 +37,9 @@ function merge(spans: readonly Span[]): Span[] {
 /** The stored stretches extended with this run's good reset-source checks; those ended before the retention go. */
 export function extendCoverage(prev: readonly CoverageSpan[], checks: readonly SourceCheck[], asOf: Date) {
   const asOfMs = asOf.getTime();
-  const fresh = checks
-    .filter(isGoodResetCheck)
-    .map((c) => Date.parse(c.checked_at))
-    .filter((t) => Number.isFinite(t) && t <= asOfMs)
-    .map((t) => ({ from: t, to: t }));
-  const keepFrom = asOfMs - COVERAGE_RETENTION_DAYS * DAY_MS;
-  const merged = merge([...toSpans(prev), ...fresh]).filter((s) => s.to >= keepFrom);
+  const times = checks.filter(isGoodResetCheck).map((c) => Date.parse(c.checked_at));
+  const fresh = times.filter((t) => Number.isFinite(t) && t <= asOfMs).map((t) => ({ from: t, to: t }));
+  const merged = merge([...toSpans(prev), ...fresh]).filter((s) => s.to >= asOfMs - COVERAGE_RETENTION_DAYS * DAY_MS);
   return merged.slice(-MAX_COVERAGE_SPANS).map((s) => ({ from: toIso(s.from), to: toIso(s.to) }));
 }
 

@@ -33,6 +33,16 @@ export const knownBy = (e: Event, asOf: Date): boolean =>
 
 export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);
 
+/** The first `max` items of each key (without repeats when 1), in order. */
+export function firstPerKey<T>(items: readonly T[], key: (item: T) => string, max = 1): T[] {
+  const seen = new Map<string, number>();
+  return items.filter((item) => {
+    const n = (seen.get(key(item)) ?? 0) + 1;
+    seen.set(key(item), n);
+    return n <= max;
+  });
+}
+
 /** Whether a reviewed decision (`reviewed_at`, a UTC date) is known to a build as of `asOf`: from 00:00 UTC that day. */
 export const reviewedBy = (reviewedAt: string, asOf: Date): boolean => instantMs(reviewedAt) <= asOf.getTime();
 
@@ -72,9 +82,6 @@ const better = (a: Event, b: Event): Event =>
  */
 export const MERGE_WINDOW_MS = 3 * 60 * 60 * 1000;
 
-/** Every instant a record carries (announced, observed, effective); day-precision records have none. */
-const instantsOf = (e: Event): number[] => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse));
-
 /**
  * One record per real-world event, newest first. Two records are one event when one lists the other in `same_as`,
  * they cite the same post (and have one type), or by proximity: one type, one UTC date, instants within
@@ -94,8 +101,7 @@ export function mergeEvents(...lists: readonly (readonly Event[])[]): Event[] {
   all.forEach((e, i) => {
     // A shared link joins records of one type only: a post can announce a banked grant and mention a global reset.
     const ids = [e.id, ...e.same_as].map((id) => `id:${id}`);
-    const keys = [...ids, ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)];
-    for (const k of keys) {
+    for (const k of [...ids, ...e.sources.map((s) => `url:${e.type}:${normalizeUrl(s.url)}`)]) {
       const j = byKey.get(k);
       if (j === undefined) byKey.set(k, i);
       else parent[find(i)] = find(j);
@@ -136,7 +142,8 @@ const witness = (e: Event): string => `${e.origin}:${e.time_basis === 'observati
 
 /** The proximity rule's pairs, closest first; a sweep by earliest instant, so large histories stay fast. */
 function proximityPairs(all: readonly Event[]): { i: number; j: number; d: number }[] {
-  const instants = all.map(instantsOf);
+  // Every instant a record carries (announced, observed, effective); day-precision records have none.
+  const instants = all.map((e) => (e.time_precision === 'day' ? [] : recordedTimes(e).map(Date.parse)));
   const lo = instants.map((ts) => Math.min(...ts));
   const order = all.map((_, i) => i).filter((i) => instants[i]!.length > 0);
   order.sort((a, b) => lo[a]! - lo[b]!);
@@ -149,8 +156,7 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
       if (witness(all[a]!) === witness(all[b]!) || all[a]!.type !== all[b]!.type) continue;
       // Resets of two UTC days are two resets, however close across midnight.
       if (eventDate(all[a]!) !== eventDate(all[b]!)) continue;
-      let d = Infinity;
-      for (const x of instants[a]!) for (const y of instants[b]!) d = Math.min(d, Math.abs(x - y));
+      const d = Math.min(...instants[a]!.flatMap((x) => instants[b]!.map((y) => Math.abs(x - y))));
       if (d <= MERGE_WINDOW_MS) pairs.push({ i: Math.min(a, b), j: Math.max(a, b), d });
     }
   }
@@ -159,14 +165,11 @@ function proximityPairs(all: readonly Event[]): { i: number; j: number; d: numbe
 
 /** Lower-cases host, drops query, fragment and trailing slash, and treats twitter.com as x.com. */
 export function normalizeUrl(u: string): string {
-  try {
-    const url = new URL(u);
-    const host = url.hostname
-      .toLowerCase()
-      .replace(/^(www\.|mobile\.)/, '')
-      .replace(/^twitter\.com$/, 'x.com');
-    return `${host}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return u;
-  }
+  const url = URL.parse(u);
+  if (url === null) return u;
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^(www\.|mobile\.)/, '')
+    .replace(/^twitter\.com$/, 'x.com');
+  return `${host}${url.pathname.replace(/\/+$/, '')}`;
 }

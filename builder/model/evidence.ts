@@ -9,10 +9,8 @@ const SNOWFLAKE_EPOCH_MS = 1288834974657n;
 const POST_TIME_TOLERANCE_MS = 60_000;
 
 /** The numeric id of an x.com / twitter.com status URL, or null when the URL is not one. */
-export function xPostId(url: string): string | null {
-  if (!URL.canParse(url)) return null;
-  return /^x\.com\/[^/]+\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(normalizeUrl(url))?.[1] ?? null;
-}
+export const xPostId = (url: string): string | null =>
+  URL.canParse(url) ? (/^x\.com\/[^/]+\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(normalizeUrl(url))?.[1] ?? null) : null;
 
 /** Creation time (ms since the epoch) encoded in a snowflake id; BigInt because ids exceed 2^53. */
 export const snowflakeMs = (id: string): number => Number((BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS);

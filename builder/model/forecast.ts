@@ -87,9 +87,8 @@ export interface ForecastOptions {
 /** The global resets (docs/reach.md: the forecast target) in (asOf - HISTORY_WINDOW_DAYS, asOf], oldest first. */
 function knownResets(events: readonly Event[], asOfMs: number): Event[] {
   const from = asOfMs - HISTORY_WINDOW_DAYS * DAY_MS;
-  return events
-    .filter((e) => countsForForecast(e) && eventMs(e) > from && eventMs(e) <= asOfMs)
-    .sort((a, b) => eventMs(a) - eventMs(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const known = events.filter((e) => countsForForecast(e) && eventMs(e) > from && eventMs(e) <= asOfMs);
+  return known.sort((a, b) => eventMs(a) - eventMs(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Epoch ms of the global resets a forecast at `asOf` may use, oldest first (research/ scores candidates on them). */
@@ -153,7 +152,7 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
   const times = known.map(eventMs);
   const lastAt = known.length === 0 ? null : eventTime(known.at(-1)!).at;
   const announced = announcementEffect(events, asOfMs, opts.announced ?? null, opts.announcementReview ?? []);
-  const forecast = (p: Probabilities, explanation: Detail) => ({
+  const forecast = (explanation: Detail, p: Probabilities) => ({
     ...p,
     covered_until: opts.coveredUntil ?? null,
     sample_size: times.length,
@@ -164,15 +163,14 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     announced,
   });
   const withheld = whyWithheld(times, asOfMs, lastAt, opts);
-  if (withheld !== null) return forecast(WITHHELD, withheld);
+  if (withheld !== null) return forecast(withheld, WITHHELD);
 
   const m24 = poissonProbability(times, asOfMs, 24 * HOUR_MS);
   // The chance grows with the horizon; max() guards against rounding at the clip.
   const m48 = Math.max(m24, poissonProbability(times, asOfMs, 48 * HOUR_MS));
-  const raise = (p: number, inside: boolean) =>
-    announced !== null && inside ? Math.max(p, clipProbability(announced.follow_through)) : p;
-  const p24 = raise(m24, announced?.inside_24h ?? false);
-  const p48 = Math.max(p24, raise(m48, announced?.inside_48h ?? false));
+  const raiseTo = announced === null ? 0 : clipProbability(announced.follow_through);
+  const p24 = announced?.inside_24h ? Math.max(m24, raiseTo) : m24;
+  const p48 = Math.max(p24, announced?.inside_48h ? Math.max(m48, raiseTo) : m48);
   const [base24, base48] = HORIZONS_HOURS.map((h) => baseRate(times, asOfMs, h)) as [number, number];
   const trailing = (days: number, h: number) => trailingClimatology(times, asOfMs, days, h * HOUR_MS);
   const common = {
@@ -199,7 +197,7 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
           },
         }
       : { code: 'probability_poisson', params: { ...common, trailing_days: POISSON_TRAILING_DAYS } };
-  const probabilities = {
+  return forecast(explanation, {
     probability_24h: p24,
     probability_48h: p48,
     base_rate_24h: base24,
@@ -208,6 +206,5 @@ export function computeForecast(events: readonly Event[], asOf: Date, opts: Fore
     trailing_base_rate_48h: trailing(TRAILING_CLIMATOLOGY_DAYS[0], 48),
     trailing_90d_base_rate_24h: trailing(COMPARED_WITH_DAYS, 24),
     trailing_90d_base_rate_48h: trailing(COMPARED_WITH_DAYS, 48),
-  };
-  return forecast(probabilities, explanation);
+  });
 }

@@ -51,13 +51,10 @@ export function computeEdgeFreshness(asOf: Date, today: { state: TodayState; las
   };
 }
 
-type EdgeFreshness = ReturnType<typeof computeEdgeFreshness>;
-
 /** The edge store's entries for a build: the freshness values and one key per published event id. */
-export function edgeStoreEntries(freshness: EdgeFreshness, eventIds: Iterable<string>): Record<string, string> {
-  const entries: Record<string, string> = { [EDGE_FRESHNESS_KEY]: JSON.stringify(freshness) };
-  for (const id of eventIds) entries[EDGE_EVENT_KEY_PREFIX + id] = '1';
-  return entries;
+export function edgeStoreEntries(freshness: ReturnType<typeof computeEdgeFreshness>, eventIds: Iterable<string>) {
+  const events = Array.from(eventIds, (id) => [EDGE_EVENT_KEY_PREFIX + id, '1'] as const);
+  return { [EDGE_FRESHNESS_KEY]: JSON.stringify(freshness), ...Object.fromEntries(events) };
 }
 
 /** The dates the build publishes dated `unknown` variants for: its own UTC date and UNKNOWN_VARIANT_DAYS_AHEAD more. */

@@ -41,24 +41,33 @@ export const ReachReviewFileSchema = z.strictObject({
 });
 
 const UNSTATED = { value: null, quote: null };
-const NOT_STATED: Reach = Object.freeze({
-  reviewed: false,
-  plans: UNSTATED,
-  products: UNSTATED,
-  models: UNSTATED,
-  cohort: UNSTATED,
-  limits: UNSTATED,
-  landing: { from: null, until: null, as_written: null, quote: null },
-});
+
+/** A reviewed decision as the event's reach, its landing window from `post` (the post's instant); null: not stated. */
+function toReach(d: ReachDecision | null, post: string | null): Reach {
+  // The landing window starts at the post and ends `within_minutes` later.
+  const minutes = d?.landing?.within_minutes ?? null;
+  const until = post !== null && minutes !== null ? toIso(Date.parse(post) + minutes * 60_000) : null;
+  return {
+    reviewed: d !== null,
+    plans: d?.plans ?? UNSTATED,
+    products: d?.products ?? UNSTATED,
+    models: d?.models ?? UNSTATED,
+    cohort: d?.cohort ?? UNSTATED,
+    limits: d?.limits ?? UNSTATED,
+    landing: d?.landing
+      ? { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote }
+      : { from: null, until: null, as_written: null, quote: null },
+  };
+}
+const NOT_STATED: Reach = Object.freeze(toReach(null, null));
 
 /** Only resets have a reach: a policy change reaches no one's limits once. */
 export const hasReach = (e: Event): boolean => e.type === 'global_reset' || e.type === 'banked_grant';
 
 /** Every quote of a decision that is not a substring of the event's evidence text (empty: all are its words). */
 export function misquotes(d: ReachDecision, evidenceText: string): string[] {
-  const { plans, products, models, cohort, limits, landing } = d;
-  const quotes = [plans, products, models, cohort, limits, landing].map((f) => f?.quote);
-  return [...quotes, landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
+  const quotes = [d.plans, d.products, d.models, d.cohort, d.limits, d.landing].map((f) => f?.quote);
+  return [...quotes, d.landing?.as_written].filter((q): q is string => q !== undefined && !evidenceText.includes(q));
 }
 
 /** The resets with their reach as a build as of `asOf` knows it ("not stated" before the decision's date). */
@@ -67,23 +76,8 @@ export function attachReach(events: readonly Event[], decisions: Readonly<Record
     if (!hasReach(e)) return e;
     const d = decisions[e.id];
     if (d === undefined || !reviewedBy(d.reviewed_at, asOf)) return { ...e, reach: NOT_STATED };
-    // The landing window starts at the post and ends `within_minutes` later.
     const post = e.announced_at !== null && e.time_precision !== 'day' ? e.announced_at : null;
-    const minutes = d.landing?.within_minutes ?? null;
-    const until = post !== null && minutes !== null ? toIso(Date.parse(post) + minutes * 60_000) : null;
-    const reach: Reach = {
-      reviewed: true,
-      plans: d.plans ?? UNSTATED,
-      products: d.products ?? UNSTATED,
-      models: d.models ?? UNSTATED,
-      cohort: d.cohort ?? UNSTATED,
-      limits: d.limits ?? UNSTATED,
-      landing:
-        d.landing === null
-          ? NOT_STATED.landing
-          : { from: post, until, as_written: d.landing.as_written, quote: d.landing.quote },
-    };
-    return { ...e, reach };
+    return { ...e, reach: toReach(d, post) };
   });
 }
 
@@ -148,11 +142,7 @@ export function bankedResetWarning(
   asOf: Date,
 ): { kind: 'announced' | 'landing'; at: string | null } | null {
   const now = asOf.getTime();
-  const landing = events
-    .filter(countsAsGlobal)
-    .flatMap((e) => landingUntil(e, now) ?? [])
-    .sort();
-  if (landing.length > 0) return { kind: 'landing', at: landing.at(-1)! };
-  if (upcoming !== null && upcoming.type === 'global_reset') return { kind: 'announced', at: upcoming.scheduled_for };
-  return null;
+  const landing = events.filter(countsAsGlobal).flatMap((e) => landingUntil(e, now) ?? []);
+  if (landing.length > 0) return { kind: 'landing', at: landing.sort().at(-1)! };
+  return upcoming?.type === 'global_reset' ? { kind: 'announced', at: upcoming.scheduled_for } : null;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { formatInstant, type EventType } from '../contract.ts';
 import { citedPost, citedPosts } from './evidence.ts';
 import { eventDate, eventMs, MERGE_WINDOW_MS, reviewedBy } from './events.ts';
-import { EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
+import { AWAITING_REVIEW, EventIdSchema, EventTypeSchema, capText, type Event, type Signal } from './schemas.ts';
 
 /**
  * A reviewed decision about the tracker record citing X post `post_id`: `type` (the curated type stands),
@@ -49,8 +49,7 @@ export const question = (
   source,
   published_at: null,
   first_seen_at: formatInstant(asOf),
-  review: 'awaiting_review',
-  promoted_to: null,
+  ...AWAITING_REVIEW,
   ...q,
 });
 
@@ -118,12 +117,10 @@ export function reconcileTracker(
     const post = postOf(e);
     if (e.type !== 'global_reset' || absorbed.has(e.id) || (post !== null && (byPost.has(post) || decided.has(post))))
       continue;
+    const at = eventMs(e);
     // One within the merge window is folded into the curated record by mergeEvents: the same reset, nothing to ask.
     const others = curated.filter(
-      (c) =>
-        c.type === 'global_reset' &&
-        eventDate(c) === eventDate(e) &&
-        Math.abs(eventMs(c) - eventMs(e)) > MERGE_WINDOW_MS,
+      (c) => c.type === 'global_reset' && eventDate(c) === eventDate(e) && Math.abs(eventMs(c) - at) > MERGE_WINDOW_MS,
     );
     if (others.length > 0) signals.push(sameDay(e, others, asOf));
   }

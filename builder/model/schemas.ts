@@ -260,6 +260,8 @@ export const SignalSchema = z.object({
     .optional(),
 });
 export type Signal = z.infer<typeof SignalSchema>;
+/** How every new signal starts: awaiting review, promoted to nothing yet. */
+export const AWAITING_REVIEW = { review: 'awaiting_review', promoted_to: null } as const;
 
 const probability01 = z.number().min(0).max(1);
 

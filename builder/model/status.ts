@@ -86,8 +86,10 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
     event_ids: of.map((e) => e.id),
     explanation: why,
   });
-  // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host.
-  const read = readSources(checks, now);
+  // Which reset sources vouch for the answer: those with a good check within STALE_AFTER_MS, by host ("none": none).
+  const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
+  const vouching = checks.filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS);
+  const read = [...new Set(vouching.map((c) => URL.parse(c.url)?.host ?? c.source))].sort().join(', ') || 'none';
   const stated = (code: string, params = {}) => ({ code: `state.${code}`, params: { date, read, ...params } });
   if (verified.length > 0) return answer('confirmed_today', verified, stated('confirmed_today'));
   // A reset the sources dispute (and curated history does not settle) is still recorded, and the answer says who says what.
@@ -120,15 +122,6 @@ export function computeToday(events: readonly Event[], checks: readonly SourceCh
   return answer('unknown', [], why);
 }
 
-/** The hosts of the reset sources with a good check in the STALE_AFTER_MS before `now` ("none" when there are none). */
-function readSources(checks: readonly SourceCheck[], now: number): string {
-  const age = (c: SourceCheck) => now - Date.parse(c.checked_at);
-  const hosts = checks
-    .filter((c) => isGoodResetCheck(c) && age(c) >= 0 && age(c) < STALE_AFTER_MS)
-    .map((c) => URL.parse(c.url)?.host ?? c.source);
-  return [...new Set(hosts)].sort().join(', ') || 'none';
-}
-
 /** What the state held at `asOf`: an as-of build never shows a check, signal or forecast from after it. */
 export function stateAsOf(state: State, asOf: Date) {
   const by = (t: string | null) => t === null || Date.parse(t) <= asOf.getTime();
@@ -145,8 +138,7 @@ export function stateAsOf(state: State, asOf: Date) {
 
 /** Latest global reset that has happened by `asOf`, among all records and among verified ones. */
 export function computeLatest(events: readonly Event[], asOf: Date) {
-  const past = events
-    .filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime())
-    .sort((a, b) => eventMs(b) - eventMs(a));
+  const past = events.filter((e) => countsAsGlobal(e) && eventMs(e) <= asOf.getTime());
+  past.sort((a, b) => eventMs(b) - eventMs(a));
   return { latestReset: past[0] ?? null, latestVerifiedReset: past.find((e) => e.status === 'verified') ?? null };
 }

@@ -27,11 +27,7 @@ const candidate = (e: Event): boolean =>
  * The posts to read this run, at most MAX_POST_READS_PER_RUN: a candidate whose post has no final read and is not waiting out a back-off;
  * today's (UTC) first, then newest first.
  */
-export function planPostReads(
-  events: readonly Event[],
-  reads: readonly PostRead[],
-  asOf: Date,
-): { post_id: string; url: string }[] {
+export function planPostReads(events: readonly Event[], reads: readonly PostRead[], asOf: Date) {
   const known = new Map(reads.map((r) => [r.post_id, r]));
   const today = utcDate(asOf);
   const due = events.filter((e) => {
