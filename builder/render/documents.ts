@@ -54,7 +54,7 @@ import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } fr
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
-/** The model's forecast; the trailing rates, coverage and announcement may be absent (then published as null). */
+/** The model's forecast fields that may be absent (then published as null): trailing rates, coverage, announcement. */
 type OptionalForecastKey =
   | 'announced'
   | 'trailing_base_rate_24h'
@@ -62,7 +62,6 @@ type OptionalForecastKey =
   | 'trailing_90d_base_rate_24h'
   | 'trailing_90d_base_rate_48h'
   | 'covered_until';
-type ForecastView = Omit<Forecast, 'window_days' | OptionalForecastKey> & Partial<Pick<Forecast, OptionalForecastKey>>;
 
 /** What the renderer is given: the computed state of one run, in the model's types. */
 export interface RenderInput {
@@ -75,7 +74,7 @@ export interface RenderInput {
   checks: readonly SourceCheck[];
   upstreamStatus: UpstreamStatus | null;
   signals: readonly Signal[];
-  forecast: ForecastView;
+  forecast: Omit<Forecast, 'window_days' | OptionalForecastKey> & Partial<Pick<Forecast, OptionalForecastKey>>;
   accuracy: Accuracy;
   archives: readonly ArchiveInfo[];
   /** The OpenAPI document's `servers` (the public base URL). */
@@ -136,7 +135,7 @@ function verificationNotes(e: Event, date: string, t: TFunction): string | null 
   const v = e.verification;
   if (v === undefined) return null;
   const names = (origins: readonly Event['origin'][]) => origins.map((o) => ORIGIN_NAMES[o]).join(', ');
-  const params = {
+  return t(v.reason === null ? 'common:verification.verified' : `common:verification.${v.reason}`, {
     post: v.post_id ?? '',
     author: v.author ?? '',
     read_at: instantToSeconds(v.read_at) ?? '',
@@ -145,8 +144,7 @@ function verificationNotes(e: Event, date: string, t: TFunction): string | null 
     sources: names(v.sources),
     quoted: names(v.quoted_by),
     labels: describeVotes(e.recorded_by ?? []),
-  };
-  return t(v.reason === null ? 'common:verification.verified' : `common:verification.${v.reason}`, params);
+  });
 }
 
 /** The latest check of each source, in a stable order. */
@@ -199,9 +197,8 @@ function* stableEvents(input: RenderInput, license: string): Generator<OutputDoc
   for (const lang of LANGS) {
     const t = translator(lang);
     for (const e of input.events) {
-      const key = `api/${lang}/events/${e.id}.json`;
       const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, t) };
-      yield jsonDoc('event', key, lang, PHASE.leaves, doc);
+      yield jsonDoc('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc);
     }
   }
 }
@@ -338,6 +335,10 @@ function liveFacts(input: RenderInput, license: string) {
   };
 }
 
+/** The upstream status as /api/status shows it, `updated_at` kept as the deprecated alias of `page_updated_at`. */
+const upstreamDoc = ({ page_url, indicator, description, updated_at, fetched_at, components }: UpstreamStatus) =>
+  timesToSeconds({ page_url, indicator, description, page_updated_at: updated_at, updated_at, fetched_at, components });
+
 /** The documents of one language about the present: forecast, signals, accuracy, latest, status. */
 function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liveFacts>): OutputDocument[] {
   const t = translator(lang);
@@ -351,7 +352,6 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
     banked_reset_warning: renderBankedWarning(facts.bankedWarning, input.asOf, t),
   };
   const upcoming = timesToSeconds(renderUpcoming(input.upcoming ?? null, t));
-  const u = input.upstreamStatus;
   const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
     jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
   return [
@@ -391,17 +391,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
         detail: translateDetail(t, c.detail, 'checks'),
         affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
       })),
-      upstream_status: u
-        ? timesToSeconds({
-            page_url: u.page_url,
-            indicator: u.indicator,
-            description: u.description,
-            page_updated_at: u.updated_at,
-            updated_at: u.updated_at,
-            fetched_at: u.fetched_at,
-            components: u.components,
-          })
-        : null,
+      upstream_status: input.upstreamStatus === null ? null : upstreamDoc(input.upstreamStatus),
       upcoming,
     }),
   ];

@@ -203,19 +203,15 @@ const NOT_XML =
 const xmlText = (s: string): string => s.replace(NOT_XML, '');
 
 /** Escaped, so hostile text can neither add markup nor close the library's CDATA section (`]]>` → `]]&gt;`). */
-function escapeHtml(s: string): string {
-  return xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const escapeHtml = (s: string): string =>
+  xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function contentHtml(e: FollowEntry): string {
   const post = e.sourceUrl ? `<p><a href="${escapeHtml(e.sourceUrl)}">${escapeHtml(e.sourceUrl)}</a></p>` : '';
   return `<p>${escapeHtml(e.summary)}</p><blockquote>${escapeHtml(e.text)}</blockquote>${post}`;
 }
 
-/**
- * The feed as the library models it. Its `updated` is the newest entry's time (not the build time), so the bytes
- * change only when the content does.
- */
+/** The library's feed; `updated` is the newest entry's time (not the build time): bytes change only with content. */
 function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   // Atom's title and summary are `type="html"`; JSON Feed's `title` and `summary` are plain text.
   const text = format === 'atom' ? escapeHtml : xmlText;

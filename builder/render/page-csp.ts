@@ -21,5 +21,4 @@ export const PAGE_CSP = [
   "form-action 'none'",
 ].join('; ');
 
-/** The header production sends on every response: the page's policy and no framing. */
 export const PAGE_CSP_HEADER = `${PAGE_CSP}; frame-ancestors 'none'`;

@@ -7,11 +7,7 @@ import type { Lang } from '../contract.ts';
 import type { EventDoc, PageData, UpcomingView } from './page-data.ts';
 import { formatDate, formatPercent, formatRelative, formatUtc, safeHref } from './page-format.ts';
 
-export interface Ctx {
-  lang: Lang;
-  t: TFunction;
-  asOf: Date;
-}
+export type Ctx = { lang: Lang; t: TFunction; asOf: Date };
 
 function Time({ lang, iso, id }: { lang: Lang; iso: string | null; id?: string }) {
   return (
