@@ -151,14 +151,10 @@ function verificationNotes(e: Event, date: string, t: TFunction): string | null 
 function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
   // Oldest first (a stable sort: of equal times the later stays later), so each source's newest check wins.
   const oldestFirst = checks.toSorted((a, b) => Date.parse(a.checked_at) - Date.parse(b.checked_at));
-  const by = new Map(oldestFirst.map((c) => [c.source, c]));
-  return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
+  return [...new Map(oldestFirst.map((c) => [c.source, c])).values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 
-/**
- * The document `doc`, validated against the `name` schema. Its JSON is `JSON.stringify(doc)`, or `json()` when given,
- * which must produce the same text from parts already serialized.
- */
+/** `doc`, validated against the `name` schema; `json()` must write JSON.stringify(doc)'s text from serialized parts. */
 export function jsonDoc(
   name: DocumentSchemaName,
   key: string,

@@ -176,7 +176,7 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
   // calendar's content time, the newest entry's news (as the feeds' `updated`), not each event's own time and not
   // the clock, so the bytes change only with the content.
   const stamp = new Date(entries.reduce((max, e) => Math.max(max, e.updated.getTime()), 0));
-  for (const e of entries) {
+  for (const e of entries)
     cal.createEvent({
       id: `${e.id}@reset-status-api`,
       stamp,
@@ -186,7 +186,6 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
       description: `${e.summary}\n\n${excerpt(e.text)}${e.sourceUrl ? `\n\n${e.sourceUrl}` : ''}`,
       url: e.link,
     });
-  }
   // RFC 5545 ends every content line, the last one too, with CRLF; the library leaves the last one bare.
   const text = cal.toString();
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
@@ -228,7 +227,7 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
     // RFC 4287 wants an author on the feed when its entries have none.
     author: { name: 'Reset Status API', link: `${base}/api/` },
   });
-  for (const e of entries) {
+  for (const e of entries)
     feed.addItem({
       id: `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`,
       title: text(e.title),
@@ -241,7 +240,6 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
         ? [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }]
         : [],
     });
-  }
   return feed;
 }
 

@@ -56,7 +56,6 @@ void instance.init({
   defaultNS: 'common',
   initAsync: false,
   interpolation: { escapeValue: false },
-  returnNull: false,
 });
 
 export const translator = (lang: Lang): TFunction => instance.getFixedT(lang);

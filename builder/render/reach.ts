@@ -1,7 +1,6 @@
 // Pure: an event's reach (model/reach.ts) as the API shows it: each value with its translated label and the post's
 // words it was read from (never translated), and one summary line ("all paid plans · weekly limit · lands by ...").
-// Also the announced reset: the `upcoming` block of /api/latest and /api/status, and the words every follow format
-// shares.
+// Also the announced reset: /api/latest's and /api/status's `upcoming`, and the words every follow format shares.
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
 import { type bankedResetWarning, hasReach, reachOf, type ReachToday } from '../model/reach.ts';
