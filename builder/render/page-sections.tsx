@@ -4,7 +4,7 @@
 import type { TFunction } from 'i18next';
 import type { ComponentChildren } from 'preact';
 import type { Lang } from '../contract.ts';
-import type { EventDoc, PageData, UpcomingView } from './page-data.ts';
+import type { EventDoc, PageData } from './page-data.ts';
 import { formatDate, formatPercent, formatRelative, formatUtc, safeHref } from './page-format.ts';
 
 export type Ctx = { lang: Lang; t: TFunction; asOf: Date };
@@ -87,7 +87,7 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   );
 }
 
-export function Upcoming({ ctx, upcoming }: { ctx: Ctx; upcoming: UpcomingView | null }) {
+export function Upcoming({ ctx, upcoming }: { ctx: Ctx; upcoming: PageData['latest']['upcoming'] }) {
   const { lang, t } = ctx;
   const when = upcoming?.scheduled_for ?? null;
   const href = safeHref(upcoming?.source?.url ?? upcoming?.source_url);
