@@ -281,21 +281,18 @@ function renderJsonFeed(input: FeedInput): string {
   const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & {
     items: Record<string, unknown>[];
   };
-  return JSON.stringify(
-    {
-      ...doc,
-      version: 'https://jsonfeed.org/version/1.1',
-      language: input.lang,
-      ...(author ? { authors: [author] } : {}),
-      // The library writes the items in the order it was given them, each with both dates.
-      items: items.map((item, i) => ({
-        ...item,
-        external_url: input.entries[i]!.json,
-        date_published: formatInstant(item.date_published as string),
-        date_modified: formatInstant(item.date_modified as string),
-      })),
-    },
-    null,
-    2,
-  );
+  const feed = {
+    ...doc,
+    version: 'https://jsonfeed.org/version/1.1',
+    language: input.lang,
+    ...(author ? { authors: [author] } : {}),
+    // The library writes the items in the order it was given them, each with both dates.
+    items: items.map((item, i) => ({
+      ...item,
+      external_url: input.entries[i]!.json,
+      date_published: formatInstant(item.date_published as string),
+      date_modified: formatInstant(item.date_modified as string),
+    })),
+  };
+  return JSON.stringify(feed, null, 2);
 }
