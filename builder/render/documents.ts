@@ -25,6 +25,7 @@ import type { Forecast } from '../model/forecast.ts';
 import type { ArchiveInfo } from '../model/inputs.ts';
 import type {
   Announcement,
+  Detail,
   Event,
   Localized,
   Signal,
@@ -166,9 +167,8 @@ export function jsonDoc(
   const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new Error(
-      `[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
-    );
+    const at = i.path.map(String).join('.') || '(root)';
+    throw new Error(`[render] ${key} does not match the ${name} schema at ${at}: ${i.message}`);
   }
   return outputDoc(key, json(), lang, phase);
 }
@@ -281,17 +281,13 @@ function forecastBody(f: RenderInput['forecast'], t: TFunction, generatedAt: str
 
 /** The accuracy document after its meta and note: scores rounded, the reasons for a missing skill translated. */
 function accuracyBody(a: RenderInput['accuracy'], t: TFunction) {
+  const why = (d: Detail | null) => (d === null ? null : translateDetail(t, d, 'forecast'));
   return {
     window_days: a.window_days,
     ...timesToSeconds(
       roundDeep({
         counts: a.counts,
-        skill: Object.fromEntries(
-          Object.entries(a.skill).map(([k, e]) => [
-            k,
-            { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') },
-          ]),
-        ),
+        skill: Object.fromEntries(Object.entries(a.skill).map(([k, e]) => [k, { ...e, reason: why(e.reason) }])),
         scoring: a.scoring,
         summary_24h: a.summary.h24,
         summary_48h: a.summary.h48,

@@ -255,6 +255,7 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const awaiting = data.signals.signals.filter((s) => s.review === 'awaiting_review');
   const shown = awaiting.slice(0, MAX_SIGNALS);
+  const more = awaiting.length - shown.length;
   return (
     <section id="signals" aria-labelledby="signals-h">
       <h2 id="signals-h">{t('page:signals.heading')}</h2>
@@ -280,9 +281,7 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
           })}
         </ul>
       )}
-      {awaiting.length > shown.length ? (
-        <p>{t('page:signals.more', { count: awaiting.length - shown.length })}</p>
-      ) : null}
+      {more > 0 ? <p>{t('page:signals.more', { count: more })}</p> : null}
     </section>
   );
 }

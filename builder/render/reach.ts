@@ -94,12 +94,9 @@ export const announcementTypeName = (a: Announcement, t: TFunction): string =>
 /** The translated one-line summary: the announced type and, when the post named one, the time in UTC. */
 export function announcementSummary(a: Announcement, t: TFunction): string {
   const type = announcementTypeName(a, t);
-  if (a.scheduled_for === null) return t('follow:upcoming.unscheduled', { type });
-  return t('follow:upcoming.scheduled', {
-    type,
-    date: a.scheduled_for.slice(0, 10),
-    time: a.scheduled_for.slice(11, 16),
-  });
+  const at = a.scheduled_for;
+  if (at === null) return t('follow:upcoming.unscheduled', { type });
+  return t('follow:upcoming.scheduled', { type, date: at.slice(0, 10), time: at.slice(11, 16) });
 }
 
 export function renderUpcoming(a: Announcement | null, t: TFunction) {
