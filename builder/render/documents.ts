@@ -308,10 +308,7 @@ function liveFacts(input: RenderInput, license: string) {
   const { asOf } = input;
   // The live documents' credits are computed from every event, the announcement and the watch.
   const announced = input.upcoming ? announcementDataOf(input.upcoming) : { tracker: false, timeline: false };
-  const credits = creditsFor(input.events, {
-    tracker: announced.tracker || (input.trackerWatch ?? null) !== null,
-    timeline: announced.timeline,
-  });
+  const credits = creditsFor(input.events, { ...announced, tracker: announced.tracker || Boolean(input.trackerWatch) });
   const checkTimes = input.checks.map((c) => c.checked_at).sort();
   return {
     generatedAt: formatInstant(asOf),
@@ -344,6 +341,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
     banked_reset_warning: renderBankedWarning(facts.bankedWarning, input.asOf, t),
   };
   const upcoming = timesToSeconds(renderUpcoming(input.upcoming ?? null, t));
+  const signals = input.signals.map(timesToSeconds);
   const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
     jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
   return [
@@ -352,11 +350,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
       ...forecastBody(input.forecast, t, facts.generatedAt),
       tracker_watch: renderTrackerWatch(input, t),
     }),
-    doc('signals', PHASE.lists, {
-      note: t('common:signals.note'),
-      count: input.signals.length,
-      signals: input.signals.map(timesToSeconds),
-    }),
+    doc('signals', PHASE.lists, { note: t('common:signals.note'), count: signals.length, signals }),
     doc('accuracy', PHASE.lists, { note: t('common:accuracy.note'), ...accuracyBody(input.accuracy, t) }),
     doc('latest', PHASE.summaries, {
       reset: today.reset,

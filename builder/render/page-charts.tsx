@@ -285,9 +285,7 @@ function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
   ] as const;
   if (horizons.every((h) => h.bins.length === 0)) return null;
   const pct = (p: number) => formatPercent(lang, p);
-  const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) =>
-    t(`page:reliability.${k}`),
-  );
+  const heads = ['horizon', 'range', 'predicted', 'observed', 'checkpoints'].map((k) => t(`page:reliability.${k}`));
   return (
     <>
       <p>{t('page:reliability.calibration')}</p>
