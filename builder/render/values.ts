@@ -67,7 +67,6 @@ export function creditsFor(events: Iterable<Event>, also: { tracker?: boolean; t
 /** A credit as one line of plain text (feeds, calendar, notifications, terminals): "Data: codex-reset.com (https://…)". */
 export const creditLine = (c: Credit): string => `${c.notice} (${c.url})`;
 
-/** The license texts of the archives the data comes from, one after another. */
 export function renderLicense(archives: readonly ArchiveInfo[]): string {
   if (archives.length === 0) return 'This API carries no third-party data.\n';
   return archives
