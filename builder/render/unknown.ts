@@ -78,7 +78,7 @@ export function renderExpiredForecasts(docs: readonly OutputDocument[]): OutputD
     if (live === undefined) throw new Error(`[render/unknown] ${key} was not rendered`);
     const base = JSON.parse(live.body) as PageData['forecast'];
     const why = expiredForecastExplanation(base.issued_at, base.meta.stale_after);
-    const doc = {
+    return jsonDoc('forecast', expiredForecastKey(lang), lang, live.phase, {
       ...base,
       probability_24h: null,
       probability_48h: null,
@@ -91,7 +91,6 @@ export function renderExpiredForecasts(docs: readonly OutputDocument[]): OutputD
       explanation: translateDetail(translator(lang), why, 'forecast'),
       announced: null,
       tracker_watch: null,
-    };
-    return jsonDoc('forecast', expiredForecastKey(lang), lang, live.phase, doc);
+    });
   });
 }
