@@ -25,6 +25,7 @@ import type { Forecast } from '../model/forecast.ts';
 import type { ArchiveInfo } from '../model/inputs.ts';
 import type {
   Announcement,
+  Detail,
   Event,
   Localized,
   Signal,
@@ -54,7 +55,7 @@ import { renderBankedWarning, renderReach, renderReachToday, renderUpcoming } fr
 import { bankedResetWarning, computeReachToday } from '../model/reach.ts';
 import { API_VERSION, DOCUMENT_SCHEMAS, type DocumentSchemaName } from './schemas.ts';
 
-/** The model's forecast; the trailing rates, coverage and announcement may be absent (then published as null). */
+/** The model's forecast fields that may be absent (then published as null): trailing rates, coverage, announcement. */
 type OptionalForecastKey =
   | 'announced'
   | 'trailing_base_rate_24h'
@@ -62,7 +63,6 @@ type OptionalForecastKey =
   | 'trailing_90d_base_rate_24h'
   | 'trailing_90d_base_rate_48h'
   | 'covered_until';
-type ForecastView = Omit<Forecast, 'window_days' | OptionalForecastKey> & Partial<Pick<Forecast, OptionalForecastKey>>;
 
 /** What the renderer is given: the computed state of one run, in the model's types. */
 export interface RenderInput {
@@ -75,7 +75,7 @@ export interface RenderInput {
   checks: readonly SourceCheck[];
   upstreamStatus: UpstreamStatus | null;
   signals: readonly Signal[];
-  forecast: ForecastView;
+  forecast: Omit<Forecast, 'window_days' | OptionalForecastKey> & Partial<Pick<Forecast, OptionalForecastKey>>;
   accuracy: Accuracy;
   archives: readonly ArchiveInfo[];
   /** The OpenAPI document's `servers` (the public base URL). */
@@ -136,7 +136,7 @@ function verificationNotes(e: Event, date: string, t: TFunction): string | null 
   const v = e.verification;
   if (v === undefined) return null;
   const names = (origins: readonly Event['origin'][]) => origins.map((o) => ORIGIN_NAMES[o]).join(', ');
-  const params = {
+  return t(v.reason === null ? 'common:verification.verified' : `common:verification.${v.reason}`, {
     post: v.post_id ?? '',
     author: v.author ?? '',
     read_at: instantToSeconds(v.read_at) ?? '',
@@ -145,22 +145,17 @@ function verificationNotes(e: Event, date: string, t: TFunction): string | null 
     sources: names(v.sources),
     quoted: names(v.quoted_by),
     labels: describeVotes(e.recorded_by ?? []),
-  };
-  return t(v.reason === null ? 'common:verification.verified' : `common:verification.${v.reason}`, params);
+  });
 }
 
 /** The latest check of each source, in a stable order. */
 function latestChecks(checks: readonly SourceCheck[]): SourceCheck[] {
   // Oldest first (a stable sort: of equal times the later stays later), so each source's newest check wins.
   const oldestFirst = checks.toSorted((a, b) => Date.parse(a.checked_at) - Date.parse(b.checked_at));
-  const by = new Map(oldestFirst.map((c) => [c.source, c]));
-  return [...by.values()].sort((a, b) => a.source.localeCompare(b.source));
+  return [...new Map(oldestFirst.map((c) => [c.source, c])).values()].sort((a, b) => a.source.localeCompare(b.source));
 }
 
-/**
- * The document `doc`, validated against the `name` schema. Its JSON is `JSON.stringify(doc)`, or `json()` when given,
- * which must produce the same text from parts already serialized.
- */
+/** `doc`, validated against the `name` schema; `json()` must write JSON.stringify(doc)'s text from serialized parts. */
 export function jsonDoc(
   name: DocumentSchemaName,
   key: string,
@@ -172,9 +167,8 @@ export function jsonDoc(
   const r = DOCUMENT_SCHEMAS[name].safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new Error(
-      `[render] ${key} does not match the ${name} schema at ${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
-    );
+    const at = i.path.map(String).join('.') || '(root)';
+    throw new Error(`[render] ${key} does not match the ${name} schema at ${at}: ${i.message}`);
   }
   return outputDoc(key, json(), lang, phase);
 }
@@ -199,9 +193,8 @@ function* stableEvents(input: RenderInput, license: string): Generator<OutputDoc
   for (const lang of LANGS) {
     const t = translator(lang);
     for (const e of input.events) {
-      const key = `api/${lang}/events/${e.id}.json`;
       const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, t) };
-      yield jsonDoc('event', key, lang, PHASE.leaves, doc);
+      yield jsonDoc('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc);
     }
   }
 }
@@ -288,17 +281,13 @@ function forecastBody(f: RenderInput['forecast'], t: TFunction, generatedAt: str
 
 /** The accuracy document after its meta and note: scores rounded, the reasons for a missing skill translated. */
 function accuracyBody(a: RenderInput['accuracy'], t: TFunction) {
+  const why = (d: Detail | null) => (d === null ? null : translateDetail(t, d, 'forecast'));
   return {
     window_days: a.window_days,
     ...timesToSeconds(
       roundDeep({
         counts: a.counts,
-        skill: Object.fromEntries(
-          Object.entries(a.skill).map(([k, e]) => [
-            k,
-            { ...e, reason: e.reason === null ? null : translateDetail(t, e.reason, 'forecast') },
-          ]),
-        ),
+        skill: Object.fromEntries(Object.entries(a.skill).map(([k, e]) => [k, { ...e, reason: why(e.reason) }])),
         scoring: a.scoring,
         summary_24h: a.summary.h24,
         summary_48h: a.summary.h48,
@@ -319,10 +308,7 @@ function liveFacts(input: RenderInput, license: string) {
   const { asOf } = input;
   // The live documents' credits are computed from every event, the announcement and the watch.
   const announced = input.upcoming ? announcementDataOf(input.upcoming) : { tracker: false, timeline: false };
-  const credits = creditsFor(input.events, {
-    tracker: announced.tracker || (input.trackerWatch ?? null) !== null,
-    timeline: announced.timeline,
-  });
+  const credits = creditsFor(input.events, { ...announced, tracker: announced.tracker || Boolean(input.trackerWatch) });
   const checkTimes = input.checks.map((c) => c.checked_at).sort();
   return {
     generatedAt: formatInstant(asOf),
@@ -338,6 +324,10 @@ function liveFacts(input: RenderInput, license: string) {
   };
 }
 
+/** The upstream status as /api/status shows it, `updated_at` kept as the deprecated alias of `page_updated_at`. */
+const upstreamDoc = ({ page_url, indicator, description, updated_at, fetched_at, components }: UpstreamStatus) =>
+  timesToSeconds({ page_url, indicator, description, page_updated_at: updated_at, updated_at, fetched_at, components });
+
 /** The documents of one language about the present: forecast, signals, accuracy, latest, status. */
 function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liveFacts>): OutputDocument[] {
   const t = translator(lang);
@@ -351,7 +341,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
     banked_reset_warning: renderBankedWarning(facts.bankedWarning, input.asOf, t),
   };
   const upcoming = timesToSeconds(renderUpcoming(input.upcoming ?? null, t));
-  const u = input.upstreamStatus;
+  const signals = input.signals.map(timesToSeconds);
   const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
     jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
   return [
@@ -360,11 +350,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
       ...forecastBody(input.forecast, t, facts.generatedAt),
       tracker_watch: renderTrackerWatch(input, t),
     }),
-    doc('signals', PHASE.lists, {
-      note: t('common:signals.note'),
-      count: input.signals.length,
-      signals: input.signals.map(timesToSeconds),
-    }),
+    doc('signals', PHASE.lists, { note: t('common:signals.note'), count: signals.length, signals }),
     doc('accuracy', PHASE.lists, { note: t('common:accuracy.note'), ...accuracyBody(input.accuracy, t) }),
     doc('latest', PHASE.summaries, {
       reset: today.reset,
@@ -391,17 +377,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
         detail: translateDetail(t, c.detail, 'checks'),
         affects_today: (RESET_SOURCE_KINDS as readonly string[]).includes(c.kind),
       })),
-      upstream_status: u
-        ? timesToSeconds({
-            page_url: u.page_url,
-            indicator: u.indicator,
-            description: u.description,
-            page_updated_at: u.updated_at,
-            updated_at: u.updated_at,
-            fetched_at: u.fetched_at,
-            components: u.components,
-          })
-        : null,
+      upstream_status: input.upstreamStatus === null ? null : upstreamDoc(input.upstreamStatus),
       upcoming,
     }),
   ];
@@ -416,24 +392,21 @@ function renderContract(input: RenderInput, license: string): OutputDocument[] {
     languages: LANGS,
     default_language: 'en',
     types: EVENT_TYPES,
-    endpoints: [
-      { path: '/api/latest', description: 'Has a global reset happened today, and the latest resets.' },
-      { path: '/api/status', description: "Today's state, recent events, source checks, upstream status." },
-      {
-        path: '/api/history',
-        description:
-          'Recorded events, newest first: the newest 100 to 199 and a next link; ?page=N for older pages of 100 (from the oldest); ?type= filters by event type.',
-      },
-      { path: '/api/events/{id}', description: 'One event.' },
-      { path: '/api/forecast', description: 'Probability of a global reset in the next 24h and 48h.' },
-      { path: '/api/signals', description: 'Public signals awaiting review.' },
-      { path: '/api/accuracy', description: 'How good past forecasts were (Brier scores).' },
-      { path: '/api/feed.atom', description: 'Atom feed of recorded and announced resets.' },
-      { path: '/api/feed.json', description: 'JSON Feed 1.1 of recorded and announced resets.' },
-      { path: '/api/calendar.ics', description: 'iCalendar of recorded and announced resets.' },
-      { path: '/api/badge.json', description: "Today's state as a shields.io endpoint badge." },
-      { path: '/api/badge.svg', description: "Today's state as an SVG badge." },
-    ],
+    endpoints: Object.entries({
+      '/api/latest': 'Has a global reset happened today, and the latest resets.',
+      '/api/status': "Today's state, recent events, source checks, upstream status.",
+      '/api/history':
+        'Recorded events, newest first: the newest 100 to 199 and a next link; ?page=N for older pages of 100 (from the oldest); ?type= filters by event type.',
+      '/api/events/{id}': 'One event.',
+      '/api/forecast': 'Probability of a global reset in the next 24h and 48h.',
+      '/api/signals': 'Public signals awaiting review.',
+      '/api/accuracy': 'How good past forecasts were (Brier scores).',
+      '/api/feed.atom': 'Atom feed of recorded and announced resets.',
+      '/api/feed.json': 'JSON Feed 1.1 of recorded and announced resets.',
+      '/api/calendar.ics': 'iCalendar of recorded and announced resets.',
+      '/api/badge.json': "Today's state as a shields.io endpoint badge.",
+      '/api/badge.svg': "Today's state as an SVG badge.",
+    }).map(([path, description]) => ({ path, description })),
     openapi: '/api/openapi.json',
     license_url: LICENSE_URL,
     schemas: names.map((n) => `/api/schemas/${n}.json`),

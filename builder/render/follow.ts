@@ -176,7 +176,7 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
   // calendar's content time, the newest entry's news (as the feeds' `updated`), not each event's own time and not
   // the clock, so the bytes change only with the content.
   const stamp = new Date(entries.reduce((max, e) => Math.max(max, e.updated.getTime()), 0));
-  for (const e of entries) {
+  for (const e of entries)
     cal.createEvent({
       id: `${e.id}@reset-status-api`,
       stamp,
@@ -186,7 +186,6 @@ function renderCalendar(lang: Lang, t: TFunction, entries: readonly FollowEntry[
       description: `${e.summary}\n\n${excerpt(e.text)}${e.sourceUrl ? `\n\n${e.sourceUrl}` : ''}`,
       url: e.link,
     });
-  }
   // RFC 5545 ends every content line, the last one too, with CRLF; the library leaves the last one bare.
   const text = cal.toString();
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
@@ -203,19 +202,15 @@ const NOT_XML =
 const xmlText = (s: string): string => s.replace(NOT_XML, '');
 
 /** Escaped, so hostile text can neither add markup nor close the library's CDATA section (`]]>` → `]]&gt;`). */
-function escapeHtml(s: string): string {
-  return xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const escapeHtml = (s: string): string =>
+  xmlText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function contentHtml(e: FollowEntry): string {
   const post = e.sourceUrl ? `<p><a href="${escapeHtml(e.sourceUrl)}">${escapeHtml(e.sourceUrl)}</a></p>` : '';
   return `<p>${escapeHtml(e.summary)}</p><blockquote>${escapeHtml(e.text)}</blockquote>${post}`;
 }
 
-/**
- * The feed as the library models it. Its `updated` is the newest entry's time (not the build time), so the bytes
- * change only when the content does.
- */
+/** The library's feed; `updated` is the newest entry's time (not the build time): bytes change only with content. */
 function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
   // Atom's title and summary are `type="html"`; JSON Feed's `title` and `summary` are plain text.
   const text = format === 'atom' ? escapeHtml : xmlText;
@@ -232,7 +227,7 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
     // RFC 4287 wants an author on the feed when its entries have none.
     author: { name: 'Reset Status API', link: `${base}/api/` },
   });
-  for (const e of entries) {
+  for (const e of entries)
     feed.addItem({
       id: `${TAG_PREFIX}${e.kind === 'reset' ? 'event' : 'announcement'}/${e.id}`,
       title: text(e.title),
@@ -245,7 +240,6 @@ function buildFeed(input: FeedInput, format: 'atom' | 'json'): Feed {
         ? [{ name: '_reset_status', objects: { kind: e.kind, event_id: e.id, source_url: e.sourceUrl } }]
         : [],
     });
-  }
   return feed;
 }
 
@@ -287,21 +281,18 @@ function renderJsonFeed(input: FeedInput): string {
   const { author, items, ...doc } = JSON.parse(buildFeed(input, 'json').json1()) as Record<string, unknown> & {
     items: Record<string, unknown>[];
   };
-  return JSON.stringify(
-    {
-      ...doc,
-      version: 'https://jsonfeed.org/version/1.1',
-      language: input.lang,
-      ...(author ? { authors: [author] } : {}),
-      // The library writes the items in the order it was given them, each with both dates.
-      items: items.map((item, i) => ({
-        ...item,
-        external_url: input.entries[i]!.json,
-        date_published: formatInstant(item.date_published as string),
-        date_modified: formatInstant(item.date_modified as string),
-      })),
-    },
-    null,
-    2,
-  );
+  const feed = {
+    ...doc,
+    version: 'https://jsonfeed.org/version/1.1',
+    language: input.lang,
+    ...(author ? { authors: [author] } : {}),
+    // The library writes the items in the order it was given them, each with both dates.
+    items: items.map((item, i) => ({
+      ...item,
+      external_url: input.entries[i]!.json,
+      date_published: formatInstant(item.date_published as string),
+      date_modified: formatInstant(item.date_modified as string),
+    })),
+  };
+  return JSON.stringify(feed, null, 2);
 }

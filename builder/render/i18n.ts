@@ -56,7 +56,6 @@ void instance.init({
   defaultNS: 'common',
   initAsync: false,
   interpolation: { escapeValue: false },
-  returnNull: false,
 });
 
 export const translator = (lang: Lang): TFunction => instance.getFixedT(lang);
@@ -65,8 +64,6 @@ export const translator = (lang: Lang): TFunction => instance.getFixedT(lang);
 export function translateDetail(t: TFunction, d: Detail, ns: Namespace = 'common'): string {
   const key = d.code.includes(':') ? d.code : `${ns}:${d.code}`;
   // A time in a sentence reads as the API writes times everywhere: to the second.
-  const params = Object.fromEntries(
-    Object.entries(d.params).map(([k, v]) => [k, typeof v === 'string' ? instantToSeconds(v) : v]),
-  );
-  return t(key, params);
+  const toSeconds = (v: Detail['params'][string]) => (typeof v === 'string' ? instantToSeconds(v) : v);
+  return t(key, Object.fromEntries(Object.entries(d.params).map(([k, v]) => [k, toSeconds(v)])));
 }

@@ -221,10 +221,7 @@ function ReliabilityChart({ ctx, rows, summary }: { ctx: Ctx; rows: readonly Rel
 export function Reliability({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const a = data.accuracy;
-  const rows: ReliabilityRow[] = (['24', '48'] as const).map((h) => ({
-    label: t(`page:reliability.h${h}`),
-    ...a[`summary_${h}h`],
-  }));
+  const rows = (['24', '48'] as const).map((h) => ({ label: t(`page:reliability.h${h}`), ...a[`summary_${h}h`] }));
   const scored = rows.some((r) => r.brier !== null || r.climatology_brier !== null);
   const heads = (['horizon', 'forecast', 'base_rate', 'scored'] as const).map((k) => t(`page:reliability.${k}`));
   const num = (v: number | null) => (v === null ? t('page:reliability.not_scored') : formatNumber(lang, v));
@@ -288,9 +285,7 @@ function Calibration({ ctx, accuracy }: { ctx: Ctx; accuracy: AccuracyDoc }) {
   ] as const;
   if (horizons.every((h) => h.bins.length === 0)) return null;
   const pct = (p: number) => formatPercent(lang, p);
-  const heads = (['horizon', 'range', 'predicted', 'observed', 'checkpoints'] as const).map((k) =>
-    t(`page:reliability.${k}`),
-  );
+  const heads = ['horizon', 'range', 'predicted', 'observed', 'checkpoints'].map((k) => t(`page:reliability.${k}`));
   return (
     <>
       <p>{t('page:reliability.calibration')}</p>

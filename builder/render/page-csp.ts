@@ -7,9 +7,8 @@ import { PAGE_CSS } from './page-style.ts';
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
- * The page's Content-Security-Policy: nothing from anywhere but its own inline script and style (by hash) and
- * fetches to its own origin. The meta tag carries it; production's response headers policy sends it too, with
- * `frame-ancestors 'none'` added (a meta tag cannot carry that).
+ * Nothing from anywhere but the page's own inline script and style (by hash) and fetches to its own origin; production
+ * sends it with `frame-ancestors 'none'` added (PAGE_CSP_HEADER: a meta tag cannot carry that).
  */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -21,5 +20,4 @@ export const PAGE_CSP = [
   "form-action 'none'",
 ].join('; ');
 
-/** The header production sends on every response: the page's policy and no framing. */
 export const PAGE_CSP_HEADER = `${PAGE_CSP}; frame-ancestors 'none'`;

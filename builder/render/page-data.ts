@@ -8,8 +8,6 @@ import { DOCUMENT_SCHEMAS } from './schemas.ts';
 type Doc<N extends PageDocName> = z.infer<(typeof DOCUMENT_SCHEMAS)[N]>;
 export type AccuracyDoc = Doc<'accuracy'>;
 export type EventDoc = NonNullable<Doc<'latest'>['latestReset']>;
-/** An announced reset as `/api/latest` carries it in `upcoming`. */
-export type UpcomingView = NonNullable<Doc<'latest'>['upcoming']>;
 
 const PAGE_DOCS = ['latest', 'status', 'forecast', 'accuracy', 'signals'] as const;
 export type PageDocName = (typeof PAGE_DOCS)[number];

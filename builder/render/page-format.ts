@@ -21,10 +21,8 @@ const dateTime = (lang: Lang, kind: keyof typeof DATE_OPTIONS) =>
   formatter(`${lang}:${kind}`, () => new Intl.DateTimeFormat(lang, DATE_OPTIONS[kind]));
 
 /** An instant as the reader of `lang` writes it, in UTC (the zone is named); a plain date stays a date. */
-export function formatUtc(lang: Lang, iso: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return formatDate(lang, iso);
-  return dateTime(lang, 'time').format(new Date(iso));
-}
+export const formatUtc = (lang: Lang, iso: string): string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(iso) ? formatDate(lang, iso) : dateTime(lang, 'time').format(new Date(iso));
 
 export const formatDate = (lang: Lang, isoDate: string): string =>
   dateTime(lang, 'date').format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));

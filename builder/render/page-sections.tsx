@@ -4,14 +4,10 @@
 import type { TFunction } from 'i18next';
 import type { ComponentChildren } from 'preact';
 import type { Lang } from '../contract.ts';
-import type { EventDoc, PageData, UpcomingView } from './page-data.ts';
+import type { EventDoc, PageData } from './page-data.ts';
 import { formatDate, formatPercent, formatRelative, formatUtc, safeHref } from './page-format.ts';
 
-export interface Ctx {
-  lang: Lang;
-  t: TFunction;
-  asOf: Date;
-}
+export type Ctx = { lang: Lang; t: TFunction; asOf: Date };
 
 function Time({ lang, iso, id }: { lang: Lang; iso: string | null; id?: string }) {
   return (
@@ -91,7 +87,7 @@ export function Today({ ctx, data }: { ctx: Ctx; data: PageData }) {
   );
 }
 
-export function Upcoming({ ctx, upcoming }: { ctx: Ctx; upcoming: UpcomingView | null }) {
+export function Upcoming({ ctx, upcoming }: { ctx: Ctx; upcoming: PageData['latest']['upcoming'] }) {
   const { lang, t } = ctx;
   const when = upcoming?.scheduled_for ?? null;
   const href = safeHref(upcoming?.source?.url ?? upcoming?.source_url);
@@ -259,6 +255,7 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
   const { lang, t } = ctx;
   const awaiting = data.signals.signals.filter((s) => s.review === 'awaiting_review');
   const shown = awaiting.slice(0, MAX_SIGNALS);
+  const more = awaiting.length - shown.length;
   return (
     <section id="signals" aria-labelledby="signals-h">
       <h2 id="signals-h">{t('page:signals.heading')}</h2>
@@ -284,9 +281,7 @@ export function Signals({ ctx, data }: { ctx: Ctx; data: PageData }) {
           })}
         </ul>
       )}
-      {awaiting.length > shown.length ? (
-        <p>{t('page:signals.more', { count: awaiting.length - shown.length })}</p>
-      ) : null}
+      {more > 0 ? <p>{t('page:signals.more', { count: more })}</p> : null}
     </section>
   );
 }

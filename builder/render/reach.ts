@@ -1,7 +1,6 @@
 // Pure: an event's reach (model/reach.ts) as the API shows it: each value with its translated label and the post's
 // words it was read from (never translated), and one summary line ("all paid plans · weekly limit · lands by ...").
-// Also the announced reset: the `upcoming` block of /api/latest and /api/status, and the words every follow format
-// shares.
+// Also the announced reset: /api/latest's and /api/status's `upcoming`, and the words every follow format shares.
 import type { TFunction } from 'i18next';
 import { formatInstant } from '../contract.ts';
 import { type bankedResetWarning, hasReach, reachOf, type ReachToday } from '../model/reach.ts';
@@ -95,12 +94,9 @@ export const announcementTypeName = (a: Announcement, t: TFunction): string =>
 /** The translated one-line summary: the announced type and, when the post named one, the time in UTC. */
 export function announcementSummary(a: Announcement, t: TFunction): string {
   const type = announcementTypeName(a, t);
-  if (a.scheduled_for === null) return t('follow:upcoming.unscheduled', { type });
-  return t('follow:upcoming.scheduled', {
-    type,
-    date: a.scheduled_for.slice(0, 10),
-    time: a.scheduled_for.slice(11, 16),
-  });
+  const at = a.scheduled_for;
+  if (at === null) return t('follow:upcoming.unscheduled', { type });
+  return t('follow:upcoming.scheduled', { type, date: at.slice(0, 10), time: at.slice(11, 16) });
 }
 
 export function renderUpcoming(a: Announcement | null, t: TFunction) {

@@ -81,10 +81,7 @@ export const MetaSchema = named('Meta', {
   ...metaCommon,
 });
 
-/**
- * Meta of a stable document (events, history): no build time, so its bytes (and ETag) change only when its content
- * does. `updated_at` is derived from the content itself.
- */
+/** Meta of a stable document (events, history): no build time, so its bytes and ETag change only with its content. */
 export const StableMetaSchema = named('StableMeta', {
   lang: z.enum(LANGS),
   updated_at: instantOrDateOrNull.describe(

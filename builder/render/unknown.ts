@@ -33,22 +33,19 @@ export function renderUnknownVariants(
     return d;
   };
   return LANGS.flatMap((lang) => {
-    const t = translator(lang);
     // The facts come from the language's latest document (status has no last_source_check_at); both are this build's.
     const facts = JSON.parse(read(`api/${lang}/latest.json`).body) as PageData['latest'];
     return UNKNOWN_VARIANT_ENDPOINTS.flatMap((endpoint) => {
       const live = read(`api/${lang}/${endpoint}.json`);
       const base = JSON.parse(live.body) as Record<string, unknown>;
       return variants.map((v) => {
-        // The edge serves this variant from the later of its day's start and the build's stale_after.
-        const now =
-          Date.parse(v.served_from) > Date.parse(facts.meta.stale_after) ? v.served_from : facts.meta.stale_after;
         const why = computeExplanation({
           last_check_at: facts.last_source_check_at,
           last_good_check_at: facts.today.last_good_check_at,
           generated_at: facts.meta.generated_at,
           stale_after: facts.meta.stale_after,
-          now,
+          // The edge serves this variant from the later of its day's start and the build's stale_after.
+          now: Date.parse(v.served_from) > Date.parse(facts.meta.stale_after) ? v.served_from : facts.meta.stale_after,
         });
         const today = {
           date: v.date,
@@ -57,7 +54,7 @@ export function renderUnknownVariants(
           event_ids: [],
           last_good_check_at: facts.today.last_good_check_at,
           valid_until: null,
-          explanation: translateDetail(t, why),
+          explanation: translateDetail(translator(lang), why),
         };
         // Whom today's reset reached is about the build's day: unknown too. The banked-reset warning restates the
         // announcement as this build read it; past its answer's time it is not repeated.
@@ -81,7 +78,7 @@ export function renderExpiredForecasts(docs: readonly OutputDocument[]): OutputD
     if (live === undefined) throw new Error(`[render/unknown] ${key} was not rendered`);
     const base = JSON.parse(live.body) as PageData['forecast'];
     const why = expiredForecastExplanation(base.issued_at, base.meta.stale_after);
-    const doc = {
+    return jsonDoc('forecast', expiredForecastKey(lang), lang, live.phase, {
       ...base,
       probability_24h: null,
       probability_48h: null,
@@ -94,7 +91,6 @@ export function renderExpiredForecasts(docs: readonly OutputDocument[]): OutputD
       explanation: translateDetail(translator(lang), why, 'forecast'),
       announced: null,
       tracker_watch: null,
-    };
-    return jsonDoc('forecast', expiredForecastKey(lang), lang, live.phase, doc);
+    });
   });
 }

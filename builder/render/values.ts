@@ -59,20 +59,14 @@ export const announcementDataOf = (a: Announcement) => ({
  * announcement or watch, codex-reset.com's announced window).
  */
 export function creditsFor(events: Iterable<Event>, also: { tracker?: boolean; timeline?: boolean } = {}): Credit[] {
-  let { tracker = false, timeline = false } = also;
-  for (const e of events) {
-    if (tracker && timeline) break;
-    const d = dataOf(e);
-    tracker ||= d.tracker;
-    timeline ||= d.timeline;
-  }
-  return [...(tracker ? [TRACKER_CREDIT] : []), ...(timeline ? [TIMELINE_CREDIT] : [])];
+  const shown = Array.from(events, dataOf);
+  const has = (k: 'tracker' | 'timeline') => also[k] || shown.some((d) => d[k]);
+  return [...(has('tracker') ? [TRACKER_CREDIT] : []), ...(has('timeline') ? [TIMELINE_CREDIT] : [])];
 }
 
 /** A credit as one line of plain text (feeds, calendar, notifications, terminals): "Data: codex-reset.com (https://…)". */
 export const creditLine = (c: Credit): string => `${c.notice} (${c.url})`;
 
-/** The license texts of the archives the data comes from, one after another. */
 export function renderLicense(archives: readonly ArchiveInfo[]): string {
   if (archives.length === 0) return 'This API carries no third-party data.\n';
   return archives
@@ -97,8 +91,7 @@ const INSTANT_WITH_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
 
 /**
  * A copy with every instant in a time field (by name, so no text is touched) in the API's one format, to the second
- * (contract.ts formatInstant): state written before that rule, and upstream times with fractions, become it too.
- * Dates stay dates.
+ * (contract.ts formatInstant), state written before that rule and upstream times with fractions too; dates stay dates.
  */
 export const timesToSeconds = <T>(value: T): T =>
   mapLeaves(value, (v, key) => (typeof v === 'string' && TIME_FIELD.test(key) ? instantToSeconds(v) : v));
