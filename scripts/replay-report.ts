@@ -1,7 +1,8 @@
 // Builds the API against the replayed real upstreams at a scenario's date, run after run on one state, and prints what
 // the core answer became: events, global resets in 365 days, verified ones, agreement, open disagreements, the forecast.
-// npm run replay-report -- <scenario> <now> [runs] [--one-tracker]   (scenarios: test/real-upstreams/replay.ts;
-// --one-tracker: codex-reset.com and the post reader off, as the build was with one tracker).
+// node --import tsx scripts/replay-report.ts <scenario> <now> [runs] [--one-tracker]
+// (scenarios: test/real-upstreams/replay.ts; --one-tracker: codex-reset.com and the post reader off, as the build was
+// with one tracker).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
