@@ -24,8 +24,8 @@ const candidate = (e: Event): boolean =>
   countsAsGlobal(e) && e.agreement === 'agreed' && e.status !== 'verified' && citedPost(e.sources) !== null;
 
 /**
- * The posts to read this run, at most MAX_POST_READS_PER_RUN: a candidate whose post has no final read and is not waiting out a back-off;
- * today's (UTC) first, then newest first.
+ * The posts to read this run, at most MAX_POST_READS_PER_RUN: a candidate whose post has no final read and is not
+ * waiting out a back-off; today's (UTC) first, then newest first.
  */
 export function planPostReads(events: readonly Event[], reads: readonly PostRead[], asOf: Date) {
   const known = new Map(reads.map((r) => [r.post_id, r]));

@@ -50,7 +50,6 @@ export const formatPercent = (lang: Lang, p: number): string => formatNumber(lan
 
 /** The URL when it is an absolute http(s) URL, else null: upstream links never become javascript:, data: or relative. */
 export function safeHref(url: string | null | undefined): string | null {
-  if (typeof url !== 'string' || !URL.canParse(url)) return null;
-  const u = new URL(url);
-  return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+  const u = typeof url === 'string' ? URL.parse(url) : null;
+  return u !== null && (u.protocol === 'https:' || u.protocol === 'http:') ? u.href : null;
 }
