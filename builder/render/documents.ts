@@ -5,6 +5,8 @@ import { z } from 'zod';
 import {
   archivedPageCount,
   EVENT_TYPES,
+  endpointKey,
+  eventKey,
   formatInstant,
   HISTORY_PAGE_SIZE,
   historyByTypeKey,
@@ -194,7 +196,7 @@ function* stableEvents(input: RenderInput, license: string): Generator<OutputDoc
     const t = translator(lang);
     for (const e of input.events) {
       const doc = { meta: stableMetaOf([e], lang, license), event: renderEvent(e, lang, t) };
-      yield jsonDoc('event', `api/${lang}/events/${e.id}.json`, lang, PHASE.leaves, doc);
+      yield jsonDoc('event', eventKey(lang, e.id), lang, PHASE.leaves, doc);
     }
   }
 }
@@ -235,7 +237,7 @@ function* stableHistories(input: RenderInput, license: string): Generator<Output
           next: page > 1 ? historyPagePath(lang, type, page - 1) : null,
         });
       }
-      const key = type === null ? `api/${lang}/history.json` : historyByTypeKey(lang, type);
+      const key = type === null ? endpointKey(lang, 'history') : historyByTypeKey(lang, type);
       yield doc('history', key, all.slice(archived * HISTORY_PAGE_SIZE), {
         types: [...EVENT_TYPES],
         coverage,
@@ -343,7 +345,7 @@ function renderLive(input: RenderInput, lang: Lang, facts: ReturnType<typeof liv
   const upcoming = timesToSeconds(renderUpcoming(input.upcoming ?? null, t));
   const signals = input.signals.map(timesToSeconds);
   const doc = (name: 'forecast' | 'signals' | 'accuracy' | 'latest' | 'status', phase: number, body: object) =>
-    jsonDoc(name, `api/${lang}/${name}.json`, lang, phase, { meta, ...body });
+    jsonDoc(name, endpointKey(lang, name), lang, phase, { meta, ...body });
   return [
     doc('forecast', PHASE.lists, {
       meta: { ...meta, stale_after: facts.forecastStaleAfter },

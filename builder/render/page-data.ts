@@ -1,7 +1,7 @@
 // Pure: what one language's page shows, read back from the API documents the same run rendered, so the page says
 // exactly what `/api/latest?lang=…` and its siblings say (translations, nulls, `upcoming`).
 import type { z } from 'zod';
-import type { Lang } from '../contract.ts';
+import { endpointKey, type Lang } from '../contract.ts';
 import type { OutputDocument } from './output.ts';
 import { DOCUMENT_SCHEMAS } from './schemas.ts';
 
@@ -14,7 +14,7 @@ export type PageDocName = (typeof PAGE_DOCS)[number];
 export type PageData = { [N in PageDocName]: Doc<N> };
 /** Where a language's document lies among the run's documents; another layout (an `unknown` variant) passes its own. */
 export type DocKeyOf = (lang: Lang, name: PageDocName) => string;
-export const apiDocKey: DocKeyOf = (lang, name) => `api/${lang}/${name}.json`;
+export const apiDocKey: DocKeyOf = endpointKey;
 
 export function readPageData(byKey: ReadonlyMap<string, OutputDocument>, lang: Lang, keyOf: DocKeyOf): PageData {
   // renderApi validated each of these documents against its schema moments ago: it is only parsed here.

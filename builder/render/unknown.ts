@@ -7,6 +7,7 @@
 import {
   BUILDS_STOPPED_VARIANT,
   UNKNOWN_VARIANT_ENDPOINTS,
+  endpointKey,
   expiredForecastKey,
   unknownVariantKey,
   LANGS,
@@ -33,10 +34,11 @@ export function renderUnknownVariants(
     return d;
   };
   return LANGS.flatMap((lang) => {
+    const t = translator(lang);
     // The facts come from the language's latest document (status has no last_source_check_at); both are this build's.
-    const facts = JSON.parse(read(`api/${lang}/latest.json`).body) as PageData['latest'];
+    const facts = JSON.parse(read(endpointKey(lang, 'latest')).body) as PageData['latest'];
     return UNKNOWN_VARIANT_ENDPOINTS.flatMap((endpoint) => {
-      const live = read(`api/${lang}/${endpoint}.json`);
+      const live = read(endpointKey(lang, endpoint));
       const base = JSON.parse(live.body) as Record<string, unknown>;
       return variants.map((v) => {
         const why = computeExplanation({
@@ -54,7 +56,7 @@ export function renderUnknownVariants(
           event_ids: [],
           last_good_check_at: facts.today.last_good_check_at,
           valid_until: null,
-          explanation: translateDetail(translator(lang), why),
+          explanation: translateDetail(t, why),
         };
         // Whom today's reset reached is about the build's day: unknown too. The banked-reset warning restates the
         // announcement as this build read it; past its answer's time it is not repeated.
@@ -73,7 +75,7 @@ export function renderUnknownVariants(
  */
 export function renderExpiredForecasts(docs: readonly OutputDocument[]): OutputDocument[] {
   return LANGS.map((lang) => {
-    const key = `api/${lang}/forecast.json`;
+    const key = endpointKey(lang, 'forecast');
     const live = docs.find((d) => d.key === key);
     if (live === undefined) throw new Error(`[render/unknown] ${key} was not rendered`);
     const base = JSON.parse(live.body) as PageData['forecast'];
